@@ -15,6 +15,8 @@
 #include "graph/npy.h"
 #include "nlohmann/json.hpp"
 #include "runtime/compare.h"
+#include "ir/lower/cluster.h"
+#include "runtime/interpreted.h"
 #include "runtime/reference/session.h"
 #include "tools/cli.h"
 
@@ -24,9 +26,11 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr char kUsage[] =
-    "usage: dfc conformance DIR [--reference] [--json FILE] [--filter REGEX]\n"
+    "usage: dfc conformance DIR [--reference | --interpret] [--json FILE] [--filter REGEX]\n"
     "                           [--known-defects FILE]\n"
     "  --reference      run on the host reference executor (the default for now)\n"
+    "  --interpret      lower the graph to clusters of IR and run them with the IR interpreter\n"
+    "                   (host ops on the reference executor); prints where device ops ran\n"
     "  --json           also write every case's result to FILE\n"
     "  --filter         only the cases whose folder name matches REGEX (search, not full match)\n"
     "  --known-defects  a list of cases whose expected data is known to be wrong (see\n"
@@ -41,7 +45,43 @@ struct CaseResult {
   double max_error = 0;
   Tensor failed_expected;  // TensorFlow's value for the first output that differed, if any
   bool compared = false;   // the failure is a comparison, not an error before it
+  // --interpret: where the device-placed nodes went, and why some stayed on the host.
+  int device_nodes = 0, clustered = 0, folded = 0, device_on_host = 0, clusters = 0;
+  std::vector<std::string> host_device_nodes;
 };
+
+enum class Mode { kReference, kInterpret };
+
+// Lowers the graph and runs clusters through the IR interpreter, recording the placement.
+absl::StatusOr<std::vector<Tensor>> RunLowered(const Graph& graph,
+                                               const std::vector<reference::Feed>& feeds,
+                                               const std::vector<std::string>& fetch_names,
+                                               CaseResult& result) {
+  std::vector<TensorId> fetches;
+  for (const std::string& name : fetch_names) {
+    absl::StatusOr<TensorId> id = TensorId::Parse(name);
+    if (!id.ok()) return id.status();
+    fetches.push_back(*id);
+  }
+  std::vector<std::pair<TensorId, Tensor>> fed;
+  std::vector<TensorId> fed_ids;
+  for (const reference::Feed& feed : feeds) {
+    absl::StatusOr<TensorId> id = TensorId::Parse(feed.name);
+    if (!id.ok()) return id.status();
+    fed.emplace_back(*id, feed.value);
+    fed_ids.push_back(*id);
+  }
+  ReferenceFoldOracle oracle;
+  absl::StatusOr<ir::LoweredGraph> lowered = ir::LowerGraph(graph, fetches, {}, fed_ids, oracle, {.fold_only_static = true});
+  if (!lowered.ok()) return lowered.status();
+  result.device_nodes = lowered->device_nodes;
+  result.clustered = lowered->clustered;
+  result.folded = lowered->folded;
+  result.device_on_host = lowered->device_on_host;
+  result.clusters = static_cast<int>(lowered->clusters.size());
+  result.host_device_nodes = lowered->host_device_nodes;
+  return RunInterpreted(graph, *lowered, fed, fetches);
+}
 
 // Defects of the expected data that dfc can check itself. One kind so far:
 // "all-false-bool": the expected output that differs is a bool array with every element
@@ -92,7 +132,7 @@ absl::StatusOr<nlohmann::json> ReadManifest(const fs::path& dir) {
   return manifest;
 }
 
-CaseResult RunCase(const fs::path& dir) {
+CaseResult RunCase(const fs::path& dir, Mode mode) {
   CaseResult result{.name = dir.filename().string()};
   auto fail = [&](absl::string_view reason) {
     result.reason = std::string(reason);
@@ -122,8 +162,13 @@ CaseResult RunCase(const fs::path& dir) {
 
   absl::StatusOr<Graph> graph = LoadGraph((dir / "graph.pb").string());
   if (!graph.ok()) return fail(graph.status().message());
-  reference::Session session(std::make_shared<const Graph>(*std::move(graph)));
-  absl::StatusOr<std::vector<Tensor>> actual = session.Run(feeds, fetches);
+  absl::StatusOr<std::vector<Tensor>> actual;
+  if (mode == Mode::kInterpret) {
+    actual = RunLowered(*graph, feeds, fetches, result);
+  } else {
+    reference::Session session(std::make_shared<const Graph>(*std::move(graph)));
+    actual = session.Run(feeds, fetches);
+  }
   if (!actual.ok()) return fail(actual.status().message());
 
   for (size_t i = 0; i < fetches.size(); ++i) {
@@ -143,8 +188,16 @@ CaseResult RunCase(const fs::path& dir) {
 
 int Conformance(const std::vector<std::string>& argv) {
   absl::StatusOr<Args> args =
-      ParseArgs(argv, {{"reference"}, {"json", true}, {"filter", true}, {"known-defects", true}});
+      ParseArgs(argv, {{"reference"},
+                       {"interpret"},
+                       {"json", true},
+                       {"filter", true},
+                       {"known-defects", true}});
   if (!args.ok()) return ReportUsage(std::string(args.status().message()), kUsage);
+  if (args->Has("reference") && args->Has("interpret")) {
+    return ReportUsage("--reference and --interpret exclude each other", kUsage);
+  }
+  const Mode mode = args->Has("interpret") ? Mode::kInterpret : Mode::kReference;
   if (args->positional.size() != 1) return ReportUsage("expected one DIR", kUsage);
   const fs::path root = args->positional[0];
   std::regex filter;
@@ -181,9 +234,18 @@ int Conformance(const std::vector<std::string>& argv) {
   int failed = 0;
   int confirmed_defects = 0;
   int unexplained = 0;  // failures that are not a confirmed known defect, and stale listings
+  int device_nodes = 0, clustered = 0, folded = 0, device_on_host = 0, clusters = 0;
   nlohmann::json report = nlohmann::json::array();
   for (const fs::path& dir : cases) {
-    const CaseResult r = RunCase(dir);
+    const CaseResult r = RunCase(dir, mode);
+    device_nodes += r.device_nodes;
+    clustered += r.clustered;
+    folded += r.folded;
+    device_on_host += r.device_on_host;
+    clusters += r.clusters;
+    for (const std::string& host : r.host_device_nodes) {
+      std::cout << "HOST " << r.name << ": " << host << "\n";
+    }
     auto listed = known.find(r.name);
     std::string verdict = r.passed ? "passed" : "failed";
     if (r.passed) {
@@ -214,7 +276,7 @@ int Conformance(const std::vector<std::string>& argv) {
   }
   if (args->Has("json")) {
     std::ofstream out(args->Get("json"));
-    out << DumpJson(nlohmann::json{{"mode", "reference"},
+    out << DumpJson(nlohmann::json{{"mode", mode == Mode::kInterpret ? "interpret" : "reference"},
                                    {"passed", passed},
                                    {"failed", failed},
                                    {"confirmed_known_defects", confirmed_defects},
@@ -228,6 +290,11 @@ int Conformance(const std::vector<std::string>& argv) {
   if (confirmed_defects > 0) {
     std::cout << confirmed_defects << " of the failures are confirmed defects of the expected "
               << "data listed in " << args->Get("known-defects") << "\n";
+  }
+  if (mode == Mode::kInterpret) {
+    std::cout << device_nodes << " device nodes: " << clustered << " in " << clusters
+              << " clusters, " << folded << " folded at compile time, " << device_on_host
+              << " left to run on the host\n";
   }
   std::cout << passed << " passed, " << failed << " failed\n";
   return unexplained == 0 ? kExitOk : kExitInput;

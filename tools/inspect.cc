@@ -1,19 +1,30 @@
-// `dfc inspect GRAPH [--json]`: node and op counts, placeholders, the nodes nothing consumes,
-// and the ops outside OPS.md with the nodes that use them.
+// `dfc inspect GRAPH [--json] [--clusters [--ir]]`: node and op counts, placeholders, the nodes
+// nothing consumes, and the ops outside OPS.md with the nodes that use them; with --clusters,
+// the device clusters the graph compiles to (nodes, inputs, outputs and their types) and with
+// --ir each cluster's IR.
 #include <iostream>
 #include <map>
 #include <set>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "graph/loader.h"
 #include "graph/ops.h"
+#include "ir/lower/cluster.h"
+#include "ir/printer.h"
 #include "nlohmann/json.hpp"
+#include "runtime/interpreted.h"
 #include "tools/cli.h"
 
 namespace dfc::cli {
 namespace {
 
-constexpr char kUsage[] = "usage: dfc inspect GRAPH [--json]\n";
+constexpr char kUsage[] =
+    "usage: dfc inspect GRAPH [--json] [--clusters [--ir]] [--fetch T1,T2...]\n"
+    "  --clusters  fold constants, partition and lower: print each device cluster\n"
+    "  --ir        with --clusters, also print each cluster's IR in Lift's notation\n"
+    "  --fetch     the tensors to compile for (default: every node nothing consumes whose\n"
+    "              inputs are all supported ops)\n";
 
 struct Summary {
   int num_nodes = 0;
@@ -83,15 +94,92 @@ void PrintJson(const std::string& path, const Summary& s) {
   std::cout << DumpJson(j) << "\n";
 }
 
+// By default, everything the graph computes: the outputs of the nodes nothing consumes, and
+// the no-output ones (a training step's NoOp) as targets, where all they need is supported (a
+// Saver's nodes are left out).
+void DefaultFetches(const Graph& graph, std::vector<TensorId>& fetches,
+                    std::vector<std::string>& targets) {
+  std::set<std::string> consumed;
+  for (const Node& node : graph.nodes()) {
+    for (const TensorId& input : node.inputs) consumed.insert(input.node);
+    for (const std::string& control : node.control_inputs) consumed.insert(control);
+  }
+  for (int i = 0; i < graph.num_nodes(); ++i) {
+    const Node& node = graph.node(i);
+    if (consumed.contains(node.name) || graph.num_outputs(i) < 0) continue;
+    std::vector<TensorId> outputs;
+    for (int k = 0; k < graph.num_outputs(i); ++k) outputs.push_back({node.name, k});
+    std::vector<std::string> target;
+    if (outputs.empty()) target.push_back(node.name);
+    absl::StatusOr<std::vector<int>> needed = NeededNodes(graph, outputs, target, {});
+    if (!needed.ok() || !CheckSupported(graph, *needed).ok()) continue;
+    fetches.insert(fetches.end(), outputs.begin(), outputs.end());
+    targets.insert(targets.end(), target.begin(), target.end());
+  }
+}
+
+std::string Describe(const Graph& graph, const FoldResult& fold, const TensorId& id) {
+  return absl::StrCat(id.ToString(), "  ", fold.Info(graph, id).ToString());
+}
+
+int PrintClusters(const Graph& graph, const std::vector<TensorId>& fetches,
+                  const std::vector<std::string>& targets, bool with_ir) {
+  ReferenceFoldOracle oracle;
+  absl::StatusOr<ir::LoweredGraph> lowered = ir::LowerGraph(graph, fetches, targets, {}, oracle);
+  if (!lowered.ok()) return ReportError(lowered.status());
+  std::cout << "clusters: " << lowered->clusters.size() << " (device nodes: "
+            << lowered->device_nodes << ", " << lowered->clustered << " in clusters, "
+            << lowered->folded << " folded at compile time, " << lowered->device_on_host
+            << " on the host)\n";
+  for (const std::string& host : lowered->host_device_nodes) {
+    std::cout << "  on the host: " << host << "\n";
+  }
+  for (size_t c = 0; c < lowered->clusters.size(); ++c) {
+    const Cluster& cluster = lowered->partition.clusters[c];
+    const ir::LoweredCluster& lc = lowered->clusters[c];
+    std::cout << "cluster " << c << ": " << cluster.nodes.size() << " nodes\n  nodes:";
+    for (int i : cluster.nodes) {
+      std::cout << " " << graph.node(i).name << " (" << graph.node(i).op << ")";
+    }
+    std::cout << "\n  inputs:\n";
+    for (const TensorId& id : lc.params) {
+      std::cout << "    " << Describe(graph, lowered->fold, id) << "\n";
+    }
+    std::cout << "  outputs:\n";
+    for (size_t k = 0; k < lc.outputs.size(); ++k) {
+      std::cout << "    " << lc.outputs[k].ToString() << "  " << ir::TypeToString(lc.output_types[k])
+                << "\n";
+    }
+    if (with_ir) std::cout << "  ir: " << ir::ToString(lc.lambda) << "\n";
+  }
+  return kExitOk;
+}
+
 }  // namespace
 
 int Inspect(const std::vector<std::string>& argv) {
-  absl::StatusOr<Args> args = ParseArgs(argv, {{"json"}});
+  absl::StatusOr<Args> args =
+      ParseArgs(argv, {{"json"}, {"clusters"}, {"ir"}, {"fetch", true}});
   if (!args.ok()) return ReportUsage(std::string(args.status().message()), kUsage);
   if (args->positional.size() != 1) return ReportUsage("expected one GRAPH", kUsage);
   const std::string& path = args->positional[0];
   absl::StatusOr<Graph> graph = LoadGraph(path);
   if (!graph.ok()) return ReportError(graph.status());
+  if (args->Has("ir") && !args->Has("clusters")) return ReportUsage("--ir needs --clusters", kUsage);
+  if (args->Has("clusters")) {
+    std::vector<TensorId> fetches;
+    std::vector<std::string> targets;
+    if (args->Has("fetch")) {
+      for (absl::string_view name : absl::StrSplit(args->Get("fetch"), ',', absl::SkipEmpty())) {
+        absl::StatusOr<TensorId> id = TensorId::Parse(name);
+        if (!id.ok()) return ReportUsage(std::string(id.status().message()), kUsage);
+        fetches.push_back(*id);
+      }
+    } else {
+      DefaultFetches(*graph, fetches, targets);
+    }
+    return PrintClusters(*graph, fetches, targets, args->Has("ir"));
+  }
   const Summary summary = Summarize(*graph);
   if (args->Has("json")) {
     PrintJson(path, summary);

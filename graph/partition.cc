@@ -1,0 +1,254 @@
+// Partitioning into device clusters (see partition.h).
+//
+// Every node starts as its own execution unit. Data edges between clusterable units are merged
+// greedily in topological order; a merge of U -> V is refused when some other unit lies on a
+// path from U to V, because contracting U and V would then put that unit on a cycle. Refused
+// merges are retried until nothing changes, since a later merge can swallow the unit that was
+// in the way; at the fixed point every cluster is maximal. The contracted graph stays acyclic
+// throughout, so the schedule is a topological order of it.
+#include "graph/partition.h"
+
+#include <algorithm>
+#include <functional>
+#include <queue>
+#include <utility>
+
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_cat.h"
+#include "graph/check.h"
+
+namespace dfc {
+namespace {
+
+class Partitioner {
+ public:
+  Partitioner(const Graph& graph, const std::vector<int>& nodes) : graph_(graph), nodes_(nodes) {}
+
+  absl::Status Init(const std::function<bool(int)>& clusterable) {
+    const int n = graph_.num_nodes();
+    pos_.assign(n, -1);
+    for (size_t k = 0; k < nodes_.size(); ++k) {
+      const int i = nodes_[k];
+      if (i < 0 || i >= n) {
+        return absl::InvalidArgumentError(absl::StrCat("node index ", i, " is not in the graph"));
+      }
+      if (pos_[i] >= 0) {
+        return graph_.node(i).Error("listed twice in the nodes to partition");
+      }
+      pos_[i] = static_cast<int>(k);
+    }
+    succ_.assign(n, {});
+    data_inputs_.assign(n, {});
+    clusterable_.assign(n, false);
+    unit_of_.assign(n, -1);
+    members_.assign(n, {});
+    min_pos_.assign(n, 0);
+    max_pos_.assign(n, 0);
+    for (int i : nodes_) {
+      const Node& node = graph_.node(i);
+      auto add_edge = [&](absl::string_view from) -> absl::StatusOr<int> {
+        const int p = graph_.IndexOf(from);
+        if (p < 0 || pos_[p] < 0) return -1;  // not run here: a fed tensor
+        if (pos_[p] >= pos_[i]) {
+          return node.Error(
+              absl::StrCat("the nodes to partition are not in topological order: "
+                           "input \"",
+                           from, "\" comes after its consumer"));
+        }
+        succ_[p].push_back(i);
+        return p;
+      };
+      for (const TensorId& input : node.inputs) {
+        absl::StatusOr<int> p = add_edge(input.node);
+        if (!p.ok()) return p.status();
+        if (*p >= 0) data_inputs_[i].push_back(*p);
+      }
+      for (const std::string& control : node.control_inputs) {
+        if (absl::StatusOr<int> p = add_edge(control); !p.ok()) return p.status();
+      }
+      clusterable_[i] = clusterable(i);
+      unit_of_[i] = i;
+      members_[i] = {i};
+      min_pos_[i] = max_pos_[i] = pos_[i];
+    }
+    visit_stamp_.assign(n, 0);
+    return absl::OkStatus();
+  }
+
+  void MergeClusters() {
+    bool changed = true;
+    while (changed) {
+      changed = false;
+      for (int i : nodes_) {
+        if (!clusterable_[i]) continue;
+        for (int p : data_inputs_[i]) {
+          if (!clusterable_[p]) continue;
+          const int u = unit_of_[p];
+          const int v = unit_of_[i];
+          if (u == v || ReachesThroughOthers(u, v)) continue;
+          Merge(u, v);
+          changed = true;
+        }
+      }
+    }
+  }
+
+  Partition Build(const absl::flat_hash_set<TensorId>& fetches) {
+    Partition part;
+    part.cluster_of.assign(graph_.num_nodes(), -1);
+    std::vector<int> cluster_of_unit(graph_.num_nodes(), -1);
+    for (int unit : Schedule()) {
+      if (!clusterable_[members_[unit].front()]) {
+        part.schedule.push_back({.node = unit});
+        continue;
+      }
+      const int c = static_cast<int>(part.clusters.size());
+      cluster_of_unit[unit] = c;
+      Cluster cluster;
+      cluster.nodes = members_[unit];
+      std::sort(cluster.nodes.begin(), cluster.nodes.end(),
+                [&](int a, int b) { return pos_[a] < pos_[b]; });
+      for (int i : cluster.nodes) part.cluster_of[i] = c;
+      part.clusters.push_back(std::move(cluster));
+      part.schedule.push_back({.cluster = c});
+    }
+
+    // Which outputs of each node are read outside its unit.
+    std::vector<std::vector<int>> read_outside(graph_.num_nodes());
+    auto in_same_unit = [&](int p, int i) {
+      return p >= 0 && pos_[p] >= 0 && unit_of_[p] == unit_of_[i];
+    };
+    for (int i : nodes_) {
+      for (const TensorId& input : graph_.node(i).inputs) {
+        const int p = graph_.IndexOf(input.node);
+        if (p >= 0 && pos_[p] >= 0 && !in_same_unit(p, i)) read_outside[p].push_back(input.index);
+      }
+    }
+    for (const TensorId& fetch : fetches) {
+      const int p = graph_.IndexOf(fetch.node);
+      if (pos_[p] >= 0) read_outside[p].push_back(fetch.index);
+    }
+
+    for (Cluster& cluster : part.clusters) {
+      absl::flat_hash_set<TensorId> seen;
+      for (int i : cluster.nodes) {
+        for (const TensorId& input : graph_.node(i).inputs) {
+          const int p = graph_.IndexOf(input.node);
+          if (in_same_unit(p, i)) continue;
+          if (seen.insert(input).second) cluster.inputs.push_back(input);
+        }
+      }
+      for (int i : cluster.nodes) {
+        std::vector<int>& outs = read_outside[i];
+        std::sort(outs.begin(), outs.end());
+        outs.erase(std::unique(outs.begin(), outs.end()), outs.end());
+        for (int index : outs) cluster.outputs.push_back({graph_.node(i).name, index});
+      }
+    }
+    return part;
+  }
+
+ private:
+  // True if a path leads from unit u to unit v through some third unit. Units whose first node
+  // comes after v's last cannot lead back to v, which bounds the search.
+  bool ReachesThroughOthers(int u, int v) {
+    ++stamp_;
+    const int limit = max_pos_[v];
+    std::vector<int> stack;
+    auto push = [&](int w) {
+      if (w == u || w == v || visit_stamp_[w] == stamp_ || min_pos_[w] > limit) return;
+      visit_stamp_[w] = stamp_;
+      stack.push_back(w);
+    };
+    for (int m : members_[u]) {
+      for (int s : succ_[m]) push(unit_of_[s]);
+    }
+    while (!stack.empty()) {
+      const int w = stack.back();
+      stack.pop_back();
+      for (int m : members_[w]) {
+        for (int s : succ_[m]) {
+          if (unit_of_[s] == v) return true;
+          push(unit_of_[s]);
+        }
+      }
+    }
+    return false;
+  }
+
+  void Merge(int u, int v) {
+    // Keep the larger member list; the smaller one moves.
+    if (members_[u].size() < members_[v].size()) std::swap(u, v);
+    for (int m : members_[v]) unit_of_[m] = u;
+    members_[u].insert(members_[u].end(), members_[v].begin(), members_[v].end());
+    members_[v].clear();
+    min_pos_[u] = std::min(min_pos_[u], min_pos_[v]);
+    max_pos_[u] = std::max(max_pos_[u], max_pos_[v]);
+  }
+
+  // Units in a topological order of the contracted graph; among ready units, the one whose
+  // first node comes first, so the order is stable.
+  std::vector<int> Schedule() {
+    std::vector<int> pending(graph_.num_nodes(), 0);
+    for (int i : nodes_) {
+      for (int s : succ_[i]) {
+        if (unit_of_[s] != unit_of_[i]) ++pending[unit_of_[s]];
+      }
+    }
+    using Entry = std::pair<int, int>;  // (first position, unit)
+    std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>> ready;
+    int num_units = 0;
+    for (int i : nodes_) {
+      if (unit_of_[i] != i) continue;
+      ++num_units;
+      if (pending[i] == 0) ready.push({min_pos_[i], i});
+    }
+    std::vector<int> order;
+    while (!ready.empty()) {
+      const int unit = ready.top().second;
+      ready.pop();
+      order.push_back(unit);
+      for (int m : members_[unit]) {
+        for (int s : succ_[m]) {
+          const int w = unit_of_[s];
+          if (w != unit && --pending[w] == 0) ready.push({min_pos_[w], w});
+        }
+      }
+    }
+    // Merges never close a cycle, so every unit is scheduled.
+    DFC_CHECK(static_cast<int>(order.size()) == num_units);
+    return order;
+  }
+
+  const Graph& graph_;
+  const std::vector<int>& nodes_;
+  std::vector<int> pos_;                       // position in nodes_, -1 if not run
+  std::vector<std::vector<int>> succ_;         // consumers in nodes_, data and control
+  std::vector<std::vector<int>> data_inputs_;  // producers in nodes_ of data inputs
+  std::vector<bool> clusterable_;
+  // Units are named by a member node; unit_of_ maps each node to its unit.
+  std::vector<int> unit_of_;
+  std::vector<std::vector<int>> members_;
+  std::vector<int> min_pos_;
+  std::vector<int> max_pos_;
+  std::vector<int> visit_stamp_;
+  int stamp_ = 0;
+};
+
+}  // namespace
+
+absl::StatusOr<Partition> PartitionGraph(const Graph& graph, const std::vector<int>& nodes,
+                                         const std::function<bool(int)>& clusterable,
+                                         const std::vector<TensorId>& fetches) {
+  absl::flat_hash_set<TensorId> fetched;
+  for (const TensorId& fetch : fetches) {
+    if (absl::StatusOr<int> i = graph.ResolveTensor(fetch, "fetch"); !i.ok()) return i.status();
+    fetched.insert(fetch);
+  }
+  Partitioner partitioner(graph, nodes);
+  if (absl::Status s = partitioner.Init(clusterable); !s.ok()) return s;
+  partitioner.MergeClusters();
+  return partitioner.Build(fetched);
+}
+
+}  // namespace dfc

@@ -1,0 +1,54 @@
+// The partitioner: groups the nodes that can run as generated code into device clusters (one
+// fused kernel each) and orders clusters and host nodes into a schedule.
+//
+// Clusters are maximal: connected through data edges between clusterable nodes, and grown
+// until any further merge would make the graph of execution units cyclic (a cluster that
+// feeds a host node that feeds the same cluster could never be launched).
+#ifndef DFC_GRAPH_PARTITION_H_
+#define DFC_GRAPH_PARTITION_H_
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "graph/graph.h"
+#include "graph/node.h"
+
+namespace dfc {
+
+struct Cluster {
+  std::vector<int> nodes;  // topological order
+  // Distinct tensors produced outside the cluster and read inside, each once (the thesis'
+  // combineArguments), in first-use order.
+  std::vector<TensorId> inputs;
+  // Tensors produced inside and read outside (by a node or as a fetch), in node order, each
+  // node's by output index.
+  std::vector<TensorId> outputs;
+};
+
+// One step of the schedule: a host node or a cluster; exactly one is >= 0.
+struct ExecutionUnit {
+  int node = -1;
+  int cluster = -1;
+};
+
+struct Partition {
+  std::vector<Cluster> clusters;  // ordered as they first appear in the schedule
+  std::vector<int> cluster_of;    // per graph node: cluster index or -1
+  // Host nodes and clusters in an order that respects every data and control edge.
+  std::vector<ExecutionUnit> schedule;
+};
+
+// `nodes`: the nodes to run, topological (edges from nodes outside it are ignored: fed
+// tensors). `clusterable(i)`: node i may go in a cluster (the caller decides: a device or
+// layout op, not folded, with a lowering). `fetches`: tensors the caller reads (they become
+// cluster outputs). Errors: a node index out of range or repeated, `nodes` not topological,
+// a fetch that names no tensor.
+absl::StatusOr<Partition> PartitionGraph(const Graph& graph, const std::vector<int>& nodes,
+                                         const std::function<bool(int)>& clusterable,
+                                         const std::vector<TensorId>& fetches);
+
+}  // namespace dfc
+
+#endif  // DFC_GRAPH_PARTITION_H_

@@ -1,0 +1,623 @@
+// IR construction: pattern factories, type inference at every call, structural equality.
+#include "ir/expr.h"
+
+#include <atomic>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/hash/hash.h"
+#include "absl/strings/str_cat.h"
+#include "graph/check.h"
+
+namespace dfc::ir {
+namespace {
+
+int64_t NextId() {
+  static std::atomic<int64_t> next{0};
+  return next++;
+}
+
+std::shared_ptr<Pattern> NewPattern(Fun::Kind kind, FunPtr f = nullptr) {
+  auto p = std::make_shared<Pattern>(kind);
+  p->f = std::move(f);
+  return p;
+}
+
+absl::Status TypeError(const Fun& f, const std::string& message) {
+  return absl::InvalidArgumentError(absl::StrCat(FunName(f), ": ", message));
+}
+
+std::string T(const TypePtr& t) { return TypeToString(t); }
+
+// The result type of applying `f` to arguments of the given types.
+absl::StatusOr<TypePtr> ResultType(const Fun& f, const std::vector<TypePtr>& arg_types);
+
+absl::StatusOr<TypePtr> ResultType(const Fun& f, const std::vector<TypePtr>& types) {
+  auto arity = [&](size_t n) -> absl::Status {
+    if (types.size() == n) return absl::OkStatus();
+    return TypeError(f, absl::StrCat("takes ", n, " argument", n == 1 ? "" : "s", ", got ",
+                                     types.size()));
+  };
+  auto array = [&](int k) -> absl::Status {
+    if (types[k]->is_array()) return absl::OkStatus();
+    return TypeError(f, absl::StrCat("argument ", k, " has type ", T(types[k]),
+                                     ", expected an array"));
+  };
+  const auto* p = static_cast<const Pattern*>(&f);
+  switch (f.kind) {
+    case Fun::Kind::kLambda: {
+      const auto& lambda = static_cast<const Lambda&>(f);
+      DFC_RETURN_IF_ERROR(arity(lambda.params.size()));
+      for (size_t k = 0; k < types.size(); ++k) {
+        if (!TypeEquals(types[k], lambda.params[k]->type)) {
+          return TypeError(f, absl::StrCat("argument ", k, " has type ", T(types[k]),
+                                           ", but parameter ", lambda.params[k]->name,
+                                           " has type ", T(lambda.params[k]->type)));
+        }
+      }
+      return lambda.body->type;
+    }
+    case Fun::Kind::kUserFun: {
+      const auto& uf = static_cast<const UserFun&>(f);
+      DFC_RETURN_IF_ERROR(arity(uf.param_types.size()));
+      // Applied to scalars, or lane by lane to vectors of one width.
+      int width = 0;
+      for (size_t k = 0; k < types.size(); ++k) {
+        const TypePtr& t = types[k];
+        bool ok = (t->is_scalar() || t->is_vector()) && t->dtype == uf.param_types[k]->dtype;
+        int w = t->is_vector() ? t->width : 1;
+        if (ok && k > 0 && w != width) ok = false;
+        width = w;
+        if (!ok) {
+          return TypeError(f, absl::StrCat("argument ", k, " has type ", T(t), ", expected ",
+                                           T(uf.param_types[k])));
+        }
+      }
+      if (width > 1) return VectorType(uf.result_type->dtype, width);
+      return uf.result_type;
+    }
+    case Fun::Kind::kMap:
+    case Fun::Kind::kMapGlb:
+    case Fun::Kind::kMapWrg:
+    case Fun::Kind::kMapLcl:
+    case Fun::Kind::kMapSeq: {
+      DFC_RETURN_IF_ERROR(arity(1));
+      DFC_RETURN_IF_ERROR(array(0));
+      auto element = ResultType(*p->f, {types[0]->element});
+      if (!element.ok()) {
+        return TypeError(f, absl::StrCat("on ", T(types[0]), ": ", element.status().message()));
+      }
+      return ArrayType(*element, types[0]->length);
+    }
+    case Fun::Kind::kReduce:
+    case Fun::Kind::kReduceSeq: {
+      DFC_RETURN_IF_ERROR(arity(2));
+      DFC_RETURN_IF_ERROR(array(1));
+      auto acc = ResultType(*p->f, {types[0], types[1]->element});
+      if (!acc.ok()) {
+        return TypeError(f, absl::StrCat("on (", T(types[0]), ", ", T(types[1]),
+                                         "): ", acc.status().message()));
+      }
+      if (!TypeEquals(*acc, types[0])) {
+        return TypeError(f, absl::StrCat("the function returns ", T(*acc),
+                                         ", but the accumulator has type ", T(types[0])));
+      }
+      return types[0];
+    }
+    case Fun::Kind::kZip: {
+      DFC_RETURN_IF_ERROR(arity(p->arity));
+      std::vector<TypePtr> fields;
+      for (int k = 0; k < p->arity; ++k) {
+        DFC_RETURN_IF_ERROR(array(k));
+        if (types[k]->length != types[0]->length) {
+          return TypeError(f, absl::StrCat("argument ", k, " has type ", T(types[k]),
+                                           ", expected an array of length ",
+                                           types[0]->length.ToString(), " like argument 0 (",
+                                           T(types[0]), ")"));
+        }
+        fields.push_back(types[k]->element);
+      }
+      return ArrayType(TupleType(std::move(fields)), types[0]->length);
+    }
+    case Fun::Kind::kGet: {
+      DFC_RETURN_IF_ERROR(arity(1));
+      if (!types[0]->is_tuple() || p->index >= static_cast<int>(types[0]->elements.size())) {
+        return TypeError(f, absl::StrCat("argument has type ", T(types[0]),
+                                         ", expected a tuple of more than ", p->index,
+                                         " elements"));
+      }
+      return types[0]->elements[p->index];
+    }
+    case Fun::Kind::kTuple:
+      DFC_RETURN_IF_ERROR(arity(p->arity));
+      return TupleType(types);
+    case Fun::Kind::kSplit: {
+      DFC_RETURN_IF_ERROR(arity(1));
+      DFC_RETURN_IF_ERROR(array(0));
+      const ArithExpr& n = types[0]->length;
+      if (n % p->size != ArithExpr(0)) {
+        return TypeError(f, absl::StrCat("argument has type ", T(types[0]), ": ",
+                                         p->size.ToString(), " does not divide ", n.ToString()));
+      }
+      return ArrayType(ArrayType(types[0]->element, p->size), n / p->size);
+    }
+    case Fun::Kind::kJoin: {
+      DFC_RETURN_IF_ERROR(arity(1));
+      DFC_RETURN_IF_ERROR(array(0));
+      if (!types[0]->element->is_array()) {
+        return TypeError(f, absl::StrCat("argument has type ", T(types[0]),
+                                         ", expected an array of arrays"));
+      }
+      const TypePtr& inner = types[0]->element;
+      return ArrayType(inner->element, types[0]->length * inner->length);
+    }
+    case Fun::Kind::kTranspose: {
+      DFC_RETURN_IF_ERROR(arity(1));
+      DFC_RETURN_IF_ERROR(array(0));
+      if (!types[0]->element->is_array()) {
+        return TypeError(f, absl::StrCat("argument has type ", T(types[0]),
+                                         ", expected an array of arrays"));
+      }
+      const TypePtr& inner = types[0]->element;
+      return ArrayType(ArrayType(inner->element, types[0]->length), inner->length);
+    }
+    case Fun::Kind::kSlide: {
+      DFC_RETURN_IF_ERROR(arity(1));
+      DFC_RETURN_IF_ERROR(array(0));
+      ArithExpr count = (types[0]->length - p->size + p->step) / p->step;
+      return ArrayType(ArrayType(types[0]->element, p->size), count);
+    }
+    case Fun::Kind::kPad: {
+      DFC_RETURN_IF_ERROR(arity(1));
+      DFC_RETURN_IF_ERROR(array(0));
+      if (p->pad_mode == PadMode::kConstant && BaseDType(types[0]) != p->pad_value.dtype) {
+        return TypeError(f, absl::StrCat("argument has type ", T(types[0]), ", but the pad value is ",
+                                         DTypeName(p->pad_value.dtype)));
+      }
+      return ArrayType(types[0]->element, types[0]->length + p->left + p->right);
+    }
+    case Fun::Kind::kAsVector: {
+      DFC_RETURN_IF_ERROR(arity(1));
+      DFC_RETURN_IF_ERROR(array(0));
+      if (!types[0]->element->is_scalar()) {
+        return TypeError(f, absl::StrCat("argument has type ", T(types[0]),
+                                         ", expected an array of scalars"));
+      }
+      const ArithExpr& n = types[0]->length;
+      if (n % p->size != ArithExpr(0)) {
+        return TypeError(f, absl::StrCat("argument has type ", T(types[0]), ": ",
+                                         p->size.ToString(), " does not divide ", n.ToString()));
+      }
+      return ArrayType(VectorType(types[0]->element->dtype, *p->size.AsConstant()), n / p->size);
+    }
+    case Fun::Kind::kAsScalar: {
+      DFC_RETURN_IF_ERROR(arity(1));
+      DFC_RETURN_IF_ERROR(array(0));
+      if (!types[0]->element->is_vector()) {
+        return TypeError(f, absl::StrCat("argument has type ", T(types[0]),
+                                         ", expected an array of vectors"));
+      }
+      const TypePtr& v = types[0]->element;
+      return ArrayType(ScalarType(v->dtype), types[0]->length * v->width);
+    }
+    case Fun::Kind::kId:
+      DFC_RETURN_IF_ERROR(arity(1));
+      return types[0];
+    case Fun::Kind::kReindex:
+      DFC_RETURN_IF_ERROR(arity(1));
+      DFC_RETURN_IF_ERROR(array(0));
+      return ArrayType(types[0]->element, p->size);
+    case Fun::Kind::kConcat: {
+      DFC_RETURN_IF_ERROR(arity(p->arity));
+      ArithExpr total = 0;
+      for (int k = 0; k < p->arity; ++k) {
+        DFC_RETURN_IF_ERROR(array(k));
+        if (!TypeEquals(types[k]->element, types[0]->element)) {
+          return TypeError(f, absl::StrCat("argument ", k, " has type ", T(types[k]),
+                                           ", expected elements of type ",
+                                           T(types[0]->element)));
+        }
+        total = total + types[k]->length;
+      }
+      return ArrayType(types[0]->element, total);
+    }
+    case Fun::Kind::kRepeat:
+      DFC_RETURN_IF_ERROR(arity(1));
+      return ArrayType(types[0], p->size);
+    case Fun::Kind::kIota:
+      DFC_RETURN_IF_ERROR(arity(0));
+      return ArrayType(ScalarType(p->dtype), p->size);
+    case Fun::Kind::kAt:
+      DFC_RETURN_IF_ERROR(arity(2));
+      DFC_RETURN_IF_ERROR(array(0));
+      if (!types[1]->is_scalar() || !IsInteger(types[1]->dtype)) {
+        return TypeError(f, absl::StrCat("index has type ", T(types[1]),
+                                         ", expected an integer scalar"));
+      }
+      return types[0]->element;
+    case Fun::Kind::kToGlobal:
+    case Fun::Kind::kToLocal:
+    case Fun::Kind::kToPrivate:
+      return ResultType(*p->f, types);
+  }
+  return TypeError(f, "unknown function kind");
+}
+
+}  // namespace
+
+ParamPtr MakeParam(absl::string_view name, TypePtr type) {
+  return std::make_shared<Param>(std::string(name), std::move(type), NextId());
+}
+
+ExprPtr MakeLiteral(Scalar value) { return std::make_shared<Literal>(value); }
+
+absl::StatusOr<ExprPtr> Call(FunPtr f, std::vector<ExprPtr> args) {
+  DFC_CHECK(f != nullptr);
+  std::vector<TypePtr> types;
+  types.reserve(args.size());
+  for (const ExprPtr& a : args) {
+    DFC_CHECK(a != nullptr);
+    types.push_back(a->type);
+  }
+  DFC_ASSIGN_OR_RETURN(TypePtr type, ResultType(*f, types));
+  return std::make_shared<FunCall>(std::move(f), std::move(args), std::move(type));
+}
+
+ArithExpr IndexVar() { return ArithExpr::Var("i"); }
+
+FunPtr Map(FunPtr f) { return NewPattern(Fun::Kind::kMap, std::move(f)); }
+FunPtr Reduce(FunPtr f) { return NewPattern(Fun::Kind::kReduce, std::move(f)); }
+FunPtr Zip(int arity) {
+  auto p = NewPattern(Fun::Kind::kZip);
+  p->arity = arity;
+  return p;
+}
+FunPtr Get(int index) {
+  auto p = NewPattern(Fun::Kind::kGet);
+  p->index = index;
+  return p;
+}
+FunPtr Tuple(int arity) {
+  auto p = NewPattern(Fun::Kind::kTuple);
+  p->arity = arity;
+  return p;
+}
+FunPtr Split(ArithExpr chunk) {
+  auto p = NewPattern(Fun::Kind::kSplit);
+  p->size = std::move(chunk);
+  return p;
+}
+FunPtr Join() { return NewPattern(Fun::Kind::kJoin); }
+FunPtr Transpose() { return NewPattern(Fun::Kind::kTranspose); }
+FunPtr Slide(ArithExpr size, ArithExpr step) {
+  auto p = NewPattern(Fun::Kind::kSlide);
+  p->size = std::move(size);
+  p->step = std::move(step);
+  return p;
+}
+FunPtr Pad(ArithExpr left, ArithExpr right, PadMode mode, Scalar value) {
+  auto p = NewPattern(Fun::Kind::kPad);
+  p->left = std::move(left);
+  p->right = std::move(right);
+  p->pad_mode = mode;
+  p->pad_value = value;
+  return p;
+}
+FunPtr AsVector(int width) {
+  DFC_CHECK(width == 2 || width == 4 || width == 8 || width == 16);
+  auto p = NewPattern(Fun::Kind::kAsVector);
+  p->size = width;
+  return p;
+}
+FunPtr AsScalar() { return NewPattern(Fun::Kind::kAsScalar); }
+FunPtr Id() { return NewPattern(Fun::Kind::kId); }
+FunPtr Reindex(ArithExpr length, ArithExpr index_fn) {
+  auto p = NewPattern(Fun::Kind::kReindex);
+  p->size = std::move(length);
+  p->index_fn = std::move(index_fn);
+  return p;
+}
+FunPtr Concat(int arity) {
+  auto p = NewPattern(Fun::Kind::kConcat);
+  p->arity = arity;
+  return p;
+}
+FunPtr Repeat(ArithExpr count) {
+  auto p = NewPattern(Fun::Kind::kRepeat);
+  p->size = std::move(count);
+  return p;
+}
+FunPtr Iota(ArithExpr count, DType dtype) {
+  auto p = NewPattern(Fun::Kind::kIota);
+  p->size = std::move(count);
+  p->dtype = dtype;
+  return p;
+}
+FunPtr At() { return NewPattern(Fun::Kind::kAt); }
+FunPtr MapGlb(int dim, FunPtr f) {
+  auto p = NewPattern(Fun::Kind::kMapGlb, std::move(f));
+  p->dim = dim;
+  return p;
+}
+FunPtr MapWrg(int dim, FunPtr f) {
+  auto p = NewPattern(Fun::Kind::kMapWrg, std::move(f));
+  p->dim = dim;
+  return p;
+}
+FunPtr MapLcl(int dim, FunPtr f) {
+  auto p = NewPattern(Fun::Kind::kMapLcl, std::move(f));
+  p->dim = dim;
+  return p;
+}
+FunPtr MapSeq(FunPtr f) { return NewPattern(Fun::Kind::kMapSeq, std::move(f)); }
+FunPtr ReduceSeq(FunPtr f) { return NewPattern(Fun::Kind::kReduceSeq, std::move(f)); }
+FunPtr ToGlobal(FunPtr f) { return NewPattern(Fun::Kind::kToGlobal, std::move(f)); }
+FunPtr ToLocal(FunPtr f) { return NewPattern(Fun::Kind::kToLocal, std::move(f)); }
+FunPtr ToPrivate(FunPtr f) { return NewPattern(Fun::Kind::kToPrivate, std::move(f)); }
+
+bool IsMap(Fun::Kind kind) {
+  return kind == Fun::Kind::kMap || kind == Fun::Kind::kMapGlb || kind == Fun::Kind::kMapWrg ||
+         kind == Fun::Kind::kMapLcl || kind == Fun::Kind::kMapSeq;
+}
+
+bool IsReduce(Fun::Kind kind) {
+  return kind == Fun::Kind::kReduce || kind == Fun::Kind::kReduceSeq;
+}
+
+std::string FunName(const Fun& f) {
+  const auto& p = static_cast<const Pattern&>(f);
+  switch (f.kind) {
+    case Fun::Kind::kLambda:
+      return "λ";
+    case Fun::Kind::kUserFun:
+      return static_cast<const UserFun&>(f).name;
+    case Fun::Kind::kMap:
+      return "Map";
+    case Fun::Kind::kReduce:
+      return "Reduce";
+    case Fun::Kind::kZip:
+      return absl::StrCat("Zip(", p.arity, ")");
+    case Fun::Kind::kGet:
+      return absl::StrCat("Get(", p.index, ")");
+    case Fun::Kind::kTuple:
+      return absl::StrCat("Tuple(", p.arity, ")");
+    case Fun::Kind::kSplit:
+      return absl::StrCat("Split(", p.size.ToString(), ")");
+    case Fun::Kind::kJoin:
+      return "Join()";
+    case Fun::Kind::kTranspose:
+      return "Transpose()";
+    case Fun::Kind::kSlide:
+      return absl::StrCat("Slide(", p.size.ToString(), ", ", p.step.ToString(), ")");
+    case Fun::Kind::kPad: {
+      static constexpr const char* kModes[] = {"", "clamp", "reflect", "symmetric"};
+      std::string mode = p.pad_mode == PadMode::kConstant ? p.pad_value.ToString()
+                                                          : kModes[static_cast<int>(p.pad_mode)];
+      return absl::StrCat("Pad(", p.left.ToString(), ", ", p.right.ToString(), ", ", mode, ")");
+    }
+    case Fun::Kind::kAsVector:
+      return absl::StrCat("AsVector(", p.size.ToString(), ")");
+    case Fun::Kind::kAsScalar:
+      return "AsScalar()";
+    case Fun::Kind::kId:
+      return "Id()";
+    case Fun::Kind::kReindex:
+      return absl::StrCat("Reindex(", p.size.ToString(), ", i => ", p.index_fn.ToString(), ")");
+    case Fun::Kind::kConcat:
+      return absl::StrCat("Concat(", p.arity, ")");
+    case Fun::Kind::kRepeat:
+      return absl::StrCat("Repeat(", p.size.ToString(), ")");
+    case Fun::Kind::kIota:
+      return absl::StrCat("Iota(", p.size.ToString(), ", ", DTypeName(p.dtype), ")");
+    case Fun::Kind::kAt:
+      return "At()";
+    case Fun::Kind::kMapGlb:
+      return absl::StrCat("MapGlb(", p.dim, ")");
+    case Fun::Kind::kMapWrg:
+      return absl::StrCat("MapWrg(", p.dim, ")");
+    case Fun::Kind::kMapLcl:
+      return absl::StrCat("MapLcl(", p.dim, ")");
+    case Fun::Kind::kMapSeq:
+      return "MapSeq";
+    case Fun::Kind::kReduceSeq:
+      return "ReduceSeq";
+    case Fun::Kind::kToGlobal:
+      return "ToGlobal";
+    case Fun::Kind::kToLocal:
+      return "ToLocal";
+    case Fun::Kind::kToPrivate:
+      return "ToPrivate";
+  }
+  return "?";
+}
+
+// ---- Building ----------------------------------------------------------------------------------
+
+absl::StatusOr<FunPtr> MakeLambda(std::vector<TypePtr> param_types, const BodyFn& body,
+                                  std::vector<std::string> names) {
+  std::vector<ParamPtr> params;
+  std::vector<ExprPtr> exprs;
+  for (size_t k = 0; k < param_types.size(); ++k) {
+    std::string name = k < names.size() ? names[k] : absl::StrCat("p", k);
+    params.push_back(MakeParam(name, param_types[k]));
+    exprs.push_back(params.back());
+  }
+  DFC_ASSIGN_OR_RETURN(ExprPtr b, body(exprs));
+  return std::make_shared<Lambda>(std::move(params), std::move(b));
+}
+
+FunPtr MakeUserFun(absl::string_view name, std::vector<std::string> param_names,
+                   absl::string_view body, std::vector<DType> param_types, DType result,
+                   UserFun::HostFn host) {
+  DFC_CHECK(param_names.size() == param_types.size());
+  std::vector<TypePtr> types;
+  for (DType d : param_types) types.push_back(ScalarType(d));
+  return std::make_shared<UserFun>(std::string(name), std::move(param_names), std::string(body),
+                                   std::move(types), ScalarType(result), std::move(host));
+}
+
+absl::StatusOr<ExprPtr> MapOver(const ExprPtr& array,
+                                const std::function<absl::StatusOr<ExprPtr>(ExprPtr)>& body,
+                                absl::string_view name) {
+  if (!array->type->is_array()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("Map: argument has type ", TypeToString(array->type), ", expected an array"));
+  }
+  DFC_ASSIGN_OR_RETURN(
+      FunPtr f, MakeLambda({array->type->element},
+                           [&](std::span<const ExprPtr> p) { return body(p[0]); },
+                           {std::string(name)}));
+  return Call(Map(std::move(f)), {array});
+}
+
+absl::StatusOr<ExprPtr> ReduceOver(
+    const ExprPtr& init, const ExprPtr& array,
+    const std::function<absl::StatusOr<ExprPtr>(ExprPtr, ExprPtr)>& body) {
+  if (!array->type->is_array()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "Reduce: argument has type ", TypeToString(array->type), ", expected an array"));
+  }
+  DFC_ASSIGN_OR_RETURN(
+      FunPtr f, MakeLambda({init->type, array->type->element},
+                           [&](std::span<const ExprPtr> p) { return body(p[0], p[1]); },
+                           {"acc", "x"}));
+  return Call(Reduce(std::move(f)), {init, array});
+}
+
+absl::StatusOr<ExprPtr> Let(const ExprPtr& value,
+                            const std::function<absl::StatusOr<ExprPtr>(ExprPtr)>& body,
+                            absl::string_view name) {
+  DFC_ASSIGN_OR_RETURN(FunPtr f, MakeLambda({value->type},
+                                            [&](std::span<const ExprPtr> p) { return body(p[0]); },
+                                            {std::string(name)}));
+  return Call(std::move(f), {value});
+}
+
+// ---- Structure ---------------------------------------------------------------------------------
+
+namespace {
+
+// Compares two expressions under a correspondence of the Params bound so far.
+class Equality {
+ public:
+  bool Exprs(const ExprPtr& a, const ExprPtr& b) {
+    if (a == b) return true;
+    if (a->kind != b->kind || !TypeEquals(a->type, b->type)) return false;
+    switch (a->kind) {
+      case Expr::Kind::kParam: {
+        auto it = bound_.find(static_cast<const Param*>(a.get()));
+        return it != bound_.end() && it->second == b.get();
+      }
+      case Expr::Kind::kLiteral:
+        return static_cast<const Literal&>(*a).value == static_cast<const Literal&>(*b).value;
+      case Expr::Kind::kFunCall: {
+        const auto& ca = static_cast<const FunCall&>(*a);
+        const auto& cb = static_cast<const FunCall&>(*b);
+        if (ca.args.size() != cb.args.size() || !Funs(ca.f, cb.f)) return false;
+        for (size_t k = 0; k < ca.args.size(); ++k) {
+          if (!Exprs(ca.args[k], cb.args[k])) return false;
+        }
+        return true;
+      }
+    }
+    return false;
+  }
+
+  bool Funs(const FunPtr& a, const FunPtr& b) {
+    if (a == b) return true;
+    if (a->kind != b->kind) return false;
+    if (a->kind == Fun::Kind::kLambda) {
+      const auto& la = static_cast<const Lambda&>(*a);
+      const auto& lb = static_cast<const Lambda&>(*b);
+      if (la.params.size() != lb.params.size()) return false;
+      for (size_t k = 0; k < la.params.size(); ++k) {
+        if (!TypeEquals(la.params[k]->type, lb.params[k]->type)) return false;
+        bound_[la.params[k].get()] = lb.params[k].get();
+      }
+      return Exprs(la.body, lb.body);
+    }
+    if (a->kind == Fun::Kind::kUserFun) {
+      const auto& ua = static_cast<const UserFun&>(*a);
+      const auto& ub = static_cast<const UserFun&>(*b);
+      if (ua.name != ub.name || ua.body != ub.body || !TypeEquals(ua.result_type, ub.result_type) ||
+          ua.param_types.size() != ub.param_types.size()) {
+        return false;
+      }
+      for (size_t k = 0; k < ua.param_types.size(); ++k) {
+        if (!TypeEquals(ua.param_types[k], ub.param_types[k])) return false;
+      }
+      return true;
+    }
+    const auto& pa = static_cast<const Pattern&>(*a);
+    const auto& pb = static_cast<const Pattern&>(*b);
+    if (pa.dim != pb.dim || pa.index != pb.index || pa.arity != pb.arity || pa.size != pb.size ||
+        pa.step != pb.step || pa.left != pb.left || pa.right != pb.right ||
+        pa.pad_mode != pb.pad_mode || !(pa.pad_value == pb.pad_value) ||
+        pa.index_fn != pb.index_fn || pa.dtype != pb.dtype) {
+      return false;
+    }
+    if ((pa.f == nullptr) != (pb.f == nullptr)) return false;
+    return pa.f == nullptr || Funs(pa.f, pb.f);
+  }
+
+ private:
+  absl::flat_hash_map<const Param*, const Param*> bound_;
+};
+
+class Hasher {
+ public:
+  size_t Expr(const ExprPtr& e) {
+    size_t h = absl::HashOf(static_cast<int>(e->kind), TypeHash(e->type));
+    switch (e->kind) {
+      case Expr::Kind::kParam: {
+        auto it = bound_.find(static_cast<const Param*>(e.get()));
+        return it != bound_.end() ? absl::HashOf(h, 1, it->second)
+                                  : absl::HashOf(h, 2, static_cast<const Param&>(*e).id);
+      }
+      case Expr::Kind::kLiteral: {
+        const Scalar& s = static_cast<const Literal&>(*e).value;
+        return absl::HashOf(h, s.ToString());
+      }
+      case Expr::Kind::kFunCall: {
+        const auto& c = static_cast<const FunCall&>(*e);
+        h = absl::HashOf(h, Fun(c.f));
+        for (const ExprPtr& a : c.args) h = absl::HashOf(h, Expr(a));
+        return h;
+      }
+    }
+    return h;
+  }
+
+  size_t Fun(const FunPtr& f) {
+    size_t h = absl::HashOf(static_cast<int>(f->kind));
+    if (f->kind == Fun::Kind::kLambda) {
+      const auto& l = static_cast<const Lambda&>(*f);
+      for (const ParamPtr& p : l.params) {
+        bound_[p.get()] = next_position_++;
+        h = absl::HashOf(h, TypeHash(p->type));
+      }
+      return absl::HashOf(h, Expr(l.body));
+    }
+    if (f->kind == Fun::Kind::kUserFun) {
+      const auto& u = static_cast<const UserFun&>(*f);
+      return absl::HashOf(h, u.name, u.body);
+    }
+    const auto& p = static_cast<const Pattern&>(*f);
+    h = absl::HashOf(h, p.dim, p.index, p.arity, p.size, p.step, p.left, p.right,
+                     static_cast<int>(p.pad_mode), p.index_fn, static_cast<int>(p.dtype));
+    return p.f ? absl::HashOf(h, Fun(p.f)) : h;
+  }
+
+ private:
+  // Bound Params hash by the order in which their Lambdas are met, the same in equal trees.
+  absl::flat_hash_map<const Param*, int64_t> bound_;
+  int64_t next_position_ = 0;
+};
+
+}  // namespace
+
+bool ExprEquals(const ExprPtr& a, const ExprPtr& b) { return Equality().Exprs(a, b); }
+bool FunEquals(const FunPtr& a, const FunPtr& b) { return Equality().Funs(a, b); }
+size_t ExprHash(const ExprPtr& e) { return Hasher().Expr(e); }
+size_t FunHash(const FunPtr& f) { return Hasher().Fun(f); }
+
+}  // namespace dfc::ir

@@ -1,0 +1,338 @@
+// Graph and cluster lowering (see cluster.h).
+#include "ir/lower/cluster.h"
+
+#include <algorithm>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_cat.h"
+#include "graph/check.h"
+#include "graph/ops.h"
+#include "ir/lower/lower.h"
+
+namespace dfc::ir {
+namespace {
+
+// A C-like name for a tensor: "gradients/Mean_grad/Tile:1" -> "Mean_grad_Tile_1". The leading
+// scope of gradient graphs repeats on every node and is dropped.
+std::string ParamName(const TensorId& id) {
+  std::string name = id.node;
+  if (name.rfind("gradients/", 0) == 0) name = name.substr(10);
+  if (id.index != 0) absl::StrAppend(&name, "_", id.index);
+  for (char& c : name) {
+    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+  }
+  if (name.empty() || std::isdigit(static_cast<unsigned char>(name[0]))) name = "t" + name;
+  return name;
+}
+
+bool IsDevicePlaced(const Node& node) {
+  const OpDef* def = FindOpDef(node.op);
+  return def != nullptr &&
+         (def->placement == Placement::kDevice || def->placement == Placement::kLayout);
+}
+
+}  // namespace
+
+absl::StatusOr<LoweredCluster> LowerCluster(const Graph& graph, const Cluster& cluster,
+                                            const FoldResult& fold) {
+  absl::flat_hash_set<std::string> inside;
+  for (int i : cluster.nodes) inside.insert(graph.node(i).name);
+
+  // How often each value made inside is read: by data inputs inside, and once more if it
+  // leaves the cluster. Read twice means bound once with a let.
+  absl::flat_hash_map<TensorId, int> uses;
+  absl::flat_hash_set<TensorId> read_as_data;
+  for (int i : cluster.nodes) {
+    const Node& node = graph.node(i);
+    const Lowering* lowering = FindLowering(node.op);
+    if (lowering == nullptr) return node.Error("has no lowering to the IR");
+    for (int j = 0; j < static_cast<int>(node.inputs.size()); ++j) {
+      if (ReadsStatically(node, j)) continue;
+      read_as_data.insert(node.inputs[j]);
+      if (inside.contains(node.inputs[j].node)) ++uses[node.inputs[j]];
+    }
+  }
+  for (const TensorId& out : cluster.outputs) ++uses[out];
+
+  LoweredCluster result;
+  result.outputs = cluster.outputs;
+  absl::flat_hash_map<TensorId, ExprPtr> values;
+  std::vector<ParamPtr> params;
+  for (const TensorId& input : cluster.inputs) {
+    if (!read_as_data.contains(input)) continue;
+    const TensorInfo& info = fold.Info(graph, input);
+    if (info.value && info.value->shape().empty()) {
+      values[input] = MakeLiteral(Scalar::FromTensor(*info.value, 0));
+      continue;
+    }
+    if (info.dtype == DType::kInvalid || !info.shape) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "tensor \"", input.ToString(), "\" enters a cluster with an unknown ",
+          info.dtype == DType::kInvalid ? "dtype" : "shape"));
+    }
+    params.push_back(MakeParam(ParamName(input), TensorType(info.dtype, *info.shape)));
+    result.params.push_back(input);
+    values[input] = params.back();
+  }
+
+  std::vector<std::pair<ParamPtr, ExprPtr>> lets;
+  for (int i : cluster.nodes) {
+    const Node& node = graph.node(i);
+    std::vector<LowerInput> inputs(node.inputs.size());
+    for (int j = 0; j < static_cast<int>(node.inputs.size()); ++j) {
+      const TensorId& id = node.inputs[j];
+      inputs[j].known = &fold.Info(graph, id);
+      if (!ReadsStatically(node, j)) inputs[j].value = values.at(id);
+    }
+    DFC_ASSIGN_OR_RETURN(std::vector<ExprPtr> outs, LowerNode(node, inputs));
+    for (int k = 0; k < static_cast<int>(outs.size()); ++k) {
+      TensorId id{node.name, k};
+      if (uses[id] >= 2 && outs[k]->kind == Expr::Kind::kFunCall) {
+        ParamPtr bound = MakeParam(ParamName(id), outs[k]->type);
+        lets.emplace_back(bound, outs[k]);
+        values[id] = bound;
+      } else {
+        values[id] = outs[k];
+      }
+    }
+  }
+
+  std::vector<ExprPtr> outputs;
+  for (const TensorId& out : cluster.outputs) {
+    outputs.push_back(values.at(out));
+    result.output_types.push_back(outputs.back()->type);
+  }
+  ExprPtr body;
+  if (outputs.size() == 1) {
+    body = outputs[0];
+  } else {
+    DFC_ASSIGN_OR_RETURN(body, Call(Tuple(static_cast<int>(outputs.size())), outputs));
+  }
+  // Lets nest in the order their values were made: each one's value may read earlier ones.
+  for (auto it = lets.rbegin(); it != lets.rend(); ++it) {
+    auto let = std::make_shared<Lambda>(std::vector<ParamPtr>{it->first}, body);
+    DFC_ASSIGN_OR_RETURN(body, Call(let, {it->second}));
+  }
+  result.lambda = std::make_shared<Lambda>(std::move(params), body);
+  return result;
+}
+
+absl::StatusOr<std::vector<TensorInfo>> InferShapesByLowering(
+    const Node& node, std::span<const TensorInfo> inputs) {
+  const Lowering* lowering = FindLowering(node.op);
+  if (lowering == nullptr) return node.Error("has no lowering to the IR");
+  std::vector<LowerInput> lower_inputs(inputs.size());
+  for (int j = 0; j < static_cast<int>(inputs.size()); ++j) {
+    lower_inputs[j].known = &inputs[j];
+    if (ReadsStatically(node, j)) continue;
+    if (inputs[j].dtype == DType::kInvalid || !inputs[j].shape) {
+      return node.Error(absl::StrCat("the shape of input ", j, " is not known"));
+    }
+    lower_inputs[j].value = MakeParam("in", TensorType(inputs[j].dtype, *inputs[j].shape));
+  }
+  DFC_ASSIGN_OR_RETURN(std::vector<ExprPtr> outs, LowerNode(node, lower_inputs));
+  std::vector<TensorInfo> infos;
+  for (const ExprPtr& out : outs) {
+    TensorInfo info;
+    info.dtype = BaseDType(out->type);
+    info.shape = TensorShape(out->type);
+    infos.push_back(std::move(info));
+  }
+  return infos;
+}
+
+namespace {
+
+// Size-variable unification, as TensorFlow's shape inference merges unknown dimensions: an op
+// that needs two dimensions equal (broadcasting operands, a contraction's inner dimensions)
+// and finds a variable against something else makes the variable that something.
+class Unifier {
+ public:
+  explicit Unifier(absl::flat_hash_map<std::string, ArithExpr>& substitutions)
+      : substitutions_(substitutions) {}
+
+  // Records a = b where one side is a variable; true if that is new.
+  bool Unify(const ArithExpr& a, const ArithExpr& b) {
+    if (a == b) return false;
+    // Keep the earlier name (N over N1) when both are variables.
+    const bool a_var = a.kind() == ArithExpr::Kind::kVar;
+    const bool b_var = b.kind() == ArithExpr::Kind::kVar;
+    if (a_var && (!b_var || b.var_name() < a.var_name())) return Bind(a.var_name(), b);
+    if (b_var) return Bind(b.var_name(), a);
+    // A linear equation (N + N1 + N2 = 10, the rows of a concat of three placeholders):
+    // solve it for a variable that appears alone with coefficient 1 or -1, the latest-named.
+    const ArithExpr e = a - b;
+    std::vector<ArithExpr> terms =
+        e.kind() == ArithExpr::Kind::kSum ? e.operands() : std::vector<ArithExpr>{e};
+    std::optional<std::pair<std::string, ArithExpr>> best;
+    for (const ArithExpr& t : terms) {
+      std::string var;
+      ArithExpr value;
+      if (t.kind() == ArithExpr::Kind::kVar) {  // v + rest = 0: v = -rest
+        var = t.var_name();
+        value = t - e;
+      } else if (t.kind() == ArithExpr::Kind::kProd && t.coefficient() == -1 &&
+                 t.operands().size() == 1 && t.operands()[0].kind() == ArithExpr::Kind::kVar) {
+        var = t.operands()[0].var_name();  // -v + rest = 0: v = rest
+        value = e - t;
+      } else {
+        continue;
+      }
+      const std::vector<std::string> in_value = value.Variables();
+      if (std::find(in_value.begin(), in_value.end(), var) != in_value.end()) continue;
+      if (!best || best->first < var) best.emplace(var, value);
+    }
+    return best && Bind(best->first, best->second);
+  }
+
+  // Broadcasting operands: aligned from the right, every dimension that is not 1 is equal.
+  bool Broadcast(const std::vector<SymbolicShape>& shapes) {
+    size_t rank = 0;
+    for (const SymbolicShape& s : shapes) rank = std::max(rank, s.size());
+    bool changed = false;
+    for (size_t k = 0; k < rank; ++k) {
+      std::optional<ArithExpr> first;
+      for (const SymbolicShape& s : shapes) {
+        if (k >= s.size()) continue;
+        const ArithExpr& d = s[s.size() - 1 - k];
+        if (d == ArithExpr(1)) continue;
+        if (!first) {
+          first = d;
+        } else {
+          changed |= Unify(*first, d);
+        }
+      }
+    }
+    return changed;
+  }
+
+ private:
+  bool Bind(const std::string& var, const ArithExpr& value) {
+    for (const std::string& v : value.Variables()) {
+      if (v == var) return false;  // N = N + 1 has no solution among sizes
+    }
+    absl::flat_hash_map<std::string, ArithExpr> one = {{var, value}};
+    for (auto& [name, expr] : substitutions_) expr = expr.Substitute(one);
+    substitutions_[var] = value;
+    return true;
+  }
+
+  absl::flat_hash_map<std::string, ArithExpr>& substitutions_;
+};
+
+// The equalities that the unfolded device nodes of `fold` need; true if any was new.
+bool UnifySizes(const Graph& graph, const std::vector<int>& nodes, const FoldResult& fold,
+                absl::flat_hash_map<std::string, ArithExpr>& substitutions) {
+  Unifier unifier(substitutions);
+  bool changed = false;
+  for (int i : nodes) {
+    const Node& node = graph.node(i);
+    const OpDef* def = FindOpDef(node.op);
+    if (def == nullptr || def->placement == Placement::kHost || fold.folded[i]) continue;
+    std::vector<SymbolicShape> shapes;
+    for (int j = 0; j < static_cast<int>(node.inputs.size()); ++j) {
+      if (ReadsStatically(node, j)) continue;
+      const TensorInfo& info = fold.Info(graph, node.inputs[j]);
+      if (!info.shape) break;
+      shapes.push_back(*info.shape);
+    }
+    if (shapes.size() != node.inputs.size()) continue;
+    if (def->family == "binary elementwise, with broadcasting" ||
+        node.op == "SoftmaxCrossEntropyWithLogits") {
+      if (node.op == "BiasAdd" || (node.op == "Select" && shapes[0].size() != shapes[1].size())) {
+        continue;  // these align the smaller operand differently
+      }
+      changed |= unifier.Broadcast(shapes);
+    } else if (node.op == "MatMul" && shapes.size() == 2 && shapes[0].size() == 2 &&
+               shapes[1].size() == 2) {
+      const bool ta = node.GetBool("transpose_a", false).value_or(false);
+      const bool tb = node.GetBool("transpose_b", false).value_or(false);
+      changed |= unifier.Unify(shapes[0][ta ? 0 : 1], shapes[1][tb ? 1 : 0]);
+    } else if (node.op == "SparseSoftmaxCrossEntropyWithLogits" && shapes.size() == 2 &&
+               !shapes[0].empty() && !shapes[1].empty()) {
+      changed |= unifier.Unify(shapes[0][0], shapes[1][0]);
+    }
+  }
+  return changed;
+}
+
+}  // namespace
+
+absl::StatusOr<LoweredGraph> LowerGraph(const Graph& graph, const std::vector<TensorId>& fetches,
+                                        const std::vector<std::string>& targets,
+                                        const std::vector<TensorId>& feeds,
+                                        const FoldOracle& oracle, const LowerOptions& options) {
+  absl::flat_hash_set<TensorId> fed(feeds.begin(), feeds.end());
+  DFC_ASSIGN_OR_RETURN(std::vector<int> nodes, NeededNodes(graph, fetches, targets, fed));
+  LoweredGraph lowered;
+  FoldOptions fold_options{.fold_only_static = options.fold_only_static};
+  // Fold, unify what the ops say must be equal, fold again with the merged sizes; each round
+  // removes a variable, so this ends.
+  for (;;) {
+    DFC_ASSIGN_OR_RETURN(lowered.fold, FoldConstants(graph, nodes, oracle, fold_options));
+    if (!UnifySizes(graph, nodes, lowered.fold, fold_options.size_substitutions)) break;
+  }
+  lowered.size_substitutions = fold_options.size_substitutions;
+
+  // Why each device node that cannot be clustered stays on the host.
+  absl::flat_hash_map<int, std::string> host_reason;
+  for (int i : nodes) {
+    const Node& node = graph.node(i);
+    if (!IsDevicePlaced(node) || lowered.fold.folded[i]) continue;
+    std::vector<TensorInfo> inputs;
+    for (const TensorId& id : node.inputs) inputs.push_back(lowered.fold.Info(graph, id));
+    absl::StatusOr<std::vector<TensorInfo>> shapes = InferShapesByLowering(node, inputs);
+    if (!shapes.ok()) host_reason[i] = std::string(shapes.status().message());
+  }
+
+  // A cluster that still fails to lower (a combination the single-node check cannot see)
+  // sends its failing node to the host, and the graph is partitioned again.
+  for (;;) {
+    auto clusterable = [&](int i) {
+      return IsDevicePlaced(graph.node(i)) && !lowered.fold.folded[i] &&
+             !host_reason.contains(i);
+    };
+    DFC_ASSIGN_OR_RETURN(lowered.partition, PartitionGraph(graph, nodes, clusterable, fetches));
+    lowered.clusters.clear();
+    bool retry = false;
+    for (const Cluster& cluster : lowered.partition.clusters) {
+      absl::StatusOr<LoweredCluster> lc = LowerCluster(graph, cluster, lowered.fold);
+      if (!lc.ok()) {
+        // Blame the first node of the cluster that the message names, else the first node.
+        int blamed = cluster.nodes.front();
+        for (int i : cluster.nodes) {
+          if (lc.status().message().find("\"" + graph.node(i).name + "\"") !=
+              absl::string_view::npos) {
+            blamed = i;
+            break;
+          }
+        }
+        host_reason[blamed] = std::string(lc.status().message());
+        retry = true;
+        break;
+      }
+      lowered.clusters.push_back(*std::move(lc));
+    }
+    if (!retry) break;
+  }
+
+  for (int i : nodes) {
+    const Node& node = graph.node(i);
+    if (!IsDevicePlaced(node)) continue;
+    ++lowered.device_nodes;
+    if (lowered.partition.cluster_of[i] >= 0) {
+      ++lowered.clustered;
+    } else if (lowered.fold.folded[i]) {
+      ++lowered.folded;
+    } else {
+      ++lowered.device_on_host;
+      auto it = host_reason.find(i);
+      lowered.host_device_nodes.push_back(absl::StrCat(
+          node.name, " (", node.op, "): ", it == host_reason.end() ? "not clustered" : it->second));
+    }
+  }
+  return lowered;
+}
+
+}  // namespace dfc::ir

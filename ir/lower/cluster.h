@@ -1,0 +1,72 @@
+// Lowering a whole graph: constant folding, partitioning into device clusters, and one Lambda
+// per cluster that combines the lowerings of its nodes. Inputs read twice are one parameter
+// (the thesis' combineArguments); a value read twice is bound once with a let, so it is
+// computed once.
+#ifndef DFC_IR_LOWER_CLUSTER_H_
+#define DFC_IR_LOWER_CLUSTER_H_
+
+#include <span>
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/statusor.h"
+#include "graph/fold.h"
+#include "graph/graph.h"
+#include "graph/partition.h"
+#include "ir/expr.h"
+
+namespace dfc::ir {
+
+struct LoweredCluster {
+  // λ(p0, ..., pk) => the output, or Tuple(k) of the outputs when there are several.
+  FunPtr lambda;
+  // The tensor each parameter of `lambda` stands for: the cluster's inputs that some node reads
+  // as data (inputs read only at compile time, such as axes, are not parameters).
+  std::vector<TensorId> params;
+  std::vector<TensorId> outputs;  // Partition's outputs, in the order of the result
+  std::vector<TypePtr> output_types;
+};
+
+// Lowers one cluster. Inputs that are rank-0 compile-time constants become Literals.
+absl::StatusOr<LoweredCluster> LowerCluster(const Graph& graph, const Cluster& cluster,
+                                            const FoldResult& fold);
+
+// Shapes of a device node's outputs from its lowering, for FoldConstants (FoldOracle).
+absl::StatusOr<std::vector<TensorInfo>> InferShapesByLowering(const Node& node,
+                                                              std::span<const TensorInfo> inputs);
+
+struct LoweredGraph {
+  FoldResult fold;
+  Partition partition;
+  std::vector<LoweredCluster> clusters;  // one per partition.clusters[i]
+  // Size variables that unification replaced (N1 -> N when x[N,3] + y[N1,3]).
+  absl::flat_hash_map<std::string, ArithExpr> size_substitutions;
+
+  // Counts over the nodes run, for the acceptance report: device-placed nodes (OPS.md
+  // "device" or "layout") inside clusters, folded at compile time, and left to the host.
+  int device_nodes = 0;
+  int clustered = 0;
+  int folded = 0;
+  int device_on_host = 0;
+  std::vector<std::string> host_device_nodes;  // "name (Op): why", for those left to the host
+};
+
+// Folds, partitions and lowers what `fetches` need (fed tensors cut the graph as in a run).
+// A device node whose lowering fails where it stands (an input not known at compile time,
+// say) runs on the host: the reason is recorded, not an error.
+struct LowerOptions {
+  // FoldOptions::fold_only_static: keep device computations on constants in clusters.
+  bool fold_only_static = false;
+};
+
+// `targets` are nodes run for their effects (a training step's NoOp).
+absl::StatusOr<LoweredGraph> LowerGraph(const Graph& graph, const std::vector<TensorId>& fetches,
+                                        const std::vector<std::string>& targets,
+                                        const std::vector<TensorId>& feeds,
+                                        const FoldOracle& oracle,
+                                        const LowerOptions& options = {});
+
+}  // namespace dfc::ir
+
+#endif  // DFC_IR_LOWER_CLUSTER_H_

@@ -1,0 +1,226 @@
+// Test helpers shared by the layout lowering tests (layout_test.cc, layout_slice_test.cc,
+// layout_gather_test.cc): seeded random tensors of every dtype, and the oracle check against
+// the reference executor, extended for what tests/lower_testing.h does not cover (a static
+// input counted from the end, ConcatV2's axis; size variables in the input shapes).
+#ifndef DFC_IR_LOWER_LAYOUT_TESTING_H_
+#define DFC_IR_LOWER_LAYOUT_TESTING_H_
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <map>
+#include <random>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "graph/fold.h"
+#include "graph/node.h"
+#include "graph/tensor.h"
+#include "gtest/gtest.h"
+#include "ir/interpreter.h"
+#include "ir/lower/lower.h"
+#include "ir/printer.h"
+#include "runtime/compare.h"
+#include "runtime/reference/kernel.h"
+#include "tests/lower_testing.h"
+
+namespace dfc::testing {
+
+// Every dtype the layout ops accept (the reference's IsSupported).
+inline const std::vector<DType>& LayoutDTypes() {
+  static const std::vector<DType> dtypes = {
+      DType::kFloat, DType::kDouble, DType::kHalf, DType::kInt32,  DType::kInt64,  DType::kInt8,
+      DType::kInt16, DType::kUInt8,  DType::kBool, DType::kUInt16, DType::kUInt32, DType::kUInt64};
+  return dtypes;
+}
+
+// Seeded random values of `dtype`: negatives and zeros for signed types; for floating types a
+// NaN, both infinities and a -0 in the first elements, so that moved data is told apart from
+// a recomputed one.
+inline Tensor RandomTensor(DType dtype, const Shape& shape, uint32_t seed) {
+  Tensor t = Tensor::Zeros(dtype, shape);
+  std::mt19937 rng(seed);
+  std::uniform_int_distribution<int> small(-100, 100);
+  DispatchDType(dtype, [&]<typename T>() {
+    T* data = t.template mutable_data<T>();
+    for (int64_t i = 0; i < t.num_elements(); ++i) {
+      const int v = small(rng);
+      if constexpr (std::is_same_v<T, bool>) {
+        data[i] = v > 0;
+      } else if constexpr (std::is_same_v<T, Half> || std::is_floating_point_v<T>) {
+        static const double kSpecial[] = {std::numeric_limits<double>::quiet_NaN(),
+                                          std::numeric_limits<double>::infinity(),
+                                          -std::numeric_limits<double>::infinity(), -0.0};
+        const double x = i < 4 && t.num_elements() > 4 ? kSpecial[i] : v / 8.0;
+        data[i] = static_cast<T>(static_cast<float>(x));
+        if constexpr (std::is_same_v<T, double>) data[i] = x;
+      } else if constexpr (std::is_unsigned_v<T>) {
+        data[i] = static_cast<T>(v + 100);
+      } else {
+        data[i] = static_cast<T>(v);
+      }
+    }
+  });
+  return t;
+}
+
+// An int32 or int64 vector (or scalar, for an empty shape).
+inline Tensor IndexTensor(const std::vector<int64_t>& values, DType dtype = DType::kInt32,
+                          std::optional<Shape> shape = std::nullopt) {
+  Shape s = shape ? *shape : Shape{static_cast<int64_t>(values.size())};
+  Tensor t = Tensor::Zeros(dtype, s);
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (dtype == DType::kInt64) {
+      t.mutable_data<int64_t>()[i] = values[i];
+    } else {
+      t.mutable_data<int32_t>()[i] = static_cast<int32_t>(values[i]);
+    }
+  }
+  return t;
+}
+
+inline std::string ShapeName(const Shape& shape) {
+  if (shape.empty()) return "scalar";
+  return absl::StrJoin(shape, "x");
+}
+
+// A gtest-safe name from any text: letters and digits kept, everything else '_'.
+inline std::string SafeName(std::string text) {
+  for (char& c : text) {
+    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+  }
+  return text;
+}
+
+struct CheckOptions {
+  // (input, dimension) pairs whose size becomes the size variable N in the Params' types,
+  // bound to the actual size when interpreting. They must all have the same size.
+  std::vector<std::pair<int, int>> symbolic_dims;
+  // Static inputs known only symbolically (a shape computed from N): their symbolic values.
+  std::map<int, std::vector<ArithExpr>> symbolic_values;
+  // Size variables bound for interpreting besides those of symbolic_dims.
+  SizeBindings bindings;
+  // Data inputs whose value is also known at compile time (a constant fed to a kernel).
+  std::vector<int> known_data;
+  // The lowering must be a pure view: no UserFun is applied.
+  bool views_only = false;
+};
+
+// LoweringMatchesReference, with static inputs counted from the end when negative and the
+// options above.
+inline ::testing::AssertionResult LayoutMatchesReference(const Node& node,
+                                                         const std::vector<Tensor>& inputs,
+                                                         const CheckOptions& options = {}) {
+  absl::StatusOr<std::vector<Tensor>> expected = reference::EvaluateNode(node, inputs);
+  const ir::Lowering* lowering = ir::FindLowering(node.op);
+  if (lowering == nullptr) return ::testing::AssertionFailure() << node.op << " has no lowering";
+  const int n = static_cast<int>(inputs.size());
+  auto is_static = [&](int i) {
+    for (int s : lowering->static_inputs) {
+      if (s == i || (s < 0 && s + n == i)) return true;
+    }
+    return false;
+  };
+  SizeBindings sizes = options.bindings;
+  std::vector<TensorInfo> infos(n);
+  std::vector<ir::LowerInput> lower_inputs(n);
+  absl::flat_hash_map<const ir::Param*, ir::Value> env;
+  for (int i = 0; i < n; ++i) {
+    if (is_static(i)) {
+      infos[i] = ConstantInfo(inputs[i]);
+      if (auto it = options.symbolic_values.find(i); it != options.symbolic_values.end()) {
+        infos[i].value.reset();
+        infos[i].symbolic_value = it->second;
+      }
+      lower_inputs[i] = {nullptr, &infos[i]};
+      continue;
+    }
+    infos[i].dtype = inputs[i].dtype();
+    SymbolicShape shape = ToSymbolic(inputs[i].shape());
+    for (const auto& [input, dim] : options.symbolic_dims) {
+      if (input != i) continue;
+      shape[dim] = ArithExpr::Var("N");
+      sizes["N"] = inputs[i].dim(dim);
+    }
+    infos[i].shape = shape;
+    if (std::count(options.known_data.begin(), options.known_data.end(), i) > 0) {
+      infos[i].value = inputs[i];
+    }
+    ir::ParamPtr p = ir::MakeParam(absl::StrCat("in", i), ir::TensorType(inputs[i].dtype(), shape));
+    env[p.get()] = ir::ValueFromTensor(inputs[i]);
+    lower_inputs[i] = {p, &infos[i]};
+  }
+  absl::StatusOr<std::vector<ir::ExprPtr>> lowered = ir::LowerNode(node, lower_inputs);
+  if (!lowered.ok()) {
+    if (!expected.ok()) return ::testing::AssertionSuccess();
+    return ::testing::AssertionFailure() << "lowering failed: " << lowered.status();
+  }
+  ir::Interpreter interpreter(sizes);
+  std::vector<Tensor> actual;
+  for (const ir::ExprPtr& out : *lowered) {
+    absl::StatusOr<ir::Value> value = interpreter.Evaluate(out, env);
+    if (!value.ok()) {
+      if (!expected.ok()) return ::testing::AssertionSuccess();
+      return ::testing::AssertionFailure()
+             << "interpreting failed: " << value.status() << "\nIR: " << ir::ToString(out);
+    }
+    absl::StatusOr<Tensor> tensor = ir::TensorFromValue(*value, out->type, sizes);
+    if (!tensor.ok()) {
+      return ::testing::AssertionFailure()
+             << "the interpreted value does not have the IR's type: " << tensor.status();
+    }
+    actual.push_back(*std::move(tensor));
+  }
+  if (!expected.ok()) {
+    return ::testing::AssertionFailure()
+           << "the reference refuses the inputs (" << expected.status()
+           << ") but the lowering computed a result";
+  }
+  if (actual.size() != expected->size()) {
+    return ::testing::AssertionFailure()
+           << "lowering has " << actual.size() << " outputs, the reference " << expected->size();
+  }
+  for (size_t k = 0; k < actual.size(); ++k) {
+    Comparison c = CompareTensors(actual[k], (*expected)[k]);
+    if (!c.equal) {
+      return ::testing::AssertionFailure()
+             << "output " << k << ": " << c.reason << "\n  interpreted: " << actual[k].Preview()
+             << "\n  reference:   " << (*expected)[k].Preview()
+             << "\n  IR: " << ir::ToString((*lowered)[k]);
+    }
+  }
+  if (options.views_only && !interpreter.calls().empty()) {
+    return ::testing::AssertionFailure()
+           << "applies " << interpreter.calls().begin()->first << ", expected views only";
+  }
+  return ::testing::AssertionSuccess();
+}
+
+// The shared oracle where it applies (no option, every static input counted from the start),
+// so that the tests exercise it; the extended one otherwise.
+inline ::testing::AssertionResult Matches(const Node& node, const std::vector<Tensor>& inputs,
+                                          const CheckOptions& options = {}) {
+  const ir::Lowering* lowering = ir::FindLowering(node.op);
+  const bool plain = lowering != nullptr && options.symbolic_dims.empty() &&
+                     options.symbolic_values.empty() && options.bindings.empty() &&
+                     options.known_data.empty() && !options.views_only &&
+                     std::none_of(lowering->static_inputs.begin(), lowering->static_inputs.end(),
+                                  [](int i) { return i < 0; });
+  if (plain) return LoweringMatchesReference(node, inputs);
+  return LayoutMatchesReference(node, inputs, options);
+}
+
+// The lowering refuses the node (when the reference does too): the error names the node.
+inline ::testing::AssertionResult BothRefuse(const Node& node, const std::vector<Tensor>& inputs) {
+  absl::StatusOr<std::vector<Tensor>> expected = reference::EvaluateNode(node, inputs);
+  if (expected.ok()) return ::testing::AssertionFailure() << "the reference accepts the inputs";
+  return LayoutMatchesReference(node, inputs);
+}
+
+}  // namespace dfc::testing
+
+#endif  // DFC_IR_LOWER_LAYOUT_TESTING_H_

@@ -1,0 +1,156 @@
+// The lowering registry and the context a lowering reads its node and inputs through.
+#include "ir/lower/lower.h"
+
+#include <algorithm>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/str_cat.h"
+#include "graph/check.h"
+#include "graph/ops.h"
+
+namespace dfc::ir {
+namespace {
+
+const absl::flat_hash_map<std::string, Lowering>& Registry() {
+  static const auto* registry = [] {
+    LoweringTable table;
+    RegisterUnaryLowerings(table);
+    RegisterBinaryLowerings(table);
+    RegisterContractionLowerings(table);
+    RegisterReductionLowerings(table);
+    RegisterSoftmaxLowerings(table);
+    RegisterLayoutLowerings(table);
+    auto* map = new absl::flat_hash_map<std::string, Lowering>();
+    for (auto& [op, lowering] : table) {
+      DFC_CHECK(map->emplace(op, std::move(lowering)).second);  // one lowering per op
+    }
+    return map;
+  }();
+  return *registry;
+}
+
+std::string InputName(const Node& node, int i) {
+  if (i < static_cast<int>(node.inputs.size())) {
+    return absl::StrCat("input ", i, " (", node.inputs[i].ToString(), ")");
+  }
+  return absl::StrCat("input ", i);
+}
+
+}  // namespace
+
+absl::StatusOr<ExprPtr> LowerContext::Input(int i) const {
+  if (i < 0 || i >= num_inputs()) {
+    return Error(absl::StrCat("has ", num_inputs(), " inputs, expected at least ", i + 1));
+  }
+  if (inputs_[i].value == nullptr) {
+    return Error(absl::StrCat(InputName(node_, i), " is not available as a tensor"));
+  }
+  return inputs_[i].value;
+}
+
+absl::StatusOr<DType> LowerContext::InputDType(int i) const {
+  if (i < 0 || i >= num_inputs()) {
+    return Error(absl::StrCat("has ", num_inputs(), " inputs, expected at least ", i + 1));
+  }
+  if (inputs_[i].value != nullptr) return BaseDType(inputs_[i].value->type);
+  if (inputs_[i].known != nullptr && inputs_[i].known->dtype != DType::kInvalid) {
+    return inputs_[i].known->dtype;
+  }
+  return Error(absl::StrCat("the dtype of ", InputName(node_, i), " is not known"));
+}
+
+absl::StatusOr<SymbolicShape> LowerContext::InputShape(int i) const {
+  if (i < 0 || i >= num_inputs()) {
+    return Error(absl::StrCat("has ", num_inputs(), " inputs, expected at least ", i + 1));
+  }
+  if (inputs_[i].value != nullptr) {
+    if (auto shape = TensorShape(inputs_[i].value->type)) return *shape;
+  }
+  if (inputs_[i].known != nullptr && inputs_[i].known->shape) return *inputs_[i].known->shape;
+  return Error(absl::StrCat("the shape of ", InputName(node_, i), " is not known"));
+}
+
+absl::StatusOr<std::vector<ArithExpr>> LowerContext::SymbolicInts(int i) const {
+  if (i < 0 || i >= num_inputs()) {
+    return Error(absl::StrCat("has ", num_inputs(), " inputs, expected at least ", i + 1));
+  }
+  const TensorInfo* known = inputs_[i].known;
+  if (known != nullptr && known->symbolic_value) return *known->symbolic_value;
+  if (known != nullptr && known->value) {
+    const Tensor& t = *known->value;
+    if (t.dtype() == DType::kInt32 || t.dtype() == DType::kInt64) {
+      std::vector<ArithExpr> values;
+      for (int64_t k = 0; k < t.num_elements(); ++k) {
+        values.push_back(t.dtype() == DType::kInt32 ? ArithExpr(int64_t{t.data<int32_t>()[k]})
+                                                    : ArithExpr(t.data<int64_t>()[k]));
+      }
+      return values;
+    }
+    return Error(absl::StrCat(InputName(node_, i), " has dtype ", DTypeName(t.dtype()),
+                              ", expected int32 or int64"));
+  }
+  return Error(absl::StrCat(InputName(node_, i),
+                            " must be known when the graph is compiled (a constant, or a shape "
+                            "computed from constants and placeholder shapes)"));
+}
+
+absl::StatusOr<std::vector<int64_t>> LowerContext::StaticInts(int i) const {
+  DFC_ASSIGN_OR_RETURN(std::vector<ArithExpr> symbolic, SymbolicInts(i));
+  std::vector<int64_t> values;
+  for (const ArithExpr& e : symbolic) {
+    std::optional<int64_t> c = e.AsConstant();
+    if (!c) {
+      return Error(absl::StrCat(InputName(node_, i), " is ", e.ToString(),
+                                " here, which depends on a size variable; a constant is needed"));
+    }
+    values.push_back(*c);
+  }
+  return values;
+}
+
+const Tensor* LowerContext::StaticTensor(int i) const {
+  if (i < 0 || i >= num_inputs() || inputs_[i].known == nullptr) return nullptr;
+  return inputs_[i].known->value ? &*inputs_[i].known->value : nullptr;
+}
+
+bool Lowering::IsStaticInput(int i, int num_inputs) const {
+  for (int s : static_inputs) {
+    if (s == i || (s < 0 && s + num_inputs == i)) return true;
+  }
+  return false;
+}
+
+bool ReadsStatically(const Node& node, int i) {
+  const Lowering* lowering = FindLowering(node.op);
+  return lowering != nullptr && lowering->IsStaticInput(i, static_cast<int>(node.inputs.size()));
+}
+
+const Lowering* FindLowering(absl::string_view op) {
+  auto it = Registry().find(std::string(op));
+  return it == Registry().end() ? nullptr : &it->second;
+}
+
+std::vector<std::string> LoweredOps() {
+  std::vector<std::string> ops;
+  for (const auto& [op, lowering] : Registry()) ops.push_back(op);
+  std::sort(ops.begin(), ops.end());
+  return ops;
+}
+
+absl::StatusOr<std::vector<ExprPtr>> LowerNode(const Node& node,
+                                               std::span<const LowerInput> inputs) {
+  const Lowering* lowering = FindLowering(node.op);
+  if (lowering == nullptr) return node.Error("has no lowering to the IR");
+  LowerContext ctx(node, inputs);
+  absl::StatusOr<std::vector<ExprPtr>> lowered = lowering->fn(ctx);
+  if (!lowered.ok()) return node.Annotate(lowered.status());
+  std::vector<ExprPtr> outputs = *std::move(lowered);
+  for (const ExprPtr& out : outputs) {
+    if (out == nullptr || !TensorShape(out->type)) {
+      return node.Error("lowering produced an output that is not a tensor");  // a dfc bug
+    }
+  }
+  return outputs;
+}
+
+}  // namespace dfc::ir

@@ -1,0 +1,128 @@
+// Interpreted execution of lowered graphs (see interpreted.h).
+#include "runtime/interpreted.h"
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/str_cat.h"
+#include "graph/check.h"
+#include "ir/interpreter.h"
+#include "ir/lower/lower.h"
+#include "runtime/reference/kernel.h"
+
+namespace dfc {
+
+absl::StatusOr<std::vector<Tensor>> ReferenceFoldOracle::Evaluate(
+    const Node& node, std::span<const Tensor> inputs) const {
+  return reference::EvaluateNode(node, inputs);
+}
+
+absl::StatusOr<std::vector<TensorInfo>> ReferenceFoldOracle::InferShapes(
+    const Node& node, std::span<const TensorInfo> inputs) const {
+  return ir::InferShapesByLowering(node, inputs);
+}
+
+bool ReferenceFoldOracle::ReadsStatically(const Node& node, int input) const {
+  return ir::ReadsStatically(node, input);
+}
+
+absl::StatusOr<SizeBindings> BindSizes(const ir::LoweredGraph& lowered,
+                                       const std::vector<std::pair<TensorId, Tensor>>& feeds) {
+  SizeBindings sizes;
+  absl::flat_hash_map<std::string, std::string> bound_by;  // variable -> "feed x, dimension 0"
+  for (const SizeVariable& var : lowered.fold.size_variables) {
+    for (const auto& [id, tensor] : feeds) {
+      if (id.node != var.placeholder || id.index != 0) continue;
+      if (var.dim >= static_cast<int>(tensor.shape().size())) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("feed \"", id.ToString(), "\" has shape ", ShapeToString(tensor.shape()),
+                         ", but dimension ", var.dim, " is the size variable ", var.name));
+      }
+      sizes.emplace(var.name, tensor.shape()[var.dim]);
+      bound_by.emplace(var.name, absl::StrCat("feed \"", id.ToString(), "\" dimension ", var.dim));
+    }
+  }
+  // Unified variables: N1 -> N binds N from N1's feed if N has none, and must agree otherwise.
+  for (bool progress = true; progress;) {
+    progress = false;
+    for (const auto& [var, expr] : lowered.size_substitutions) {
+      auto bound = sizes.find(var);
+      if (bound == sizes.end()) continue;
+      absl::StatusOr<int64_t> value = expr.Evaluate(sizes);
+      if (!value.ok()) {
+        if (expr.kind() == ArithExpr::Kind::kVar) {
+          sizes[expr.var_name()] = bound->second;
+          bound_by[expr.var_name()] = bound_by[var];
+          progress = true;
+        }
+        continue;
+      }
+      if (*value != bound->second) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            bound_by[var], " is ", bound->second, ", but the graph combines it with a dimension of ",
+            expr.ToString(), " = ", *value, " (an op needs the two sizes equal)"));
+      }
+    }
+  }
+  return sizes;
+}
+
+absl::StatusOr<std::vector<Tensor>> RunInterpreted(
+    const Graph& graph, const ir::LoweredGraph& lowered,
+    const std::vector<std::pair<TensorId, Tensor>>& feeds, const std::vector<TensorId>& fetches) {
+  DFC_ASSIGN_OR_RETURN(SizeBindings sizes, BindSizes(lowered, feeds));
+  absl::flat_hash_map<TensorId, Tensor> values;
+  for (const auto& [id, tensor] : feeds) values[id] = tensor;
+  auto value_of = [&](const TensorId& id) -> absl::StatusOr<Tensor> {
+    auto it = values.find(id);
+    if (it == values.end()) {
+      return absl::InternalError(absl::StrCat("tensor \"", id.ToString(), "\" was not computed"));
+    }
+    return it->second;
+  };
+
+  for (const ExecutionUnit& unit : lowered.partition.schedule) {
+    if (unit.node >= 0) {
+      const Node& node = graph.node(unit.node);
+      std::vector<Tensor> inputs;
+      for (const TensorId& id : node.inputs) {
+        DFC_ASSIGN_OR_RETURN(Tensor t, value_of(id));
+        inputs.push_back(std::move(t));
+      }
+      DFC_ASSIGN_OR_RETURN(std::vector<Tensor> outputs, reference::EvaluateNode(node, inputs));
+      for (int k = 0; k < static_cast<int>(outputs.size()); ++k) {
+        values[TensorId{node.name, k}] = std::move(outputs[k]);
+      }
+      continue;
+    }
+    const ir::LoweredCluster& cluster = lowered.clusters[unit.cluster];
+    const auto& lambda = static_cast<const ir::Lambda&>(*cluster.lambda);
+    std::vector<ir::Value> args;
+    for (size_t k = 0; k < cluster.params.size(); ++k) {
+      DFC_ASSIGN_OR_RETURN(Tensor t, value_of(cluster.params[k]));
+      // The value must have the parameter's type under the bound sizes: a round trip checks it.
+      ir::Value v = ir::ValueFromTensor(t);
+      if (absl::StatusOr<Tensor> check = ir::TensorFromValue(v, lambda.params[k]->type, sizes);
+          !check.ok() || check->dtype() != t.dtype()) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "tensor \"", cluster.params[k].ToString(), "\" is ", DTypeName(t.dtype()),
+            ShapeToString(t.shape()), ", but the compiled cluster expects ",
+            ir::TypeToString(lambda.params[k]->type)));
+      }
+      args.push_back(std::move(v));
+    }
+    ir::Interpreter interpreter(sizes);
+    DFC_ASSIGN_OR_RETURN(ir::Value result, interpreter.Apply(cluster.lambda, std::move(args)));
+    for (size_t k = 0; k < cluster.outputs.size(); ++k) {
+      const ir::Value& v = cluster.outputs.size() == 1 ? result : result.elements[k];
+      DFC_ASSIGN_OR_RETURN(Tensor t, ir::TensorFromValue(v, cluster.output_types[k], sizes));
+      values[cluster.outputs[k]] = std::move(t);
+    }
+  }
+  std::vector<Tensor> out;
+  for (const TensorId& id : fetches) {
+    DFC_ASSIGN_OR_RETURN(Tensor t, value_of(id));
+    out.push_back(std::move(t));
+  }
+  return out;
+}
+
+}  // namespace dfc

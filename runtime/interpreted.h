@@ -1,0 +1,43 @@
+// Running a lowered graph without a device: host nodes by the reference executor and every
+// cluster by the IR interpreter. It checks the lowering of whole graphs against the reference
+// (`dfc conformance --interpret`) before any OpenCL exists.
+#ifndef DFC_RUNTIME_INTERPRETED_H_
+#define DFC_RUNTIME_INTERPRETED_H_
+
+#include <span>
+#include <utility>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "graph/fold.h"
+#include "graph/graph.h"
+#include "graph/tensor.h"
+#include "ir/lower/cluster.h"
+
+namespace dfc {
+
+// Folding with the reference executor for constants and the IR lowering for device shapes.
+class ReferenceFoldOracle : public FoldOracle {
+ public:
+  absl::StatusOr<std::vector<Tensor>> Evaluate(const Node& node,
+                                               std::span<const Tensor> inputs) const override;
+  absl::StatusOr<std::vector<TensorInfo>> InferShapes(
+      const Node& node, std::span<const TensorInfo> inputs) const override;
+  bool ReadsStatically(const Node& node, int input) const override;
+};
+
+// Binds every size variable of `fold` from the fed placeholders' shapes. A placeholder that is
+// not fed binds nothing; two feeds that disagree on one variable (the batch N) are an error.
+// The variables that unification replaced must agree with their replacements: a feed whose
+// batch differs from another's that the graph combines it with is an error naming both.
+absl::StatusOr<SizeBindings> BindSizes(const ir::LoweredGraph& lowered,
+                                       const std::vector<std::pair<TensorId, Tensor>>& feeds);
+
+// Runs `lowered` (made by ir::LowerGraph for these fetches and feeds) and returns the fetches.
+absl::StatusOr<std::vector<Tensor>> RunInterpreted(
+    const Graph& graph, const ir::LoweredGraph& lowered,
+    const std::vector<std::pair<TensorId, Tensor>>& feeds, const std::vector<TensorId>& fetches);
+
+}  // namespace dfc
+
+#endif  // DFC_RUNTIME_INTERPRETED_H_
