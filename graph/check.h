@@ -22,10 +22,10 @@
   } while (false)
 
 // Status plumbing: `DFC_RETURN_IF_ERROR(status)` and `DFC_ASSIGN_OR_RETURN(auto x, statusor)`.
-#define DFC_RETURN_IF_ERROR(expr)                             \
-  do {                                                        \
-    const ::absl::Status dfc_status = (expr);                 \
-    if (!dfc_status.ok()) return dfc_status;                  \
+#define DFC_RETURN_IF_ERROR(expr)             \
+  do {                                        \
+    const ::absl::Status dfc_status = (expr); \
+    if (!dfc_status.ok()) return dfc_status;  \
   } while (false)
 
 #define DFC_STATUS_CONCAT_INNER(a, b) a##b

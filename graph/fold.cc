@@ -753,8 +753,8 @@ class Folder {
       return absl::OkStatus();
     }
 
-    const bool may_fold = def->placement == Placement::kHost || !options_.fold_only_static ||
-                          needed_static_[i];
+    const bool may_fold =
+        def->placement == Placement::kHost || !options_.fold_only_static || needed_static_[i];
     if (may_fold && ControlInputsPure(node) &&
         std::all_of(in.begin(), in.end(), [](const TensorInfo& t) {
           return t.dtype == DType::kInvalid || IsSupported(t.dtype);
@@ -821,7 +821,9 @@ class Folder {
 
   TensorInfo PlaceholderInfo(const Node& node) {
     TensorInfo info{.dtype = TypeAttr(node, "dtype", DType::kInvalid)};
-    const PartialShape declared = PlaceholderShape(node);
+    auto given = options_.placeholder_shapes.find(node.name);
+    const PartialShape declared =
+        given != options_.placeholder_shapes.end() ? given->second : PlaceholderShape(node);
     if (declared.unknown_rank) return info;
     SymbolicShape shape;
     for (size_t d = 0; d < declared.dims.size(); ++d) {

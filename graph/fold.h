@@ -15,6 +15,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
 #include "graph/arith.h"
+#include "graph/attr.h"
 #include "graph/dtype.h"
 #include "graph/graph.h"
 #include "graph/node.h"
@@ -71,6 +72,10 @@ struct FoldOptions {
   // clusters: `dfc conformance --interpret` uses this so that the IR computes what the
   // cases test rather than the folder. Host nodes are always folded where they can be.
   bool fold_only_static = false;
+  // Shapes for placeholders, by name, in place of their declared shapes (which must admit
+  // them): a placeholder of unknown rank (`keep_prob`) can only be compiled once a caller says
+  // what will be fed. -1 dimensions still become size variables.
+  absl::flat_hash_map<std::string, PartialShape> placeholder_shapes;
 };
 
 // Where a size variable comes from: dimension `dim` of the placeholder `placeholder`, so a
@@ -108,8 +113,7 @@ inline constexpr int64_t kMaxFoldedElements = int64_t{1} << 20;
 // are not folded, so the ordering they ask for survives. An error from evaluating a node on
 // constant inputs is returned, naming the node: the graph would fail the same way at run time.
 absl::StatusOr<FoldResult> FoldConstants(const Graph& graph, const std::vector<int>& nodes,
-                                         const FoldOracle& oracle,
-                                         const FoldOptions& options = {});
+                                         const FoldOracle& oracle, const FoldOptions& options = {});
 
 }  // namespace dfc
 

@@ -34,13 +34,13 @@ absl::StatusOr<TypePtr> ResultType(const Fun& f, const std::vector<TypePtr>& arg
 absl::StatusOr<TypePtr> ResultType(const Fun& f, const std::vector<TypePtr>& types) {
   auto arity = [&](size_t n) -> absl::Status {
     if (types.size() == n) return absl::OkStatus();
-    return TypeError(f, absl::StrCat("takes ", n, " argument", n == 1 ? "" : "s", ", got ",
-                                     types.size()));
+    return TypeError(
+        f, absl::StrCat("takes ", n, " argument", n == 1 ? "" : "s", ", got ", types.size()));
   };
   auto array = [&](int k) -> absl::Status {
     if (types[k]->is_array()) return absl::OkStatus();
-    return TypeError(f, absl::StrCat("argument ", k, " has type ", T(types[k]),
-                                     ", expected an array"));
+    return TypeError(
+        f, absl::StrCat("argument ", k, " has type ", T(types[k]), ", expected an array"));
   };
   const auto* p = static_cast<const Pattern*>(&f);
   switch (f.kind) {
@@ -49,9 +49,9 @@ absl::StatusOr<TypePtr> ResultType(const Fun& f, const std::vector<TypePtr>& typ
       DFC_RETURN_IF_ERROR(arity(lambda.params.size()));
       for (size_t k = 0; k < types.size(); ++k) {
         if (!TypeEquals(types[k], lambda.params[k]->type)) {
-          return TypeError(f, absl::StrCat("argument ", k, " has type ", T(types[k]),
-                                           ", but parameter ", lambda.params[k]->name,
-                                           " has type ", T(lambda.params[k]->type)));
+          return TypeError(
+              f, absl::StrCat("argument ", k, " has type ", T(types[k]), ", but parameter ",
+                              lambda.params[k]->name, " has type ", T(lambda.params[k]->type)));
         }
       }
       return lambda.body->type;
@@ -94,8 +94,8 @@ absl::StatusOr<TypePtr> ResultType(const Fun& f, const std::vector<TypePtr>& typ
       DFC_RETURN_IF_ERROR(array(1));
       auto acc = ResultType(*p->f, {types[0], types[1]->element});
       if (!acc.ok()) {
-        return TypeError(f, absl::StrCat("on (", T(types[0]), ", ", T(types[1]),
-                                         "): ", acc.status().message()));
+        return TypeError(
+            f, absl::StrCat("on (", T(types[0]), ", ", T(types[1]), "): ", acc.status().message()));
       }
       if (!TypeEquals(*acc, types[0])) {
         return TypeError(f, absl::StrCat("the function returns ", T(*acc),
@@ -109,10 +109,10 @@ absl::StatusOr<TypePtr> ResultType(const Fun& f, const std::vector<TypePtr>& typ
       for (int k = 0; k < p->arity; ++k) {
         DFC_RETURN_IF_ERROR(array(k));
         if (types[k]->length != types[0]->length) {
-          return TypeError(f, absl::StrCat("argument ", k, " has type ", T(types[k]),
-                                           ", expected an array of length ",
-                                           types[0]->length.ToString(), " like argument 0 (",
-                                           T(types[0]), ")"));
+          return TypeError(
+              f, absl::StrCat("argument ", k, " has type ", T(types[k]),
+                              ", expected an array of length ", types[0]->length.ToString(),
+                              " like argument 0 (", T(types[0]), ")"));
         }
         fields.push_back(types[k]->element);
       }
@@ -121,9 +121,9 @@ absl::StatusOr<TypePtr> ResultType(const Fun& f, const std::vector<TypePtr>& typ
     case Fun::Kind::kGet: {
       DFC_RETURN_IF_ERROR(arity(1));
       if (!types[0]->is_tuple() || p->index >= static_cast<int>(types[0]->elements.size())) {
-        return TypeError(f, absl::StrCat("argument has type ", T(types[0]),
-                                         ", expected a tuple of more than ", p->index,
-                                         " elements"));
+        return TypeError(
+            f, absl::StrCat("argument has type ", T(types[0]), ", expected a tuple of more than ",
+                            p->index, " elements"));
       }
       return types[0]->elements[p->index];
     }
@@ -144,8 +144,8 @@ absl::StatusOr<TypePtr> ResultType(const Fun& f, const std::vector<TypePtr>& typ
       DFC_RETURN_IF_ERROR(arity(1));
       DFC_RETURN_IF_ERROR(array(0));
       if (!types[0]->element->is_array()) {
-        return TypeError(f, absl::StrCat("argument has type ", T(types[0]),
-                                         ", expected an array of arrays"));
+        return TypeError(
+            f, absl::StrCat("argument has type ", T(types[0]), ", expected an array of arrays"));
       }
       const TypePtr& inner = types[0]->element;
       return ArrayType(inner->element, types[0]->length * inner->length);
@@ -154,8 +154,8 @@ absl::StatusOr<TypePtr> ResultType(const Fun& f, const std::vector<TypePtr>& typ
       DFC_RETURN_IF_ERROR(arity(1));
       DFC_RETURN_IF_ERROR(array(0));
       if (!types[0]->element->is_array()) {
-        return TypeError(f, absl::StrCat("argument has type ", T(types[0]),
-                                         ", expected an array of arrays"));
+        return TypeError(
+            f, absl::StrCat("argument has type ", T(types[0]), ", expected an array of arrays"));
       }
       const TypePtr& inner = types[0]->element;
       return ArrayType(ArrayType(inner->element, types[0]->length), inner->length);
@@ -170,8 +170,8 @@ absl::StatusOr<TypePtr> ResultType(const Fun& f, const std::vector<TypePtr>& typ
       DFC_RETURN_IF_ERROR(arity(1));
       DFC_RETURN_IF_ERROR(array(0));
       if (p->pad_mode == PadMode::kConstant && BaseDType(types[0]) != p->pad_value.dtype) {
-        return TypeError(f, absl::StrCat("argument has type ", T(types[0]), ", but the pad value is ",
-                                         DTypeName(p->pad_value.dtype)));
+        return TypeError(f, absl::StrCat("argument has type ", T(types[0]),
+                                         ", but the pad value is ", DTypeName(p->pad_value.dtype)));
       }
       return ArrayType(types[0]->element, types[0]->length + p->left + p->right);
     }
@@ -179,8 +179,8 @@ absl::StatusOr<TypePtr> ResultType(const Fun& f, const std::vector<TypePtr>& typ
       DFC_RETURN_IF_ERROR(arity(1));
       DFC_RETURN_IF_ERROR(array(0));
       if (!types[0]->element->is_scalar()) {
-        return TypeError(f, absl::StrCat("argument has type ", T(types[0]),
-                                         ", expected an array of scalars"));
+        return TypeError(
+            f, absl::StrCat("argument has type ", T(types[0]), ", expected an array of scalars"));
       }
       const ArithExpr& n = types[0]->length;
       if (n % p->size != ArithExpr(0)) {
@@ -193,8 +193,8 @@ absl::StatusOr<TypePtr> ResultType(const Fun& f, const std::vector<TypePtr>& typ
       DFC_RETURN_IF_ERROR(arity(1));
       DFC_RETURN_IF_ERROR(array(0));
       if (!types[0]->element->is_vector()) {
-        return TypeError(f, absl::StrCat("argument has type ", T(types[0]),
-                                         ", expected an array of vectors"));
+        return TypeError(
+            f, absl::StrCat("argument has type ", T(types[0]), ", expected an array of vectors"));
       }
       const TypePtr& v = types[0]->element;
       return ArrayType(ScalarType(v->dtype), types[0]->length * v->width);
@@ -213,8 +213,7 @@ absl::StatusOr<TypePtr> ResultType(const Fun& f, const std::vector<TypePtr>& typ
         DFC_RETURN_IF_ERROR(array(k));
         if (!TypeEquals(types[k]->element, types[0]->element)) {
           return TypeError(f, absl::StrCat("argument ", k, " has type ", T(types[k]),
-                                           ", expected elements of type ",
-                                           T(types[0]->element)));
+                                           ", expected elements of type ", T(types[0]->element)));
         }
         total = total + types[k]->length;
       }
@@ -230,8 +229,8 @@ absl::StatusOr<TypePtr> ResultType(const Fun& f, const std::vector<TypePtr>& typ
       DFC_RETURN_IF_ERROR(arity(2));
       DFC_RETURN_IF_ERROR(array(0));
       if (!types[1]->is_scalar() || !IsInteger(types[1]->dtype)) {
-        return TypeError(f, absl::StrCat("index has type ", T(types[1]),
-                                         ", expected an integer scalar"));
+        return TypeError(
+            f, absl::StrCat("index has type ", T(types[1]), ", expected an integer scalar"));
       }
       return types[0]->element;
     case Fun::Kind::kToGlobal:
@@ -462,10 +461,9 @@ absl::StatusOr<ExprPtr> MapOver(const ExprPtr& array,
     return absl::InvalidArgumentError(
         absl::StrCat("Map: argument has type ", TypeToString(array->type), ", expected an array"));
   }
-  DFC_ASSIGN_OR_RETURN(
-      FunPtr f, MakeLambda({array->type->element},
-                           [&](std::span<const ExprPtr> p) { return body(p[0]); },
-                           {std::string(name)}));
+  DFC_ASSIGN_OR_RETURN(FunPtr f, MakeLambda({array->type->element},
+                                            [&](std::span<const ExprPtr> p) { return body(p[0]); },
+                                            {std::string(name)}));
   return Call(Map(std::move(f)), {array});
 }
 
@@ -477,18 +475,18 @@ absl::StatusOr<ExprPtr> ReduceOver(
         "Reduce: argument has type ", TypeToString(array->type), ", expected an array"));
   }
   DFC_ASSIGN_OR_RETURN(
-      FunPtr f, MakeLambda({init->type, array->type->element},
-                           [&](std::span<const ExprPtr> p) { return body(p[0], p[1]); },
-                           {"acc", "x"}));
+      FunPtr f,
+      MakeLambda({init->type, array->type->element},
+                 [&](std::span<const ExprPtr> p) { return body(p[0], p[1]); }, {"acc", "x"}));
   return Call(Reduce(std::move(f)), {init, array});
 }
 
 absl::StatusOr<ExprPtr> Let(const ExprPtr& value,
                             const std::function<absl::StatusOr<ExprPtr>(ExprPtr)>& body,
                             absl::string_view name) {
-  DFC_ASSIGN_OR_RETURN(FunPtr f, MakeLambda({value->type},
-                                            [&](std::span<const ExprPtr> p) { return body(p[0]); },
-                                            {std::string(name)}));
+  DFC_ASSIGN_OR_RETURN(
+      FunPtr f, MakeLambda({value->type}, [&](std::span<const ExprPtr> p) { return body(p[0]); },
+                           {std::string(name)}));
   return Call(std::move(f), {value});
 }
 

@@ -89,11 +89,11 @@ struct Fun {
     kAsScalar,   // AsScalar(): [S<w>]n -> [S]n*w
     kId,         // Id(): T -> T
     // Index patterns, dfc's additions for data movement (all are views: no arithmetic).
-    kReindex,    // Reindex(m, idx): [T]n -> [T]m, out[i] = in[idx(i)], idx an ArithExpr in i
-    kConcat,     // Concat(k): ([T]n1, ..., [T]nk) -> [T]n1+...+nk
-    kRepeat,     // Repeat(n): T -> [T]n, every element the argument
-    kIota,       // Iota(n, S): () -> [S]n, the indices 0..n-1 as the integer dtype S
-    kAt,         // At(): ([T]n, S) -> T, the element at a runtime integer index
+    kReindex,  // Reindex(m, idx): [T]n -> [T]m, out[i] = in[idx(i)], idx an ArithExpr in i
+    kConcat,   // Concat(k): ([T]n1, ..., [T]nk) -> [T]n1+...+nk
+    kRepeat,   // Repeat(n): T -> [T]n, every element the argument
+    kIota,     // Iota(n, S): () -> [S]n, the indices 0..n-1 as the integer dtype S
+    kAt,       // At(): ([T]n, S) -> T, the element at a runtime integer index
     // Lowered forms, for code generation: same type rules as Map / Reduce / Id.
     kMapGlb,     // MapGlb(d)(f): one element per global work-item along dimension d
     kMapWrg,     // MapWrg(d)(f): one element per work-group along dimension d
@@ -122,16 +122,21 @@ struct Lambda : Fun {
 struct UserFun : Fun {
   // Refuses an input only where the reference executor does (an integer division by zero).
   using HostFn = std::function<absl::StatusOr<Scalar>(std::span<const Scalar>)>;
-  const std::string name;                     // a C identifier, unique per body and types
+  const std::string name;  // a C identifier, unique per body and types
   const std::vector<std::string> param_names;
-  const std::string body;                     // OpenCL C statements, e.g. "return x + y;"
-  const std::vector<TypePtr> param_types;     // scalars
-  const TypePtr result_type;                  // a scalar
+  const std::string body;                  // OpenCL C statements, e.g. "return x + y;"
+  const std::vector<TypePtr> param_types;  // scalars
+  const TypePtr result_type;               // a scalar
   const HostFn host;
   UserFun(std::string n, std::vector<std::string> pn, std::string b, std::vector<TypePtr> pt,
           TypePtr rt, HostFn h)
-      : Fun(Kind::kUserFun), name(std::move(n)), param_names(std::move(pn)), body(std::move(b)),
-        param_types(std::move(pt)), result_type(std::move(rt)), host(std::move(h)) {}
+      : Fun(Kind::kUserFun),
+        name(std::move(n)),
+        param_names(std::move(pn)),
+        body(std::move(b)),
+        param_types(std::move(pt)),
+        result_type(std::move(rt)),
+        host(std::move(h)) {}
 };
 
 // What Pad puts in the new elements.
@@ -144,17 +149,17 @@ enum class PadMode {
 
 // Every pattern: which fields matter depends on the kind (see Fun::Kind).
 struct Pattern : Fun {
-  FunPtr f;                  // Map*, Reduce*, To*
-  int dim = 0;               // MapGlb/MapWrg/MapLcl
-  int index = 0;             // Get
-  int arity = 0;             // Zip, Tuple, Concat
-  ArithExpr size;            // Split, Slide (window), AsVector (width), Reindex (out length),
-                             //   Repeat (count), Iota (count)
-  ArithExpr step;            // Slide
-  ArithExpr left, right;     // Pad
+  FunPtr f;               // Map*, Reduce*, To*
+  int dim = 0;            // MapGlb/MapWrg/MapLcl
+  int index = 0;          // Get
+  int arity = 0;          // Zip, Tuple, Concat
+  ArithExpr size;         // Split, Slide (window), AsVector (width), Reindex (out length),
+                          //   Repeat (count), Iota (count)
+  ArithExpr step;         // Slide
+  ArithExpr left, right;  // Pad
   PadMode pad_mode = PadMode::kConstant;
-  Scalar pad_value;          // Pad with kConstant
-  ArithExpr index_fn;        // Reindex: an expression in IndexVar()
+  Scalar pad_value;             // Pad with kConstant
+  ArithExpr index_fn;           // Reindex: an expression in IndexVar()
   DType dtype = DType::kInt32;  // Iota
   explicit Pattern(Kind k) : Fun(k) {}
 };

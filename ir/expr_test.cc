@@ -26,8 +26,8 @@ FunPtr Neg() {
 FunPtr Add() {
   return MakeUserFun("add", {"x", "y"}, "return x + y;", {DType::kFloat, DType::kFloat},
                      DType::kFloat, [](std::span<const Scalar> a) -> absl::StatusOr<Scalar> {
-                       return Scalar::Float(DType::kFloat, static_cast<float>(a[0].f) +
-                                                               static_cast<float>(a[1].f));
+                       return Scalar::Float(
+                           DType::kFloat, static_cast<float>(a[0].f) + static_cast<float>(a[1].f));
                      });
 }
 
@@ -56,9 +56,8 @@ TEST(TypeTest, LengthsCompareThroughTheSimplifier) {
 
 TEST(ExprTest, MapInfersTheElementResult) {
   ParamPtr a = MakeParam("A", F32({N, 784}));
-  ExprPtr e = Must(MapOver(a, [](ExprPtr row) { return MapScalars(row, [](ExprPtr x) {
-    return Call(Neg(), {x});
-  }); }));
+  ExprPtr e = Must(MapOver(
+      a, [](ExprPtr row) { return MapScalars(row, [](ExprPtr x) { return Call(Neg(), {x}); }); }));
   EXPECT_TRUE(TypeEquals(e->type, F32({N, 784})));
 }
 
@@ -81,8 +80,9 @@ TEST(ExprTest, SplitJoinTransposeTypes) {
 
 TEST(ExprTest, ReduceReturnsTheAccumulatorNotAnArray) {
   ParamPtr a = MakeParam("A", F32({N}));
-  ExprPtr sum = Must(ReduceOver(Lit(DType::kFloat, 0), a,
-                                [](ExprPtr acc, ExprPtr x) { return Call(Add(), {acc, x}); }));
+  ExprPtr sum = Must(ReduceOver(Lit(DType::kFloat, 0), a, [](ExprPtr acc, ExprPtr x) {
+    return Call(Add(), {acc, x});
+  }));
   EXPECT_TRUE(TypeEquals(sum->type, ScalarType(DType::kFloat)));
 }
 
@@ -162,8 +162,12 @@ TEST(PrinterTest, LiftNotation) {
   }));
   EXPECT_EQ(ToString(nested), "Map(λ(x) => Map(λ(x1) => add(x1, x1)) $ x) $ A");
 
-  ExprPtr let = Must(Let(Must(Call(Map(Map(Neg())), {a})),
-                         [](ExprPtr v) { return Call(Zip(2), {v, v}); }, "v"));
+  ExprPtr let = Must(Let(
+      Must(Call(Map(Map(Neg())), {a})),
+      [](ExprPtr v) {
+        return Call(Zip(2), {v, v});
+      },
+      "v"));
   EXPECT_EQ(ToString(let), "(λ(v) => Zip(2) $ (v, v)) $ (Map(Map(neg)) $ A)");
 }
 

@@ -205,8 +205,8 @@ absl::StatusOr<Value> Interpreter::ApplyIn(const Fun& f, std::vector<Value> args
       const std::vector<Value>& in = args[0].elements;
       std::vector<Value> out;
       for (int64_t start = 0; start + size <= static_cast<int64_t>(in.size()); start += step) {
-        out.push_back(Value::Array(std::vector<Value>(in.begin() + start,
-                                                      in.begin() + start + size)));
+        out.push_back(
+            Value::Array(std::vector<Value>(in.begin() + start, in.begin() + start + size)));
       }
       return Value::Array(std::move(out));
     }
@@ -310,8 +310,8 @@ absl::StatusOr<Value> Interpreter::ApplyIn(const Fun& f, std::vector<Value> args
       int64_t n = static_cast<int64_t>(args[0].elements.size());
       if (args[1].scalar.dtype == DType::kUInt64 && index < 0) index = n;  // huge: out of range
       if (index < 0 || index >= n) {
-        return EvalError(f, absl::StrCat("index ", args[1].scalar.ToString(),
-                                         " is not in [0, ", n, ")"));
+        return EvalError(
+            f, absl::StrCat("index ", args[1].scalar.ToString(), " is not in [0, ", n, ")"));
       }
       return std::move(args[0].elements[index]);
     }

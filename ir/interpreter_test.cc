@@ -71,8 +71,8 @@ TEST_F(InterpreterTest, SlidePadReindexConcatRepeatIota) {
             Ints({1, 0, 0, 1, 2, 2, 1}));
   EXPECT_EQ(Run(Pad(1, 2, PadMode::kClamp), Ints({0, 1, 2}), TensorType(DType::kInt32, {3})),
             Ints({0, 0, 1, 2, 2, 2}));
-  EXPECT_EQ(Run(Pad(1, 0, PadMode::kConstant, Scalar::Int(DType::kInt32, 9)),
-                IntMatrix({{1, 2}}), TensorType(DType::kInt32, {1, 2})),
+  EXPECT_EQ(Run(Pad(1, 0, PadMode::kConstant, Scalar::Int(DType::kInt32, 9)), IntMatrix({{1, 2}}),
+                TensorType(DType::kInt32, {1, 2})),
             IntMatrix({{9, 9}, {1, 2}}));
   // Reversal as an index function.
   ArithExpr i = IndexVar();
@@ -130,7 +130,8 @@ TEST_F(InterpreterTest, LoweredPatternsComputeWhatTheirHighLevelTwinsDo) {
   ExprPtr low = Must(Call(MapGlb(0, ToGlobal(MapSeq(twice))), {p}));
   Interpreter interpreter;
   Value a = IntMatrix({{1, 2, 3}, {4, 5, 6}});
-  EXPECT_EQ(*interpreter.Evaluate(high, {{p.get(), a}}), *interpreter.Evaluate(low, {{p.get(), a}}));
+  EXPECT_EQ(*interpreter.Evaluate(high, {{p.get(), a}}),
+            *interpreter.Evaluate(low, {{p.get(), a}}));
 }
 
 TEST_F(InterpreterTest, ALetComputesItsValueOnce) {
@@ -144,7 +145,7 @@ TEST_F(InterpreterTest, ALetComputesItsValueOnce) {
 
 TEST_F(InterpreterTest, ErrorsNameWhatIsMissing) {
   ParamPtr p = MakeParam("A", TensorType(DType::kInt32, {ArithExpr::Var("N")}));
-  ExprPtr e = Must(Call(Split(2), {Must(Call(Repeat(ArithExpr::Var("M")), {Lit(DType::kInt32, 1)}))}));
+  ExprPtr e = Must(Call(Repeat(ArithExpr::Var("M")), {Lit(DType::kInt32, 1)}));
   Interpreter interpreter;
   auto v = interpreter.Evaluate(e);
   ASSERT_FALSE(v.ok());

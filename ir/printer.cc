@@ -85,9 +85,9 @@ class Printer {
     }
     if (call.f->kind == Fun::Kind::kLambda) {
       // A let: the argument is evaluated once and named by the parameter.
-      return absl::StrCat("(", Fun(call.f), ") $ ",
-                          call.args.size() == 1 ? Operand(call.args[0])
-                                                : absl::StrCat("(", Args(call.args), ")"));
+      return absl::StrCat(
+          "(", Fun(call.f), ") $ ",
+          call.args.size() == 1 ? Operand(call.args[0]) : absl::StrCat("(", Args(call.args), ")"));
     }
     if (call.args.size() != 1) {
       std::string f = Fun(call.f);

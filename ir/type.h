@@ -24,11 +24,11 @@ struct Type {
   enum class Kind { kScalar, kVector, kTuple, kArray };
 
   Kind kind;
-  DType dtype = DType::kInvalid;   // kScalar, kVector: the element dtype
-  int width = 1;                   // kVector: 2, 4, 8 or 16
-  std::vector<TypePtr> elements;   // kTuple
-  TypePtr element;                 // kArray
-  ArithExpr length;                // kArray
+  DType dtype = DType::kInvalid;  // kScalar, kVector: the element dtype
+  int width = 1;                  // kVector: 2, 4, 8 or 16
+  std::vector<TypePtr> elements;  // kTuple
+  TypePtr element;                // kArray
+  ArithExpr length;               // kArray
 
   bool is_scalar() const { return kind == Kind::kScalar; }
   bool is_vector() const { return kind == Kind::kVector; }

@@ -120,9 +120,8 @@ bool operator==(const Value& a, const Value& b) {
 
 std::string Value::ToString() const {
   if (kind == Kind::kScalar) return scalar.ToString();
-  std::string inner = absl::StrJoin(elements, ", ", [](std::string* out, const Value& v) {
-    *out += v.ToString();
-  });
+  std::string inner =
+      absl::StrJoin(elements, ", ", [](std::string* out, const Value& v) { *out += v.ToString(); });
   switch (kind) {
     case Kind::kTuple:
       return absl::StrCat("(", inner, ")");
@@ -148,8 +147,8 @@ absl::Status Flatten(const Value& value, const TypePtr& type, const SizeBindings
                      std::vector<Scalar>& out, const std::string& where) {
   if (type->is_scalar()) {
     if (value.kind != Value::Kind::kScalar) {
-      return absl::InvalidArgumentError(absl::StrCat(where, ": expected a scalar, got ",
-                                                     value.ToString().substr(0, 80)));
+      return absl::InvalidArgumentError(
+          absl::StrCat(where, ": expected a scalar, got ", value.ToString().substr(0, 80)));
     }
     if (value.scalar.dtype != type->dtype) {
       return absl::InvalidArgumentError(absl::StrCat(where, ": expected ", DTypeName(type->dtype),
@@ -165,11 +164,12 @@ absl::Status Flatten(const Value& value, const TypePtr& type, const SizeBindings
   auto length = type->length.Evaluate(sizes);
   if (!length.ok()) return length.status();
   if (static_cast<int64_t>(value.elements.size()) != *length) {
-    return absl::InvalidArgumentError(absl::StrCat(where, ": expected ", *length,
-                                                   " elements, got ", value.elements.size()));
+    return absl::InvalidArgumentError(
+        absl::StrCat(where, ": expected ", *length, " elements, got ", value.elements.size()));
   }
   for (size_t k = 0; k < value.elements.size(); ++k) {
-    auto s = Flatten(value.elements[k], type->element, sizes, out, absl::StrCat(where, "[", k, "]"));
+    auto s =
+        Flatten(value.elements[k], type->element, sizes, out, absl::StrCat(where, "[", k, "]"));
     if (!s.ok()) return s;
   }
   return absl::OkStatus();

@@ -56,9 +56,10 @@ absl::StatusOr<SizeBindings> BindSizes(const ir::LoweredGraph& lowered,
         continue;
       }
       if (*value != bound->second) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            bound_by[var], " is ", bound->second, ", but the graph combines it with a dimension of ",
-            expr.ToString(), " = ", *value, " (an op needs the two sizes equal)"));
+        return absl::InvalidArgumentError(
+            absl::StrCat(bound_by[var], " is ", bound->second,
+                         ", but the graph combines it with a dimension of ", expr.ToString(), " = ",
+                         *value, " (an op needs the two sizes equal)"));
       }
     }
   }
@@ -102,10 +103,10 @@ absl::StatusOr<std::vector<Tensor>> RunInterpreted(
       ir::Value v = ir::ValueFromTensor(t);
       if (absl::StatusOr<Tensor> check = ir::TensorFromValue(v, lambda.params[k]->type, sizes);
           !check.ok() || check->dtype() != t.dtype()) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "tensor \"", cluster.params[k].ToString(), "\" is ", DTypeName(t.dtype()),
-            ShapeToString(t.shape()), ", but the compiled cluster expects ",
-            ir::TypeToString(lambda.params[k]->type)));
+        return absl::InvalidArgumentError(
+            absl::StrCat("tensor \"", cluster.params[k].ToString(), "\" is ", DTypeName(t.dtype()),
+                         ShapeToString(t.shape()), ", but the compiled cluster expects ",
+                         ir::TypeToString(lambda.params[k]->type)));
       }
       args.push_back(std::move(v));
     }

@@ -68,8 +68,8 @@ namespace dfc::testing {
            << ") but the lowering computed a result";
   }
   if (actual.size() != expected->size()) {
-    return ::testing::AssertionFailure() << "lowering has " << actual.size()
-                                         << " outputs, the reference " << expected->size();
+    return ::testing::AssertionFailure()
+           << "lowering has " << actual.size() << " outputs, the reference " << expected->size();
   }
   for (size_t k = 0; k < actual.size(); ++k) {
     Comparison c = CompareTensors(actual[k], (*expected)[k]);

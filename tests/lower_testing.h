@@ -4,9 +4,9 @@
 
 #include <vector>
 
-#include "gtest/gtest.h"
 #include "graph/node.h"
 #include "graph/tensor.h"
+#include "gtest/gtest.h"
 
 namespace dfc::testing {
 

@@ -9,6 +9,7 @@
 #include "absl/strings/strip.h"
 #include "graph/ops.h"
 #include "gtest/gtest.h"
+#include "ir/lower/lower.h"
 #include "runtime/reference/kernel.h"
 #include "tests/test_util.h"
 
@@ -30,7 +31,8 @@ std::vector<OpsMdRow> ReadOpsMd() {
     std::vector<std::string> cells = absl::StrSplit(line, '|');
     if (cells.size() != 5 || cells[1].find("---") != std::string::npos) continue;
     OpsMdRow row{std::string(absl::StripAsciiWhitespace(cells[1])),
-                 std::string(absl::StripAsciiWhitespace(cells[2])), {}};
+                 std::string(absl::StripAsciiWhitespace(cells[2])),
+                 {}};
     if (row.family == "family") continue;  // the header
     for (absl::string_view op : absl::StrSplit(cells[3], ' ', absl::SkipWhitespace())) {
       row.ops.emplace_back(op);
@@ -50,10 +52,9 @@ TEST(OpsTableTest, MatchesOpsMdAndEveryOpHasAKernel) {
       const OpDef* def = FindOpDef(op);
       ASSERT_NE(def, nullptr) << op << " (" << row.family << ") is not in graph/ops.cc";
       EXPECT_EQ(std::string(def->family), row.family) << op;
-      const Placement expected = absl::StartsWith(row.runs_on, "device (host")
-                                     ? Placement::kLayout
-                                 : row.runs_on == "device" ? Placement::kDevice
-                                                           : Placement::kHost;
+      const Placement expected = absl::StartsWith(row.runs_on, "device (host") ? Placement::kLayout
+                                 : row.runs_on == "device"                     ? Placement::kDevice
+                                                                               : Placement::kHost;
       EXPECT_EQ(def->placement, expected) << op << " runs on \"" << row.runs_on << "\"";
       EXPECT_NE(reference::KernelRegistry::Global().Find(op), nullptr)
           << op << " has no reference kernel";
@@ -65,6 +66,21 @@ TEST(OpsTableTest, MatchesOpsMdAndEveryOpHasAKernel) {
   }
   for (const std::string& op : reference::KernelRegistry::Global().Ops()) {
     EXPECT_TRUE(listed.contains(op)) << "kernel for " << op << ", which OPS.md does not list";
+  }
+}
+
+// Every op OPS.md runs on the device has a lowering to the IR, and nothing else does.
+TEST(OpsTableTest, EveryDeviceOpHasALowering) {
+  std::set<std::string> device;
+  for (const OpsMdRow& row : ReadOpsMd()) {
+    if (!absl::StartsWith(row.runs_on, "device")) continue;
+    for (const std::string& op : row.ops) {
+      device.insert(op);
+      EXPECT_NE(ir::FindLowering(op), nullptr) << op << " (" << row.family << ") has no lowering";
+    }
+  }
+  for (const std::string& op : ir::LoweredOps()) {
+    EXPECT_TRUE(device.contains(op)) << "lowering for " << op << ", which is not a device op";
   }
 }
 

@@ -6,6 +6,7 @@
 #include <map>
 #include <set>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "graph/loader.h"
@@ -24,7 +25,9 @@ constexpr char kUsage[] =
     "  --clusters  fold constants, partition and lower: print each device cluster\n"
     "  --ir        with --clusters, also print each cluster's IR in Lift's notation\n"
     "  --fetch     the tensors to compile for (default: every node nothing consumes whose\n"
-    "              inputs are all supported ops)\n";
+    "              inputs are all supported ops)\n"
+    "  --shapes    shapes for placeholders declared without one, e.g.\n"
+    "              'keep_prob=[];X=[?,784]' (? is a size variable)\n";
 
 struct Summary {
   int num_nodes = 0;
@@ -118,19 +121,46 @@ void DefaultFetches(const Graph& graph, std::vector<TensorId>& fetches,
   }
 }
 
+// "keep_prob=[];X=[?,784]" -> {keep_prob: [], X: [-1,784]}.
+absl::StatusOr<absl::flat_hash_map<std::string, PartialShape>> ParseShapes(absl::string_view text) {
+  absl::flat_hash_map<std::string, PartialShape> shapes;
+  for (absl::string_view item : absl::StrSplit(text, ';', absl::SkipEmpty())) {
+    std::vector<absl::string_view> parts = absl::StrSplit(item, absl::MaxSplits('=', 1));
+    if (parts.size() != 2 || parts[0].empty() || parts[1].size() < 2 || parts[1].front() != '[' ||
+        parts[1].back() != ']') {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--shapes: \"", item, "\" is not NAME=[d0,d1,...]"));
+    }
+    PartialShape shape;
+    for (absl::string_view d :
+         absl::StrSplit(parts[1].substr(1, parts[1].size() - 2), ',', absl::SkipEmpty())) {
+      int64_t n = -1;
+      if (d != "?" && (!absl::SimpleAtoi(d, &n) || n < -1)) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("--shapes: \"", d, "\" in \"", item, "\" is not a size or ?"));
+      }
+      shape.dims.push_back(n);
+    }
+    shapes[std::string(parts[0])] = std::move(shape);
+  }
+  return shapes;
+}
+
 std::string Describe(const Graph& graph, const FoldResult& fold, const TensorId& id) {
   return absl::StrCat(id.ToString(), "  ", fold.Info(graph, id).ToString());
 }
 
 int PrintClusters(const Graph& graph, const std::vector<TensorId>& fetches,
-                  const std::vector<std::string>& targets, bool with_ir) {
+                  const std::vector<std::string>& targets, const ir::LowerOptions& options,
+                  bool with_ir) {
   ReferenceFoldOracle oracle;
-  absl::StatusOr<ir::LoweredGraph> lowered = ir::LowerGraph(graph, fetches, targets, {}, oracle);
+  absl::StatusOr<ir::LoweredGraph> lowered =
+      ir::LowerGraph(graph, fetches, targets, {}, oracle, options);
   if (!lowered.ok()) return ReportError(lowered.status());
-  std::cout << "clusters: " << lowered->clusters.size() << " (device nodes: "
-            << lowered->device_nodes << ", " << lowered->clustered << " in clusters, "
-            << lowered->folded << " folded at compile time, " << lowered->device_on_host
-            << " on the host)\n";
+  std::cout << "clusters: " << lowered->clusters.size()
+            << " (device nodes: " << lowered->device_nodes << ", " << lowered->clustered
+            << " in clusters, " << lowered->folded << " folded at compile time, "
+            << lowered->device_on_host << " on the host)\n";
   for (const std::string& host : lowered->host_device_nodes) {
     std::cout << "  on the host: " << host << "\n";
   }
@@ -147,8 +177,8 @@ int PrintClusters(const Graph& graph, const std::vector<TensorId>& fetches,
     }
     std::cout << "  outputs:\n";
     for (size_t k = 0; k < lc.outputs.size(); ++k) {
-      std::cout << "    " << lc.outputs[k].ToString() << "  " << ir::TypeToString(lc.output_types[k])
-                << "\n";
+      std::cout << "    " << lc.outputs[k].ToString() << "  "
+                << ir::TypeToString(lc.output_types[k]) << "\n";
     }
     if (with_ir) std::cout << "  ir: " << ir::ToString(lc.lambda) << "\n";
   }
@@ -159,13 +189,14 @@ int PrintClusters(const Graph& graph, const std::vector<TensorId>& fetches,
 
 int Inspect(const std::vector<std::string>& argv) {
   absl::StatusOr<Args> args =
-      ParseArgs(argv, {{"json"}, {"clusters"}, {"ir"}, {"fetch", true}});
+      ParseArgs(argv, {{"json"}, {"clusters"}, {"ir"}, {"fetch", true}, {"shapes", true}});
   if (!args.ok()) return ReportUsage(std::string(args.status().message()), kUsage);
   if (args->positional.size() != 1) return ReportUsage("expected one GRAPH", kUsage);
   const std::string& path = args->positional[0];
   absl::StatusOr<Graph> graph = LoadGraph(path);
   if (!graph.ok()) return ReportError(graph.status());
-  if (args->Has("ir") && !args->Has("clusters")) return ReportUsage("--ir needs --clusters", kUsage);
+  if (args->Has("ir") && !args->Has("clusters"))
+    return ReportUsage("--ir needs --clusters", kUsage);
   if (args->Has("clusters")) {
     std::vector<TensorId> fetches;
     std::vector<std::string> targets;
@@ -178,7 +209,13 @@ int Inspect(const std::vector<std::string>& argv) {
     } else {
       DefaultFetches(*graph, fetches, targets);
     }
-    return PrintClusters(*graph, fetches, targets, args->Has("ir"));
+    ir::LowerOptions options;
+    if (args->Has("shapes")) {
+      auto shapes = ParseShapes(args->Get("shapes"));
+      if (!shapes.ok()) return ReportUsage(std::string(shapes.status().message()), kUsage);
+      options.placeholder_shapes = *std::move(shapes);
+    }
+    return PrintClusters(*graph, fetches, targets, options, args->Has("ir"));
   }
   const Summary summary = Summarize(*graph);
   if (args->Has("json")) {

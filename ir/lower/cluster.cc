@@ -67,9 +67,9 @@ absl::StatusOr<LoweredCluster> LowerCluster(const Graph& graph, const Cluster& c
       continue;
     }
     if (info.dtype == DType::kInvalid || !info.shape) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "tensor \"", input.ToString(), "\" enters a cluster with an unknown ",
-          info.dtype == DType::kInvalid ? "dtype" : "shape"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("tensor \"", input.ToString(), "\" enters a cluster with an unknown ",
+                       info.dtype == DType::kInvalid ? "dtype" : "shape"));
     }
     params.push_back(MakeParam(ParamName(input), TensorType(info.dtype, *info.shape)));
     result.params.push_back(input);
@@ -118,8 +118,8 @@ absl::StatusOr<LoweredCluster> LowerCluster(const Graph& graph, const Cluster& c
   return result;
 }
 
-absl::StatusOr<std::vector<TensorInfo>> InferShapesByLowering(
-    const Node& node, std::span<const TensorInfo> inputs) {
+absl::StatusOr<std::vector<TensorInfo>> InferShapesByLowering(const Node& node,
+                                                              std::span<const TensorInfo> inputs) {
   const Lowering* lowering = FindLowering(node.op);
   if (lowering == nullptr) return node.Error("has no lowering to the IR");
   std::vector<LowerInput> lower_inputs(inputs.size());
@@ -266,7 +266,25 @@ absl::StatusOr<LoweredGraph> LowerGraph(const Graph& graph, const std::vector<Te
   absl::flat_hash_set<TensorId> fed(feeds.begin(), feeds.end());
   DFC_ASSIGN_OR_RETURN(std::vector<int> nodes, NeededNodes(graph, fetches, targets, fed));
   LoweredGraph lowered;
-  FoldOptions fold_options{.fold_only_static = options.fold_only_static};
+  FoldOptions fold_options{.fold_only_static = options.fold_only_static,
+                           .placeholder_shapes = options.placeholder_shapes};
+  for (const auto& [name, shape] : options.placeholder_shapes) {
+    const Node* node = graph.FindNode(name);
+    if (node == nullptr || (node->op != "Placeholder" && node->op != "PlaceholderWithDefault")) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("a shape is given for \"", name, "\", which is not a placeholder"));
+    }
+    const PartialShape declared = PlaceholderShape(*node);
+    bool compatible = declared.unknown_rank || declared.dims.size() == shape.dims.size();
+    for (size_t d = 0; compatible && !declared.unknown_rank && d < shape.dims.size(); ++d) {
+      compatible = declared.dims[d] < 0 || declared.dims[d] == shape.dims[d];
+    }
+    if (!compatible) {
+      return absl::InvalidArgumentError(absl::StrCat("placeholder \"", name, "\" is declared ",
+                                                     declared.ToString(), ", not ",
+                                                     shape.ToString()));
+    }
+  }
   // Fold, unify what the ops say must be equal, fold again with the merged sizes; each round
   // removes a variable, so this ends.
   for (;;) {
@@ -290,8 +308,7 @@ absl::StatusOr<LoweredGraph> LowerGraph(const Graph& graph, const std::vector<Te
   // sends its failing node to the host, and the graph is partitioned again.
   for (;;) {
     auto clusterable = [&](int i) {
-      return IsDevicePlaced(graph.node(i)) && !lowered.fold.folded[i] &&
-             !host_reason.contains(i);
+      return IsDevicePlaced(graph.node(i)) && !lowered.fold.folded[i] && !host_reason.contains(i);
     };
     DFC_ASSIGN_OR_RETURN(lowered.partition, PartitionGraph(graph, nodes, clusterable, fetches));
     lowered.clusters.clear();

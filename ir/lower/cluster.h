@@ -58,14 +58,15 @@ struct LoweredGraph {
 struct LowerOptions {
   // FoldOptions::fold_only_static: keep device computations on constants in clusters.
   bool fold_only_static = false;
+  // FoldOptions::placeholder_shapes: shapes for placeholders declared without one.
+  absl::flat_hash_map<std::string, PartialShape> placeholder_shapes;
 };
 
 // `targets` are nodes run for their effects (a training step's NoOp).
 absl::StatusOr<LoweredGraph> LowerGraph(const Graph& graph, const std::vector<TensorId>& fetches,
                                         const std::vector<std::string>& targets,
                                         const std::vector<TensorId>& feeds,
-                                        const FoldOracle& oracle,
-                                        const LowerOptions& options = {});
+                                        const FoldOracle& oracle, const LowerOptions& options = {});
 
 }  // namespace dfc::ir
 

@@ -19,7 +19,7 @@ namespace dfc::ir {
 
 // One input of the node being lowered.
 struct LowerInput {
-  ExprPtr value;                    // the tensor as IR; null for an input only read statically
+  ExprPtr value;                      // the tensor as IR; null for an input only read statically
   const TensorInfo* known = nullptr;  // compile-time knowledge: value, symbolic value; may be null
 };
 

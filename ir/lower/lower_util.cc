@@ -57,9 +57,8 @@ absl::StatusOr<ExprPtr> TransposeTensor(const ExprPtr& t, std::span<const int> p
   std::sort(sorted.begin(), sorted.end());
   for (int k = 0; k < static_cast<int>(sorted.size()); ++k) {
     if (static_cast<int>(sorted.size()) != rank || sorted[k] != k) {
-      return absl::InvalidArgumentError(absl::StrCat("[", absl::StrJoin(perm, ","),
-                                                     "] is not a permutation of ", rank,
-                                                     " dimensions"));
+      return absl::InvalidArgumentError(absl::StrCat(
+          "[", absl::StrJoin(perm, ","), "] is not a permutation of ", rank, " dimensions"));
     }
   }
   if (perm.empty() && rank != 0) {

@@ -1,0 +1,273 @@
+// Whole-graph lowering: clusters become one Lambda each, shared inputs are one parameter, a
+// value read twice is computed once, sizes unify, and the shared models lower completely.
+#include "ir/lower/cluster.h"
+
+#include <filesystem>
+
+#include "absl/strings/str_cat.h"
+#include "gmock/gmock.h"
+#include "graph/loader.h"
+#include "graph/ops.h"
+#include "gtest/gtest.h"
+#include "ir/interpreter.h"
+#include "ir/printer.h"
+#include "runtime/compare.h"
+#include "runtime/interpreted.h"
+#include "runtime/reference/session.h"
+#include "tests/test_util.h"
+
+namespace dfc::ir {
+namespace {
+
+using ::testing::HasSubstr;
+
+Node N(std::string name, std::string op, std::vector<std::string> inputs, AttrMap attrs = {}) {
+  Node node{.name = std::move(name), .op = std::move(op)};
+  for (const std::string& in : inputs) node.inputs.push_back(*TensorId::Parse(in));
+  node.attrs = std::move(attrs);
+  return node;
+}
+
+Node Placeholder(std::string name, std::vector<int64_t> dims) {
+  PartialShape shape;
+  shape.dims = std::move(dims);
+  return N(std::move(name), "Placeholder", {}, {{"dtype", DType::kFloat}, {"shape", shape}});
+}
+
+AttrMap F32() { return {{"T", DType::kFloat}}; }
+
+int Count(const std::string& text, const std::string& needle) {
+  int n = 0;
+  for (size_t at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1)) ++n;
+  return n;
+}
+
+// Lowers `graph` for `fetches` and runs it through the interpreter and the reference session
+// on the same feeds; returns the lowered graph for inspection.
+LoweredGraph LowerAndCompare(const Graph& graph, const std::vector<std::string>& fetch_names,
+                             const std::vector<std::pair<std::string, Tensor>>& feeds) {
+  std::vector<TensorId> fetches;
+  for (const std::string& f : fetch_names) fetches.push_back(*TensorId::Parse(f));
+  std::vector<std::pair<TensorId, Tensor>> fed;
+  std::vector<TensorId> fed_ids;
+  std::vector<reference::Feed> ref_feeds;
+  for (const auto& [name, t] : feeds) {
+    fed.emplace_back(*TensorId::Parse(name), t);
+    fed_ids.push_back(*TensorId::Parse(name));
+    ref_feeds.push_back({name, t});
+  }
+  ReferenceFoldOracle oracle;
+  absl::StatusOr<LoweredGraph> lowered =
+      LowerGraph(graph, fetches, {}, fed_ids, oracle, {.fold_only_static = true});
+  EXPECT_TRUE(lowered.ok()) << lowered.status();
+  if (!lowered.ok()) return {};
+  absl::StatusOr<std::vector<Tensor>> actual = RunInterpreted(graph, *lowered, fed, fetches);
+  EXPECT_TRUE(actual.ok()) << actual.status();
+  reference::Session session(std::make_shared<const Graph>(graph));
+  absl::StatusOr<std::vector<Tensor>> expected = session.Run(ref_feeds, fetch_names);
+  EXPECT_TRUE(expected.ok()) << expected.status();
+  if (actual.ok() && expected.ok()) {
+    for (size_t k = 0; k < fetches.size(); ++k) {
+      Comparison c = CompareTensors((*actual)[k], (*expected)[k]);
+      EXPECT_TRUE(c.equal) << fetch_names[k] << ": " << c.reason;
+    }
+  }
+  return *std::move(lowered);
+}
+
+Tensor Random(Shape shape, int seed) {
+  Tensor t = Tensor::Zeros(DType::kFloat, shape);
+  uint32_t state = 12345u + seed;
+  for (float& v : t.mutable_flat<float>()) {
+    state = state * 1664525u + 1013904223u;
+    v = static_cast<float>(state >> 8) / static_cast<float>(1u << 24) - 0.5f;
+  }
+  return t;
+}
+
+// The thesis' lowering computed a MatMul twice when two ops read it; dfc binds it once.
+TEST(ClusterTest, AValueReadTwiceIsComputedOnce) {
+  absl::StatusOr<Graph> graph = Graph::FromNodes({
+      Placeholder("x", {-1, 8}),
+      Placeholder("w", {8, 4}),
+      N("mm", "MatMul", {"x", "w"}, F32()),
+      N("relu", "Relu", {"mm"}, F32()),
+      N("sig", "Sigmoid", {"mm"}, F32()),
+      N("out", "Add", {"relu", "sig"}, F32()),
+  });
+  ASSERT_TRUE(graph.ok()) << graph.status();
+  LoweredGraph lowered =
+      LowerAndCompare(*graph, {"out"}, {{"x", Random({5, 8}, 1)}, {"w", Random({8, 4}, 2)}});
+  ASSERT_EQ(lowered.clusters.size(), 1u);
+  const std::string ir = ToString(lowered.clusters[0].lambda);
+  EXPECT_EQ(Count(ir, "dot_add"), 1) << ir;
+  EXPECT_THAT(ir, HasSubstr("λ(mm) =>"));
+
+  // Evaluated: 5*4 dot products of length 8, each multiply once.
+  Interpreter interpreter({{"N", 5}});
+  ASSERT_TRUE(interpreter
+                  .Apply(lowered.clusters[0].lambda,
+                         {ValueFromTensor(Random({5, 8}, 1)), ValueFromTensor(Random({8, 4}, 2))})
+                  .ok());
+  int64_t multiplies = 0;
+  for (const auto& [name, count] : interpreter.calls()) {
+    if (name.find("mult") != std::string::npos) multiplies += count;
+  }
+  EXPECT_EQ(multiplies, 5 * 4 * 8);
+}
+
+// combineArguments: x read by two nodes is one parameter.
+TEST(ClusterTest, AnInputReadTwiceIsOneParameter) {
+  absl::StatusOr<Graph> graph = Graph::FromNodes({
+      Placeholder("x", {3, 4}),
+      N("a", "Exp", {"x"}, F32()),
+      N("b", "Mul", {"a", "x"}, F32()),
+      N("c", "Sub", {"b", "x"}, F32()),
+  });
+  ASSERT_TRUE(graph.ok()) << graph.status();
+  LoweredGraph lowered = LowerAndCompare(*graph, {"c"}, {{"x", Random({3, 4}, 3)}});
+  ASSERT_EQ(lowered.clusters.size(), 1u);
+  EXPECT_EQ(lowered.clusters[0].params.size(), 1u);
+  EXPECT_EQ(static_cast<const Lambda&>(*lowered.clusters[0].lambda).params.size(), 1u);
+}
+
+// x[?,3] and y[?,3] added together: one batch variable; the second is unified with it, and
+// feeds that disagree are refused with both named.
+TEST(ClusterTest, BatchesThatAnOpCombinesUnify) {
+  absl::StatusOr<Graph> graph = Graph::FromNodes({
+      Placeholder("x", {-1, 3}),
+      Placeholder("y", {-1, 3}),
+      N("sum", "Add", {"x", "y"}, F32()),
+  });
+  ASSERT_TRUE(graph.ok()) << graph.status();
+  LoweredGraph lowered =
+      LowerAndCompare(*graph, {"sum"}, {{"x", Random({2, 3}, 4)}, {"y", Random({2, 3}, 5)}});
+  ASSERT_EQ(lowered.clusters.size(), 1u);
+  EXPECT_EQ(TypeToString(lowered.clusters[0].output_types[0]), "[[float32]_3]_N");
+
+  absl::StatusOr<std::vector<Tensor>> mismatched =
+      RunInterpreted(*graph, lowered, {{{"x"}, Random({2, 3}, 4)}, {{"y"}, Random({4, 3}, 5)}},
+                     {{"sum"}});
+  ASSERT_FALSE(mismatched.ok());
+  EXPECT_THAT(std::string(mismatched.status().message()), HasSubstr("feed \"y\" dimension 0"));
+}
+
+// A placeholder's unknown batch against a constant of 2 rows: the batch is 2.
+TEST(ClusterTest, ABatchCombinedWithAConstantBecomesTheConstant) {
+  absl::StatusOr<Graph> graph = ParseGraph(R"pb(
+    node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } }
+      attr { key: "shape" value { shape { dim { size: -1 } dim { size: 3 } } } } }
+    node { name: "c" op: "Const" attr { key: "dtype" value { type: DT_FLOAT } }
+      attr { key: "value" value { tensor { dtype: DT_FLOAT tensor_shape { dim { size: 2 }
+        dim { size: 3 } } float_val: 1 float_val: 2 float_val: 3 float_val: 4 float_val: 5
+        float_val: 6 } } } }
+    node { name: "m" op: "Mul" input: "c" input: "x" attr { key: "T" value { type: DT_FLOAT } } }
+  )pb" "\n", "test");
+  ASSERT_TRUE(graph.ok()) << graph.status();
+  LoweredGraph lowered = LowerAndCompare(*graph, {"m"}, {{"x", Random({2, 3}, 6)}});
+  EXPECT_EQ(lowered.device_on_host, 0);
+  ASSERT_EQ(lowered.clusters.size(), 1u);
+  EXPECT_EQ(TypeToString(lowered.clusters[0].output_types[0]), "[[float32]_3]_2");
+}
+
+// Figure 4.2 of the thesis: the loss gradient's Mul, its Reshape and the Sum over the batch
+// (here BiasAddGrad: the model adds its bias with BiasAdd, whose gradient is that Sum) in one
+// cluster; and no MatMul computed twice anywhere.
+TEST(ClusterTest, MnistTrainingGraphGroupsTheLossGradient) {
+  absl::StatusOr<Graph> graph =
+      LoadGraph(testing::SharedDir() + "/models/dl4j_mnist_00_softmax_train.pbtxt");
+  ASSERT_TRUE(graph.ok()) << graph.status();
+  ReferenceFoldOracle oracle;
+  absl::StatusOr<LoweredGraph> lowered =
+      LowerGraph(*graph, {{"Mean"}, {"Mean_1"}}, {"GradientDescent"}, {}, oracle);
+  ASSERT_TRUE(lowered.ok()) << lowered.status();
+  EXPECT_EQ(lowered->device_on_host, 0);
+  auto cluster_of = [&](const std::string& name) {
+    return lowered->partition.cluster_of[graph->IndexOf(name)];
+  };
+  const int c = cluster_of("gradients/SoftmaxCrossEntropyWithLogits_grad/mul");
+  ASSERT_GE(c, 0);
+  EXPECT_EQ(cluster_of("gradients/Reshape_grad/Reshape"), c);
+  EXPECT_EQ(cluster_of("gradients/output_grad/BiasAddGrad"), c);
+
+  for (size_t k = 0; k < lowered->clusters.size(); ++k) {
+    int matmuls = 0;
+    for (int i : lowered->partition.clusters[k].nodes) matmuls += graph->node(i).op == "MatMul";
+    // At most once each: a MatMul whose value nothing reads is not computed at all.
+    EXPECT_LE(Count(ToString(lowered->clusters[k].lambda), "dot_add"), matmuls) << "cluster " << k;
+  }
+}
+
+// Every shared model lowers with no device node left on the host.
+TEST(ClusterTest, EverySharedModelLowersCompletely) {
+  for (const auto& entry : std::filesystem::directory_iterator(testing::SharedDir() + "/models")) {
+    const std::string path = entry.path().string();
+    if (path.ends_with(".tsv") || path.ends_with(".md")) continue;
+    SCOPED_TRACE(path);
+    absl::StatusOr<Graph> graph = LoadGraph(path);
+    ASSERT_TRUE(graph.ok()) << graph.status();
+    std::vector<TensorId> fetches;
+    for (int i = 0; i < graph->num_nodes(); ++i) {
+      if (graph->IsConsumed(i) || graph->num_outputs(i) <= 0) continue;
+      std::vector<TensorId> outs;
+      for (int k = 0; k < graph->num_outputs(i); ++k) outs.push_back({graph->node(i).name, k});
+      absl::StatusOr<std::vector<int>> needed = NeededNodes(*graph, outs, {}, {});
+      if (!needed.ok() || !CheckSupported(*graph, *needed).ok()) continue;
+      fetches.insert(fetches.end(), outs.begin(), outs.end());
+    }
+    // Placeholders declared without a rank are compiled for the shape a user would give.
+    LowerOptions options;
+    if (path.ends_with("tf2onnx_regression_frozen.pb")) {
+      options.placeholder_shapes["X"] = PartialShape{.dims = {-1}};
+    }
+    if (path.ends_with("tf2onnx_lstm_frozen.pb")) {
+      options.placeholder_shapes["keep_prob"] = PartialShape{.dims = {}};
+    }
+    ReferenceFoldOracle oracle;
+    absl::StatusOr<LoweredGraph> lowered = LowerGraph(*graph, fetches, {}, {}, oracle, options);
+    ASSERT_TRUE(lowered.ok()) << lowered.status();
+    EXPECT_EQ(lowered->device_on_host, 0)
+        << (lowered->host_device_nodes.empty() ? "" : lowered->host_device_nodes[0]);
+
+    // Frozen models (no variables) also run: clusters interpreted against the reference
+    // session, on random feeds with a batch of 2.
+    bool stateful = false;
+    std::vector<std::pair<TensorId, Tensor>> feeds;
+    std::vector<reference::Feed> ref_feeds;
+    for (int i = 0; i < graph->num_nodes(); ++i) {
+      const Node& node = graph->node(i);
+      const OpDef* def = FindOpDef(node.op);
+      stateful |= def != nullptr && def->stateful;
+      if (node.op != "Placeholder") continue;
+      const TensorInfo& info = lowered->fold.Info(*graph, {node.name, 0});
+      if (!info.shape) continue;
+      Shape shape;
+      for (const ArithExpr& d : *info.shape) shape.push_back(d.AsConstant().value_or(2));
+      Tensor value = info.dtype == DType::kFloat ? Random(shape, i)
+                                                 : Tensor::Zeros(info.dtype, shape);
+      feeds.push_back({{node.name, 0}, value});
+      ref_feeds.push_back({node.name, value});
+    }
+    if (stateful) continue;
+    absl::StatusOr<LoweredGraph> fed_lowered;
+    std::vector<TensorId> fed_ids;
+    for (const auto& [id, t] : feeds) fed_ids.push_back(id);
+    fed_lowered = LowerGraph(*graph, fetches, {}, fed_ids, oracle, options);
+    ASSERT_TRUE(fed_lowered.ok()) << fed_lowered.status();
+    absl::StatusOr<std::vector<Tensor>> actual =
+        RunInterpreted(*graph, *fed_lowered, feeds, fetches);
+    ASSERT_TRUE(actual.ok()) << actual.status();
+    std::vector<std::string> fetch_names;
+    for (const TensorId& f : fetches) fetch_names.push_back(f.ToString());
+    reference::Session session(std::make_shared<const Graph>(*graph));
+    absl::StatusOr<std::vector<Tensor>> expected = session.Run(ref_feeds, fetch_names);
+    ASSERT_TRUE(expected.ok()) << expected.status();
+    for (size_t k = 0; k < fetches.size(); ++k) {
+      Comparison c = CompareTensors((*actual)[k], (*expected)[k]);
+      EXPECT_TRUE(c.equal) << fetch_names[k] << ": " << c.reason;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace dfc::ir
