@@ -225,6 +225,9 @@ absl::StatusOr<TypePtr> ResultType(const Fun& f, const std::vector<TypePtr>& typ
     case Fun::Kind::kIota:
       DFC_RETURN_IF_ERROR(arity(0));
       return ArrayType(ScalarType(p->dtype), p->size);
+    case Fun::Kind::kSizeValue:
+      DFC_RETURN_IF_ERROR(arity(0));
+      return ScalarType(p->dtype);
     case Fun::Kind::kAt:
       DFC_RETURN_IF_ERROR(arity(2));
       DFC_RETURN_IF_ERROR(array(0));
@@ -332,6 +335,13 @@ FunPtr Iota(ArithExpr count, DType dtype) {
   return p;
 }
 FunPtr At() { return NewPattern(Fun::Kind::kAt); }
+FunPtr SizeValue(ArithExpr value, DType dtype) {
+  DFC_CHECK(IsInteger(dtype));
+  auto p = NewPattern(Fun::Kind::kSizeValue);
+  p->size = std::move(value);
+  p->dtype = dtype;
+  return p;
+}
 FunPtr MapGlb(int dim, FunPtr f) {
   auto p = NewPattern(Fun::Kind::kMapGlb, std::move(f));
   p->dim = dim;
@@ -409,6 +419,8 @@ std::string FunName(const Fun& f) {
       return absl::StrCat("Iota(", p.size.ToString(), ", ", DTypeName(p.dtype), ")");
     case Fun::Kind::kAt:
       return "At()";
+    case Fun::Kind::kSizeValue:
+      return absl::StrCat("SizeValue(", p.size.ToString(), ", ", DTypeName(p.dtype), ")");
     case Fun::Kind::kMapGlb:
       return absl::StrCat("MapGlb(", p.dim, ")");
     case Fun::Kind::kMapWrg:

@@ -89,11 +89,13 @@ struct Fun {
     kAsScalar,   // AsScalar(): [S<w>]n -> [S]n*w
     kId,         // Id(): T -> T
     // Index patterns, dfc's additions for data movement (all are views: no arithmetic).
-    kReindex,  // Reindex(m, idx): [T]n -> [T]m, out[i] = in[idx(i)], idx an ArithExpr in i
-    kConcat,   // Concat(k): ([T]n1, ..., [T]nk) -> [T]n1+...+nk
-    kRepeat,   // Repeat(n): T -> [T]n, every element the argument
-    kIota,     // Iota(n, S): () -> [S]n, the indices 0..n-1 as the integer dtype S
-    kAt,       // At(): ([T]n, S) -> T, the element at a runtime integer index
+    kReindex,    // Reindex(m, idx): [T]n -> [T]m, out[i] = in[idx(i)], idx an ArithExpr in i
+    kConcat,     // Concat(k): ([T]n1, ..., [T]nk) -> [T]n1+...+nk
+    kRepeat,     // Repeat(n): T -> [T]n, every element the argument
+    kIota,       // Iota(n, S): () -> [S]n, the indices 0..n-1 as the integer dtype S
+    kAt,         // At(): ([T]n, S) -> T, the element at a runtime integer index
+    kSizeValue,  // SizeValue(n, S): () -> S, the value of a size expression (N*784) as the
+                 //   integer dtype S: a count over a symbolic batch, a kernel argument
     // Lowered forms, for code generation: same type rules as Map / Reduce / Id.
     kMapGlb,     // MapGlb(d)(f): one element per global work-item along dimension d
     kMapWrg,     // MapWrg(d)(f): one element per work-group along dimension d
@@ -154,13 +156,13 @@ struct Pattern : Fun {
   int index = 0;          // Get
   int arity = 0;          // Zip, Tuple, Concat
   ArithExpr size;         // Split, Slide (window), AsVector (width), Reindex (out length),
-                          //   Repeat (count), Iota (count)
+                          //   Repeat (count), Iota (count), SizeValue (value)
   ArithExpr step;         // Slide
   ArithExpr left, right;  // Pad
   PadMode pad_mode = PadMode::kConstant;
   Scalar pad_value;             // Pad with kConstant
   ArithExpr index_fn;           // Reindex: an expression in IndexVar()
-  DType dtype = DType::kInt32;  // Iota
+  DType dtype = DType::kInt32;  // Iota, SizeValue
   explicit Pattern(Kind k) : Fun(k) {}
 };
 
@@ -186,6 +188,7 @@ FunPtr Concat(int arity);
 FunPtr Repeat(ArithExpr count);
 FunPtr Iota(ArithExpr count, DType dtype);
 FunPtr At();
+FunPtr SizeValue(ArithExpr value, DType dtype);
 FunPtr MapGlb(int dim, FunPtr f);
 FunPtr MapWrg(int dim, FunPtr f);
 FunPtr MapLcl(int dim, FunPtr f);

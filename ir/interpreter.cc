@@ -305,6 +305,10 @@ absl::StatusOr<Value> Interpreter::ApplyIn(const Fun& f, std::vector<Value> args
       for (int64_t k = 0; k < count; ++k) out.push_back(Value::Of(Scalar::Int(p.dtype, k)));
       return Value::Array(std::move(out));
     }
+    case Fun::Kind::kSizeValue: {
+      DFC_ASSIGN_OR_RETURN(int64_t value, Size(p.size));
+      return Value::Of(Scalar::Int(p.dtype, value));
+    }
     case Fun::Kind::kAt: {
       int64_t index = args[1].scalar.AsInt64();
       int64_t n = static_cast<int64_t>(args[0].elements.size());

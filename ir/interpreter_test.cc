@@ -91,6 +91,13 @@ TEST_F(InterpreterTest, SlidePadReindexConcatRepeatIota) {
   EXPECT_EQ(*interpreter.Evaluate(Must(Call(Iota(3, DType::kInt32), {}))), Ints({0, 1, 2}));
 }
 
+TEST_F(InterpreterTest, SizeValueReadsTheBoundSizes) {
+  ExprPtr e = Must(Call(SizeValue(ArithExpr::Var("N") * 4 + 1, DType::kInt64), {}));
+  EXPECT_EQ(TypeToString(e->type), "int64");
+  EXPECT_EQ(*Interpreter({{"N", 3}}).Evaluate(e), Value::Of(Scalar::Int(DType::kInt64, 13)));
+  EXPECT_FALSE(Interpreter().Evaluate(e).ok());
+}
+
 TEST_F(InterpreterTest, VectorsGroupLanes) {
   Value v = Run(AsVector(2), Ints({0, 1, 2, 3, 4, 5}), vec6_);
   ASSERT_EQ(v.elements.size(), 3u);

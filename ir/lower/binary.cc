@@ -21,6 +21,7 @@
 #include "absl/strings/str_join.h"
 #include "graph/check.h"
 #include "graph/dtype.h"
+#include "graph/scalar_math.h"
 #include "ir/lower/broadcast.h"
 #include "ir/lower/lower.h"
 #include "ir/lower/lower_util.h"
@@ -101,80 +102,7 @@ absl::Status CheckClass(const LowerContext& ctx, int input, unsigned classes) {
                                 absl::StrJoin(names, ", "), ")"));
 }
 
-// ---- host arithmetic, as the reference computes it ----------------------------------------------
-
-template <typename C>
-using Wide = std::conditional_t<sizeof(C) <= 4, uint32_t, uint64_t>;
-
-template <typename C>
-C WrapAdd(C a, C b) {
-  if constexpr (std::is_integral_v<C>) {
-    return static_cast<C>(static_cast<Wide<C>>(a) + static_cast<Wide<C>>(b));
-  } else {
-    return a + b;
-  }
-}
-template <typename C>
-C WrapSub(C a, C b) {
-  if constexpr (std::is_integral_v<C>) {
-    return static_cast<C>(static_cast<Wide<C>>(a) - static_cast<Wide<C>>(b));
-  } else {
-    return a - b;
-  }
-}
-template <typename C>
-C WrapMul(C a, C b) {
-  if constexpr (std::is_integral_v<C>) {
-    return static_cast<C>(static_cast<Wide<C>>(a) * static_cast<Wide<C>>(b));
-  } else {
-    return a * b;
-  }
-}
-
-// C's x / y and x % y for y != 0, with INT_MIN / -1 == INT_MIN and INT_MIN % -1 == 0.
-template <typename C>
-C TruncDiv(C x, C y) {
-  if constexpr (std::is_signed_v<C>) {
-    if (y == C{-1}) return WrapSub(C{0}, x);
-  }
-  return static_cast<C>(x / y);
-}
-template <typename C>
-C TruncMod(C x, C y) {
-  if constexpr (std::is_signed_v<C>) {
-    if (y == C{-1}) return C{0};
-  }
-  return static_cast<C>(x % y);
-}
-// Python's // and % for integers: the remainder takes the divisor's sign.
-template <typename C>
-C FloorDivInt(C x, C y) {
-  C q = TruncDiv(x, y);
-  if constexpr (std::is_signed_v<C>) {
-    const C r = TruncMod(x, y);
-    if (r != 0 && ((r < 0) != (y < 0))) q = static_cast<C>(q - 1);
-  }
-  return q;
-}
-template <typename C>
-C FloorModInt(C x, C y) {
-  C r = TruncMod(x, y);
-  if constexpr (std::is_signed_v<C>) {
-    if (r != 0 && ((r < 0) != (y < 0))) r = static_cast<C>(r + y);
-  }
-  return r;
-}
-// x^n for n >= 0 by squaring, wrapping.
-template <typename C>
-C IntPow(C x, C n) {
-  C result = 1;
-  while (n != 0) {
-    if (n & 1) result = WrapMul(result, x);
-    n = static_cast<C>(n >> 1);
-    if (n != 0) x = WrapMul(x, x);
-  }
-  return result;
-}
+// ---- host arithmetic: graph/scalar_math.h, shared with the reference ------------------------
 
 // What the reference refuses before computing: it checks every element of the second input,
 // and every element of it is read when the result has elements, so checking each pair as it

@@ -134,28 +134,6 @@ absl::StatusOr<ExprPtr> MatMul2D(ExprPtr a, ExprPtr b, bool transpose_a, bool tr
       "rowA");
 }
 
-// `e`, whose leading `from.size()` dimensions are `from`, with those dimensions stretched to
-// `to` (NumPy broadcasting, already checked): a size-1 dimension becomes
-// Repeat(to[k]) $ (At $ (x, 0)), its one element read to[k] times, and missing leading
-// dimensions are added by Repeat. All are views.
-absl::StatusOr<ExprPtr> StretchBatch(ExprPtr e, const SymbolicShape& from,
-                                     const SymbolicShape& to) {
-  const int missing = static_cast<int>(to.size() - from.size());
-  for (int k = 0; k < static_cast<int>(from.size()); ++k) {
-    const ArithExpr& target = to[missing + k];
-    if (from[k] == target) continue;
-    DFC_ASSIGN_OR_RETURN(
-        e, MapAtDepth(e, k, [&](ExprPtr x) -> absl::StatusOr<ExprPtr> {
-          DFC_ASSIGN_OR_RETURN(ExprPtr only, Call(At(), {x, Lit(DType::kInt32, 0)}));
-          return Call(Repeat(target), {only});
-        }));
-  }
-  for (int k = missing - 1; k >= 0; --k) {
-    DFC_ASSIGN_OR_RETURN(e, Call(Repeat(to[k]), {e}));
-  }
-  return e;
-}
-
 // One product per matrix of the batch: Map over Zip(a, b), one level per batch dimension.
 absl::StatusOr<ExprPtr> BatchedMatMul(ExprPtr a, ExprPtr b, int batch_rank, bool transpose_a,
                                       bool transpose_b) {
@@ -232,8 +210,8 @@ absl::StatusOr<std::vector<ExprPtr>> LowerMatMul(const LowerContext& ctx) {
                                     " do not broadcast: ", broadcast.status().message()));
     }
     batch = *std::move(broadcast);
-    DFC_ASSIGN_OR_RETURN(a, StretchBatch(a, a_batch, batch));
-    DFC_ASSIGN_OR_RETURN(b, StretchBatch(b, b_batch, batch));
+    DFC_ASSIGN_OR_RETURN(a, StretchTensor(a, a_batch, batch));
+    DFC_ASSIGN_OR_RETURN(b, StretchTensor(b, b_batch, batch));
   }
   DFC_ASSIGN_OR_RETURN(
       ExprPtr out, BatchedMatMul(a, b, static_cast<int>(batch.size()), transpose_a, transpose_b));

@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "graph/check.h"
+#include "ir/lower/scalar_funs.h"
 
 namespace dfc::ir {
 
@@ -84,6 +85,24 @@ absl::StatusOr<ExprPtr> TransposeTensor(const ExprPtr& t, std::span<const int> p
   return result;
 }
 
+absl::StatusOr<ExprPtr> StretchTensor(ExprPtr t, const SymbolicShape& from,
+                                      const SymbolicShape& shape) {
+  const int missing = static_cast<int>(shape.size() - from.size());
+  for (int k = 0; k < static_cast<int>(from.size()); ++k) {
+    const ArithExpr& target = shape[missing + k];
+    if (from[k] == target) continue;
+    DFC_ASSIGN_OR_RETURN(
+        t, MapAtDepth(t, k, [&](ExprPtr x) -> absl::StatusOr<ExprPtr> {
+          DFC_ASSIGN_OR_RETURN(ExprPtr only, Call(At(), {x, Lit(DType::kInt32, 0)}));
+          return Call(Repeat(target), {only});
+        }));
+  }
+  for (int k = missing - 1; k >= 0; --k) {
+    DFC_ASSIGN_OR_RETURN(t, Call(Repeat(shape[k]), {t}));
+  }
+  return t;
+}
+
 absl::StatusOr<ExprPtr> Flatten(const ExprPtr& t) {
   const int rank = Rank(t);
   if (rank == 0) return Call(Repeat(1), {t});
@@ -125,6 +144,16 @@ absl::StatusOr<ExprPtr> ReshapeTensor(const ExprPtr& t, const SymbolicShape& sha
         ShapeToString(ShapeOfExpr(result)), ", which the simplifier cannot prove equal"));
   }
   return result;
+}
+
+absl::StatusOr<ExprPtr> SizeAsScalar(const ArithExpr& n, DType dtype) {
+  if (std::optional<int64_t> c = n.AsConstant()) {
+    if (IsFloating(dtype)) return Lit(dtype, static_cast<double>(*c));
+    return MakeLiteral(Scalar::Int(dtype, *c));
+  }
+  if (IsInteger(dtype)) return Call(SizeValue(n, dtype), {});
+  DFC_ASSIGN_OR_RETURN(ExprPtr count, Call(SizeValue(n, DType::kInt64), {}));
+  return Call(CastFun(DType::kInt64, dtype), {count});
 }
 
 ExprPtr Lit(DType dtype, double value) {

@@ -39,8 +39,19 @@ absl::StatusOr<ExprPtr> SwapAdjacent(const ExprPtr& t, int d);
 // to `shape`; to a scalar, the one element through At. The element counts must be provably
 // equal.
 absl::StatusOr<ExprPtr> ReshapeTensor(const ExprPtr& t, const SymbolicShape& shape);
+// `t`, whose leading from.size() dims are `from`, with those dims stretched to `to` by NumPy
+// broadcasting (the caller has checked it applies): a size-1 dim becomes Repeat of its one
+// element, a missing leading dim Repeat of the whole. Views only. Trailing dims of `t` beyond
+// `from` (a batched matrix's rows and columns) are left as they are.
+absl::StatusOr<ExprPtr> StretchTensor(ExprPtr t, const SymbolicShape& from,
+                                      const SymbolicShape& to);
 // All dims joined into one: [[T]_m]_n -> [T]_(n*m); a scalar becomes [T]_1.
 absl::StatusOr<ExprPtr> Flatten(const ExprPtr& t);
+
+// The value of a size as a scalar of `dtype`: a literal when it is a constant, else
+// SizeValue (converted for a floating dtype), so a count over a symbolic batch is known when
+// the kernel runs.
+absl::StatusOr<ExprPtr> SizeAsScalar(const ArithExpr& n, DType dtype);
 
 // A scalar literal of `dtype` (floating values rounded to it, integers wrapped).
 ExprPtr Lit(DType dtype, double value);

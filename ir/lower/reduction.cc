@@ -195,20 +195,6 @@ FunPtr IntMeanFun(DType out) {
                      });
 }
 
-// The number n as a scalar of `dtype`: a literal when n is a constant, otherwise read from a
-// view, At(Reindex(1, n) $ Iota(n + 1), 0), so that a count over a symbolic batch costs nothing.
-absl::StatusOr<ExprPtr> CountValue(const ArithExpr& n, DType dtype) {
-  if (std::optional<int64_t> c = n.AsConstant()) {
-    if (IsFloating(dtype)) return Lit(dtype, static_cast<double>(*c));
-    return MakeLiteral(Scalar::Int(dtype, *c));
-  }
-  DFC_ASSIGN_OR_RETURN(ExprPtr iota, Call(Iota(n + 1, DType::kInt64), {}));
-  DFC_ASSIGN_OR_RETURN(ExprPtr last, Call(Reindex(1, n), {iota}));
-  DFC_ASSIGN_OR_RETURN(ExprPtr count, Call(At(), {last, Lit(DType::kInt32, 0)}));
-  if (dtype == DType::kInt64) return count;
-  return Apply(CastFun(DType::kInt64, dtype), {count});
-}
-
 // --- the reduction skeleton ----------------------------------------------------------------------
 
 // Reduces a line ([T]_n, the reduced elements in C order) to one scalar.
@@ -328,14 +314,14 @@ LineFn ReducerFor(ReduceKind kind, DType d) {
       if (IsFloating(d)) {
         return Fold(Lit(acc, 0), ArithFun(Arith::kAdd, acc, d),
                     [acc, d](ExprPtr a, const ArithExpr& n) -> absl::StatusOr<ExprPtr> {
-                      DFC_ASSIGN_OR_RETURN(ExprPtr count, CountValue(n, acc));
+                      DFC_ASSIGN_OR_RETURN(ExprPtr count, SizeAsScalar(n, acc));
                       return Apply(FloatDivideFun(acc, d), {a, count});
                     });
       }
       // TensorFlow sums narrow integers in 64 bits, then divides.
       return Fold(Lit(DType::kInt64, 0), ArithFun(Arith::kAdd, DType::kInt64, d),
                   [d](ExprPtr a, const ArithExpr& n) -> absl::StatusOr<ExprPtr> {
-                    DFC_ASSIGN_OR_RETURN(ExprPtr count, CountValue(n, DType::kInt64));
+                    DFC_ASSIGN_OR_RETURN(ExprPtr count, SizeAsScalar(n, DType::kInt64));
                     return Apply(IntMeanFun(d), {a, count});
                   });
     case ReduceKind::kMax:

@@ -220,33 +220,6 @@ absl::StatusOr<std::vector<ExprPtr>> Fields(const ExprPtr& tuple) {
   return fields;
 }
 
-// `e` of shape `from` stretched to `to` with views (NumPy broadcasting, already checked).
-absl::StatusOr<ExprPtr> Stretch(ExprPtr e, const SymbolicShape& from, const SymbolicShape& to) {
-  const int missing = static_cast<int>(to.size() - from.size());
-  for (int k = 0; k < static_cast<int>(from.size()); ++k) {
-    const ArithExpr& target = to[missing + k];
-    if (from[k] == target) continue;
-    DFC_ASSIGN_OR_RETURN(
-        e, MapAtDepth(e, k, [&](ExprPtr x) -> absl::StatusOr<ExprPtr> {
-          DFC_ASSIGN_OR_RETURN(ExprPtr only, Call(At(), {x, Lit(DType::kInt32, 0)}));
-          return Call(Repeat(target), {only});
-        }));
-  }
-  for (int k = missing - 1; k >= 0; --k) {
-    DFC_ASSIGN_OR_RETURN(e, Call(Repeat(to[k]), {e}));
-  }
-  return e;
-}
-
-// The number n as a scalar of an integer dtype: a literal, or for a symbolic n a view,
-// At(Reindex(1, n) $ Iota(n + 1), 0).
-absl::StatusOr<ExprPtr> CountValue(const ArithExpr& n, DType dtype) {
-  if (std::optional<int64_t> c = n.AsConstant()) return MakeLiteral(Scalar::Int(dtype, *c));
-  DFC_ASSIGN_OR_RETURN(ExprPtr iota, Call(Iota(n + 1, dtype), {}));
-  DFC_ASSIGN_OR_RETURN(ExprPtr last, Call(Reindex(1, n), {iota}));
-  return Call(At(), {last, Lit(DType::kInt32, 0)});
-}
-
 absl::Status CheckFloating(const LowerContext& ctx, DType d) {
   if (IsFloating(d)) return absl::OkStatus();
   return ctx.Error(absl::StrCat(ctx.node().op, " is not defined for dtype ", DTypeName(d),
@@ -311,8 +284,8 @@ absl::StatusOr<std::vector<ExprPtr>> LowerCrossEntropy(const LowerContext& ctx) 
     return ctx.Error(absl::StrCat("features ", ShapeToString(f_shape), " and labels ",
                                   ShapeToString(l_shape), " must be, or broadcast to, matrices"));
   }
-  DFC_ASSIGN_OR_RETURN(features, Stretch(features, f_shape, *shape));
-  DFC_ASSIGN_OR_RETURN(labels, Stretch(labels, l_shape, *shape));
+  DFC_ASSIGN_OR_RETURN(features, StretchTensor(features, f_shape, *shape));
+  DFC_ASSIGN_OR_RETURN(labels, StretchTensor(labels, l_shape, *shape));
   const DType c = ComputeDType(t);
   FunPtr log_fn = LogFun(c);
   FunPtr step_fn = CrossEntropyStepFun(t, c);
@@ -387,7 +360,7 @@ absl::StatusOr<std::vector<ExprPtr>> LowerSparseCrossEntropy(const LowerContext&
   FunPtr pick_fn = PickFun(t, c, index);
   FunPtr loss_fn = SparseLossFun(t, c, index);
   FunPtr grad_fn = SparseGradFun(t, c, index);
-  DFC_ASSIGN_OR_RETURN(ExprPtr num_classes, CountValue(classes, index));
+  DFC_ASSIGN_OR_RETURN(ExprPtr num_classes, SizeAsScalar(classes, index));
   DFC_ASSIGN_OR_RETURN(ExprPtr positions, Call(Iota(classes, index), {}));
 
   DFC_ASSIGN_OR_RETURN(ExprPtr stats, RowStats(features));

@@ -20,6 +20,7 @@
 #include "graph/check.h"
 #include "graph/dtype.h"
 #include "graph/half.h"
+#include "graph/scalar_math.h"
 #include "ir/expr.h"
 #include "ir/lower/lower.h"
 #include "ir/lower/lower_util.h"
@@ -81,28 +82,6 @@ absl::Status CheckOneInput(const LowerContext& ctx) {
 }
 
 // --- host arithmetic, as the reference writes it ---------------------------------------------
-
-// Unsigned arithmetic at least as wide as int, so that nothing promotes back to signed int.
-template <typename C>
-using Wide = std::conditional_t<sizeof(C) <= 4, uint32_t, uint64_t>;
-
-template <typename C>
-C WrapNeg(C x) {
-  if constexpr (std::is_integral_v<C>) {
-    return static_cast<C>(Wide<C>{0} - static_cast<Wide<C>>(x));
-  } else {
-    return -x;
-  }
-}
-
-template <typename C>
-C WrapMul(C a, C b) {
-  if constexpr (std::is_integral_v<C>) {
-    return static_cast<C>(static_cast<Wide<C>>(a) * static_cast<Wide<C>>(b));
-  } else {
-    return a * b;
-  }
-}
 
 // --- one op: which dtypes, and its UserFun for each ------------------------------------------
 
@@ -167,20 +146,6 @@ UnaryOp MakeOp(std::string name, BodyText body, Op op) {
                        kToBool ? DType::kBool : d, std::move(host));
   };
   return result;
-}
-
-// Sigmoid and Softplus as the reference computes them: exp is only taken of a non-positive
-// number, so neither overflows.
-template <typename C>
-C Sigmoid(C x) {
-  if (x >= C(0)) return C(1) / (C(1) + std::exp(-x));
-  const C e = std::exp(x);
-  return e / (C(1) + e);
-}
-
-template <typename C>
-C Softplus(C x) {
-  return std::max(x, C(0)) + std::log1p(std::exp(-std::fabs(x)));
 }
 
 // SELU's constants: scale, and scale * alpha rounded once (as TensorFlow does).

@@ -16,6 +16,7 @@
 #include "absl/strings/str_cat.h"
 #include "graph/dtype.h"
 #include "graph/half.h"
+#include "graph/scalar_math.h"
 #include "runtime/reference/broadcast.h"
 #include "runtime/reference/elementwise_util.h"
 #include "runtime/reference/kernel.h"
@@ -28,53 +29,6 @@ absl::Status CheckSameDType(const KernelContext& ctx, int a, int b) {
   if (ctx.input(a).dtype() == ctx.input(b).dtype()) return absl::OkStatus();
   return ctx.Error(absl::StrCat("inputs ", a, " and ", b, " must have the same dtype, got ",
                                 ctx.input(a).DebugType(), " and ", ctx.input(b).DebugType()));
-}
-
-// C's x / y and x % y for y != 0, with INT_MIN / -1 == INT_MIN and INT_MIN % -1 == 0.
-template <typename C>
-C TruncDiv(C x, C y) {
-  if constexpr (std::is_signed_v<C>) {
-    if (y == C{-1}) return WrapSub(C{0}, x);
-  }
-  return static_cast<C>(x / y);
-}
-template <typename C>
-C TruncMod(C x, C y) {
-  if constexpr (std::is_signed_v<C>) {
-    if (y == C{-1}) return C{0};
-  }
-  return static_cast<C>(x % y);
-}
-// Floor division and its remainder, which takes the divisor's sign (Python's // and %).
-template <typename C>
-C FloorDivInt(C x, C y) {
-  C q = TruncDiv(x, y);
-  if constexpr (std::is_signed_v<C>) {
-    // A nonzero remainder means |q| < |x|, so q - 1 cannot overflow.
-    const C r = TruncMod(x, y);
-    if (r != 0 && ((r < 0) != (y < 0))) q = static_cast<C>(q - 1);
-  }
-  return q;
-}
-template <typename C>
-C FloorModInt(C x, C y) {
-  C r = TruncMod(x, y);
-  if constexpr (std::is_signed_v<C>) {
-    if (r != 0 && ((r < 0) != (y < 0))) r = static_cast<C>(r + y);
-  }
-  return r;
-}
-
-// x^n for n >= 0 by squaring, wrapping like TensorFlow's integer pow.
-template <typename C>
-C IntPow(C x, C n) {
-  C result = 1;
-  while (n != 0) {
-    if (n & 1) result = WrapMul(result, x);
-    n = static_cast<C>(n >> 1);
-    if (n != 0) x = WrapMul(x, x);
-  }
-  return result;
 }
 
 // --- the broadcasting kernel --------------------------------------------------------------------

@@ -16,6 +16,7 @@
 #include "absl/strings/str_cat.h"
 #include "graph/dtype.h"
 #include "graph/half.h"
+#include "graph/scalar_math.h"
 #include "runtime/reference/elementwise_util.h"
 #include "runtime/reference/kernel.h"
 #include "runtime/reference/kernel_util.h"
@@ -126,20 +127,6 @@ absl::Status Reciprocal(KernelContext& ctx) {
 template <typename C>
 C RoundHalfToEven(C x) {
   return std::nearbyint(x);
-}
-
-// 1 / (1 + exp(-x)) without overflow: exp is only taken of a non-positive number.
-template <typename C>
-C Sigmoid(C x) {
-  if (x >= C(0)) return C(1) / (C(1) + std::exp(-x));
-  const C e = std::exp(x);
-  return e / (C(1) + e);
-}
-
-// log(1 + exp(x)) = max(x, 0) + log1p(exp(-|x|)), which neither overflows nor loses the tail.
-template <typename C>
-C Softplus(C x) {
-  return std::max(x, C(0)) + std::log1p(std::exp(-std::fabs(x)));
 }
 
 // Maximum/minimum that return x when x is NaN (TensorFlow's Relu(NaN) is NaN).

@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "graph/dtype.h"
 #include "graph/half.h"
+#include "graph/scalar_math.h"
 #include "runtime/reference/kernel.h"
 
 namespace dfc::reference {
@@ -80,41 +81,6 @@ T Down(ComputeType<T> x) {
   } else {
     return static_cast<T>(x);
   }
-}
-
-// Unsigned arithmetic at least as wide as int, so that nothing promotes back to signed int.
-template <typename C>
-using Wide = std::conditional_t<sizeof(C) <= 4, uint32_t, uint64_t>;
-
-// +, -, * and unary - modulo 2^bits for integers (so -INT_MIN == INT_MIN, as TensorFlow
-// gives), plain arithmetic for floating types.
-template <typename C>
-C WrapAdd(C a, C b) {
-  if constexpr (std::is_integral_v<C>) {
-    return static_cast<C>(static_cast<Wide<C>>(a) + static_cast<Wide<C>>(b));
-  } else {
-    return a + b;
-  }
-}
-template <typename C>
-C WrapSub(C a, C b) {
-  if constexpr (std::is_integral_v<C>) {
-    return static_cast<C>(static_cast<Wide<C>>(a) - static_cast<Wide<C>>(b));
-  } else {
-    return a - b;
-  }
-}
-template <typename C>
-C WrapMul(C a, C b) {
-  if constexpr (std::is_integral_v<C>) {
-    return static_cast<C>(static_cast<Wide<C>>(a) * static_cast<Wide<C>>(b));
-  } else {
-    return a * b;
-  }
-}
-template <typename C>
-C WrapNeg(C x) {
-  return WrapSub(C{0}, x);
 }
 
 }  // namespace dfc::reference
