@@ -78,6 +78,32 @@ TEST(CliTest, InspectListsPlaceholdersOutputsAndUnsupportedOps) {
   EXPECT_EQ(j["placeholders"][0]["name"], "conv2d_1_input");
 }
 
+TEST(CliTest, InspectClustersShowsEachClusterAndItsIr) {
+  Result r = Dfc("inspect " + Model("dl4j_mnist_00_softmax_train.pbtxt") + " --clusters --ir");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("0 on the host)"));
+  EXPECT_THAT(r.output, HasSubstr("input  float32[N,784]"));
+  EXPECT_THAT(r.output, HasSubstr("gradients/SoftmaxCrossEntropyWithLogits_grad/mul (Mul)"));
+  EXPECT_THAT(r.output, HasSubstr("ir: λ("));
+
+  // A placeholder without a declared shape: a hint, and with --shapes the graph compiles.
+  Result lstm = Dfc("inspect " + Model("tf2onnx_lstm_frozen.pb") + " --clusters");
+  ASSERT_EQ(lstm.exit_code, 0) << lstm.output;
+  EXPECT_THAT(lstm.output, HasSubstr("--shapes 'keep_prob=[...]'"));
+  Result shaped =
+      Dfc("inspect " + Model("tf2onnx_lstm_frozen.pb") + " --clusters --shapes 'keep_prob=[]'");
+  ASSERT_EQ(shaped.exit_code, 0) << shaped.output;
+  EXPECT_THAT(shaped.output, HasSubstr(", 0 on the host)"));
+
+  EXPECT_EQ(Dfc("inspect " + Model("ngraph_test_axpy.pbtxt") + " --ir").exit_code, 2);
+  EXPECT_EQ(Dfc("inspect " + Model("ngraph_test_axpy.pbtxt") + " --clusters --shapes x").exit_code,
+            2);
+  Result not_placeholder =
+      Dfc("inspect " + Model("ngraph_test_axpy.pbtxt") + " --clusters --shapes 'mul=[2]'");
+  EXPECT_EQ(not_placeholder.exit_code, 1);
+  EXPECT_THAT(not_placeholder.output, HasSubstr("\"mul\", which is not a placeholder"));
+}
+
 TEST(CliTest, InspectJsonSurvivesNamesThatAreNotUtf8) {
   const fs::path dir = TempDir("utf8");
   // A text GraphDef whose node name holds the byte 0xff (found by fuzzing: it used to abort).

@@ -164,6 +164,13 @@ int PrintClusters(const Graph& graph, const std::vector<TensorId>& fetches,
   for (const std::string& host : lowered->host_device_nodes) {
     std::cout << "  on the host: " << host << "\n";
   }
+  for (const Node& node : graph.nodes()) {
+    if ((node.op == "Placeholder" || node.op == "PlaceholderWithDefault") &&
+        PlaceholderShape(node).unknown_rank && !options.placeholder_shapes.contains(node.name)) {
+      std::cout << "  placeholder " << node.name << " is declared without a shape, so what it "
+                << "feeds cannot be compiled; give one with --shapes '" << node.name << "=[...]'\n";
+    }
+  }
   for (size_t c = 0; c < lowered->clusters.size(); ++c) {
     const Cluster& cluster = lowered->partition.clusters[c];
     const ir::LoweredCluster& lc = lowered->clusters[c];
