@@ -32,6 +32,42 @@ bool IsDevicePlaced(const Node& node) {
          (def->placement == Placement::kDevice || def->placement == Placement::kLayout);
 }
 
+// How many times `target` is reached walking the expression trees of `roots` (a DAG walked
+// as a tree: a node shared by two parents counts twice), through the bodies of functions.
+class OccurrenceCounter {
+ public:
+  explicit OccurrenceCounter(const Expr* target) : target_(target) {}
+
+  int Count(const ExprPtr& e) {
+    if (e.get() == target_) return 1;
+    if (e->kind != Expr::Kind::kFunCall) return 0;
+    if (auto it = memo_.find(e.get()); it != memo_.end()) return it->second;
+    const auto& call = static_cast<const FunCall&>(*e);
+    int n = CountFun(*call.f);
+    for (const ExprPtr& a : call.args) n += Count(a);
+    memo_[e.get()] = n;
+    return n;
+  }
+
+ private:
+  int CountFun(const Fun& f) {
+    if (f.kind == Fun::Kind::kLambda) return Count(static_cast<const Lambda&>(f).body);
+    if (f.kind == Fun::Kind::kUserFun) return 0;
+    const auto& p = static_cast<const Pattern&>(f);
+    return p.f ? CountFun(*p.f) : 0;
+  }
+
+  const Expr* target_;
+  absl::flat_hash_map<const Expr*, int> memo_;  // counts per subtree, so the walk is linear
+};
+
+int Occurrences(const std::vector<ExprPtr>& roots, const Expr* target) {
+  OccurrenceCounter counter(target);
+  int n = 0;
+  for (const ExprPtr& r : roots) n += counter.Count(r);
+  return n;
+}
+
 }  // namespace
 
 absl::StatusOr<LoweredCluster> LowerCluster(const Graph& graph, const Cluster& cluster,
@@ -86,6 +122,25 @@ absl::StatusOr<LoweredCluster> LowerCluster(const Graph& graph, const Cluster& c
       if (!ReadsStatically(node, j)) inputs[j].value = values.at(id);
     }
     DFC_ASSIGN_OR_RETURN(std::vector<ExprPtr> outs, LowerNode(node, inputs));
+    // A computed input that the lowering reads in several places (each output of a Split, or
+    // twice within one expression) is bound once and the node lowered again on the binding:
+    // otherwise every place would compute it, and an unrolled LSTM's steps would multiply.
+    bool rebound = false;
+    for (int j = 0; j < static_cast<int>(node.inputs.size()); ++j) {
+      const ExprPtr& value = inputs[j].value;
+      if (value == nullptr || value->kind != Expr::Kind::kFunCall) continue;
+      if (Occurrences(outs, value.get()) < 2) continue;
+      ParamPtr bound = MakeParam(ParamName(node.inputs[j]), value->type);
+      lets.emplace_back(bound, value);
+      values[node.inputs[j]] = bound;
+      for (LowerInput& in : inputs) {
+        if (in.value == value) in.value = bound;
+      }
+      rebound = true;
+    }
+    if (rebound) {
+      DFC_ASSIGN_OR_RETURN(outs, LowerNode(node, inputs));
+    }
     for (int k = 0; k < static_cast<int>(outs.size()); ++k) {
       TensorId id{node.name, k};
       if (uses[id] >= 2 && outs[k]->kind == Expr::Kind::kFunCall) {

@@ -116,6 +116,104 @@ TEST(ClusterTest, AValueReadTwiceIsComputedOnce) {
   EXPECT_EQ(multiplies, 5 * 4 * 8);
 }
 
+// A node that reads a computed input in several places (each output of a Split) gets it
+// bound once: Exp runs once per element, not once per Split output.
+TEST(ClusterTest, AnInputReadByEveryOutputOfASplitIsComputedOnce) {
+  absl::StatusOr<Graph> graph = ParseGraph(R"pb(
+                                             node {
+                                               name: "x"
+                                               op: "Placeholder"
+                                               attr {
+                                                 key: "dtype"
+                                                 value { type: DT_FLOAT }
+                                               }
+                                               attr {
+                                                 key: "shape"
+                                                 value {
+                                                   shape {
+                                                     dim { size: 2 }
+                                                     dim { size: 6 }
+                                                   }
+                                                 }
+                                               }
+                                             }
+                                             node {
+                                               name: "axis"
+                                               op: "Const"
+                                               attr {
+                                                 key: "dtype"
+                                                 value { type: DT_INT32 }
+                                               }
+                                               attr {
+                                                 key: "value"
+                                                 value {
+                                                   tensor {
+                                                     dtype: DT_INT32
+                                                     tensor_shape {}
+                                                     int_val: 1
+                                                   }
+                                                 }
+                                               }
+                                             }
+                                             node {
+                                               name: "e"
+                                               op: "Exp"
+                                               input: "x"
+                                               attr {
+                                                 key: "T"
+                                                 value { type: DT_FLOAT }
+                                               }
+                                             }
+                                             node {
+                                               name: "s"
+                                               op: "Split"
+                                               input: "axis"
+                                               input: "e"
+                                               attr {
+                                                 key: "T"
+                                                 value { type: DT_FLOAT }
+                                               }
+                                               attr {
+                                                 key: "num_split"
+                                                 value { i: 3 }
+                                               }
+                                             }
+                                             node {
+                                               name: "a"
+                                               op: "Add"
+                                               input: "s"
+                                               input: "s:1"
+                                               attr {
+                                                 key: "T"
+                                                 value { type: DT_FLOAT }
+                                               }
+                                             }
+                                             node {
+                                               name: "b"
+                                               op: "Add"
+                                               input: "a"
+                                               input: "s:2"
+                                               attr {
+                                                 key: "T"
+                                                 value { type: DT_FLOAT }
+                                               }
+                                             }
+                                           )pb"
+                                           "\n",
+                                           "test");
+  ASSERT_TRUE(graph.ok()) << graph.status();
+  LoweredGraph lowered = LowerAndCompare(*graph, {"b"}, {{"x", Random({2, 6}, 7)}});
+  ASSERT_EQ(lowered.clusters.size(), 1u);
+  Interpreter interpreter;
+  ASSERT_TRUE(
+      interpreter.Apply(lowered.clusters[0].lambda, {ValueFromTensor(Random({2, 6}, 7))}).ok());
+  int64_t exps = 0;
+  for (const auto& [name, count] : interpreter.calls()) {
+    if (name.find("exp") != std::string::npos) exps += count;
+  }
+  EXPECT_EQ(exps, 12) << ToString(lowered.clusters[0].lambda);
+}
+
 // combineArguments: x read by two nodes is one parameter.
 TEST(ClusterTest, AnInputReadTwiceIsOneParameter) {
   absl::StatusOr<Graph> graph = Graph::FromNodes({
@@ -145,9 +243,8 @@ TEST(ClusterTest, BatchesThatAnOpCombinesUnify) {
   ASSERT_EQ(lowered.clusters.size(), 1u);
   EXPECT_EQ(TypeToString(lowered.clusters[0].output_types[0]), "[[float32]_3]_N");
 
-  absl::StatusOr<std::vector<Tensor>> mismatched =
-      RunInterpreted(*graph, lowered, {{{"x"}, Random({2, 3}, 4)}, {{"y"}, Random({4, 3}, 5)}},
-                     {{"sum"}});
+  absl::StatusOr<std::vector<Tensor>> mismatched = RunInterpreted(
+      *graph, lowered, {{{"x"}, Random({2, 3}, 4)}, {{"y"}, Random({4, 3}, 5)}}, {{"sum"}});
   ASSERT_FALSE(mismatched.ok());
   EXPECT_THAT(std::string(mismatched.status().message()), HasSubstr("feed \"y\" dimension 0"));
 }
@@ -155,14 +252,62 @@ TEST(ClusterTest, BatchesThatAnOpCombinesUnify) {
 // A placeholder's unknown batch against a constant of 2 rows: the batch is 2.
 TEST(ClusterTest, ABatchCombinedWithAConstantBecomesTheConstant) {
   absl::StatusOr<Graph> graph = ParseGraph(R"pb(
-    node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } }
-      attr { key: "shape" value { shape { dim { size: -1 } dim { size: 3 } } } } }
-    node { name: "c" op: "Const" attr { key: "dtype" value { type: DT_FLOAT } }
-      attr { key: "value" value { tensor { dtype: DT_FLOAT tensor_shape { dim { size: 2 }
-        dim { size: 3 } } float_val: 1 float_val: 2 float_val: 3 float_val: 4 float_val: 5
-        float_val: 6 } } } }
-    node { name: "m" op: "Mul" input: "c" input: "x" attr { key: "T" value { type: DT_FLOAT } } }
-  )pb" "\n", "test");
+                                             node {
+                                               name: "x"
+                                               op: "Placeholder"
+                                               attr {
+                                                 key: "dtype"
+                                                 value { type: DT_FLOAT }
+                                               }
+                                               attr {
+                                                 key: "shape"
+                                                 value {
+                                                   shape {
+                                                     dim { size: -1 }
+                                                     dim { size: 3 }
+                                                   }
+                                                 }
+                                               }
+                                             }
+                                             node {
+                                               name: "c"
+                                               op: "Const"
+                                               attr {
+                                                 key: "dtype"
+                                                 value { type: DT_FLOAT }
+                                               }
+                                               attr {
+                                                 key: "value"
+                                                 value {
+                                                   tensor {
+                                                     dtype: DT_FLOAT
+                                                     tensor_shape {
+                                                       dim { size: 2 }
+                                                       dim { size: 3 }
+                                                     }
+                                                     float_val: 1
+                                                     float_val: 2
+                                                     float_val: 3
+                                                     float_val: 4
+                                                     float_val: 5
+                                                     float_val: 6
+                                                   }
+                                                 }
+                                               }
+                                             }
+                                             node {
+                                               name: "m"
+                                               op: "Mul"
+                                               input: "c"
+                                               input: "x"
+                                               attr {
+                                                 key: "T"
+                                                 value { type: DT_FLOAT }
+                                               }
+                                             }
+                                           )pb"
+                                           "\n",
+                                           "test");
   ASSERT_TRUE(graph.ok()) << graph.status();
   LoweredGraph lowered = LowerAndCompare(*graph, {"m"}, {{"x", Random({2, 3}, 6)}});
   EXPECT_EQ(lowered.device_on_host, 0);
@@ -198,7 +343,8 @@ TEST(ClusterTest, MnistTrainingGraphGroupsTheLossGradient) {
   }
 }
 
-// Every shared model lowers with no device node left on the host.
+// Every shared model lowers with no device node left on the host, and every cluster of it
+// computes what the reference computes for the same nodes.
 TEST(ClusterTest, EverySharedModelLowersCompletely) {
   for (const auto& entry : std::filesystem::directory_iterator(testing::SharedDir() + "/models")) {
     const std::string path = entry.path().string();
@@ -206,14 +352,20 @@ TEST(ClusterTest, EverySharedModelLowersCompletely) {
     SCOPED_TRACE(path);
     absl::StatusOr<Graph> graph = LoadGraph(path);
     ASSERT_TRUE(graph.ok()) << graph.status();
+    // Everything the graph computes that is supported: outputs nothing reads, and no-output
+    // nodes (a training step) as targets.
     std::vector<TensorId> fetches;
+    std::vector<std::string> targets;
     for (int i = 0; i < graph->num_nodes(); ++i) {
-      if (graph->IsConsumed(i) || graph->num_outputs(i) <= 0) continue;
+      if (graph->IsConsumed(i) || graph->num_outputs(i) < 0) continue;
       std::vector<TensorId> outs;
       for (int k = 0; k < graph->num_outputs(i); ++k) outs.push_back({graph->node(i).name, k});
-      absl::StatusOr<std::vector<int>> needed = NeededNodes(*graph, outs, {}, {});
+      std::vector<std::string> target;
+      if (outs.empty() && graph->node(i).name != "init") target.push_back(graph->node(i).name);
+      absl::StatusOr<std::vector<int>> needed = NeededNodes(*graph, outs, target, {});
       if (!needed.ok() || !CheckSupported(*graph, *needed).ok()) continue;
       fetches.insert(fetches.end(), outs.begin(), outs.end());
+      targets.insert(targets.end(), target.begin(), target.end());
     }
     // Placeholders declared without a rank are compiled for the shape a user would give.
     LowerOptions options;
@@ -224,7 +376,8 @@ TEST(ClusterTest, EverySharedModelLowersCompletely) {
       options.placeholder_shapes["keep_prob"] = PartialShape{.dims = {}};
     }
     ReferenceFoldOracle oracle;
-    absl::StatusOr<LoweredGraph> lowered = LowerGraph(*graph, fetches, {}, {}, oracle, options);
+    absl::StatusOr<LoweredGraph> lowered =
+        LowerGraph(*graph, fetches, targets, {}, oracle, options);
     ASSERT_TRUE(lowered.ok()) << lowered.status();
     EXPECT_EQ(lowered->device_on_host, 0)
         << (lowered->host_device_nodes.empty() ? "" : lowered->host_device_nodes[0]);
@@ -243,11 +396,52 @@ TEST(ClusterTest, EverySharedModelLowersCompletely) {
       if (!info.shape) continue;
       Shape shape;
       for (const ArithExpr& d : *info.shape) shape.push_back(d.AsConstant().value_or(2));
-      Tensor value = info.dtype == DType::kFloat ? Random(shape, i)
-                                                 : Tensor::Zeros(info.dtype, shape);
+      Tensor value =
+          info.dtype == DType::kFloat ? Random(shape, i) : Tensor::Zeros(info.dtype, shape);
       feeds.push_back({{node.name, 0}, value});
       ref_feeds.push_back({node.name, value});
     }
+    // Every cluster, on its own: its inputs as the reference session computes them in one
+    // run (after the variables' initialiser, for training graphs), interpreted, against the
+    // session's values of its outputs.
+    {
+      reference::Session session(std::make_shared<const Graph>(*graph));
+      if (graph->FindNode("init") != nullptr) {
+        ASSERT_TRUE(session.Run({}, {}, {"init"}).ok());
+      }
+      std::vector<TensorId> fed_ids;
+      for (const auto& [id, t] : feeds) fed_ids.push_back(id);
+      absl::StatusOr<LoweredGraph> fed_lowered =
+          LowerGraph(*graph, fetches, targets, fed_ids, oracle, options);
+      ASSERT_TRUE(fed_lowered.ok()) << fed_lowered.status();
+      absl::StatusOr<SizeBindings> sizes = BindSizes(*fed_lowered, feeds);
+      ASSERT_TRUE(sizes.ok()) << sizes.status();
+      int checked = 0;
+      for (const LoweredCluster& cluster : fed_lowered->clusters) {
+        std::vector<std::string> names;
+        for (const TensorId& id : cluster.params) names.push_back(id.ToString());
+        for (const TensorId& id : cluster.outputs) names.push_back(id.ToString());
+        absl::StatusOr<std::vector<Tensor>> values = session.Run(ref_feeds, names);
+        ASSERT_TRUE(values.ok()) << values.status();
+        std::vector<Value> args;
+        for (size_t k = 0; k < cluster.params.size(); ++k) {
+          args.push_back(ValueFromTensor((*values)[k]));
+        }
+        Interpreter interpreter(*sizes);
+        absl::StatusOr<Value> result = interpreter.Apply(cluster.lambda, std::move(args));
+        ASSERT_TRUE(result.ok()) << result.status() << "\n" << ToString(cluster.lambda);
+        for (size_t k = 0; k < cluster.outputs.size(); ++k) {
+          const Value& v = cluster.outputs.size() == 1 ? *result : result->elements[k];
+          absl::StatusOr<Tensor> t = TensorFromValue(v, cluster.output_types[k], *sizes);
+          ASSERT_TRUE(t.ok()) << t.status();
+          Comparison c = CompareTensors(*t, (*values)[cluster.params.size() + k]);
+          EXPECT_TRUE(c.equal) << cluster.outputs[k].ToString() << ": " << c.reason;
+        }
+        ++checked;
+      }
+      EXPECT_EQ(checked, static_cast<int>(fed_lowered->clusters.size()));
+    }
+
     if (stateful) continue;
     absl::StatusOr<LoweredGraph> fed_lowered;
     std::vector<TensorId> fed_ids;
