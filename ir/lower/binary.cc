@@ -21,6 +21,7 @@
 #include "absl/strings/str_join.h"
 #include "graph/check.h"
 #include "graph/dtype.h"
+#include "graph/dtype_class.h"
 #include "graph/scalar_math.h"
 #include "ir/lower/broadcast.h"
 #include "ir/lower/lower.h"
@@ -30,37 +31,8 @@
 namespace dfc::ir {
 namespace {
 
-// ---- dtype classes, as the reference checks them ------------------------------------------------
-
-enum DTypeClass : unsigned {
-  kFloats = 1,
-  kSigned = 2,
-  kUnsigned = 4,
-  kBools = 8,
-  kNumbers = kFloats | kSigned | kUnsigned,
-  kAll = kNumbers | kBools,
-};
-
-bool InClass(DType d, unsigned classes) {
-  if (IsFloating(d)) return (classes & kFloats) != 0;
-  if (d == DType::kBool) return (classes & kBools) != 0;
-  if (IsSigned(d)) return (classes & kSigned) != 0;
-  if (IsInteger(d)) return (classes & kUnsigned) != 0;
-  return false;
-}
-
-template <typename T>
-constexpr bool InClassT(unsigned classes) {
-  if constexpr (std::is_same_v<T, Half> || std::is_floating_point_v<T>) {
-    return (classes & kFloats) != 0;
-  } else if constexpr (std::is_same_v<T, bool>) {
-    return (classes & kBools) != 0;
-  } else if constexpr (std::is_signed_v<T>) {
-    return (classes & kSigned) != 0;
-  } else {
-    return (classes & kUnsigned) != 0;
-  }
-}
+// ---- dtype classes (graph/dtype_class.h), as the reference checks them
+// ----------------------------
 
 std::string DebugType(DType d, const SymbolicShape& shape) {
   return absl::StrCat(DTypeName(d), ShapeToString(shape));
@@ -89,17 +61,11 @@ absl::Status CheckSameDType(const LowerContext& ctx, int a, int b) {
 
 absl::Status CheckClass(const LowerContext& ctx, int input, unsigned classes) {
   DFC_ASSIGN_OR_RETURN(DType d, ctx.InputDType(input));
-  if (IsSupported(d) && InClass(d, classes)) return absl::OkStatus();
-  std::vector<absl::string_view> names;
-  for (DType a : {DType::kHalf, DType::kFloat, DType::kDouble, DType::kInt8, DType::kInt16,
-                  DType::kInt32, DType::kInt64, DType::kUInt8, DType::kUInt16, DType::kUInt32,
-                  DType::kUInt64, DType::kBool}) {
-    if (InClass(a, classes)) names.push_back(DTypeName(a));
-  }
+  if (IsSupported(d) && DTypeInClass(d, classes)) return absl::OkStatus();
+  const std::string names = DTypeClassNames(classes);
   DFC_ASSIGN_OR_RETURN(std::string type, InputDebugType(ctx, input));
   return ctx.Error(absl::StrCat(ctx.node().op, " is not defined for dtype ", DTypeName(d),
-                                " (input ", input, " is ", type, "; expected one of ",
-                                absl::StrJoin(names, ", "), ")"));
+                                " (input ", input, " is ", type, "; expected one of ", names, ")"));
 }
 
 // ---- host arithmetic: graph/scalar_math.h, shared with the reference ------------------------
@@ -113,7 +79,7 @@ enum class Guard { kNone, kNonzeroIntDivisor, kNonnegativeIntExponent };
 template <unsigned kClasses, bool kBoolOut, typename Op>
 UserFun::HostFn BinaryHost(DType d, Guard guard, Op op) {
   return DispatchDType(d, [&]<typename T>() -> UserFun::HostFn {
-    if constexpr (InClassT<T>(kClasses)) {
+    if constexpr (InClass<T>(kClasses)) {
       return [op, guard](std::span<const Scalar> a) -> absl::StatusOr<Scalar> {
         const ComputeType<T> x = ScalarAs<T>(a[0]);
         const ComputeType<T> y = ScalarAs<T>(a[1]);
@@ -439,7 +405,7 @@ FunPtr AddNFun(DType d, int n) {
     body = absl::StrCat("return ", WrapTo(d, absl::StrJoin(terms, " + ")), ";");
   }
   UserFun::HostFn host = DispatchDType(d, [&]<typename T>() -> UserFun::HostFn {
-    if constexpr (InClassT<T>(kNumbers)) {
+    if constexpr (InClass<T>(kNumbers)) {
       return [](std::span<const Scalar> a) -> absl::StatusOr<Scalar> {
         ComputeType<T> sum = ScalarAs<T>(a[0]);
         for (size_t k = 1; k < a.size(); ++k) sum = WrapAdd(sum, ScalarAs<T>(a[k]));

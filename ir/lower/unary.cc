@@ -19,6 +19,7 @@
 #include "absl/strings/substitute.h"
 #include "graph/check.h"
 #include "graph/dtype.h"
+#include "graph/dtype_class.h"
 #include "graph/half.h"
 #include "graph/scalar_math.h"
 #include "ir/expr.h"
@@ -31,47 +32,10 @@ namespace {
 
 // --- dtype classes, as the reference kernels name them -------------------------------------
 
-enum DTypeClass : unsigned {
-  kFloats = 1,    // float16, float32, float64
-  kSigned = 2,    // int8, int16, int32, int64
-  kUnsigned = 4,  // uint8, uint16, uint32, uint64
-  kBools = 8,
-  kInts = kSigned | kUnsigned,
-  kNumbers = kFloats | kInts,
-  kAll = kNumbers | kBools,
-};
-
-bool InClass(DType d, unsigned classes) {
-  if (IsFloating(d)) return (classes & kFloats) != 0;
-  if (d == DType::kBool) return (classes & kBools) != 0;
-  if (IsSigned(d)) return (classes & kSigned) != 0;
-  if (IsInteger(d)) return (classes & kUnsigned) != 0;
-  return false;
-}
-
-// The same test on a storage type, for `if constexpr`.
-template <typename T>
-constexpr bool TypeInClass(unsigned classes) {
-  if constexpr (std::is_same_v<T, Half> || std::is_floating_point_v<T>) {
-    return (classes & kFloats) != 0;
-  } else if constexpr (std::is_same_v<T, bool>) {
-    return (classes & kBools) != 0;
-  } else if constexpr (std::is_signed_v<T>) {
-    return (classes & kSigned) != 0;
-  } else {
-    return (classes & kUnsigned) != 0;
-  }
-}
-
 // The reference's refusal, as a lowering error naming the node.
 absl::Status CheckClass(const LowerContext& ctx, DType d, unsigned classes) {
-  if (InClass(d, classes)) return absl::OkStatus();
-  std::string names;
-  for (DType a : {DType::kHalf, DType::kFloat, DType::kDouble, DType::kInt8, DType::kInt16,
-                  DType::kInt32, DType::kInt64, DType::kUInt8, DType::kUInt16, DType::kUInt32,
-                  DType::kUInt64, DType::kBool}) {
-    if (InClass(a, classes)) absl::StrAppend(&names, names.empty() ? "" : ", ", DTypeName(a));
-  }
+  if (DTypeInClass(d, classes)) return absl::OkStatus();
+  const std::string names = DTypeClassNames(classes);
   return ctx.Error(absl::StrCat(ctx.node().op, " is not defined for dtype ", DTypeName(d),
                                 " (expected one of ", names, ")"));
 }
@@ -125,7 +89,7 @@ UnaryOp MakeOp(std::string name, BodyText body, Op op) {
   result.classes = kClasses;
   result.make = [name = std::move(name), body = std::move(body), op](DType d) -> FunPtr {
     UserFun::HostFn host = DispatchDType(d, [&]<typename T>() -> UserFun::HostFn {
-      if constexpr (TypeInClass<T>(kClasses)) {
+      if constexpr (InClass<T>(kClasses)) {
         return [op](std::span<const Scalar> args) -> absl::StatusOr<Scalar> {
           auto r = op(ScalarAs<T>(args[0]));
           if constexpr (IsStatusOr<decltype(r)>::value) {
