@@ -66,13 +66,14 @@ absl::StatusOr<SizeBindings> BindSizes(const ir::LoweredGraph& lowered,
   return sizes;
 }
 
-absl::StatusOr<std::vector<Tensor>> RunInterpreted(
+absl::StatusOr<std::vector<Tensor>> RunLowered(
     const Graph& graph, const ir::LoweredGraph& lowered,
-    const std::vector<std::pair<TensorId, Tensor>>& feeds, const std::vector<TensorId>& fetches) {
+    const std::vector<std::pair<TensorId, Tensor>>& feeds, const std::vector<TensorId>& fetches,
+    const ClusterRunner& run_cluster) {
   DFC_ASSIGN_OR_RETURN(SizeBindings sizes, BindSizes(lowered, feeds));
   absl::flat_hash_map<TensorId, Tensor> values;
   for (const auto& [id, tensor] : feeds) values[id] = tensor;
-  auto value_of = [&](const TensorId& id) -> absl::StatusOr<Tensor> {
+  const ValueOf value_of = [&](const TensorId& id) -> absl::StatusOr<Tensor> {
     auto it = values.find(id);
     if (it == values.end()) {
       return absl::InternalError(absl::StrCat("tensor \"", id.ToString(), "\" was not computed"));
@@ -96,26 +97,24 @@ absl::StatusOr<std::vector<Tensor>> RunInterpreted(
     }
     const ir::LoweredCluster& cluster = lowered.clusters[unit.cluster];
     const auto& lambda = static_cast<const ir::Lambda&>(*cluster.lambda);
-    std::vector<ir::Value> args;
+    std::vector<Tensor> params;
     for (size_t k = 0; k < cluster.params.size(); ++k) {
       DFC_ASSIGN_OR_RETURN(Tensor t, value_of(cluster.params[k]));
       // The value must have the parameter's type under the bound sizes: a round trip checks it.
-      ir::Value v = ir::ValueFromTensor(t);
-      if (absl::StatusOr<Tensor> check = ir::TensorFromValue(v, lambda.params[k]->type, sizes);
+      if (absl::StatusOr<Tensor> check =
+              ir::TensorFromValue(ir::ValueFromTensor(t), lambda.params[k]->type, sizes);
           !check.ok() || check->dtype() != t.dtype()) {
         return absl::InvalidArgumentError(
             absl::StrCat("tensor \"", cluster.params[k].ToString(), "\" is ", DTypeName(t.dtype()),
                          ShapeToString(t.shape()), ", but the compiled cluster expects ",
                          ir::TypeToString(lambda.params[k]->type)));
       }
-      args.push_back(std::move(v));
+      params.push_back(std::move(t));
     }
-    ir::Interpreter interpreter(sizes);
-    DFC_ASSIGN_OR_RETURN(ir::Value result, interpreter.Apply(cluster.lambda, std::move(args)));
+    DFC_ASSIGN_OR_RETURN(std::vector<Tensor> outputs,
+                         run_cluster(unit.cluster, std::move(params), sizes, value_of));
     for (size_t k = 0; k < cluster.outputs.size(); ++k) {
-      const ir::Value& v = cluster.outputs.size() == 1 ? result : result.elements[k];
-      DFC_ASSIGN_OR_RETURN(Tensor t, ir::TensorFromValue(v, cluster.output_types[k], sizes));
-      values[cluster.outputs[k]] = std::move(t);
+      values[cluster.outputs[k]] = std::move(outputs[k]);
     }
   }
   std::vector<Tensor> out;
@@ -124,6 +123,60 @@ absl::StatusOr<std::vector<Tensor>> RunInterpreted(
     out.push_back(std::move(t));
   }
   return out;
+}
+
+absl::StatusOr<std::vector<Tensor>> RunClusterByReference(const Graph& graph,
+                                                          const Cluster& cluster,
+                                                          const ValueOf& value_of) {
+  absl::flat_hash_map<TensorId, Tensor> inside;
+  for (int n : cluster.nodes) {
+    const Node& node = graph.node(n);
+    std::vector<Tensor> inputs;
+    for (const TensorId& id : node.inputs) {
+      auto it = inside.find(id);
+      if (it != inside.end()) {
+        inputs.push_back(it->second);
+        continue;
+      }
+      DFC_ASSIGN_OR_RETURN(Tensor t, value_of(id));
+      inputs.push_back(std::move(t));
+    }
+    DFC_ASSIGN_OR_RETURN(std::vector<Tensor> outputs, reference::EvaluateNode(node, inputs));
+    for (int k = 0; k < static_cast<int>(outputs.size()); ++k) {
+      inside[TensorId{node.name, k}] = std::move(outputs[k]);
+    }
+  }
+  std::vector<Tensor> out;
+  for (const TensorId& id : cluster.outputs) {
+    auto it = inside.find(id);
+    if (it == inside.end()) {
+      return absl::InternalError(absl::StrCat("cluster output \"", id.ToString(), "\" was not computed"));
+    }
+    out.push_back(it->second);
+  }
+  return out;
+}
+
+absl::StatusOr<std::vector<Tensor>> RunInterpreted(
+    const Graph& graph, const ir::LoweredGraph& lowered,
+    const std::vector<std::pair<TensorId, Tensor>>& feeds, const std::vector<TensorId>& fetches) {
+  return RunLowered(
+      graph, lowered, feeds, fetches,
+      [&](int index, std::vector<Tensor> params, const SizeBindings& sizes,
+          const ValueOf&) -> absl::StatusOr<std::vector<Tensor>> {
+        const ir::LoweredCluster& cluster = lowered.clusters[index];
+        std::vector<ir::Value> args;
+        for (const Tensor& t : params) args.push_back(ir::ValueFromTensor(t));
+        ir::Interpreter interpreter(sizes);
+        DFC_ASSIGN_OR_RETURN(ir::Value result, interpreter.Apply(cluster.lambda, std::move(args)));
+        std::vector<Tensor> outputs;
+        for (size_t k = 0; k < cluster.outputs.size(); ++k) {
+          const ir::Value& v = cluster.outputs.size() == 1 ? result : result.elements[k];
+          DFC_ASSIGN_OR_RETURN(Tensor t, ir::TensorFromValue(v, cluster.output_types[k], sizes));
+          outputs.push_back(std::move(t));
+        }
+        return outputs;
+      });
 }
 
 }  // namespace dfc

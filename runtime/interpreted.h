@@ -4,6 +4,7 @@
 #ifndef DFC_RUNTIME_INTERPRETED_H_
 #define DFC_RUNTIME_INTERPRETED_H_
 
+#include <functional>
 #include <span>
 #include <utility>
 #include <vector>
@@ -33,7 +34,28 @@ class ReferenceFoldOracle : public FoldOracle {
 absl::StatusOr<SizeBindings> BindSizes(const ir::LoweredGraph& lowered,
                                        const std::vector<std::pair<TensorId, Tensor>>& feeds);
 
-// Runs `lowered` (made by ir::LowerGraph for these fetches and feeds) and returns the fetches.
+// Looks up a tensor computed (or fed) earlier in a run.
+using ValueOf = std::function<absl::StatusOr<Tensor>(const TensorId&)>;
+
+// Computes cluster `index` of a lowered graph: `params` are the tensors of its Lambda's
+// parameters (checked against their types), `sizes` the bound size variables. Returns the
+// cluster's outputs in order.
+using ClusterRunner = std::function<absl::StatusOr<std::vector<Tensor>>(
+    int index, std::vector<Tensor> params, const SizeBindings& sizes, const ValueOf& value_of)>;
+
+// Runs `lowered` (made by ir::LowerGraph for these fetches and feeds) and returns the fetches:
+// host nodes by the reference executor, clusters by `run_cluster`.
+absl::StatusOr<std::vector<Tensor>> RunLowered(
+    const Graph& graph, const ir::LoweredGraph& lowered,
+    const std::vector<std::pair<TensorId, Tensor>>& feeds, const std::vector<TensorId>& fetches,
+    const ClusterRunner& run_cluster);
+
+// Runs one cluster's nodes one by one on the reference executor (a kernel's fallback).
+absl::StatusOr<std::vector<Tensor>> RunClusterByReference(const Graph& graph,
+                                                          const Cluster& cluster,
+                                                          const ValueOf& value_of);
+
+// RunLowered with every cluster run by the IR interpreter.
 absl::StatusOr<std::vector<Tensor>> RunInterpreted(
     const Graph& graph, const ir::LoweredGraph& lowered,
     const std::vector<std::pair<TensorId, Tensor>>& feeds, const std::vector<TensorId>& fetches);

@@ -4,7 +4,9 @@
 #include <iostream>
 
 #include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "graph/check.h"
 
 namespace dfc::cli {
 
@@ -60,6 +62,19 @@ absl::StatusOr<Args> ParseArgs(const std::vector<std::string>& argv,
 
 std::string DumpJson(const nlohmann::json& j) {
   return j.dump(2, ' ', /*ensure_ascii=*/false, nlohmann::json::error_handler_t::replace);
+}
+
+absl::StatusOr<std::unique_ptr<DeviceExecutor>> OpenDeviceExecutor(
+    const Args& args, DeviceExecutor::Options options) {
+  int platform = -1;
+  if (args.Has("platform") && !absl::SimpleAtoi(args.Get("platform"), &platform)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--platform takes a platform index, not \"", args.Get("platform"), "\""));
+  }
+  DFC_ASSIGN_OR_RETURN(cl::DeviceInfo info, cl::SelectDevice(args.Get("device", "auto"), platform));
+  DFC_ASSIGN_OR_RETURN(std::shared_ptr<cl::ClContext> context, cl::ClContext::Create(info));
+  auto cache = std::make_shared<cl::ProgramCache>(context);
+  return std::make_unique<DeviceExecutor>(std::move(context), std::move(cache), std::move(options));
 }
 
 int ReportError(const absl::Status& status) {

@@ -3,12 +3,14 @@
 #define DFC_TOOLS_CLI_H_
 
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "nlohmann/json.hpp"
+#include "runtime/device_executor.h"
 
 namespace dfc::cli {
 
@@ -37,6 +39,11 @@ struct Args {
 // value or a repeated non-repeatable flag is an InvalidArgument error (a usage error).
 absl::StatusOr<Args> ParseArgs(const std::vector<std::string>& argv,
                                const std::vector<FlagSpec>& specs);
+
+// The OpenCL device that `--device KIND` (default auto) and `--platform N` name, with a program
+// cache in DefaultCacheDir(), ready to run lowered graphs.
+absl::StatusOr<std::unique_ptr<DeviceExecutor>> OpenDeviceExecutor(
+    const Args& args, DeviceExecutor::Options options);
 
 // JSON text of `j`, two-space indented. Node names and messages come from user files and
 // need not be UTF-8: invalid bytes become U+FFFD instead of an exception.

@@ -17,6 +17,7 @@
 #include "ir/lower/cluster.h"
 #include "nlohmann/json.hpp"
 #include "runtime/compare.h"
+#include "runtime/device_executor.h"
 #include "runtime/interpreted.h"
 #include "runtime/reference/session.h"
 #include "tools/cli.h"
@@ -27,12 +28,15 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr char kUsage[] =
-    "usage: dfc conformance DIR [--reference | --interpret] [--json FILE] [--filter REGEX]\n"
-    "                           [--known-defects FILE]\n"
+    "usage: dfc conformance DIR [--reference | --interpret | --device D [--platform N]]\n"
+    "                           [--json FILE] [--filter REGEX] [--known-defects FILE]\n"
     "  --reference      run on the host reference executor (the default for now)\n"
     "  --interpret      lower the graph to clusters of IR and run them with the IR interpreter\n"
     "                   (host ops on the reference executor); prints where device ops ran,\n"
     "                   and a device op left to run on the host fails the run\n"
+    "  --device         run every cluster as a generated OpenCL kernel on device D\n"
+    "                   (auto|cpu|gpu|amd|nvidia|intel|arm); a cluster whose kernel fails\n"
+    "                   falls back to the host with a warning, and fails the run\n"
     "  --json           also write every case's result to FILE\n"
     "  --filter         only the cases whose folder name matches REGEX (search, not full match)\n"
     "  --known-defects  a list of cases whose expected data is known to be wrong (see\n"
@@ -50,15 +54,18 @@ struct CaseResult {
   // --interpret: where the device-placed nodes went, and why some stayed on the host.
   int device_nodes = 0, clustered = 0, folded = 0, device_on_host = 0, clusters = 0;
   std::vector<std::string> host_device_nodes;
+  // --device: clusters run as kernels, and clusters whose kernel failed (run on the host).
+  int64_t kernels = 0, fallbacks = 0;
 };
 
-enum class Mode { kReference, kInterpret };
+enum class Mode { kReference, kInterpret, kDevice };
 
-// Lowers the graph and runs clusters through the IR interpreter, recording the placement.
-absl::StatusOr<std::vector<Tensor>> RunLowered(const Graph& graph,
-                                               const std::vector<reference::Feed>& feeds,
-                                               const std::vector<std::string>& fetch_names,
-                                               CaseResult& result) {
+// Lowers the graph and runs clusters through the IR interpreter, or as kernels on `device`
+// when it is given, recording the placement.
+absl::StatusOr<std::vector<Tensor>> LowerAndRun(const Graph& graph,
+                                                const std::vector<reference::Feed>& feeds,
+                                                const std::vector<std::string>& fetch_names,
+                                                DeviceExecutor* device, CaseResult& result) {
   std::vector<TensorId> fetches;
   for (const std::string& name : fetch_names) {
     absl::StatusOr<TensorId> id = TensorId::Parse(name);
@@ -92,7 +99,12 @@ absl::StatusOr<std::vector<Tensor>> RunLowered(const Graph& graph,
   result.device_on_host = lowered->device_on_host;
   result.clusters = static_cast<int>(lowered->clusters.size());
   result.host_device_nodes = lowered->host_device_nodes;
-  return RunInterpreted(graph, *lowered, fed, fetches);
+  if (device == nullptr) return RunInterpreted(graph, *lowered, fed, fetches);
+  const int64_t kernels = device->kernels_run(), fallbacks = device->fallbacks();
+  absl::StatusOr<std::vector<Tensor>> out = device->Run(graph, *lowered, fed, fetches);
+  result.kernels = device->kernels_run() - kernels;
+  result.fallbacks = device->fallbacks() - fallbacks;
+  return out;
 }
 
 // Defects of the expected data that dfc can check itself. One kind so far:
@@ -144,7 +156,7 @@ absl::StatusOr<nlohmann::json> ReadManifest(const fs::path& dir) {
   return manifest;
 }
 
-CaseResult RunCase(const fs::path& dir, Mode mode) {
+CaseResult RunCase(const fs::path& dir, Mode mode, DeviceExecutor* device) {
   CaseResult result{.name = dir.filename().string()};
   auto fail = [&](absl::string_view reason) {
     result.reason = std::string(reason);
@@ -175,8 +187,8 @@ CaseResult RunCase(const fs::path& dir, Mode mode) {
   absl::StatusOr<Graph> graph = LoadGraph((dir / "graph.pb").string());
   if (!graph.ok()) return fail(graph.status().message());
   absl::StatusOr<std::vector<Tensor>> actual;
-  if (mode == Mode::kInterpret) {
-    actual = RunLowered(*graph, feeds, fetches, result);
+  if (mode != Mode::kReference) {
+    actual = LowerAndRun(*graph, feeds, fetches, device, result);
   } else {
     reference::Session session(std::make_shared<const Graph>(*std::move(graph)));
     actual = session.Run(feeds, fetches);
@@ -201,12 +213,27 @@ CaseResult RunCase(const fs::path& dir, Mode mode) {
 int Conformance(const std::vector<std::string>& argv) {
   absl::StatusOr<Args> args = ParseArgs(
       argv,
-      {{"reference"}, {"interpret"}, {"json", true}, {"filter", true}, {"known-defects", true}});
+      {{"reference"},
+       {"interpret"},
+       {"device", true},
+       {"platform", true},
+       {"json", true},
+       {"filter", true},
+       {"known-defects", true}});
   if (!args.ok()) return ReportUsage(std::string(args.status().message()), kUsage);
-  if (args->Has("reference") && args->Has("interpret")) {
-    return ReportUsage("--reference and --interpret exclude each other", kUsage);
+  if (args->Has("reference") + args->Has("interpret") + args->Has("device") > 1) {
+    return ReportUsage("--reference, --interpret and --device exclude each other", kUsage);
   }
-  const Mode mode = args->Has("interpret") ? Mode::kInterpret : Mode::kReference;
+  const Mode mode = args->Has("interpret") ? Mode::kInterpret
+                    : args->Has("device")  ? Mode::kDevice
+                                           : Mode::kReference;
+  std::unique_ptr<DeviceExecutor> device;
+  if (mode == Mode::kDevice) {
+    absl::StatusOr<std::unique_ptr<DeviceExecutor>> opened =
+        OpenDeviceExecutor(*args, {.warnings = &std::cerr});
+    if (!opened.ok()) return ReportError(opened.status());
+    device = *std::move(opened);
+  }
   if (args->positional.size() != 1) return ReportUsage("expected one DIR", kUsage);
   const fs::path root = args->positional[0];
   std::regex filter;
@@ -244,14 +271,17 @@ int Conformance(const std::vector<std::string>& argv) {
   int confirmed_defects = 0;
   int unexplained = 0;  // failures that are not a confirmed known defect, and stale listings
   int device_nodes = 0, clustered = 0, folded = 0, device_on_host = 0, clusters = 0;
+  int64_t kernels = 0, fallbacks = 0;
   nlohmann::json report = nlohmann::json::array();
   for (const fs::path& dir : cases) {
-    const CaseResult r = RunCase(dir, mode);
+    const CaseResult r = RunCase(dir, mode, device.get());
     device_nodes += r.device_nodes;
     clustered += r.clustered;
     folded += r.folded;
     device_on_host += r.device_on_host;
     clusters += r.clusters;
+    kernels += r.kernels;
+    fallbacks += r.fallbacks;
     for (const std::string& host : r.host_device_nodes) {
       std::cout << "HOST " << r.name << ": " << host << "\n";
     }
@@ -281,11 +311,18 @@ int Conformance(const std::vector<std::string>& argv) {
                       {"passed", r.passed},
                       {"verdict", verdict},
                       {"reason", r.reason},
-                      {"max_error", r.max_error}});
+                      {"max_error", r.max_error},
+                      {"device_nodes_in_clusters", r.clustered},
+                      {"device_nodes_folded", r.folded},
+                      {"device_nodes_on_host", r.device_on_host},
+                      {"kernels", r.kernels},
+                      {"clusters_on_host_after_kernel_failure", r.fallbacks}});
   }
   if (args->Has("json")) {
     std::ofstream out(args->Get("json"));
-    out << DumpJson(nlohmann::json{{"mode", mode == Mode::kInterpret ? "interpret" : "reference"},
+    out << DumpJson(nlohmann::json{{"mode", mode == Mode::kInterpret ? "interpret"
+                                           : mode == Mode::kDevice  ? "device"
+                                                                    : "reference"},
                                    {"passed", passed},
                                    {"failed", failed},
                                    {"confirmed_known_defects", confirmed_defects},
@@ -300,11 +337,15 @@ int Conformance(const std::vector<std::string>& argv) {
     std::cout << confirmed_defects << " of the failures are confirmed defects of the expected "
               << "data listed in " << args->Get("known-defects") << "\n";
   }
-  unexplained += device_on_host;
-  if (mode == Mode::kInterpret) {
+  unexplained += device_on_host + fallbacks;
+  if (mode != Mode::kReference) {
     std::cout << device_nodes << " device nodes: " << clustered << " in " << clusters
               << " clusters, " << folded << " folded at compile time, " << device_on_host
               << " left to run on the host\n";
+  }
+  if (mode == Mode::kDevice) {
+    std::cout << kernels << " generated kernels ran on " << device->device_name() << "; "
+              << fallbacks << " clusters fell back to the host\n";
   }
   std::cout << passed << " passed, " << failed << " failed\n";
   return unexplained == 0 ? kExitOk : kExitInput;

@@ -1,0 +1,102 @@
+// Emitting OpenCL C statements into nested blocks, and values computed at most once per scope.
+//
+// The kernel generator is a staged interpreter: it walks the IR as the interpreter does, but
+// where the interpreter computes a value it emits the statements that compute it. Statements
+// go into the innermost open block; a block is rendered into its parent when it closes, so a
+// statement appended to an outer block while an inner one is open lands just before the inner
+// block starts. That is how a value that does not depend on a loop is hoisted out of it.
+#ifndef DFC_CODEGEN_C_EMITTER_H_
+#define DFC_CODEGEN_C_EMITTER_H_
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+
+namespace dfc::codegen {
+
+class CEmitter {
+ public:
+  // `block_counter` numbers blocks and names across every emitter that shares it, so that a
+  // Memo never mistakes a block of one kernel for a block of another, and the kernels of one
+  // program share no names.
+  explicit CEmitter(int64_t* block_counter);
+
+  // Appends one statement (or a line such as "for (...) {") to the innermost open block.
+  void Emit(absl::string_view line);
+  // A fresh C identifier: "<stem>_<k>".
+  std::string Fresh(absl::string_view stem);
+
+  // Opens a block under `header` ("for (long i = 0; i < n; ++i)", "if (gid < 10)", or "" for a
+  // bare scope); CloseBlock renders it into its parent as `header {` ... `}`.
+  void OpenBlock(std::string header);
+  void CloseBlock();
+
+  // Ids of the open blocks, outermost first: a variable declared in block b is visible while b
+  // is open.
+  bool IsOpen(int64_t block_id) const;
+  int64_t current_block() const;
+  int depth() const { return static_cast<int>(stack_.size()); }
+
+  // Runs `emit` with the blocks deeper than `depth` set aside, so that what it emits goes into
+  // the block at that depth (just before the inner blocks), then puts them back.
+  template <typename T>
+  T EmitAt(int depth, const std::function<T()>& emit);
+
+  // The rendered statements of the outermost block. Every opened block must be closed.
+  std::string Finish();
+
+ private:
+  struct Block {
+    int64_t id;
+    std::string header;
+    std::vector<std::string> lines;
+  };
+  std::vector<std::unique_ptr<Block>> stack_;
+  int64_t* next_block_;
+};
+
+template <typename T>
+T CEmitter::EmitAt(int depth, const std::function<T()>& emit) {
+  std::vector<std::unique_ptr<Block>> inner;
+  while (static_cast<int>(stack_.size()) > depth) {
+    inner.push_back(std::move(stack_.back()));
+    stack_.pop_back();
+  }
+  T result = emit();
+  while (!inner.empty()) {
+    stack_.push_back(std::move(inner.back()));
+    inner.pop_back();
+  }
+  return result;
+}
+
+// The C names of a value computed once: the first use emits its statements (at the depth it
+// was given, or where it is first used), later uses in the same scope reuse the variables, and
+// a use after that scope has closed emits them again.
+class Memo {
+ public:
+  using Compute = std::function<absl::StatusOr<std::vector<std::string>>()>;
+  // `emitter` points at the emitter in use (it changes from kernel to kernel).
+  // `hoist_depth` < 0: emit where first used.
+  Memo(CEmitter* const* emitter, Compute compute, int hoist_depth)
+      : emitter_(emitter), compute_(std::move(compute)), hoist_depth_(hoist_depth) {}
+
+  absl::StatusOr<std::vector<std::string>> Get();
+
+ private:
+  CEmitter* const* emitter_;
+  Compute compute_;
+  int hoist_depth_;
+  std::optional<int64_t> block_;
+  std::vector<std::string> names_;
+};
+
+}  // namespace dfc::codegen
+
+#endif  // DFC_CODEGEN_C_EMITTER_H_

@@ -1,0 +1,817 @@
+// The kernel generator: a staged twin of ir/interpreter.cc (see kernel_gen.h, c_emitter.h).
+//
+// Where the interpreter holds a value, the generator holds a CVal: a scalar is a thunk that
+// emits what computes it and returns a C expression; an array is a length and a function from
+// a C index expression to the element's CVal (a view: nothing is stored); a tuple is its
+// fields. Values bound by a Lambda are computed once per scope (Memo).
+#include "codegen/kernel_gen.h"
+
+#include <map>
+#include <set>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "codegen/c_emitter.h"
+#include "graph/check.h"
+#include "ir/lower/scalar_funs.h"
+
+namespace dfc::codegen {
+namespace {
+
+using ir::ExprPtr;
+using ir::Fun;
+using ir::TypePtr;
+
+struct CVal;
+using Thunk = std::function<absl::StatusOr<std::string>()>;
+using ElementFn = std::function<absl::StatusOr<CVal>(const std::string& index)>;
+using Lazy = std::function<absl::StatusOr<CVal>()>;
+
+struct CVal {
+  TypePtr type;
+  Thunk scalar;               // scalars
+  std::vector<CVal> fields;   // tuples
+  ElementFn element;          // arrays
+};
+
+using Env = std::shared_ptr<const absl::flat_hash_map<const ir::Param*, CVal>>;
+
+absl::Status Unsupported(absl::string_view what) {
+  return absl::UnimplementedError(
+      absl::StrCat(what, " is not supported by the OpenCL code generator yet"));
+}
+
+// The OpenCL C literal of a scalar, in its compute type.
+std::string ScalarLiteral(const ir::Scalar& s) {
+  const std::string type = ir::OpenCLType(s.dtype);
+  if (IsFloating(s.dtype)) return ir::FloatLiteral(s.dtype, s.f);
+  if (s.dtype == DType::kUInt64) return absl::StrCat(s.AsUInt64(), "UL");
+  if (s.dtype == DType::kInt64) {
+    if (s.i == INT64_MIN) return "(-9223372036854775807L - 1L)";
+    return absl::StrCat(s.i, "L");
+  }
+  return absl::StrCat("((", type, ")", s.i, ")");
+}
+
+const char kPrelude[] = R"(// Floor division and modulo of sizes and indices (C's / and % truncate).
+long dfc_floordiv(long a, long b) {
+  long q = a / b;
+  return (q * b != a && ((a < 0) != (b < 0))) ? q - 1 : q;
+}
+long dfc_floormod(long a, long b) {
+  long r = a % b;
+  return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;
+}
+)";
+
+const char kHalfPrelude[] = R"(// float16 is computed in float and rounded to half after every operation, as TensorFlow does.
+float dfc_round_half(float x) {
+  ushort bits;
+  vstore_half_rte(x, 0, (__private half*)&bits);
+  return vload_half(0, (__private const half*)&bits);
+}
+)";
+
+class Generator {
+ public:
+  explicit Generator(const ir::LoweredCluster& cluster) : cluster_(cluster) {}
+
+  absl::StatusOr<KernelSource> Generate(const KernelOptions& options);
+
+ private:
+  absl::StatusOr<CVal> Eval(const ExprPtr& expr, const Env& env);
+  absl::StatusOr<CVal> Apply(const Fun& f, std::vector<CVal> args, const TypePtr& result,
+                             const Env& env);
+  absl::StatusOr<CVal> ApplyLambda(const ir::Lambda& lambda, std::vector<CVal> args,
+                                   const Env& env);
+  absl::StatusOr<CVal> ApplyPattern(const ir::Pattern& p, std::vector<CVal> args,
+                                    const TypePtr& result, const Env& env);
+  absl::StatusOr<CVal> CallUserFun(const ir::UserFun& f, std::vector<CVal> args);
+  absl::StatusOr<CVal> ReduceSeq(const ir::Pattern& p, std::vector<CVal> args, const Env& env);
+
+  // A value whose scalars are computed once per scope: at once inside a kernel's loops, or
+  // at first use (hoisted to the output's block) for values of the whole cluster.
+  absl::StatusOr<CVal> Bind(CVal value);
+  // cond ? then : other, element by element; the branches are emitted only where taken.
+  CVal Select(const TypePtr& type, std::string cond, Lazy then, Lazy other);
+  // The value of `type` whose every scalar is `fill` (Pad's constant; zeros for an
+  // out-of-range At, which flags the error).
+  CVal Filled(const TypePtr& type, const ir::Scalar& fill);
+  // A tensor parameter in global memory: element offsets from `base`.
+  CVal Load(const std::string& buffer, DType dtype, const TypePtr& type, std::string base);
+  // Writes `value` as the output of `type`: loop bounds come from the declared type, so a
+  // kernel never writes past the buffer the runtime allocated for it.
+  absl::Status Store(const CVal& value, const TypePtr& type, const std::string& buffer,
+                     const std::string& offset);
+  // C text of a size expression; `index` names what the Reindex variable `i` stands for.
+  std::string Size(const ArithExpr& e, const std::string& index = "");
+
+  struct Output {
+    CVal value;
+    TypePtr type;
+    std::string buffer;
+    std::string comment;
+  };
+  // Emits a kernel that writes `outputs` (work-item gid writes row gid of each) and returns
+  // its stage.
+  absl::StatusOr<KernelStage> EmitKernel(const std::string& name, const std::vector<Output>& outputs);
+  // A top-level array bound by a let: computed by a kernel of its own into a temporary.
+  absl::StatusOr<CVal> Materialize(const CVal& value);
+
+  const ir::LoweredCluster& cluster_;
+  int64_t block_counter_ = 0;
+  CEmitter* em_ = nullptr;
+  std::vector<std::string> kernels_;  // the rendered kernel functions, in stage order
+  std::vector<KernelStage> stages_;
+  std::vector<TypePtr> temporaries_;
+  std::vector<std::string> buffer_params_;  // the kernels' buffer parameters, in order
+  std::string name_;
+  std::set<std::string> size_vars_;
+  std::map<std::string, const ir::UserFun*> user_funs_;
+  bool uses_double_ = false;
+  bool uses_half_ = false;
+  bool top_level_ = false;  // evaluating the cluster's body, outside every output's block
+};
+
+std::string Generator::Size(const ArithExpr& e, const std::string& index) {
+  switch (e.kind()) {
+    case ArithExpr::Kind::kConst:
+      return absl::StrCat(*e.AsConstant(), "L");
+    case ArithExpr::Kind::kVar:
+      if (e.var_name() == ir::IndexVar().var_name() && !index.empty()) return index;
+      size_vars_.insert(e.var_name());
+      return absl::StrCat("size_", e.var_name());
+    case ArithExpr::Kind::kSum: {
+      std::vector<std::string> terms;
+      for (const ArithExpr& t : e.operands()) terms.push_back(Size(t, index));
+      return absl::StrCat("(", absl::StrJoin(terms, " + "), ")");
+    }
+    case ArithExpr::Kind::kProd: {
+      std::vector<std::string> factors;
+      if (e.coefficient() != 1) factors.push_back(absl::StrCat(e.coefficient(), "L"));
+      for (const ArithExpr& f : e.operands()) factors.push_back(Size(f, index));
+      return absl::StrCat("(", absl::StrJoin(factors, " * "), ")");
+    }
+    case ArithExpr::Kind::kDiv:
+    case ArithExpr::Kind::kMod:
+      return absl::StrCat(e.kind() == ArithExpr::Kind::kDiv ? "dfc_floordiv(" : "dfc_floormod(",
+                          Size(e.operands()[0], index), ", ", Size(e.operands()[1], index), ")");
+  }
+  return "0L";
+}
+
+absl::StatusOr<CVal> Generator::Bind(CVal value) {
+  if (value.type->is_array()) return value;  // a view: elements are computed where read
+  if (value.type->is_tuple()) {
+    for (CVal& field : value.fields) {
+      DFC_ASSIGN_OR_RETURN(field, Bind(std::move(field)));
+    }
+    return value;
+  }
+  if (!value.type->is_scalar()) return Unsupported(ir::TypeToString(value.type));
+  const std::string type = ir::OpenCLType(value.type->dtype);
+  auto memo = std::make_shared<Memo>(
+      &em_,
+      [this, type, thunk = value.scalar]() -> absl::StatusOr<std::vector<std::string>> {
+        DFC_ASSIGN_OR_RETURN(std::string expr, thunk());
+        std::string name = em_->Fresh("v");
+        em_->Emit(absl::StrCat("const ", type, " ", name, " = ", expr, ";"));
+        return std::vector<std::string>{name};
+      },
+      top_level_ ? 2 : -1);
+  value.scalar = [memo]() -> absl::StatusOr<std::string> {
+    DFC_ASSIGN_OR_RETURN(std::vector<std::string> names, memo->Get());
+    return names[0];
+  };
+  if (!top_level_) DFC_RETURN_IF_ERROR(memo->Get().status());
+  return value;
+}
+
+CVal Generator::Select(const TypePtr& type, std::string cond, Lazy then, Lazy other) {
+  CVal out{type};
+  if (type->is_tuple()) {
+    for (size_t k = 0; k < type->elements.size(); ++k) {
+      auto field = [k](Lazy whole) -> Lazy {
+        return [k, whole]() -> absl::StatusOr<CVal> {
+          DFC_ASSIGN_OR_RETURN(CVal v, whole());
+          return v.fields[k];
+        };
+      };
+      out.fields.push_back(Select(type->elements[k], cond, field(then), field(other)));
+    }
+  } else if (type->is_array()) {
+    out.element = [this, type, cond, then, other](const std::string& i) -> absl::StatusOr<CVal> {
+      auto element = [i](Lazy whole) -> Lazy {
+        return [i, whole]() -> absl::StatusOr<CVal> {
+          DFC_ASSIGN_OR_RETURN(CVal v, whole());
+          return v.element(i);
+        };
+      };
+      return Select(type->element, cond, element(then), element(other));
+    };
+  } else {
+    out.scalar = [this, type, cond, then, other]() -> absl::StatusOr<std::string> {
+      const std::string name = em_->Fresh("sel");
+      em_->Emit(absl::StrCat(ir::OpenCLType(type->dtype), " ", name, ";"));
+      for (const auto& [header, branch] : {std::pair{absl::StrCat("if (", cond, ")"), then},
+                                           std::pair{std::string("else"), other}}) {
+        em_->OpenBlock(header);
+        absl::StatusOr<CVal> v = branch();
+        absl::StatusOr<std::string> expr = v.ok() ? v->scalar() : v.status();
+        if (!expr.ok()) return expr.status();
+        em_->Emit(absl::StrCat(name, " = ", *expr, ";"));
+        em_->CloseBlock();
+      }
+      return name;
+    };
+  }
+  return out;
+}
+
+CVal Generator::Filled(const TypePtr& type, const ir::Scalar& fill) {
+  CVal out{type};
+  if (type->is_tuple()) {
+    for (const TypePtr& t : type->elements) out.fields.push_back(Filled(t, fill));
+  } else if (type->is_array()) {
+    out.element = [this, type, fill](const std::string&) -> absl::StatusOr<CVal> {
+      return Filled(type->element, fill);
+    };
+  } else {
+    // Pad's value has the array's dtype; a zero is made for each dtype.
+    const ir::Scalar value = fill.dtype == type->dtype ? fill : ir::Scalar::Int(type->dtype, 0);
+    out.scalar = [value]() -> absl::StatusOr<std::string> { return ScalarLiteral(value); };
+  }
+  return out;
+}
+
+CVal Generator::Load(const std::string& buffer, DType dtype, const TypePtr& type,
+                     std::string base) {
+  CVal out{type};
+  if (type->is_array()) {
+    const std::string stride = Size(NumElements(*ir::TensorShape(type->element)));
+    out.element = [this, buffer, dtype, type, base, stride](
+                      const std::string& i) -> absl::StatusOr<CVal> {
+      return Load(buffer, dtype, type->element,
+                  absl::StrCat("(", base, " + (", i, ") * ", stride, ")"));
+    };
+  } else {
+    out.scalar = [buffer, dtype, base]() -> absl::StatusOr<std::string> {
+      if (dtype == DType::kHalf) return absl::StrCat("vload_half(", base, ", ", buffer, ")");
+      return absl::StrCat(buffer, "[", base, "]");
+    };
+  }
+  return out;
+}
+
+absl::Status Generator::Store(const CVal& value, const TypePtr& type, const std::string& buffer,
+                              const std::string& offset) {
+  const DType dtype = ir::BaseDType(type);
+  if (type->is_scalar() && value.type->is_scalar()) {
+    DFC_ASSIGN_OR_RETURN(std::string v, value.scalar());
+    em_->Emit(dtype == DType::kHalf
+                      ? absl::StrCat("vstore_half_rte(", v, ", ", offset, ", ", buffer, ");")
+                      : absl::StrCat(buffer, "[", offset, "] = ", v, ";"));
+    return absl::OkStatus();
+  }
+  if (!type->is_array() || !value.type->is_array()) {
+    return absl::InternalError(absl::StrCat("an output of type ", ir::TypeToString(type),
+                                            " has a value of type ",
+                                            ir::TypeToString(value.type)));
+  }
+  const std::string j = em_->Fresh("j");
+  const std::string n = Size(type->length);
+  em_->OpenBlock(absl::StrCat("for (long ", j, " = 0; ", j, " < ", n, "; ++", j, ")"));
+  DFC_ASSIGN_OR_RETURN(CVal element, value.element(j));
+  DFC_RETURN_IF_ERROR(
+      Store(element, type->element, buffer, absl::StrCat("(", offset, ") * ", n, " + ", j)));
+  em_->CloseBlock();
+  return absl::OkStatus();
+}
+
+absl::StatusOr<CVal> Generator::Eval(const ExprPtr& expr, const Env& env) {
+  switch (expr->kind) {
+    case ir::Expr::Kind::kParam: {
+      auto it = env->find(static_cast<const ir::Param*>(expr.get()));
+      if (it == env->end()) {
+        return absl::InternalError(absl::StrCat(
+            "parameter ", static_cast<const ir::Param&>(*expr).name, " is not bound"));
+      }
+      return it->second;
+    }
+    case ir::Expr::Kind::kLiteral: {
+      const ir::Scalar& s = static_cast<const ir::Literal&>(*expr).value;
+      if (s.dtype == DType::kDouble) uses_double_ = true;
+      return CVal{expr->type, [text = ScalarLiteral(s)]() -> absl::StatusOr<std::string> {
+                    return text;
+                  }};
+    }
+    case ir::Expr::Kind::kFunCall: {
+      const auto& call = static_cast<const ir::FunCall&>(*expr);
+      std::vector<CVal> args;
+      for (const ExprPtr& a : call.args) {
+        DFC_ASSIGN_OR_RETURN(CVal v, Eval(a, env));
+        args.push_back(std::move(v));
+      }
+      return Apply(*call.f, std::move(args), expr->type, env);
+    }
+  }
+  return absl::InternalError("unknown expression kind");
+}
+
+absl::StatusOr<CVal> Generator::Apply(const Fun& f, std::vector<CVal> args, const TypePtr& result,
+                                      const Env& env) {
+  switch (f.kind) {
+    case Fun::Kind::kLambda:
+      return ApplyLambda(static_cast<const ir::Lambda&>(f), std::move(args), env);
+    case Fun::Kind::kUserFun:
+      return CallUserFun(static_cast<const ir::UserFun&>(f), std::move(args));
+    default:
+      return ApplyPattern(static_cast<const ir::Pattern&>(f), std::move(args), result, env);
+  }
+}
+
+absl::StatusOr<CVal> Generator::ApplyLambda(const ir::Lambda& lambda, std::vector<CVal> args,
+                                            const Env& env) {
+  auto bound = std::make_shared<absl::flat_hash_map<const ir::Param*, CVal>>(*env);
+  for (size_t k = 0; k < args.size(); ++k) {
+    CVal v = std::move(args[k]);
+    if (top_level_ && v.type->is_array() && ir::TensorShape(v.type)) {
+      DFC_ASSIGN_OR_RETURN(v, Materialize(v));
+    } else {
+      DFC_ASSIGN_OR_RETURN(v, Bind(std::move(v)));
+    }
+    (*bound)[lambda.params[k].get()] = std::move(v);
+  }
+  return Eval(lambda.body, bound);
+}
+
+absl::StatusOr<CVal> Generator::CallUserFun(const ir::UserFun& f, std::vector<CVal> args) {
+  for (const TypePtr& t : f.param_types) {
+    if (!t->is_scalar()) return Unsupported(absl::StrCat("UserFun ", f.name, " on vectors"));
+    if (t->dtype == DType::kDouble) uses_double_ = true;
+    if (t->dtype == DType::kHalf) uses_half_ = true;
+  }
+  if (f.result_type->dtype == DType::kHalf) uses_half_ = true;
+  if (f.result_type->dtype == DType::kDouble) uses_double_ = true;
+  user_funs_.emplace(f.name, &f);
+  const bool round = f.result_type->dtype == DType::kHalf;
+  return CVal{f.result_type, [&f, args, round]() -> absl::StatusOr<std::string> {
+                std::vector<std::string> texts;
+                for (const CVal& a : args) {
+                  DFC_ASSIGN_OR_RETURN(std::string t, a.scalar());
+                  texts.push_back(std::move(t));
+                }
+                std::string call = absl::StrCat(f.name, "(", absl::StrJoin(texts, ", "), ")");
+                return round ? absl::StrCat("dfc_round_half(", call, ")") : call;
+              }};
+}
+
+// The scalars of a value, depth first through tuples.
+absl::Status Leaves(const CVal& v, std::vector<const CVal*>& out) {
+  if (v.type->is_tuple()) {
+    for (const CVal& f : v.fields) DFC_RETURN_IF_ERROR(Leaves(f, out));
+    return absl::OkStatus();
+  }
+  if (!v.type->is_scalar()) {
+    return Unsupported(absl::StrCat("a Reduce accumulator of type ", ir::TypeToString(v.type)));
+  }
+  out.push_back(&v);
+  return absl::OkStatus();
+}
+
+// A value of `type` whose k-th scalar (depth first) is names(k).
+CVal FromLeaves(const TypePtr& type, const std::function<Thunk(int)>& leaf, int& next) {
+  CVal out{type};
+  if (type->is_tuple()) {
+    for (const TypePtr& t : type->elements) out.fields.push_back(FromLeaves(t, leaf, next));
+  } else {
+    out.scalar = leaf(next++);
+  }
+  return out;
+}
+
+absl::StatusOr<CVal> Generator::ReduceSeq(const ir::Pattern& p, std::vector<CVal> args,
+                                          const Env& env) {
+  const CVal init = args[0];
+  const CVal array = args[1];
+  std::vector<std::string> types;
+  std::function<absl::Status(const TypePtr&)> collect = [&](const TypePtr& t) -> absl::Status {
+    if (t->is_tuple()) {
+      for (const TypePtr& e : t->elements) DFC_RETURN_IF_ERROR(collect(e));
+      return absl::OkStatus();
+    }
+    if (!t->is_scalar()) {
+      return Unsupported(absl::StrCat("a Reduce accumulator of type ", ir::TypeToString(t)));
+    }
+    types.push_back(ir::OpenCLType(t->dtype));
+    return absl::OkStatus();
+  };
+  DFC_RETURN_IF_ERROR(collect(init.type));
+  auto compute = [this, &p, init, types, array,
+                  env]() -> absl::StatusOr<std::vector<std::string>> {
+    std::vector<const CVal*> init_leaves;
+    DFC_RETURN_IF_ERROR(Leaves(init, init_leaves));
+    std::vector<std::string> acc;
+    for (size_t k = 0; k < init_leaves.size(); ++k) {
+      DFC_ASSIGN_OR_RETURN(std::string v, init_leaves[k]->scalar());
+      acc.push_back(em_->Fresh("acc"));
+      em_->Emit(absl::StrCat(types[k], " ", acc.back(), " = ", v, ";"));
+    }
+    const std::string i = em_->Fresh("i");
+    em_->OpenBlock(absl::StrCat("for (long ", i, " = 0; ", i, " < ", Size(array.type->length),
+                                    "; ++", i, ")"));
+    int next = 0;
+    CVal acc_val = FromLeaves(
+        init.type,
+        [&acc](int k) -> Thunk { return [name = acc[k]]() -> absl::StatusOr<std::string> {
+                                   return name;
+                                 }; },
+        next);
+    DFC_ASSIGN_OR_RETURN(CVal element, array.element(i));
+    const bool saved = top_level_;
+    top_level_ = false;
+    absl::StatusOr<CVal> step = Apply(*p.f, {acc_val, element}, init.type, env);
+    top_level_ = saved;
+    if (!step.ok()) return step.status();
+    std::vector<const CVal*> step_leaves;
+    DFC_RETURN_IF_ERROR(Leaves(*step, step_leaves));
+    // Every new value is computed before any is assigned: a field may read the old others.
+    std::vector<std::string> next_values;
+    for (size_t k = 0; k < step_leaves.size(); ++k) {
+      DFC_ASSIGN_OR_RETURN(std::string v, step_leaves[k]->scalar());
+      next_values.push_back(em_->Fresh("next"));
+      em_->Emit(absl::StrCat("const ", types[k], " ", next_values.back(), " = ", v, ";"));
+    }
+    for (size_t k = 0; k < acc.size(); ++k) {
+      em_->Emit(absl::StrCat(acc[k], " = ", next_values[k], ";"));
+    }
+    em_->CloseBlock();
+    return acc;
+  };
+  auto memo = std::make_shared<Memo>(&em_, std::move(compute), top_level_ ? 2 : -1);
+  int next = 0;
+  return FromLeaves(
+      init.type,
+      [memo](int k) -> Thunk {
+        return [memo, k]() -> absl::StatusOr<std::string> {
+          DFC_ASSIGN_OR_RETURN(std::vector<std::string> names, memo->Get());
+          return names[k];
+        };
+      },
+      next);
+}
+
+absl::StatusOr<CVal> Generator::ApplyPattern(const ir::Pattern& p, std::vector<CVal> args,
+                                             const TypePtr& result, const Env& env) {
+  using K = Fun::Kind;
+  CVal out{result};
+  switch (p.kind) {
+    case K::kMap:
+    case K::kMapGlb:
+    case K::kMapWrg:
+    case K::kMapLcl:
+    case K::kMapSeq:
+      out.element = [this, &p, array = args[0], result, env](const std::string& i) -> absl::StatusOr<CVal> {
+        DFC_ASSIGN_OR_RETURN(CVal element, array.element(i));
+        const bool saved = top_level_;
+        top_level_ = false;
+        absl::StatusOr<CVal> v = Apply(*p.f, {std::move(element)}, result->element, env);
+        top_level_ = saved;
+        return v;
+      };
+      return out;
+    case K::kReduce:
+    case K::kReduceSeq:
+      return ReduceSeq(p, std::move(args), env);
+    case K::kZip:
+      out.element = [args](const std::string& i) -> absl::StatusOr<CVal> {
+        CVal tuple{nullptr};
+        std::vector<TypePtr> types;
+        for (const CVal& a : args) {
+          DFC_ASSIGN_OR_RETURN(CVal e, a.element(i));
+          types.push_back(e.type);
+          tuple.fields.push_back(std::move(e));
+        }
+        tuple.type = ir::TupleType(std::move(types));
+        return tuple;
+      };
+      return out;
+    case K::kGet:
+      return args[0].fields[p.index];
+    case K::kTuple:
+      out.fields = std::move(args);
+      return out;
+    case K::kId:
+    case K::kToGlobal:
+    case K::kToLocal:
+    case K::kToPrivate:
+      if (p.kind == K::kId) return args[0];
+      return Apply(*p.f, std::move(args), result, env);
+    case K::kSplit: {
+      const std::string m = Size(p.size);
+      out.element = [array = args[0], m, result](const std::string& i) -> absl::StatusOr<CVal> {
+        CVal chunk{result->element};
+        chunk.element = [array, m, i](const std::string& j) {
+          return array.element(absl::StrCat("((", i, ") * ", m, " + (", j, "))"));
+        };
+        return chunk;
+      };
+      return out;
+    }
+    case K::kJoin: {
+      // Rows of length 0 join to an empty array, whose elements are never read: divide by 1
+      // there rather than write a division by zero that the OpenCL compiler warns about.
+      const ArithExpr& row = args[0].type->element->length;
+      const std::string m = row.AsConstant() == 0 ? "1L" : Size(row);
+      out.element = [array = args[0], m](const std::string& k) -> absl::StatusOr<CVal> {
+        DFC_ASSIGN_OR_RETURN(CVal row, array.element(absl::StrCat("((", k, ") / ", m, ")")));
+        return row.element(absl::StrCat("((", k, ") % ", m, ")"));
+      };
+      return out;
+    }
+    case K::kTranspose:
+      out.element = [array = args[0], result](const std::string& i) -> absl::StatusOr<CVal> {
+        CVal column{result->element};
+        column.element = [array, i](const std::string& j) -> absl::StatusOr<CVal> {
+          DFC_ASSIGN_OR_RETURN(CVal row, array.element(j));
+          return row.element(i);
+        };
+        return column;
+      };
+      return out;
+    case K::kSlide: {
+      const std::string step = Size(p.step);
+      out.element = [array = args[0], step, result](const std::string& i) -> absl::StatusOr<CVal> {
+        CVal window{result->element};
+        window.element = [array, step, i](const std::string& j) {
+          return array.element(absl::StrCat("((", i, ") * ", step, " + (", j, "))"));
+        };
+        return window;
+      };
+      return out;
+    }
+    case K::kPad: {
+      const std::string left = Size(p.left);
+      const std::string n = Size(args[0].type->length);
+      out.element = [this, &p, array = args[0], left, n](
+                        const std::string& j) -> absl::StatusOr<CVal> {
+        const std::string src = em_->Fresh("src");
+        em_->Emit(absl::StrCat("const long ", src, " = (", j, ") - ", left, ";"));
+        switch (p.pad_mode) {
+          case ir::PadMode::kConstant: {
+            CVal fill = Filled(array.type->element, p.pad_value);
+            return Select(array.type->element,
+                          absl::StrCat(src, " >= 0 && ", src, " < ", n),
+                          [array, src]() { return array.element(src); },
+                          [fill]() -> absl::StatusOr<CVal> { return fill; });
+          }
+          case ir::PadMode::kClamp:
+            return array.element(absl::StrCat("clamp(", src, ", 0L, ", n, " - 1)"));
+          case ir::PadMode::kReflect:
+            return array.element(absl::StrCat("(", src, " < 0 ? -", src, " : (", src, " >= ", n,
+                                              " ? 2 * (", n, " - 1) - ", src, " : ", src, "))"));
+          case ir::PadMode::kSymmetric:
+            return array.element(absl::StrCat("(", src, " < 0 ? -", src, " - 1 : (", src,
+                                              " >= ", n, " ? 2 * ", n, " - 1 - ", src, " : ",
+                                              src, "))"));
+        }
+        return absl::InternalError("unknown pad mode");
+      };
+      return out;
+    }
+    case K::kReindex:
+      out.element = [this, &p, array = args[0]](const std::string& i) -> absl::StatusOr<CVal> {
+        const std::string at = em_->Fresh("at");
+        em_->Emit(absl::StrCat("const long ", at, " = ", Size(p.index_fn, i), ";"));
+        return array.element(at);
+      };
+      return out;
+    case K::kConcat:
+      out.element = [this, args](const std::string& i) -> absl::StatusOr<CVal> {
+        // Part k holds indices [start_k, start_k + n_k): select down the parts.
+        std::function<absl::StatusOr<CVal>(size_t, std::string)> part =
+            [&](size_t k, std::string start) -> absl::StatusOr<CVal> {
+          const std::string local = absl::StrCat("((", i, ") - (", start, "))");
+          if (k + 1 == args.size()) return args[k].element(local);
+          const std::string end = absl::StrCat("(", start, " + ", Size(args[k].type->length), ")");
+          const CVal& a = args[k];
+          absl::StatusOr<CVal> rest_value = part(k + 1, end);
+          if (!rest_value.ok()) return rest_value.status();
+          return Select(a.type->element, absl::StrCat("(", i, ") < ", end),
+                        [a, local]() { return a.element(local); },
+                        [v = *rest_value]() -> absl::StatusOr<CVal> { return v; });
+        };
+        return part(0, "0L");
+      };
+      return out;
+    case K::kRepeat:
+      out.element = [value = args[0]](const std::string&) -> absl::StatusOr<CVal> {
+        return value;
+      };
+      return out;
+    case K::kIota:
+      out.element = [dtype = p.dtype](const std::string& i) -> absl::StatusOr<CVal> {
+        return CVal{ir::ScalarType(dtype), [dtype, i]() -> absl::StatusOr<std::string> {
+                      return absl::StrCat("((", ir::OpenCLType(dtype), ")(", i, "))");
+                    }};
+      };
+      return out;
+    case K::kSizeValue: {
+      const std::string value =
+          absl::StrCat("((", ir::OpenCLType(p.dtype), ")(", Size(p.size), "))");
+      out.scalar = [value]() -> absl::StatusOr<std::string> { return value; };
+      return out;
+    }
+    case K::kAt: {
+      const std::string n = Size(args[0].type->length);
+      // A runtime index out of range flags the error and reads zeros, never outside a buffer.
+      auto read = [this, array = args[0], index = args[1], n]() -> absl::StatusOr<CVal> {
+        DFC_ASSIGN_OR_RETURN(std::string i, index.scalar());
+        const std::string at = em_->Fresh("at");
+        em_->Emit(absl::StrCat("const long ", at, " = (long)(", i, ");"));
+        const std::string ok = absl::StrCat("(ulong)", at, " < (ulong)", n);
+        em_->Emit(absl::StrCat("if (!(", ok, ")) *dfc_error = 1;"));
+        return Select(array.type->element, ok, [array, at]() { return array.element(at); },
+                      [this, t = array.type->element]() -> absl::StatusOr<CVal> {
+                        return Filled(t, ir::Scalar::Int(ir::BaseDType(t), 0));
+                      });
+      };
+      // The index is read where the element is: defer through the value's shape.
+      if (result->is_scalar()) {
+        out.scalar = [read]() -> absl::StatusOr<std::string> {
+          DFC_ASSIGN_OR_RETURN(CVal v, read());
+          return v.scalar();
+        };
+        return out;
+      }
+      return read();
+    }
+    case K::kAsVector:
+    case K::kAsScalar:
+      return Unsupported(ir::FunName(p));
+    default:
+      break;
+  }
+  return Unsupported(ir::FunName(p));
+}
+
+absl::StatusOr<KernelStage> Generator::EmitKernel(const std::string& name,
+                                                  const std::vector<Output>& outputs) {
+  CEmitter emitter(&block_counter_);
+  CEmitter* const outer = em_;
+  em_ = &emitter;
+  KernelStage stage{name, {}};
+  auto emit = [&]() -> absl::Status {
+    em_->Emit("const long gid = get_global_id(0);");
+    for (const Output& out : outputs) {
+      em_->Emit(absl::StrCat("// ", out.comment));
+      if (out.type->is_array()) {
+        stage.rows.push_back(out.type->length);
+        em_->OpenBlock(absl::StrCat("if (gid < ", Size(out.type->length), ")"));
+        DFC_ASSIGN_OR_RETURN(CVal row, out.value.element("gid"));
+        DFC_RETURN_IF_ERROR(Store(row, out.type->element, out.buffer, "gid"));
+      } else {
+        stage.rows.push_back(1);
+        em_->OpenBlock("if (gid == 0)");
+        DFC_RETURN_IF_ERROR(Store(out.value, out.type, out.buffer, "0L"));
+      }
+      em_->CloseBlock();
+      const DType dtype = ir::BaseDType(out.type);
+      uses_half_ |= dtype == DType::kHalf;
+      uses_double_ |= dtype == DType::kDouble;
+    }
+    return absl::OkStatus();
+  };
+  absl::Status status = emit();
+  em_ = outer;
+  DFC_RETURN_IF_ERROR(status);
+  kernels_.push_back(emitter.Finish());
+  return stage;
+}
+
+absl::StatusOr<CVal> Generator::Materialize(const CVal& value) {
+  const std::string buffer = absl::StrCat("tmp", temporaries_.size());
+  const DType dtype = ir::BaseDType(value.type);
+  temporaries_.push_back(value.type);
+  buffer_params_.push_back(absl::StrCat("__global ", StorageType(dtype), "* restrict ", buffer,
+                                        "  // ", ir::TypeToString(value.type)));
+  // Outside every output's block, the stage computes its value as the cluster's body would.
+  const bool saved = top_level_;
+  top_level_ = false;
+  absl::StatusOr<KernelStage> stage =
+      EmitKernel(absl::StrCat(name_, "_s", stages_.size()),
+                 {{value, value.type, buffer, absl::StrCat(buffer, ": ", ir::TypeToString(value.type))}});
+  top_level_ = saved;
+  if (!stage.ok()) return stage.status();
+  stages_.push_back(*std::move(stage));
+  return Load(buffer, dtype, value.type, "0L");
+}
+
+absl::StatusOr<KernelSource> Generator::Generate(const KernelOptions& options) {
+  const auto& lambda = static_cast<const ir::Lambda&>(*cluster_.lambda);
+  name_ = options.name;
+  auto env = std::make_shared<absl::flat_hash_map<const ir::Param*, CVal>>();
+  for (size_t k = 0; k < lambda.params.size(); ++k) {
+    const TypePtr& type = lambda.params[k]->type;
+    if (!ir::TensorShape(type)) {
+      return Unsupported(absl::StrCat("a parameter of type ", ir::TypeToString(type)));
+    }
+    const DType dtype = ir::BaseDType(type);
+    const std::string name = absl::StrCat("in", k);
+    buffer_params_.push_back(absl::StrCat("__global const ", StorageType(dtype), "* restrict ",
+                                          name, "  // ", cluster_.params[k].ToString()));
+    (*env)[lambda.params[k].get()] = Load(name, dtype, type, "0L");
+  }
+
+  // The body's top level: what the whole cluster binds (its lets) is evaluated here, once.
+  CEmitter top(&block_counter_);
+  em_ = &top;
+  top_level_ = true;
+  absl::StatusOr<CVal> body = Eval(lambda.body, env);
+  top_level_ = false;
+  if (!body.ok()) return body.status();
+  std::vector<Output> outputs;
+  for (size_t k = 0; k < cluster_.outputs.size(); ++k) {
+    const TypePtr& type = cluster_.output_types[k];
+    const std::string buffer = absl::StrCat("out", k);
+    buffer_params_.push_back(absl::StrCat("__global ", StorageType(ir::BaseDType(type)),
+                                          "* restrict ", buffer, "  // ",
+                                          cluster_.outputs[k].ToString()));
+    outputs.push_back({cluster_.outputs.size() == 1 ? *body : body->fields[k], type, buffer,
+                       absl::StrCat(cluster_.outputs[k].ToString(), ": ",
+                                    ir::TypeToString(type))});
+  }
+  DFC_ASSIGN_OR_RETURN(KernelStage last, EmitKernel(options.name, outputs));
+  stages_.push_back(std::move(last));
+  // Statements emitted at the top level itself (a runtime index read outside every Map) go
+  // first in every kernel.
+  const std::string preamble = top.Finish();
+
+  KernelSource kernel;
+  kernel.stages = stages_;
+  kernel.temporaries = temporaries_;
+  std::vector<std::string> params = buffer_params_;
+  params.push_back("__global int* restrict dfc_error  // set when an index is out of range");
+  for (const std::string& var : size_vars_) {
+    kernel.size_args.push_back(var);
+    params.push_back(absl::StrCat("const long size_", var));
+  }
+
+  std::string& src = kernel.source;
+  absl::StrAppend(&src, "// ", options.name, ": generated by dfc\n// TF nodes:\n");
+  for (const std::string& node : options.nodes) absl::StrAppend(&src, "//   ", node, "\n");
+  absl::StrAppend(&src,
+                  "// strategy: default (outer Map -> MapGlb(0), inner Maps -> MapSeq, Reduce -> "
+                  "ReduceSeq, views as index arithmetic, values read twice computed once by a "
+                  "kernel of their own)\n\n");
+  if (uses_double_) absl::StrAppend(&src, "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n\n");
+  absl::StrAppend(&src, kPrelude, "\n");
+  if (uses_half_) absl::StrAppend(&src, kHalfPrelude, "\n");
+  for (const auto& [name, f] : user_funs_) {
+    std::vector<std::string> names;
+    for (size_t k = 0; k < f->param_names.size(); ++k) {
+      names.push_back(
+          absl::StrCat(ir::OpenCLType(f->param_types[k]->dtype), " ", f->param_names[k]));
+    }
+    absl::StrAppend(&src, ir::OpenCLType(f->result_type->dtype), " ", name, "(",
+                    absl::StrJoin(names, ", "), ") {\n  ", f->body, "\n}\n");
+  }
+  for (size_t s = 0; s < stages_.size(); ++s) {
+    absl::StrAppend(&src, "\n__kernel void ", stages_[s].name, "(\n");
+    for (size_t k = 0; k < params.size(); ++k) {
+      // The comment after a parameter goes after its comma.
+      std::string line = params[k];
+      const size_t comment = line.find("  //");
+      const std::string sep = k + 1 < params.size() ? "," : ") {";
+      if (comment == std::string::npos) {
+        line += sep;
+      } else {
+        line.insert(comment, sep);
+      }
+      absl::StrAppend(&src, "    ", line, "\n");
+    }
+    for (const std::string& text : {preamble, kernels_[s]}) {
+      for (absl::string_view line : absl::StrSplit(text, '\n', absl::SkipEmpty())) {
+        absl::StrAppend(&src, "  ", line, "\n");
+      }
+    }
+    absl::StrAppend(&src, "}\n");
+  }
+  return kernel;
+}
+
+}  // namespace
+
+std::string StorageType(DType dtype) {
+  return dtype == DType::kHalf ? "half" : ir::OpenCLType(dtype);
+}
+
+absl::StatusOr<KernelSource> GenerateKernel(const ir::LoweredCluster& cluster,
+                                            const KernelOptions& options) {
+  Generator generator(cluster);
+  return generator.Generate(options);
+}
+
+}  // namespace dfc::codegen

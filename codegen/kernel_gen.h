@@ -1,0 +1,66 @@
+// OpenCL C for a cluster: one kernel that computes every output of the cluster's Lambda.
+//
+// The default strategy, as Lift's: the outermost Map of each output is spread over work-items
+// (MapGlb(0): work-item `gid` computes row `gid` of every output that has one), every inner
+// Map is a sequential loop (MapSeq) and every Reduce a sequential fold (ReduceSeq); scalars
+// live in private variables. Views (Zip, Split, Join, Transpose, Slide, Pad, Reindex, Concat,
+// Repeat, Iota, Get) are index arithmetic: nothing is copied. Size variables are kernel
+// arguments, so one kernel serves every batch size.
+//
+// A value the cluster binds once and reads several times (a let at the cluster's top level,
+// such as a MatMul whose result two nodes read) is computed once: by a kernel of its own that
+// writes it to a temporary buffer, before the kernel of the outputs, which reads it from
+// there. Recomputing it wherever it is read would repeat the work in every reader and, along
+// a chain of such values (the steps of an unrolled RNN), make the code grow exponentially.
+//
+// Every kernel of a cluster takes the same arguments, in order: one `__global const T*` per
+// cluster parameter, one `__global T*` per temporary, one `__global T*` per output,
+// `__global int* dfc_error` (set to 1 when a runtime index is out of range, as for a GatherV2
+// index TensorFlow would refuse), then one `long` per size variable.
+#ifndef DFC_CODEGEN_KERNEL_GEN_H_
+#define DFC_CODEGEN_KERNEL_GEN_H_
+
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "graph/arith.h"
+#include "ir/lower/cluster.h"
+
+namespace dfc::codegen {
+
+struct KernelStage {
+  std::string name;  // the kernel function's name
+  // The outermost length of each value the kernel writes (1 for a scalar): the global size
+  // is their maximum.
+  std::vector<ArithExpr> rows;
+};
+
+struct KernelSource {
+  std::string source;  // a whole OpenCL C program
+  // The kernels to run, in order; the last writes the cluster's outputs.
+  std::vector<KernelStage> stages;
+  // The types of the temporaries (tensors) the stages pass on.
+  std::vector<ir::TypePtr> temporaries;
+  // The size variables passed as `long` arguments after dfc_error, in order.
+  std::vector<std::string> size_args;
+};
+
+struct KernelOptions {
+  std::string name = "dfc_kernel";  // the outputs' kernel; stages before it add "_s<k>"
+  // Lines for the header comment: the TF nodes the kernel computes ("MatMul (MatMul)").
+  std::vector<std::string> nodes;
+};
+
+// Generates the kernel for `cluster`. An IR construct the generator does not handle yet (a
+// vector type, a Reduce whose accumulator is an array) is an error naming it.
+absl::StatusOr<KernelSource> GenerateKernel(const ir::LoweredCluster& cluster,
+                                            const KernelOptions& options);
+
+// The C type a tensor of `dtype` is stored as in a buffer: "half" for float16 (read with
+// vload_half), "uchar" for bool, otherwise the compute type.
+std::string StorageType(DType dtype);
+
+}  // namespace dfc::codegen
+
+#endif  // DFC_CODEGEN_KERNEL_GEN_H_

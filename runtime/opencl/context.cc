@@ -1,0 +1,60 @@
+// The OpenCL context, queue and buffers (see context.h).
+#include "runtime/opencl/context.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "graph/check.h"
+#include "runtime/opencl/cl_error.h"
+
+namespace dfc::cl {
+
+absl::StatusOr<std::shared_ptr<ClContext>> ClContext::Create(const DeviceInfo& info) {
+  const cl_context_properties properties[] = {
+      CL_CONTEXT_PLATFORM, reinterpret_cast<cl_context_properties>(info.platform), 0};
+  cl_int err = CL_SUCCESS;
+  ClContextHandle context(clCreateContext(properties, 1, &info.device, nullptr, nullptr, &err));
+  DFC_RETURN_IF_ERROR(ClStatus(err, absl::StrCat("clCreateContext(", info.Describe(), ")")));
+  ClQueue queue(clCreateCommandQueue(context.get(), info.device, CL_QUEUE_PROFILING_ENABLE, &err));
+  DFC_RETURN_IF_ERROR(ClStatus(err, absl::StrCat("clCreateCommandQueue(", info.Describe(), ")")));
+  return std::shared_ptr<ClContext>(new ClContext(info, std::move(context), std::move(queue)));
+}
+
+absl::StatusOr<ClBuffer> ClContext::Allocate(size_t bytes) {
+  cl_int err = CL_SUCCESS;
+  ClMem mem(
+      clCreateBuffer(context(), CL_MEM_READ_WRITE, std::max<size_t>(bytes, 1), nullptr, &err));
+  DFC_RETURN_IF_ERROR(ClStatus(err, absl::StrCat("clCreateBuffer(", bytes, " bytes)")));
+  return ClBuffer(std::move(mem), bytes);
+}
+
+absl::Status ClContext::Write(ClBuffer& buffer, const void* data, size_t bytes) {
+  if (bytes > buffer.size()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("writing ", bytes, " bytes into a buffer of ", buffer.size()));
+  }
+  // Some drivers reject a zero-size transfer as CL_INVALID_VALUE; there is nothing to copy.
+  if (bytes == 0) return absl::OkStatus();
+  DFC_CL_RETURN_IF_ERROR(
+      clEnqueueWriteBuffer(queue(), buffer.get(), CL_TRUE, 0, bytes, data, 0, nullptr, nullptr));
+  return absl::OkStatus();
+}
+
+absl::Status ClContext::Read(const ClBuffer& buffer, void* data, size_t bytes) {
+  if (bytes > buffer.size()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("reading ", bytes, " bytes from a buffer of ", buffer.size()));
+  }
+  if (bytes == 0) return absl::OkStatus();
+  DFC_CL_RETURN_IF_ERROR(
+      clEnqueueReadBuffer(queue(), buffer.get(), CL_TRUE, 0, bytes, data, 0, nullptr, nullptr));
+  return absl::OkStatus();
+}
+
+absl::Status ClContext::Finish() {
+  DFC_CL_RETURN_IF_ERROR(clFinish(queue()));
+  return absl::OkStatus();
+}
+
+}  // namespace dfc::cl

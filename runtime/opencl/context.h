@@ -1,0 +1,68 @@
+// One OpenCL context and its command queue on a chosen device, and the device buffers that
+// tensors live in. Everything a session enqueues goes through this one in-order queue.
+#ifndef DFC_RUNTIME_OPENCL_CONTEXT_H_
+#define DFC_RUNTIME_OPENCL_CONTEXT_H_
+
+#include <CL/cl.h>
+
+#include <cstddef>
+#include <memory>
+#include <utility>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "runtime/opencl/device.h"
+#include "runtime/opencl/handles.h"
+
+namespace dfc::cl {
+
+// A device buffer and the size it was asked for. The cl_mem may be larger (a zero-byte request
+// gets one byte, since clCreateBuffer rejects size 0), so reads and writes check `size()`.
+class ClBuffer {
+ public:
+  ClBuffer(ClMem mem, size_t size) : mem_(std::move(mem)), size_(size) {}
+
+  cl_mem get() const { return mem_.get(); }
+  size_t size() const { return size_; }
+
+ private:
+  ClMem mem_;
+  size_t size_;
+};
+
+// Shared (std::shared_ptr) by the program cache, kernels and buffers' users, so the context
+// outlives everything created from it.
+class ClContext {
+ public:
+  static absl::StatusOr<std::shared_ptr<ClContext>> Create(const DeviceInfo& info);
+
+  ClContext(const ClContext&) = delete;
+  ClContext& operator=(const ClContext&) = delete;
+
+  cl_context context() const { return context_.get(); }
+  // In order, with CL_QUEUE_PROFILING_ENABLE so that benchmarks can read event times.
+  cl_command_queue queue() const { return queue_.get(); }
+  cl_device_id device() const { return info_.device; }
+  const DeviceInfo& info() const { return info_; }
+
+  // A read-write buffer of `bytes` bytes (at least one underneath, so zero-size tensors work).
+  absl::StatusOr<ClBuffer> Allocate(size_t bytes);
+  // Blocking copies between host memory and the start of `buffer`; `bytes` <= buffer.size().
+  absl::Status Write(ClBuffer& buffer, const void* data, size_t bytes);
+  absl::Status Read(const ClBuffer& buffer, void* data, size_t bytes);
+  // Waits for everything enqueued so far.
+  absl::Status Finish();
+
+ private:
+  ClContext(DeviceInfo info, ClContextHandle context, ClQueue queue)
+      : info_(std::move(info)), context_(std::move(context)), queue_(std::move(queue)) {}
+
+  DeviceInfo info_;
+  // Declared before queue_ so the queue is released first.
+  ClContextHandle context_;
+  ClQueue queue_;
+};
+
+}  // namespace dfc::cl
+
+#endif  // DFC_RUNTIME_OPENCL_CONTEXT_H_

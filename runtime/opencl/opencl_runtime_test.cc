@@ -1,0 +1,269 @@
+// Tests of the OpenCL runtime layer on whatever device this machine has (PoCL's CPU device in
+// CI): device listing and selection, buffers, and the program cache in memory and on disk.
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "runtime/opencl/cl_error.h"
+#include "runtime/opencl/context.h"
+#include "runtime/opencl/device.h"
+#include "runtime/opencl/program_cache.h"
+
+namespace dfc::cl {
+namespace {
+
+using ::testing::HasSubstr;
+
+constexpr char kVectorAdd[] = R"(
+__kernel void vector_add(__global const float* a, __global const float* b,
+                         __global float* c, int n) {
+  const int i = get_global_id(0);
+  if (i < n) c[i] = a[i] + b[i];
+}
+)";
+
+// A fresh cache directory per test, so no run sees another's (or an earlier run's) files;
+// removed again when the test ends.
+class TempCacheDir {
+ public:
+  TempCacheDir() {
+    const auto* test = ::testing::UnitTest::GetInstance()->current_test_info();
+    path_ = absl::StrCat(::testing::TempDir(), "/dfc_program_cache_", test->name(), "_", getpid());
+    std::filesystem::remove_all(path_);
+  }
+  ~TempCacheDir() { std::filesystem::remove_all(path_); }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+std::shared_ptr<ClContext> MakeContext() {
+  absl::StatusOr<DeviceInfo> device = SelectDevice("auto");
+  EXPECT_TRUE(device.ok()) << device.status();
+  if (!device.ok()) return nullptr;
+  absl::StatusOr<std::shared_ptr<ClContext>> context = ClContext::Create(*device);
+  EXPECT_TRUE(context.ok()) << context.status();
+  return context.ok() ? *context : nullptr;
+}
+
+// Builds kVectorAdd through `cache`, runs it on n elements and checks c = a + b exactly.
+void ExpectVectorAddWorks(ClContext& context, ProgramCache& cache, int n = 1000) {
+  absl::StatusOr<std::shared_ptr<ClProgram>> program = cache.Build(kVectorAdd, "");
+  ASSERT_TRUE(program.ok()) << program.status();
+  absl::StatusOr<ClKernel> kernel = ProgramCache::CreateKernel(**program, "vector_add");
+  ASSERT_TRUE(kernel.ok()) << kernel.status();
+
+  std::vector<float> a(n), b(n), c(n, -1.0f);
+  for (int i = 0; i < n; ++i) {
+    a[i] = 0.5f * static_cast<float>(i);
+    b[i] = 1000.0f - static_cast<float>(i);
+  }
+  const size_t bytes = n * sizeof(float);
+  absl::StatusOr<ClBuffer> da = context.Allocate(bytes);
+  absl::StatusOr<ClBuffer> db = context.Allocate(bytes);
+  absl::StatusOr<ClBuffer> dc = context.Allocate(bytes);
+  ASSERT_TRUE(da.ok() && db.ok() && dc.ok());
+  ASSERT_TRUE(context.Write(*da, a.data(), bytes).ok());
+  ASSERT_TRUE(context.Write(*db, b.data(), bytes).ok());
+
+  cl_mem ma = da->get(), mb = db->get(), mc = dc->get();
+  ASSERT_EQ(clSetKernelArg(kernel->get(), 0, sizeof(cl_mem), &ma), CL_SUCCESS);
+  ASSERT_EQ(clSetKernelArg(kernel->get(), 1, sizeof(cl_mem), &mb), CL_SUCCESS);
+  ASSERT_EQ(clSetKernelArg(kernel->get(), 2, sizeof(cl_mem), &mc), CL_SUCCESS);
+  ASSERT_EQ(clSetKernelArg(kernel->get(), 3, sizeof(int), &n), CL_SUCCESS);
+  const size_t global = n;
+  ASSERT_EQ(clEnqueueNDRangeKernel(context.queue(), kernel->get(), 1, nullptr, &global, nullptr, 0,
+                                   nullptr, nullptr),
+            CL_SUCCESS);
+  ASSERT_TRUE(context.Finish().ok());
+  ASSERT_TRUE(context.Read(*dc, c.data(), bytes).ok());
+  for (int i = 0; i < n; ++i) ASSERT_EQ(c[i], a[i] + b[i]) << "element " << i;
+}
+
+TEST(ClErrorTest, NamesCodes) {
+  EXPECT_EQ(ClErrorName(CL_INVALID_VALUE), "CL_INVALID_VALUE");
+  EXPECT_EQ(ClErrorName(CL_BUILD_PROGRAM_FAILURE), "CL_BUILD_PROGRAM_FAILURE");
+  EXPECT_EQ(ClErrorName(-9999), "CL_UNKNOWN_ERROR(-9999)");
+  EXPECT_TRUE(ClStatus(CL_SUCCESS, "clFoo").ok());
+  EXPECT_EQ(ClStatus(CL_INVALID_VALUE, "clFoo(x)").message(), "clFoo(x) failed: CL_INVALID_VALUE");
+}
+
+absl::Status FailingCall() {
+  DFC_CL_RETURN_IF_ERROR(clFinish(nullptr));
+  return absl::OkStatus();
+}
+
+TEST(ClErrorTest, MacroCarriesCallText) {
+  const absl::Status status = FailingCall();
+  EXPECT_EQ(status.code(), absl::StatusCode::kInternal);
+  EXPECT_THAT(status.message(), HasSubstr("clFinish(nullptr) failed: CL_INVALID_COMMAND_QUEUE"));
+}
+
+TEST(DeviceTest, ListsDevices) {
+  absl::StatusOr<std::vector<DeviceInfo>> devices = ListDevices();
+  ASSERT_TRUE(devices.ok()) << devices.status();
+  ASSERT_FALSE(devices->empty());
+  for (const DeviceInfo& info : *devices) {
+    EXPECT_FALSE(info.device_name.empty());
+    EXPECT_GT(info.compute_units, 0);
+    EXPECT_GT(info.max_work_group_size, 0u);
+  }
+}
+
+TEST(DeviceTest, SelectsCpu) {
+  absl::StatusOr<DeviceInfo> device = SelectDevice("cpu");
+  ASSERT_TRUE(device.ok()) << device.status();
+  EXPECT_TRUE(device->type & CL_DEVICE_TYPE_CPU);
+  // The platform restriction finds the same device on its own platform.
+  absl::StatusOr<DeviceInfo> same = SelectDevice("cpu", device->platform_index);
+  ASSERT_TRUE(same.ok()) << same.status();
+  EXPECT_EQ(same->device, device->device);
+}
+
+TEST(DeviceTest, MissingVendorIsNotFoundAndListsDevices) {
+  absl::StatusOr<DeviceInfo> cpu = SelectDevice("cpu");
+  ASSERT_TRUE(cpu.ok()) << cpu.status();
+  absl::StatusOr<DeviceInfo> device = SelectDevice("nvidia");
+  if (device.ok()) GTEST_SKIP() << "this machine has an NVIDIA device";
+  EXPECT_EQ(device.status().code(), absl::StatusCode::kNotFound);
+  EXPECT_THAT(device.status().message(), HasSubstr("nvidia"));
+  EXPECT_THAT(device.status().message(), HasSubstr(cpu->device_name));
+}
+
+TEST(DeviceTest, VendorKindsNeverPickCpus) {
+  // PoCL names its CPU device after the host ("...-AMD EPYC"): that is not an AMD GPU.
+  for (const char* kind : {"amd", "nvidia", "intel", "arm"}) {
+    absl::StatusOr<DeviceInfo> device = SelectDevice(kind);
+    if (device.ok()) {
+      EXPECT_FALSE(device->type & CL_DEVICE_TYPE_CPU) << kind;
+    }
+  }
+}
+
+TEST(DeviceTest, UnknownKindIsAnError) {
+  absl::StatusOr<DeviceInfo> device = SelectDevice("bogus");
+  ASSERT_FALSE(device.ok());
+  EXPECT_THAT(device.status().message(), HasSubstr("bogus"));
+  EXPECT_FALSE(SelectDevice("cpu", 1000).ok());
+}
+
+TEST(ContextTest, AllocatesZeroBytes) {
+  std::shared_ptr<ClContext> context = MakeContext();
+  ASSERT_NE(context, nullptr);
+  absl::StatusOr<ClBuffer> buffer = context->Allocate(0);
+  ASSERT_TRUE(buffer.ok()) << buffer.status();
+  EXPECT_EQ(buffer->size(), 0u);
+  EXPECT_TRUE(context->Write(*buffer, nullptr, 0).ok());
+  EXPECT_TRUE(context->Read(*buffer, nullptr, 0).ok());
+  float value = 0;
+  EXPECT_FALSE(context->Write(*buffer, &value, sizeof(value)).ok());
+}
+
+TEST(ProgramCacheTest, BuildsAndRunsVectorAdd) {
+  std::shared_ptr<ClContext> context = MakeContext();
+  ASSERT_NE(context, nullptr);
+  TempCacheDir dir;
+  ProgramCache cache(context, dir.path());
+  ExpectVectorAddWorks(*context, cache);
+  EXPECT_EQ(cache.builds_from_source(), 1);
+  EXPECT_EQ(cache.loads_from_disk(), 0);
+}
+
+TEST(ProgramCacheTest, SameSourceTwiceIsAMemoryHit) {
+  std::shared_ptr<ClContext> context = MakeContext();
+  ASSERT_NE(context, nullptr);
+  TempCacheDir dir;
+  ProgramCache cache(context, dir.path());
+  absl::StatusOr<std::shared_ptr<ClProgram>> first = cache.Build(kVectorAdd);
+  absl::StatusOr<std::shared_ptr<ClProgram>> second = cache.Build(kVectorAdd);
+  ASSERT_TRUE(first.ok() && second.ok());
+  EXPECT_EQ(first->get(), second->get());
+  EXPECT_EQ(cache.builds_from_source(), 1);
+  EXPECT_EQ(cache.memory_hits(), 1);
+  // Other options are another program.
+  ASSERT_TRUE(cache.Build(kVectorAdd, "-cl-fast-relaxed-math").ok());
+  EXPECT_EQ(cache.builds_from_source(), 2);
+}
+
+TEST(ProgramCacheTest, SecondCacheLoadsFromDisk) {
+  std::shared_ptr<ClContext> context = MakeContext();
+  ASSERT_NE(context, nullptr);
+  const TempCacheDir temp;
+  const std::string& dir = temp.path();
+  {
+    ProgramCache first(context, dir);
+    ExpectVectorAddWorks(*context, first);
+    EXPECT_EQ(first.builds_from_source(), 1);
+  }
+  // A new cache stands in for a second process: nothing in memory, the file on disk.
+  ProgramCache second(context, dir);
+  ExpectVectorAddWorks(*context, second);
+  EXPECT_EQ(second.loads_from_disk(), 1);
+  EXPECT_EQ(second.builds_from_source(), 0);
+}
+
+TEST(ProgramCacheTest, CorruptFileFallsBackToSource) {
+  std::shared_ptr<ClContext> context = MakeContext();
+  ASSERT_NE(context, nullptr);
+  const TempCacheDir temp;
+  const std::string& dir = temp.path();
+  {
+    ProgramCache first(context, dir);
+    ASSERT_TRUE(first.Build(kVectorAdd).ok());
+  }
+  int files = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    std::ofstream(entry.path(), std::ios::binary | std::ios::trunc) << "garbage, not a program";
+    ++files;
+  }
+  ASSERT_EQ(files, 1);
+  ProgramCache second(context, dir);
+  ExpectVectorAddWorks(*context, second);
+  EXPECT_EQ(second.loads_from_disk(), 0);
+  EXPECT_EQ(second.builds_from_source(), 1);
+  // The source build rewrote the file, so a third cache loads it again.
+  ProgramCache third(context, dir);
+  ExpectVectorAddWorks(*context, third);
+  EXPECT_EQ(third.loads_from_disk(), 1);
+}
+
+TEST(ProgramCacheTest, BuildErrorCarriesTheLog) {
+  std::shared_ptr<ClContext> context = MakeContext();
+  ASSERT_NE(context, nullptr);
+  TempCacheDir dir;
+  ProgramCache cache(context, dir.path());
+  absl::StatusOr<std::shared_ptr<ClProgram>> program =
+      cache.Build("__kernel void broken(__global float* x) { x[0] = undeclared_thing; }");
+  ASSERT_FALSE(program.ok());
+  EXPECT_EQ(program.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(program.status().message(), HasSubstr("undeclared_thing"));
+}
+
+TEST(ProgramCacheTest, UnknownKernelNameIsAnError) {
+  std::shared_ptr<ClContext> context = MakeContext();
+  ASSERT_NE(context, nullptr);
+  ProgramCache cache(context, "");
+  absl::StatusOr<std::shared_ptr<ClProgram>> program = cache.Build(kVectorAdd);
+  ASSERT_TRUE(program.ok()) << program.status();
+  absl::StatusOr<ClKernel> kernel = ProgramCache::CreateKernel(**program, "no_such_kernel");
+  ASSERT_FALSE(kernel.ok());
+  EXPECT_THAT(kernel.status().message(), HasSubstr("CL_INVALID_KERNEL_NAME"));
+}
+
+TEST(ProgramCacheTest, DefaultCacheDirHonoursEnvironment) {
+  setenv("DFC_CACHE_DIR", "/some/where", 1);
+  EXPECT_EQ(DefaultCacheDir(), "/some/where");
+  unsetenv("DFC_CACHE_DIR");
+  EXPECT_FALSE(DefaultCacheDir().empty());
+}
+
+}  // namespace
+}  // namespace dfc::cl

@@ -1,0 +1,73 @@
+// Builds OpenCL programs once: an in-memory map for this process and a directory of program
+// binaries for the next one, so a second run of the same model compiles no OpenCL C at all.
+#ifndef DFC_RUNTIME_OPENCL_PROGRAM_CACHE_H_
+#define DFC_RUNTIME_OPENCL_PROGRAM_CACHE_H_
+
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+
+#include "absl/status/statusor.h"
+#include "runtime/opencl/context.h"
+#include "runtime/opencl/handles.h"
+
+namespace dfc::cl {
+
+// $DFC_CACHE_DIR if set, else $XDG_CACHE_HOME/dfc/programs, else $HOME/.cache/dfc/programs,
+// else /tmp/dfc-cache.
+std::string DefaultCacheDir();
+
+// Programs are keyed by the source, the build options and the platform name, device name,
+// driver version and device version, since a binary is only valid for the driver that made it.
+// The file name is a 128-bit FNV-1a hash of that key (two 64-bit hashes with different offset
+// bases). It is not cryptographic: each file also stores the full key text, and a file whose
+// key differs is treated as a miss.
+//
+// Lookup: the in-memory map, then `<cache_dir>/<hex key>.bin`, then a build from source, whose
+// binary is then written to the directory (atomically: a temporary file renamed into place, so
+// concurrent processes never read half a file). A cache file that cannot be loaded for any
+// reason falls back to a source build; a cache that cannot be written is not an error.
+//
+// Thread-safe. One mutex is held across a build so that the process never builds the same
+// program twice; builds are therefore serialised, which costs nothing for one queue.
+class ProgramCache {
+ public:
+  // An empty `cache_dir` keeps the cache in memory only.
+  explicit ProgramCache(std::shared_ptr<ClContext> context,
+                        std::string cache_dir = DefaultCacheDir());
+
+  // The built program for `source` and `options`. A build failure is InvalidArgument carrying
+  // the compiler's log (trimmed to a few KB).
+  absl::StatusOr<std::shared_ptr<ClProgram>> Build(const std::string& source,
+                                                   const std::string& options = "");
+
+  static absl::StatusOr<ClKernel> CreateKernel(const ClProgram& program, const std::string& name);
+
+  const std::string& cache_dir() const { return cache_dir_; }
+  // How each Build() call was answered: for tests, and for the command line to show that a
+  // second run rebuilt nothing.
+  int64_t builds_from_source() const;
+  int64_t loads_from_disk() const;
+  int64_t memory_hits() const;
+
+ private:
+  std::string KeyText(const std::string& source, const std::string& options) const;
+  std::string CachePath(const std::string& key) const;
+  absl::StatusOr<ClProgram> BuildFromSource(const std::string& source,
+                                            const std::string& options) const;
+  absl::StatusOr<ClProgram> LoadFromDisk(const std::string& path, const std::string& key,
+                                         const std::string& options) const;
+  void SaveToDisk(const std::string& path, const std::string& key, cl_program program) const;
+
+  std::shared_ptr<ClContext> context_;
+  std::string cache_dir_;
+  mutable std::mutex mu_;
+  std::unordered_map<std::string, std::shared_ptr<ClProgram>> programs_;  // by key text
+  int64_t builds_from_source_ = 0, loads_from_disk_ = 0, memory_hits_ = 0;
+};
+
+}  // namespace dfc::cl
+
+#endif  // DFC_RUNTIME_OPENCL_PROGRAM_CACHE_H_
