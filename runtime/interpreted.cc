@@ -4,9 +4,11 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "graph/check.h"
+#include "graph/ops.h"
 #include "ir/interpreter.h"
 #include "ir/lower/lower.h"
 #include "runtime/reference/kernel.h"
+#include "runtime/reference/session.h"
 
 namespace dfc {
 
@@ -22,6 +24,23 @@ absl::StatusOr<std::vector<TensorInfo>> ReferenceFoldOracle::InferShapes(
 
 bool ReferenceFoldOracle::ReadsStatically(const Node& node, int input) const {
   return ir::ReadsStatically(node, input);
+}
+
+absl::StatusOr<ir::LoweredGraph> LowerForFeeds(
+    const Graph& graph, const std::vector<TensorId>& fetches,
+    const std::vector<std::pair<TensorId, Tensor>>& feeds) {
+  std::vector<TensorId> fed_ids;
+  // A placeholder declared without a rank is compiled for the rank it is fed with.
+  ir::LowerOptions options{.fold_only_static = true};
+  for (const auto& [id, tensor] : feeds) {
+    fed_ids.push_back(id);
+    const Node* node = graph.FindNode(id.node);
+    if (node != nullptr && PlaceholderShape(*node).unknown_rank) {
+      options.placeholder_shapes[id.node] = PartialShape{.dims = tensor.shape()};
+    }
+  }
+  ReferenceFoldOracle oracle;
+  return ir::LowerGraph(graph, fetches, {}, fed_ids, oracle, options);
 }
 
 absl::StatusOr<SizeBindings> BindSizes(const ir::LoweredGraph& lowered,
@@ -70,6 +89,7 @@ absl::StatusOr<std::vector<Tensor>> RunLowered(
     const Graph& graph, const ir::LoweredGraph& lowered,
     const std::vector<std::pair<TensorId, Tensor>>& feeds, const std::vector<TensorId>& fetches,
     const ClusterRunner& run_cluster) {
+  for (const auto& [id, tensor] : feeds) DFC_RETURN_IF_ERROR(reference::CheckFeed(graph, id, tensor));
   DFC_ASSIGN_OR_RETURN(SizeBindings sizes, BindSizes(lowered, feeds));
   absl::flat_hash_map<TensorId, Tensor> values;
   for (const auto& [id, tensor] : feeds) values[id] = tensor;

@@ -27,6 +27,13 @@ class ReferenceFoldOracle : public FoldOracle {
   bool ReadsStatically(const Node& node, int input) const override;
 };
 
+// Lowers what `fetches` need for a run with `feeds`: folding only what lowerings read
+// statically (the rest stays in clusters), batch dimensions symbolic, and placeholders
+// declared without a rank compiled for the rank they are fed with.
+absl::StatusOr<ir::LoweredGraph> LowerForFeeds(
+    const Graph& graph, const std::vector<TensorId>& fetches,
+    const std::vector<std::pair<TensorId, Tensor>>& feeds);
+
 // Binds every size variable of `fold` from the fed placeholders' shapes. A placeholder that is
 // not fed binds nothing; two feeds that disagree on one variable (the batch N) are an error.
 // The variables that unification replaced must agree with their replacements: a feed whose

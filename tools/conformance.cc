@@ -73,25 +73,12 @@ absl::StatusOr<std::vector<Tensor>> LowerAndRun(const Graph& graph,
     fetches.push_back(*id);
   }
   std::vector<std::pair<TensorId, Tensor>> fed;
-  std::vector<TensorId> fed_ids;
   for (const reference::Feed& feed : feeds) {
     absl::StatusOr<TensorId> id = TensorId::Parse(feed.name);
     if (!id.ok()) return id.status();
     fed.emplace_back(*id, feed.value);
-    fed_ids.push_back(*id);
   }
-  // A placeholder declared without a rank is compiled for the rank it is fed with.
-  ir::LowerOptions options{.fold_only_static = true};
-  for (const auto& [id, tensor] : fed) {
-    const Node* node = graph.FindNode(id.node);
-    if (node != nullptr && PlaceholderShape(*node).unknown_rank) {
-      options.placeholder_shapes[id.node] = PartialShape{.dims = tensor.shape()};
-    }
-  }
-  ReferenceFoldOracle oracle;
-  absl::StatusOr<ir::LoweredGraph> lowered =
-      ir::LowerGraph(graph, fetches, {}, fed_ids, oracle, options);
-
+  absl::StatusOr<ir::LoweredGraph> lowered = LowerForFeeds(graph, fetches, fed);
   if (!lowered.ok()) return lowered.status();
   result.device_nodes = lowered->device_nodes;
   result.clustered = lowered->clustered;

@@ -1,7 +1,10 @@
 // `dfc run`: runs a graph with feeds from .npy files, prints and optionally saves the
-// fetched tensors. For now every run uses the host reference executor; `--reference` will
-// keep meaning it once dfc also runs on devices.
+// fetched tensors. Clusters run as generated OpenCL kernels on the device (`--device`), host
+// ops on the reference executor; `--reference` runs everything on the reference executor, as
+// do graphs with variables (training) until variables live on the device.
 #include <filesystem>
+#include <functional>
+#include <optional>
 #include <iostream>
 #include <memory>
 
@@ -10,6 +13,8 @@
 #include "absl/strings/str_split.h"
 #include "graph/loader.h"
 #include "graph/npy.h"
+#include "graph/ops.h"
+#include "runtime/interpreted.h"
 #include "runtime/reference/session.h"
 #include "tools/cli.h"
 
@@ -18,14 +23,19 @@ namespace {
 
 constexpr char kUsage[] =
     "usage: dfc run GRAPH --fetch T[,T...] [--feed NAME=FILE.npy]... [--target NODE]...\n"
-    "               [--init NODE]... [--steps K] [--out DIR] [--reference]\n"
+    "               [--init NODE]... [--steps K] [--out DIR]\n"
+    "               [--device auto|cpu|gpu|amd|nvidia|intel|arm] [--platform N] [--reference]\n"
     "  --fetch   tensors to compute and print (\"node\" or \"node:1\"); repeatable\n"
     "  --feed    a value for a tensor, from a .npy file; repeatable\n"
     "  --target  a node to run for its effect (a train op); repeatable\n"
     "  --init    a node to run once before the first step (an initialiser); repeatable\n"
     "  --steps   run K times (training), printing the fetches of each step\n"
     "  --out     write each fetched tensor of the last step to DIR/<tensor>.npy\n"
-    "  --reference  run on the host reference executor (the default for now)\n";
+    "  --device  the OpenCL device that runs the generated kernels (default auto: a GPU if\n"
+    "            there is one, else the first device)\n"
+    "  --platform  only devices of OpenCL platform N\n"
+    "  --reference  run on the host reference executor; graphs with variables (training),\n"
+    "            --target and --init run there for now\n";
 
 // "a/b:1" -> "a__b_1.npy".
 std::string OutputFileName(const std::string& tensor) {
@@ -41,6 +51,8 @@ int Run(const std::vector<std::string>& argv) {
                                                {"init", true, true},
                                                {"steps", true},
                                                {"out", true},
+                                               {"device", true},
+                                               {"platform", true},
                                                {"reference"}});
   if (!args.ok()) return ReportUsage(std::string(args.status().message()), kUsage);
   if (args->positional.size() != 1) return ReportUsage("expected one GRAPH", kUsage);
@@ -77,21 +89,62 @@ int Run(const std::vector<std::string>& argv) {
     feeds.push_back({feed.substr(0, eq), *std::move(value)});
   }
 
-  absl::StatusOr<Graph> graph = LoadGraph(args->positional[0]);
-  if (!graph.ok()) return ReportError(graph.status());
-  reference::Session session(std::make_shared<const Graph>(*std::move(graph)));
+  absl::StatusOr<Graph> loaded = LoadGraph(args->positional[0]);
+  if (!loaded.ok()) return ReportError(loaded.status());
+  auto graph = std::make_shared<const Graph>(*std::move(loaded));
+  const std::vector<std::string>& inits = args->All("init");
+  bool has_variables = false;
+  for (const Node& node : graph->nodes()) {
+    const OpDef* def = FindOpDef(node.op);
+    has_variables |= def != nullptr && def->variable;
+  }
+  const bool on_device =
+      !args->Has("reference") && !has_variables && targets.empty() && inits.empty();
+  if (!on_device && !args->Has("reference")) {
+    std::cerr << "dfc: note: graphs with variables, --target and --init run on the reference "
+                 "executor for now\n";
+  }
 
-  if (const std::vector<std::string>& inits = args->All("init"); !inits.empty()) {
-    absl::StatusOr<std::vector<Tensor>> init = session.Run(feeds, {}, inits);
-    if (!init.ok()) {
-      return ReportError(absl::Status(init.status().code(),
-                                      absl::StrCat("--init: ", init.status().message())));
+  // One step: fused kernels on the device, or the reference executor.
+  std::function<absl::StatusOr<std::vector<Tensor>>()> run_step;
+  reference::Session session(graph);
+  std::unique_ptr<DeviceExecutor> device;
+  std::optional<ir::LoweredGraph> lowered;
+  std::vector<std::pair<TensorId, Tensor>> fed;
+  std::vector<TensorId> fetch_ids;
+  if (on_device) {
+    for (const reference::Feed& feed : feeds) {
+      absl::StatusOr<TensorId> id = TensorId::Parse(feed.name);
+      if (!id.ok()) return ReportError(id.status());
+      fed.emplace_back(*id, feed.value);
     }
+    for (const std::string& fetch : fetches) {
+      absl::StatusOr<TensorId> id = TensorId::Parse(fetch);
+      if (!id.ok()) return ReportError(id.status());
+      fetch_ids.push_back(*id);
+    }
+    absl::StatusOr<ir::LoweredGraph> lowering = LowerForFeeds(*graph, fetch_ids, fed);
+    if (!lowering.ok()) return ReportError(lowering.status());
+    lowered = *std::move(lowering);
+    absl::StatusOr<std::unique_ptr<DeviceExecutor>> opened =
+        OpenDeviceExecutor(*args, {.warnings = &std::cerr});
+    if (!opened.ok()) return ReportError(opened.status());
+    device = *std::move(opened);
+    run_step = [&] { return device->Run(*graph, *lowered, fed, fetch_ids); };
+  } else {
+    if (!inits.empty()) {
+      absl::StatusOr<std::vector<Tensor>> init = session.Run(feeds, {}, inits);
+      if (!init.ok()) {
+        return ReportError(absl::Status(init.status().code(),
+                                        absl::StrCat("--init: ", init.status().message())));
+      }
+    }
+    run_step = [&] { return session.Run(feeds, fetches, targets); };
   }
 
   std::vector<Tensor> results;
   for (int step = 1; step <= steps; ++step) {
-    absl::StatusOr<std::vector<Tensor>> run = session.Run(feeds, fetches, targets);
+    absl::StatusOr<std::vector<Tensor>> run = run_step();
     if (!run.ok()) {
       return ReportError(
           steps == 1 ? run.status()
@@ -104,6 +157,13 @@ int Run(const std::vector<std::string>& argv) {
       std::cout << prefix << fetches[i] << ": " << results[i].DebugType() << " "
                 << results[i].Preview() << "\n";
     }
+  }
+  if (device != nullptr) {
+    const cl::ProgramCache& cache = device->program_cache();
+    std::cerr << "dfc: ran " << device->kernels_run() << " fused kernels on "
+              << device->device_name() << " (programs: " << cache.builds_from_source()
+              << " built, " << cache.loads_from_disk() << " loaded from "
+              << cache.cache_dir() << ")\n";
   }
 
   if (args->Has("out")) {

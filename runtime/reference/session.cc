@@ -30,10 +30,10 @@ std::mt19937_64& Session::RngFor(int node) {
   return rngs_.emplace(node, std::mt19937_64(s)).first->second;
 }
 
-absl::Status Session::CheckFeed(const TensorId& id, const Tensor& value) const {
-  absl::StatusOr<int> i = graph_->ResolveTensor(id, "feed");
+absl::Status CheckFeed(const Graph& graph, const TensorId& id, const Tensor& value) {
+  absl::StatusOr<int> i = graph.ResolveTensor(id, "feed");
   if (!i.ok()) return i.status();
-  const Node& node = graph_->node(*i);
+  const Node& node = graph.node(*i);
   if (node.op != "Placeholder" && node.op != "PlaceholderWithDefault") return absl::OkStatus();
   absl::StatusOr<DType> dtype = node.GetType("dtype");
   if (!dtype.ok()) return dtype.status();
@@ -84,7 +84,7 @@ absl::StatusOr<std::vector<Tensor>> Session::Run(const std::vector<Feed>& feeds,
   for (const Feed& feed : feeds) {
     absl::StatusOr<TensorId> id = TensorId::Parse(feed.name);
     if (!id.ok()) return absl::InvalidArgumentError(absl::StrCat("feed: ", id.status().message()));
-    if (absl::Status s = CheckFeed(*id, feed.value); !s.ok()) return s;
+    if (absl::Status s = CheckFeed(*graph_, *id, feed.value); !s.ok()) return s;
     if (!fed.emplace(*id, &feed.value).second) {
       return absl::InvalidArgumentError(absl::StrCat("\"", feed.name, "\" is fed twice"));
     }

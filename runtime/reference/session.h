@@ -26,6 +26,11 @@ struct Feed {
   Tensor value;
 };
 
+// OK if `value` may be fed to `id`: a tensor of the graph whose node, if a placeholder, has
+// that dtype and a shape compatible with the value's. The error names the feed, the
+// placeholder and what it expects.
+absl::Status CheckFeed(const Graph& graph, const TensorId& id, const Tensor& value);
+
 class Session {
  public:
   explicit Session(std::shared_ptr<const Graph> graph);
@@ -50,7 +55,6 @@ class Session {
   absl::StatusOr<const Plan*> GetPlan(const std::vector<TensorId>& feed_ids,
                                       const std::vector<std::string>& fetches,
                                       const std::vector<std::string>& targets);
-  absl::Status CheckFeed(const TensorId& id, const Tensor& value) const;
   bool IsVariable(int node) const;
   std::mt19937_64& RngFor(int node);
 
