@@ -128,6 +128,7 @@ class Generator {
   std::vector<TypePtr> temporaries_;
   std::vector<std::string> buffer_params_;  // the kernels' buffer parameters, in order
   std::string name_;
+  DeviceProfile profile_;
   std::set<std::string> size_vars_;
   std::map<std::string, const ir::UserFun*> user_funs_;
   bool uses_double_ = false;
@@ -662,7 +663,7 @@ absl::StatusOr<KernelStage> Generator::EmitKernel(const std::string& name,
   CEmitter emitter(&block_counter_);
   CEmitter* const outer = em_;
   em_ = &emitter;
-  KernelStage stage{name, {}};
+  KernelStage stage{name, {}, profile_.WorkGroupSize()};
   auto emit = [&]() -> absl::Status {
     em_->Emit("const long gid = get_global_id(0);");
     for (const Output& out : outputs) {
@@ -712,6 +713,7 @@ absl::StatusOr<CVal> Generator::Materialize(const CVal& value) {
 absl::StatusOr<KernelSource> Generator::Generate(const KernelOptions& options) {
   const auto& lambda = static_cast<const ir::Lambda&>(*cluster_.lambda);
   name_ = options.name;
+  profile_ = options.profile;
   auto env = std::make_shared<absl::flat_hash_map<const ir::Param*, CVal>>();
   for (size_t k = 0; k < lambda.params.size(); ++k) {
     const TypePtr& type = lambda.params[k]->type;
@@ -765,7 +767,11 @@ absl::StatusOr<KernelSource> Generator::Generate(const KernelOptions& options) {
   absl::StrAppend(&src,
                   "// strategy: default (outer Map -> MapGlb(0), inner Maps -> MapSeq, Reduce -> "
                   "ReduceSeq, views as index arithmetic, values read twice computed once by a "
-                  "kernel of their own)\n\n");
+                  "kernel of their own)\n// device: ", profile_.name, ": ", profile_.description,
+                  profile_.WorkGroupSize() > 0
+                      ? absl::StrCat("; work-groups of ", profile_.WorkGroupSize())
+                      : std::string("; work-group size left to the driver"),
+                  "\n\n");
   if (uses_double_) absl::StrAppend(&src, "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n\n");
   absl::StrAppend(&src, kPrelude, "\n");
   if (uses_half_) absl::StrAppend(&src, kHalfPrelude, "\n");

@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "codegen/device_profile.h"
 #include "graph/arith.h"
 #include "ir/lower/cluster.h"
 
@@ -34,6 +35,9 @@ struct KernelStage {
   // The outermost length of each value the kernel writes (1 for a scalar): the global size
   // is their maximum.
   std::vector<ArithExpr> rows;
+  // The work-group size (0: the driver's choice). The global size is rounded up to a
+  // multiple of it; work-items past the rows write nothing.
+  int work_group_size = 0;
 };
 
 struct KernelSource {
@@ -50,6 +54,8 @@ struct KernelOptions {
   std::string name = "dfc_kernel";  // the outputs' kernel; stages before it add "_s<k>"
   // Lines for the header comment: the TF nodes the kernel computes ("MatMul (MatMul)").
   std::vector<std::string> nodes;
+  // The device the code is for.
+  DeviceProfile profile = *NamedProfile("cpu");
 };
 
 // Generates the kernel for `cluster`. An IR construct the generator does not handle yet (a

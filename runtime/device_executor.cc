@@ -5,6 +5,8 @@
 #include <cstdlib>
 #include <fstream>
 
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
@@ -23,9 +25,35 @@ std::vector<std::string> ClusterNodeNames(const Graph& graph, const Cluster& clu
   return names;
 }
 
+codegen::DeviceProfile ProfileOf(const cl::DeviceInfo& device) {
+  const bool gpu = (device.type & CL_DEVICE_TYPE_GPU) != 0;
+  // The SIMD width is not an OpenCL 1.2 query: the vendor's is the best guess.
+  std::string vendor = absl::AsciiStrToLower(absl::StrCat(device.vendor, " ", device.platform_name));
+  int simd = gpu ? 32 : 8;
+  if (gpu && (absl::StrContains(vendor, "amd") || absl::StrContains(vendor, "advanced micro"))) {
+    simd = 64;
+  } else if (gpu && (absl::StrContains(vendor, "intel") || absl::StrContains(vendor, "arm"))) {
+    simd = 16;
+  }
+  return codegen::DeviceProfile{
+      .name = "auto",
+      .description = device.Describe(),
+      .simd_width = simd,
+      .compute_units = device.compute_units,
+      .local_memory_bytes = static_cast<int64_t>(device.local_mem_size),
+      .local_memory_is_real = device.local_mem_is_real,
+      .preferred_vector_width = std::max(1, device.preferred_vector_width_float),
+      .max_work_group_size = static_cast<int>(device.max_work_group_size),
+      .is_gpu = gpu,
+  };
+}
+
 DeviceExecutor::DeviceExecutor(std::shared_ptr<cl::ClContext> context,
                                std::shared_ptr<cl::ProgramCache> cache, Options options)
-    : context_(std::move(context)), cache_(std::move(cache)), options_(std::move(options)) {}
+    : context_(std::move(context)),
+      cache_(std::move(cache)),
+      options_(std::move(options)),
+      profile_(ProfileOf(context_->info())) {}
 
 absl::StatusOr<std::vector<Tensor>> DeviceExecutor::Run(
     const Graph& graph, const ir::LoweredGraph& lowered,
@@ -58,7 +86,8 @@ absl::StatusOr<std::vector<Tensor>> DeviceExecutor::RunKernel(
     const Graph& graph, const Cluster& cluster, const ir::LoweredCluster& lowered, int index,
     const std::vector<Tensor>& params, const SizeBindings& sizes) {
   codegen::KernelOptions options{.name = absl::StrCat("dfc_cluster_", index),
-                                 .nodes = ClusterNodeNames(graph, cluster)};
+                                 .nodes = ClusterNodeNames(graph, cluster),
+                                 .profile = profile_};
   absl::StatusOr<codegen::KernelSource> kernel = codegen::GenerateKernel(lowered, options);
   // Failures to make or build a kernel are Internal here, so that Run falls back on them.
   if (!kernel.ok()) return absl::InternalError(kernel.status().message());
@@ -131,9 +160,12 @@ absl::StatusOr<std::vector<Tensor>> DeviceExecutor::RunKernel(
       DFC_ASSIGN_OR_RETURN(int64_t v, r.Evaluate(sizes));
       rows = std::max(rows, v);
     }
-    const size_t global = static_cast<size_t>(rows);
+    const size_t local = static_cast<size_t>(stage.work_group_size);
+    const size_t global = local == 0 ? static_cast<size_t>(rows)
+                                     : (static_cast<size_t>(rows) + local - 1) / local * local;
     DFC_CL_RETURN_IF_ERROR(clEnqueueNDRangeKernel(context_->queue(), k.get(), 1, nullptr,
-                                                  &global, nullptr, 0, nullptr, nullptr));
+                                                  &global, local == 0 ? nullptr : &local, 0,
+                                                  nullptr, nullptr));
   }
   ++kernels_run_;
   cl_int error = 0;

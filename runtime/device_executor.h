@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "codegen/device_profile.h"
 #include "graph/graph.h"
 #include "graph/tensor.h"
 #include "ir/lower/cluster.h"
@@ -56,9 +57,13 @@ class DeviceExecutor {
   std::shared_ptr<cl::ClContext> context_;
   std::shared_ptr<cl::ProgramCache> cache_;
   Options options_;
+  codegen::DeviceProfile profile_;
   int64_t kernels_run_ = 0;
   int64_t fallbacks_ = 0;
 };
+
+// The profile code generation uses for a device that is present.
+codegen::DeviceProfile ProfileOf(const cl::DeviceInfo& device);
 
 // "name (Op)" for each node of a cluster: kernel comments and messages name them so.
 std::vector<std::string> ClusterNodeNames(const Graph& graph, const Cluster& cluster);

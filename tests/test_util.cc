@@ -1,6 +1,9 @@
 // Helpers for dfc's tests.
 #include "tests/test_util.h"
 
+#include <sys/wait.h>
+
+#include <cstdio>
 #include <numeric>
 
 #include "absl/strings/str_cat.h"
@@ -10,6 +13,18 @@
 #include "runtime/reference/kernel.h"
 
 namespace dfc::testing {
+
+CommandResult RunCommand(const std::string& command) {
+  CommandResult r;
+  FILE* pipe = popen((command + " 2>&1").c_str(), "r");
+  if (pipe == nullptr) return r;
+  char buffer[4096];
+  size_t n;
+  while ((n = fread(buffer, 1, sizeof buffer, pipe)) > 0) r.output.append(buffer, n);
+  const int status = pclose(pipe);
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
 
 std::string SharedDir() { return DFC_SHARED_DIR; }
 

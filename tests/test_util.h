@@ -11,6 +11,13 @@
 
 namespace dfc::testing {
 
+// Runs a shell command; its exit code (-1 if it did not exit) and stdout and stderr together.
+struct CommandResult {
+  int exit_code = -1;
+  std::string output;
+};
+CommandResult RunCommand(const std::string& command);
+
 // Path of ../shared (the read-only models and conformance cases), set by CMake.
 std::string SharedDir();
 

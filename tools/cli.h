@@ -8,7 +8,11 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "graph/graph.h"
+#include "graph/ops.h"
 #include "nlohmann/json.hpp"
 #include "runtime/device_executor.h"
 
@@ -40,6 +44,14 @@ struct Args {
 absl::StatusOr<Args> ParseArgs(const std::vector<std::string>& argv,
                                const std::vector<FlagSpec>& specs);
 
+// By default, everything the graph computes: the outputs of the nodes nothing consumes, and
+// the no-output ones (a training step's NoOp) as targets, where all they need is supported.
+void DefaultFetches(const Graph& graph, std::vector<TensorId>& fetches,
+                    std::vector<std::string>& targets);
+
+// `--shapes` text: "keep_prob=[];X=[?,784]" -> {keep_prob: [], X: [-1,784]}.
+absl::StatusOr<absl::flat_hash_map<std::string, PartialShape>> ParseShapes(absl::string_view text);
+
 // The OpenCL device that `--device KIND` (default auto) and `--platform N` name, with a program
 // cache in DefaultCacheDir(), ready to run lowered graphs.
 absl::StatusOr<std::unique_ptr<DeviceExecutor>> OpenDeviceExecutor(
@@ -56,6 +68,7 @@ int ReportUsage(const std::string& message, const std::string& usage);
 
 // The commands; argv excludes "dfc" and the command name.
 int Inspect(const std::vector<std::string>& argv);
+int Compile(const std::vector<std::string>& argv);
 int Run(const std::vector<std::string>& argv);
 int Conformance(const std::vector<std::string>& argv);
 

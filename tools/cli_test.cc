@@ -17,22 +17,10 @@ namespace {
 using ::testing::HasSubstr;
 namespace fs = std::filesystem;
 
-struct Result {
-  int exit_code = -1;
-  std::string output;  // stdout and stderr together
-};
+using Result = testing::CommandResult;
 
 Result Dfc(const std::string& args) {
-  Result r;
-  const std::string command = std::string(DFC_BINARY) + " " + args + " 2>&1";
-  FILE* pipe = popen(command.c_str(), "r");
-  if (pipe == nullptr) return r;
-  char buffer[4096];
-  size_t n;
-  while ((n = fread(buffer, 1, sizeof buffer, pipe)) > 0) r.output.append(buffer, n);
-  const int status = pclose(pipe);
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
+  return testing::RunCommand(std::string(DFC_BINARY) + " " + args);
 }
 
 std::string Model(const std::string& name) { return testing::SharedDir() + "/models/" + name; }
@@ -130,6 +118,27 @@ TEST(CliTest, RunPrintsAndWritesFetches) {
   ASSERT_TRUE(saved.ok()) << saved.status();
   EXPECT_EQ(testing::Values<float>(*saved), std::vector<float>(10, 0.5f));
   EXPECT_TRUE(fs::exists(out / "o" / "mul.npy"));
+}
+
+TEST(CliTest, RunUsesFusedKernelsAndASecondProcessBuildsNothing) {
+  const fs::path cache = TempDir("program_cache");
+  const std::string run = "DFC_CACHE_DIR=" + cache.string() + " " + std::string(DFC_BINARY) +
+                          " run " + Model("dl4j_mlp_00_frozen.pb") + " --feed input=" +
+                          std::string(DFC_SOURCE_DIR) + "/models/mlp_input_4x784.npy" +
+                          " --fetch output --device cpu";
+  testing::CommandResult first = testing::RunCommand(run);
+  ASSERT_EQ(first.exit_code, 0) << first.output;
+  EXPECT_THAT(first.output, HasSubstr("fused kernels on"));
+  EXPECT_THAT(first.output, HasSubstr("(programs: 1 built, 0 loaded"));
+  testing::CommandResult second = testing::RunCommand(run);
+  ASSERT_EQ(second.exit_code, 0) << second.output;
+  EXPECT_THAT(second.output, HasSubstr("(programs: 0 built, 1 loaded"));
+  // Both print the same values.
+  EXPECT_EQ(first.output.substr(0, first.output.find("dfc: ran")),
+            second.output.substr(0, second.output.find("dfc: ran")));
+  Result missing = Dfc("run " + Model("dl4j_mlp_00_frozen.pb") + " --fetch output --device tpu");
+  EXPECT_EQ(missing.exit_code, 1) << missing.output;
+  EXPECT_THAT(missing.output, HasSubstr("unknown OpenCL device kind \"tpu\""));
 }
 
 TEST(CliTest, OutputFileNamesReplaceSlashAndColon) {

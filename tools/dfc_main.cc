@@ -12,10 +12,12 @@ constexpr char kUsage[] =
     "\n"
     "commands:\n"
     "  inspect GRAPH [--json]                 what a GraphDef holds and what dfc supports\n"
+    "  inspect GRAPH --clusters [--ir]        the clusters a graph compiles to, and their IR\n"
+    "  compile GRAPH --device D -o DIR        write the plan and OpenCL kernels for device D\n"
     "  run GRAPH --fetch T[,T...] [--feed NAME=FILE.npy]... [--target NODE]...\n"
-    "      [--init NODE]... [--steps K] [--out DIR] [--reference]\n"
+    "      [--init NODE]... [--steps K] [--out DIR] [--device D] [--reference]\n"
     "                                         run a graph and print or save its outputs\n"
-    "  conformance DIR [--reference] [--json FILE] [--filter REGEX]\n"
+    "  conformance DIR [--reference | --interpret | --device D] [--json FILE] [--filter REGEX]\n"
     "                                         check dfc against TensorFlow-made test cases\n"
     "\n"
     "GRAPH is a frozen TensorFlow GraphDef, binary (.pb) or text (.pbtxt).\n"
@@ -32,6 +34,7 @@ int main(int argc, char** argv) {
   const std::vector<std::string> args(argv + 2, argv + argc);
   if (command == "inspect") return dfc::cli::Inspect(args);
   if (command == "run") return dfc::cli::Run(args);
+  if (command == "compile") return dfc::cli::Compile(args);
   if (command == "conformance") return dfc::cli::Conformance(args);
   if (command == "help" || command == "--help" || command == "-h") {
     std::cout << kUsage;

@@ -97,54 +97,6 @@ void PrintJson(const std::string& path, const Summary& s) {
   std::cout << DumpJson(j) << "\n";
 }
 
-// By default, everything the graph computes: the outputs of the nodes nothing consumes, and
-// the no-output ones (a training step's NoOp) as targets, where all they need is supported (a
-// Saver's nodes are left out).
-void DefaultFetches(const Graph& graph, std::vector<TensorId>& fetches,
-                    std::vector<std::string>& targets) {
-  std::set<std::string> consumed;
-  for (const Node& node : graph.nodes()) {
-    for (const TensorId& input : node.inputs) consumed.insert(input.node);
-    for (const std::string& control : node.control_inputs) consumed.insert(control);
-  }
-  for (int i = 0; i < graph.num_nodes(); ++i) {
-    const Node& node = graph.node(i);
-    if (consumed.contains(node.name) || graph.num_outputs(i) < 0) continue;
-    std::vector<TensorId> outputs;
-    for (int k = 0; k < graph.num_outputs(i); ++k) outputs.push_back({node.name, k});
-    std::vector<std::string> target;
-    if (outputs.empty()) target.push_back(node.name);
-    absl::StatusOr<std::vector<int>> needed = NeededNodes(graph, outputs, target, {});
-    if (!needed.ok() || !CheckSupported(graph, *needed).ok()) continue;
-    fetches.insert(fetches.end(), outputs.begin(), outputs.end());
-    targets.insert(targets.end(), target.begin(), target.end());
-  }
-}
-
-// "keep_prob=[];X=[?,784]" -> {keep_prob: [], X: [-1,784]}.
-absl::StatusOr<absl::flat_hash_map<std::string, PartialShape>> ParseShapes(absl::string_view text) {
-  absl::flat_hash_map<std::string, PartialShape> shapes;
-  for (absl::string_view item : absl::StrSplit(text, ';', absl::SkipEmpty())) {
-    std::vector<absl::string_view> parts = absl::StrSplit(item, absl::MaxSplits('=', 1));
-    if (parts.size() != 2 || parts[0].empty() || parts[1].size() < 2 || parts[1].front() != '[' ||
-        parts[1].back() != ']') {
-      return absl::InvalidArgumentError(
-          absl::StrCat("--shapes: \"", item, "\" is not NAME=[d0,d1,...]"));
-    }
-    PartialShape shape;
-    for (absl::string_view d :
-         absl::StrSplit(parts[1].substr(1, parts[1].size() - 2), ',', absl::SkipEmpty())) {
-      int64_t n = -1;
-      if (d != "?" && (!absl::SimpleAtoi(d, &n) || n < -1)) {
-        return absl::InvalidArgumentError(
-            absl::StrCat("--shapes: \"", d, "\" in \"", item, "\" is not a size or ?"));
-      }
-      shape.dims.push_back(n);
-    }
-    shapes[std::string(parts[0])] = std::move(shape);
-  }
-  return shapes;
-}
 
 std::string Describe(const Graph& graph, const FoldResult& fold, const TensorId& id) {
   return absl::StrCat(id.ToString(), "  ", fold.Info(graph, id).ToString());

@@ -1,0 +1,39 @@
+// Device profiles: what code generation needs to know of a device, for the devices dfc
+// compiles for ahead of time (`dfc compile --device amd` on a machine without one) and, from
+// the OpenCL device present, for `auto`.
+#ifndef DFC_CODEGEN_DEVICE_PROFILE_H_
+#define DFC_CODEGEN_DEVICE_PROFILE_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+
+namespace dfc::codegen {
+
+struct DeviceProfile {
+  std::string name;                  // "amd", "nvidia", "intel", "arm", "cpu", or the device's
+  std::string description;           // for the kernel header and plan.json
+  int simd_width = 1;                // wavefront / warp / sub-group width
+  int compute_units = 1;
+  int64_t local_memory_bytes = 0;
+  bool local_memory_is_real = false; // dedicated on-chip memory, not emulated in global memory
+  int preferred_vector_width = 1;    // for float
+  int max_work_group_size = 1;
+  bool is_gpu = false;
+
+  // The work-group size kernels are launched with; 0 leaves the choice to the driver (CPUs,
+  // where one work-item per core's thread is what PoCL and Intel's runtime do best).
+  int WorkGroupSize() const;
+};
+
+// The profiles of typical devices of each vendor (a mid-range discrete GPU, an integrated
+// Intel GPU, a Mali GPU, a multi-core CPU): "amd", "nvidia", "intel", "arm", "cpu".
+absl::StatusOr<DeviceProfile> NamedProfile(absl::string_view name);
+std::vector<std::string> NamedProfiles();
+
+}  // namespace dfc::codegen
+
+#endif  // DFC_CODEGEN_DEVICE_PROFILE_H_

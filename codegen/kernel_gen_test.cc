@@ -1,0 +1,167 @@
+// GenerateKernel on every cluster of the MNIST softmax training graph, without running: the
+// header comment, one `__kernel` per stage, the size arguments, a value bound by a let computed
+// once by a stage of its own, and every source building on PoCL's CPU device.
+#include "codegen/kernel_gen.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "gmock/gmock.h"
+#include "graph/loader.h"
+#include "gtest/gtest.h"
+#include "ir/printer.h"
+#include "ir/type.h"
+#include "runtime/device_executor.h"
+#include "runtime/interpreted.h"
+#include "runtime/opencl/device.h"
+#include "runtime/opencl/program_cache.h"
+#include "tests/test_util.h"
+
+namespace dfc::codegen {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::StartsWith;
+
+int Count(const std::string& text, const std::string& needle) {
+  int n = 0;
+  for (size_t at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1)) {
+    ++n;
+  }
+  return n;
+}
+
+struct Generated {
+  std::vector<std::string> nodes;  // "name (Op)"
+  const ir::LoweredCluster* cluster;
+  KernelSource kernel;
+};
+
+// The training graph lowered as `dfc inspect --clusters` lowers it: every supported output
+// nothing reads as a fetch, the no-output nodes (the training step) as targets, no feeds.
+class KernelGenTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    absl::StatusOr<Graph> graph =
+        LoadGraph(testing::SharedDir() + "/models/dl4j_mnist_00_softmax_train.pbtxt");
+    ASSERT_TRUE(graph.ok()) << graph.status();
+    graph_ = std::make_unique<Graph>(*std::move(graph));
+    std::vector<TensorId> fetches;
+    std::vector<std::string> targets;
+    for (int i = 0; i < graph_->num_nodes(); ++i) {
+      if (graph_->IsConsumed(i) || graph_->num_outputs(i) < 0) continue;
+      std::vector<TensorId> outs;
+      for (int k = 0; k < graph_->num_outputs(i); ++k) outs.push_back({graph_->node(i).name, k});
+      std::vector<std::string> target;
+      if (outs.empty()) target.push_back(graph_->node(i).name);
+      absl::StatusOr<std::vector<int>> needed = NeededNodes(*graph_, outs, target, {});
+      if (!needed.ok() || !CheckSupported(*graph_, *needed).ok()) continue;
+      fetches.insert(fetches.end(), outs.begin(), outs.end());
+      targets.insert(targets.end(), target.begin(), target.end());
+    }
+    ReferenceFoldOracle oracle;
+    absl::StatusOr<ir::LoweredGraph> lowered =
+        ir::LowerGraph(*graph_, fetches, targets, {}, oracle);
+    ASSERT_TRUE(lowered.ok()) << lowered.status();
+    lowered_ = *std::move(lowered);
+    ASSERT_GE(lowered_.clusters.size(), 2u);
+    for (size_t c = 0; c < lowered_.clusters.size(); ++c) {
+      std::vector<std::string> nodes = ClusterNodeNames(*graph_, lowered_.partition.clusters[c]);
+      absl::StatusOr<KernelSource> kernel =
+          GenerateKernel(lowered_.clusters[c], {.name = "k", .nodes = nodes});
+      ASSERT_TRUE(kernel.ok()) << "cluster " << c << ": " << kernel.status();
+      generated_.push_back({std::move(nodes), &lowered_.clusters[c], *std::move(kernel)});
+    }
+  }
+
+  std::unique_ptr<Graph> graph_;
+  ir::LoweredGraph lowered_;
+  std::vector<Generated> generated_;
+};
+
+bool HasBatchInput(const ir::LoweredCluster& cluster) {
+  const auto& lambda = static_cast<const ir::Lambda&>(*cluster.lambda);
+  return std::any_of(lambda.params.begin(), lambda.params.end(), [](const ir::ParamPtr& p) {
+    return ir::TypeToString(p->type).find("_N") != std::string::npos;
+  });
+}
+
+TEST_F(KernelGenTest, EveryClusterGetsAKernelPerStageWithItsNodesInTheHeader) {
+  int with_batch = 0;
+  for (size_t c = 0; c < generated_.size(); ++c) {
+    const Generated& g = generated_[c];
+    const std::string& source = g.kernel.source;
+    SCOPED_TRACE(absl::StrCat("cluster ", c, ":\n", source));
+    EXPECT_THAT(source, StartsWith("/"));
+    // The header: the comment before the first line that is not one.
+    const std::string header = source.substr(0, source.find("\n\n"));
+    for (const std::string& node : g.nodes) EXPECT_THAT(header, HasSubstr(node));
+    ASSERT_FALSE(g.kernel.stages.empty());
+    EXPECT_EQ(g.kernel.stages.back().name, "k");
+    for (const KernelStage& stage : g.kernel.stages) {
+      EXPECT_THAT(source, HasSubstr("__kernel void " + stage.name + "("));
+      EXPECT_FALSE(stage.rows.empty()) << stage.name;
+    }
+    EXPECT_EQ(Count(source, "__kernel void "), static_cast<int>(g.kernel.stages.size()));
+    if (HasBatchInput(*g.cluster)) {
+      ++with_batch;
+      EXPECT_NE(std::find(g.kernel.size_args.begin(), g.kernel.size_args.end(), "N"),
+                g.kernel.size_args.end());
+    }
+  }
+  EXPECT_GE(with_batch, 1);
+}
+
+// Cluster 0: MatMul + BiasAdd ("output"), read by the output and by ArgMax, is bound by a let
+// at the top of the Lambda; it gets a stage and a temporary of its own, and the MatMul's
+// reduction is called once.
+TEST_F(KernelGenTest, ALetBoundValueIsComputedOnceByAStageOfItsOwn) {
+  const Generated* with_let = nullptr;
+  for (const Generated& g : generated_) {
+    const bool has_matmul =
+        std::find(g.nodes.begin(), g.nodes.end(), "MatMul (MatMul)") != g.nodes.end();
+    if (has_matmul) with_let = &g;
+  }
+  ASSERT_NE(with_let, nullptr);
+  const std::string ir = ir::ToString(with_let->cluster->lambda);
+  ASSERT_THAT(ir, HasSubstr("=> (λ(")) << ir;
+  const std::string& source = with_let->kernel.source;
+  SCOPED_TRACE(source);
+  EXPECT_GE(with_let->kernel.stages.size(), 2u);
+  EXPECT_GE(with_let->kernel.temporaries.size(), 1u);
+  const size_t first_kernel = source.find("__kernel");
+  ASSERT_NE(first_kernel, std::string::npos);
+  EXPECT_EQ(Count(source.substr(first_kernel), "dot_add_float32("), 1);
+}
+
+TEST_F(KernelGenTest, EverySourceBuildsOnTheCpuDevice) {
+  absl::StatusOr<cl::DeviceInfo> info = cl::SelectDevice("cpu");
+  if (!info.ok()) GTEST_SKIP() << "no OpenCL CPU device: " << info.status();
+  absl::StatusOr<std::shared_ptr<cl::ClContext>> context = cl::ClContext::Create(*info);
+  ASSERT_TRUE(context.ok()) << context.status();
+  // A fresh directory, so every program is compiled from source here, not loaded.
+  std::string dir_template =
+      (std::filesystem::temp_directory_path() / "dfc-kernel-gen-XXXXXX").string();
+  ASSERT_NE(mkdtemp(dir_template.data()), nullptr);
+  cl::ProgramCache cache(*context, dir_template);
+  for (size_t c = 0; c < generated_.size(); ++c) {
+    absl::StatusOr<std::shared_ptr<cl::ClProgram>> program =
+        cache.Build(generated_[c].kernel.source);
+    EXPECT_TRUE(program.ok()) << "cluster " << c << ": " << program.status() << "\n"
+                              << generated_[c].kernel.source;
+    if (!program.ok()) continue;
+    for (const KernelStage& stage : generated_[c].kernel.stages) {
+      EXPECT_TRUE(cl::ProgramCache::CreateKernel(**program, stage.name).ok()) << stage.name;
+    }
+  }
+  EXPECT_EQ(cache.builds_from_source(), static_cast<int64_t>(generated_.size()));
+  std::filesystem::remove_all(dir_template);
+}
+
+}  // namespace
+}  // namespace dfc::codegen
