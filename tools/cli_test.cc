@@ -136,6 +136,13 @@ TEST(CliTest, RunUsesFusedKernelsAndASecondProcessBuildsNothing) {
   // Both print the same values.
   EXPECT_EQ(first.output.substr(0, first.output.find("dfc: ran")),
             second.output.substr(0, second.output.find("dfc: ran")));
+  // A feed of the wrong shape is refused before anything runs, naming the placeholder.
+  const fs::path bad = cache / "bad.npy";
+  ASSERT_TRUE(WriteNpy(testing::TN<float>(std::vector<float>(6, 0.0f), {2, 3}), bad.string()).ok());
+  Result wrong = Dfc("run " + Model("dl4j_mlp_00_frozen.pb") + " --feed input=" + bad.string() +
+                     " --fetch output --device cpu");
+  EXPECT_EQ(wrong.exit_code, 1) << wrong.output;
+  EXPECT_THAT(wrong.output, HasSubstr("placeholder \"input\" expects float32[?,784]"));
   Result missing = Dfc("run " + Model("dl4j_mlp_00_frozen.pb") + " --fetch output --device tpu");
   EXPECT_EQ(missing.exit_code, 1) << missing.output;
   EXPECT_THAT(missing.output, HasSubstr("unknown OpenCL device kind \"tpu\""));

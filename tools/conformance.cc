@@ -331,7 +331,7 @@ int Conformance(const std::vector<std::string>& argv) {
               << " left to run on the host\n";
   }
   if (mode == Mode::kDevice) {
-    std::cout << kernels << " generated kernels ran on " << device->device_name() << "; "
+    std::cout << kernels << " clusters ran as generated kernels on " << device->device_name() << "; "
               << fallbacks << " clusters fell back to the host\n";
   }
   std::cout << passed << " passed, " << failed << " failed\n";

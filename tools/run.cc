@@ -14,7 +14,8 @@
 #include "graph/loader.h"
 #include "graph/npy.h"
 #include "graph/ops.h"
-#include "runtime/interpreted.h"
+#include "absl/strings/numbers.h"
+#include "runtime/device_session.h"
 #include "runtime/reference/session.h"
 #include "tools/cli.h"
 
@@ -108,29 +109,21 @@ int Run(const std::vector<std::string>& argv) {
   // One step: fused kernels on the device, or the reference executor.
   std::function<absl::StatusOr<std::vector<Tensor>>()> run_step;
   reference::Session session(graph);
-  std::unique_ptr<DeviceExecutor> device;
-  std::optional<ir::LoweredGraph> lowered;
-  std::vector<std::pair<TensorId, Tensor>> fed;
-  std::vector<TensorId> fetch_ids;
+  std::unique_ptr<DeviceSession> device;
+  std::vector<std::pair<std::string, Tensor>> named_feeds;
   if (on_device) {
-    for (const reference::Feed& feed : feeds) {
-      absl::StatusOr<TensorId> id = TensorId::Parse(feed.name);
-      if (!id.ok()) return ReportError(id.status());
-      fed.emplace_back(*id, feed.value);
+    for (const reference::Feed& feed : feeds) named_feeds.emplace_back(feed.name, feed.value);
+    int platform = -1;
+    if (args->Has("platform") && !absl::SimpleAtoi(args->Get("platform"), &platform)) {
+      return ReportUsage("--platform takes a platform index", kUsage);
     }
-    for (const std::string& fetch : fetches) {
-      absl::StatusOr<TensorId> id = TensorId::Parse(fetch);
-      if (!id.ok()) return ReportError(id.status());
-      fetch_ids.push_back(*id);
-    }
-    absl::StatusOr<ir::LoweredGraph> lowering = LowerForFeeds(*graph, fetch_ids, fed);
-    if (!lowering.ok()) return ReportError(lowering.status());
-    lowered = *std::move(lowering);
-    absl::StatusOr<std::unique_ptr<DeviceExecutor>> opened =
-        OpenDeviceExecutor(*args, {.warnings = &std::cerr});
+    absl::StatusOr<std::unique_ptr<DeviceSession>> opened = DeviceSession::Create(
+        graph, {.device = args->Get("device", "auto"),
+                .platform = platform,
+                .executor = {.warnings = &std::cerr}});
     if (!opened.ok()) return ReportError(opened.status());
     device = *std::move(opened);
-    run_step = [&] { return device->Run(*graph, *lowered, fed, fetch_ids); };
+    run_step = [&] { return device->Run(named_feeds, fetches); };
   } else {
     if (!inits.empty()) {
       absl::StatusOr<std::vector<Tensor>> init = session.Run(feeds, {}, inits);
@@ -159,9 +152,9 @@ int Run(const std::vector<std::string>& argv) {
     }
   }
   if (device != nullptr) {
-    const cl::ProgramCache& cache = device->program_cache();
-    std::cerr << "dfc: ran " << device->kernels_run() << " fused kernels on "
-              << device->device_name() << " (programs: " << cache.builds_from_source()
+    const cl::ProgramCache& cache = device->executor().program_cache();
+    std::cerr << "dfc: ran " << device->executor().kernels_run() << " clusters as fused kernels on "
+              << device->executor().device_name() << " (programs: " << cache.builds_from_source()
               << " built, " << cache.loads_from_disk() << " loaded from "
               << cache.cache_dir() << ")\n";
   }

@@ -1,0 +1,65 @@
+// The C++ runtime API for embedding dfc: a frozen graph run many times on one OpenCL device,
+// each cluster as a generated kernel. A graph is lowered once for each combination of fetches
+// and fed tensors (and, for placeholders declared without a rank, the fed shapes); batch sizes
+// are size variables, so a new batch size reuses the same kernels.
+//
+//   absl::StatusOr<std::unique_ptr<DeviceSession>> session =
+//       DeviceSession::Open("model.pb", {.device = "auto"});
+//   absl::StatusOr<std::vector<Tensor>> out = (*session)->Run({{"input", x}}, {"output"});
+//
+// Thread safety: Run may be called from several threads at once; runs share one in-order
+// command queue and are serialised by a lock inside the session. For parallel runs, open one
+// session per thread (programs are shared through the on-disk cache).
+#ifndef DFC_RUNTIME_DEVICE_SESSION_H_
+#define DFC_RUNTIME_DEVICE_SESSION_H_
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "graph/graph.h"
+#include "graph/tensor.h"
+#include "ir/lower/cluster.h"
+#include "runtime/device_executor.h"
+
+namespace dfc {
+
+class DeviceSession {
+ public:
+  struct Options {
+    std::string device = "auto";  // auto|cpu|gpu|amd|nvidia|intel|arm
+    int platform = -1;            // only devices of this OpenCL platform, if >= 0
+    DeviceExecutor::Options executor;
+  };
+
+  static absl::StatusOr<std::unique_ptr<DeviceSession>> Open(const std::string& graph_path,
+                                                             Options options);
+  static absl::StatusOr<std::unique_ptr<DeviceSession>> Create(
+      std::shared_ptr<const Graph> graph, Options options);
+
+  // Computes `fetches` ("node" or "node:1") from `feeds` (tensor name, value). Errors: a feed
+  // or fetch naming no tensor, a feed that does not fit its placeholder, an op outside
+  // OPS.md, a graph with variables (training runs on the reference executor for now), a
+  // runtime index out of range.
+  absl::StatusOr<std::vector<Tensor>> Run(const std::vector<std::pair<std::string, Tensor>>& feeds,
+                                          const std::vector<std::string>& fetches);
+
+  const DeviceExecutor& executor() const { return *executor_; }
+
+ private:
+  DeviceSession(std::shared_ptr<const Graph> graph, std::unique_ptr<DeviceExecutor> executor)
+      : graph_(std::move(graph)), executor_(std::move(executor)) {}
+
+  std::shared_ptr<const Graph> graph_;
+  std::mutex mutex_;
+  std::unique_ptr<DeviceExecutor> executor_;
+  std::map<std::string, ir::LoweredGraph> lowered_;  // by fetches and feeds
+};
+
+}  // namespace dfc
+
+#endif  // DFC_RUNTIME_DEVICE_SESSION_H_
