@@ -20,24 +20,32 @@ std::vector<std::string> NamedProfiles() { return {"amd", "nvidia", "intel", "ar
 
 absl::StatusOr<DeviceProfile> NamedProfile(absl::string_view name) {
   if (name == "amd") {
-    return DeviceProfile{"amd", "AMD GPU (64-wide wavefronts, 64 KiB LDS)", 64, 60, 64 << 10,
-                         true, 1, 256, true};
+    return DeviceProfile{
+        "amd", "AMD GPU (64-wide wavefronts, 64 KiB LDS)", 64, 60, 64 << 10, true, 1, 256, true};
   }
   if (name == "nvidia") {
-    return DeviceProfile{"nvidia", "NVIDIA GPU (32-wide warps, 48 KiB shared memory)", 32, 46,
-                         48 << 10, true, 1, 1024, true};
+    return DeviceProfile{"nvidia", "NVIDIA GPU (32-wide warps, 48 KiB shared memory)",
+                         32,       46,
+                         48 << 10, true,
+                         1,        1024,
+                         true};
   }
   if (name == "intel") {
-    return DeviceProfile{"intel", "Intel integrated GPU (16-wide sub-groups, 64 KiB SLM)", 16,
-                         96, 64 << 10, true, 1, 512, true};
+    return DeviceProfile{"intel",  "Intel integrated GPU (16-wide sub-groups, 64 KiB SLM)",
+                         16,       96,
+                         64 << 10, true,
+                         1,        512,
+                         true};
   }
   if (name == "arm") {
-    return DeviceProfile{"arm", "ARM Mali GPU (local memory in global memory)", 16, 20,
-                         32 << 10, false, 4, 384, true};
+    return DeviceProfile{
+        "arm", "ARM Mali GPU (local memory in global memory)", 16, 20, 32 << 10, false, 4, 384,
+        true};
   }
   if (name == "cpu") {
-    return DeviceProfile{"cpu", "multi-core CPU (local memory in global memory)", 8, 8,
-                         512 << 10, false, 8, 4096, false};
+    return DeviceProfile{
+        "cpu", "multi-core CPU (local memory in global memory)", 8, 8, 512 << 10, false, 8, 4096,
+        false};
   }
   return absl::NotFoundError(absl::StrCat("no device profile \"", name, "\" (expected ",
                                           absl::StrJoin(NamedProfiles(), ", "),

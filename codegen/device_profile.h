@@ -14,13 +14,13 @@
 namespace dfc::codegen {
 
 struct DeviceProfile {
-  std::string name;                  // "amd", "nvidia", "intel", "arm", "cpu", or the device's
-  std::string description;           // for the kernel header and plan.json
-  int simd_width = 1;                // wavefront / warp / sub-group width
+  std::string name;         // "amd", "nvidia", "intel", "arm", "cpu", or the device's
+  std::string description;  // for the kernel header and plan.json
+  int simd_width = 1;       // wavefront / warp / sub-group width
   int compute_units = 1;
   int64_t local_memory_bytes = 0;
-  bool local_memory_is_real = false; // dedicated on-chip memory, not emulated in global memory
-  int preferred_vector_width = 1;    // for float
+  bool local_memory_is_real = false;  // dedicated on-chip memory, not emulated in global memory
+  int preferred_vector_width = 1;     // for float
   int max_work_group_size = 1;
   bool is_gpu = false;
 

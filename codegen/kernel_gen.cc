@@ -31,9 +31,9 @@ using Lazy = std::function<absl::StatusOr<CVal>()>;
 
 struct CVal {
   TypePtr type;
-  Thunk scalar;               // scalars
-  std::vector<CVal> fields;   // tuples
-  ElementFn element;          // arrays
+  Thunk scalar;              // scalars
+  std::vector<CVal> fields;  // tuples
+  ElementFn element;         // arrays
 };
 
 using Env = std::shared_ptr<const absl::flat_hash_map<const ir::Param*, CVal>>;
@@ -66,7 +66,8 @@ long dfc_floormod(long a, long b) {
 }
 )";
 
-const char kHalfPrelude[] = R"(// float16 is computed in float and rounded to half after every operation, as TensorFlow does.
+const char kHalfPrelude[] =
+    R"(// float16 is computed in float and rounded to half after every operation, as TensorFlow does.
 float dfc_round_half(float x) {
   ushort bits;
   vstore_half_rte(x, 0, (__private half*)&bits);
@@ -116,7 +117,8 @@ class Generator {
   };
   // Emits a kernel that writes `outputs` (work-item gid writes row gid of each) and returns
   // its stage.
-  absl::StatusOr<KernelStage> EmitKernel(const std::string& name, const std::vector<Output>& outputs);
+  absl::StatusOr<KernelStage> EmitKernel(const std::string& name,
+                                         const std::vector<Output>& outputs);
   // A top-level array bound by a let: computed by a kernel of its own into a temporary.
   absl::StatusOr<CVal> Materialize(const CVal& value);
 
@@ -252,8 +254,8 @@ CVal Generator::Load(const std::string& buffer, DType dtype, const TypePtr& type
   CVal out{type};
   if (type->is_array()) {
     const std::string stride = Size(NumElements(*ir::TensorShape(type->element)));
-    out.element = [this, buffer, dtype, type, base, stride](
-                      const std::string& i) -> absl::StatusOr<CVal> {
+    out.element = [this, buffer, dtype, type, base,
+                   stride](const std::string& i) -> absl::StatusOr<CVal> {
       return Load(buffer, dtype, type->element,
                   absl::StrCat("(", base, " + (", i, ") * ", stride, ")"));
     };
@@ -272,14 +274,13 @@ absl::Status Generator::Store(const CVal& value, const TypePtr& type, const std:
   if (type->is_scalar() && value.type->is_scalar()) {
     DFC_ASSIGN_OR_RETURN(std::string v, value.scalar());
     em_->Emit(dtype == DType::kHalf
-                      ? absl::StrCat("vstore_half_rte(", v, ", ", offset, ", ", buffer, ");")
-                      : absl::StrCat(buffer, "[", offset, "] = ", v, ";"));
+                  ? absl::StrCat("vstore_half_rte(", v, ", ", offset, ", ", buffer, ");")
+                  : absl::StrCat(buffer, "[", offset, "] = ", v, ";"));
     return absl::OkStatus();
   }
   if (!type->is_array() || !value.type->is_array()) {
     return absl::InternalError(absl::StrCat("an output of type ", ir::TypeToString(type),
-                                            " has a value of type ",
-                                            ir::TypeToString(value.type)));
+                                            " has a value of type ", ir::TypeToString(value.type)));
   }
   const std::string j = em_->Fresh("j");
   const std::string n = Size(type->length);
@@ -296,17 +297,16 @@ absl::StatusOr<CVal> Generator::Eval(const ExprPtr& expr, const Env& env) {
     case ir::Expr::Kind::kParam: {
       auto it = env->find(static_cast<const ir::Param*>(expr.get()));
       if (it == env->end()) {
-        return absl::InternalError(absl::StrCat(
-            "parameter ", static_cast<const ir::Param&>(*expr).name, " is not bound"));
+        return absl::InternalError(
+            absl::StrCat("parameter ", static_cast<const ir::Param&>(*expr).name, " is not bound"));
       }
       return it->second;
     }
     case ir::Expr::Kind::kLiteral: {
       const ir::Scalar& s = static_cast<const ir::Literal&>(*expr).value;
       if (s.dtype == DType::kDouble) uses_double_ = true;
-      return CVal{expr->type, [text = ScalarLiteral(s)]() -> absl::StatusOr<std::string> {
-                    return text;
-                  }};
+      return CVal{expr->type,
+                  [text = ScalarLiteral(s)]() -> absl::StatusOr<std::string> { return text; }};
     }
     case ir::Expr::Kind::kFunCall: {
       const auto& call = static_cast<const ir::FunCall&>(*expr);
@@ -410,8 +410,7 @@ absl::StatusOr<CVal> Generator::ReduceSeq(const ir::Pattern& p, std::vector<CVal
     return absl::OkStatus();
   };
   DFC_RETURN_IF_ERROR(collect(init.type));
-  auto compute = [this, &p, init, types, array,
-                  env]() -> absl::StatusOr<std::vector<std::string>> {
+  auto compute = [this, &p, init, types, array, env]() -> absl::StatusOr<std::vector<std::string>> {
     std::vector<const CVal*> init_leaves;
     DFC_RETURN_IF_ERROR(Leaves(init, init_leaves));
     std::vector<std::string> acc;
@@ -422,13 +421,13 @@ absl::StatusOr<CVal> Generator::ReduceSeq(const ir::Pattern& p, std::vector<CVal
     }
     const std::string i = em_->Fresh("i");
     em_->OpenBlock(absl::StrCat("for (long ", i, " = 0; ", i, " < ", Size(array.type->length),
-                                    "; ++", i, ")"));
+                                "; ++", i, ")"));
     int next = 0;
     CVal acc_val = FromLeaves(
         init.type,
-        [&acc](int k) -> Thunk { return [name = acc[k]]() -> absl::StatusOr<std::string> {
-                                   return name;
-                                 }; },
+        [&acc](int k) -> Thunk {
+          return [name = acc[k]]() -> absl::StatusOr<std::string> { return name; };
+        },
         next);
     DFC_ASSIGN_OR_RETURN(CVal element, array.element(i));
     const bool saved = top_level_;
@@ -474,7 +473,8 @@ absl::StatusOr<CVal> Generator::ApplyPattern(const ir::Pattern& p, std::vector<C
     case K::kMapWrg:
     case K::kMapLcl:
     case K::kMapSeq:
-      out.element = [this, &p, array = args[0], result, env](const std::string& i) -> absl::StatusOr<CVal> {
+      out.element = [this, &p, array = args[0], result,
+                     env](const std::string& i) -> absl::StatusOr<CVal> {
         DFC_ASSIGN_OR_RETURN(CVal element, array.element(i));
         const bool saved = top_level_;
         top_level_ = false;
@@ -556,17 +556,17 @@ absl::StatusOr<CVal> Generator::ApplyPattern(const ir::Pattern& p, std::vector<C
     case K::kPad: {
       const std::string left = Size(p.left);
       const std::string n = Size(args[0].type->length);
-      out.element = [this, &p, array = args[0], left, n](
-                        const std::string& j) -> absl::StatusOr<CVal> {
+      out.element = [this, &p, array = args[0], left,
+                     n](const std::string& j) -> absl::StatusOr<CVal> {
         const std::string src = em_->Fresh("src");
         em_->Emit(absl::StrCat("const long ", src, " = (", j, ") - ", left, ";"));
         switch (p.pad_mode) {
           case ir::PadMode::kConstant: {
             CVal fill = Filled(array.type->element, p.pad_value);
-            return Select(array.type->element,
-                          absl::StrCat(src, " >= 0 && ", src, " < ", n),
-                          [array, src]() { return array.element(src); },
-                          [fill]() -> absl::StatusOr<CVal> { return fill; });
+            return Select(
+                array.type->element, absl::StrCat(src, " >= 0 && ", src, " < ", n),
+                [array, src]() { return array.element(src); },
+                [fill]() -> absl::StatusOr<CVal> { return fill; });
           }
           case ir::PadMode::kClamp:
             return array.element(absl::StrCat("clamp(", src, ", 0L, ", n, " - 1)"));
@@ -574,9 +574,8 @@ absl::StatusOr<CVal> Generator::ApplyPattern(const ir::Pattern& p, std::vector<C
             return array.element(absl::StrCat("(", src, " < 0 ? -", src, " : (", src, " >= ", n,
                                               " ? 2 * (", n, " - 1) - ", src, " : ", src, "))"));
           case ir::PadMode::kSymmetric:
-            return array.element(absl::StrCat("(", src, " < 0 ? -", src, " - 1 : (", src,
-                                              " >= ", n, " ? 2 * ", n, " - 1 - ", src, " : ",
-                                              src, "))"));
+            return array.element(absl::StrCat("(", src, " < 0 ? -", src, " - 1 : (", src, " >= ", n,
+                                              " ? 2 * ", n, " - 1 - ", src, " : ", src, "))"));
         }
         return absl::InternalError("unknown pad mode");
       };
@@ -600,17 +599,16 @@ absl::StatusOr<CVal> Generator::ApplyPattern(const ir::Pattern& p, std::vector<C
           const CVal& a = args[k];
           absl::StatusOr<CVal> rest_value = part(k + 1, end);
           if (!rest_value.ok()) return rest_value.status();
-          return Select(a.type->element, absl::StrCat("(", i, ") < ", end),
-                        [a, local]() { return a.element(local); },
-                        [v = *rest_value]() -> absl::StatusOr<CVal> { return v; });
+          return Select(
+              a.type->element, absl::StrCat("(", i, ") < ", end),
+              [a, local]() { return a.element(local); },
+              [v = *rest_value]() -> absl::StatusOr<CVal> { return v; });
         };
         return part(0, "0L");
       };
       return out;
     case K::kRepeat:
-      out.element = [value = args[0]](const std::string&) -> absl::StatusOr<CVal> {
-        return value;
-      };
+      out.element = [value = args[0]](const std::string&) -> absl::StatusOr<CVal> { return value; };
       return out;
     case K::kIota:
       out.element = [dtype = p.dtype](const std::string& i) -> absl::StatusOr<CVal> {
@@ -634,10 +632,11 @@ absl::StatusOr<CVal> Generator::ApplyPattern(const ir::Pattern& p, std::vector<C
         em_->Emit(absl::StrCat("const long ", at, " = (long)(", i, ");"));
         const std::string ok = absl::StrCat("(ulong)", at, " < (ulong)", n);
         em_->Emit(absl::StrCat("if (!(", ok, ")) *dfc_error = 1;"));
-        return Select(array.type->element, ok, [array, at]() { return array.element(at); },
-                      [this, t = array.type->element]() -> absl::StatusOr<CVal> {
-                        return Filled(t, ir::Scalar::Int(ir::BaseDType(t), 0));
-                      });
+        return Select(
+            array.type->element, ok, [array, at]() { return array.element(at); },
+            [this, t = array.type->element]() -> absl::StatusOr<CVal> {
+              return Filled(t, ir::Scalar::Int(ir::BaseDType(t), 0));
+            });
       };
       // The index is read where the element is: defer through the value's shape.
       if (result->is_scalar()) {
@@ -701,9 +700,9 @@ absl::StatusOr<CVal> Generator::Materialize(const CVal& value) {
   // Outside every output's block, the stage computes its value as the cluster's body would.
   const bool saved = top_level_;
   top_level_ = false;
-  absl::StatusOr<KernelStage> stage =
-      EmitKernel(absl::StrCat(name_, "_s", stages_.size()),
-                 {{value, value.type, buffer, absl::StrCat(buffer, ": ", ir::TypeToString(value.type))}});
+  absl::StatusOr<KernelStage> stage = EmitKernel(
+      absl::StrCat(name_, "_s", stages_.size()),
+      {{value, value.type, buffer, absl::StrCat(buffer, ": ", ir::TypeToString(value.type))}});
   top_level_ = saved;
   if (!stage.ok()) return stage.status();
   stages_.push_back(*std::move(stage));
@@ -742,8 +741,7 @@ absl::StatusOr<KernelSource> Generator::Generate(const KernelOptions& options) {
                                           "* restrict ", buffer, "  // ",
                                           cluster_.outputs[k].ToString()));
     outputs.push_back({cluster_.outputs.size() == 1 ? *body : body->fields[k], type, buffer,
-                       absl::StrCat(cluster_.outputs[k].ToString(), ": ",
-                                    ir::TypeToString(type))});
+                       absl::StrCat(cluster_.outputs[k].ToString(), ": ", ir::TypeToString(type))});
   }
   DFC_ASSIGN_OR_RETURN(KernelStage last, EmitKernel(options.name, outputs));
   stages_.push_back(std::move(last));
@@ -767,7 +765,8 @@ absl::StatusOr<KernelSource> Generator::Generate(const KernelOptions& options) {
   absl::StrAppend(&src,
                   "// strategy: default (outer Map -> MapGlb(0), inner Maps -> MapSeq, Reduce -> "
                   "ReduceSeq, views as index arithmetic, values read twice computed once by a "
-                  "kernel of their own)\n// device: ", profile_.name, ": ", profile_.description,
+                  "kernel of their own)\n// device: ",
+                  profile_.name, ": ", profile_.description,
                   profile_.WorkGroupSize() > 0
                       ? absl::StrCat("; work-groups of ", profile_.WorkGroupSize())
                       : std::string("; work-group size left to the driver"),

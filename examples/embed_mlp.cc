@@ -65,8 +65,7 @@ int main(int argc, char** argv) {
     }
     const bool same = results[t].BitwiseEqual((*sequential)[0]);
     std::cout << "batch " << batches[t] << ": " << results[t].DebugType() << " "
-              << results[t].Preview(4) << (same ? "" : "  DIFFERS from the sequential run")
-              << "\n";
+              << results[t].Preview(4) << (same ? "" : "  DIFFERS from the sequential run") << "\n";
     wrong += same ? 0 : 1;
   }
   std::cout << "ran on " << (*session)->executor().device_name() << "\n";

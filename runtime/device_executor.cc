@@ -28,7 +28,8 @@ std::vector<std::string> ClusterNodeNames(const Graph& graph, const Cluster& clu
 codegen::DeviceProfile ProfileOf(const cl::DeviceInfo& device) {
   const bool gpu = (device.type & CL_DEVICE_TYPE_GPU) != 0;
   // The SIMD width is not an OpenCL 1.2 query: the vendor's is the best guess.
-  std::string vendor = absl::AsciiStrToLower(absl::StrCat(device.vendor, " ", device.platform_name));
+  std::string vendor =
+      absl::AsciiStrToLower(absl::StrCat(device.vendor, " ", device.platform_name));
   int simd = gpu ? 32 : 8;
   if (gpu && (absl::StrContains(vendor, "amd") || absl::StrContains(vendor, "advanced micro"))) {
     simd = 64;
@@ -58,28 +59,29 @@ DeviceExecutor::DeviceExecutor(std::shared_ptr<cl::ClContext> context,
 absl::StatusOr<std::vector<Tensor>> DeviceExecutor::Run(
     const Graph& graph, const ir::LoweredGraph& lowered,
     const std::vector<std::pair<TensorId, Tensor>>& feeds, const std::vector<TensorId>& fetches) {
-  return RunLowered(
-      graph, lowered, feeds, fetches,
-      [&](int index, std::vector<Tensor> params, const SizeBindings& sizes,
-          const ValueOf& value_of) -> absl::StatusOr<std::vector<Tensor>> {
-        const Cluster& cluster = lowered.partition.clusters[index];
-        absl::StatusOr<std::vector<Tensor>> outputs =
-            RunKernel(graph, cluster, lowered.clusters[index], index, params, sizes);
-        // Only a kernel that could not be made falls back; a kernel that ran and reported an
-        // error (an index out of range) is the run's error, as it is TensorFlow's.
-        if (outputs.ok() || absl::IsInvalidArgument(outputs.status()) ||
-            absl::IsOutOfRange(outputs.status())) {
-          return outputs;
-        }
-        ++fallbacks_;
-        if (options_.warnings != nullptr) {
-          *options_.warnings << "dfc: warning: cluster " << index << " ("
-                             << absl::StrJoin(ClusterNodeNames(graph, cluster), ", ")
-                             << ") runs on the reference executor: its kernel failed: "
-                             << outputs.status().message() << "\n";
-        }
-        return RunClusterByReference(graph, cluster, value_of);
-      });
+  return RunLowered(graph, lowered, feeds, fetches,
+                    [&](int index, std::vector<Tensor> params, const SizeBindings& sizes,
+                        const ValueOf& value_of) -> absl::StatusOr<std::vector<Tensor>> {
+                      const Cluster& cluster = lowered.partition.clusters[index];
+                      absl::StatusOr<std::vector<Tensor>> outputs =
+                          RunKernel(graph, cluster, lowered.clusters[index], index, params, sizes);
+                      // Only a kernel that could not be made falls back; a kernel that ran and
+                      // reported an error (an index out of range) is the run's error, as it is
+                      // TensorFlow's.
+                      if (outputs.ok() || absl::IsInvalidArgument(outputs.status()) ||
+                          absl::IsOutOfRange(outputs.status())) {
+                        return outputs;
+                      }
+                      ++fallbacks_;
+                      if (options_.warnings != nullptr) {
+                        *options_.warnings
+                            << "dfc: warning: cluster " << index << " ("
+                            << absl::StrJoin(ClusterNodeNames(graph, cluster), ", ")
+                            << ") runs on the reference executor: its kernel failed: "
+                            << outputs.status().message() << "\n";
+                      }
+                      return RunClusterByReference(graph, cluster, value_of);
+                    });
 }
 
 absl::StatusOr<std::vector<Tensor>> DeviceExecutor::RunKernel(
@@ -94,8 +96,8 @@ absl::StatusOr<std::vector<Tensor>> DeviceExecutor::RunKernel(
   if (options_.edit_source) options_.edit_source(kernel->source);
   // DFC_DUMP_KERNELS=DIR writes every generated kernel there, as XLA's --xla_dump_to does.
   if (const char* dump = std::getenv("DFC_DUMP_KERNELS"); dump != nullptr && *dump != '\0') {
-    std::ofstream(absl::StrCat(dump, "/", options.name, "_", absl::Hex(std::hash<std::string>()(kernel->source)),
-                               ".cl"))
+    std::ofstream(absl::StrCat(dump, "/", options.name, "_",
+                               absl::Hex(std::hash<std::string>()(kernel->source)), ".cl"))
         << kernel->source;
   }
   absl::StatusOr<std::shared_ptr<cl::ClProgram>> program = cache_->Build(kernel->source);
@@ -163,17 +165,17 @@ absl::StatusOr<std::vector<Tensor>> DeviceExecutor::RunKernel(
     const size_t local = static_cast<size_t>(stage.work_group_size);
     const size_t global = local == 0 ? static_cast<size_t>(rows)
                                      : (static_cast<size_t>(rows) + local - 1) / local * local;
-    DFC_CL_RETURN_IF_ERROR(clEnqueueNDRangeKernel(context_->queue(), k.get(), 1, nullptr,
-                                                  &global, local == 0 ? nullptr : &local, 0,
-                                                  nullptr, nullptr));
+    DFC_CL_RETURN_IF_ERROR(clEnqueueNDRangeKernel(context_->queue(), k.get(), 1, nullptr, &global,
+                                                  local == 0 ? nullptr : &local, 0, nullptr,
+                                                  nullptr));
   }
   ++kernels_run_;
   cl_int error = 0;
   DFC_RETURN_IF_ERROR(context_->Read(error_flag, &error, sizeof(error)));
   if (error != 0) {
-    return absl::OutOfRangeError(absl::StrCat(
-        "cluster ", index, " (", absl::StrJoin(options.nodes, ", "),
-        "): an index read at run time is out of range (a GatherV2 index, say)"));
+    return absl::OutOfRangeError(
+        absl::StrCat("cluster ", index, " (", absl::StrJoin(options.nodes, ", "),
+                     "): an index read at run time is out of range (a GatherV2 index, say)"));
   }
   for (size_t k = 0; k < outputs.size(); ++k) {
     Tensor& t = outputs[k];

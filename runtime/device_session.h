@@ -38,8 +38,8 @@ class DeviceSession {
 
   static absl::StatusOr<std::unique_ptr<DeviceSession>> Open(const std::string& graph_path,
                                                              Options options);
-  static absl::StatusOr<std::unique_ptr<DeviceSession>> Create(
-      std::shared_ptr<const Graph> graph, Options options);
+  static absl::StatusOr<std::unique_ptr<DeviceSession>> Create(std::shared_ptr<const Graph> graph,
+                                                               Options options);
 
   // Computes `fetches` ("node" or "node:1") from `feeds` (tensor name, value). Errors: a feed
   // or fetch naming no tensor, a feed that does not fit its placeholder, an op outside

@@ -89,7 +89,8 @@ absl::StatusOr<std::vector<Tensor>> RunLowered(
     const Graph& graph, const ir::LoweredGraph& lowered,
     const std::vector<std::pair<TensorId, Tensor>>& feeds, const std::vector<TensorId>& fetches,
     const ClusterRunner& run_cluster) {
-  for (const auto& [id, tensor] : feeds) DFC_RETURN_IF_ERROR(reference::CheckFeed(graph, id, tensor));
+  for (const auto& [id, tensor] : feeds)
+    DFC_RETURN_IF_ERROR(reference::CheckFeed(graph, id, tensor));
   DFC_ASSIGN_OR_RETURN(SizeBindings sizes, BindSizes(lowered, feeds));
   absl::flat_hash_map<TensorId, Tensor> values;
   for (const auto& [id, tensor] : feeds) values[id] = tensor;
@@ -170,7 +171,8 @@ absl::StatusOr<std::vector<Tensor>> RunClusterByReference(const Graph& graph,
   for (const TensorId& id : cluster.outputs) {
     auto it = inside.find(id);
     if (it == inside.end()) {
-      return absl::InternalError(absl::StrCat("cluster output \"", id.ToString(), "\" was not computed"));
+      return absl::InternalError(
+          absl::StrCat("cluster output \"", id.ToString(), "\" was not computed"));
     }
     out.push_back(it->second);
   }

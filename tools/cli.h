@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "absl/status/status.h"
 #include "absl/container/flat_hash_map.h"
+#include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "graph/graph.h"
@@ -54,8 +54,8 @@ absl::StatusOr<absl::flat_hash_map<std::string, PartialShape>> ParseShapes(absl:
 
 // The OpenCL device that `--device KIND` (default auto) and `--platform N` name, with a program
 // cache in DefaultCacheDir(), ready to run lowered graphs.
-absl::StatusOr<std::unique_ptr<DeviceExecutor>> OpenDeviceExecutor(
-    const Args& args, DeviceExecutor::Options options);
+absl::StatusOr<std::unique_ptr<DeviceExecutor>> OpenDeviceExecutor(const Args& args,
+                                                                   DeviceExecutor::Options options);
 
 // JSON text of `j`, two-space indented. Node names and messages come from user files and
 // need not be UTF-8: invalid bytes become U+FFFD instead of an exception.

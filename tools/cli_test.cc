@@ -123,9 +123,9 @@ TEST(CliTest, RunPrintsAndWritesFetches) {
 TEST(CliTest, RunUsesFusedKernelsAndASecondProcessBuildsNothing) {
   const fs::path cache = TempDir("program_cache");
   const std::string run = "DFC_CACHE_DIR=" + cache.string() + " " + std::string(DFC_BINARY) +
-                          " run " + Model("dl4j_mlp_00_frozen.pb") + " --feed input=" +
-                          std::string(DFC_SOURCE_DIR) + "/models/mlp_input_4x784.npy" +
-                          " --fetch output --device cpu";
+                          " run " + Model("dl4j_mlp_00_frozen.pb") +
+                          " --feed input=" + std::string(DFC_SOURCE_DIR) +
+                          "/models/mlp_input_4x784.npy" + " --fetch output --device cpu";
   testing::CommandResult first = testing::RunCommand(run);
   ASSERT_EQ(first.exit_code, 0) << first.output;
   EXPECT_THAT(first.output, HasSubstr("fused kernels on"));

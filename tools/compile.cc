@@ -99,9 +99,9 @@ int Compile(const std::vector<std::string>& argv_in) {
     absl::StatusOr<codegen::KernelSource> kernel = codegen::GenerateKernel(
         lc, {.name = absl::StrCat("dfc_cluster_", c), .nodes = nodes, .profile = *profile});
     if (!kernel.ok()) {
-      return ReportError(absl::Status(
-          kernel.status().code(), absl::StrCat("cluster ", c, " (", absl::StrJoin(nodes, ", "),
-                                               "): ", kernel.status().message())));
+      return ReportError(absl::Status(kernel.status().code(),
+                                      absl::StrCat("cluster ", c, " (", absl::StrJoin(nodes, ", "),
+                                                   "): ", kernel.status().message())));
     }
     const std::string file = absl::StrCat("kernels/cluster_", c, ".cl");
     std::ofstream((out / file).string()) << kernel->source;
@@ -118,18 +118,19 @@ int Compile(const std::vector<std::string>& argv_in) {
     for (const codegen::KernelStage& stage : kernel->stages) {
       std::vector<std::string> rows;
       for (const ArithExpr& r : stage.rows) rows.push_back(r.ToString());
-      stages.push_back(nlohmann::json{{"kernel", stage.name},
-                        {"global_size", absl::StrCat("max(1, ", absl::StrJoin(rows, ", "), ")")},
-                        {"work_group_size", stage.work_group_size}});
+      stages.push_back(
+          nlohmann::json{{"kernel", stage.name},
+                         {"global_size", absl::StrCat("max(1, ", absl::StrJoin(rows, ", "), ")")},
+                         {"work_group_size", stage.work_group_size}});
     }
     clusters.push_back(nlohmann::json{{"cluster", c},
-                        {"nodes", nodes},
-                        {"source", file},
-                        {"inputs", inputs},
-                        {"outputs", outputs},
-                        {"temporaries", temporaries},
-                        {"size_arguments", kernel->size_args},
-                        {"kernels", stages}});
+                                      {"nodes", nodes},
+                                      {"source", file},
+                                      {"inputs", inputs},
+                                      {"outputs", outputs},
+                                      {"temporaries", temporaries},
+                                      {"size_arguments", kernel->size_args},
+                                      {"kernels", stages}});
   }
   nlohmann::json host = nlohmann::json::array(), schedule = nlohmann::json::array();
   for (const ExecutionUnit& unit : lowered->partition.schedule) {
@@ -143,8 +144,8 @@ int Compile(const std::vector<std::string>& argv_in) {
   }
   nlohmann::json sizes = nlohmann::json::array();
   for (const SizeVariable& var : lowered->fold.size_variables) {
-    sizes.push_back(
-        nlohmann::json{{"name", var.name}, {"placeholder", var.placeholder}, {"dimension", var.dim}});
+    sizes.push_back(nlohmann::json{
+        {"name", var.name}, {"placeholder", var.placeholder}, {"dimension", var.dim}});
   }
   nlohmann::json fetch_names = nlohmann::json::array();
   for (const TensorId& id : fetches) fetch_names.push_back(id.ToString());
@@ -162,10 +163,9 @@ int Compile(const std::vector<std::string>& argv_in) {
     return ReportError(absl::InvalidArgumentError(
         absl::StrCat((out / "plan.json").string(), ": cannot write the plan")));
   }
-  std::cout << "compiled " << path << " for " << profile->name << ": "
-            << lowered->clusters.size() << " clusters, " << host.size() << " host ops; wrote "
-            << (out / "plan.json").string() << " and " << lowered->clusters.size()
-            << " kernel files\n";
+  std::cout << "compiled " << path << " for " << profile->name << ": " << lowered->clusters.size()
+            << " clusters, " << host.size() << " host ops; wrote " << (out / "plan.json").string()
+            << " and " << lowered->clusters.size() << " kernel files\n";
   return kExitOk;
 }
 

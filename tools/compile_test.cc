@@ -33,9 +33,9 @@ void CompileAndBuild(const std::string& graph, const std::string& profile,
   SCOPED_TRACE(graph + " for " + profile);
   const fs::path out = fs::temp_directory_path() / ("dfc_compile_test_" + profile);
   fs::remove_all(out);
-  const testing::CommandResult r = testing::RunCommand(
-      std::string(DFC_BINARY) + " compile " + graph + " --device " + profile + " -o " +
-      out.string());
+  const testing::CommandResult r =
+      testing::RunCommand(std::string(DFC_BINARY) + " compile " + graph + " --device " + profile +
+                          " -o " + out.string());
   ASSERT_EQ(r.exit_code, 0) << r.output;
   const nlohmann::json plan = nlohmann::json::parse(ReadText(out / "plan.json"));
   EXPECT_EQ(plan["device"]["profile"], profile);

@@ -198,15 +198,13 @@ CaseResult RunCase(const fs::path& dir, Mode mode, DeviceExecutor* device) {
 }  // namespace
 
 int Conformance(const std::vector<std::string>& argv) {
-  absl::StatusOr<Args> args = ParseArgs(
-      argv,
-      {{"reference"},
-       {"interpret"},
-       {"device", true},
-       {"platform", true},
-       {"json", true},
-       {"filter", true},
-       {"known-defects", true}});
+  absl::StatusOr<Args> args = ParseArgs(argv, {{"reference"},
+                                               {"interpret"},
+                                               {"device", true},
+                                               {"platform", true},
+                                               {"json", true},
+                                               {"filter", true},
+                                               {"known-defects", true}});
   if (!args.ok()) return ReportUsage(std::string(args.status().message()), kUsage);
   if (args->Has("reference") + args->Has("interpret") + args->Has("device") > 1) {
     return ReportUsage("--reference, --interpret and --device exclude each other", kUsage);
@@ -308,8 +306,8 @@ int Conformance(const std::vector<std::string>& argv) {
   if (args->Has("json")) {
     std::ofstream out(args->Get("json"));
     out << DumpJson(nlohmann::json{{"mode", mode == Mode::kInterpret ? "interpret"
-                                           : mode == Mode::kDevice  ? "device"
-                                                                    : "reference"},
+                                            : mode == Mode::kDevice  ? "device"
+                                                                     : "reference"},
                                    {"passed", passed},
                                    {"failed", failed},
                                    {"confirmed_known_defects", confirmed_defects},
@@ -331,8 +329,8 @@ int Conformance(const std::vector<std::string>& argv) {
               << " left to run on the host\n";
   }
   if (mode == Mode::kDevice) {
-    std::cout << kernels << " clusters ran as generated kernels on " << device->device_name() << "; "
-              << fallbacks << " clusters fell back to the host\n";
+    std::cout << kernels << " clusters ran as generated kernels on " << device->device_name()
+              << "; " << fallbacks << " clusters fell back to the host\n";
   }
   std::cout << passed << " passed, " << failed << " failed\n";
   return unexplained == 0 ? kExitOk : kExitInput;

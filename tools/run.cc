@@ -4,17 +4,17 @@
 // do graphs with variables (training) until variables live on the device.
 #include <filesystem>
 #include <functional>
-#include <optional>
 #include <iostream>
 #include <memory>
+#include <optional>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
 #include "graph/loader.h"
 #include "graph/npy.h"
 #include "graph/ops.h"
-#include "absl/strings/numbers.h"
 #include "runtime/device_session.h"
 #include "runtime/reference/session.h"
 #include "tools/cli.h"
@@ -117,10 +117,10 @@ int Run(const std::vector<std::string>& argv) {
     if (args->Has("platform") && !absl::SimpleAtoi(args->Get("platform"), &platform)) {
       return ReportUsage("--platform takes a platform index", kUsage);
     }
-    absl::StatusOr<std::unique_ptr<DeviceSession>> opened = DeviceSession::Create(
-        graph, {.device = args->Get("device", "auto"),
-                .platform = platform,
-                .executor = {.warnings = &std::cerr}});
+    absl::StatusOr<std::unique_ptr<DeviceSession>> opened =
+        DeviceSession::Create(graph, {.device = args->Get("device", "auto"),
+                                      .platform = platform,
+                                      .executor = {.warnings = &std::cerr}});
     if (!opened.ok()) return ReportError(opened.status());
     device = *std::move(opened);
     run_step = [&] { return device->Run(named_feeds, fetches); };
@@ -128,8 +128,8 @@ int Run(const std::vector<std::string>& argv) {
     if (!inits.empty()) {
       absl::StatusOr<std::vector<Tensor>> init = session.Run(feeds, {}, inits);
       if (!init.ok()) {
-        return ReportError(absl::Status(init.status().code(),
-                                        absl::StrCat("--init: ", init.status().message())));
+        return ReportError(
+            absl::Status(init.status().code(), absl::StrCat("--init: ", init.status().message())));
       }
     }
     run_step = [&] { return session.Run(feeds, fetches, targets); };
@@ -155,8 +155,8 @@ int Run(const std::vector<std::string>& argv) {
     const cl::ProgramCache& cache = device->executor().program_cache();
     std::cerr << "dfc: ran " << device->executor().kernels_run() << " clusters as fused kernels on "
               << device->executor().device_name() << " (programs: " << cache.builds_from_source()
-              << " built, " << cache.loads_from_disk() << " loaded from "
-              << cache.cache_dir() << ")\n";
+              << " built, " << cache.loads_from_disk() << " loaded from " << cache.cache_dir()
+              << ")\n";
   }
 
   if (args->Has("out")) {
