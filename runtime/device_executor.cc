@@ -56,6 +56,15 @@ DeviceExecutor::DeviceExecutor(std::shared_ptr<cl::ClContext> context,
       options_(std::move(options)),
       profile_(ProfileOf(context_->info())) {}
 
+absl::StatusOr<std::unique_ptr<DeviceExecutor>> DeviceExecutor::Open(absl::string_view kind,
+                                                                     int platform,
+                                                                     Options options) {
+  DFC_ASSIGN_OR_RETURN(cl::DeviceInfo info, cl::SelectDevice(kind, platform));
+  DFC_ASSIGN_OR_RETURN(std::shared_ptr<cl::ClContext> context, cl::ClContext::Create(info));
+  auto cache = std::make_shared<cl::ProgramCache>(context);
+  return std::make_unique<DeviceExecutor>(std::move(context), std::move(cache), std::move(options));
+}
+
 absl::StatusOr<std::vector<Tensor>> DeviceExecutor::Run(
     const Graph& graph, const ir::LoweredGraph& lowered,
     const std::vector<std::pair<TensorId, Tensor>>& feeds, const std::vector<TensorId>& fetches) {

@@ -36,6 +36,11 @@ class DeviceExecutor {
   DeviceExecutor(std::shared_ptr<cl::ClContext> context, std::shared_ptr<cl::ProgramCache> cache,
                  Options options);
 
+  // An executor on the device cl::SelectDevice(kind, platform) picks, with a program cache in
+  // cl::DefaultCacheDir().
+  static absl::StatusOr<std::unique_ptr<DeviceExecutor>> Open(absl::string_view kind, int platform,
+                                                              Options options);
+
   // Runs `lowered` (made by ir::LowerGraph for these fetches and feeds); returns the fetches.
   absl::StatusOr<std::vector<Tensor>> Run(const Graph& graph, const ir::LoweredGraph& lowered,
                                           const std::vector<std::pair<TensorId, Tensor>>& feeds,

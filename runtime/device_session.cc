@@ -26,11 +26,9 @@ absl::StatusOr<std::unique_ptr<DeviceSession>> DeviceSession::Create(
                        "for now (reference::Session)"));
     }
   }
-  DFC_ASSIGN_OR_RETURN(cl::DeviceInfo info, cl::SelectDevice(options.device, options.platform));
-  DFC_ASSIGN_OR_RETURN(std::shared_ptr<cl::ClContext> context, cl::ClContext::Create(info));
-  auto cache = std::make_shared<cl::ProgramCache>(context);
-  auto executor = std::make_unique<DeviceExecutor>(std::move(context), std::move(cache),
-                                                   std::move(options.executor));
+  DFC_ASSIGN_OR_RETURN(
+      std::unique_ptr<DeviceExecutor> executor,
+      DeviceExecutor::Open(options.device, options.platform, std::move(options.executor)));
   return std::unique_ptr<DeviceSession>(new DeviceSession(std::move(graph), std::move(executor)));
 }
 

@@ -115,17 +115,19 @@ absl::StatusOr<absl::flat_hash_map<std::string, PartialShape>> ParseShapes(absl:
   return shapes;
 }
 
-absl::StatusOr<std::unique_ptr<DeviceExecutor>> OpenDeviceExecutor(
-    const Args& args, DeviceExecutor::Options options) {
+absl::StatusOr<int> PlatformIndex(const Args& args) {
   int platform = -1;
   if (args.Has("platform") && !absl::SimpleAtoi(args.Get("platform"), &platform)) {
     return absl::InvalidArgumentError(
         absl::StrCat("--platform takes a platform index, not \"", args.Get("platform"), "\""));
   }
-  DFC_ASSIGN_OR_RETURN(cl::DeviceInfo info, cl::SelectDevice(args.Get("device", "auto"), platform));
-  DFC_ASSIGN_OR_RETURN(std::shared_ptr<cl::ClContext> context, cl::ClContext::Create(info));
-  auto cache = std::make_shared<cl::ProgramCache>(context);
-  return std::make_unique<DeviceExecutor>(std::move(context), std::move(cache), std::move(options));
+  return platform;
+}
+
+absl::StatusOr<std::unique_ptr<DeviceExecutor>> OpenDeviceExecutor(
+    const Args& args, DeviceExecutor::Options options) {
+  DFC_ASSIGN_OR_RETURN(int platform, PlatformIndex(args));
+  return DeviceExecutor::Open(args.Get("device", "auto"), platform, std::move(options));
 }
 
 int ReportError(const absl::Status& status) {

@@ -52,6 +52,9 @@ void DefaultFetches(const Graph& graph, std::vector<TensorId>& fetches,
 // `--shapes` text: "keep_prob=[];X=[?,784]" -> {keep_prob: [], X: [-1,784]}.
 absl::StatusOr<absl::flat_hash_map<std::string, PartialShape>> ParseShapes(absl::string_view text);
 
+// `--platform N` (default -1: any platform); an error if N is not a number.
+absl::StatusOr<int> PlatformIndex(const Args& args);
+
 // The OpenCL device that `--device KIND` (default auto) and `--platform N` name, with a program
 // cache in DefaultCacheDir(), ready to run lowered graphs.
 absl::StatusOr<std::unique_ptr<DeviceExecutor>> OpenDeviceExecutor(const Args& args,

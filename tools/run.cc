@@ -8,7 +8,6 @@
 #include <memory>
 #include <optional>
 
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
@@ -113,13 +112,11 @@ int Run(const std::vector<std::string>& argv) {
   std::vector<std::pair<std::string, Tensor>> named_feeds;
   if (on_device) {
     for (const reference::Feed& feed : feeds) named_feeds.emplace_back(feed.name, feed.value);
-    int platform = -1;
-    if (args->Has("platform") && !absl::SimpleAtoi(args->Get("platform"), &platform)) {
-      return ReportUsage("--platform takes a platform index", kUsage);
-    }
+    absl::StatusOr<int> platform = PlatformIndex(*args);
+    if (!platform.ok()) return ReportUsage(std::string(platform.status().message()), kUsage);
     absl::StatusOr<std::unique_ptr<DeviceSession>> opened =
         DeviceSession::Create(graph, {.device = args->Get("device", "auto"),
-                                      .platform = platform,
+                                      .platform = *platform,
                                       .executor = {.warnings = &std::cerr}});
     if (!opened.ok()) return ReportError(opened.status());
     device = *std::move(opened);
