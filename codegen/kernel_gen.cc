@@ -369,6 +369,18 @@ absl::StatusOr<CVal> Generator::CallUserFun(const ir::UserFun& f, std::vector<CV
               }};
 }
 
+// Element i of Split(m) (stride m) and of Slide(size, step) (stride step): the window of
+// `array` that starts at element i * stride, of type `window`.
+ElementFn Windows(const CVal& array, const TypePtr& window, const std::string& stride) {
+  return [array, window, stride](const std::string& i) -> absl::StatusOr<CVal> {
+    CVal w{window};
+    w.element = [array, stride, i](const std::string& j) {
+      return array.element(absl::StrCat("((", i, ") * ", stride, " + (", j, "))"));
+    };
+    return w;
+  };
+}
+
 // The scalars of a value, depth first through tuples.
 absl::Status Leaves(const CVal& v, std::vector<const CVal*>& out) {
   if (v.type->is_tuple()) {
@@ -510,17 +522,9 @@ absl::StatusOr<CVal> Generator::ApplyPattern(const ir::Pattern& p, std::vector<C
     case K::kToPrivate:
       if (p.kind == K::kId) return args[0];
       return Apply(*p.f, std::move(args), result, env);
-    case K::kSplit: {
-      const std::string m = Size(p.size);
-      out.element = [array = args[0], m, result](const std::string& i) -> absl::StatusOr<CVal> {
-        CVal chunk{result->element};
-        chunk.element = [array, m, i](const std::string& j) {
-          return array.element(absl::StrCat("((", i, ") * ", m, " + (", j, "))"));
-        };
-        return chunk;
-      };
+    case K::kSplit:
+      out.element = Windows(args[0], result->element, Size(p.size));
       return out;
-    }
     case K::kJoin: {
       // Rows of length 0 join to an empty array, whose elements are never read: divide by 1
       // there rather than write a division by zero that the OpenCL compiler warns about.
@@ -542,17 +546,9 @@ absl::StatusOr<CVal> Generator::ApplyPattern(const ir::Pattern& p, std::vector<C
         return column;
       };
       return out;
-    case K::kSlide: {
-      const std::string step = Size(p.step);
-      out.element = [array = args[0], step, result](const std::string& i) -> absl::StatusOr<CVal> {
-        CVal window{result->element};
-        window.element = [array, step, i](const std::string& j) {
-          return array.element(absl::StrCat("((", i, ") * ", step, " + (", j, "))"));
-        };
-        return window;
-      };
+    case K::kSlide:
+      out.element = Windows(args[0], result->element, Size(p.step));
       return out;
-    }
     case K::kPad: {
       const std::string left = Size(p.left);
       const std::string n = Size(args[0].type->length);
