@@ -206,16 +206,21 @@ std::vector<OpDef> BuildTable() {
          {.family = kPlumbing,
           .placement = Placement::kHost,
           .attrs = {{"dtype", K::kType}, {"shape", K::kShape}}});
-  AddAll(
-      t, "Shape Size",
-      {.family = kPlumbing, .placement = Placement::kHost, .attrs = {kT, {"out_type", K::kType}}});
+  AddAll(t, "Shape Size",
+         {.family = kPlumbing,
+          .placement = Placement::kHost,
+          .attrs = {kT, {"out_type", K::kType}},
+          .reads_only_shapes = true});
   AddAll(t, "ShapeN",
          {.family = kPlumbing,
           .placement = Placement::kHost,
           .attrs = {kT, {"N", K::kInt}, {"out_type", K::kType}},
-          .num_outputs_attr = "N"});
-  AddAll(t, "Rank BroadcastArgs",
-         {.family = kPlumbing, .placement = Placement::kHost, .attrs = {kT}});
+          .num_outputs_attr = "N",
+          .reads_only_shapes = true});
+  AddAll(t, "Rank",
+         {.family = kPlumbing, .placement = Placement::kHost, .attrs = {kT},
+          .reads_only_shapes = true});
+  AddAll(t, "BroadcastArgs", {.family = kPlumbing, .placement = Placement::kHost, .attrs = {kT}});
   AddAll(t, "BroadcastGradientArgs",
          {.family = kPlumbing, .placement = Placement::kHost, .attrs = {kT}, .num_outputs = 2});
   AddAll(t, "DynamicStitch",

@@ -37,6 +37,7 @@ struct OpDef {
   bool stateful = false;            // variables, assignments, random: never folded or deduplicated
   bool variable = false;            // holds state across runs (Variable, VariableV2)
   bool variable_ref_input = false;  // input 0 is a variable itself, not its value (Assign...)
+  bool reads_only_shapes = false;   // reads its inputs' dtypes and shapes, never their elements
 };
 
 // The definition of `op`, or nullptr if dfc does not support it.

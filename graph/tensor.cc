@@ -49,6 +49,11 @@ Tensor::Tensor(DType dtype, Shape shape, std::shared_ptr<std::vector<unsigned ch
   num_elements_ = *n;
 }
 
+absl::StatusOr<Tensor> Tensor::ShapeOnly(DType dtype, Shape shape) {
+  if (absl::StatusOr<int64_t> n = NumElements(shape); !n.ok()) return n.status();
+  return Tensor(dtype, std::move(shape), nullptr);
+}
+
 absl::StatusOr<Tensor> Tensor::Create(DType dtype, Shape shape) {
   absl::StatusOr<int64_t> n = NumElements(shape);
   if (!n.ok()) return n.status();

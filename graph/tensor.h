@@ -37,6 +37,10 @@ class Tensor {
   // kMaxTensorBytes. For kString the tensor has a shape but no element storage.
   static absl::StatusOr<Tensor> Create(DType dtype, Shape shape);
 
+  // A tensor with a dtype and a shape and no elements stored, for ops that read only shapes
+  // (OpDef::reads_only_shapes) of a value held elsewhere (on a device): data() is null.
+  static absl::StatusOr<Tensor> ShapeOnly(DType dtype, Shape shape);
+
   // Convenience for tests and kernels whose sizes are already checked: aborts on failure.
   static Tensor Zeros(DType dtype, Shape shape);
 

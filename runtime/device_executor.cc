@@ -1,21 +1,91 @@
-// Running lowered graphs with generated kernels (see device_executor.h).
+// Running lowered graphs with generated kernels, values kept on the device (see
+// device_executor.h).
 #include "runtime/device_executor.h"
 
 #include <algorithm>
 #include <cstdlib>
 #include <fstream>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
-#include "codegen/kernel_gen.h"
 #include "graph/check.h"
+#include "graph/ops.h"
 #include "runtime/interpreted.h"
 #include "runtime/opencl/cl_error.h"
+#include "runtime/reference/kernel.h"
+#include "runtime/reference/session.h"
 
 namespace dfc {
+namespace {
+
+const OpDef& DefOf(const Node& node) {
+  static const OpDef kUnknown;
+  const OpDef* def = FindOpDef(node.op);
+  return def != nullptr ? *def : kUnknown;
+}
+
+// The shape a value of `type` has under `sizes`.
+absl::StatusOr<Shape> ShapeOf(const ir::TypePtr& type, const SizeBindings& sizes) {
+  std::optional<SymbolicShape> symbolic = ir::TensorShape(type);
+  if (!symbolic) {
+    return absl::InternalError(absl::StrCat(ir::TypeToString(type), " is not a tensor type"));
+  }
+  Shape shape;
+  for (const ArithExpr& d : *symbolic) {
+    DFC_ASSIGN_OR_RETURN(int64_t v, d.Evaluate(sizes));
+    shape.push_back(v);
+  }
+  return shape;
+}
+
+std::shared_ptr<DeviceTensor> OnHost(Tensor t) {
+  return std::make_shared<DeviceTensor>(
+      DeviceTensor{.dtype = t.dtype(), .shape = t.shape(), .host = std::move(t)});
+}
+
+// The variable updates that run on the device: var + factor * delta in the variable's own
+// type, rounded as the reference executor rounds it (no contraction to fma).
+bool UpdatesOnDevice(DType dtype) { return dtype == DType::kFloat || dtype == DType::kDouble; }
+
+std::string UpdateSource(DType dtype) {
+  const std::string t = codegen::StorageType(dtype);
+  return absl::StrCat(
+      dtype == DType::kDouble ? "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n" : "",
+      "#pragma OPENCL FP_CONTRACT OFF\n",
+      "// A variable's update, out = var + factor * delta: AssignAdd (factor 1), AssignSub (-1),\n"
+      "// ApplyGradientDescent (-alpha).\n",
+      "__kernel void dfc_update(__global const ", t, "* restrict var, __global const ", t,
+      "* restrict delta,\n                         __global ", t, "* restrict out, const ", t,
+      " factor, const long n) {\n",
+      "  const long i = get_global_id(0);\n",
+      "  if (i < n) out[i] = var[i] + factor * delta[i];\n", "}\n");
+}
+
+// Sets the kernel arguments in order: buffers, then scalars of any type.
+class ArgSetter {
+ public:
+  explicit ArgSetter(cl_kernel kernel) : kernel_(kernel) {}
+  absl::Status Buffer(const cl::ClBuffer& b) {
+    cl_mem mem = b.get();
+    DFC_CL_RETURN_IF_ERROR(clSetKernelArg(kernel_, index_++, sizeof(cl_mem), &mem));
+    return absl::OkStatus();
+  }
+  template <typename T>
+  absl::Status Scalar(const T& value) {
+    DFC_CL_RETURN_IF_ERROR(clSetKernelArg(kernel_, index_++, sizeof(T), &value));
+    return absl::OkStatus();
+  }
+
+ private:
+  cl_kernel kernel_;
+  cl_uint index_ = 0;
+};
+
+}  // namespace
 
 std::vector<std::string> ClusterNodeNames(const Graph& graph, const Cluster& cluster) {
   std::vector<std::string> names;
@@ -49,6 +119,348 @@ codegen::DeviceProfile ProfileOf(const cl::DeviceInfo& device) {
   };
 }
 
+// One run: the values computed so far (on the device, the host or both), and the error flags
+// of the kernels launched whose flag has not been read yet.
+class DeviceExecutor::Run_ {
+ public:
+  Run_(DeviceExecutor& executor, const Graph& graph, const ir::LoweredGraph& lowered,
+       State* state)
+      : ex_(executor), graph_(graph), lowered_(lowered), state_(state ? state : &own_state_) {}
+
+  absl::Status Feed(const TensorId& id, const Tensor& value) {
+    fed_.insert(id);
+    values_[id] = OnHost(value);
+    return absl::OkStatus();
+  }
+
+  absl::Status RunUnit(const ExecutionUnit& unit, const SizeBindings& sizes) {
+    if (unit.cluster >= 0) return RunCluster(unit.cluster, sizes);
+    const Node& node = graph_.node(unit.node);
+    const OpDef& def = DefOf(node);
+    if (AllOutputsFed(unit.node) || def.variable) return absl::OkStatus();
+    if (def.variable_ref_input && !node.inputs.empty() && IsVariableRead(node.inputs[0])) {
+      return RunVariableWrite(node);
+    }
+    return RunHostNode(node, def);
+  }
+
+  // The fetches, copied to the host after every kernel's error flag has been read.
+  absl::StatusOr<std::vector<Tensor>> Fetch(const std::vector<TensorId>& fetches) {
+    std::vector<Tensor> out;
+    for (const TensorId& id : fetches) {
+      DFC_ASSIGN_OR_RETURN(Tensor t, Host(id, nullptr));
+      out.push_back(std::move(t));
+    }
+    return out;
+  }
+
+  absl::Status CheckErrors() {
+    std::vector<PendingError> pending = std::move(pending_);
+    pending_.clear();
+    for (const PendingError& p : pending) {
+      cl_int error = 0;
+      DFC_RETURN_IF_ERROR(ex_.context_->Read(*p.flag, &error, sizeof(error)));
+      if (error != 0) {
+        return absl::OutOfRangeError(absl::StrCat(
+            "cluster ", p.cluster, " (",
+            absl::StrJoin(ClusterNodeNames(graph_, lowered_.partition.clusters[p.cluster]), ", "),
+            "): an index read at run time is out of range (a GatherV2 index, say)"));
+      }
+    }
+    return absl::OkStatus();
+  }
+
+ private:
+  struct PendingError {
+    int cluster;
+    std::shared_ptr<cl::ClBuffer> flag;
+  };
+
+  bool AllOutputsFed(int node) const {
+    const int n = graph_.num_outputs(node);
+    if (n <= 0) return false;
+    for (int k = 0; k < n; ++k) {
+      if (!fed_.contains(TensorId{graph_.node(node).name, k})) return false;
+    }
+    return true;
+  }
+
+  // A read of a variable's current value (not a fed tensor that replaces it).
+  bool IsVariableRead(const TensorId& id) const {
+    const Node* producer = graph_.FindNode(id.node);
+    return producer != nullptr && DefOf(*producer).variable && !fed_.contains(id);
+  }
+
+  // The value of `id` as `consumer` (nullptr for a fetch) reads it now: a variable's current
+  // value, else what the run fed or computed.
+  absl::StatusOr<std::shared_ptr<DeviceTensor>> Value(const TensorId& id, const Node* consumer) {
+    if (IsVariableRead(id)) {
+      auto it = state_->variables.find(id.node);
+      if (it == state_->variables.end()) {
+        const Node& reader = consumer != nullptr ? *consumer : *graph_.FindNode(id.node);
+        return reader.Error(absl::StrCat("reads variable \"", id.node,
+                                         "\" before it is initialized (run its initializer "
+                                         "first, e.g. --target init)"));
+      }
+      return it->second;
+    }
+    auto it = values_.find(id);
+    if (it == values_.end()) {
+      return absl::InternalError(absl::StrCat("tensor \"", id.ToString(), "\" was not computed"));
+    }
+    return it->second;
+  }
+
+  absl::StatusOr<Tensor> Host(const TensorId& id, const Node* consumer) {
+    DFC_ASSIGN_OR_RETURN(std::shared_ptr<DeviceTensor> value, Value(id, consumer));
+    if (!value->host) {
+      // Values a kernel computed: its index errors come before anything reads them.
+      DFC_RETURN_IF_ERROR(CheckErrors());
+      DFC_RETURN_IF_ERROR(ex_.Download(*value));
+    }
+    return *value->host;
+  }
+
+  absl::StatusOr<std::shared_ptr<cl::ClBuffer>> Buffer(DeviceTensor& value) {
+    if (!value.buffer) {
+      DFC_ASSIGN_OR_RETURN(value.buffer, ex_.Upload(*value.host));
+    }
+    return value.buffer;
+  }
+
+  absl::Status RunHostNode(const Node& node, const OpDef& def) {
+    // A constant is made, and uploaded when a cluster reads it, once for all runs.
+    const bool constant = node.op == "Const";
+    if (constant) {
+      auto it = state_->constants.find(TensorId{node.name, 0});
+      if (it != state_->constants.end()) {
+        values_[it->first] = it->second;
+        return absl::OkStatus();
+      }
+    }
+    std::vector<Tensor> inputs;
+    for (const TensorId& id : node.inputs) {
+      DFC_ASSIGN_OR_RETURN(std::shared_ptr<DeviceTensor> value, Value(id, &node));
+      if (def.reads_only_shapes && !value->host) {  // Shape(x) copies nothing of x
+        DFC_ASSIGN_OR_RETURN(Tensor t, Tensor::ShapeOnly(value->dtype, value->shape));
+        inputs.push_back(std::move(t));
+        continue;
+      }
+      DFC_ASSIGN_OR_RETURN(Tensor t, Host(id, &node));
+      inputs.push_back(std::move(t));
+    }
+    reference::NodeState node_state;
+    if (def.stateful) {
+      auto [rng, inserted] = state_->rngs.try_emplace(node.name);
+      if (inserted) rng->second.seed(reference::RandomSeed(node));
+      node_state.rng = &rng->second;
+    }
+    DFC_ASSIGN_OR_RETURN(std::vector<Tensor> outputs,
+                         reference::EvaluateNode(node, inputs, node_state));
+    for (int k = 0; k < static_cast<int>(outputs.size()); ++k) {
+      std::shared_ptr<DeviceTensor> value = OnHost(std::move(outputs[k]));
+      if (constant) state_->constants[TensorId{node.name, k}] = value;
+      values_[TensorId{node.name, k}] = std::move(value);
+    }
+    return absl::OkStatus();
+  }
+
+  // Assign, AssignAdd, AssignSub, ApplyGradientDescent on a variable. Assign takes the value's
+  // buffer as the variable's; an update of a float or double variable runs on the device into
+  // a new buffer; anything else (another dtype, a mismatch to report) runs the reference kernel.
+  absl::Status RunVariableWrite(const Node& node) {
+    const std::string& name = node.inputs[0].node;
+    auto current = state_->variables.find(name);
+    const TensorId out{node.name, 0};
+    if (node.op == "Assign" && node.inputs.size() == 2) {
+      DFC_ASSIGN_OR_RETURN(std::shared_ptr<DeviceTensor> value, Value(node.inputs[1], &node));
+      const bool validate = node.GetBool("validate_shape", true).value_or(true);
+      const bool fits = current == state_->variables.end() ||
+                        (current->second->dtype == value->dtype &&
+                         (!validate || current->second->shape == value->shape));
+      if (fits) {
+        state_->variables[name] = value;
+        values_[out] = value;
+        return absl::OkStatus();
+      }
+    }
+    const int delta_input = node.op == "ApplyGradientDescent" ? 2 : 1;
+    if (current != state_->variables.end() && UpdatesOnDevice(current->second->dtype) &&
+        static_cast<int>(node.inputs.size()) == delta_input + 1 &&
+        (node.op == "AssignAdd" || node.op == "AssignSub" || node.op == "ApplyGradientDescent")) {
+      DFC_ASSIGN_OR_RETURN(std::shared_ptr<DeviceTensor> delta,
+                           Value(node.inputs[delta_input], &node));
+      std::optional<Tensor> alpha;
+      if (node.op == "ApplyGradientDescent") {
+        DFC_ASSIGN_OR_RETURN(alpha, Host(node.inputs[1], &node));
+      }
+      const DeviceTensor& var = *current->second;
+      if (delta->dtype == var.dtype && delta->shape == var.shape &&
+          (!alpha || (alpha->dtype() == var.dtype && alpha->num_elements() == 1))) {
+        double factor = node.op == "AssignAdd" ? 1.0 : -1.0;
+        if (alpha) {
+          factor *= var.dtype == DType::kFloat ? static_cast<double>(alpha->data<float>()[0])
+                                               : alpha->data<double>()[0];
+        }
+        DFC_ASSIGN_OR_RETURN(std::shared_ptr<DeviceTensor> updated,
+                             ex_.Update(*current->second, *delta, factor));
+        state_->variables[name] = updated;
+        values_[out] = std::move(updated);
+        return absl::OkStatus();
+      }
+    }
+    // The reference kernel, on the host copies: it also words every error.
+    reference::KernelContext::VariableSlot slot;
+    if (current != state_->variables.end()) {
+      DFC_ASSIGN_OR_RETURN(slot.value, Host(node.inputs[0], &node));
+      slot.initialized = true;
+    }
+    std::vector<Tensor> inputs = {slot.value};
+    for (size_t k = 1; k < node.inputs.size(); ++k) {
+      DFC_ASSIGN_OR_RETURN(Tensor t, Host(node.inputs[k], &node));
+      inputs.push_back(std::move(t));
+    }
+    std::vector<reference::KernelContext::VariableSlot*> refs(node.inputs.size(), nullptr);
+    refs[0] = &slot;
+    DFC_ASSIGN_OR_RETURN(std::vector<Tensor> outputs,
+                         reference::EvaluateNode(node, inputs, {.ref_inputs = refs}));
+    std::shared_ptr<DeviceTensor> value = OnHost(slot.value);
+    state_->variables[name] = value;
+    values_[out] = std::move(value);
+    return absl::OkStatus();
+  }
+
+  // The node of `cluster` that reads `id` first (messages name it).
+  const Node* ReaderOf(const Cluster& cluster, const TensorId& id) const {
+    for (int n : cluster.nodes) {
+      const Node& node = graph_.node(n);
+      if (std::find(node.inputs.begin(), node.inputs.end(), id) != node.inputs.end()) return &node;
+    }
+    return nullptr;
+  }
+
+  absl::Status RunCluster(int index, const SizeBindings& sizes) {
+    const Cluster& cluster = lowered_.partition.clusters[index];
+    const ir::LoweredCluster& lowered = lowered_.clusters[index];
+    const auto& lambda = static_cast<const ir::Lambda&>(*lowered.lambda);
+    std::vector<std::shared_ptr<DeviceTensor>> params;
+    for (size_t k = 0; k < lowered.params.size(); ++k) {
+      DFC_ASSIGN_OR_RETURN(std::shared_ptr<DeviceTensor> value,
+                           Value(lowered.params[k], ReaderOf(cluster, lowered.params[k])));
+      const ir::TypePtr& type = lambda.params[k]->type;
+      absl::StatusOr<Shape> shape = ShapeOf(type, sizes);
+      if (!shape.ok() || *shape != value->shape || ir::BaseDType(type) != value->dtype) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("tensor \"", lowered.params[k].ToString(), "\" is ", value->DebugType(),
+                         ", but the compiled cluster expects ", ir::TypeToString(type)));
+      }
+      params.push_back(std::move(value));
+    }
+    CompiledCluster& compiled = ex_.Compile(graph_, cluster, lowered, index);
+    absl::Status launched = compiled.status;
+    if (launched.ok()) launched = Launch(index, compiled, lowered, params, sizes);
+    if (launched.ok()) {
+      ++ex_.kernels_run_;
+      return absl::OkStatus();
+    }
+    if (absl::IsInvalidArgument(launched) || absl::IsOutOfRange(launched)) return launched;
+    // Only a kernel that could not be made or launched falls back.
+    ++ex_.fallbacks_;
+    if (ex_.options_.warnings != nullptr && !compiled.warned) {
+      compiled.warned = true;
+      *ex_.options_.warnings << "dfc: warning: cluster " << index << " ("
+                             << absl::StrJoin(ClusterNodeNames(graph_, cluster), ", ")
+                             << ") runs on the reference executor: its kernel failed: "
+                             << launched.message() << "\n";
+    }
+    DFC_ASSIGN_OR_RETURN(std::vector<Tensor> outputs,
+                         RunClusterByReference(graph_, cluster, [&](const TensorId& id) {
+                           return Host(id, ReaderOf(cluster, id));
+                         }));
+    for (size_t k = 0; k < outputs.size(); ++k) {
+      values_[lowered.outputs[k]] = OnHost(std::move(outputs[k]));
+    }
+    return absl::OkStatus();
+  }
+
+  // Enqueues every stage of the cluster's kernel; its outputs stay on the device.
+  absl::Status Launch(int index, const CompiledCluster& compiled,
+                      const ir::LoweredCluster& lowered,
+                      const std::vector<std::shared_ptr<DeviceTensor>>& params,
+                      const SizeBindings& sizes) {
+    const codegen::KernelSource& kernel = compiled.kernel;
+    // Buffers in the kernels' argument order: parameters, temporaries, outputs.
+    std::vector<std::shared_ptr<cl::ClBuffer>> buffers;
+    for (const std::shared_ptr<DeviceTensor>& p : params) {
+      DFC_ASSIGN_OR_RETURN(std::shared_ptr<cl::ClBuffer> b, Buffer(*p));
+      buffers.push_back(std::move(b));
+    }
+    auto allocate = [&](const ir::TypePtr& type) -> absl::StatusOr<std::shared_ptr<DeviceTensor>> {
+      DFC_ASSIGN_OR_RETURN(Shape shape, ShapeOf(type, sizes));
+      auto value = std::make_shared<DeviceTensor>(
+          DeviceTensor{.dtype = ir::BaseDType(type), .shape = std::move(shape)});
+      DFC_ASSIGN_OR_RETURN(cl::ClBuffer b, ex_.context_->Allocate(value->byte_size()));
+      value->buffer = std::make_shared<cl::ClBuffer>(std::move(b));
+      buffers.push_back(value->buffer);
+      return value;
+    };
+    for (const ir::TypePtr& type : kernel.temporaries) {
+      DFC_RETURN_IF_ERROR(allocate(type).status());
+    }
+    std::vector<std::shared_ptr<DeviceTensor>> outputs;
+    for (const ir::TypePtr& type : lowered.output_types) {
+      DFC_ASSIGN_OR_RETURN(std::shared_ptr<DeviceTensor> out, allocate(type));
+      outputs.push_back(std::move(out));
+    }
+    DFC_ASSIGN_OR_RETURN(cl::ClBuffer flag_buffer, ex_.context_->Allocate(sizeof(cl_int)));
+    auto flag = std::make_shared<cl::ClBuffer>(std::move(flag_buffer));
+    static constexpr cl_int kNoError = 0;
+    DFC_CL_RETURN_IF_ERROR(clEnqueueWriteBuffer(ex_.context_->queue(), flag->get(), CL_FALSE, 0,
+                                                sizeof(kNoError), &kNoError, 0, nullptr,
+                                                nullptr));
+    std::vector<cl_long> size_values;
+    for (const std::string& var : kernel.size_args) {
+      auto it = sizes.find(var);
+      if (it == sizes.end()) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("size variable ", var, " of cluster ", index, " is not bound by a feed"));
+      }
+      size_values.push_back(it->second);
+    }
+    for (size_t s = 0; s < kernel.stages.size(); ++s) {
+      const codegen::KernelStage& stage = kernel.stages[s];
+      ArgSetter args(compiled.stages[s].get());
+      for (const std::shared_ptr<cl::ClBuffer>& b : buffers) DFC_RETURN_IF_ERROR(args.Buffer(*b));
+      DFC_RETURN_IF_ERROR(args.Buffer(*flag));
+      for (const cl_long& value : size_values) DFC_RETURN_IF_ERROR(args.Scalar(value));
+      int64_t rows = 1;
+      for (const ArithExpr& r : stage.rows) {
+        DFC_ASSIGN_OR_RETURN(int64_t v, r.Evaluate(sizes));
+        rows = std::max(rows, v);
+      }
+      const size_t local = static_cast<size_t>(stage.work_group_size);
+      const size_t global = local == 0 ? static_cast<size_t>(rows)
+                                       : (static_cast<size_t>(rows) + local - 1) / local * local;
+      DFC_CL_RETURN_IF_ERROR(clEnqueueNDRangeKernel(ex_.context_->queue(),
+                                                    compiled.stages[s].get(), 1, nullptr, &global,
+                                                    local == 0 ? nullptr : &local, 0, nullptr,
+                                                    nullptr));
+    }
+    pending_.push_back({index, std::move(flag)});
+    for (size_t k = 0; k < outputs.size(); ++k) values_[lowered.outputs[k]] = outputs[k];
+    return absl::OkStatus();
+  }
+
+  DeviceExecutor& ex_;
+  const Graph& graph_;
+  const ir::LoweredGraph& lowered_;
+  State own_state_;
+  State* state_;
+  absl::flat_hash_set<TensorId> fed_;
+  absl::flat_hash_map<TensorId, std::shared_ptr<DeviceTensor>> values_;
+  std::vector<PendingError> pending_;
+};
+
 DeviceExecutor::DeviceExecutor(std::shared_ptr<cl::ClContext> context,
                                std::shared_ptr<cl::ProgramCache> cache, Options options)
     : context_(std::move(context)),
@@ -67,132 +479,118 @@ absl::StatusOr<std::unique_ptr<DeviceExecutor>> DeviceExecutor::Open(absl::strin
 
 absl::StatusOr<std::vector<Tensor>> DeviceExecutor::Run(
     const Graph& graph, const ir::LoweredGraph& lowered,
-    const std::vector<std::pair<TensorId, Tensor>>& feeds, const std::vector<TensorId>& fetches) {
-  return RunLowered(graph, lowered, feeds, fetches,
-                    [&](int index, std::vector<Tensor> params, const SizeBindings& sizes,
-                        const ValueOf& value_of) -> absl::StatusOr<std::vector<Tensor>> {
-                      const Cluster& cluster = lowered.partition.clusters[index];
-                      absl::StatusOr<std::vector<Tensor>> outputs =
-                          RunKernel(graph, cluster, lowered.clusters[index], index, params, sizes);
-                      // Only a kernel that could not be made falls back; a kernel that ran and
-                      // reported an error (an index out of range) is the run's error, as it is
-                      // TensorFlow's.
-                      if (outputs.ok() || absl::IsInvalidArgument(outputs.status()) ||
-                          absl::IsOutOfRange(outputs.status())) {
-                        return outputs;
-                      }
-                      ++fallbacks_;
-                      if (options_.warnings != nullptr) {
-                        *options_.warnings
-                            << "dfc: warning: cluster " << index << " ("
-                            << absl::StrJoin(ClusterNodeNames(graph, cluster), ", ")
-                            << ") runs on the reference executor: its kernel failed: "
-                            << outputs.status().message() << "\n";
-                      }
-                      return RunClusterByReference(graph, cluster, value_of);
-                    });
+    const std::vector<std::pair<TensorId, Tensor>>& feeds, const std::vector<TensorId>& fetches,
+    State* state) {
+  for (const auto& [id, tensor] : feeds) {
+    DFC_RETURN_IF_ERROR(reference::CheckFeed(graph, id, tensor));
+  }
+  DFC_ASSIGN_OR_RETURN(SizeBindings sizes, BindSizes(lowered, feeds));
+  Run_ run(*this, graph, lowered, state);
+  for (const auto& [id, tensor] : feeds) DFC_RETURN_IF_ERROR(run.Feed(id, tensor));
+  for (const ExecutionUnit& unit : lowered.partition.schedule) {
+    DFC_RETURN_IF_ERROR(run.RunUnit(unit, sizes));
+  }
+  DFC_RETURN_IF_ERROR(run.CheckErrors());
+  return run.Fetch(fetches);
 }
 
-absl::StatusOr<std::vector<Tensor>> DeviceExecutor::RunKernel(
-    const Graph& graph, const Cluster& cluster, const ir::LoweredCluster& lowered, int index,
-    const std::vector<Tensor>& params, const SizeBindings& sizes) {
-  codegen::KernelOptions options{.name = absl::StrCat("dfc_cluster_", index),
-                                 .nodes = ClusterNodeNames(graph, cluster),
-                                 .profile = profile_};
-  absl::StatusOr<codegen::KernelSource> kernel = codegen::GenerateKernel(lowered, options);
-  // Failures to make or build a kernel are Internal here, so that Run falls back on them.
-  if (!kernel.ok()) return absl::InternalError(kernel.status().message());
-  if (options_.edit_source) options_.edit_source(kernel->source);
-  // DFC_DUMP_KERNELS=DIR writes every generated kernel there, as XLA's --xla_dump_to does.
-  if (const char* dump = std::getenv("DFC_DUMP_KERNELS"); dump != nullptr && *dump != '\0') {
-    std::ofstream(absl::StrCat(dump, "/", options.name, "_",
-                               absl::Hex(std::hash<std::string>()(kernel->source)), ".cl"))
-        << kernel->source;
-  }
-  absl::StatusOr<std::shared_ptr<cl::ClProgram>> program = cache_->Build(kernel->source);
-  if (!program.ok()) return absl::InternalError(program.status().message());
-  // Buffers in the kernels' argument order: parameters, temporaries, outputs.
-  std::vector<cl::ClBuffer> buffers;
-  for (const Tensor& t : params) {
-    DFC_ASSIGN_OR_RETURN(cl::ClBuffer b, context_->Allocate(t.byte_size()));
-    if (t.byte_size() > 0) DFC_RETURN_IF_ERROR(context_->Write(b, t.raw_data(), t.byte_size()));
-    buffers.push_back(std::move(b));
-  }
-  auto tensor_of_type = [&](const ir::TypePtr& type) -> absl::StatusOr<Tensor> {
-    std::optional<SymbolicShape> symbolic = ir::TensorShape(type);
-    if (!symbolic) return absl::InternalError("a cluster output is not a tensor");
-    Shape shape;
-    for (const ArithExpr& d : *symbolic) {
-      DFC_ASSIGN_OR_RETURN(int64_t v, d.Evaluate(sizes));
-      shape.push_back(v);
-    }
-    return Tensor::Create(ir::BaseDType(type), shape);
-  };
-  for (const ir::TypePtr& type : kernel->temporaries) {
-    DFC_ASSIGN_OR_RETURN(Tensor t, tensor_of_type(type));
-    DFC_ASSIGN_OR_RETURN(cl::ClBuffer b, context_->Allocate(t.byte_size()));
-    buffers.push_back(std::move(b));
-  }
-  const size_t first_output = buffers.size();
-  std::vector<Tensor> outputs;
-  for (const ir::TypePtr& type : lowered.output_types) {
-    DFC_ASSIGN_OR_RETURN(Tensor t, tensor_of_type(type));
-    DFC_ASSIGN_OR_RETURN(cl::ClBuffer b, context_->Allocate(t.byte_size()));
-    buffers.push_back(std::move(b));
-    outputs.push_back(std::move(t));
-  }
-  const cl_int no_error = 0;
-  DFC_ASSIGN_OR_RETURN(cl::ClBuffer error_flag, context_->Allocate(sizeof(cl_int)));
-  DFC_RETURN_IF_ERROR(context_->Write(error_flag, &no_error, sizeof(no_error)));
-  std::vector<cl_long> size_values;
-  for (const std::string& var : kernel->size_args) {
-    auto it = sizes.find(var);
-    if (it == sizes.end()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("size variable ", var, " of cluster ", index, " is not bound by a feed"));
-    }
-    size_values.push_back(it->second);
-  }
+void DeviceExecutor::UseKernel(const ir::LoweredCluster& cluster, codegen::KernelSource kernel) {
+  CompiledCluster& compiled = compiled_[cluster.lambda.get()];
+  compiled = CompiledCluster{.lambda = cluster.lambda, .kernel = std::move(kernel)};
+}
 
-  for (const codegen::KernelStage& stage : kernel->stages) {
-    DFC_ASSIGN_OR_RETURN(cl::ClKernel k, cl::ProgramCache::CreateKernel(**program, stage.name));
-    cl_uint arg = 0;
-    for (const cl::ClBuffer& b : buffers) {
-      cl_mem mem = b.get();
-      DFC_CL_RETURN_IF_ERROR(clSetKernelArg(k.get(), arg++, sizeof(cl_mem), &mem));
-    }
-    cl_mem error_mem = error_flag.get();
-    DFC_CL_RETURN_IF_ERROR(clSetKernelArg(k.get(), arg++, sizeof(cl_mem), &error_mem));
-    for (const cl_long& value : size_values) {
-      DFC_CL_RETURN_IF_ERROR(clSetKernelArg(k.get(), arg++, sizeof(cl_long), &value));
-    }
-    int64_t rows = 1;
-    for (const ArithExpr& r : stage.rows) {
-      DFC_ASSIGN_OR_RETURN(int64_t v, r.Evaluate(sizes));
-      rows = std::max(rows, v);
-    }
-    const size_t local = static_cast<size_t>(stage.work_group_size);
-    const size_t global = local == 0 ? static_cast<size_t>(rows)
-                                     : (static_cast<size_t>(rows) + local - 1) / local * local;
-    DFC_CL_RETURN_IF_ERROR(clEnqueueNDRangeKernel(context_->queue(), k.get(), 1, nullptr, &global,
-                                                  local == 0 ? nullptr : &local, 0, nullptr,
-                                                  nullptr));
+DeviceExecutor::CompiledCluster& DeviceExecutor::Compile(const Graph& graph,
+                                                         const Cluster& cluster,
+                                                         const ir::LoweredCluster& lowered,
+                                                         int index) {
+  CompiledCluster& compiled = compiled_[lowered.lambda.get()];
+  if (compiled.program != nullptr || !compiled.status.ok()) return compiled;
+  const std::string name = absl::StrCat("dfc_cluster_", index);
+  // Failures to make or build a kernel are Internal here, so that the run falls back on them.
+  auto fail = [&](const absl::Status& status) -> CompiledCluster& {
+    compiled.status = absl::InternalError(status.message());
+    return compiled;
+  };
+  if (compiled.lambda == nullptr) {  // not given by a plan
+    compiled.lambda = lowered.lambda;
+    absl::StatusOr<codegen::KernelSource> kernel = codegen::GenerateKernel(
+        lowered, {.name = name, .nodes = ClusterNodeNames(graph, cluster), .profile = profile_});
+    if (!kernel.ok()) return fail(kernel.status());
+    ++kernels_generated_;
+    compiled.kernel = *std::move(kernel);
+    if (options_.edit_source) options_.edit_source(compiled.kernel.source);
   }
-  ++kernels_run_;
-  cl_int error = 0;
-  DFC_RETURN_IF_ERROR(context_->Read(error_flag, &error, sizeof(error)));
-  if (error != 0) {
-    return absl::OutOfRangeError(
-        absl::StrCat("cluster ", index, " (", absl::StrJoin(options.nodes, ", "),
-                     "): an index read at run time is out of range (a GatherV2 index, say)"));
+  // DFC_DUMP_KERNELS=DIR writes every kernel built there, as XLA's --xla_dump_to does.
+  if (const char* dump = std::getenv("DFC_DUMP_KERNELS"); dump != nullptr && *dump != '\0') {
+    std::ofstream(absl::StrCat(dump, "/", name, "_",
+                               absl::Hex(std::hash<std::string>()(compiled.kernel.source)), ".cl"))
+        << compiled.kernel.source;
   }
-  for (size_t k = 0; k < outputs.size(); ++k) {
-    Tensor& t = outputs[k];
-    if (t.byte_size() == 0) continue;
-    DFC_RETURN_IF_ERROR(
-        context_->Read(buffers[first_output + k], t.mutable_raw_data(), t.byte_size()));
+  absl::StatusOr<std::shared_ptr<cl::ClProgram>> program = cache_->Build(compiled.kernel.source);
+  if (!program.ok()) return fail(program.status());
+  for (const codegen::KernelStage& stage : compiled.kernel.stages) {
+    absl::StatusOr<cl::ClKernel> kernel = cl::ProgramCache::CreateKernel(**program, stage.name);
+    if (!kernel.ok()) return fail(kernel.status());
+    compiled.stages.push_back(*std::move(kernel));
   }
-  return outputs;
+  compiled.program = *std::move(program);
+  return compiled;
+}
+
+absl::StatusOr<std::shared_ptr<cl::ClBuffer>> DeviceExecutor::Upload(const Tensor& tensor) {
+  DFC_ASSIGN_OR_RETURN(cl::ClBuffer b, context_->Allocate(tensor.byte_size()));
+  if (tensor.byte_size() > 0) {
+    DFC_RETURN_IF_ERROR(context_->Write(b, tensor.raw_data(), tensor.byte_size()));
+  }
+  bytes_to_device_ += static_cast<int64_t>(tensor.byte_size());
+  return std::make_shared<cl::ClBuffer>(std::move(b));
+}
+
+absl::Status DeviceExecutor::Download(DeviceTensor& value) {
+  if (value.host) return absl::OkStatus();
+  DFC_ASSIGN_OR_RETURN(Tensor t, Tensor::Create(value.dtype, value.shape));
+  if (t.byte_size() > 0) {
+    DFC_RETURN_IF_ERROR(context_->Read(*value.buffer, t.mutable_raw_data(), t.byte_size()));
+  }
+  bytes_to_host_ += static_cast<int64_t>(t.byte_size());
+  value.host = std::move(t);
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::shared_ptr<DeviceTensor>> DeviceExecutor::Update(DeviceTensor& var,
+                                                                     DeviceTensor& delta,
+                                                                     double factor) {
+  auto found = updates_.find(var.dtype);
+  if (found == updates_.end()) {
+    DFC_ASSIGN_OR_RETURN(std::shared_ptr<cl::ClProgram> program,
+                         cache_->Build(UpdateSource(var.dtype)));
+    DFC_ASSIGN_OR_RETURN(cl::ClKernel kernel, cl::ProgramCache::CreateKernel(*program, "dfc_update"));
+    found = updates_.emplace(var.dtype, std::make_pair(std::move(program), std::move(kernel))).first;
+  }
+  cl_kernel kernel = found->second.second.get();
+  for (DeviceTensor* v : {&var, &delta}) {
+    if (!v->buffer) {
+      DFC_ASSIGN_OR_RETURN(v->buffer, Upload(*v->host));
+    }
+  }
+  auto out = std::make_shared<DeviceTensor>(DeviceTensor{.dtype = var.dtype, .shape = var.shape});
+  DFC_ASSIGN_OR_RETURN(cl::ClBuffer b, context_->Allocate(out->byte_size()));
+  out->buffer = std::make_shared<cl::ClBuffer>(std::move(b));
+  const cl_long n = static_cast<cl_long>(var.byte_size() / SizeOf(var.dtype));
+  ArgSetter args(kernel);
+  DFC_RETURN_IF_ERROR(args.Buffer(*var.buffer));
+  DFC_RETURN_IF_ERROR(args.Buffer(*delta.buffer));
+  DFC_RETURN_IF_ERROR(args.Buffer(*out->buffer));
+  if (var.dtype == DType::kFloat) {
+    DFC_RETURN_IF_ERROR(args.Scalar(static_cast<cl_float>(factor)));
+  } else {
+    DFC_RETURN_IF_ERROR(args.Scalar(static_cast<cl_double>(factor)));
+  }
+  DFC_RETURN_IF_ERROR(args.Scalar(n));
+  const size_t global = static_cast<size_t>(std::max<cl_long>(n, 1));
+  DFC_CL_RETURN_IF_ERROR(clEnqueueNDRangeKernel(context_->queue(), kernel, 1, nullptr, &global,
+                                                nullptr, 0, nullptr, nullptr));
+  return out;
 }
 
 }  // namespace dfc

@@ -1,21 +1,39 @@
 // Running a lowered graph on an OpenCL device: every cluster as one generated kernel
 // (codegen/kernel_gen.h), host nodes on the reference executor.
 //
-// A cluster whose kernel cannot be generated or built does not bring the run down: a warning
-// names the cluster, its nodes and the reason, and its nodes run on the reference executor.
+// Tensors stay on the device. A cluster's outputs are left in device buffers for the clusters
+// that read them; a value crosses to the host only when a host op or a fetch reads it, and to
+// the device only when a cluster reads a host value (a feed, a constant, a host op's result),
+// each at most once per run. Constants are uploaded once and kept for later runs; variables
+// live on the device in a State, and the ops that write them (Assign, AssignAdd, AssignSub,
+// ApplyGradientDescent) run there too. Every buffer is written once, by the command that
+// makes it, so a value read earlier in a run (W/read) never changes under its readers: an
+// update makes a new buffer and the variable takes it.
+//
+// Each cluster's kernel is generated and built on its first run and kept: later runs, of any
+// batch size, only launch it. A cluster whose kernel cannot be generated or built does not
+// bring the run down: a warning names the cluster, its nodes and the reason (once), and its
+// nodes run on the reference executor. A runtime index out of range in a kernel is the run's
+// error, naming the cluster, as it is TensorFlow's.
+//
 // An executor is used from one thread at a time.
 #ifndef DFC_RUNTIME_DEVICE_EXECUTOR_H_
 #define DFC_RUNTIME_DEVICE_EXECUTOR_H_
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <ostream>
+#include <random>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
 #include "codegen/device_profile.h"
+#include "codegen/kernel_gen.h"
 #include "graph/graph.h"
 #include "graph/tensor.h"
 #include "ir/lower/cluster.h"
@@ -23,6 +41,21 @@
 #include "runtime/opencl/program_cache.h"
 
 namespace dfc {
+
+// A tensor of a run: in a device buffer, on the host, or both (each copy made once).
+struct DeviceTensor {
+  DType dtype = DType::kFloat;
+  Shape shape;
+  std::shared_ptr<cl::ClBuffer> buffer;  // null until the value is on the device
+  std::optional<Tensor> host;            // empty until the value is on the host
+
+  size_t byte_size() const {
+    size_t n = SizeOf(dtype);
+    for (int64_t d : shape) n *= static_cast<size_t>(d);
+    return n;
+  }
+  std::string DebugType() const { return absl::StrCat(DTypeName(dtype), ShapeToString(shape)); }
+};
 
 class DeviceExecutor {
  public:
@@ -33,6 +66,14 @@ class DeviceExecutor {
     std::function<void(std::string& source)> edit_source;
   };
 
+  // What one graph keeps on the device between runs: its variables, the constants its
+  // clusters read, and its random ops' streams. Its buffers belong to the executor's context.
+  struct State {
+    absl::flat_hash_map<std::string, std::shared_ptr<DeviceTensor>> variables;  // initialised
+    absl::flat_hash_map<TensorId, std::shared_ptr<DeviceTensor>> constants;
+    absl::flat_hash_map<std::string, std::mt19937_64> rngs;
+  };
+
   DeviceExecutor(std::shared_ptr<cl::ClContext> context, std::shared_ptr<cl::ProgramCache> cache,
                  Options options);
 
@@ -41,30 +82,63 @@ class DeviceExecutor {
   static absl::StatusOr<std::unique_ptr<DeviceExecutor>> Open(absl::string_view kind, int platform,
                                                               Options options);
 
-  // Runs `lowered` (made by ir::LowerGraph for these fetches and feeds); returns the fetches.
+  // Runs `lowered` (made by ir::LowerGraph for these fetches, targets and feeds) and returns
+  // the fetches. `state` holds the graph's variables and constants across runs; without one, a
+  // run keeps nothing (and a graph that reads a variable fails naming it).
   absl::StatusOr<std::vector<Tensor>> Run(const Graph& graph, const ir::LoweredGraph& lowered,
                                           const std::vector<std::pair<TensorId, Tensor>>& feeds,
-                                          const std::vector<TensorId>& fetches);
+                                          const std::vector<TensorId>& fetches,
+                                          State* state = nullptr);
+
+  // Runs `cluster` with `kernel` (from a compiled plan) instead of generating one. The cluster
+  // must outlive the executor's use of it.
+  void UseKernel(const ir::LoweredCluster& cluster, codegen::KernelSource kernel);
 
   const std::string& device_name() const { return context_->info().device_name; }
+  const codegen::DeviceProfile& profile() const { return profile_; }
   const cl::ProgramCache& program_cache() const { return *cache_; }
 
-  // Clusters run as kernels, and run on the host after their kernel failed, since creation.
+  // Counts since creation: clusters run as kernels; clusters run on the host because their
+  // kernel failed; kernels generated; bytes copied to and from the device.
   int64_t kernels_run() const { return kernels_run_; }
   int64_t fallbacks() const { return fallbacks_; }
+  int64_t kernels_generated() const { return kernels_generated_; }
+  int64_t bytes_to_device() const { return bytes_to_device_; }
+  int64_t bytes_to_host() const { return bytes_to_host_; }
 
  private:
-  absl::StatusOr<std::vector<Tensor>> RunKernel(const Graph& graph, const Cluster& cluster,
-                                                const ir::LoweredCluster& lowered, int index,
-                                                const std::vector<Tensor>& params,
-                                                const SizeBindings& sizes);
+  class Run_;  // one run's values and pending error flags (device_executor.cc)
+
+  // A cluster's kernel, made on first use; `status` is why it could not be.
+  struct CompiledCluster {
+    ir::FunPtr lambda;  // keeps the key alive
+    absl::Status status;
+    codegen::KernelSource kernel;
+    std::shared_ptr<cl::ClProgram> program;
+    std::vector<cl::ClKernel> stages;
+    bool warned = false;
+  };
+
+  CompiledCluster& Compile(const Graph& graph, const Cluster& cluster,
+                           const ir::LoweredCluster& lowered, int index);
+  absl::StatusOr<std::shared_ptr<cl::ClBuffer>> Upload(const Tensor& tensor);
+  absl::Status Download(DeviceTensor& value);
+  // A new value var + factor * delta, computed on the device (float and double variables).
+  absl::StatusOr<std::shared_ptr<DeviceTensor>> Update(DeviceTensor& var, DeviceTensor& delta,
+                                                       double factor);
 
   std::shared_ptr<cl::ClContext> context_;
   std::shared_ptr<cl::ProgramCache> cache_;
   Options options_;
   codegen::DeviceProfile profile_;
+  absl::flat_hash_map<const ir::Fun*, CompiledCluster> compiled_;
+  // The kernels that update variables, by dtype, built on first use.
+  absl::flat_hash_map<DType, std::pair<std::shared_ptr<cl::ClProgram>, cl::ClKernel>> updates_;
   int64_t kernels_run_ = 0;
   int64_t fallbacks_ = 0;
+  int64_t kernels_generated_ = 0;
+  int64_t bytes_to_device_ = 0;
+  int64_t bytes_to_host_ = 0;
 };
 
 // The profile code generation uses for a device that is present.

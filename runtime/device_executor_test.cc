@@ -118,7 +118,8 @@ TEST_F(DeviceExecutorTest, OneCompiledPlanServesBatchSizes1To1000) {
     EXPECT_EQ(programs, programs_after_first) << "a new batch size compiled a new program";
   }
   EXPECT_GE(programs_after_first, 1);
-  EXPECT_GE(device->program_cache().memory_hits(), 3);
+  // Each cluster's kernel was generated once and launched at every batch size.
+  EXPECT_EQ(device->kernels_generated(), static_cast<int64_t>(lowered->clusters.size()));
   EXPECT_EQ(device->fallbacks(), 0);
   EXPECT_GE(device->kernels_run(), 4);
 }

@@ -17,15 +17,6 @@ absl::StatusOr<std::unique_ptr<DeviceSession>> DeviceSession::Open(const std::st
 
 absl::StatusOr<std::unique_ptr<DeviceSession>> DeviceSession::Create(
     std::shared_ptr<const Graph> graph, Options options) {
-  for (const Node& node : graph->nodes()) {
-    const OpDef* def = FindOpDef(node.op);
-    if (def != nullptr && def->variable) {
-      return absl::UnimplementedError(
-          absl::StrCat("node \"", node.name, "\" (", node.op,
-                       ") is a variable: graphs with variables run on the reference executor "
-                       "for now (reference::Session)"));
-    }
-  }
   DFC_ASSIGN_OR_RETURN(
       std::unique_ptr<DeviceExecutor> executor,
       DeviceExecutor::Open(options.device, options.platform, std::move(options.executor)));
@@ -34,7 +25,7 @@ absl::StatusOr<std::unique_ptr<DeviceSession>> DeviceSession::Create(
 
 absl::StatusOr<std::vector<Tensor>> DeviceSession::Run(
     const std::vector<std::pair<std::string, Tensor>>& feeds,
-    const std::vector<std::string>& fetches) {
+    const std::vector<std::string>& fetches, const std::vector<std::string>& targets) {
   std::vector<std::pair<TensorId, Tensor>> fed;
   std::string key;
   for (const auto& [name, value] : feeds) {
@@ -54,13 +45,20 @@ absl::StatusOr<std::vector<Tensor>> DeviceSession::Run(
     absl::StrAppend(&key, "fetch ", id.ToString(), ";");
     fetch_ids.push_back(std::move(id));
   }
+  for (const std::string& target : targets) {
+    if (graph_->FindNode(target) == nullptr) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("target \"", target, "\" names no node of the graph"));
+    }
+    absl::StrAppend(&key, "target ", target, ";");
+  }
   std::lock_guard<std::mutex> lock(mutex_);
   auto it = lowered_.find(key);
   if (it == lowered_.end()) {
-    DFC_ASSIGN_OR_RETURN(ir::LoweredGraph lowered, LowerForFeeds(*graph_, fetch_ids, fed));
+    DFC_ASSIGN_OR_RETURN(ir::LoweredGraph lowered, LowerForFeeds(*graph_, fetch_ids, fed, targets));
     it = lowered_.emplace(key, std::move(lowered)).first;
   }
-  return executor_->Run(*graph_, it->second, fed, fetch_ids);
+  return executor_->Run(*graph_, it->second, fed, fetch_ids, &state_);
 }
 
 }  // namespace dfc

@@ -41,12 +41,14 @@ class DeviceSession {
   static absl::StatusOr<std::unique_ptr<DeviceSession>> Create(std::shared_ptr<const Graph> graph,
                                                                Options options);
 
-  // Computes `fetches` ("node" or "node:1") from `feeds` (tensor name, value). Errors: a feed
-  // or fetch naming no tensor, a feed that does not fit its placeholder, an op outside
-  // OPS.md, a graph with variables (training runs on the reference executor for now), a
-  // runtime index out of range.
+  // Computes `fetches` ("node" or "node:1") from `feeds` (tensor name, value) and runs
+  // `targets` (nodes run for their effects: a training step, an initialiser). Variables live
+  // on the device from one run to the next. Errors: a feed or fetch naming no tensor, a feed
+  // that does not fit its placeholder, an op outside OPS.md, a variable read before it is
+  // initialised, a runtime index out of range.
   absl::StatusOr<std::vector<Tensor>> Run(const std::vector<std::pair<std::string, Tensor>>& feeds,
-                                          const std::vector<std::string>& fetches);
+                                          const std::vector<std::string>& fetches,
+                                          const std::vector<std::string>& targets = {});
 
   const DeviceExecutor& executor() const { return *executor_; }
 
@@ -57,7 +59,8 @@ class DeviceSession {
   std::shared_ptr<const Graph> graph_;
   std::mutex mutex_;
   std::unique_ptr<DeviceExecutor> executor_;
-  std::map<std::string, ir::LoweredGraph> lowered_;  // by fetches and feeds
+  std::map<std::string, ir::LoweredGraph> lowered_;  // by fetches, targets and feeds
+  DeviceExecutor::State state_;                       // variables and constants
 };
 
 }  // namespace dfc

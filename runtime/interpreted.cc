@@ -28,7 +28,8 @@ bool ReferenceFoldOracle::ReadsStatically(const Node& node, int input) const {
 
 absl::StatusOr<ir::LoweredGraph> LowerForFeeds(
     const Graph& graph, const std::vector<TensorId>& fetches,
-    const std::vector<std::pair<TensorId, Tensor>>& feeds) {
+    const std::vector<std::pair<TensorId, Tensor>>& feeds,
+    const std::vector<std::string>& targets) {
   std::vector<TensorId> fed_ids;
   // A placeholder declared without a rank is compiled for the rank it is fed with.
   ir::LowerOptions options{.fold_only_static = true};
@@ -40,7 +41,7 @@ absl::StatusOr<ir::LoweredGraph> LowerForFeeds(
     }
   }
   ReferenceFoldOracle oracle;
-  return ir::LowerGraph(graph, fetches, {}, fed_ids, oracle, options);
+  return ir::LowerGraph(graph, fetches, targets, fed_ids, oracle, options);
 }
 
 absl::StatusOr<SizeBindings> BindSizes(const ir::LoweredGraph& lowered,

@@ -6,6 +6,7 @@
 
 #include <functional>
 #include <span>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -29,10 +30,12 @@ class ReferenceFoldOracle : public FoldOracle {
 
 // Lowers what `fetches` need for a run with `feeds`: folding only what lowerings read
 // statically (the rest stays in clusters), batch dimensions symbolic, and placeholders
-// declared without a rank compiled for the rank they are fed with.
+// declared without a rank compiled for the rank they are fed with. `targets` are nodes run
+// for their effects (a training step).
 absl::StatusOr<ir::LoweredGraph> LowerForFeeds(
     const Graph& graph, const std::vector<TensorId>& fetches,
-    const std::vector<std::pair<TensorId, Tensor>>& feeds);
+    const std::vector<std::pair<TensorId, Tensor>>& feeds,
+    const std::vector<std::string>& targets = {});
 
 // Binds every size variable of `fold` from the fed placeholders' shapes. A placeholder that is
 // not fed binds nothing; two feeds that disagree on one variable (the batch N) are an error.

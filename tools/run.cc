@@ -1,7 +1,7 @@
 // `dfc run`: runs a graph with feeds from .npy files, prints and optionally saves the
 // fetched tensors. Clusters run as generated OpenCL kernels on the device (`--device`), host
-// ops on the reference executor; `--reference` runs everything on the reference executor, as
-// do graphs with variables (training) until variables live on the device.
+// ops on the reference executor, variables on the device; `--reference` runs everything on the
+// reference executor.
 #include <filesystem>
 #include <functional>
 #include <iostream>
@@ -13,7 +13,6 @@
 #include "absl/strings/str_split.h"
 #include "graph/loader.h"
 #include "graph/npy.h"
-#include "graph/ops.h"
 #include "runtime/device_session.h"
 #include "runtime/reference/session.h"
 #include "tools/cli.h"
@@ -34,8 +33,7 @@ constexpr char kUsage[] =
     "  --device  the OpenCL device that runs the generated kernels (default auto: a GPU if\n"
     "            there is one, else the first device)\n"
     "  --platform  only devices of OpenCL platform N\n"
-    "  --reference  run on the host reference executor; graphs with variables (training),\n"
-    "            --target and --init run there for now\n";
+    "  --reference  run everything on the host reference executor (the oracle)\n";
 
 // "a/b:1" -> "a__b_1.npy".
 std::string OutputFileName(const std::string& tensor) {
@@ -93,23 +91,14 @@ int Run(const std::vector<std::string>& argv) {
   if (!loaded.ok()) return ReportError(loaded.status());
   auto graph = std::make_shared<const Graph>(*std::move(loaded));
   const std::vector<std::string>& inits = args->All("init");
-  bool has_variables = false;
-  for (const Node& node : graph->nodes()) {
-    const OpDef* def = FindOpDef(node.op);
-    has_variables |= def != nullptr && def->variable;
-  }
-  const bool on_device =
-      !args->Has("reference") && !has_variables && targets.empty() && inits.empty();
-  if (!on_device && !args->Has("reference")) {
-    std::cerr << "dfc: note: graphs with variables, --target and --init run on the reference "
-                 "executor for now\n";
-  }
+  const bool on_device = !args->Has("reference");
 
   // One step: fused kernels on the device, or the reference executor.
   std::function<absl::StatusOr<std::vector<Tensor>>()> run_step;
   reference::Session session(graph);
   std::unique_ptr<DeviceSession> device;
   std::vector<std::pair<std::string, Tensor>> named_feeds;
+  std::function<absl::StatusOr<std::vector<Tensor>>()> run_init;
   if (on_device) {
     for (const reference::Feed& feed : feeds) named_feeds.emplace_back(feed.name, feed.value);
     absl::StatusOr<int> platform = PlatformIndex(*args);
@@ -120,16 +109,18 @@ int Run(const std::vector<std::string>& argv) {
                                       .executor = {.warnings = &std::cerr}});
     if (!opened.ok()) return ReportError(opened.status());
     device = *std::move(opened);
-    run_step = [&] { return device->Run(named_feeds, fetches); };
+    run_init = [&] { return device->Run({}, {}, inits); };
+    run_step = [&] { return device->Run(named_feeds, fetches, targets); };
   } else {
-    if (!inits.empty()) {
-      absl::StatusOr<std::vector<Tensor>> init = session.Run(feeds, {}, inits);
-      if (!init.ok()) {
-        return ReportError(
-            absl::Status(init.status().code(), absl::StrCat("--init: ", init.status().message())));
-      }
-    }
+    run_init = [&] { return session.Run(feeds, {}, inits); };
     run_step = [&] { return session.Run(feeds, fetches, targets); };
+  }
+  if (!inits.empty()) {
+    absl::StatusOr<std::vector<Tensor>> init = run_init();
+    if (!init.ok()) {
+      return ReportError(
+          absl::Status(init.status().code(), absl::StrCat("--init: ", init.status().message())));
+    }
   }
 
   std::vector<Tensor> results;

@@ -98,6 +98,21 @@ void RegisterStateKernels(KernelRegistry& registry);       // state.cc
 // compile-time constant folding. Stateful ops (variables, Assign...) are refused.
 absl::StatusOr<std::vector<Tensor>> EvaluateNode(const Node& node, std::span<const Tensor> inputs);
 
+// The state a stateful node runs with, as a session gives it (KernelContext's setters).
+struct NodeState {
+  std::vector<KernelContext::VariableSlot*> ref_inputs;
+  KernelContext::VariableSlot* own_variable = nullptr;
+  std::mt19937_64* rng = nullptr;
+};
+
+// EvaluateNode for an executor that keeps its own state: variables and random streams.
+absl::StatusOr<std::vector<Tensor>> EvaluateNode(const Node& node, std::span<const Tensor> inputs,
+                                                 const NodeState& state);
+
+// The seed of a random op's stream: from its seed attributes, or its name when both are 0
+// (TensorFlow would pick a random seed; dfc keeps runs repeatable).
+uint64_t RandomSeed(const Node& node);
+
 }  // namespace dfc::reference
 
 #endif  // DFC_RUNTIME_REFERENCE_KERNEL_H_

@@ -1,6 +1,7 @@
 // The global kernel registry and single-node evaluation.
 #include <algorithm>
 
+#include "absl/hash/hash.h"
 #include "absl/strings/str_cat.h"
 #include "runtime/reference/kernel.h"
 
@@ -41,11 +42,27 @@ std::vector<std::string> KernelRegistry::Ops() const {
 
 absl::StatusOr<std::vector<Tensor>> EvaluateNode(const Node& node,
                                                  std::span<const Tensor> inputs) {
+  return EvaluateNode(node, inputs, NodeState{});
+}
+
+absl::StatusOr<std::vector<Tensor>> EvaluateNode(const Node& node, std::span<const Tensor> inputs,
+                                                 const NodeState& state) {
   const KernelFn* kernel = KernelRegistry::Global().Find(node.op);
   if (kernel == nullptr) return node.Error("no reference kernel for this op");
   KernelContext ctx(node, inputs);
+  ctx.set_ref_inputs(state.ref_inputs);
+  ctx.set_own_variable(state.own_variable);
+  ctx.set_rng(state.rng);
   if (absl::Status s = (*kernel)(ctx); !s.ok()) return node.Annotate(s);
   return std::move(ctx.outputs());
+}
+
+uint64_t RandomSeed(const Node& node) {
+  const int64_t seed = node.GetInt("seed", 0).value_or(0);
+  const int64_t seed2 = node.GetInt("seed2", 0).value_or(0);
+  return (seed == 0 && seed2 == 0)
+             ? absl::HashOf(node.name)
+             : static_cast<uint64_t>(seed) * 0x9E3779B97F4A7C15ull ^ static_cast<uint64_t>(seed2);
 }
 
 }  // namespace dfc::reference

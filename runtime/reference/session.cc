@@ -2,7 +2,6 @@
 #include "runtime/reference/session.h"
 
 #include "absl/container/flat_hash_set.h"
-#include "absl/hash/hash.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "graph/ops.h"
@@ -18,16 +17,7 @@ bool Session::IsVariable(int node) const {
 std::mt19937_64& Session::RngFor(int node) {
   auto it = rngs_.find(node);
   if (it != rngs_.end()) return it->second;
-  // Seeded from the node's seed attributes, or its name when both are 0 (TF would pick a
-  // random seed; dfc keeps runs repeatable).
-  const Node& n = graph_->node(node);
-  const int64_t seed = n.GetInt("seed", 0).value_or(0);
-  const int64_t seed2 = n.GetInt("seed2", 0).value_or(0);
-  const uint64_t s =
-      (seed == 0 && seed2 == 0)
-          ? absl::HashOf(n.name)
-          : static_cast<uint64_t>(seed) * 0x9E3779B97F4A7C15ull ^ static_cast<uint64_t>(seed2);
-  return rngs_.emplace(node, std::mt19937_64(s)).first->second;
+  return rngs_.emplace(node, std::mt19937_64(RandomSeed(graph_->node(node)))).first->second;
 }
 
 absl::Status CheckFeed(const Graph& graph, const TensorId& id, const Tensor& value) {
