@@ -218,7 +218,9 @@ std::vector<OpDef> BuildTable() {
           .num_outputs_attr = "N",
           .reads_only_shapes = true});
   AddAll(t, "Rank",
-         {.family = kPlumbing, .placement = Placement::kHost, .attrs = {kT},
+         {.family = kPlumbing,
+          .placement = Placement::kHost,
+          .attrs = {kT},
           .reads_only_shapes = true});
   AddAll(t, "BroadcastArgs", {.family = kPlumbing, .placement = Placement::kHost, .attrs = {kT}});
   AddAll(t, "BroadcastGradientArgs",

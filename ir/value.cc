@@ -182,8 +182,7 @@ Value ValueFromTensor(const Tensor& tensor) {
   return BuildValue(tensor, 0, next);
 }
 
-absl::StatusOr<Tensor> TensorFromValue(const Value& value, const TypePtr& type,
-                                       const SizeBindings& sizes) {
+absl::StatusOr<Shape> ShapeUnder(const TypePtr& type, const SizeBindings& sizes) {
   auto symbolic = TensorShape(type);
   if (!symbolic) {
     return absl::InvalidArgumentError(
@@ -195,10 +194,17 @@ absl::StatusOr<Tensor> TensorFromValue(const Value& value, const TypePtr& type,
     if (!n.ok()) return n.status();
     shape.push_back(*n);
   }
+  return shape;
+}
+
+absl::StatusOr<Tensor> TensorFromValue(const Value& value, const TypePtr& type,
+                                       const SizeBindings& sizes) {
+  absl::StatusOr<Shape> shape = ShapeUnder(type, sizes);
+  if (!shape.ok()) return shape.status();
   std::vector<Scalar> scalars;
   auto s = Flatten(value, type, sizes, scalars, "value");
   if (!s.ok()) return s;
-  auto tensor = Tensor::Create(BaseDType(type), shape);
+  auto tensor = Tensor::Create(BaseDType(type), *std::move(shape));
   if (!tensor.ok()) return tensor.status();
   DispatchDType(tensor->dtype(), [&]<typename T>() {
     T* out = tensor->mutable_data<T>();

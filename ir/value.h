@@ -68,6 +68,9 @@ struct Value {
 
 // The nested-array value of a tensor (a scalar value for rank 0).
 Value ValueFromTensor(const Tensor& tensor);
+// The shape of a tensor of type `type` once its size variables are bound; an error for a type
+// that is no tensor or a size left unbound.
+absl::StatusOr<Shape> ShapeUnder(const TypePtr& type, const SizeBindings& sizes);
 // The tensor of a value of tensor type `type`; an error when the value does not have that
 // type's structure (a length or dtype that differs), naming what differs.
 absl::StatusOr<Tensor> TensorFromValue(const Value& value, const TypePtr& type,

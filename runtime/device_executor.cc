@@ -14,6 +14,7 @@
 #include "absl/strings/str_join.h"
 #include "graph/check.h"
 #include "graph/ops.h"
+#include "ir/value.h"
 #include "runtime/interpreted.h"
 #include "runtime/opencl/cl_error.h"
 #include "runtime/reference/kernel.h"
@@ -26,20 +27,6 @@ const OpDef& DefOf(const Node& node) {
   static const OpDef kUnknown;
   const OpDef* def = FindOpDef(node.op);
   return def != nullptr ? *def : kUnknown;
-}
-
-// The shape a value of `type` has under `sizes`.
-absl::StatusOr<Shape> ShapeOf(const ir::TypePtr& type, const SizeBindings& sizes) {
-  std::optional<SymbolicShape> symbolic = ir::TensorShape(type);
-  if (!symbolic) {
-    return absl::InternalError(absl::StrCat(ir::TypeToString(type), " is not a tensor type"));
-  }
-  Shape shape;
-  for (const ArithExpr& d : *symbolic) {
-    DFC_ASSIGN_OR_RETURN(int64_t v, d.Evaluate(sizes));
-    shape.push_back(v);
-  }
-  return shape;
 }
 
 std::shared_ptr<DeviceTensor> OnHost(Tensor t) {
@@ -60,8 +47,7 @@ std::string UpdateSource(DType dtype) {
       "// ApplyGradientDescent (-alpha).\n",
       "__kernel void dfc_update(__global const ", t, "* restrict var, __global const ", t,
       "* restrict delta,\n                         __global ", t, "* restrict out, const ", t,
-      " factor, const long n) {\n",
-      "  const long i = get_global_id(0);\n",
+      " factor, const long n) {\n", "  const long i = get_global_id(0);\n",
       "  if (i < n) out[i] = var[i] + factor * delta[i];\n", "}\n");
 }
 
@@ -123,14 +109,12 @@ codegen::DeviceProfile ProfileOf(const cl::DeviceInfo& device) {
 // of the kernels launched whose flag has not been read yet.
 class DeviceExecutor::Run_ {
  public:
-  Run_(DeviceExecutor& executor, const Graph& graph, const ir::LoweredGraph& lowered,
-       State* state)
+  Run_(DeviceExecutor& executor, const Graph& graph, const ir::LoweredGraph& lowered, State* state)
       : ex_(executor), graph_(graph), lowered_(lowered), state_(state ? state : &own_state_) {}
 
-  absl::Status Feed(const TensorId& id, const Tensor& value) {
+  void Feed(const TensorId& id, const Tensor& value) {
     fed_.insert(id);
     values_[id] = OnHost(value);
-    return absl::OkStatus();
   }
 
   absl::Status RunUnit(const ExecutionUnit& unit, const SizeBindings& sizes) {
@@ -197,10 +181,8 @@ class DeviceExecutor::Run_ {
     if (IsVariableRead(id)) {
       auto it = state_->variables.find(id.node);
       if (it == state_->variables.end()) {
-        const Node& reader = consumer != nullptr ? *consumer : *graph_.FindNode(id.node);
-        return reader.Error(absl::StrCat("reads variable \"", id.node,
-                                         "\" before it is initialized (run its initializer "
-                                         "first, e.g. --target init)"));
+        return reference::UninitializedVariableError(
+            consumer != nullptr ? *consumer : *graph_.FindNode(id.node), id.node);
       }
       return it->second;
     }
@@ -302,8 +284,10 @@ class DeviceExecutor::Run_ {
           factor *= var.dtype == DType::kFloat ? static_cast<double>(alpha->data<float>()[0])
                                                : alpha->data<double>()[0];
         }
+        DFC_ASSIGN_OR_RETURN(std::shared_ptr<cl::ClBuffer> var_buffer, Buffer(*current->second));
+        DFC_ASSIGN_OR_RETURN(std::shared_ptr<cl::ClBuffer> delta_buffer, Buffer(*delta));
         DFC_ASSIGN_OR_RETURN(std::shared_ptr<DeviceTensor> updated,
-                             ex_.Update(*current->second, *delta, factor));
+                             ex_.Update(var, *var_buffer, *delta_buffer, factor));
         state_->variables[name] = updated;
         values_[out] = std::move(updated);
         return absl::OkStatus();
@@ -348,7 +332,7 @@ class DeviceExecutor::Run_ {
       DFC_ASSIGN_OR_RETURN(std::shared_ptr<DeviceTensor> value,
                            Value(lowered.params[k], ReaderOf(cluster, lowered.params[k])));
       const ir::TypePtr& type = lambda.params[k]->type;
-      absl::StatusOr<Shape> shape = ShapeOf(type, sizes);
+      absl::StatusOr<Shape> shape = ir::ShapeUnder(type, sizes);
       if (!shape.ok() || *shape != value->shape || ir::BaseDType(type) != value->dtype) {
         return absl::InvalidArgumentError(
             absl::StrCat("tensor \"", lowered.params[k].ToString(), "\" is ", value->DebugType(),
@@ -384,8 +368,7 @@ class DeviceExecutor::Run_ {
   }
 
   // Enqueues every stage of the cluster's kernel; its outputs stay on the device.
-  absl::Status Launch(int index, const CompiledCluster& compiled,
-                      const ir::LoweredCluster& lowered,
+  absl::Status Launch(int index, const CompiledCluster& compiled, const ir::LoweredCluster& lowered,
                       const std::vector<std::shared_ptr<DeviceTensor>>& params,
                       const SizeBindings& sizes) {
     const codegen::KernelSource& kernel = compiled.kernel;
@@ -396,7 +379,7 @@ class DeviceExecutor::Run_ {
       buffers.push_back(std::move(b));
     }
     auto allocate = [&](const ir::TypePtr& type) -> absl::StatusOr<std::shared_ptr<DeviceTensor>> {
-      DFC_ASSIGN_OR_RETURN(Shape shape, ShapeOf(type, sizes));
+      DFC_ASSIGN_OR_RETURN(Shape shape, ir::ShapeUnder(type, sizes));
       auto value = std::make_shared<DeviceTensor>(
           DeviceTensor{.dtype = ir::BaseDType(type), .shape = std::move(shape)});
       DFC_ASSIGN_OR_RETURN(cl::ClBuffer b, ex_.context_->Allocate(value->byte_size()));
@@ -416,8 +399,7 @@ class DeviceExecutor::Run_ {
     auto flag = std::make_shared<cl::ClBuffer>(std::move(flag_buffer));
     static constexpr cl_int kNoError = 0;
     DFC_CL_RETURN_IF_ERROR(clEnqueueWriteBuffer(ex_.context_->queue(), flag->get(), CL_FALSE, 0,
-                                                sizeof(kNoError), &kNoError, 0, nullptr,
-                                                nullptr));
+                                                sizeof(kNoError), &kNoError, 0, nullptr, nullptr));
     std::vector<cl_long> size_values;
     for (const std::string& var : kernel.size_args) {
       auto it = sizes.find(var);
@@ -441,10 +423,9 @@ class DeviceExecutor::Run_ {
       const size_t local = static_cast<size_t>(stage.work_group_size);
       const size_t global = local == 0 ? static_cast<size_t>(rows)
                                        : (static_cast<size_t>(rows) + local - 1) / local * local;
-      DFC_CL_RETURN_IF_ERROR(clEnqueueNDRangeKernel(ex_.context_->queue(),
-                                                    compiled.stages[s].get(), 1, nullptr, &global,
-                                                    local == 0 ? nullptr : &local, 0, nullptr,
-                                                    nullptr));
+      DFC_CL_RETURN_IF_ERROR(
+          clEnqueueNDRangeKernel(ex_.context_->queue(), compiled.stages[s].get(), 1, nullptr,
+                                 &global, local == 0 ? nullptr : &local, 0, nullptr, nullptr));
     }
     pending_.push_back({index, std::move(flag)});
     for (size_t k = 0; k < outputs.size(); ++k) values_[lowered.outputs[k]] = outputs[k];
@@ -486,7 +467,7 @@ absl::StatusOr<std::vector<Tensor>> DeviceExecutor::Run(
   }
   DFC_ASSIGN_OR_RETURN(SizeBindings sizes, BindSizes(lowered, feeds));
   Run_ run(*this, graph, lowered, state);
-  for (const auto& [id, tensor] : feeds) DFC_RETURN_IF_ERROR(run.Feed(id, tensor));
+  for (const auto& [id, tensor] : feeds) run.Feed(id, tensor);
   for (const ExecutionUnit& unit : lowered.partition.schedule) {
     DFC_RETURN_IF_ERROR(run.RunUnit(unit, sizes));
   }
@@ -499,8 +480,7 @@ void DeviceExecutor::UseKernel(const ir::LoweredCluster& cluster, codegen::Kerne
   compiled = CompiledCluster{.lambda = cluster.lambda, .kernel = std::move(kernel)};
 }
 
-DeviceExecutor::CompiledCluster& DeviceExecutor::Compile(const Graph& graph,
-                                                         const Cluster& cluster,
+DeviceExecutor::CompiledCluster& DeviceExecutor::Compile(const Graph& graph, const Cluster& cluster,
                                                          const ir::LoweredCluster& lowered,
                                                          int index) {
   CompiledCluster& compiled = compiled_[lowered.lambda.get()];
@@ -557,29 +537,27 @@ absl::Status DeviceExecutor::Download(DeviceTensor& value) {
   return absl::OkStatus();
 }
 
-absl::StatusOr<std::shared_ptr<DeviceTensor>> DeviceExecutor::Update(DeviceTensor& var,
-                                                                     DeviceTensor& delta,
+absl::StatusOr<std::shared_ptr<DeviceTensor>> DeviceExecutor::Update(const DeviceTensor& var,
+                                                                     const cl::ClBuffer& var_buffer,
+                                                                     const cl::ClBuffer& delta,
                                                                      double factor) {
   auto found = updates_.find(var.dtype);
   if (found == updates_.end()) {
     DFC_ASSIGN_OR_RETURN(std::shared_ptr<cl::ClProgram> program,
                          cache_->Build(UpdateSource(var.dtype)));
-    DFC_ASSIGN_OR_RETURN(cl::ClKernel kernel, cl::ProgramCache::CreateKernel(*program, "dfc_update"));
-    found = updates_.emplace(var.dtype, std::make_pair(std::move(program), std::move(kernel))).first;
+    DFC_ASSIGN_OR_RETURN(cl::ClKernel kernel,
+                         cl::ProgramCache::CreateKernel(*program, "dfc_update"));
+    found =
+        updates_.emplace(var.dtype, std::make_pair(std::move(program), std::move(kernel))).first;
   }
   cl_kernel kernel = found->second.second.get();
-  for (DeviceTensor* v : {&var, &delta}) {
-    if (!v->buffer) {
-      DFC_ASSIGN_OR_RETURN(v->buffer, Upload(*v->host));
-    }
-  }
   auto out = std::make_shared<DeviceTensor>(DeviceTensor{.dtype = var.dtype, .shape = var.shape});
   DFC_ASSIGN_OR_RETURN(cl::ClBuffer b, context_->Allocate(out->byte_size()));
   out->buffer = std::make_shared<cl::ClBuffer>(std::move(b));
   const cl_long n = static_cast<cl_long>(var.byte_size() / SizeOf(var.dtype));
   ArgSetter args(kernel);
-  DFC_RETURN_IF_ERROR(args.Buffer(*var.buffer));
-  DFC_RETURN_IF_ERROR(args.Buffer(*delta.buffer));
+  DFC_RETURN_IF_ERROR(args.Buffer(var_buffer));
+  DFC_RETURN_IF_ERROR(args.Buffer(delta));
   DFC_RETURN_IF_ERROR(args.Buffer(*out->buffer));
   if (var.dtype == DType::kFloat) {
     DFC_RETURN_IF_ERROR(args.Scalar(static_cast<cl_float>(factor)));

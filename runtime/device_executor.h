@@ -123,9 +123,11 @@ class DeviceExecutor {
                            const ir::LoweredCluster& lowered, int index);
   absl::StatusOr<std::shared_ptr<cl::ClBuffer>> Upload(const Tensor& tensor);
   absl::Status Download(DeviceTensor& value);
-  // A new value var + factor * delta, computed on the device (float and double variables).
-  absl::StatusOr<std::shared_ptr<DeviceTensor>> Update(DeviceTensor& var, DeviceTensor& delta,
-                                                       double factor);
+  // A new value var + factor * delta of var's dtype and shape, computed on the device from
+  // the two buffers (float and double variables).
+  absl::StatusOr<std::shared_ptr<DeviceTensor>> Update(const DeviceTensor& var,
+                                                       const cl::ClBuffer& var_buffer,
+                                                       const cl::ClBuffer& delta, double factor);
 
   std::shared_ptr<cl::ClContext> context_;
   std::shared_ptr<cl::ProgramCache> cache_;

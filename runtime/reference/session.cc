@@ -20,6 +20,12 @@ std::mt19937_64& Session::RngFor(int node) {
   return rngs_.emplace(node, std::mt19937_64(RandomSeed(graph_->node(node)))).first->second;
 }
 
+absl::Status UninitializedVariableError(const Node& consumer, absl::string_view variable) {
+  return consumer.Error(absl::StrCat("reads variable \"", variable,
+                                     "\" before it is initialized (run its initializer first, "
+                                     "e.g. --target init)"));
+}
+
 absl::Status CheckFeed(const Graph& graph, const TensorId& id, const Tensor& value) {
   absl::StatusOr<int> i = graph.ResolveTensor(id, "feed");
   if (!i.ok()) return i.status();
@@ -92,9 +98,7 @@ absl::StatusOr<std::vector<Tensor>> Session::Run(const std::vector<Feed>& feeds,
     if (IsVariable(producer)) {
       auto slot = variables_.find(producer);
       if (slot == variables_.end() || !slot->second.initialized) {
-        return consumer.Error(absl::StrCat("reads variable \"", id.node,
-                                           "\" before it is initialized (run its initializer "
-                                           "first, e.g. --target init)"));
+        return UninitializedVariableError(consumer, id.node);
       }
       return slot->second.value;
     }

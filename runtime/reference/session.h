@@ -14,6 +14,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "graph/graph.h"
 #include "graph/tensor.h"
 #include "runtime/reference/kernel.h"
@@ -30,6 +31,9 @@ struct Feed {
 // that dtype and a shape compatible with the value's. The error names the feed, the
 // placeholder and what it expects.
 absl::Status CheckFeed(const Graph& graph, const TensorId& id, const Tensor& value);
+
+// The error of `consumer` reading variable `variable` before any initialiser ran.
+absl::Status UninitializedVariableError(const Node& consumer, absl::string_view variable);
 
 class Session {
  public:
