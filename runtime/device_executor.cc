@@ -420,7 +420,10 @@ class DeviceExecutor::Run_ {
         DFC_ASSIGN_OR_RETURN(int64_t v, r.Evaluate(sizes));
         rows = std::max(rows, v);
       }
-      const size_t local = static_cast<size_t>(stage.work_group_size);
+      // A plan written for another device may ask for more than this one allows; the
+      // kernels do not depend on the work-group size, so the device's limit is used.
+      const size_t local = std::min(static_cast<size_t>(stage.work_group_size),
+                                    ex_.context_->info().max_work_group_size);
       const size_t global = local == 0 ? static_cast<size_t>(rows)
                                        : (static_cast<size_t>(rows) + local - 1) / local * local;
       DFC_CL_RETURN_IF_ERROR(

@@ -1,6 +1,9 @@
 // The embedding API (see device_session.h).
 #include "runtime/device_session.h"
 
+#include <set>
+
+#include "absl/algorithm/container.h"
 #include "absl/strings/str_cat.h"
 #include "graph/check.h"
 #include "graph/loader.h"
@@ -22,6 +25,53 @@ absl::StatusOr<std::unique_ptr<DeviceSession>> DeviceSession::Create(
       DeviceExecutor::Open(options.device, options.platform, std::move(options.executor)));
   return std::unique_ptr<DeviceSession>(new DeviceSession(std::move(graph), std::move(executor)));
 }
+
+absl::StatusOr<std::unique_ptr<DeviceSession>> DeviceSession::OpenPlan(const std::string& dir,
+                                                                       Options options) {
+  DFC_ASSIGN_OR_RETURN(Plan plan, ReadPlan(dir));
+  DFC_ASSIGN_OR_RETURN(std::unique_ptr<DeviceSession> session,
+                       Create(plan.graph, std::move(options)));
+  session->plan_ = std::make_unique<Plan>(std::move(plan));
+  const Plan& p = *session->plan_;
+  for (size_t c = 0; c < p.kernels.size(); ++c) {
+    session->executor_->UseKernel(p.lowered.clusters[c], p.kernels[c]);
+  }
+  if (!p.spec.init.empty()) {
+    absl::StatusOr<std::vector<Tensor>> init = session->Run({}, {}, p.spec.init);
+    if (!init.ok()) {
+      return absl::Status(
+          init.status().code(),
+          absl::StrCat(dir, ": the plan's initialisers failed: ", init.status().message()));
+    }
+  }
+  return session;
+}
+
+namespace {
+
+// Whether a run serves from `plan`: the same targets, fetches among the plan's, and feeds of
+// placeholders only (the plan was lowered with them unfed, as host units a feed replaces).
+bool PlanServes(const Plan& plan, const Graph& graph,
+                const std::vector<std::pair<TensorId, Tensor>>& feeds,
+                const std::vector<TensorId>& fetches, const std::vector<std::string>& targets) {
+  const std::set<std::string> wanted(targets.begin(), targets.end());
+  if (wanted != std::set<std::string>(plan.spec.targets.begin(), plan.spec.targets.end())) {
+    return false;
+  }
+  for (const TensorId& id : fetches) {
+    if (absl::c_find(plan.spec.fetches, id) == plan.spec.fetches.end()) return false;
+  }
+  for (const auto& [id, value] : feeds) {
+    const Node* node = graph.FindNode(id.node);
+    if (node == nullptr || id.index != 0 ||
+        (node->op != "Placeholder" && node->op != "PlaceholderWithDefault")) {
+      return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace
 
 absl::StatusOr<std::vector<Tensor>> DeviceSession::Run(
     const std::vector<std::pair<std::string, Tensor>>& feeds,
@@ -53,6 +103,9 @@ absl::StatusOr<std::vector<Tensor>> DeviceSession::Run(
     absl::StrAppend(&key, "target ", target, ";");
   }
   std::lock_guard<std::mutex> lock(mutex_);
+  if (plan_ != nullptr && PlanServes(*plan_, *graph_, fed, fetch_ids, targets)) {
+    return executor_->Run(*graph_, plan_->lowered, fed, fetch_ids, &state_);
+  }
   auto it = lowered_.find(key);
   if (it == lowered_.end()) {
     DFC_ASSIGN_OR_RETURN(ir::LoweredGraph lowered, LowerForFeeds(*graph_, fetch_ids, fed, targets));

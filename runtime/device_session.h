@@ -7,6 +7,9 @@
 //       DeviceSession::Open("model.pb", {.device = "auto"});
 //   absl::StatusOr<std::vector<Tensor>> out = (*session)->Run({{"input", x}}, {"output"});
 //
+// A plan compiled ahead of time (`dfc compile`, runtime/plan.h) opens with OpenPlan: its
+// kernels are built, not generated, and its initialisers run once.
+//
 // Thread safety: Run may be called from several threads at once; runs share one in-order
 // command queue and are serialised by a lock inside the session. For parallel runs, open one
 // session per thread (programs are shared through the on-disk cache).
@@ -25,6 +28,7 @@
 #include "graph/tensor.h"
 #include "ir/lower/cluster.h"
 #include "runtime/device_executor.h"
+#include "runtime/plan.h"
 
 namespace dfc {
 
@@ -40,6 +44,12 @@ class DeviceSession {
                                                              Options options);
   static absl::StatusOr<std::unique_ptr<DeviceSession>> Create(std::shared_ptr<const Graph> graph,
                                                                Options options);
+  // Opens the plan in `dir` and runs its initialisers. A run of the plan's targets that
+  // fetches some of the plan's fetches and feeds only placeholders runs the plan's kernels
+  // (built for this device, whatever profile they were written for); any other run is lowered
+  // and generated as in a session made by Create.
+  static absl::StatusOr<std::unique_ptr<DeviceSession>> OpenPlan(const std::string& dir,
+                                                                 Options options);
 
   // Computes `fetches` ("node" or "node:1") from `feeds` (tensor name, value) and runs
   // `targets` (nodes run for their effects: a training step, an initialiser). Variables live
@@ -51,6 +61,9 @@ class DeviceSession {
                                           const std::vector<std::string>& targets = {});
 
   const DeviceExecutor& executor() const { return *executor_; }
+  const std::shared_ptr<const Graph>& graph() const { return graph_; }
+  // The plan the session was opened with, or nullptr.
+  const Plan* plan() const { return plan_.get(); }
 
  private:
   DeviceSession(std::shared_ptr<const Graph> graph, std::unique_ptr<DeviceExecutor> executor)
@@ -59,8 +72,9 @@ class DeviceSession {
   std::shared_ptr<const Graph> graph_;
   std::mutex mutex_;
   std::unique_ptr<DeviceExecutor> executor_;
+  std::unique_ptr<Plan> plan_;
   std::map<std::string, ir::LoweredGraph> lowered_;  // by fetches, targets and feeds
-  DeviceExecutor::State state_;                       // variables and constants
+  DeviceExecutor::State state_;                      // variables and constants
 };
 
 }  // namespace dfc

@@ -164,16 +164,30 @@ TEST(CliTest, OutputFileNamesReplaceSlashAndColon) {
   EXPECT_TRUE(fs::exists(out / "x_y_sum_0.npy")) << r.output;
 }
 
-TEST(CliTest, TrainingStepsPrintEachStep) {
-  const fs::path out = TempDir("steps");
-  // A batch of 2 different, dim images (lit in the first and in the last half), so that
-  // learning is gradual, and their labels.
+// The losses `dfc run --fetch Mean --steps K` printed, in order.
+std::vector<double> Losses(const std::string& output) {
+  std::vector<double> losses;
+  for (size_t at = output.find("Mean: float32[] "); at != std::string::npos;
+       at = output.find("Mean: float32[] ", at + 1)) {
+    losses.push_back(std::stod(output.substr(at + 16)));
+  }
+  return losses;
+}
+
+// A batch of 2 different, dim images (lit in the first and in the last half), so that
+// learning is gradual, and their labels: DIR/x.npy and DIR/y.npy.
+void WriteMnistBatch(const fs::path& dir) {
   std::vector<float> pixels(2 * 784, 0.0f);
   for (int p = 0; p < 392; ++p) pixels[p] = pixels[784 + 392 + p] = 0.01f;
   std::vector<float> labels(2 * 10, 0.0f);
   labels[3] = labels[10 + 7] = 1.0f;
-  ASSERT_TRUE(WriteNpy(testing::TN<float>(pixels, {2, 784}), (out / "x.npy").string()).ok());
-  ASSERT_TRUE(WriteNpy(testing::TN<float>(labels, {2, 10}), (out / "y.npy").string()).ok());
+  ASSERT_TRUE(WriteNpy(testing::TN<float>(pixels, {2, 784}), (dir / "x.npy").string()).ok());
+  ASSERT_TRUE(WriteNpy(testing::TN<float>(labels, {2, 10}), (dir / "y.npy").string()).ok());
+}
+
+TEST(CliTest, TrainingStepsPrintEachStep) {
+  const fs::path out = TempDir("steps");
+  WriteMnistBatch(out);
   const std::string graph = Model("dl4j_mnist_00_softmax_train.pbtxt");
   // Without init the variables are unset: the error names one and says what to do.
   Result r = Dfc("run " + graph + " --feed input=" + (out / "x.npy").string() +
@@ -191,14 +205,50 @@ TEST(CliTest, TrainingStepsPrintEachStep) {
           " --fetch Mean --target GradientDescent --steps 3");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_THAT(r.output, HasSubstr("step 1: Mean: float32[] 2.30259\n"));
-  std::vector<double> losses;
-  for (size_t at = r.output.find("Mean: float32[] "); at != std::string::npos;
-       at = r.output.find("Mean: float32[] ", at + 1)) {
-    losses.push_back(std::stod(r.output.substr(at + 16)));
-  }
+  std::vector<double> losses = Losses(r.output);
   ASSERT_EQ(losses.size(), 3u) << r.output;
   EXPECT_LT(losses[1], losses[0]);
   EXPECT_LT(losses[2], losses[1]);
+}
+
+// The way in: a plan compiled for a GPU profile, run on the CPU device from its
+// directory alone. It trains as the reference executor does, generating no kernel, and a
+// second process builds no program.
+TEST(CliTest, ACompiledPlanRunsItsOwnKernelsAndTrains) {
+  const fs::path out = TempDir("plan");
+  WriteMnistBatch(out);
+  const fs::path plan = out / "plan";
+  Result r = Dfc("compile " + Model("dl4j_mnist_00_softmax_train.pbtxt") + " --device amd -o " +
+                 plan.string());
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("initialisers, run when the plan is opened: init"));
+  const nlohmann::json json = nlohmann::json::parse(std::ifstream(plan / "plan.json"));
+  EXPECT_EQ(json["targets"], nlohmann::json({"GradientDescent"}));
+  EXPECT_EQ(json["init"], nlohmann::json({"init"}));
+  EXPECT_TRUE(fs::exists(plan / json["graph"].get<std::string>()));
+
+  // The plan's targets are the default: --fetch Mean alone still trains.
+  const std::string feeds = " --feed input=" + (out / "x.npy").string() +
+                            " --feed Placeholder=" + (out / "y.npy").string() +
+                            " --fetch Mean --steps 3";
+  const std::string run = "DFC_CACHE_DIR=" + (out / "cache").string() + " " +
+                          std::string(DFC_BINARY) + " run " + plan.string() + feeds;
+  Result device = testing::RunCommand(run + " --device cpu");
+  ASSERT_EQ(device.exit_code, 0) << device.output;
+  EXPECT_THAT(device.output, HasSubstr("; 0 kernels generated)"));
+  Result reference = Dfc("run " + plan.string() + feeds + " --reference");
+  ASSERT_EQ(reference.exit_code, 0) << reference.output;
+  const std::vector<double> want = Losses(reference.output), got = Losses(device.output);
+  ASSERT_EQ(want.size(), 3u) << reference.output;
+  ASSERT_EQ(got.size(), 3u) << device.output;
+  EXPECT_LT(want[2], want[0]);
+  for (size_t i = 0; i < 3; ++i) {
+    // Printed to 6 significant digits; float32 kernels against the reference (MnistTest).
+    EXPECT_NEAR(got[i], want[i], 1e-4 * want[i]) << "step " << i + 1;
+  }
+  Result again = testing::RunCommand(run + " --device cpu");
+  ASSERT_EQ(again.exit_code, 0) << again.output;
+  EXPECT_THAT(again.output, HasSubstr("(programs: 0 built, "));
 }
 
 TEST(CliTest, FeedErrorsAreInputErrors) {

@@ -1,7 +1,8 @@
-// `dfc run`: runs a graph with feeds from .npy files, prints and optionally saves the
-// fetched tensors. Clusters run as generated OpenCL kernels on the device (`--device`), host
-// ops on the reference executor, variables on the device; `--reference` runs everything on the
-// reference executor.
+// `dfc run`: runs a graph, or a plan `dfc compile` wrote, with feeds from .npy files, prints
+// and optionally saves the fetched tensors. Clusters run as OpenCL kernels on the device
+// (`--device`): generated for a graph, the plan's for a plan. Host ops run on the reference
+// executor, variables live on the device; `--reference` runs everything on the reference
+// executor.
 #include <filesystem>
 #include <functional>
 #include <iostream>
@@ -14,6 +15,7 @@
 #include "graph/loader.h"
 #include "graph/npy.h"
 #include "runtime/device_session.h"
+#include "runtime/plan.h"
 #include "runtime/reference/session.h"
 #include "tools/cli.h"
 
@@ -21,9 +23,11 @@ namespace dfc::cli {
 namespace {
 
 constexpr char kUsage[] =
-    "usage: dfc run GRAPH --fetch T[,T...] [--feed NAME=FILE.npy]... [--target NODE]...\n"
+    "usage: dfc run GRAPH|PLAN_DIR --fetch T[,T...] [--feed NAME=FILE.npy]... [--target NODE]...\n"
     "               [--init NODE]... [--steps K] [--out DIR]\n"
     "               [--device auto|cpu|gpu|amd|nvidia|intel|arm] [--platform N] [--reference]\n"
+    "  PLAN_DIR  a plan from `dfc compile`: its kernels run, its initialisers run first, and\n"
+    "            its fetches and its targets are the defaults of --fetch and --target\n"
     "  --fetch   tensors to compute and print (\"node\" or \"node:1\"); repeatable\n"
     "  --feed    a value for a tensor, from a .npy file; repeatable\n"
     "  --target  a node to run for its effect (a train op); repeatable\n"
@@ -53,15 +57,17 @@ int Run(const std::vector<std::string>& argv) {
                                                {"platform", true},
                                                {"reference"}});
   if (!args.ok()) return ReportUsage(std::string(args.status().message()), kUsage);
-  if (args->positional.size() != 1) return ReportUsage("expected one GRAPH", kUsage);
+  if (args->positional.size() != 1) return ReportUsage("expected one GRAPH or PLAN_DIR", kUsage);
   std::vector<std::string> fetches;
   for (const std::string& list : args->All("fetch")) {
     for (absl::string_view f : absl::StrSplit(list, ',', absl::SkipEmpty())) {
       fetches.emplace_back(f);
     }
   }
-  const std::vector<std::string>& targets = args->All("target");
-  if (fetches.empty() && targets.empty()) {
+  std::vector<std::string> targets = args->All("target");
+  const std::string& source = args->positional[0];
+  const bool is_plan = std::filesystem::is_directory(source);
+  if (fetches.empty() && targets.empty() && !is_plan) {
     return ReportUsage("give at least one --fetch or --target", kUsage);
   }
   int steps = 1;
@@ -87,28 +93,50 @@ int Run(const std::vector<std::string>& argv) {
     feeds.push_back({feed.substr(0, eq), *std::move(value)});
   }
 
-  absl::StatusOr<Graph> loaded = LoadGraph(args->positional[0]);
-  if (!loaded.ok()) return ReportError(loaded.status());
-  auto graph = std::make_shared<const Graph>(*std::move(loaded));
-  const std::vector<std::string>& inits = args->All("init");
   const bool on_device = !args->Has("reference");
+  std::shared_ptr<const Graph> graph;
+  std::unique_ptr<DeviceSession> device;
+  std::vector<std::string> inits = args->All("init");
+  std::optional<PlanSpec> plan;
+  if (on_device) {
+    absl::StatusOr<int> platform = PlatformIndex(*args);
+    if (!platform.ok()) return ReportUsage(std::string(platform.status().message()), kUsage);
+    DeviceSession::Options options{.device = args->Get("device", "auto"),
+                                   .platform = *platform,
+                                   .executor = {.warnings = &std::cerr}};
+    // A plan's initialisers run as it opens.
+    absl::StatusOr<std::unique_ptr<DeviceSession>> opened =
+        is_plan ? DeviceSession::OpenPlan(source, std::move(options))
+                : DeviceSession::Open(source, std::move(options));
+    if (!opened.ok()) return ReportError(opened.status());
+    device = *std::move(opened);
+    graph = device->graph();
+    if (is_plan) plan = device->plan()->spec;
+  } else if (is_plan) {
+    absl::StatusOr<Plan> read = ReadPlan(source);
+    if (!read.ok()) return ReportError(read.status());
+    graph = read->graph;
+    plan = read->spec;
+    inits.insert(inits.begin(), plan->init.begin(), plan->init.end());
+  } else {
+    absl::StatusOr<Graph> loaded = LoadGraph(source);
+    if (!loaded.ok()) return ReportError(loaded.status());
+    graph = std::make_shared<const Graph>(*std::move(loaded));
+  }
+  // A plan's fetches and targets are the defaults, each on its own: `--fetch Mean` still runs
+  // the plan's training step.
+  if (plan && fetches.empty()) {
+    for (const TensorId& id : plan->fetches) fetches.push_back(id.ToString());
+  }
+  if (plan && !args->Has("target")) targets = plan->targets;
 
   // One step: fused kernels on the device, or the reference executor.
   std::function<absl::StatusOr<std::vector<Tensor>>()> run_step;
-  reference::Session session(graph);
-  std::unique_ptr<DeviceSession> device;
-  std::vector<std::pair<std::string, Tensor>> named_feeds;
   std::function<absl::StatusOr<std::vector<Tensor>>()> run_init;
-  if (on_device) {
+  reference::Session session(graph);
+  std::vector<std::pair<std::string, Tensor>> named_feeds;
+  if (device != nullptr) {
     for (const reference::Feed& feed : feeds) named_feeds.emplace_back(feed.name, feed.value);
-    absl::StatusOr<int> platform = PlatformIndex(*args);
-    if (!platform.ok()) return ReportUsage(std::string(platform.status().message()), kUsage);
-    absl::StatusOr<std::unique_ptr<DeviceSession>> opened =
-        DeviceSession::Create(graph, {.device = args->Get("device", "auto"),
-                                      .platform = *platform,
-                                      .executor = {.warnings = &std::cerr}});
-    if (!opened.ok()) return ReportError(opened.status());
-    device = *std::move(opened);
     run_init = [&] { return device->Run({}, {}, inits); };
     run_step = [&] { return device->Run(named_feeds, fetches, targets); };
   } else {
@@ -144,7 +172,7 @@ int Run(const std::vector<std::string>& argv) {
     std::cerr << "dfc: ran " << device->executor().kernels_run() << " clusters as fused kernels on "
               << device->executor().device_name() << " (programs: " << cache.builds_from_source()
               << " built, " << cache.loads_from_disk() << " loaded from " << cache.cache_dir()
-              << ")\n";
+              << "; " << device->executor().kernels_generated() << " kernels generated)\n";
   }
 
   if (args->Has("out")) {

@@ -1,0 +1,70 @@
+// Compiled plans: a graph lowered and its kernels generated ahead of time for one device
+// profile (`dfc compile`), written to a directory, and opened again to run without generating
+// code (`dfc run DIR`, DeviceSession::OpenPlan).
+//
+//   DIR/plan.json              what runs where: the fetches and targets the plan computes, its
+//                              initialisers, the device profile, each cluster's TF nodes,
+//                              kernels, arguments, launch sizes and size variables, the host
+//                              ops and the schedule
+//   DIR/graph.pb | graph.pbtxt a copy of the graph, so that the plan stands on its own
+//   DIR/kernels/cluster_K.cl   each cluster's OpenCL C
+//
+// Opening a plan lowers its graph again (lowering is deterministic and takes milliseconds; the
+// kernels' builds are what costs) and checks that every cluster holds the nodes plan.json says,
+// so a plan's kernels never run on a graph they were not made for. The kernel files are used
+// as they are: an edited kernel runs if it builds, and otherwise falls back with a warning
+// naming its cluster, as any kernel that fails to build does.
+#ifndef DFC_RUNTIME_PLAN_H_
+#define DFC_RUNTIME_PLAN_H_
+
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/statusor.h"
+#include "codegen/device_profile.h"
+#include "codegen/kernel_gen.h"
+#include "graph/graph.h"
+#include "ir/lower/cluster.h"
+
+namespace dfc {
+
+// What a plan is compiled for.
+struct PlanSpec {
+  std::vector<TensorId> fetches;
+  std::vector<std::string> targets;  // run for their effects on every run (a training step)
+  std::vector<std::string> init;     // run once when the plan is opened (variable initialisers)
+  absl::flat_hash_map<std::string, PartialShape> placeholder_shapes;  // for unknown ranks
+  codegen::DeviceProfile profile;
+};
+
+struct Plan {
+  PlanSpec spec;
+  std::shared_ptr<const Graph> graph;
+  ir::LoweredGraph lowered;  // for spec.fetches and spec.targets, placeholders fed at run time
+  std::vector<codegen::KernelSource> kernels;  // one per cluster of `lowered`
+};
+
+// Lowers `graph` as a run that feeds its placeholders does and generates every cluster's
+// kernel for spec.profile. A cluster whose kernel cannot be generated is an error naming it.
+absl::StatusOr<Plan> CompilePlan(std::shared_ptr<const Graph> graph, PlanSpec spec);
+
+// Writes `plan` to `dir` (created if missing), with a copy of the graph file `graph_path`.
+absl::Status WritePlan(const Plan& plan, const std::string& graph_path,
+                       const std::filesystem::path& dir);
+
+// Reads the plan in `dir`: compiles its graph again and takes each cluster's kernel source from
+// its file. A missing or malformed file, or a plan whose clusters are not its graph's, is an
+// error naming the file.
+absl::StatusOr<Plan> ReadPlan(const std::filesystem::path& dir);
+
+// Moves the initialisers out of `targets` and returns them: targets that feed nothing from a
+// placeholder and write variables only with Assign (TensorFlow's `init` NoOp). A training step
+// reads placeholders and updates its variables, so it stays.
+std::vector<std::string> SplitInitialisers(const Graph& graph, std::vector<std::string>& targets);
+
+}  // namespace dfc
+
+#endif  // DFC_RUNTIME_PLAN_H_
