@@ -16,6 +16,13 @@ int DeviceProfile::WorkGroupSize() const {
   return std::min(max_work_group_size, 4 * simd_width);
 }
 
+int DeviceProfile::WorkGroupReductionSize() const {
+  if (!is_gpu || !local_memory_is_real) return 0;
+  int size = 1;
+  while (size * 2 <= WorkGroupSize()) size *= 2;
+  return size >= 2 ? size : 0;
+}
+
 std::vector<std::string> NamedProfiles() { return {"amd", "nvidia", "intel", "arm", "cpu"}; }
 
 absl::StatusOr<DeviceProfile> NamedProfile(absl::string_view name) {

@@ -27,6 +27,15 @@ struct DeviceProfile {
   // The work-group size kernels are launched with; 0 leaves the choice to the driver (CPUs,
   // where one work-item per core's thread is what PoCL and Intel's runtime do best).
   int WorkGroupSize() const;
+
+  // The work-group size of the MapWrg/MapLcl strategy, in which a work-group computes one row
+  // and its work-items split that row's Reduces, combining in local memory: a power of two, or
+  // 0 where the strategy does not pay (local memory emulated in global memory, as on CPUs,
+  // where a work-group runs on one core and rows are the better unit of parallelism).
+  int WorkGroupReductionSize() const;
+  // How many work-items the device runs at once (four wavefronts or warps per compute unit):
+  // a MapGlb kernel with fewer rows than this leaves the device partly idle.
+  int64_t ConcurrentWorkItems() const { return int64_t{4} * compute_units * simd_width; }
 };
 
 // The profiles of typical devices of each vendor (a mid-range discrete GPU, an integrated

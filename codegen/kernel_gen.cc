@@ -8,6 +8,7 @@
 
 #include <map>
 #include <set>
+#include <tuple>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
@@ -91,6 +92,13 @@ class Generator {
                                     const TypePtr& result, const Env& env);
   absl::StatusOr<CVal> CallUserFun(const ir::UserFun& f, std::vector<CVal> args);
   absl::StatusOr<CVal> ReduceSeq(const ir::Pattern& p, std::vector<CVal> args, const Env& env);
+  // Whether a Reduce met in a MapWrg/MapLcl kernel is split across the work-items: its step is
+  // a combiner on its elements' type and it is long enough to share.
+  bool SplitsAcrossWorkItems(const ir::Pattern& p, const CVal& init, const CVal& array) const;
+  // Emits the split Reduce (kernel_gen.h) and returns the C name of its result.
+  absl::StatusOr<std::string> EmitSplitReduce(const ir::Pattern& p, const CVal& init,
+                                              const CVal& array, const std::string& type,
+                                              const Env& env);
 
   // A value whose scalars are computed once per scope: at once inside a kernel's loops, or
   // at first use (hoisted to the output's block) for values of the whole cluster.
@@ -117,15 +125,28 @@ class Generator {
   };
   // Emits a kernel that writes `outputs` (work-item gid writes row gid of each) and returns
   // its stage.
-  absl::StatusOr<KernelStage> EmitKernel(const std::string& name,
-                                         const std::vector<Output>& outputs);
+  absl::Status EmitKernel(const std::string& name, const std::vector<Output>& outputs);
+  // The kernel under one mapping: MapWrg/MapLcl with `lanes` work-items a row, or MapGlb (0).
+  struct KernelText {
+    std::string locals;  // declarations of local memory
+    std::string body;
+  };
+  struct EmittedKernel {
+    KernelStage stage;
+    KernelText text;
+    int split_reduces = 0;
+  };
+  absl::StatusOr<EmittedKernel> EmitKernelMapped(const std::string& name,
+                                                 const std::vector<Output>& outputs, int lanes);
+  // Whether the rows of `outputs` are a known number too small to fill the device.
+  bool FewRows(const std::vector<Output>& outputs) const;
   // A top-level array bound by a let: computed by a kernel of its own into a temporary.
   absl::StatusOr<CVal> Materialize(const CVal& value);
 
   const ir::LoweredCluster& cluster_;
   int64_t block_counter_ = 0;
   CEmitter* em_ = nullptr;
-  std::vector<std::string> kernels_;  // the rendered kernel functions, in stage order
+  std::vector<KernelText> kernels_;  // the rendered kernel functions, in stage order
   std::vector<KernelStage> stages_;
   std::vector<TypePtr> temporaries_;
   std::vector<std::string> buffer_params_;  // the kernels' buffer parameters, in order
@@ -136,6 +157,13 @@ class Generator {
   bool uses_double_ = false;
   bool uses_half_ = false;
   bool top_level_ = false;  // evaluating the cluster's body, outside every output's block
+  // MapWrg/MapLcl (kernel_gen.h): the work-items per row of the kernel being emitted (0: MapGlb),
+  // whether the code being emitted is one work-item's share of a split Reduce, how many Reduces
+  // the kernel split, and the compute types of the local-memory arrays that combine them.
+  int lanes_ = 0;
+  bool in_lane_loop_ = false;
+  int split_reduces_ = 0;
+  std::set<std::string> local_types_;
 };
 
 std::string Generator::Size(const ArithExpr& e, const std::string& index) {
@@ -273,9 +301,12 @@ absl::Status Generator::Store(const CVal& value, const TypePtr& type, const std:
   const DType dtype = ir::BaseDType(type);
   if (type->is_scalar() && value.type->is_scalar()) {
     DFC_ASSIGN_OR_RETURN(std::string v, value.scalar());
-    em_->Emit(dtype == DType::kHalf
-                  ? absl::StrCat("vstore_half_rte(", v, ", ", offset, ", ", buffer, ");")
-                  : absl::StrCat(buffer, "[", offset, "] = ", v, ";"));
+    // Under MapWrg/MapLcl every work-item of the group holds the row: the first stores it.
+    em_->Emit(
+        absl::StrCat(lanes_ > 0 ? "if (lid == 0) " : "",
+                     dtype == DType::kHalf
+                         ? absl::StrCat("vstore_half_rte(", v, ", ", offset, ", ", buffer, ");")
+                         : absl::StrCat(buffer, "[", offset, "] = ", v, ";")));
     return absl::OkStatus();
   }
   if (!type->is_array() || !value.type->is_array()) {
@@ -423,6 +454,10 @@ absl::StatusOr<CVal> Generator::ReduceSeq(const ir::Pattern& p, std::vector<CVal
   };
   DFC_RETURN_IF_ERROR(collect(init.type));
   auto compute = [this, &p, init, types, array, env]() -> absl::StatusOr<std::vector<std::string>> {
+    if (lanes_ > 0 && !in_lane_loop_ && SplitsAcrossWorkItems(p, init, array)) {
+      DFC_ASSIGN_OR_RETURN(std::string result, EmitSplitReduce(p, init, array, types[0], env));
+      return std::vector<std::string>{result};
+    }
     std::vector<const CVal*> init_leaves;
     DFC_RETURN_IF_ERROR(Leaves(init, init_leaves));
     std::vector<std::string> acc;
@@ -473,6 +508,87 @@ absl::StatusOr<CVal> Generator::ReduceSeq(const ir::Pattern& p, std::vector<CVal
         };
       },
       next);
+}
+
+// Whether `f` is a combiner (UserFun::combiner), or λ(a, x) => c(a, x) of one.
+bool IsCombiner(const Fun& f) {
+  if (f.kind == Fun::Kind::kUserFun) return static_cast<const ir::UserFun&>(f).combiner;
+  if (f.kind != Fun::Kind::kLambda) return false;
+  const auto& lambda = static_cast<const ir::Lambda&>(f);
+  if (lambda.params.size() != 2 || lambda.body->kind != ir::Expr::Kind::kFunCall) return false;
+  const auto& call = static_cast<const ir::FunCall&>(*lambda.body);
+  return call.f->kind == Fun::Kind::kUserFun && call.args.size() == 2 &&
+         call.args[0].get() == lambda.params[0].get() &&
+         call.args[1].get() == lambda.params[1].get() && IsCombiner(*call.f);
+}
+
+bool Generator::SplitsAcrossWorkItems(const ir::Pattern& p, const CVal& init,
+                                      const CVal& array) const {
+  const TypePtr& element = array.type->element;
+  if (!IsCombiner(*p.f) || !init.type->is_scalar() || !element->is_scalar() ||
+      element->dtype != init.type->dtype) {
+    return false;
+  }
+  const std::optional<int64_t> n = array.type->length.AsConstant();
+  return !n || *n >= lanes_;  // a symbolic length is a batch: long
+}
+
+absl::StatusOr<std::string> Generator::EmitSplitReduce(const ir::Pattern& p, const CVal& init,
+                                                       const CVal& array, const std::string& type,
+                                                       const Env& env) {
+  ++split_reduces_;
+  local_types_.insert(type);
+  const std::string scratch = absl::StrCat("dfc_part_", type);
+  auto named = [&](std::string text) {
+    return CVal{init.type, [text]() -> absl::StatusOr<std::string> { return text; }};
+  };
+  auto combine = [&](const CVal& a, const CVal& b) -> absl::StatusOr<std::string> {
+    DFC_ASSIGN_OR_RETURN(CVal v, Apply(*p.f, {a, b}, init.type, env));
+    return v.scalar();
+  };
+  DFC_ASSIGN_OR_RETURN(std::string init_value, init.scalar());
+  // MapLcl: work-item lid folds elements lid, lid + L, ... of the row's array.
+  const std::string part = em_->Fresh("part"), has = em_->Fresh("has"), i = em_->Fresh("i");
+  em_->Emit(absl::StrCat(type, " ", part, " = ", init_value, ";"));
+  em_->Emit(absl::StrCat("uchar ", has, " = 0;"));
+  em_->OpenBlock(absl::StrCat("for (long ", i, " = lid; ", i, " < ", Size(array.type->length), "; ",
+                              i, " += ", lanes_, ")"));
+  const bool saved = in_lane_loop_;
+  in_lane_loop_ = true;
+  const std::string x = em_->Fresh("x");
+  absl::StatusOr<CVal> element = array.element(i);
+  absl::StatusOr<std::string> value = element.ok() ? element->scalar() : element.status();
+  if (value.ok()) em_->Emit(absl::StrCat("const ", type, " ", x, " = ", *value, ";"));
+  absl::StatusOr<std::string> step = value.ok() ? combine(named(part), named(x)) : value.status();
+  in_lane_loop_ = saved;
+  if (!step.ok()) return step.status();
+  em_->Emit(absl::StrCat(part, " = ", has, " ? ", *step, " : ", x, ";"));
+  em_->Emit(absl::StrCat(has, " = 1;"));
+  em_->CloseBlock();
+  // The partial results, combined pairwise in local memory: after the level of stride s,
+  // item l < s holds the combination of items l, l + s, l + 2s, ...
+  em_->Emit(absl::StrCat(scratch, "[lid] = ", part, ";"));
+  em_->Emit(absl::StrCat("dfc_has[lid] = ", has, ";"));
+  em_->Emit("barrier(CLK_LOCAL_MEM_FENCE);");
+  const std::string s = em_->Fresh("s");
+  em_->OpenBlock(absl::StrCat("for (int ", s, " = ", lanes_ / 2, "; ", s, " > 0; ", s, " >>= 1)"));
+  em_->OpenBlock(absl::StrCat("if (lid < ", s, " && dfc_has[lid + ", s, "])"));
+  const std::string mine = absl::StrCat(scratch, "[lid]");
+  const std::string theirs = absl::StrCat(scratch, "[lid + ", s, "]");
+  DFC_ASSIGN_OR_RETURN(std::string both, combine(named(mine), named(theirs)));
+  em_->Emit(absl::StrCat(mine, " = dfc_has[lid] ? ", both, " : ", theirs, ";"));
+  em_->Emit("dfc_has[lid] = 1;");
+  em_->CloseBlock();
+  em_->Emit("barrier(CLK_LOCAL_MEM_FENCE);");
+  em_->CloseBlock();
+  // The Reduce's result: its initial value combined with the row's, for every work-item.
+  const std::string row = absl::StrCat(scratch, "[0]");
+  DFC_ASSIGN_OR_RETURN(std::string with_init, combine(named(init_value), named(row)));
+  const std::string result = em_->Fresh("acc");
+  em_->Emit(absl::StrCat("const ", type, " ", result, " = dfc_has[0] ? ", with_init, " : ",
+                         init_value, ";"));
+  em_->Emit("barrier(CLK_LOCAL_MEM_FENCE);  // every item has read it: the next may reuse it");
+  return result;
 }
 
 absl::StatusOr<CVal> Generator::ApplyPattern(const ir::Pattern& p, std::vector<CVal> args,
@@ -653,14 +769,71 @@ absl::StatusOr<CVal> Generator::ApplyPattern(const ir::Pattern& p, std::vector<C
   return Unsupported(ir::FunName(p));
 }
 
-absl::StatusOr<KernelStage> Generator::EmitKernel(const std::string& name,
-                                                  const std::vector<Output>& outputs) {
+absl::Status Generator::EmitKernel(const std::string& name, const std::vector<Output>& outputs) {
+  // MapWrg/MapLcl (kernel_gen.h) for the outputs of few rows whose code splits a Reduce (alone,
+  // an output that splits nothing would have every work-item repeat its row for nothing);
+  // MapGlb for the rest, in a kernel of its own after them.
+  std::vector<Output> split, rest;
+  const int lanes = profile_.WorkGroupReductionSize();
+  for (const Output& out : outputs) {
+    if (lanes > 0 && FewRows({out})) {
+      DFC_ASSIGN_OR_RETURN(EmittedKernel trial, EmitKernelMapped(name, {out}, lanes));
+      if (trial.split_reduces > 0) {
+        split.push_back(out);
+        continue;
+      }
+    }
+    rest.push_back(out);
+  }
+  if (!split.empty() && !FewRows(split)) {  // too many rows together: the device is full
+    rest = outputs;
+    split.clear();
+  }
+  for (const auto& [group, mapped_lanes, stage_name] :
+       {std::tuple{&split, lanes, rest.empty() ? name : absl::StrCat(name, "_wrg")},
+        std::tuple{&rest, 0, name}}) {
+    if (group->empty()) continue;
+    DFC_ASSIGN_OR_RETURN(EmittedKernel kernel, EmitKernelMapped(stage_name, *group, mapped_lanes));
+    kernels_.push_back(std::move(kernel.text));
+    stages_.push_back(std::move(kernel.stage));
+  }
+  return absl::OkStatus();
+}
+
+bool Generator::FewRows(const std::vector<Output>& outputs) const {
+  int64_t rows = 0;
+  for (const Output& out : outputs) {
+    const std::optional<int64_t> n =
+        out.type->is_array() ? out.type->length.AsConstant() : std::optional<int64_t>(1);
+    if (!n) return false;  // a size variable: a batch, assumed to fill the device
+    rows += *n;
+  }
+  return rows < profile_.ConcurrentWorkItems();
+}
+
+absl::StatusOr<Generator::EmittedKernel> Generator::EmitKernelMapped(
+    const std::string& name, const std::vector<Output>& outputs, int lanes) {
   CEmitter emitter(&block_counter_);
   CEmitter* const outer = em_;
   em_ = &emitter;
-  KernelStage stage{name, {}, profile_.WorkGroupSize()};
+  lanes_ = lanes;
+  split_reduces_ = 0;
+  local_types_.clear();
+  EmittedKernel kernel{
+      .stage = {name, {}, lanes > 0 ? lanes : profile_.WorkGroupSize(), lanes > 0}};
+  KernelStage& stage = kernel.stage;
   auto emit = [&]() -> absl::Status {
-    em_->Emit("const long gid = get_global_id(0);");
+    if (lanes > 0) {
+      em_->Emit(
+          absl::StrCat("// MapWrg(0) over rows, MapLcl(0) in each: work-group gid computes "
+                       "row gid; its ",
+                       lanes, " work-items split every Reduce by a combiner"));
+      em_->Emit("const long gid = get_group_id(0);");
+      em_->Emit("const int lid = get_local_id(0);");
+    } else {
+      em_->Emit("// MapGlb(0) over rows: work-item gid computes row gid");
+      em_->Emit("const long gid = get_global_id(0);");
+    }
     for (const Output& out : outputs) {
       em_->Emit(absl::StrCat("// ", out.comment));
       if (out.type->is_array()) {
@@ -682,9 +855,18 @@ absl::StatusOr<KernelStage> Generator::EmitKernel(const std::string& name,
   };
   absl::Status status = emit();
   em_ = outer;
+  lanes_ = 0;
   DFC_RETURN_IF_ERROR(status);
-  kernels_.push_back(emitter.Finish());
-  return stage;
+  // Local memory is declared at the kernel's scope.
+  for (const std::string& type : local_types_) {
+    absl::StrAppend(&kernel.text.locals, "__local ", type, " dfc_part_", type, "[", lanes, "];\n");
+  }
+  if (!local_types_.empty()) {
+    absl::StrAppend(&kernel.text.locals, "__local uchar dfc_has[", lanes, "];\n");
+  }
+  kernel.text.body = emitter.Finish();
+  kernel.split_reduces = split_reduces_;
+  return kernel;
 }
 
 absl::StatusOr<CVal> Generator::Materialize(const CVal& value) {
@@ -696,12 +878,11 @@ absl::StatusOr<CVal> Generator::Materialize(const CVal& value) {
   // Outside every output's block, the stage computes its value as the cluster's body would.
   const bool saved = top_level_;
   top_level_ = false;
-  absl::StatusOr<KernelStage> stage = EmitKernel(
+  absl::Status emitted = EmitKernel(
       absl::StrCat(name_, "_s", stages_.size()),
       {{value, value.type, buffer, absl::StrCat(buffer, ": ", ir::TypeToString(value.type))}});
   top_level_ = saved;
-  if (!stage.ok()) return stage.status();
-  stages_.push_back(*std::move(stage));
+  DFC_RETURN_IF_ERROR(emitted);
   return Load(buffer, dtype, value.type, "0L");
 }
 
@@ -739,8 +920,7 @@ absl::StatusOr<KernelSource> Generator::Generate(const KernelOptions& options) {
     outputs.push_back({cluster_.outputs.size() == 1 ? *body : body->fields[k], type, buffer,
                        absl::StrCat(cluster_.outputs[k].ToString(), ": ", ir::TypeToString(type))});
   }
-  DFC_ASSIGN_OR_RETURN(KernelStage last, EmitKernel(options.name, outputs));
-  stages_.push_back(std::move(last));
+  DFC_RETURN_IF_ERROR(EmitKernel(options.name, outputs));
   // Statements emitted at the top level itself (a runtime index read outside every Map) go
   // first in every kernel.
   const std::string preamble = top.Finish();
@@ -759,7 +939,8 @@ absl::StatusOr<KernelSource> Generator::Generate(const KernelOptions& options) {
   absl::StrAppend(&src, "// ", options.name, ": generated by dfc\n// TF nodes:\n");
   for (const std::string& node : options.nodes) absl::StrAppend(&src, "//   ", node, "\n");
   absl::StrAppend(&src,
-                  "// strategy: default (outer Map -> MapGlb(0), inner Maps -> MapSeq, Reduce -> "
+                  "// strategy: default (outer Map -> MapGlb(0), or MapWrg(0)/MapLcl(0) for few "
+                  "rows that reduce (see each kernel); inner Maps -> MapSeq, Reduce -> "
                   "ReduceSeq, views as index arithmetic, values read twice computed once by a "
                   "kernel of their own)\n// device: ",
                   profile_.name, ": ", profile_.description,
@@ -780,7 +961,11 @@ absl::StatusOr<KernelSource> Generator::Generate(const KernelOptions& options) {
                     absl::StrJoin(names, ", "), ") {\n  ", f->body, "\n}\n");
   }
   for (size_t s = 0; s < stages_.size(); ++s) {
-    absl::StrAppend(&src, "\n__kernel void ", stages_[s].name, "(\n");
+    const std::string attribute = stages_[s].work_group_per_row
+                                      ? absl::StrCat("__attribute__((reqd_work_group_size(",
+                                                     stages_[s].work_group_size, ", 1, 1))) ")
+                                      : "";
+    absl::StrAppend(&src, "\n__kernel ", attribute, "void ", stages_[s].name, "(\n");
     for (size_t k = 0; k < params.size(); ++k) {
       // The comment after a parameter goes after its comma.
       std::string line = params[k];
@@ -793,7 +978,9 @@ absl::StatusOr<KernelSource> Generator::Generate(const KernelOptions& options) {
       }
       absl::StrAppend(&src, "    ", line, "\n");
     }
-    for (const std::string& text : {preamble, kernels_[s]}) {
+    // Local memory first (it is declared at the kernel's scope), then the statements of the
+    // cluster's top level, then the kernel's own.
+    for (const std::string& text : {kernels_[s].locals, preamble, kernels_[s].body}) {
       for (absl::string_view line : absl::StrSplit(text, '\n', absl::SkipEmpty())) {
         absl::StrAppend(&src, "  ", line, "\n");
       }

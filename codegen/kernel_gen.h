@@ -7,6 +7,15 @@
 // Repeat, Iota, Get) are index arithmetic: nothing is copied. Size variables are kernel
 // arguments, so one kernel serves every batch size.
 //
+// Where the device profile says so (a GPU with real local memory, WorkGroupReductionSize), a
+// kernel whose rows are a known number too small to fill the device (ConcurrentWorkItems) and
+// whose rows reduce takes Lift's MapWrg/MapLcl mapping instead: work-group g computes row g,
+// every work-item of it runs the row's code, and each Reduce by a combiner (UserFun::combiner)
+// met there is split across the work-items (item l folds elements l, l + L, l + 2L...: reads
+// that neighbouring items make side by side) and combined by a tree in local memory, with a
+// barrier after each level. Only the first work-item stores. The gradient of a weight matrix
+// (784 x 10 sums over the batch) is such a kernel.
+//
 // A value the cluster binds once and reads several times (a let at the cluster's top level,
 // such as a MatMul whose result two nodes read) is computed once: by a kernel of its own that
 // writes it to a temporary buffer, before the kernel of the outputs, which reads it from
@@ -38,11 +47,16 @@ struct KernelStage {
   // The work-group size (0: the driver's choice). The global size is rounded up to a
   // multiple of it; work-items past the rows write nothing.
   int work_group_size = 0;
+  // MapWrg/MapLcl: work-group g computes row g, its work_group_size work-items splitting the
+  // row's Reduces (the kernel requires exactly that work-group size). The global size is then
+  // the rows times the work-group size.
+  bool work_group_per_row = false;
 };
 
 struct KernelSource {
   std::string source;  // a whole OpenCL C program
-  // The kernels to run, in order; the last writes the cluster's outputs.
+  // The kernels to run, in order; the last writes the cluster's outputs (but those of few
+  // rows that a MapWrg/MapLcl kernel of their own, just before it, writes).
   std::vector<KernelStage> stages;
   // The types of the temporaries (tensors) the stages pass on.
   std::vector<ir::TypePtr> temporaries;

@@ -139,6 +139,36 @@ TEST_F(KernelGenTest, ALetBoundValueIsComputedOnceByAStageOfItsOwn) {
   EXPECT_EQ(Count(source.substr(first_kernel), "dot_add_float32("), 1);
 }
 
+// The gradient of W (MatMul_grad: 784 x 10 sums over the batch) has rows too few to fill a
+// GPU: the amd profile maps it MapWrg/MapLcl, with its sums split across 256 work-items and
+// combined in local memory; the cpu profile keeps MapGlb everywhere.
+TEST_F(KernelGenTest, GpuProfilesSplitTheWeightGradientsBatchSums) {
+  int split = 0;
+  for (size_t c = 0; c < generated_.size(); ++c) {
+    for (const KernelStage& stage : generated_[c].kernel.stages) {
+      EXPECT_FALSE(stage.work_group_per_row) << "cluster " << c << " under the cpu profile";
+    }
+    absl::StatusOr<KernelSource> amd =
+        GenerateKernel(*generated_[c].cluster, {.name = "k", .profile = *NamedProfile("amd")});
+    ASSERT_TRUE(amd.ok()) << amd.status();
+    for (const KernelStage& stage : amd->stages) {
+      if (!stage.work_group_per_row) continue;
+      ++split;
+      SCOPED_TRACE(amd->source);
+      EXPECT_EQ(stage.work_group_size, 256);
+      EXPECT_THAT(amd->source,
+                  HasSubstr("__kernel __attribute__((reqd_work_group_size(256, 1, 1))) "
+                            "void " +
+                            stage.name + "("));
+      EXPECT_THAT(amd->source, HasSubstr("__local float dfc_part_float[256];"));
+      EXPECT_THAT(amd->source, HasSubstr("const long gid = get_group_id(0);"));
+      EXPECT_THAT(amd->source, HasSubstr("barrier(CLK_LOCAL_MEM_FENCE);"));
+      EXPECT_THAT(amd->source, HasSubstr("if (lid == 0) out"));
+    }
+  }
+  EXPECT_GE(split, 1);
+}
+
 TEST_F(KernelGenTest, EverySourceBuildsOnTheCpuDevice) {
   absl::StatusOr<cl::DeviceInfo> info = cl::SelectDevice("cpu");
   if (!info.ok()) GTEST_SKIP() << "no OpenCL CPU device: " << info.status();

@@ -466,6 +466,14 @@ FunPtr MakeUserFun(absl::string_view name, std::vector<std::string> param_names,
                                    std::move(types), ScalarType(result), std::move(host));
 }
 
+FunPtr MakeCombiner(absl::string_view name, absl::string_view body, DType dtype,
+                    UserFun::HostFn host) {
+  return std::make_shared<UserFun>(std::string(name), std::vector<std::string>{"acc", "x"},
+                                   std::string(body),
+                                   std::vector<TypePtr>{ScalarType(dtype), ScalarType(dtype)},
+                                   ScalarType(dtype), std::move(host), /*combiner=*/true);
+}
+
 absl::StatusOr<ExprPtr> MapOver(const ExprPtr& array,
                                 const std::function<absl::StatusOr<ExprPtr>(ExprPtr)>& body,
                                 absl::string_view name) {

@@ -130,15 +130,20 @@ struct UserFun : Fun {
   const std::vector<TypePtr> param_types;  // scalars
   const TypePtr result_type;               // a scalar
   const HostFn host;
+  // A Reduce step that may combine partial results in any order: f : (T, T) -> T, associative
+  // and commutative (exactly for integers and bools, up to rounding for floating point), as
+  // add, mul, max, min, and, or are. A Reduce by a combiner may be split across work-items.
+  const bool combiner;
   UserFun(std::string n, std::vector<std::string> pn, std::string b, std::vector<TypePtr> pt,
-          TypePtr rt, HostFn h)
+          TypePtr rt, HostFn h, bool c = false)
       : Fun(Kind::kUserFun),
         name(std::move(n)),
         param_names(std::move(pn)),
         body(std::move(b)),
         param_types(std::move(pt)),
         result_type(std::move(rt)),
-        host(std::move(h)) {}
+        host(std::move(h)),
+        combiner(c) {}
 };
 
 // What Pad puts in the new elements.
@@ -217,6 +222,9 @@ absl::StatusOr<FunPtr> MakeLambda(std::vector<TypePtr> param_types, const BodyFn
 FunPtr MakeUserFun(absl::string_view name, std::vector<std::string> param_names,
                    absl::string_view body, std::vector<DType> param_types, DType result,
                    UserFun::HostFn host);
+// The same for a combiner (UserFun::combiner): two parameters of `dtype`, a result of `dtype`.
+FunPtr MakeCombiner(absl::string_view name, absl::string_view body, DType dtype,
+                    UserFun::HostFn host);
 
 // Map(λ(x) => body(x)) $ array.
 absl::StatusOr<ExprPtr> MapOver(const ExprPtr& array,

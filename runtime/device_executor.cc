@@ -420,12 +420,16 @@ class DeviceExecutor::Run_ {
         DFC_ASSIGN_OR_RETURN(int64_t v, r.Evaluate(sizes));
         rows = std::max(rows, v);
       }
-      // A plan written for another device may ask for more than this one allows; the
-      // kernels do not depend on the work-group size, so the device's limit is used.
-      const size_t local = std::min(static_cast<size_t>(stage.work_group_size),
-                                    ex_.context_->info().max_work_group_size);
-      const size_t global = local == 0 ? static_cast<size_t>(rows)
-                                       : (static_cast<size_t>(rows) + local - 1) / local * local;
+      // MapGlb kernels do not depend on the work-group size: a plan written for a device
+      // that allows more than this one gets this one's limit. MapWrg/MapLcl kernels require
+      // theirs (a device that cannot run it fails the launch, and the cluster falls back).
+      size_t local = static_cast<size_t>(stage.work_group_size);
+      if (!stage.work_group_per_row) {
+        local = std::min(local, ex_.context_->info().max_work_group_size);
+      }
+      const size_t global = stage.work_group_per_row ? static_cast<size_t>(rows) * local
+                            : local == 0             ? static_cast<size_t>(rows)
+                                         : (static_cast<size_t>(rows) + local - 1) / local * local;
       DFC_CL_RETURN_IF_ERROR(
           clEnqueueNDRangeKernel(ex_.context_->queue(), compiled.stages[s].get(), 1, nullptr,
                                  &global, local == 0 ? nullptr : &local, 0, nullptr, nullptr));
@@ -450,7 +454,7 @@ DeviceExecutor::DeviceExecutor(std::shared_ptr<cl::ClContext> context,
     : context_(std::move(context)),
       cache_(std::move(cache)),
       options_(std::move(options)),
-      profile_(ProfileOf(context_->info())) {}
+      profile_(options_.profile ? *options_.profile : ProfileOf(context_->info())) {}
 
 absl::StatusOr<std::unique_ptr<DeviceExecutor>> DeviceExecutor::Open(absl::string_view kind,
                                                                      int platform,

@@ -64,6 +64,9 @@ class DeviceExecutor {
     std::ostream* warnings = nullptr;
     // A test hook: edits each generated source before it is built (to make a build fail).
     std::function<void(std::string& source)> edit_source;
+    // Generate kernels for this profile rather than the device's: runs another device's
+    // strategies (a GPU's MapWrg/MapLcl reductions) on the device present, to check them.
+    std::optional<codegen::DeviceProfile> profile;
   };
 
   // What one graph keeps on the device between runs: its variables, the constants its

@@ -77,8 +77,8 @@ class DeviceExecutorTest : public ::testing::Test {
   }
 
   std::unique_ptr<DeviceExecutor> MakeExecutor(DeviceExecutor::Options options = {}) {
-    return std::make_unique<DeviceExecutor>(
-        context_, std::make_shared<cl::ProgramCache>(context_), std::move(options));
+    return std::make_unique<DeviceExecutor>(context_, std::make_shared<cl::ProgramCache>(context_),
+                                            std::move(options));
   }
 
   std::shared_ptr<cl::ClContext> context_;
@@ -133,9 +133,10 @@ TEST_F(DeviceExecutorTest, AKernelThatFailsToBuildFallsBack) {
   absl::StatusOr<ir::LoweredGraph> lowered = Lower(graph, fetches, feeds);
   ASSERT_TRUE(lowered.ok()) << lowered.status();
   std::ostringstream warnings;
-  std::unique_ptr<DeviceExecutor> device = MakeExecutor(
-      {.warnings = &warnings,
-       .edit_source = [](std::string& source) { source += "\nthis is not OpenCL C;\n"; }});
+  std::unique_ptr<DeviceExecutor> device =
+      MakeExecutor({.warnings = &warnings, .edit_source = [](std::string& source) {
+                      source += "\nthis is not OpenCL C;\n";
+                    }});
   absl::StatusOr<std::vector<Tensor>> actual = device->Run(graph, *lowered, feeds, fetches);
   ASSERT_TRUE(actual.ok()) << actual.status();
   absl::StatusOr<std::vector<Tensor>> expected = Reference(graph, feeds, fetches);
@@ -165,9 +166,9 @@ const std::map<std::string, std::map<std::string, Tensor>>& FeedOverrides() {
 // come from an initialiser run, which DeviceExecutor::Run does not do).
 TEST_F(DeviceExecutorTest, EveryFrozenSharedModelMatchesTheReference) {
   const std::vector<std::string> must_run = {
-      "dl4j_mlp_00_frozen.pb",       "dl4j_ae_00_frozen.pb",
+      "dl4j_mlp_00_frozen.pb",           "dl4j_ae_00_frozen.pb",
       "dl4j_mnist_00_softmax_frozen.pb", "tf2onnx_lstm_frozen.pb",
-      "tf2onnx_regression_frozen.pb", "cppflow_mlp_frozen.pb",
+      "tf2onnx_regression_frozen.pb",    "cppflow_mlp_frozen.pb",
       "lvfengkun_mnist_mlp_frozen.pb"};
   std::vector<std::string> ran;
   std::vector<std::filesystem::path> paths;
@@ -263,16 +264,136 @@ TEST_F(DeviceExecutorTest, AnOutOfRangeGatherIndexIsAnErrorNotACrash) {
   std::unique_ptr<DeviceExecutor> device = MakeExecutor();
 
   // In range first, so the error below is not a kernel that never works.
-  absl::StatusOr<std::vector<Tensor>> good = device->Run(*graph, *lowered, feeds_for({1, 4}),
-                                                         fetches);
+  absl::StatusOr<std::vector<Tensor>> good =
+      device->Run(*graph, *lowered, feeds_for({1, 4}), fetches);
   ASSERT_TRUE(good.ok()) << good.status();
   EXPECT_EQ(testing::Values<float>((*good)[0]), (std::vector<float>{11, 14}));
 
-  absl::StatusOr<std::vector<Tensor>> bad = device->Run(*graph, *lowered, feeds_for({1, 7}),
-                                                        fetches);
+  absl::StatusOr<std::vector<Tensor>> bad =
+      device->Run(*graph, *lowered, feeds_for({1, 7}), fetches);
   ASSERT_FALSE(bad.ok()) << "index 7 of a 5-element params was accepted";
   EXPECT_THAT(std::string(bad.status().message()), HasSubstr("out of range"));
   EXPECT_EQ(device->fallbacks(), 0);
+}
+
+// Reductions over the batch, as a training step's gradients have them: x, i: [N]; a: [N,37];
+// b: [N,10]. Every output has few rows (one, or 37), so GPU profiles split the Reduces.
+constexpr char kBatchReductionsGraph[] = R"gd(
+  node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } }
+    attr { key: "shape" value { shape { dim { size: -1 } } } } }
+  node { name: "i" op: "Placeholder" attr { key: "dtype" value { type: DT_INT32 } }
+    attr { key: "shape" value { shape { dim { size: -1 } } } } }
+  node { name: "a" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } }
+    attr { key: "shape" value { shape { dim { size: -1 } dim { size: 37 } } } } }
+  node { name: "b" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } }
+    attr { key: "shape" value { shape { dim { size: -1 } dim { size: 10 } } } } }
+  node { name: "axis" op: "Const" attr { key: "dtype" value { type: DT_INT32 } }
+    attr { key: "value" value { tensor { dtype: DT_INT32 tensor_shape {} int_val: 0 } } } }
+  node { name: "zero" op: "Const" attr { key: "dtype" value { type: DT_FLOAT } }
+    attr { key: "value" value { tensor { dtype: DT_FLOAT tensor_shape {} float_val: 0 } } } }
+  node { name: "sum" op: "Sum" input: "x" input: "axis"
+    attr { key: "T" value { type: DT_FLOAT } } attr { key: "Tidx" value { type: DT_INT32 } } }
+  node { name: "mean" op: "Mean" input: "x" input: "axis"
+    attr { key: "T" value { type: DT_FLOAT } } attr { key: "Tidx" value { type: DT_INT32 } } }
+  node { name: "max" op: "Max" input: "x" input: "axis"
+    attr { key: "T" value { type: DT_FLOAT } } attr { key: "Tidx" value { type: DT_INT32 } } }
+  node { name: "argmax" op: "ArgMax" input: "x" input: "axis"
+    attr { key: "T" value { type: DT_FLOAT } } attr { key: "Tidx" value { type: DT_INT32 } }
+    attr { key: "output_type" value { type: DT_INT64 } } }
+  node { name: "isum" op: "Sum" input: "i" input: "axis"
+    attr { key: "T" value { type: DT_INT32 } } attr { key: "Tidx" value { type: DT_INT32 } } }
+  node { name: "positive" op: "Greater" input: "x" input: "zero"
+    attr { key: "T" value { type: DT_FLOAT } } }
+  node { name: "any" op: "Any" input: "positive" input: "axis"
+    attr { key: "Tidx" value { type: DT_INT32 } } }
+  node { name: "all" op: "All" input: "positive" input: "axis"
+    attr { key: "Tidx" value { type: DT_INT32 } } }
+  node { name: "grad" op: "MatMul" input: "a" input: "b"
+    attr { key: "T" value { type: DT_FLOAT } }
+    attr { key: "transpose_a" value { b: true } } attr { key: "transpose_b" value { b: false } } }
+)gd";
+
+// Higham's bound for a float32 sum of n terms in any order: |computed - exact| <= gamma_n *
+// sum |term|, gamma_n = n u / (1 - n u), u = 2^-24. Two orders differ by at most twice that.
+double SumOrderBound(int64_t n, double sum_of_magnitudes) {
+  const double u = std::ldexp(1.0, -24);
+  return 2 * (n * u / (1 - n * u)) * sum_of_magnitudes;
+}
+
+// The MapWrg/MapLcl strategy of the GPU profiles (codegen/kernel_gen.h), run on the CPU
+// device: every Reduce over the batch split across a work-group and combined in local
+// memory. Integers, bools, Max and ArgMax (ties go to the first index) must be exact; float
+// sums are summed in another order than the reference's and must agree within the bound above.
+TEST_F(DeviceExecutorTest, GpuProfilesSplitBatchReductionsAcrossWorkGroups) {
+  absl::StatusOr<Graph> graph = ParseGraph(kBatchReductionsGraph, "reductions.pbtxt");
+  ASSERT_TRUE(graph.ok()) << graph.status();
+  const std::vector<TensorId> fetches = {{"sum", 0},  {"mean", 0}, {"max", 0}, {"argmax", 0},
+                                         {"isum", 0}, {"any", 0},  {"all", 0}, {"grad", 0}};
+  auto feeds_for = [](int64_t n) -> Feeds {
+    Tensor x = RandomFloats({n}, n);
+    if (n > 3) x.mutable_flat<float>()[n - 1] = x.mutable_flat<float>()[1] = 2.0f;  // a tie
+    Tensor i = Tensor::Zeros(DType::kInt32, {n});
+    for (int64_t k = 0; k < n; ++k) i.mutable_flat<int32_t>()[k] = static_cast<int32_t>(k * 7919);
+    return {{{"x", 0}, x},
+            {{"i", 0}, i},
+            {{"a", 0}, RandomFloats({n, 37}, n + 1)},
+            {{"b", 0}, RandomFloats({n, 10}, n + 2)}};
+  };
+  for (const char* name : {"amd", "nvidia", "intel"}) {
+    SCOPED_TRACE(name);
+    absl::StatusOr<codegen::DeviceProfile> profile = codegen::NamedProfile(name);
+    ASSERT_TRUE(profile.ok());
+    ASSERT_GT(profile->WorkGroupReductionSize(), 0);
+    absl::StatusOr<ir::LoweredGraph> lowered = Lower(*graph, fetches, feeds_for(5));
+    ASSERT_TRUE(lowered.ok()) << lowered.status();
+    int split = 0;
+    for (const ir::LoweredCluster& cluster : lowered->clusters) {
+      absl::StatusOr<codegen::KernelSource> kernel =
+          codegen::GenerateKernel(cluster, {.profile = *profile});
+      ASSERT_TRUE(kernel.ok()) << kernel.status();
+      for (const codegen::KernelStage& stage : kernel->stages) {
+        if (!stage.work_group_per_row) continue;
+        ++split;
+        EXPECT_EQ(stage.work_group_size, profile->WorkGroupReductionSize());
+        EXPECT_THAT(kernel->source, HasSubstr("barrier(CLK_LOCAL_MEM_FENCE)"));
+        EXPECT_THAT(kernel->source, HasSubstr("reqd_work_group_size("));
+      }
+    }
+    EXPECT_GT(split, 0) << "no kernel took the MapWrg/MapLcl mapping";
+
+    std::unique_ptr<DeviceExecutor> device = MakeExecutor({.profile = *profile});
+    for (int64_t n : {1, 5, 255, 256, 257, 3001}) {
+      SCOPED_TRACE(absl::StrCat("N = ", n));
+      const Feeds feeds = feeds_for(n);
+      absl::StatusOr<std::vector<Tensor>> got = device->Run(*graph, *lowered, feeds, fetches);
+      ASSERT_TRUE(got.ok()) << got.status();
+      absl::StatusOr<std::vector<Tensor>> want = Reference(*graph, feeds, fetches);
+      ASSERT_TRUE(want.ok()) << want.status();
+      for (size_t k = 2; k < 7; ++k) {  // max, argmax, isum, any, all: exact
+        EXPECT_TRUE(CompareTensors((*got)[k], (*want)[k], {}).equal) << fetches[k].ToString();
+      }
+      double magnitude = 0;
+      for (float v : feeds[0].second.flat<float>()) magnitude += std::fabs(v);
+      const double sum_bound = SumOrderBound(n, magnitude);
+      EXPECT_NEAR((*got)[0].flat<float>()[0], (*want)[0].flat<float>()[0], sum_bound);
+      // The mean is the sum divided by n, rounded once more.
+      const float mean = (*want)[1].flat<float>()[0];
+      EXPECT_NEAR((*got)[1].flat<float>()[0], mean,
+                  sum_bound / n + std::ldexp(std::fabs(mean), -23));
+      // grad[r][c] = sum over the batch of a[k][r] * b[k][c] (the reference sums in double).
+      const auto a = feeds[2].second.flat<float>(), b = feeds[3].second.flat<float>();
+      const auto grad = (*got)[7].flat<float>(), want_grad = (*want)[7].flat<float>();
+      for (int r = 0; r < 37; ++r) {
+        for (int c = 0; c < 10; ++c) {
+          double terms = 0;
+          for (int64_t k = 0; k < n; ++k) terms += std::fabs(double{a[k * 37 + r]} * b[k * 10 + c]);
+          EXPECT_NEAR(grad[r * 10 + c], want_grad[r * 10 + c], SumOrderBound(n, terms) + 1e-30)
+              << "grad[" << r << "][" << c << "]";
+        }
+      }
+    }
+    EXPECT_EQ(device->fallbacks(), 0);
+  }
 }
 
 }  // namespace

@@ -53,9 +53,14 @@ json ClusterJson(const Plan& plan, int c) {
   for (const codegen::KernelStage& stage : kernel.stages) {
     std::vector<std::string> rows;
     for (const ArithExpr& r : stage.rows) rows.push_back(r.ToString());
-    stages.push_back(json{{"kernel", stage.name},
-                          {"global_size", absl::StrCat("max(1, ", absl::StrJoin(rows, ", "), ")")},
-                          {"work_group_size", stage.work_group_size}});
+    const std::string max_rows = absl::StrCat("max(1, ", absl::StrJoin(rows, ", "), ")");
+    stages.push_back(
+        json{{"kernel", stage.name},
+             {"mapping", stage.work_group_per_row ? "MapWrg(0)/MapLcl(0)" : "MapGlb(0)"},
+             {"global_size", stage.work_group_per_row
+                                 ? absl::StrCat(max_rows, " * ", stage.work_group_size)
+                                 : max_rows},
+             {"work_group_size", stage.work_group_size}});
   }
   return {{"cluster", c},
           {"nodes", ClusterNodeNames(*plan.graph, plan.lowered.partition.clusters[c])},

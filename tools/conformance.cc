@@ -28,8 +28,9 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr char kUsage[] =
-    "usage: dfc conformance DIR [--reference | --interpret | --device D [--platform N]]\n"
-    "                           [--json FILE] [--filter REGEX] [--known-defects FILE]\n"
+    "usage: dfc conformance DIR [--reference | --interpret | --device D [--platform N]\n"
+    "                           [--profile P]] [--json FILE] [--filter REGEX]\n"
+    "                           [--known-defects FILE]\n"
     "  --reference      run on the host reference executor (the default for now)\n"
     "  --interpret      lower the graph to clusters of IR and run them with the IR interpreter\n"
     "                   (host ops on the reference executor); prints where device ops ran,\n"
@@ -37,6 +38,8 @@ constexpr char kUsage[] =
     "  --device         run every cluster as a generated OpenCL kernel on device D\n"
     "                   (auto|cpu|gpu|amd|nvidia|intel|arm); a cluster whose kernel fails\n"
     "                   falls back to the host with a warning, and fails the run\n"
+    "  --profile        generate the kernels for profile P (amd|nvidia|intel|arm|cpu) and run\n"
+    "                   them on the device: another device's strategies checked here\n"
     "  --json           also write every case's result to FILE\n"
     "  --filter         only the cases whose folder name matches REGEX (search, not full match)\n"
     "  --known-defects  a list of cases whose expected data is known to be wrong (see\n"
@@ -202,6 +205,7 @@ int Conformance(const std::vector<std::string>& argv) {
                                                {"interpret"},
                                                {"device", true},
                                                {"platform", true},
+                                               {"profile", true},
                                                {"json", true},
                                                {"filter", true},
                                                {"known-defects", true}});
@@ -209,13 +213,22 @@ int Conformance(const std::vector<std::string>& argv) {
   if (args->Has("reference") + args->Has("interpret") + args->Has("device") > 1) {
     return ReportUsage("--reference, --interpret and --device exclude each other", kUsage);
   }
+  if (args->Has("profile") && !args->Has("device")) {
+    return ReportUsage("--profile goes with --device", kUsage);
+  }
   const Mode mode = args->Has("interpret") ? Mode::kInterpret
                     : args->Has("device")  ? Mode::kDevice
                                            : Mode::kReference;
   std::unique_ptr<DeviceExecutor> device;
   if (mode == Mode::kDevice) {
+    DeviceExecutor::Options options{.warnings = &std::cerr};
+    if (args->Has("profile")) {
+      absl::StatusOr<codegen::DeviceProfile> profile = codegen::NamedProfile(args->Get("profile"));
+      if (!profile.ok()) return ReportError(profile.status());
+      options.profile = *std::move(profile);
+    }
     absl::StatusOr<std::unique_ptr<DeviceExecutor>> opened =
-        OpenDeviceExecutor(*args, {.warnings = &std::cerr});
+        OpenDeviceExecutor(*args, std::move(options));
     if (!opened.ok()) return ReportError(opened.status());
     device = *std::move(opened);
   }

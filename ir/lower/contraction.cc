@@ -84,11 +84,11 @@ FunPtr MultFun(DType d) {
 
 // add: (C, C) -> C.
 FunPtr AddFun(DType c) {
-  return MakeUserFun(absl::StrCat("dot_add_", DTypeName(c)), {"acc", "x"},
-                     absl::StrCat("return ", ArithText(false, c, "acc", "x"), ";"), {c, c}, c,
-                     [c](std::span<const Scalar> a) -> absl::StatusOr<Scalar> {
-                       return ArithHost(false, c, a[0], a[1]);
-                     });
+  return MakeCombiner(absl::StrCat("dot_add_", DTypeName(c)),
+                      absl::StrCat("return ", ArithText(false, c, "acc", "x"), ";"), c,
+                      [c](std::span<const Scalar> a) -> absl::StatusOr<Scalar> {
+                        return ArithHost(false, c, a[0], a[1]);
+                      });
 }
 
 // One product: a is [m, k] ([k, m] if transpose_a), b is [k, n] ([n, k] if transpose_b).

@@ -133,12 +133,17 @@ Scalar ArithHost(Arith op, DType acc_dtype, const Scalar& acc, const Scalar& x) 
 }
 
 // λ(acc, x) => acc op x, the step of a Sum, Prod or L2Loss.
+// A sum or product whose accumulator is its elements' dtype is a combiner; a sum of squares,
+// or of float16 in float, is not.
 FunPtr ArithFun(Arith op, DType acc, DType x) {
-  return MakeUserFun(absl::StrCat("reduce_", ArithName(op), "_", DTypeName(acc), "_", DTypeName(x)),
-                     {"acc", "x"}, absl::StrCat("return ", ArithText(op, acc), ";"), {acc, x}, acc,
-                     [op, acc](std::span<const Scalar> a) -> absl::StatusOr<Scalar> {
-                       return ArithHost(op, acc, a[0], a[1]);
-                     });
+  const std::string name =
+      absl::StrCat("reduce_", ArithName(op), "_", DTypeName(acc), "_", DTypeName(x));
+  const std::string body = absl::StrCat("return ", ArithText(op, acc), ";");
+  auto host = [op, acc](std::span<const Scalar> a) -> absl::StatusOr<Scalar> {
+    return ArithHost(op, acc, a[0], a[1]);
+  };
+  if (acc == x && op != Arith::kAddSquare) return MakeCombiner(name, body, acc, host);
+  return MakeUserFun(name, {"acc", "x"}, body, {acc, x}, acc, host);
 }
 
 // Whether x is strictly above (`is_max`) or below `best`: NaN never is.
@@ -154,19 +159,17 @@ FunPtr ExtremeFun(bool is_max, DType d) {
   const std::string body = IsFloating(d)
                                ? absl::StrCat("return (isnan(x) || x ", cmp, " acc) ? x : acc;")
                                : absl::StrCat("return x ", cmp, " acc ? x : acc;");
-  return MakeUserFun(absl::StrCat(is_max ? "reduce_max_" : "reduce_min_", DTypeName(d)),
-                     {"acc", "x"}, body, {d, d}, d,
-                     [is_max](std::span<const Scalar> a) -> absl::StatusOr<Scalar> {
-                       if (IsFloating(a[1].dtype) && std::isnan(a[1].f)) return a[1];
-                       return Beats(a[1], a[0], is_max) ? a[1] : a[0];
-                     });
+  return MakeCombiner(absl::StrCat(is_max ? "reduce_max_" : "reduce_min_", DTypeName(d)), body, d,
+                      [is_max](std::span<const Scalar> a) -> absl::StatusOr<Scalar> {
+                        if (IsFloating(a[1].dtype) && std::isnan(a[1].f)) return a[1];
+                        return Beats(a[1], a[0], is_max) ? a[1] : a[0];
+                      });
 }
 
 FunPtr LogicalFun(bool is_all) {
-  return MakeUserFun(
-      is_all ? "reduce_all_bool" : "reduce_any_bool", {"acc", "x"},
-      is_all ? "return (acc && x) ? 1 : 0;" : "return (acc || x) ? 1 : 0;",
-      {DType::kBool, DType::kBool}, DType::kBool,
+  return MakeCombiner(
+      is_all ? "reduce_all_bool" : "reduce_any_bool",
+      is_all ? "return (acc && x) ? 1 : 0;" : "return (acc || x) ? 1 : 0;", DType::kBool,
       [is_all](std::span<const Scalar> a) -> absl::StatusOr<Scalar> {
         return Scalar::Bool(is_all ? (a[0].i != 0 && a[1].i != 0) : (a[0].i != 0 || a[1].i != 0));
       });
