@@ -35,7 +35,63 @@ struct CVal {
   Thunk scalar;              // scalars
   std::vector<CVal> fields;  // tuples
   ElementFn element;         // arrays
+  // Reading an element does arithmetic (a UserFun, a Reduce), not only index arithmetic and
+  // loads: worth keeping in private memory when read more than once.
+  bool computed = false;
 };
+
+// The most elements a work-item keeps in a private array (4 KiB of float): recomputing an
+// element that does arithmetic costs more than writing and reading it once, and GPU drivers
+// keep arrays this size in registers or spill them to cached scratch memory without failing.
+constexpr int64_t kMaxPrivateElements = 1024;
+
+// Whether applying `f` does arithmetic (static: a UserFun or a Reduce anywhere in it).
+bool Computes(const ir::Fun& f);
+bool Computes(const ir::Expr& e) {
+  if (e.kind != ir::Expr::Kind::kFunCall) return false;
+  const auto& call = static_cast<const ir::FunCall&>(e);
+  if (Computes(*call.f)) return true;
+  for (const ExprPtr& a : call.args) {
+    if (Computes(*a)) return true;
+  }
+  return false;
+}
+bool Computes(const ir::Fun& f) {
+  switch (f.kind) {
+    case Fun::Kind::kUserFun:
+    case Fun::Kind::kReduce:
+    case Fun::Kind::kReduceSeq:
+      return true;
+    case Fun::Kind::kLambda:
+      return Computes(*static_cast<const ir::Lambda&>(f).body);
+    default: {
+      const auto& p = static_cast<const ir::Pattern&>(f);
+      return p.f != nullptr && Computes(*p.f);
+    }
+  }
+}
+
+// How often evaluating `e` reads `param`: 0, 1, or 2 for more than once (a read inside the
+// function of a Map or a Reduce happens once per element).
+int Reads(const ir::Expr& e, const ir::Param* param);
+int Reads(const ir::Fun& f, const ir::Param* param) {
+  if (f.kind == Fun::Kind::kLambda) return Reads(*static_cast<const ir::Lambda&>(f).body, param);
+  if (f.kind == Fun::Kind::kUserFun) return 0;
+  const auto& p = static_cast<const ir::Pattern&>(f);
+  if (p.f == nullptr) return 0;
+  const int inner = Reads(*p.f, param);
+  const bool per_element = f.kind != Fun::Kind::kToGlobal && f.kind != Fun::Kind::kToLocal &&
+                           f.kind != Fun::Kind::kToPrivate && f.kind != Fun::Kind::kId;
+  return per_element && inner > 0 ? 2 : inner;
+}
+int Reads(const ir::Expr& e, const ir::Param* param) {
+  if (e.kind == ir::Expr::Kind::kParam) return &e == param ? 1 : 0;
+  if (e.kind != ir::Expr::Kind::kFunCall) return 0;
+  const auto& call = static_cast<const ir::FunCall&>(e);
+  int n = Reads(*call.f, param);
+  for (const ExprPtr& a : call.args) n += Reads(*a, param);
+  return std::min(n, 2);
+}
 
 using Env = std::shared_ptr<const absl::flat_hash_map<const ir::Param*, CVal>>;
 
@@ -113,7 +169,7 @@ class Generator {
   // Writes `value` as the output of `type`: loop bounds come from the declared type, so a
   // kernel never writes past the buffer the runtime allocated for it.
   absl::Status Store(const CVal& value, const TypePtr& type, const std::string& buffer,
-                     const std::string& offset);
+                     const std::string& offset, bool private_array = false);
   // C text of a size expression; `index` names what the Reindex variable `i` stands for.
   std::string Size(const ArithExpr& e, const std::string& index = "");
 
@@ -142,6 +198,11 @@ class Generator {
   bool FewRows(const std::vector<Output>& outputs) const;
   // A top-level array bound by a let: computed by a kernel of its own into a temporary.
   absl::StatusOr<CVal> Materialize(const CVal& value);
+  // An array a work-item reads several times and whose elements do arithmetic (a row of
+  // hidden units that every output of the next layer reads): computed once, into a private
+  // array of the work-item, if it has a known size of at most kMaxPrivateElements.
+  static bool FitsPrivately(const TypePtr& type);
+  absl::StatusOr<CVal> MaterializePrivately(const CVal& value);
 
   const ir::LoweredCluster& cluster_;
   int64_t block_counter_ = 0;
@@ -297,10 +358,14 @@ CVal Generator::Load(const std::string& buffer, DType dtype, const TypePtr& type
 }
 
 absl::Status Generator::Store(const CVal& value, const TypePtr& type, const std::string& buffer,
-                              const std::string& offset) {
+                              const std::string& offset, bool private_array) {
   const DType dtype = ir::BaseDType(type);
   if (type->is_scalar() && value.type->is_scalar()) {
     DFC_ASSIGN_OR_RETURN(std::string v, value.scalar());
+    if (private_array) {
+      em_->Emit(absl::StrCat(buffer, "[", offset, "] = ", v, ";"));
+      return absl::OkStatus();
+    }
     // Under MapWrg/MapLcl every work-item of the group holds the row: the first stores it.
     em_->Emit(
         absl::StrCat(lanes_ > 0 ? "if (lid == 0) " : "",
@@ -317,8 +382,8 @@ absl::Status Generator::Store(const CVal& value, const TypePtr& type, const std:
   const std::string n = Size(type->length);
   em_->OpenBlock(absl::StrCat("for (long ", j, " = 0; ", j, " < ", n, "; ++", j, ")"));
   DFC_ASSIGN_OR_RETURN(CVal element, value.element(j));
-  DFC_RETURN_IF_ERROR(
-      Store(element, type->element, buffer, absl::StrCat("(", offset, ") * ", n, " + ", j)));
+  DFC_RETURN_IF_ERROR(Store(element, type->element, buffer,
+                            absl::StrCat("(", offset, ") * ", n, " + ", j), private_array));
   em_->CloseBlock();
   return absl::OkStatus();
 }
@@ -359,8 +424,15 @@ absl::StatusOr<CVal> Generator::Apply(const Fun& f, std::vector<CVal> args, cons
       return ApplyLambda(static_cast<const ir::Lambda&>(f), std::move(args), env);
     case Fun::Kind::kUserFun:
       return CallUserFun(static_cast<const ir::UserFun&>(f), std::move(args));
-    default:
-      return ApplyPattern(static_cast<const ir::Pattern&>(f), std::move(args), result, env);
+    default: {
+      // A pattern's value computes if its function does or any argument's value does.
+      bool computed = Computes(f);
+      for (const CVal& a : args) computed = computed || a.computed;
+      DFC_ASSIGN_OR_RETURN(
+          CVal v, ApplyPattern(static_cast<const ir::Pattern&>(f), std::move(args), result, env));
+      v.computed = v.computed || computed;
+      return v;
+    }
   }
 }
 
@@ -371,6 +443,9 @@ absl::StatusOr<CVal> Generator::ApplyLambda(const ir::Lambda& lambda, std::vecto
     CVal v = std::move(args[k]);
     if (top_level_ && v.type->is_array() && ir::TensorShape(v.type)) {
       DFC_ASSIGN_OR_RETURN(v, Materialize(v));
+    } else if (!top_level_ && v.computed && v.type->is_array() &&
+               Reads(*lambda.body, lambda.params[k].get()) > 1 && FitsPrivately(v.type)) {
+      DFC_ASSIGN_OR_RETURN(v, MaterializePrivately(v));
     } else {
       DFC_ASSIGN_OR_RETURN(v, Bind(std::move(v)));
     }
@@ -389,7 +464,8 @@ absl::StatusOr<CVal> Generator::CallUserFun(const ir::UserFun& f, std::vector<CV
   if (f.result_type->dtype == DType::kDouble) uses_double_ = true;
   user_funs_.emplace(f.name, &f);
   const bool round = f.result_type->dtype == DType::kHalf;
-  return CVal{f.result_type, [&f, args, round]() -> absl::StatusOr<std::string> {
+  return CVal{.type = f.result_type,
+              .scalar = [&f, args, round]() -> absl::StatusOr<std::string> {
                 std::vector<std::string> texts;
                 for (const CVal& a : args) {
                   DFC_ASSIGN_OR_RETURN(std::string t, a.scalar());
@@ -397,7 +473,8 @@ absl::StatusOr<CVal> Generator::CallUserFun(const ir::UserFun& f, std::vector<CV
                 }
                 std::string call = absl::StrCat(f.name, "(", absl::StrJoin(texts, ", "), ")");
                 return round ? absl::StrCat("dfc_round_half(", call, ")") : call;
-              }};
+              },
+              .computed = true};
 }
 
 // Element i of Split(m) (stride m) and of Slide(size, step) (stride step): the window of
@@ -884,6 +961,29 @@ absl::StatusOr<CVal> Generator::Materialize(const CVal& value) {
   top_level_ = saved;
   DFC_RETURN_IF_ERROR(emitted);
   return Load(buffer, dtype, value.type, "0L");
+}
+
+// The number of scalars of a tensor type, if it is a known constant.
+std::optional<int64_t> ConstantElements(const TypePtr& type) {
+  const auto shape = ir::TensorShape(type);
+  if (!shape) return std::nullopt;
+  return NumElements(*shape).AsConstant();
+}
+
+bool Generator::FitsPrivately(const TypePtr& type) {
+  const std::optional<int64_t> n = ConstantElements(type);
+  return n && *n <= kMaxPrivateElements;
+}
+
+absl::StatusOr<CVal> Generator::MaterializePrivately(const CVal& value) {
+  const DType dtype = ir::BaseDType(value.type);
+  const int64_t n = *ConstantElements(value.type);
+  const std::string name = em_->Fresh("priv");
+  const std::string type = ir::OpenCLType(dtype);  // float16 is kept as float
+  em_->Emit(absl::StrCat(type, " ", name, "[", std::max<int64_t>(n, 1), "];  // ",
+                         ir::TypeToString(value.type), ", computed once"));
+  DFC_RETURN_IF_ERROR(Store(value, value.type, name, "0L", /*private_array=*/true));
+  return Load(name, dtype == DType::kHalf ? DType::kFloat : dtype, value.type, "0L");
 }
 
 absl::StatusOr<KernelSource> Generator::Generate(const KernelOptions& options) {

@@ -7,6 +7,12 @@
 // Repeat, Iota, Get) are index arithmetic: nothing is copied. Size variables are kernel
 // arguments, so one kernel serves every batch size.
 //
+// Inside a work-item, an array bound once and read several times whose elements do arithmetic
+// (a row of hidden units that every output of the next layer reads; the logits that Softmax
+// reads for its max, its sum and its quotients) is computed once into a private array, if its
+// size is a known constant of at most 1024 elements; any other array is a view, its elements
+// computed where they are read.
+//
 // Where the device profile says so (a GPU with real local memory, WorkGroupReductionSize), a
 // kernel whose rows are a known number too small to fill the device (ConcurrentWorkItems) and
 // whose rows reduce takes Lift's MapWrg/MapLcl mapping instead: work-group g computes row g,

@@ -193,5 +193,28 @@ TEST_F(KernelGenTest, EverySourceBuildsOnTheCpuDevice) {
   std::filesystem::remove_all(dir_template);
 }
 
+// The frozen MLP (784 -> 256 -> Abs -> 10 -> Softmax) is one cluster. Each work-item reads its
+// row of hidden units once per output column and its logits three times (Softmax's max, sum
+// and quotient): both are computed once into private arrays, so the 784-term dot products run
+// once per hidden unit, not 30 times.
+TEST(KernelGenPrivateArrayTest, ARowReadManyTimesIsComputedOnceIntoAPrivateArray) {
+  absl::StatusOr<Graph> graph = LoadGraph(testing::SharedDir() + "/models/dl4j_mlp_00_frozen.pb");
+  ASSERT_TRUE(graph.ok()) << graph.status();
+  ReferenceFoldOracle oracle;
+  absl::StatusOr<ir::LoweredGraph> lowered =
+      ir::LowerGraph(*graph, {TensorId{"output", 0}}, {}, {}, oracle, {.fold_only_static = true});
+  ASSERT_TRUE(lowered.ok()) << lowered.status();
+  ASSERT_EQ(lowered->clusters.size(), 1u);
+  absl::StatusOr<KernelSource> kernel = GenerateKernel(lowered->clusters[0], {.name = "k"});
+  ASSERT_TRUE(kernel.ok()) << kernel.status();
+  const std::string& source = kernel->source;
+  SCOPED_TRACE(source);
+  EXPECT_THAT(source, HasSubstr("float priv_"));
+  EXPECT_THAT(source, HasSubstr("[256];  // [float32]_256, computed once"));
+  EXPECT_THAT(source, HasSubstr("[10];  // [float32]_10, computed once"));
+  EXPECT_EQ(Count(source, " < 784L; "), 1) << "the hidden layer's dot products are repeated";
+  EXPECT_EQ(Count(source, "dot_mult_float32_to_float32(v"), 2);  // one per layer
+}
+
 }  // namespace
 }  // namespace dfc::codegen
