@@ -1,6 +1,7 @@
 // GenerateKernel on every cluster of the MNIST softmax training graph, without running: the
 // header comment, one `__kernel` per stage, the size arguments, a value bound by a let computed
-// once by a stage of its own, and every source building on PoCL's CPU device.
+// once by a stage of its own, the mappings of the GPU profiles, private arrays, and every
+// source building on PoCL's CPU device without a warning.
 #include "codegen/kernel_gen.h"
 
 #include <algorithm>
@@ -179,17 +180,27 @@ TEST_F(KernelGenTest, EverySourceBuildsOnTheCpuDevice) {
       (std::filesystem::temp_directory_path() / "dfc-kernel-gen-XXXXXX").string();
   ASSERT_NE(mkdtemp(dir_template.data()), nullptr);
   cl::ProgramCache cache(*context, dir_template);
-  for (size_t c = 0; c < generated_.size(); ++c) {
-    absl::StatusOr<std::shared_ptr<cl::ClProgram>> program =
-        cache.Build(generated_[c].kernel.source);
-    EXPECT_TRUE(program.ok()) << "cluster " << c << ": " << program.status() << "\n"
-                              << generated_[c].kernel.source;
+  // The cpu profile's kernels, and the amd profile's (MapWrg/MapLcl, local memory, barriers).
+  std::vector<KernelSource> sources;
+  for (const Generated& g : generated_) sources.push_back(g.kernel);
+  for (const Generated& g : generated_) {
+    absl::StatusOr<KernelSource> amd =
+        GenerateKernel(*g.cluster, {.name = "k", .profile = *NamedProfile("amd")});
+    ASSERT_TRUE(amd.ok()) << amd.status();
+    sources.push_back(*std::move(amd));
+  }
+  for (size_t c = 0; c < sources.size(); ++c) {
+    absl::StatusOr<std::shared_ptr<cl::ClProgram>> program = cache.Build(sources[c].source);
+    EXPECT_TRUE(program.ok()) << "source " << c << ": " << program.status() << "\n"
+                              << sources[c].source;
     if (!program.ok()) continue;
-    for (const KernelStage& stage : generated_[c].kernel.stages) {
+    for (const KernelStage& stage : sources[c].stages) {
       EXPECT_TRUE(cl::ProgramCache::CreateKernel(**program, stage.name).ok()) << stage.name;
     }
   }
-  EXPECT_EQ(cache.builds_from_source(), static_cast<int64_t>(generated_.size()));
+  EXPECT_EQ(cache.builds_from_source(), static_cast<int64_t>(sources.size()));
+  // Generated code builds without a warning.
+  EXPECT_THAT(cache.build_warnings(), ::testing::IsEmpty());
   std::filesystem::remove_all(dir_template);
 }
 

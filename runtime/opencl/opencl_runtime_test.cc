@@ -177,6 +177,19 @@ TEST(ProgramCacheTest, BuildsAndRunsVectorAdd) {
   EXPECT_EQ(cache.loads_from_disk(), 0);
 }
 
+// The compiler's warnings are kept, so that tests can require generated code to have none.
+TEST(ProgramCacheTest, KeepsTheLogOfABuildThatWarns) {
+  std::shared_ptr<ClContext> context = MakeContext();
+  ASSERT_NE(context, nullptr);
+  ProgramCache cache(context, "");
+  ASSERT_TRUE(cache.Build(kVectorAdd).ok());
+  EXPECT_TRUE(cache.build_warnings().empty());
+  ASSERT_TRUE(
+      cache.Build("__kernel void k(__global int* o) { o[0] + 1; if (o[1] = 2) o[2] = 3; }").ok());
+  ASSERT_EQ(cache.build_warnings().size(), 1u);
+  EXPECT_THAT(cache.build_warnings()[0], ::testing::HasSubstr("warning"));
+}
+
 TEST(ProgramCacheTest, SameSourceTwiceIsAMemoryHit) {
   std::shared_ptr<ClContext> context = MakeContext();
   ASSERT_NE(context, nullptr);

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "graph/check.h"
@@ -122,6 +123,10 @@ absl::StatusOr<std::shared_ptr<ClProgram>> ProgramCache::Build(const std::string
   if (result == nullptr) {
     DFC_ASSIGN_OR_RETURN(ClProgram built, BuildFromSource(source, options));
     ++builds_from_source_;
+    if (std::string log = BuildLog(built.get(), context_->device());
+        absl::StrContains(log, "warning")) {
+      build_warnings_.push_back(std::move(log));
+    }
     if (!path.empty()) SaveToDisk(path, key, built.get());
     result = std::make_shared<ClProgram>(std::move(built));
   }
@@ -228,6 +233,11 @@ int64_t ProgramCache::builds_from_source() const {
 int64_t ProgramCache::loads_from_disk() const {
   std::lock_guard<std::mutex> lock(mu_);
   return loads_from_disk_;
+}
+
+std::vector<std::string> ProgramCache::build_warnings() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return build_warnings_;
 }
 
 int64_t ProgramCache::memory_hits() const {

@@ -8,6 +8,7 @@
 #include <mutex>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "runtime/opencl/context.h"
@@ -51,6 +52,8 @@ class ProgramCache {
   int64_t builds_from_source() const;
   int64_t loads_from_disk() const;
   int64_t memory_hits() const;
+  // The compiler's logs of the source builds that warned (generated code should not).
+  std::vector<std::string> build_warnings() const;
 
  private:
   std::string KeyText(const std::string& source, const std::string& options) const;
@@ -66,6 +69,7 @@ class ProgramCache {
   mutable std::mutex mu_;
   std::unordered_map<std::string, std::shared_ptr<ClProgram>> programs_;  // by key text
   int64_t builds_from_source_ = 0, loads_from_disk_ = 0, memory_hits_ = 0;
+  std::vector<std::string> build_warnings_;
 };
 
 }  // namespace dfc::cl
