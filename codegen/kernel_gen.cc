@@ -17,6 +17,7 @@
 #include "codegen/c_emitter.h"
 #include "graph/check.h"
 #include "ir/lower/scalar_funs.h"
+#include "rewrite/rule.h"
 
 namespace dfc::codegen {
 namespace {
@@ -69,28 +70,6 @@ bool Computes(const ir::Fun& f) {
       return p.f != nullptr && Computes(*p.f);
     }
   }
-}
-
-// How often evaluating `e` reads `param`: 0, 1, or 2 for more than once (a read inside the
-// function of a Map or a Reduce happens once per element).
-int Reads(const ir::Expr& e, const ir::Param* param);
-int Reads(const ir::Fun& f, const ir::Param* param) {
-  if (f.kind == Fun::Kind::kLambda) return Reads(*static_cast<const ir::Lambda&>(f).body, param);
-  if (f.kind == Fun::Kind::kUserFun) return 0;
-  const auto& p = static_cast<const ir::Pattern&>(f);
-  if (p.f == nullptr) return 0;
-  const int inner = Reads(*p.f, param);
-  const bool per_element = f.kind != Fun::Kind::kToGlobal && f.kind != Fun::Kind::kToLocal &&
-                           f.kind != Fun::Kind::kToPrivate && f.kind != Fun::Kind::kId;
-  return per_element && inner > 0 ? 2 : inner;
-}
-int Reads(const ir::Expr& e, const ir::Param* param) {
-  if (e.kind == ir::Expr::Kind::kParam) return &e == param ? 1 : 0;
-  if (e.kind != ir::Expr::Kind::kFunCall) return 0;
-  const auto& call = static_cast<const ir::FunCall&>(e);
-  int n = Reads(*call.f, param);
-  for (const ExprPtr& a : call.args) n += Reads(*a, param);
-  return std::min(n, 2);
 }
 
 using Env = std::shared_ptr<const absl::flat_hash_map<const ir::Param*, CVal>>;
@@ -444,7 +423,7 @@ absl::StatusOr<CVal> Generator::ApplyLambda(const ir::Lambda& lambda, std::vecto
     if (top_level_ && v.type->is_array() && ir::TensorShape(v.type)) {
       DFC_ASSIGN_OR_RETURN(v, Materialize(v));
     } else if (!top_level_ && v.computed && v.type->is_array() &&
-               Reads(*lambda.body, lambda.params[k].get()) > 1 && FitsPrivately(v.type)) {
+               rewrite::Reads(*lambda.body, lambda.params[k].get()) > 1 && FitsPrivately(v.type)) {
       DFC_ASSIGN_OR_RETURN(v, MaterializePrivately(v));
     } else {
       DFC_ASSIGN_OR_RETURN(v, Bind(std::move(v)));

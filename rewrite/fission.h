@@ -1,0 +1,17 @@
+// Fission rules: one walk becomes nested walks over chunks, the shape that mapping rules then
+// spread over work-groups and work-items (Lift's splitJoin).
+#ifndef DFC_REWRITE_FISSION_H_
+#define DFC_REWRITE_FISSION_H_
+
+#include "graph/arith.h"
+#include "rewrite/rule.h"
+
+namespace dfc::rewrite {
+
+// splitJoin(n): Map(f) => Join o Map(Map(f)) o Split(n), for a high-level Map whose length is
+// known to be a multiple of n.
+Rule SplitJoin(ArithExpr n);
+
+}  // namespace dfc::rewrite
+
+#endif  // DFC_REWRITE_FISSION_H_

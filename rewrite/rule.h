@@ -1,0 +1,71 @@
+// Rewrite rules, as Lift's Rule(desc, partial function): each is a named law with a match that
+// looks at the root of an expression and either binds what its rewrite needs (returning the
+// rewrite, a closure over the bound parts) or declines with the reason, as MLIR's
+// notifyMatchFailure does. The driver applies rules and checks that every rewrite kept the
+// expression's type: a rule that changes a type is a bug in the rule, reported as Internal.
+//
+// Families live one to a file (fusion.h, simplify.h, fission.h), each with its test.
+#ifndef DFC_REWRITE_RULE_H_
+#define DFC_REWRITE_RULE_H_
+
+#include <functional>
+#include <string>
+#include <variant>
+
+#include "absl/status/statusor.h"
+#include "ir/expr.h"
+
+namespace dfc::rewrite {
+
+// Why a rule does not apply at an expression ("the Map's input is not a Map").
+struct Decline {
+  std::string reason;
+};
+
+// A rule's rewrite of the expression it matched.
+using Rewrite = std::function<absl::StatusOr<ir::ExprPtr>()>;
+using Match = std::variant<Rewrite, Decline>;
+
+struct Rule {
+  std::string name;  // "mapFusion"
+  std::string law;   // "Map(f) o Map(g) => Map(f o g)"
+  std::function<Match(const ir::ExprPtr& e)> match;
+};
+
+// The rewrite of `e` at its root, or the rule's reason to decline.
+absl::StatusOr<std::variant<ir::ExprPtr, Decline>> ApplyAtRoot(const Rule& rule,
+                                                               const ir::ExprPtr& e);
+
+// Rewrites the first place in `e` where `rule` matches, searching outermost first: the
+// expression, its arguments, then the bodies of the functions it applies (a Map's function, a
+// let's body). Returns nullptr if the rule matches nowhere.
+absl::StatusOr<ir::ExprPtr> ApplyOnce(const Rule& rule, const ir::ExprPtr& e);
+
+// Applies `rule` until it matches nowhere, at most `limit` times; `count` (if given) is how
+// many rewrites were made. Hitting the limit is an error naming the rule (a rule that undoes
+// itself, or grows the expression without end).
+absl::StatusOr<ir::ExprPtr> ApplyEverywhere(const Rule& rule, const ir::ExprPtr& e,
+                                            int* count = nullptr, int limit = 1000);
+
+// The function a pattern applies (Map(f), Reduce(f), To*(f)) replaced by `f`: the same pattern
+// otherwise (its dimension, its kind: MapGlb stays MapGlb).
+ir::FunPtr WithFunction(const ir::Pattern& pattern, ir::FunPtr f);
+
+// How often evaluating `e` (or applying `f`) reads `param`: 0, 1, or 2 for more than once (a
+// read inside the function of a Map or a Reduce happens once per element).
+int Reads(const ir::Expr& e, const ir::Param* param);
+int Reads(const ir::Fun& f, const ir::Param* param);
+
+// `e` with every read of `param` replaced by `value` (of param's type).
+absl::StatusOr<ir::ExprPtr> Substitute(const ir::ExprPtr& e, const ir::Param* param,
+                                       const ir::ExprPtr& value);
+
+// Pattern helpers for matches: `e` as a call of a function of `kind`, or nullptr.
+const ir::FunCall* CallOf(const ir::ExprPtr& e, ir::Fun::Kind kind);
+// The same for any Map kind (Map, MapGlb, MapWrg, MapLcl, MapSeq) and any Reduce kind.
+const ir::FunCall* MapCall(const ir::ExprPtr& e);
+const ir::FunCall* ReduceCall(const ir::ExprPtr& e);
+
+}  // namespace dfc::rewrite
+
+#endif  // DFC_REWRITE_RULE_H_

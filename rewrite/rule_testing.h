@@ -1,0 +1,131 @@
+// What every rule's test does (../shared/STYLE.md): after a match, the expression before and
+// after the rewrite are evaluated by the IR interpreter (the oracle) on the same seeded random
+// inputs, over several bindings of the size variables, and must give equal values.
+#ifndef DFC_REWRITE_RULE_TESTING_H_
+#define DFC_REWRITE_RULE_TESTING_H_
+
+#include <random>
+#include <span>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "ir/expr.h"
+#include "ir/interpreter.h"
+#include "ir/printer.h"
+#include "ir/type.h"
+#include "rewrite/rule.h"
+
+namespace dfc::rewrite::testing {
+
+// A random value of `type` (floats uniform in [-1, 1), integers in [-100, 100)).
+inline absl::StatusOr<ir::Value> RandomValue(const ir::TypePtr& type, const SizeBindings& sizes,
+                                             std::mt19937_64& rng) {
+  if (type->is_array()) {
+    DFC_ASSIGN_OR_RETURN(int64_t n, type->length.Evaluate(sizes));
+    std::vector<ir::Value> elements;
+    for (int64_t i = 0; i < n; ++i) {
+      DFC_ASSIGN_OR_RETURN(ir::Value v, RandomValue(type->element, sizes, rng));
+      elements.push_back(std::move(v));
+    }
+    return ir::Value::Array(std::move(elements));
+  }
+  if (type->is_tuple()) {
+    std::vector<ir::Value> fields;
+    for (const ir::TypePtr& t : type->elements) {
+      DFC_ASSIGN_OR_RETURN(ir::Value v, RandomValue(t, sizes, rng));
+      fields.push_back(std::move(v));
+    }
+    return ir::Value::Tuple(std::move(fields));
+  }
+  if (IsFloating(type->dtype)) {
+    return ir::Value::Of(
+        ir::Scalar::Float(type->dtype, std::uniform_real_distribution<float>(-1.0f, 1.0f)(rng)));
+  }
+  return ir::Value::Of(
+      ir::Scalar::Int(type->dtype, std::uniform_int_distribution<int>(-100, 99)(rng)));
+}
+
+// Rewrites `e` at its root with `rule` (which must match) and returns the result.
+inline ir::ExprPtr MustRewrite(const Rule& rule, const ir::ExprPtr& e) {
+  absl::StatusOr<std::variant<ir::ExprPtr, Decline>> r = ApplyAtRoot(rule, e);
+  EXPECT_TRUE(r.ok()) << r.status();
+  if (!r.ok()) return nullptr;
+  if (const Decline* d = std::get_if<Decline>(&*r)) {
+    ADD_FAILURE() << rule.name << " declined " << ir::ToString(e) << ": " << d->reason;
+    return nullptr;
+  }
+  return std::get<ir::ExprPtr>(*r);
+}
+
+// The reason `rule` declines at the root of `e` ("" and a failure if it matches).
+inline std::string DeclineReason(const Rule& rule, const ir::ExprPtr& e) {
+  Match m = rule.match(e);
+  if (const Decline* d = std::get_if<Decline>(&m)) return d->reason;
+  ADD_FAILURE() << rule.name << " matched " << ir::ToString(e);
+  return "";
+}
+
+// `before` and `after` give equal values for the same random `params` under each binding.
+inline void ExpectEquivalent(const ir::ExprPtr& before, const ir::ExprPtr& after,
+                             const std::vector<ir::ParamPtr>& params,
+                             const std::vector<SizeBindings>& bindings, int seeds = 3) {
+  ASSERT_NE(after, nullptr);
+  for (const SizeBindings& sizes : bindings) {
+    for (int seed = 0; seed < seeds; ++seed) {
+      std::mt19937_64 rng(seed);
+      absl::flat_hash_map<const ir::Param*, ir::Value> env;
+      for (const ir::ParamPtr& p : params) {
+        absl::StatusOr<ir::Value> v = RandomValue(p->type, sizes, rng);
+        ASSERT_TRUE(v.ok()) << v.status();
+        env[p.get()] = *std::move(v);
+      }
+      ir::Interpreter interpreter(sizes);
+      absl::StatusOr<ir::Value> want = interpreter.Evaluate(before, env);
+      absl::StatusOr<ir::Value> got = interpreter.Evaluate(after, env);
+      ASSERT_TRUE(want.ok()) << want.status();
+      ASSERT_TRUE(got.ok()) << got.status();
+      EXPECT_EQ(*got, *want) << "seed " << seed << "\nbefore: " << ir::ToString(before)
+                             << "\nafter:  " << ir::ToString(after);
+    }
+  }
+}
+
+inline ir::ExprPtr Must(absl::StatusOr<ir::ExprPtr> e) {
+  EXPECT_TRUE(e.ok()) << e.status();
+  return e.ok() ? *e : nullptr;
+}
+
+// float -> float UserFuns with their host twins, and a float sum step (a combiner).
+inline ir::FunPtr Unary(const std::string& name, const std::string& body, float (*host)(float)) {
+  return ir::MakeUserFun(name, {"x"}, body, {DType::kFloat}, DType::kFloat,
+                         [host](std::span<const ir::Scalar> a) -> absl::StatusOr<ir::Scalar> {
+                           return ir::Scalar::Float(DType::kFloat,
+                                                    host(static_cast<float>(a[0].f)));
+                         });
+}
+inline ir::FunPtr Neg() {
+  return Unary("neg", "return -x;", [](float x) { return -x; });
+}
+inline ir::FunPtr Twice() {
+  return Unary("twice", "return 2 * x;", [](float x) { return 2 * x; });
+}
+inline ir::FunPtr Add() {
+  return ir::MakeCombiner("add", "return acc + x;", DType::kFloat,
+                          [](std::span<const ir::Scalar> a) -> absl::StatusOr<ir::Scalar> {
+                            return ir::Scalar::Float(DType::kFloat, static_cast<float>(a[0].f) +
+                                                                        static_cast<float>(a[1].f));
+                          });
+}
+
+inline ir::TypePtr Floats(SymbolicShape shape) { return ir::TensorType(DType::kFloat, shape); }
+
+// The size variable the tests use, and bindings for it: one, a few, a multiple of the chunk
+// sizes, a larger one.
+inline const ArithExpr kN = ArithExpr::Var("N");
+inline const std::vector<SizeBindings> kSizes = {{{"N", 1}}, {{"N", 3}}, {{"N", 12}}, {{"N", 96}}};
+
+}  // namespace dfc::rewrite::testing
+
+#endif  // DFC_REWRITE_RULE_TESTING_H_
