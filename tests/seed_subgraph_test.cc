@@ -1,0 +1,61 @@
+// models/seed_subgraph.pbtxt, the thesis' benchmarked subgraph: it loads, and run with fused
+// kernels on the CPU device it computes what the reference executor does, at several batch
+// sizes from one compiled plan.
+#include <cmath>
+#include <memory>
+#include <random>
+
+#include "graph/loader.h"
+#include "gtest/gtest.h"
+#include "runtime/compare.h"
+#include "runtime/device_session.h"
+#include "runtime/reference/session.h"
+
+namespace dfc {
+namespace {
+
+Tensor Uniform(Shape shape, uint64_t seed, float low, float high) {
+  Tensor t = Tensor::Zeros(DType::kFloat, std::move(shape));
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<float> u(low, high);
+  for (float& v : t.mutable_flat<float>()) v = u(rng);
+  return t;
+}
+
+TEST(SeedSubgraphTest, FusedKernelsComputeWhatTheReferenceDoes) {
+  absl::StatusOr<Graph> loaded =
+      LoadGraph(std::string(DFC_SOURCE_DIR) + "/models/seed_subgraph.pbtxt");
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  auto graph = std::make_shared<const Graph>(*std::move(loaded));
+  absl::StatusOr<std::unique_ptr<DeviceSession>> device =
+      DeviceSession::Create(graph, {.device = "cpu"});
+  if (!device.ok()) GTEST_SKIP() << "no OpenCL CPU device: " << device.status();
+  reference::Session reference(graph);
+  // in3 and in4 are the trained weights and bias; in2 images in [0, 1); in1 one-hot labels
+  // scaled as the gradient of a mean over the batch.
+  const Tensor w = Uniform({784, 10}, 1, -0.05f, 0.05f), b = Uniform({10}, 2, -0.1f, 0.1f);
+  int64_t generated = -1;
+  for (int64_t n : {1, 7, 64}) {
+    SCOPED_TRACE(n);
+    const Tensor x = Uniform({n, 784}, n, 0.0f, 1.0f);
+    Tensor y = Tensor::Zeros(DType::kFloat, {n, 10});
+    for (int64_t i = 0; i < n; ++i) y.mutable_flat<float>()[i * 10 + i % 10] = -1.0f / n;
+    absl::StatusOr<std::vector<Tensor>> got =
+        (*device)->Run({{"in1", y}, {"in2", x}, {"in3", w}, {"in4", b}}, {"out"});
+    ASSERT_TRUE(got.ok()) << got.status();
+    absl::StatusOr<std::vector<Tensor>> want =
+        reference.Run({{"in1", y}, {"in2", x}, {"in3", w}, {"in4", b}}, {"out"});
+    ASSERT_TRUE(want.ok()) << want.status();
+    ASSERT_EQ((*got)[0].shape(), (Shape{n, 10}));
+    const Comparison c = CompareTensors((*got)[0], (*want)[0]);
+    EXPECT_TRUE(c.equal) << c.reason;
+    if (generated >= 0) {
+      EXPECT_EQ((*device)->executor().kernels_generated(), generated) << "regenerated";
+    }
+    generated = (*device)->executor().kernels_generated();
+  }
+  EXPECT_EQ((*device)->executor().fallbacks(), 0);
+}
+
+}  // namespace
+}  // namespace dfc
