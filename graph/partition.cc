@@ -13,9 +13,11 @@
 #include <queue>
 #include <utility>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "graph/check.h"
+#include "graph/ops.h"
 
 namespace dfc {
 namespace {
@@ -24,7 +26,8 @@ class Partitioner {
  public:
   Partitioner(const Graph& graph, const std::vector<int>& nodes) : graph_(graph), nodes_(nodes) {}
 
-  absl::Status Init(const std::function<bool(int)>& clusterable) {
+  absl::Status Init(const std::function<bool(int)>& clusterable,
+                    const std::function<bool(int, int)>& compile_time) {
     const int n = graph_.num_nodes();
     pos_.assign(n, -1);
     for (size_t k = 0; k < nodes_.size(); ++k) {
@@ -58,15 +61,19 @@ class Partitioner {
         succ_[p].push_back(i);
         return p;
       };
-      for (const TensorId& input : node.inputs) {
-        absl::StatusOr<int> p = add_edge(input.node);
+      clusterable_[i] = clusterable(i);
+      for (int j = 0; j < static_cast<int>(node.inputs.size()); ++j) {
+        if (clusterable_[i] && compile_time && compile_time(i, j)) {
+          compile_time_inputs_.insert({i, j});
+          continue;
+        }
+        absl::StatusOr<int> p = add_edge(node.inputs[j].node);
         if (!p.ok()) return p.status();
         if (*p >= 0) data_inputs_[i].push_back(*p);
       }
       for (const std::string& control : node.control_inputs) {
         if (absl::StatusOr<int> p = add_edge(control); !p.ok()) return p.status();
       }
-      clusterable_[i] = clusterable(i);
       unit_of_[i] = i;
       members_[i] = {i};
       min_pos_[i] = max_pos_[i] = pos_[i];
@@ -119,9 +126,13 @@ class Partitioner {
       return p >= 0 && pos_[p] >= 0 && unit_of_[p] == unit_of_[i];
     };
     for (int i : nodes_) {
-      for (const TensorId& input : graph_.node(i).inputs) {
-        const int p = graph_.IndexOf(input.node);
-        if (p >= 0 && pos_[p] >= 0 && !in_same_unit(p, i)) read_outside[p].push_back(input.index);
+      const std::vector<TensorId>& inputs = graph_.node(i).inputs;
+      for (int j = 0; j < static_cast<int>(inputs.size()); ++j) {
+        if (compile_time_inputs_.contains({i, j})) continue;
+        const int p = graph_.IndexOf(inputs[j].node);
+        if (p >= 0 && pos_[p] >= 0 && !in_same_unit(p, i)) {
+          read_outside[p].push_back(inputs[j].index);
+        }
       }
     }
     for (const TensorId& fetch : fetches) {
@@ -132,10 +143,11 @@ class Partitioner {
     for (Cluster& cluster : part.clusters) {
       absl::flat_hash_set<TensorId> seen;
       for (int i : cluster.nodes) {
-        for (const TensorId& input : graph_.node(i).inputs) {
-          const int p = graph_.IndexOf(input.node);
-          if (in_same_unit(p, i)) continue;
-          if (seen.insert(input).second) cluster.inputs.push_back(input);
+        const std::vector<TensorId>& inputs = graph_.node(i).inputs;
+        for (int j = 0; j < static_cast<int>(inputs.size()); ++j) {
+          const int p = graph_.IndexOf(inputs[j].node);
+          if (in_same_unit(p, i) || compile_time_inputs_.contains({i, j})) continue;
+          if (seen.insert(inputs[j]).second) cluster.inputs.push_back(inputs[j]);
         }
       }
       for (int i : cluster.nodes) {
@@ -226,6 +238,7 @@ class Partitioner {
   std::vector<std::vector<int>> succ_;         // consumers in nodes_, data and control
   std::vector<std::vector<int>> data_inputs_;  // producers in nodes_ of data inputs
   std::vector<bool> clusterable_;
+  absl::flat_hash_set<std::pair<int, int>> compile_time_inputs_;  // (node, input) not run-time
   // Units are named by a member node; unit_of_ maps each node to its unit.
   std::vector<int> unit_of_;
   std::vector<std::vector<int>> members_;
@@ -239,14 +252,52 @@ class Partitioner {
 
 absl::StatusOr<Partition> PartitionGraph(const Graph& graph, const std::vector<int>& nodes,
                                          const std::function<bool(int)>& clusterable,
-                                         const std::vector<TensorId>& fetches) {
+                                         const std::vector<TensorId>& fetches,
+                                         const std::function<bool(int, int)>& compile_time) {
   absl::flat_hash_set<TensorId> fetched;
+  absl::flat_hash_set<int> fetched_nodes;
   for (const TensorId& fetch : fetches) {
-    if (absl::StatusOr<int> i = graph.ResolveTensor(fetch, "fetch"); !i.ok()) return i.status();
+    absl::StatusOr<int> i = graph.ResolveTensor(fetch, "fetch");
+    if (!i.ok()) return i.status();
     fetched.insert(fetch);
+    fetched_nodes.insert(*i);
   }
-  Partitioner partitioner(graph, nodes);
-  if (absl::Status s = partitioner.Init(clusterable); !s.ok()) return s;
+  // A node whose every consumer reads it only when compiling (a Shape a Reshape folded, the
+  // axes of a Sum) does not run: its value is already in the kernels. Nodes nothing consumes
+  // (targets), fetches and stateful nodes always run.
+  std::vector<int> run;
+  if (compile_time) {
+    absl::flat_hash_set<int> listed(nodes.begin(), nodes.end()), pruned;
+    absl::flat_hash_map<int, std::vector<std::pair<int, int>>> consumers;  // node -> (consumer, j)
+    for (int i : nodes) {
+      if (i < 0 || i >= graph.num_nodes()) continue;  // Init reports it
+      const Node& node = graph.node(i);
+      for (int j = 0; j < static_cast<int>(node.inputs.size()); ++j) {
+        consumers[graph.IndexOf(node.inputs[j].node)].push_back({i, j});
+      }
+      for (const std::string& control : node.control_inputs) {
+        consumers[graph.IndexOf(control)].push_back({i, -1});
+      }
+    }
+    for (auto it = nodes.rbegin(); it != nodes.rend(); ++it) {
+      const int i = *it;
+      if (i < 0 || i >= graph.num_nodes() || fetched_nodes.contains(i)) continue;
+      const OpDef* def = FindOpDef(graph.node(i).op);
+      auto c = consumers.find(i);
+      if (def == nullptr || def->stateful || c == consumers.end()) continue;
+      const bool only_compile_time =
+          std::all_of(c->second.begin(), c->second.end(), [&](const std::pair<int, int>& use) {
+            return pruned.contains(use.first) || (use.second >= 0 && clusterable(use.first) &&
+                                                  compile_time(use.first, use.second));
+          });
+      if (only_compile_time) pruned.insert(i);
+    }
+    for (int i : nodes) {
+      if (!pruned.contains(i)) run.push_back(i);
+    }
+  }
+  Partitioner partitioner(graph, compile_time ? run : nodes);
+  if (absl::Status s = partitioner.Init(clusterable, compile_time); !s.ok()) return s;
   partitioner.MergeClusters();
   return partitioner.Build(fetched);
 }

@@ -44,10 +44,13 @@ struct Partition {
 // tensors). `clusterable(i)`: node i may go in a cluster (the caller decides: a device or
 // layout op, not folded, with a lowering). `fetches`: tensors the caller reads (they become
 // cluster outputs). Errors: a node index out of range or repeated, `nodes` not topological,
-// a fetch that names no tensor.
-absl::StatusOr<Partition> PartitionGraph(const Graph& graph, const std::vector<int>& nodes,
-                                         const std::function<bool(int)>& clusterable,
-                                         const std::vector<TensorId>& fetches);
+// a fetch that names no tensor. `compile_time(i, j)`: input j of clusterable node i is read
+// when compiling (an axis, a shape), not at run time: its edge neither joins nor orders units,
+// so a Reshape to Shape(x) can share a cluster with what computes x.
+absl::StatusOr<Partition> PartitionGraph(
+    const Graph& graph, const std::vector<int>& nodes, const std::function<bool(int)>& clusterable,
+    const std::vector<TensorId>& fetches,
+    const std::function<bool(int node, int input)>& compile_time = nullptr);
 
 }  // namespace dfc
 

@@ -357,10 +357,10 @@ class DeviceExecutor::Run_ {
                              << ") runs on the reference executor: its kernel failed: "
                              << launched.message() << "\n";
     }
-    DFC_ASSIGN_OR_RETURN(std::vector<Tensor> outputs,
-                         RunClusterByReference(graph_, cluster, [&](const TensorId& id) {
-                           return Host(id, ReaderOf(cluster, id));
-                         }));
+    DFC_ASSIGN_OR_RETURN(
+        std::vector<Tensor> outputs,
+        RunClusterByReference(graph_, cluster, lowered_.fold, sizes,
+                              [&](const TensorId& id) { return Host(id, ReaderOf(cluster, id)); }));
     for (size_t k = 0; k < outputs.size(); ++k) {
       values_[lowered.outputs[k]] = OnHost(std::move(outputs[k]));
     }

@@ -147,21 +147,48 @@ absl::StatusOr<std::vector<Tensor>> RunLowered(
   return out;
 }
 
+absl::StatusOr<Tensor> CompileTimeValue(const TensorInfo& info, const SizeBindings& sizes) {
+  if (info.value) return *info.value;
+  if (!info.symbolic_value || !info.shape) {
+    return absl::InternalError(
+        absl::StrCat("a value read when compiling is not known: ", info.ToString()));
+  }
+  std::vector<int64_t> values;
+  for (const ArithExpr& e : *info.symbolic_value) {
+    DFC_ASSIGN_OR_RETURN(int64_t v, e.Evaluate(sizes));
+    values.push_back(v);
+  }
+  Shape shape;
+  for (const ArithExpr& d : *info.shape) {
+    DFC_ASSIGN_OR_RETURN(int64_t v, d.Evaluate(sizes));
+    shape.push_back(v);
+  }
+  if (info.dtype == DType::kInt64) return Tensor::FromVector<int64_t>(values, shape);
+  std::vector<int32_t> narrow(values.begin(), values.end());
+  return Tensor::FromVector<int32_t>(narrow, shape);
+}
+
 absl::StatusOr<std::vector<Tensor>> RunClusterByReference(const Graph& graph,
                                                           const Cluster& cluster,
+                                                          const FoldResult& fold,
+                                                          const SizeBindings& sizes,
                                                           const ValueOf& value_of) {
   absl::flat_hash_map<TensorId, Tensor> inside;
   for (int n : cluster.nodes) {
     const Node& node = graph.node(n);
     std::vector<Tensor> inputs;
-    for (const TensorId& id : node.inputs) {
+    for (int j = 0; j < static_cast<int>(node.inputs.size()); ++j) {
+      const TensorId& id = node.inputs[j];
       auto it = inside.find(id);
       if (it != inside.end()) {
         inputs.push_back(it->second);
         continue;
       }
-      DFC_ASSIGN_OR_RETURN(Tensor t, value_of(id));
-      inputs.push_back(std::move(t));
+      absl::StatusOr<Tensor> t = ir::ReadsStatically(node, j)
+                                     ? CompileTimeValue(fold.Info(graph, id), sizes)
+                                     : value_of(id);
+      if (!t.ok()) return t.status();
+      inputs.push_back(*std::move(t));
     }
     DFC_ASSIGN_OR_RETURN(std::vector<Tensor> outputs, reference::EvaluateNode(node, inputs));
     for (int k = 0; k < static_cast<int>(outputs.size()); ++k) {

@@ -60,10 +60,18 @@ absl::StatusOr<std::vector<Tensor>> RunLowered(
     const std::vector<std::pair<TensorId, Tensor>>& feeds, const std::vector<TensorId>& fetches,
     const ClusterRunner& run_cluster);
 
-// Runs one cluster's nodes one by one on the reference executor (a kernel's fallback).
+// Runs one cluster's nodes one by one on the reference executor (a kernel's fallback). Inputs
+// the lowerings read when compiling (a Reshape's shape) come from `fold`, evaluated with
+// `sizes`: their producers need not have run (the partition does not wait for them).
 absl::StatusOr<std::vector<Tensor>> RunClusterByReference(const Graph& graph,
                                                           const Cluster& cluster,
+                                                          const FoldResult& fold,
+                                                          const SizeBindings& sizes,
                                                           const ValueOf& value_of);
+
+// A tensor known when compiling (TensorInfo::value, or symbolic_value with the size variables
+// bound by `sizes`); an error if `info` is neither.
+absl::StatusOr<Tensor> CompileTimeValue(const TensorInfo& info, const SizeBindings& sizes);
 
 // RunLowered with every cluster run by the IR interpreter.
 absl::StatusOr<std::vector<Tensor>> RunInterpreted(

@@ -365,7 +365,11 @@ absl::StatusOr<LoweredGraph> LowerGraph(const Graph& graph, const std::vector<Te
     auto clusterable = [&](int i) {
       return IsDevicePlaced(graph.node(i)) && !lowered.fold.folded[i] && !host_reason.contains(i);
     };
-    DFC_ASSIGN_OR_RETURN(lowered.partition, PartitionGraph(graph, nodes, clusterable, fetches));
+    // What a lowering reads when compiling (a Reshape's shape, a Sum's axes) is a value of the
+    // fold, not a run-time input of the cluster.
+    auto compile_time = [&](int i, int j) { return ReadsStatically(graph.node(i), j); };
+    DFC_ASSIGN_OR_RETURN(lowered.partition,
+                         PartitionGraph(graph, nodes, clusterable, fetches, compile_time));
     lowered.clusters.clear();
     bool retry = false;
     for (const Cluster& cluster : lowered.partition.clusters) {
