@@ -138,6 +138,22 @@ class DeviceExecutor::Run_ {
     return out;
   }
 
+  // The device times of the kernels launched, once they have finished.
+  absl::StatusOr<std::vector<KernelTime>> KernelTimes() {
+    std::vector<KernelTime> times;
+    for (const Launch_& launch : launches_) {
+      cl_event event = launch.event.get();
+      DFC_CL_RETURN_IF_ERROR(clWaitForEvents(1, &event));
+      cl_ulong start = 0, end = 0;
+      DFC_CL_RETURN_IF_ERROR(clGetEventProfilingInfo(event, CL_PROFILING_COMMAND_START,
+                                                     sizeof(start), &start, nullptr));
+      DFC_CL_RETURN_IF_ERROR(
+          clGetEventProfilingInfo(event, CL_PROFILING_COMMAND_END, sizeof(end), &end, nullptr));
+      times.push_back({launch.cluster, launch.kernel, static_cast<int64_t>(end - start)});
+    }
+    return times;
+  }
+
   absl::Status CheckErrors() {
     std::vector<PendingError> pending = std::move(pending_);
     pending_.clear();
@@ -159,6 +175,12 @@ class DeviceExecutor::Run_ {
     int cluster;
     std::shared_ptr<cl::ClBuffer> flag;
   };
+  struct Launch_ {
+    int cluster;
+    std::string kernel;
+    cl::ClEvent event;
+  };
+  std::vector<Launch_> launches_;
 
   bool AllOutputsFed(int node) const {
     const int n = graph_.num_outputs(node);
@@ -430,9 +452,11 @@ class DeviceExecutor::Run_ {
       const size_t global = stage.work_group_per_row ? static_cast<size_t>(rows) * local
                             : local == 0             ? static_cast<size_t>(rows)
                                          : (static_cast<size_t>(rows) + local - 1) / local * local;
-      DFC_CL_RETURN_IF_ERROR(
-          clEnqueueNDRangeKernel(ex_.context_->queue(), compiled.stages[s].get(), 1, nullptr,
-                                 &global, local == 0 ? nullptr : &local, 0, nullptr, nullptr));
+      cl_event event = nullptr;
+      DFC_CL_RETURN_IF_ERROR(clEnqueueNDRangeKernel(
+          ex_.context_->queue(), compiled.stages[s].get(), 1, nullptr, &global,
+          local == 0 ? nullptr : &local, 0, nullptr, ex_.options_.time_kernels ? &event : nullptr));
+      if (event != nullptr) launches_.push_back({index, stage.name, cl::ClEvent(event)});
     }
     pending_.push_back({index, std::move(flag)});
     for (size_t k = 0; k < outputs.size(); ++k) values_[lowered.outputs[k]] = outputs[k];
@@ -479,7 +503,11 @@ absl::StatusOr<std::vector<Tensor>> DeviceExecutor::Run(
     DFC_RETURN_IF_ERROR(run.RunUnit(unit, sizes));
   }
   DFC_RETURN_IF_ERROR(run.CheckErrors());
-  return run.Fetch(fetches);
+  DFC_ASSIGN_OR_RETURN(std::vector<Tensor> out, run.Fetch(fetches));
+  if (options_.time_kernels) {
+    DFC_ASSIGN_OR_RETURN(kernel_times_, run.KernelTimes());
+  }
+  return out;
 }
 
 void DeviceExecutor::UseKernel(const ir::LoweredCluster& cluster, codegen::KernelSource kernel) {

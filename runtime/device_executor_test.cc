@@ -276,6 +276,25 @@ TEST_F(DeviceExecutorTest, AnOutOfRangeGatherIndexIsAnErrorNotACrash) {
   EXPECT_EQ(device->fallbacks(), 0);
 }
 
+// With time_kernels, every launch of a run is timed by its OpenCL event, once per stage.
+TEST_F(DeviceExecutorTest, TimesEveryKernelOfARun) {
+  absl::StatusOr<Graph> graph = LoadShared("dl4j_mlp_00_frozen.pb");
+  ASSERT_TRUE(graph.ok()) << graph.status();
+  const std::vector<TensorId> fetches = {{"output", 0}};
+  const Feeds feeds = {{{"input", 0}, RandomFloats({3, 784}, 3)}};
+  absl::StatusOr<ir::LoweredGraph> lowered = Lower(*graph, fetches, feeds);
+  ASSERT_TRUE(lowered.ok()) << lowered.status();
+  std::unique_ptr<DeviceExecutor> device = MakeExecutor({.time_kernels = true});
+  for (int run = 0; run < 2; ++run) {
+    ASSERT_TRUE(device->Run(*graph, *lowered, feeds, fetches).ok());
+    ASSERT_EQ(device->kernel_times().size(), 1u);  // one cluster of one stage, per run
+    EXPECT_EQ(device->kernel_times()[0].cluster, 0);
+    EXPECT_EQ(device->kernel_times()[0].kernel, "dfc_cluster_0");
+    EXPECT_GT(device->kernel_times()[0].nanoseconds, 0);
+  }
+  EXPECT_TRUE(MakeExecutor()->Run(*graph, *lowered, feeds, fetches).ok());
+}
+
 // Reductions over the batch, as a training step's gradients have them: x, i: [N]; a: [N,37];
 // b: [N,10]. Every output has few rows (one, or 37), so GPU profiles split the Reduces.
 constexpr char kBatchReductionsGraph[] = R"gd(
