@@ -17,6 +17,7 @@
 #include "runtime/opencl/context.h"
 #include "runtime/opencl/device.h"
 #include "runtime/opencl/program_cache.h"
+#include "tests/test_util.h"
 
 namespace dfc {
 namespace {
@@ -91,14 +92,6 @@ double ReadBandwidth() {
   return bandwidth;
 }
 
-Tensor Uniform(Shape shape, uint64_t seed, float low, float high) {
-  Tensor t = Tensor::Zeros(DType::kFloat, std::move(shape));
-  std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<float> u(low, high);
-  for (float& v : t.mutable_flat<float>()) v = u(rng);
-  return t;
-}
-
 void BM_SeedSubgraphFused(benchmark::State& state) {
   const int64_t n = state.range(0);
   absl::StatusOr<std::unique_ptr<DeviceSession>> session =
@@ -112,9 +105,9 @@ void BM_SeedSubgraphFused(benchmark::State& state) {
   for (int64_t i = 0; i < n; ++i) y.mutable_flat<float>()[i * 10 + i % 10] = -1.0f / n;
   const std::vector<std::pair<std::string, Tensor>> feeds = {
       {"in1", y},
-      {"in2", Uniform({n, 784}, 1, 0.0f, 1.0f)},
-      {"in3", Uniform({784, 10}, 2, -0.05f, 0.05f)},
-      {"in4", Uniform({10}, 3, -0.1f, 0.1f)}};
+      {"in2", testing::UniformFloats({n, 784}, 1, 0.0f, 1.0f)},
+      {"in3", testing::UniformFloats({784, 10}, 2, -0.05f, 0.05f)},
+      {"in4", testing::UniformFloats({10}, 3, -0.1f, 0.1f)}};
   double total_seconds = 0;
   for (auto _ : state) {
     absl::StatusOr<std::vector<Tensor>> out = (*session)->Run(feeds, {"out"});

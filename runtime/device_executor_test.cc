@@ -33,11 +33,7 @@ using Feeds = std::vector<std::pair<TensorId, Tensor>>;
 
 // Uniform in [-1, 1), the same for the same seed.
 Tensor RandomFloats(Shape shape, uint64_t seed) {
-  Tensor t = Tensor::Zeros(DType::kFloat, std::move(shape));
-  std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
-  for (float& v : t.mutable_flat<float>()) v = uniform(rng);
-  return t;
+  return testing::UniformFloats(std::move(shape), seed, -1.0f, 1.0f);
 }
 
 // Lowers as `dfc run` and `dfc conformance --device` do.

@@ -48,14 +48,6 @@ void WriteModelPlan(const std::string& model, PlanSpec spec, const fs::path& dir
   ASSERT_TRUE(WritePlan(*plan, testing::SharedDir() + "/models/" + model, dir).ok());
 }
 
-Tensor Uniform(Shape shape, uint64_t seed, float scale) {
-  Tensor t = Tensor::Zeros(DType::kFloat, shape);
-  std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<float> u(0.0f, scale);
-  for (int64_t i = 0; i < t.num_elements(); ++i) t.mutable_data<float>()[i] = u(rng);
-  return t;
-}
-
 Tensor OneHot(int n, uint64_t seed) {
   Tensor t = Tensor::Zeros(DType::kFloat, {n, 10});
   std::mt19937_64 rng(seed);
@@ -91,7 +83,7 @@ TEST(PlanTest, APlanForAnotherProfileTrainsAsTheReferenceDoes) {
 
   for (int step = 0; step < 20; ++step) {
     const int n = 1 + 13 * step;  // batch sizes 1 to 248: one plan serves them all
-    const Tensor x = Uniform({n, 784}, step, 0.02f);
+    const Tensor x = testing::UniformFloats({n, 784}, step, 0.0f, 0.02f);
     const Tensor y = OneHot(n, step);
     absl::StatusOr<std::vector<Tensor>> want =
         reference.Run({{"input", x}, {"Placeholder", y}}, {"Mean"}, {"GradientDescent"});
@@ -131,7 +123,7 @@ TEST(PlanTest, AKernelEditedSoThatItDoesNotBuildFallsBackAndStillAnswers) {
       DeviceSession::OpenPlan(dir.string(), {.device = "cpu", .executor = {.warnings = &warnings}});
   if (absl::IsNotFound(session.status())) GTEST_SKIP() << session.status();
   ASSERT_TRUE(session.ok()) << session.status();
-  const Tensor x = Uniform({3, 784}, 1, 1.0f);
+  const Tensor x = testing::UniformFloats({3, 784}, 1, 0.0f, 1.0f);
   absl::StatusOr<std::vector<Tensor>> got = (*session)->Run({{"input", x}}, {"output"});
   ASSERT_TRUE(got.ok()) << got.status();
   EXPECT_THAT(warnings.str(), HasSubstr("cluster 0 ("));

@@ -11,17 +11,10 @@
 #include "runtime/device_session.h"
 #include "runtime/interpreted.h"
 #include "runtime/reference/session.h"
+#include "tests/test_util.h"
 
 namespace dfc {
 namespace {
-
-Tensor Uniform(Shape shape, uint64_t seed, float low, float high) {
-  Tensor t = Tensor::Zeros(DType::kFloat, std::move(shape));
-  std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<float> u(low, high);
-  for (float& v : t.mutable_flat<float>()) v = u(rng);
-  return t;
-}
 
 // Shape(mul) is folded to [N, 10] when compiling, so the Reshape joins the cluster that
 // computes mul: the whole subgraph is one fused kernel, as in the thesis.
@@ -57,11 +50,12 @@ TEST_P(SeedSubgraphTest, FusedKernelsComputeWhatTheReferenceDoes) {
   reference::Session reference(graph);
   // in3 and in4 are the trained weights and bias; in2 images in [0, 1); in1 one-hot labels
   // scaled as the gradient of a mean over the batch.
-  const Tensor w = Uniform({784, 10}, 1, -0.05f, 0.05f), b = Uniform({10}, 2, -0.1f, 0.1f);
+  const Tensor w = testing::UniformFloats({784, 10}, 1, -0.05f, 0.05f),
+               b = testing::UniformFloats({10}, 2, -0.1f, 0.1f);
   int64_t generated = -1;
   for (int64_t n : {1, 7, 64}) {
     SCOPED_TRACE(n);
-    const Tensor x = Uniform({n, 784}, n, 0.0f, 1.0f);
+    const Tensor x = testing::UniformFloats({n, 784}, n, 0.0f, 1.0f);
     Tensor y = Tensor::Zeros(DType::kFloat, {n, 10});
     for (int64_t i = 0; i < n; ++i) y.mutable_flat<float>()[i * 10 + i % 10] = -1.0f / n;
     absl::StatusOr<std::vector<Tensor>> got =

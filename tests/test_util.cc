@@ -5,6 +5,7 @@
 
 #include <cstdio>
 #include <numeric>
+#include <random>
 
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
@@ -59,6 +60,14 @@ std::vector<double> ValuesAsDouble(const Tensor& t) {
 Tensor HalfTensor(const std::vector<float>& v, Shape shape) {
   Tensor t = Tensor::Zeros(DType::kHalf, std::move(shape));
   for (size_t i = 0; i < v.size(); ++i) t.mutable_data<Half>()[i] = Half(v[i]);
+  return t;
+}
+
+Tensor UniformFloats(Shape shape, uint64_t seed, float low, float high) {
+  Tensor t = Tensor::Zeros(DType::kFloat, std::move(shape));
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<float> uniform(low, high);
+  for (float& v : t.mutable_flat<float>()) v = uniform(rng);
   return t;
 }
 

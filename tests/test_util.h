@@ -57,6 +57,9 @@ Tensor HalfTensor(const std::vector<float>& v, Shape shape);
 // int32 0, 1, 2... in the given shape.
 Tensor Iota(Shape shape);
 
+// float32 uniform in [low, high), the same for the same seed (std::mt19937_64).
+Tensor UniformFloats(Shape shape, uint64_t seed, float low, float high);
+
 // Asserts that `result` failed with a message containing `needle`.
 void ExpectError(const absl::StatusOr<std::vector<Tensor>>& result, const std::string& needle);
 
