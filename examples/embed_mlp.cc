@@ -1,11 +1,13 @@
-// Embedding dfc: load a frozen TensorFlow MLP and run it on the default OpenCL device, once
-// batch by batch and then from several threads at once.
+// Embedding dfc: load a frozen TensorFlow MLP, or the plan `dfc compile` made of it, and run it
+// on the default OpenCL device, once batch by batch and then from several threads at once.
 //
-//   embed_mlp MODEL.pb INPUT_NODE OUTPUT_NODE FEATURES
+//   embed_mlp MODEL.pb|PLAN_DIR INPUT_NODE OUTPUT_NODE FEATURES
 //
 // Exits 0 when every concurrent run gives exactly the result of its sequential twin (the same
-// kernels in the same order: any difference would be a race). The values themselves are
+// kernels in the same order: any difference would be a race) and, for a plan, when no kernel
+// had to be generated. The values themselves are
 // checked against the reference executor by dfc's tests.
+#include <filesystem>
 #include <iostream>
 #include <random>
 #include <string>
@@ -16,14 +18,17 @@
 
 int main(int argc, char** argv) {
   if (argc != 5) {
-    std::cerr << "usage: embed_mlp MODEL.pb INPUT_NODE OUTPUT_NODE FEATURES\n";
+    std::cerr << "usage: embed_mlp MODEL.pb|PLAN_DIR INPUT_NODE OUTPUT_NODE FEATURES\n";
     return 2;
   }
   const std::string model = argv[1], input = argv[2], output = argv[3];
   const int64_t features = std::stoll(argv[4]);
 
+  // A directory is a compiled plan: its kernels are built, none is generated.
+  const bool plan = std::filesystem::is_directory(model);
   absl::StatusOr<std::unique_ptr<dfc::DeviceSession>> session =
-      dfc::DeviceSession::Open(model, {.device = "auto"});
+      plan ? dfc::DeviceSession::OpenPlan(model, {.device = "auto"})
+           : dfc::DeviceSession::Open(model, {.device = "auto"});
   if (!session.ok()) {
     std::cerr << "embed_mlp: " << session.status() << "\n";
     return 1;
@@ -68,6 +73,12 @@ int main(int argc, char** argv) {
               << results[t].Preview(4) << (same ? "" : "  DIFFERS from the sequential run") << "\n";
     wrong += same ? 0 : 1;
   }
-  std::cout << "ran on " << (*session)->executor().device_name() << "\n";
+  const int64_t generated = (*session)->executor().kernels_generated();
+  std::cout << "ran on " << (*session)->executor().device_name() << "; " << generated
+            << " kernels generated\n";
+  if (plan && generated > 0) {
+    std::cerr << "embed_mlp: the plan's runs generated kernels instead of using the plan's\n";
+    ++wrong;
+  }
   return wrong == 0 ? 0 : 1;
 }
