@@ -248,6 +248,45 @@ class Partitioner {
   int stamp_ = 0;
 };
 
+// `nodes` less those whose every consumer reads them only when compiling (a Shape a Reshape
+// folded, the axes of a Sum): their values are already in the kernels. Nodes nothing consumes
+// (targets), fetched nodes and stateful nodes always run.
+std::vector<int> NodesThatRun(const Graph& graph, const std::vector<int>& nodes,
+                              const absl::flat_hash_set<int>& fetched_nodes,
+                              const std::function<bool(int)>& clusterable,
+                              const std::function<bool(int, int)>& compile_time) {
+  absl::flat_hash_map<int, std::vector<std::pair<int, int>>> consumers;  // node -> (consumer, j)
+  for (int i : nodes) {
+    if (i < 0 || i >= graph.num_nodes()) continue;  // Partitioner::Init reports it
+    const Node& node = graph.node(i);
+    for (int j = 0; j < static_cast<int>(node.inputs.size()); ++j) {
+      consumers[graph.IndexOf(node.inputs[j].node)].push_back({i, j});
+    }
+    for (const std::string& control : node.control_inputs) {
+      consumers[graph.IndexOf(control)].push_back({i, -1});
+    }
+  }
+  absl::flat_hash_set<int> pruned;
+  for (auto it = nodes.rbegin(); it != nodes.rend(); ++it) {
+    const int i = *it;
+    if (i < 0 || i >= graph.num_nodes() || fetched_nodes.contains(i)) continue;
+    const OpDef* def = FindOpDef(graph.node(i).op);
+    auto c = consumers.find(i);
+    if (def == nullptr || def->stateful || c == consumers.end()) continue;
+    const bool only_compile_time =
+        std::all_of(c->second.begin(), c->second.end(), [&](const std::pair<int, int>& use) {
+          return pruned.contains(use.first) ||
+                 (use.second >= 0 && clusterable(use.first) && compile_time(use.first, use.second));
+        });
+    if (only_compile_time) pruned.insert(i);
+  }
+  std::vector<int> run;
+  for (int i : nodes) {
+    if (!pruned.contains(i)) run.push_back(i);
+  }
+  return run;
+}
+
 }  // namespace
 
 absl::StatusOr<Partition> PartitionGraph(const Graph& graph, const std::vector<int>& nodes,
@@ -262,41 +301,9 @@ absl::StatusOr<Partition> PartitionGraph(const Graph& graph, const std::vector<i
     fetched.insert(fetch);
     fetched_nodes.insert(*i);
   }
-  // A node whose every consumer reads it only when compiling (a Shape a Reshape folded, the
-  // axes of a Sum) does not run: its value is already in the kernels. Nodes nothing consumes
-  // (targets), fetches and stateful nodes always run.
-  std::vector<int> run;
-  if (compile_time) {
-    absl::flat_hash_set<int> listed(nodes.begin(), nodes.end()), pruned;
-    absl::flat_hash_map<int, std::vector<std::pair<int, int>>> consumers;  // node -> (consumer, j)
-    for (int i : nodes) {
-      if (i < 0 || i >= graph.num_nodes()) continue;  // Init reports it
-      const Node& node = graph.node(i);
-      for (int j = 0; j < static_cast<int>(node.inputs.size()); ++j) {
-        consumers[graph.IndexOf(node.inputs[j].node)].push_back({i, j});
-      }
-      for (const std::string& control : node.control_inputs) {
-        consumers[graph.IndexOf(control)].push_back({i, -1});
-      }
-    }
-    for (auto it = nodes.rbegin(); it != nodes.rend(); ++it) {
-      const int i = *it;
-      if (i < 0 || i >= graph.num_nodes() || fetched_nodes.contains(i)) continue;
-      const OpDef* def = FindOpDef(graph.node(i).op);
-      auto c = consumers.find(i);
-      if (def == nullptr || def->stateful || c == consumers.end()) continue;
-      const bool only_compile_time =
-          std::all_of(c->second.begin(), c->second.end(), [&](const std::pair<int, int>& use) {
-            return pruned.contains(use.first) || (use.second >= 0 && clusterable(use.first) &&
-                                                  compile_time(use.first, use.second));
-          });
-      if (only_compile_time) pruned.insert(i);
-    }
-    for (int i : nodes) {
-      if (!pruned.contains(i)) run.push_back(i);
-    }
-  }
-  Partitioner partitioner(graph, compile_time ? run : nodes);
+  const std::vector<int> run =
+      compile_time ? NodesThatRun(graph, nodes, fetched_nodes, clusterable, compile_time) : nodes;
+  Partitioner partitioner(graph, run);
   if (absl::Status s = partitioner.Init(clusterable, compile_time); !s.ok()) return s;
   partitioner.MergeClusters();
   return partitioner.Build(fetched);
