@@ -39,7 +39,37 @@ struct CVal {
   // Reading an element does arithmetic (a UserFun, a Reduce), not only index arithmetic and
   // loads: worth keeping in private memory when read more than once.
   bool computed = false;
+  // An array of scalars stored contiguously, in a buffer or a private array: element i is
+  // `buffer[base + i]`, so that AsVector(w) reads w of them with one vload<w>. Empty when not
+  // known to be so (a view that reorders, a float16 buffer).
+  std::string buffer;
+  std::string base;
+  // AsScalar's result: the array of vectors whose lanes it lists (a Reduce by a combiner over
+  // the lanes of one vector folds them as a tree of halves).
+  std::shared_ptr<const CVal> lanes_of;
 };
+
+// The C type of a scalar or vector value, in its compute type: "float", "float16".
+std::string CType(const TypePtr& type) {
+  const std::string scalar = ir::OpenCLType(type->dtype);
+  return type->is_vector() ? absl::StrCat(scalar, type->width) : scalar;
+}
+
+// The scalar or vector at the bottom of nested arrays, or nullptr (a tuple).
+TypePtr LeafType(const TypePtr& type) {
+  if (type->is_array()) return LeafType(type->element);
+  return type->is_scalar() || type->is_vector() ? type : nullptr;
+}
+
+// How many scalars or vectors (one slot each) a value of `type` holds: NumElements for a
+// tensor. Null for a tuple.
+std::optional<ArithExpr> Slots(const TypePtr& type) {
+  if (type->is_scalar() || type->is_vector()) return ArithExpr(1);
+  if (!type->is_array()) return std::nullopt;
+  std::optional<ArithExpr> element = Slots(type->element);
+  if (!element) return std::nullopt;
+  return type->length * *element;
+}
 
 // The most elements a work-item keeps in a private array (4 KiB of float): recomputing an
 // element that does arithmetic costs more than writing and reading it once, and GPU drivers
@@ -73,6 +103,9 @@ bool Computes(const ir::Fun& f) {
 }
 
 using Env = std::shared_ptr<const absl::flat_hash_map<const ir::Param*, CVal>>;
+
+// Whether `f` is a combiner (UserFun::combiner), or λ(a, x) => c(a, x) of one.
+bool IsCombiner(const Fun& f);
 
 absl::Status Unsupported(absl::string_view what) {
   return absl::UnimplementedError(
@@ -127,9 +160,17 @@ class Generator {
                                     const TypePtr& result, const Env& env);
   absl::StatusOr<CVal> CallUserFun(const ir::UserFun& f, std::vector<CVal> args);
   absl::StatusOr<CVal> ReduceSeq(const ir::Pattern& p, std::vector<CVal> args, const Env& env);
+  // A Reduce whose accumulator is an array (of known size, at most kMaxPrivateElements
+  // scalars or vectors): kept in a private array of the work-item.
+  absl::StatusOr<CVal> ReduceIntoPrivate(const ir::Pattern& p, const CVal& init, const CVal& array,
+                                         const Env& env);
   // Whether a Reduce met in a MapWrg/MapLcl kernel is split across the work-items: its step is
   // a combiner on its elements' type and it is long enough to share.
   bool SplitsAcrossWorkItems(const ir::Pattern& p, const CVal& init, const CVal& array) const;
+  // A Reduce by a combiner over the lanes of one vector: the halves combined lane-wise until
+  // one lane is left (16 -> 8 -> 4 -> 2 -> 1), then with init. Returns the result's C name.
+  absl::StatusOr<std::string> EmitLaneTree(const ir::Pattern& p, const CVal& init,
+                                           const CVal& vectors, const Env& env);
   // Emits the split Reduce (kernel_gen.h) and returns the C name of its result.
   absl::StatusOr<std::string> EmitSplitReduce(const ir::Pattern& p, const CVal& init,
                                               const CVal& array, const std::string& type,
@@ -147,8 +188,10 @@ class Generator {
   CVal Load(const std::string& buffer, DType dtype, const TypePtr& type, std::string base);
   // Writes `value` as the output of `type`: loop bounds come from the declared type, so a
   // kernel never writes past the buffer the runtime allocated for it.
+  // With `unroll`, loops of a known trip count are fully unrolled (an accumulator array kept
+  // in registers).
   absl::Status Store(const CVal& value, const TypePtr& type, const std::string& buffer,
-                     const std::string& offset, bool private_array = false);
+                     const std::string& offset, bool private_array = false, bool unroll = false);
   // C text of a size expression; `index` names what the Reindex variable `i` stands for.
   std::string Size(const ArithExpr& e, const std::string& index = "");
 
@@ -194,6 +237,7 @@ class Generator {
   DeviceProfile profile_;
   std::set<std::string> size_vars_;
   std::map<std::string, const ir::UserFun*> user_funs_;
+  std::map<std::string, std::pair<const ir::UserFun*, int>> vector_funs_;  // twins, widths
   bool uses_double_ = false;
   bool uses_half_ = false;
   bool top_level_ = false;  // evaluating the cluster's body, outside every output's block
@@ -241,8 +285,10 @@ absl::StatusOr<CVal> Generator::Bind(CVal value) {
     }
     return value;
   }
-  if (!value.type->is_scalar()) return Unsupported(ir::TypeToString(value.type));
-  const std::string type = ir::OpenCLType(value.type->dtype);
+  if (!value.type->is_scalar() && !value.type->is_vector()) {
+    return Unsupported(ir::TypeToString(value.type));
+  }
+  const std::string type = CType(value.type);
   auto memo = std::make_shared<Memo>(
       &em_,
       [this, type, thunk = value.scalar]() -> absl::StatusOr<std::vector<std::string>> {
@@ -321,7 +367,11 @@ CVal Generator::Load(const std::string& buffer, DType dtype, const TypePtr& type
                      std::string base) {
   CVal out{type};
   if (type->is_array()) {
-    const std::string stride = Size(NumElements(*ir::TensorShape(type->element)));
+    const std::string stride = Size(*Slots(type->element));
+    if (type->element->is_scalar() && dtype != DType::kHalf) {
+      out.buffer = buffer;
+      out.base = base;
+    }
     out.element = [this, buffer, dtype, type, base,
                    stride](const std::string& i) -> absl::StatusOr<CVal> {
       return Load(buffer, dtype, type->element,
@@ -337,9 +387,9 @@ CVal Generator::Load(const std::string& buffer, DType dtype, const TypePtr& type
 }
 
 absl::Status Generator::Store(const CVal& value, const TypePtr& type, const std::string& buffer,
-                              const std::string& offset, bool private_array) {
+                              const std::string& offset, bool private_array, bool unroll) {
   const DType dtype = ir::BaseDType(type);
-  if (type->is_scalar() && value.type->is_scalar()) {
+  if ((type->is_scalar() || type->is_vector()) && value.type->kind == type->kind) {
     DFC_ASSIGN_OR_RETURN(std::string v, value.scalar());
     if (private_array) {
       em_->Emit(absl::StrCat(buffer, "[", offset, "] = ", v, ";"));
@@ -359,10 +409,11 @@ absl::Status Generator::Store(const CVal& value, const TypePtr& type, const std:
   }
   const std::string j = em_->Fresh("j");
   const std::string n = Size(type->length);
+  if (unroll && type->length.AsConstant()) em_->Emit("#pragma unroll");
   em_->OpenBlock(absl::StrCat("for (long ", j, " = 0; ", j, " < ", n, "; ++", j, ")"));
   DFC_ASSIGN_OR_RETURN(CVal element, value.element(j));
   DFC_RETURN_IF_ERROR(Store(element, type->element, buffer,
-                            absl::StrCat("(", offset, ") * ", n, " + ", j), private_array));
+                            absl::StrCat("(", offset, ") * ", n, " + ", j), private_array, unroll));
   em_->CloseBlock();
   return absl::OkStatus();
 }
@@ -435,22 +486,43 @@ absl::StatusOr<CVal> Generator::ApplyLambda(const ir::Lambda& lambda, std::vecto
 
 absl::StatusOr<CVal> Generator::CallUserFun(const ir::UserFun& f, std::vector<CVal> args) {
   for (const TypePtr& t : f.param_types) {
-    if (!t->is_scalar()) return Unsupported(absl::StrCat("UserFun ", f.name, " on vectors"));
+    if (!t->is_scalar()) return Unsupported(absl::StrCat("UserFun ", f.name, " on non-scalars"));
     if (t->dtype == DType::kDouble) uses_double_ = true;
     if (t->dtype == DType::kHalf) uses_half_ = true;
   }
   if (f.result_type->dtype == DType::kHalf) uses_half_ = true;
   if (f.result_type->dtype == DType::kDouble) uses_double_ = true;
-  user_funs_.emplace(f.name, &f);
+  // Applied lane by lane to vectors of one width (the type rule): a twin whose parameters are
+  // vectors runs the same body, OpenCL C's arithmetic and builtins being lane-wise on vectors.
+  // float16 (rounded after every operation) and bool (a comparison of vectors gives -1, not 1)
+  // are not vectorised.
+  const int width = args.empty() || !args[0].type->is_vector() ? 1 : args[0].type->width;
+  std::string name = f.name;
+  if (width > 1) {
+    for (const TypePtr& t : f.param_types) {
+      if (t->dtype == DType::kHalf || t->dtype == DType::kBool) {
+        return Unsupported(
+            absl::StrCat("UserFun ", f.name, " on vectors of ", DTypeName(t->dtype)));
+      }
+    }
+    if (f.result_type->dtype == DType::kHalf || f.result_type->dtype == DType::kBool) {
+      return Unsupported(absl::StrCat("UserFun ", f.name, " on vectors"));
+    }
+    name = absl::StrCat(f.name, "_x", width);
+    vector_funs_.emplace(name, std::pair{&f, width});
+  } else {
+    user_funs_.emplace(f.name, &f);
+  }
   const bool round = f.result_type->dtype == DType::kHalf;
-  return CVal{.type = f.result_type,
-              .scalar = [&f, args, round]() -> absl::StatusOr<std::string> {
+  const TypePtr result = width > 1 ? ir::VectorType(f.result_type->dtype, width) : f.result_type;
+  return CVal{.type = result,
+              .scalar = [name, args, round]() -> absl::StatusOr<std::string> {
                 std::vector<std::string> texts;
                 for (const CVal& a : args) {
                   DFC_ASSIGN_OR_RETURN(std::string t, a.scalar());
                   texts.push_back(std::move(t));
                 }
-                std::string call = absl::StrCat(f.name, "(", absl::StrJoin(texts, ", "), ")");
+                std::string call = absl::StrCat(name, "(", absl::StrJoin(texts, ", "), ")");
                 return round ? absl::StrCat("dfc_round_half(", call, ")") : call;
               },
               .computed = true};
@@ -461,6 +533,10 @@ absl::StatusOr<CVal> Generator::CallUserFun(const ir::UserFun& f, std::vector<CV
 ElementFn Windows(const CVal& array, const TypePtr& window, const std::string& stride) {
   return [array, window, stride](const std::string& i) -> absl::StatusOr<CVal> {
     CVal w{window};
+    if (!array.buffer.empty()) {  // a window of a contiguous array is contiguous
+      w.buffer = array.buffer;
+      w.base = absl::StrCat("(", array.base, " + (", i, ") * ", stride, ")");
+    }
     w.element = [array, stride, i](const std::string& j) {
       return array.element(absl::StrCat("((", i, ") * ", stride, " + (", j, "))"));
     };
@@ -496,6 +572,7 @@ absl::StatusOr<CVal> Generator::ReduceSeq(const ir::Pattern& p, std::vector<CVal
                                           const Env& env) {
   const CVal init = args[0];
   const CVal array = args[1];
+  if (init.type->is_array()) return ReduceIntoPrivate(p, init, array, env);
   std::vector<std::string> types;
   std::function<absl::Status(const TypePtr&)> collect = [&](const TypePtr& t) -> absl::Status {
     if (t->is_tuple()) {
@@ -512,6 +589,11 @@ absl::StatusOr<CVal> Generator::ReduceSeq(const ir::Pattern& p, std::vector<CVal
   auto compute = [this, &p, init, types, array, env]() -> absl::StatusOr<std::vector<std::string>> {
     if (lanes_ > 0 && !in_lane_loop_ && SplitsAcrossWorkItems(p, init, array)) {
       DFC_ASSIGN_OR_RETURN(std::string result, EmitSplitReduce(p, init, array, types[0], env));
+      return std::vector<std::string>{result};
+    }
+    if (array.lanes_of != nullptr && array.lanes_of->type->length.AsConstant() == 1 &&
+        IsCombiner(*p.f) && init.type->is_scalar()) {
+      DFC_ASSIGN_OR_RETURN(std::string result, EmitLaneTree(p, init, *array.lanes_of, env));
       return std::vector<std::string>{result};
     }
     std::vector<const CVal*> init_leaves;
@@ -566,6 +648,44 @@ absl::StatusOr<CVal> Generator::ReduceSeq(const ir::Pattern& p, std::vector<CVal
       next);
 }
 
+absl::StatusOr<CVal> Generator::ReduceIntoPrivate(const ir::Pattern& p, const CVal& init,
+                                                  const CVal& array, const Env& env) {
+  const std::optional<ArithExpr> slots = Slots(init.type);
+  const std::optional<int64_t> n = slots ? slots->AsConstant() : std::nullopt;
+  const TypePtr leaf = LeafType(init.type);
+  if (!n || *n > kMaxPrivateElements || leaf == nullptr || leaf->dtype == DType::kHalf ||
+      top_level_) {
+    return Unsupported(absl::StrCat("a Reduce accumulator of type ", ir::TypeToString(init.type),
+                                    top_level_ ? " outside the rows of a kernel" : ""));
+  }
+  const std::string type = CType(leaf);
+  const std::string acc = em_->Fresh("acc");
+  em_->Emit(absl::StrCat(type, " ", acc, "[", std::max<int64_t>(*n, 1), "];  // ",
+                         ir::TypeToString(init.type)));
+  // Every loop over the accumulator is unrolled, so that the driver's compiler can keep it in
+  // registers: a private array indexed by loop counters lives in (cached) memory.
+  DFC_RETURN_IF_ERROR(Store(init, init.type, acc, "0L", /*private_array=*/true, /*unroll=*/true));
+  const std::string i = em_->Fresh("i");
+  em_->OpenBlock(
+      absl::StrCat("for (long ", i, " = 0; ", i, " < ", Size(array.type->length), "; ++", i, ")"));
+  DFC_ASSIGN_OR_RETURN(CVal element, array.element(i));
+  DFC_ASSIGN_OR_RETURN(
+      CVal step,
+      Apply(*p.f, {Load(acc, leaf->dtype, init.type, "0L"), std::move(element)}, init.type, env));
+  // Every new element is computed before any is assigned: an element may read the old others.
+  const std::string next = em_->Fresh("next");
+  em_->Emit(absl::StrCat(type, " ", next, "[", std::max<int64_t>(*n, 1), "];"));
+  DFC_RETURN_IF_ERROR(Store(step, init.type, next, "0L", /*private_array=*/true, /*unroll=*/true));
+  const std::string q = em_->Fresh("q");
+  em_->Emit("#pragma unroll");
+  em_->Emit(absl::StrCat("for (int ", q, " = 0; ", q, " < ", *n, "; ++", q, ") ", acc, "[", q,
+                         "] = ", next, "[", q, "];"));
+  em_->CloseBlock();
+  CVal result = Load(acc, leaf->dtype, init.type, "0L");
+  result.computed = true;
+  return result;
+}
+
 // Whether `f` is a combiner (UserFun::combiner), or λ(a, x) => c(a, x) of one.
 bool IsCombiner(const Fun& f) {
   if (f.kind == Fun::Kind::kUserFun) return static_cast<const ir::UserFun&>(f).combiner;
@@ -576,6 +696,37 @@ bool IsCombiner(const Fun& f) {
   return call.f->kind == Fun::Kind::kUserFun && call.args.size() == 2 &&
          call.args[0].get() == lambda.params[0].get() &&
          call.args[1].get() == lambda.params[1].get() && IsCombiner(*call.f);
+}
+
+absl::StatusOr<std::string> Generator::EmitLaneTree(const ir::Pattern& p, const CVal& init,
+                                                    const CVal& vectors, const Env& env) {
+  DFC_ASSIGN_OR_RETURN(CVal whole, vectors.element("0L"));
+  const DType dtype = whole.type->dtype;
+  DFC_ASSIGN_OR_RETURN(std::string text, whole.scalar());
+  std::string name = em_->Fresh("lanes");
+  em_->Emit(absl::StrCat("const ", CType(whole.type), " ", name, " = ", text, ";"));
+  for (int w = whole.type->width / 2; w >= 1; w /= 2) {
+    const TypePtr half = w > 1 ? ir::VectorType(dtype, w) : ir::ScalarType(dtype);
+    auto part = [&](const char* which) {
+      return CVal{half, [text = absl::StrCat(name, ".", which)]() -> absl::StatusOr<std::string> {
+                    return text;
+                  }};
+    };
+    DFC_ASSIGN_OR_RETURN(CVal both, Apply(*p.f, {part("lo"), part("hi")}, half, env));
+    DFC_ASSIGN_OR_RETURN(std::string combined, both.scalar());
+    name = em_->Fresh("lanes");
+    em_->Emit(absl::StrCat("const ", CType(half), " ", name, " = ", combined, ";"));
+  }
+  auto named = [&](std::string text) {
+    return CVal{init.type, [text]() -> absl::StatusOr<std::string> { return text; }};
+  };
+  DFC_ASSIGN_OR_RETURN(std::string init_value, init.scalar());
+  DFC_ASSIGN_OR_RETURN(CVal with_init,
+                       Apply(*p.f, {named(init_value), named(name)}, init.type, env));
+  DFC_ASSIGN_OR_RETURN(std::string result_text, with_init.scalar());
+  const std::string result = em_->Fresh("acc");
+  em_->Emit(absl::StrCat("const ", CType(init.type), " ", result, " = ", result_text, ";"));
+  return result;
 }
 
 bool Generator::SplitsAcrossWorkItems(const ir::Pattern& p, const CVal& init,
@@ -816,9 +967,50 @@ absl::StatusOr<CVal> Generator::ApplyPattern(const ir::Pattern& p, std::vector<C
       }
       return read();
     }
-    case K::kAsVector:
-    case K::kAsScalar:
-      return Unsupported(ir::FunName(p));
+    case K::kAsVector: {
+      const TypePtr vector = result->element;
+      const int w = vector->width;
+      if (vector->dtype == DType::kHalf) return Unsupported("a vector of float16");
+      out.element = [this, array = args[0], vector,
+                     w](const std::string& i) -> absl::StatusOr<CVal> {
+        const std::string first = absl::StrCat("(", i, ") * ", w);
+        if (!array.buffer.empty()) {  // contiguous: one load
+          const std::string text =
+              absl::StrCat("vload", w, "(0, ", array.buffer, " + ", array.base, " + ", first, ")");
+          return CVal{vector, [text]() -> absl::StatusOr<std::string> { return text; }};
+        }
+        return CVal{vector, [array, vector, w, first]() -> absl::StatusOr<std::string> {
+                      std::vector<std::string> lanes;
+                      for (int k = 0; k < w; ++k) {
+                        DFC_ASSIGN_OR_RETURN(CVal e, array.element(absl::StrCat(first, " + ", k)));
+                        DFC_ASSIGN_OR_RETURN(std::string text, e.scalar());
+                        lanes.push_back(std::move(text));
+                      }
+                      return absl::StrCat("((", CType(vector), ")(", absl::StrJoin(lanes, ", "),
+                                          "))");
+                    }};
+      };
+      return out;
+    }
+    case K::kAsScalar: {
+      const TypePtr vector = args[0].type->element;
+      out.lanes_of = std::make_shared<const CVal>(args[0]);
+      out.element = [this, array = args[0], vector,
+                     scalar = result->element](const std::string& k) -> absl::StatusOr<CVal> {
+        return CVal{scalar, [this, array, vector, k]() -> absl::StatusOr<std::string> {
+                      const int w = vector->width;
+                      DFC_ASSIGN_OR_RETURN(CVal v,
+                                           array.element(absl::StrCat("((", k, ") / ", w, ")")));
+                      DFC_ASSIGN_OR_RETURN(std::string text, v.scalar());
+                      // A lane at a runtime index: through the address of a private copy.
+                      const std::string name = em_->Fresh("vec");
+                      em_->Emit(absl::StrCat("const ", CType(vector), " ", name, " = ", text, ";"));
+                      return absl::StrCat("((const ", ir::OpenCLType(vector->dtype), "*)&", name,
+                                          ")[(", k, ") % ", w, "]");
+                    }};
+      };
+      return out;
+    }
     default:
       break;
   }
@@ -1017,6 +1209,9 @@ absl::StatusOr<KernelSource> Generator::Generate(const KernelOptions& options) {
   std::string& src = kernel.source;
   absl::StrAppend(&src, "// ", options.name, ": generated by dfc\n// TF nodes:\n");
   for (const std::string& node : options.nodes) absl::StrAppend(&src, "//   ", node, "\n");
+  if (!options.rules.empty() && options.rules != "default") {
+    absl::StrAppend(&src, "// rewritten by: ", options.rules, "\n");
+  }
   absl::StrAppend(&src,
                   "// strategy: default (outer Map -> MapGlb(0), or MapWrg(0)/MapLcl(0) for few "
                   "rows that reduce (see each kernel); inner Maps -> MapSeq, Reduce -> "
@@ -1037,6 +1232,16 @@ absl::StatusOr<KernelSource> Generator::Generate(const KernelOptions& options) {
           absl::StrCat(ir::OpenCLType(f->param_types[k]->dtype), " ", f->param_names[k]));
     }
     absl::StrAppend(&src, ir::OpenCLType(f->result_type->dtype), " ", name, "(",
+                    absl::StrJoin(names, ", "), ") {\n  ", f->body, "\n}\n");
+  }
+  for (const auto& [name, twin] : vector_funs_) {
+    const auto& [f, width] = twin;
+    std::vector<std::string> names;
+    for (size_t k = 0; k < f->param_names.size(); ++k) {
+      names.push_back(
+          absl::StrCat(ir::OpenCLType(f->param_types[k]->dtype), width, " ", f->param_names[k]));
+    }
+    absl::StrAppend(&src, ir::OpenCLType(f->result_type->dtype), width, " ", name, "(",
                     absl::StrJoin(names, ", "), ") {\n  ", f->body, "\n}\n");
   }
   for (size_t s = 0; s < stages_.size(); ++s) {

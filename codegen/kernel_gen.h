@@ -76,6 +76,9 @@ struct KernelOptions {
   std::vector<std::string> nodes;
   // The device the code is for.
   DeviceProfile profile = *NamedProfile("cpu");
+  // The rewrite steps that made the cluster's expression from its lowering, for the header
+  // comment (rewrite::Variant::Name(); empty or "default": none).
+  std::string rules;
 };
 
 // Generates the kernel for `cluster`. An IR construct the generator does not handle yet (a

@@ -44,7 +44,7 @@ TEST(TypeTest, TensorTypesNestArraysOutermostFirst) {
   EXPECT_EQ(ArrayDepth(t), 2);
   EXPECT_EQ(TypeToString(F32({})), "float32");
   EXPECT_EQ(TypeToString(TupleType({ScalarType(DType::kInt32), VectorType(DType::kFloat, 4)})),
-            "(int32, float324)");
+            "(int32, float32<4>)");
 }
 
 TEST(TypeTest, LengthsCompareThroughTheSimplifier) {
@@ -74,7 +74,7 @@ TEST(ExprTest, SplitJoinTransposeTypes) {
   ExprPtr padded = Must(Call(Pad(1, 2, PadMode::kClamp), {MakeParam("C", F32({N}))}));
   EXPECT_EQ(TypeToString(padded->type), "[float32]_(N + 3)");
   ExprPtr vec = Must(Call(AsVector(4), {MakeParam("D", F32({N * 16}))}));
-  EXPECT_EQ(TypeToString(vec->type), "[float324]_(N*4)");
+  EXPECT_EQ(TypeToString(vec->type), "[float32<4>]_(N*4)");
   EXPECT_TRUE(TypeEquals(Must(Call(AsScalar(), {vec}))->type, F32({16 * N})));
 }
 
@@ -117,7 +117,7 @@ TEST(ExprTest, TypeErrorsNameThePatternAndBothTypes) {
 TEST(ExprTest, UserFunsApplyLaneByLaneToVectors) {
   ParamPtr v = MakeParam("v", VectorType(DType::kFloat, 4));
   ExprPtr e = Must(Call(Neg(), {v}));
-  EXPECT_EQ(TypeToString(e->type), "float324");
+  EXPECT_EQ(TypeToString(e->type), "float32<4>");
 }
 
 TEST(ExprTest, StructuralEqualityIsUpToBoundNames) {

@@ -116,7 +116,7 @@ std::string TypeToString(const TypePtr& type) {
     case Type::Kind::kScalar:
       return std::string(DTypeName(type->dtype));
     case Type::Kind::kVector:
-      return absl::StrCat(DTypeName(type->dtype), type->width);
+      return absl::StrCat(DTypeName(type->dtype), "<", type->width, ">");
     case Type::Kind::kTuple:
       return absl::StrCat(
           "(",

@@ -141,6 +141,107 @@ absl::StatusOr<ir::ExprPtr> Substitute(const ir::ExprPtr& e, const ir::Param* pa
 
 namespace {
 
+absl::StatusOr<ir::FunPtr> ReplaceIn(const ir::FunPtr& f,
+                                     const std::function<bool(const ir::ExprPtr&)>& is_target,
+                                     const ir::ExprPtr& value) {
+  if (f->kind == ir::Fun::Kind::kLambda) {
+    const auto& lambda = static_cast<const ir::Lambda&>(*f);
+    DFC_ASSIGN_OR_RETURN(ir::ExprPtr body, ReplaceWhere(lambda.body, is_target, value));
+    if (body == lambda.body) return f;
+    return std::make_shared<ir::Lambda>(lambda.params, std::move(body));
+  }
+  if (f->kind == ir::Fun::Kind::kUserFun) return f;
+  const auto& pattern = static_cast<const ir::Pattern&>(*f);
+  if (pattern.f == nullptr) return f;
+  DFC_ASSIGN_OR_RETURN(ir::FunPtr inner, ReplaceIn(pattern.f, is_target, value));
+  if (inner == pattern.f) return f;
+  return WithFunction(pattern, std::move(inner));
+}
+
+}  // namespace
+
+absl::StatusOr<ir::ExprPtr> ReplaceWhere(const ir::ExprPtr& e,
+                                         const std::function<bool(const ir::ExprPtr&)>& is_target,
+                                         const ir::ExprPtr& value) {
+  if (is_target(e)) return value;
+  if (e->kind != ir::Expr::Kind::kFunCall) return e;
+  const auto& call = static_cast<const ir::FunCall&>(*e);
+  bool changed = false;
+  std::vector<ir::ExprPtr> args;
+  for (const ir::ExprPtr& a : call.args) {
+    DFC_ASSIGN_OR_RETURN(ir::ExprPtr arg, ReplaceWhere(a, is_target, value));
+    changed = changed || arg != a;
+    args.push_back(std::move(arg));
+  }
+  DFC_ASSIGN_OR_RETURN(ir::FunPtr f, ReplaceIn(call.f, is_target, value));
+  if (!changed && f == call.f) return e;
+  return ir::Call(std::move(f), std::move(args));
+}
+
+namespace {
+
+absl::Status ApplyAtEachIn(const Rule& rule, const ir::FunPtr& f, int limit,
+                           std::vector<ir::FunPtr>& out);
+
+absl::Status ApplyAtEachInto(const Rule& rule, const ir::ExprPtr& e, int limit,
+                             std::vector<ir::ExprPtr>& out) {
+  if (static_cast<int>(out.size()) >= limit) return absl::OkStatus();
+  DFC_ASSIGN_OR_RETURN(auto at_root, ApplyAtRoot(rule, e));
+  if (auto* rewritten = std::get_if<ir::ExprPtr>(&at_root)) out.push_back(*rewritten);
+  if (e->kind != ir::Expr::Kind::kFunCall) return absl::OkStatus();
+  const auto& call = static_cast<const ir::FunCall&>(*e);
+  for (size_t k = 0; k < call.args.size(); ++k) {
+    std::vector<ir::ExprPtr> rewrites;
+    DFC_RETURN_IF_ERROR(
+        ApplyAtEachInto(rule, call.args[k], limit - static_cast<int>(out.size()), rewrites));
+    for (ir::ExprPtr& arg : rewrites) {
+      std::vector<ir::ExprPtr> args = call.args;
+      args[k] = std::move(arg);
+      DFC_ASSIGN_OR_RETURN(ir::ExprPtr rebuilt, ir::Call(call.f, std::move(args)));
+      out.push_back(std::move(rebuilt));
+    }
+  }
+  std::vector<ir::FunPtr> functions;
+  DFC_RETURN_IF_ERROR(ApplyAtEachIn(rule, call.f, limit - static_cast<int>(out.size()), functions));
+  for (ir::FunPtr& f : functions) {
+    DFC_ASSIGN_OR_RETURN(ir::ExprPtr rebuilt, ir::Call(std::move(f), call.args));
+    out.push_back(std::move(rebuilt));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ApplyAtEachIn(const Rule& rule, const ir::FunPtr& f, int limit,
+                           std::vector<ir::FunPtr>& out) {
+  if (f->kind == ir::Fun::Kind::kLambda) {
+    const auto& lambda = static_cast<const ir::Lambda&>(*f);
+    std::vector<ir::ExprPtr> bodies;
+    DFC_RETURN_IF_ERROR(ApplyAtEachInto(rule, lambda.body, limit, bodies));
+    for (ir::ExprPtr& body : bodies) {
+      out.push_back(std::make_shared<ir::Lambda>(lambda.params, std::move(body)));
+    }
+    return absl::OkStatus();
+  }
+  if (f->kind == ir::Fun::Kind::kUserFun) return absl::OkStatus();
+  const auto& pattern = static_cast<const ir::Pattern&>(*f);
+  if (pattern.f == nullptr) return absl::OkStatus();
+  std::vector<ir::FunPtr> inner;
+  DFC_RETURN_IF_ERROR(ApplyAtEachIn(rule, pattern.f, limit, inner));
+  for (ir::FunPtr& g : inner) out.push_back(WithFunction(pattern, std::move(g)));
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<ir::ExprPtr>> ApplyAtEach(const Rule& rule, const ir::ExprPtr& e,
+                                                     int limit) {
+  std::vector<ir::ExprPtr> out;
+  DFC_RETURN_IF_ERROR(ApplyAtEachInto(rule, e, limit, out));
+  if (static_cast<int>(out.size()) > limit) out.resize(limit);
+  return out;
+}
+
+namespace {
+
 // The first rewrite inside a function: a Lambda's body, or the function a pattern applies.
 absl::StatusOr<ir::FunPtr> ApplyOnceIn(const Rule& rule, const ir::FunPtr& f) {
   if (f->kind == ir::Fun::Kind::kLambda) {

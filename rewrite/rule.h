@@ -11,6 +11,7 @@
 #include <functional>
 #include <string>
 #include <variant>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "ir/expr.h"
@@ -59,6 +60,17 @@ int Reads(const ir::Fun& f, const ir::Param* param);
 // `e` with every read of `param` replaced by `value` (of param's type).
 absl::StatusOr<ir::ExprPtr> Substitute(const ir::ExprPtr& e, const ir::Param* param,
                                        const ir::ExprPtr& value);
+
+// `e` with every subexpression for which `is_target` holds replaced by `value` (of its type);
+// subexpressions inside a target are not visited.
+absl::StatusOr<ir::ExprPtr> ReplaceWhere(const ir::ExprPtr& e,
+                                         const std::function<bool(const ir::ExprPtr&)>& is_target,
+                                         const ir::ExprPtr& value);
+
+// Every single rewrite of `e` by `rule`: one result for each place where it matches, in the
+// order ApplyOnce searches, at most `limit` of them. What an explorer branches on.
+absl::StatusOr<std::vector<ir::ExprPtr>> ApplyAtEach(const Rule& rule, const ir::ExprPtr& e,
+                                                     int limit = 64);
 
 // Pattern helpers for matches: `e` as a call of a function of `kind`, or nullptr.
 const ir::FunCall* CallOf(const ir::ExprPtr& e, ir::Fun::Kind kind);

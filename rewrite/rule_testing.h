@@ -120,6 +120,52 @@ inline ir::FunPtr Add() {
 }
 
 inline ir::TypePtr Floats(SymbolicShape shape) { return ir::TensorType(DType::kFloat, shape); }
+inline ir::TypePtr Ints(SymbolicShape shape) { return ir::TensorType(DType::kInt32, shape); }
+
+// int32 sum (a combiner) and product: sums of integers do not depend on their order, so a
+// rule that reorders a sum gives exactly equal values on them.
+inline ir::FunPtr IntAdd() {
+  return ir::MakeCombiner("iadd", "return acc + x;", DType::kInt32,
+                          [](std::span<const ir::Scalar> a) -> absl::StatusOr<ir::Scalar> {
+                            return ir::Scalar::Int(DType::kInt32, a[0].i + a[1].i);
+                          });
+}
+inline ir::FunPtr IntMul() {
+  return ir::MakeUserFun("imul", {"x", "y"}, "return x * y;", {DType::kInt32, DType::kInt32},
+                         DType::kInt32,
+                         [](std::span<const ir::Scalar> a) -> absl::StatusOr<ir::Scalar> {
+                           return ir::Scalar::Int(DType::kInt32, a[0].i * a[1].i);
+                         });
+}
+
+// Reduce(iadd)(init, Map(λp => imul(p.0, p.1)) $ Zip(a, b)): a dot product as MatMul lowers it.
+inline absl::StatusOr<ir::ExprPtr> Dot(const ir::ExprPtr& a, const ir::ExprPtr& b,
+                                       int64_t init = 0) {
+  DFC_ASSIGN_OR_RETURN(ir::ExprPtr pairs, ir::Call(ir::Zip(2), {a, b}));
+  DFC_ASSIGN_OR_RETURN(ir::ExprPtr products,
+                       ir::MapOver(pairs, [](ir::ExprPtr p) -> absl::StatusOr<ir::ExprPtr> {
+                         DFC_ASSIGN_OR_RETURN(ir::ExprPtr x, ir::Call(ir::Get(0), {p}));
+                         DFC_ASSIGN_OR_RETURN(ir::ExprPtr y, ir::Call(ir::Get(1), {p}));
+                         return ir::Call(IntMul(), {x, y});
+                       }));
+  return ir::ReduceOver(ir::MakeLiteral(ir::Scalar::Int(DType::kInt32, init)), products,
+                        [](ir::ExprPtr acc, ir::ExprPtr v) {
+                          return ir::Call(IntAdd(), {acc, v});
+                        });
+}
+
+// The dot product of `row` with each column of `b`: Map(λcol => Dot(row, col)) $ Transpose(b).
+inline absl::StatusOr<ir::ExprPtr> DotEachColumn(const ir::ExprPtr& row, const ir::ExprPtr& b) {
+  DFC_ASSIGN_OR_RETURN(ir::ExprPtr columns, ir::Call(ir::Transpose(), {b}));
+  return ir::MapOver(
+      columns, [&](ir::ExprPtr col) { return Dot(row, col); }, "col");
+}
+
+// A MatMul, a [N, k] times b [k, m], as dfc lowers it: a Map over a's rows of DotEachColumn.
+inline absl::StatusOr<ir::ExprPtr> MatMul(const ir::ExprPtr& a, const ir::ExprPtr& b) {
+  return ir::MapOver(
+      a, [&](ir::ExprPtr row) { return DotEachColumn(row, b); }, "row");
+}
 
 // The size variable the tests use, and bindings for it: one, a few, a multiple of the chunk
 // sizes, a larger one.

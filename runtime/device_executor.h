@@ -109,6 +109,7 @@ class DeviceExecutor {
   void UseKernel(const ir::LoweredCluster& cluster, codegen::KernelSource kernel);
 
   const std::string& device_name() const { return context_->info().device_name; }
+  const std::shared_ptr<cl::ClContext>& context() const { return context_; }
   const codegen::DeviceProfile& profile() const { return profile_; }
   const cl::ProgramCache& program_cache() const { return *cache_; }
 

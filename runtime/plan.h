@@ -28,6 +28,7 @@
 #include "codegen/kernel_gen.h"
 #include "graph/graph.h"
 #include "ir/lower/cluster.h"
+#include "rewrite/explore.h"
 
 namespace dfc {
 
@@ -45,6 +46,9 @@ struct Plan {
   std::shared_ptr<const Graph> graph;
   ir::LoweredGraph lowered;  // for spec.fetches and spec.targets, placeholders fed at run time
   std::vector<codegen::KernelSource> kernels;  // one per cluster of `lowered`
+  // Per cluster, the rewrite steps its kernel was generated after (none: the default
+  // strategy); empty when no cluster was rewritten.
+  std::vector<std::vector<rewrite::Step>> steps;
 };
 
 // Lowers `graph` as a run that feeds its placeholders does and generates every cluster's

@@ -74,6 +74,7 @@ int Inspect(const std::vector<std::string>& argv);
 int Compile(const std::vector<std::string>& argv);
 int Run(const std::vector<std::string>& argv);
 int Conformance(const std::vector<std::string>& argv);
+int Bench(const std::vector<std::string>& argv);
 
 }  // namespace dfc::cli
 

@@ -342,5 +342,45 @@ TEST(CliTest, KnownDefectsAreReconfirmedAndNeverHideOtherFailures) {
   EXPECT_THAT(r.output, HasSubstr("known.tsv:2: expected CASE<TAB>all-false-bool<TAB>NOTE"));
 }
 
+TEST(CliTest, BenchVariantsTimesEachVariantAgainstTheFloorAndWritesJson) {
+  const fs::path dir = TempDir("bench");
+  const std::string json = (dir / "variants.json").string();
+  Result r = Dfc("bench " + std::string(DFC_SOURCE_DIR) +
+                 "/models/relu_subgraph.pbtxt --variants --batch 64,96 --device cpu --runs 1 "
+                 "--json " +
+                 json + " 2>/dev/null");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("read bandwidth"));
+  EXPECT_THAT(r.output, HasSubstr("default"));
+  EXPECT_THAT(r.output, HasSubstr("vectorizeReduce("));
+  std::ifstream in(json);
+  const nlohmann::json j = nlohmann::json::parse(in);
+  EXPECT_FALSE(j["device"].get<std::string>().empty());
+  ASSERT_EQ(j["batches"].size(), 2u);
+  EXPECT_EQ(j["batches"][1]["n"], 96);
+  EXPECT_GT(j["batches"][0]["floor_ms"].get<double>(), 0);
+  const nlohmann::json& cluster = j["batches"][0]["clusters"][0];
+  EXPECT_EQ(cluster["nodes"].size(), 5u);
+  const nlohmann::json& first = cluster["variants"][0];
+  EXPECT_EQ(first["name"], "default");
+  EXPECT_EQ(first["speedup_vs_default"], 1.0);
+  int timed = 0;
+  for (const nlohmann::json& v : cluster["variants"]) {
+    if (!v.contains("median_ms")) continue;
+    ++timed;
+    EXPECT_GT(v["median_ms"].get<double>(), 0) << v["name"];
+    EXPECT_NEAR(v["floor_fraction"].get<double>(),
+                v["median_ms"].get<double>() / j["batches"][0]["floor_ms"].get<double>(), 1e-9)
+        << v["name"];
+  }
+  EXPECT_GE(timed, 8);
+}
+
+TEST(CliTest, BenchNeedsVariants) {
+  Result r = Dfc("bench " + std::string(DFC_SOURCE_DIR) + "/models/relu_subgraph.pbtxt 2>&1");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.output, HasSubstr("dfc bench needs --variants"));
+}
+
 }  // namespace
 }  // namespace dfc

@@ -17,6 +17,8 @@ constexpr char kUsage[] =
     "  run GRAPH --fetch T[,T...] [--feed NAME=FILE.npy]... [--target NODE]...\n"
     "      [--init NODE]... [--steps K] [--out DIR] [--device D] [--reference]\n"
     "                                         run a graph and print or save its outputs\n"
+    "  bench GRAPH --variants [--batch N,...] [--json FILE]\n"
+    "                                         time the variants the rewrite rules make, per cluster\n"
     "  conformance DIR [--reference | --interpret | --device D] [--json FILE] [--filter REGEX]\n"
     "                                         check dfc against TensorFlow-made test cases\n"
     "\n"
@@ -36,6 +38,7 @@ int main(int argc, char** argv) {
   if (command == "run") return dfc::cli::Run(args);
   if (command == "compile") return dfc::cli::Compile(args);
   if (command == "conformance") return dfc::cli::Conformance(args);
+  if (command == "bench") return dfc::cli::Bench(args);
   if (command == "help" || command == "--help" || command == "-h") {
     std::cout << kUsage;
     return dfc::cli::kExitOk;

@@ -1,0 +1,109 @@
+// Enumerating variants (see explore.h).
+#include "rewrite/explore.h"
+
+#include <utility>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "rewrite/data_layout.h"
+#include "rewrite/interchange.h"
+#include "rewrite/vectorize.h"
+
+namespace dfc::rewrite {
+namespace {
+
+// The rewrites of `e` by one rule: at the root only, or at each place.
+absl::StatusOr<std::vector<ir::ExprPtr>> Rewrites(const ExploreRule& r, const ir::ExprPtr& e) {
+  if (!r.root_only) return ApplyAtEach(r.rule, e);
+  DFC_ASSIGN_OR_RETURN(auto at_root, ApplyAtRoot(r.rule, e));
+  if (auto* rewritten = std::get_if<ir::ExprPtr>(&at_root)) return std::vector{*rewritten};
+  return std::vector<ir::ExprPtr>{};
+}
+
+}  // namespace
+
+std::string Step::ToString() const { return absl::StrCat(rule, "@", place); }
+
+std::string Variant::Name() const {
+  if (steps.empty()) return "default";
+  std::vector<std::string> names;
+  for (const Step& s : steps) names.push_back(s.ToString());
+  return absl::StrJoin(names, " ; ");
+}
+
+std::vector<ExploreRule> ExploreRules(const ExploreOptions& options) {
+  std::vector<ExploreRule> rules = {{MapReduceInterchange()}, {StoreTransposed(), true}};
+  for (int w : options.vector_widths) rules.push_back({VectorizeReduce(w)});
+  return rules;
+}
+
+absl::StatusOr<std::vector<Variant>> Enumerate(const ir::ExprPtr& body,
+                                               const ExploreOptions& options) {
+  const std::vector<ExploreRule> rules = ExploreRules(options);
+  std::vector<Variant> variants = {{{}, body}};
+  // Structural duplicates (two orders of independent rewrites) are kept once: by hash, then
+  // by equality.
+  absl::flat_hash_map<size_t, std::vector<size_t>> seen;
+  seen[ir::ExprHash(body)].push_back(0);
+  size_t level_begin = 0;
+  for (int depth = 0; depth < options.max_steps; ++depth) {
+    const size_t level_end = variants.size();
+    for (size_t v = level_begin; v < level_end; ++v) {
+      for (const ExploreRule& r : rules) {
+        DFC_ASSIGN_OR_RETURN(std::vector<ir::ExprPtr> rewrites, Rewrites(r, variants[v].body));
+        for (size_t k = 0; k < rewrites.size(); ++k) {
+          std::vector<size_t>& same_hash = seen[ir::ExprHash(rewrites[k])];
+          bool duplicate = false;
+          for (size_t other : same_hash) {
+            duplicate = duplicate || ir::ExprEquals(variants[other].body, rewrites[k]);
+          }
+          if (duplicate) continue;
+          if (static_cast<int>(variants.size()) >= options.max_variants) return variants;
+          same_hash.push_back(variants.size());
+          Variant next{variants[v].steps, rewrites[k]};
+          next.steps.push_back({r.rule.name, static_cast<int>(k)});
+          variants.push_back(std::move(next));
+        }
+      }
+    }
+    level_begin = level_end;
+  }
+  return variants;
+}
+
+absl::StatusOr<ir::ExprPtr> Replay(const ir::ExprPtr& body, const std::vector<Step>& steps) {
+  ExploreOptions all;
+  all.vector_widths = {2, 4, 8, 16};
+  const std::vector<ExploreRule> rules = ExploreRules(all);
+  ir::ExprPtr current = body;
+  for (const Step& step : steps) {
+    const ExploreRule* rule = nullptr;
+    for (const ExploreRule& r : rules) {
+      if (r.rule.name == step.rule) rule = &r;
+    }
+    if (rule == nullptr) return absl::NotFoundError(absl::StrCat("no rule named ", step.rule));
+    DFC_ASSIGN_OR_RETURN(std::vector<ir::ExprPtr> rewrites, Rewrites(*rule, current));
+    if (step.place < 0 || step.place >= static_cast<int>(rewrites.size())) {
+      return absl::FailedPreconditionError(absl::StrCat("step ", step.ToString(),
+                                                        " does not apply: the rule matches at ",
+                                                        rewrites.size(), " places"));
+    }
+    current = rewrites[step.place];
+  }
+  return current;
+}
+
+absl::StatusOr<Step> ParseStep(const std::string& text) {
+  const size_t at = text.rfind('@');
+  Step step;
+  if (at == std::string::npos || at == 0 || !absl::SimpleAtoi(text.substr(at + 1), &step.place)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("a step is RULE@PLACE, as vectorizeReduce(16)@0; got \"", text, "\""));
+  }
+  step.rule = text.substr(0, at);
+  return step;
+}
+
+}  // namespace dfc::rewrite

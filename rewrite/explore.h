@@ -1,0 +1,60 @@
+// The space of variants of an expression: what the rules make of it. Lift's first stage
+// (algorithmic rules) is enumerated here, breadth first, with duplicates removed by structure;
+// timing the variants on a device and keeping the fastest is runtime/tune.h's.
+//
+// A variant is named by its steps, each a rule and the place it applied (the k-th match in
+// the order ApplyAtEach lists them), so that a variant chosen once (a tuning database's entry)
+// is made again from the same expression by Replay.
+#ifndef DFC_REWRITE_EXPLORE_H_
+#define DFC_REWRITE_EXPLORE_H_
+
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "ir/expr.h"
+#include "rewrite/rule.h"
+
+namespace dfc::rewrite {
+
+struct Step {
+  std::string rule;  // Rule::name, e.g. "vectorizeReduce(16)"
+  int place = 0;     // which of ApplyAtEach's rewrites (0 for a rule applied at the root only)
+  std::string ToString() const;  // "vectorizeReduce(16)@0"
+};
+
+struct Variant {
+  std::vector<Step> steps;  // empty: the expression as lowered (the default strategy)
+  ir::ExprPtr body;
+  std::string Name() const;  // the steps joined by " ; ", or "default"
+};
+
+struct ExploreOptions {
+  std::vector<int> vector_widths = {4, 8, 16};  // from the device profile
+  int max_steps = 3;
+  int max_variants = 48;
+};
+
+// The rules the explorer applies, by name: mapReduceInterchange, vectorizeReduce(w) for each
+// width, and storeTransposed (at the root: it binds at the cluster's top level).
+struct ExploreRule {
+  Rule rule;
+  bool root_only = false;
+};
+std::vector<ExploreRule> ExploreRules(const ExploreOptions& options);
+
+// The default and every variant reachable in at most max_steps steps, breadth first (fewest
+// steps first), structurally distinct, at most max_variants of them.
+absl::StatusOr<std::vector<Variant>> Enumerate(const ir::ExprPtr& body,
+                                               const ExploreOptions& options);
+
+// `body` rewritten by `steps` in order. A step that names an unknown rule or a place where its
+// rule no longer matches is an error (the expression is not the one the steps were made for).
+absl::StatusOr<ir::ExprPtr> Replay(const ir::ExprPtr& body, const std::vector<Step>& steps);
+
+// "vectorizeReduce(16)@0" -> {vectorizeReduce(16), 0}.
+absl::StatusOr<Step> ParseStep(const std::string& text);
+
+}  // namespace dfc::rewrite
+
+#endif  // DFC_REWRITE_EXPLORE_H_

@@ -1,0 +1,22 @@
+// Interchange rules: which of two nested walks runs outside. A dot product per output column
+// reads its row once per column; interchanged, one walk over the row updates every column's
+// accumulator, reading each element once (Lift's mapReduceInterchange).
+#ifndef DFC_REWRITE_INTERCHANGE_H_
+#define DFC_REWRITE_INTERCHANGE_H_
+
+#include "rewrite/rule.h"
+
+namespace dfc::rewrite {
+
+// mapReduceInterchange:
+//   Map(λc => B[Reduce(f)(init, E(c))]) $ C
+//     => Map(λv => B[v]) $ Reduce(λ(acc, x) => Map(f) $ Zip(acc, x))(Repeat(n) $ init,
+//                                                               Transpose $ (Map(λc => E(c)) $ C))
+// for a high-level Map over C of length n whose body reads c only through that Reduce (the
+// innermost such), and whose init and f do not read c. Every column keeps its own fold, in
+// the same order: the results are equal, not only close.
+Rule MapReduceInterchange();
+
+}  // namespace dfc::rewrite
+
+#endif  // DFC_REWRITE_INTERCHANGE_H_

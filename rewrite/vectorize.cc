@@ -1,0 +1,110 @@
+// Vectorisation rules (see vectorize.h).
+#include "rewrite/vectorize.h"
+
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "ir/expr.h"
+
+namespace dfc::rewrite {
+namespace {
+
+// The combiner UserFun of a Reduce step: the step itself, or the one λ(a, x) => c(a, x) calls.
+ir::FunPtr CombinerOf(const ir::FunPtr& f) {
+  if (f->kind == ir::Fun::Kind::kUserFun) {
+    return static_cast<const ir::UserFun&>(*f).combiner ? f : nullptr;
+  }
+  if (f->kind != ir::Fun::Kind::kLambda) return nullptr;
+  const auto& lambda = static_cast<const ir::Lambda&>(*f);
+  const ir::FunCall* call = CallOf(lambda.body, ir::Fun::Kind::kUserFun);
+  if (lambda.params.size() != 2 || call == nullptr || call->args.size() != 2 ||
+      call->args[0] != lambda.params[0] || call->args[1] != lambda.params[1]) {
+    return nullptr;
+  }
+  return CombinerOf(call->f);
+}
+
+// `x`, an array of scalars of length n, as n / w vectors: a Map over a Zip (or over one array)
+// applies its function to vectors of the arrays; anything else is read w at a time.
+absl::StatusOr<ir::ExprPtr> AsVectors(const ir::ExprPtr& x, int w) {
+  const ir::FunCall* map = CallOf(x, ir::Fun::Kind::kMap);
+  if (map != nullptr) {
+    const ir::FunPtr& g = static_cast<const ir::Pattern&>(*map->f).f;
+    const ir::FunCall* zip = CallOf(map->args[0], ir::Fun::Kind::kZip);
+    std::vector<ir::ExprPtr> parts = zip != nullptr ? zip->args : std::vector{map->args[0]};
+    bool scalars = true;
+    for (const ir::ExprPtr& a : parts) scalars = scalars && a->type->element->is_scalar();
+    if (scalars) {
+      std::vector<ir::ExprPtr> vectors;
+      for (const ir::ExprPtr& a : parts) {
+        DFC_ASSIGN_OR_RETURN(ir::ExprPtr v, ir::Call(ir::AsVector(w), {a}));
+        vectors.push_back(std::move(v));
+      }
+      ir::ExprPtr input = vectors[0];
+      if (zip != nullptr) {
+        DFC_ASSIGN_OR_RETURN(input, ir::Call(ir::Zip(static_cast<int>(vectors.size())), vectors));
+      }
+      if (g->kind == ir::Fun::Kind::kUserFun) return ir::Call(ir::Map(g), {input});
+      if (g->kind == ir::Fun::Kind::kLambda) {
+        // The same body, its parameter retyped: every call in it types again on vectors.
+        const auto& lambda = static_cast<const ir::Lambda&>(*g);
+        const ir::ParamPtr p = ir::MakeParam(lambda.params[0]->name, input->type->element);
+        DFC_ASSIGN_OR_RETURN(ir::ExprPtr body, Substitute(lambda.body, lambda.params[0].get(), p));
+        return ir::Call(ir::Map(std::make_shared<ir::Lambda>(std::vector{p}, body)), {input});
+      }
+    }
+  }
+  return ir::Call(ir::AsVector(w), {x});
+}
+
+}  // namespace
+
+Rule VectorizeReduce(int width) {
+  return {
+      absl::StrCat("vectorizeReduce(", width, ")"),
+      absl::StrCat("Reduce(f)(init, X) => Reduce(f)(init, AsScalar $ Reduce(vector f)(AsVector(",
+                   width, ") $ Repeat(", width, ") $ init, AsVector(", width, ") $ X))"),
+      [width](const ir::ExprPtr& e) -> Match {
+        const ir::FunCall* reduce = CallOf(e, ir::Fun::Kind::kReduce);
+        if (reduce == nullptr) return Decline{"not a high-level Reduce"};
+        const ir::ExprPtr init = reduce->args[0], x = reduce->args[1];
+        const ir::FunPtr& f = static_cast<const ir::Pattern&>(*reduce->f).f;
+        const ir::FunPtr combiner = CombinerOf(f);
+        if (combiner == nullptr) return Decline{"the step is not a combiner"};
+        if (!x->type->element->is_scalar()) return Decline{"the elements are not scalars"};
+        if (x->type->element->dtype == DType::kHalf || x->type->element->dtype == DType::kBool) {
+          return Decline{"float16 and bool are not vectorised"};
+        }
+        if ((x->type->length % width).AsConstant() != std::optional<int64_t>(0)) {
+          return Decline{absl::StrCat("length ", x->type->length.ToString(),
+                                      " is not known to be a multiple of ", width)};
+        }
+        if (init->kind != ir::Expr::Kind::kLiteral) return Decline{"init is not a literal"};
+        const ir::Scalar& value = static_cast<const ir::Literal&>(*init).value;
+        const ir::Scalar twice[] = {value, value};
+        absl::StatusOr<ir::Scalar> combined =
+            static_cast<const ir::UserFun&>(*combiner).host(twice);
+        if (!combined.ok() || !(*combined == value)) {
+          return Decline{"init is not left unchanged by combining it with itself"};
+        }
+        return [width, init, x, f, u = combiner]() -> absl::StatusOr<ir::ExprPtr> {
+          DFC_ASSIGN_OR_RETURN(ir::ExprPtr vectors, AsVectors(x, width));
+          DFC_ASSIGN_OR_RETURN(ir::ExprPtr fill, ir::Call(ir::Repeat(width), {init}));
+          DFC_ASSIGN_OR_RETURN(ir::ExprPtr lanes, ir::Call(ir::AsVector(width), {fill}));
+          DFC_ASSIGN_OR_RETURN(
+              ir::FunPtr step,
+              ir::MakeLambda({lanes->type, vectors->type->element},
+                             [&](std::span<const ir::ExprPtr> p) -> absl::StatusOr<ir::ExprPtr> {
+                               return ir::MapOver(p[0], [&](ir::ExprPtr a) {
+                                 return ir::Call(u, {a, p[1]});
+                               });
+                             },
+                             {"acc", "x"}));
+          DFC_ASSIGN_OR_RETURN(ir::ExprPtr partial, ir::Call(ir::Reduce(step), {lanes, vectors}));
+          DFC_ASSIGN_OR_RETURN(ir::ExprPtr scalars, ir::Call(ir::AsScalar(), {partial}));
+          return ir::Call(ir::Reduce(f), {init, scalars});
+        };
+      }};
+}
+
+}  // namespace dfc::rewrite

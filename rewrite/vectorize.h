@@ -1,0 +1,25 @@
+// Vectorisation rules: a walk over scalars becomes a walk over vectors of w lanes, which the
+// code generator reads with one vload<w> where the scalars are contiguous in memory and
+// computes with OpenCL C's lane-wise vector arithmetic.
+#ifndef DFC_REWRITE_VECTORIZE_H_
+#define DFC_REWRITE_VECTORIZE_H_
+
+#include "rewrite/rule.h"
+
+namespace dfc::rewrite {
+
+// vectorizeReduce(w), Lift's partialReduce with vector lanes:
+//   Reduce(f)(init, Map(g) $ Zip(a1, ..., ak))
+//     => Reduce(f)(init, AsScalar $ Reduce(λ(acc, x) => Map(λa => f(a, x)) $ acc)(
+//            AsVector(w) $ Repeat(w) $ init, Map(g) $ Zip(AsVector(w) $ a1, ...)))
+// (and Reduce(f)(init, X) with X read as AsVector(w) $ X when it is not a Map). Lane l folds
+// elements l, l + w, ...; the lanes are then folded into init. It requires f to be a
+// combiner (UserFun::combiner: the order of the fold may change, exactly for integers, up
+// to rounding for floating point), init a literal with f(init, init) = init (so that starting
+// every lane at init adds nothing), the length a known multiple of w, and g to type on
+// vectors (UserFuns apply lane by lane).
+Rule VectorizeReduce(int width);
+
+}  // namespace dfc::rewrite
+
+#endif  // DFC_REWRITE_VECTORIZE_H_

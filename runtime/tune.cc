@@ -1,0 +1,205 @@
+// Tuning a plan's clusters on the device (see tune.h).
+#include "runtime/tune.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <span>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "codegen/kernel_gen.h"
+#include "graph/check.h"
+#include "runtime/compare.h"
+#include "runtime/reference/session.h"
+
+namespace dfc {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// The kernels of cluster `c` in the executor's last run, in milliseconds.
+double ClusterMilliseconds(const DeviceExecutor& executor, int c) {
+  int64_t ns = 0;
+  for (const DeviceExecutor::KernelTime& k : executor.kernel_times()) {
+    if (k.cluster == c) ns += k.nanoseconds;
+  }
+  return ns * 1e-6;
+}
+
+// The longest Reduce in `e` whose length is a known constant (0 if none).
+int64_t LongestReduction(const ir::ExprPtr& e);
+int64_t LongestReductionIn(const ir::FunPtr& f) {
+  if (f->kind == ir::Fun::Kind::kLambda) {
+    return LongestReduction(static_cast<const ir::Lambda&>(*f).body);
+  }
+  if (f->kind == ir::Fun::Kind::kUserFun) return 0;
+  const auto& p = static_cast<const ir::Pattern&>(*f);
+  return p.f != nullptr ? LongestReductionIn(p.f) : 0;
+}
+int64_t LongestReduction(const ir::ExprPtr& e) {
+  if (e->kind != ir::Expr::Kind::kFunCall) return 0;
+  const auto& call = static_cast<const ir::FunCall&>(*e);
+  int64_t longest = LongestReductionIn(call.f);
+  if (ir::IsReduce(call.f->kind)) {
+    longest = std::max(longest, call.args[1]->type->length.AsConstant().value_or(0));
+  }
+  for (const ir::ExprPtr& a : call.args) longest = std::max(longest, LongestReduction(a));
+  return longest;
+}
+
+}  // namespace
+
+Tolerance VariantTolerance(const Tensor& expected, int64_t longest_reduction) {
+  Tolerance t = DefaultTolerance(expected.dtype());
+  if (expected.dtype() != DType::kFloat && expected.dtype() != DType::kDouble) return t;
+  const double u = expected.dtype() == DType::kFloat ? 0x1p-24 : 0x1p-53;
+  const double bound = 2.0 * static_cast<double>(longest_reduction) * u;
+  double largest = 0;
+  const std::span<const float> f32 =
+      expected.dtype() == DType::kFloat ? expected.flat<float>() : std::span<const float>();
+  for (float v : f32)
+    largest = std::isfinite(v) ? std::max(largest, std::fabs(double{v})) : largest;
+  if (expected.dtype() == DType::kDouble) {
+    for (double v : expected.flat<double>()) {
+      largest = std::isfinite(v) ? std::max(largest, std::fabs(v)) : largest;
+    }
+  }
+  t.rtol = std::max(t.rtol, bound);
+  t.atol = std::max(t.atol, bound * largest);
+  return t;
+}
+
+std::vector<int> VectorWidths(const codegen::DeviceProfile& profile) {
+  std::vector<int> widths;
+  for (int w : {4, 8, 16}) {
+    if (w <= std::max(4, profile.preferred_vector_width)) widths.push_back(w);
+  }
+  return widths;
+}
+
+absl::StatusOr<std::vector<ClusterTuning>> TunePlan(
+    Plan& plan, DeviceExecutor& executor, const std::vector<std::pair<std::string, Tensor>>& feeds,
+    const TuneOptions& options) {
+  if (!plan.spec.targets.empty()) {
+    return absl::FailedPreconditionError(
+        "a plan with targets changes its variables every run, so its variants cannot be "
+        "compared run against run: tune a graph's inference fetches");
+  }
+  if (options.runs < 1) return absl::InvalidArgumentError("tuning needs at least one timed run");
+  const Graph& graph = *plan.graph;
+  std::vector<std::pair<TensorId, Tensor>> device_feeds;
+  std::vector<reference::Feed> reference_feeds;
+  for (const auto& [name, value] : feeds) {
+    DFC_ASSIGN_OR_RETURN(TensorId id, TensorId::Parse(name));
+    device_feeds.push_back({id, value});
+    reference_feeds.push_back({name, value});
+  }
+  int64_t longest_reduction = 0;
+  for (const ir::LoweredCluster& cluster : plan.lowered.clusters) {
+    longest_reduction = std::max(
+        longest_reduction, LongestReduction(static_cast<const ir::Lambda&>(*cluster.lambda).body));
+  }
+  std::vector<std::string> fetch_names;
+  for (const TensorId& id : plan.spec.fetches) fetch_names.push_back(id.ToString());
+  // The oracle's answer, once.
+  reference::Session oracle(plan.graph);
+  DFC_ASSIGN_OR_RETURN(std::vector<Tensor> expected, oracle.Run(reference_feeds, fetch_names));
+
+  plan.steps.resize(plan.lowered.clusters.size());
+  for (size_t c = 0; c < plan.lowered.clusters.size(); ++c) {
+    executor.UseKernel(plan.lowered.clusters[c], plan.kernels[c]);
+  }
+  DeviceExecutor::State state;
+  // Runs the plan with its current kernels: the median time of cluster c, and the answer's
+  // largest error against the oracle (an error status if it is outside the tolerance).
+  auto measure = [&](int c, VariantResult& result) -> absl::Status {
+    const int64_t fallbacks = executor.fallbacks();
+    std::vector<double> times;
+    for (int run = 0; run < options.warmup + options.runs; ++run) {
+      DFC_ASSIGN_OR_RETURN(std::vector<Tensor> out, executor.Run(graph, plan.lowered, device_feeds,
+                                                                 plan.spec.fetches, &state));
+      if (executor.fallbacks() != fallbacks) {
+        return absl::InternalError("its kernel did not build or run (the cluster fell back)");
+      }
+      if (run == 0) {
+        for (size_t f = 0; f < out.size(); ++f) {
+          Comparison cmp =
+              CompareTensors(out[f], expected[f], VariantTolerance(expected[f], longest_reduction));
+          result.max_error = std::max(result.max_error, cmp.max_error);
+          if (!cmp.equal) {
+            return absl::InternalError(
+                absl::StrCat("wrong answer for ", fetch_names[f], ": ", cmp.reason));
+          }
+        }
+      }
+      if (run >= options.warmup) times.push_back(ClusterMilliseconds(executor, c));
+    }
+    std::sort(times.begin(), times.end());
+    result.median_ms = times[times.size() / 2];
+    if (result.median_ms <= 0) {
+      return absl::InternalError("no kernel time was recorded (Options::time_kernels is off?)");
+    }
+    return absl::OkStatus();
+  };
+
+  const Clock::time_point deadline =
+      Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                         std::chrono::duration<double>(options.budget_seconds));
+  std::vector<ClusterTuning> tunings;
+  for (size_t c = 0; c < plan.lowered.clusters.size(); ++c) {
+    const ir::LoweredCluster& cluster = plan.lowered.clusters[c];
+    ClusterTuning tuning{.cluster = static_cast<int>(c),
+                         .nodes = ClusterNodeNames(graph, plan.lowered.partition.clusters[c])};
+    const auto& lambda = static_cast<const ir::Lambda&>(*cluster.lambda);
+    DFC_ASSIGN_OR_RETURN(std::vector<rewrite::Variant> variants,
+                         rewrite::Enumerate(lambda.body, options.explore));
+    std::vector<codegen::KernelSource> kernels(variants.size());
+    for (size_t v = 0; v < variants.size(); ++v) {
+      VariantResult result{.name = variants[v].Name(), .steps = variants[v].steps};
+      if (v > 0 && Clock::now() > deadline) {
+        result.status = absl::DeadlineExceededError("not tried: the tuning budget was spent");
+        tuning.variants.push_back(std::move(result));
+        continue;
+      }
+      ir::LoweredCluster rewritten = cluster;
+      rewritten.lambda = std::make_shared<ir::Lambda>(lambda.params, variants[v].body);
+      absl::StatusOr<codegen::KernelSource> kernel =
+          codegen::GenerateKernel(rewritten, {.name = absl::StrCat("dfc_cluster_", c),
+                                              .nodes = tuning.nodes,
+                                              .profile = executor.profile(),
+                                              .rules = variants[v].Name()});
+      if (kernel.ok()) {
+        kernels[v] = *kernel;
+        executor.UseKernel(cluster, *std::move(kernel));
+        result.status = measure(static_cast<int>(c), result);
+      } else {
+        result.status = kernel.status();
+      }
+      if (options.progress != nullptr) {
+        *options.progress << absl::StrFormat(
+            "cluster %d variant %d/%d %-60s %s\n", c, v + 1, variants.size(), result.name,
+            result.status.ok() ? absl::StrFormat("%.3f ms", result.median_ms)
+                               : std::string(result.status.message()));
+      }
+      tuning.variants.push_back(std::move(result));
+    }
+    for (size_t v = 0; v < tuning.variants.size(); ++v) {
+      const VariantResult& r = tuning.variants[v];
+      const VariantResult& best = tuning.variants[tuning.best];
+      if (r.status.ok() && (!best.status.ok() || r.median_ms < best.median_ms)) {
+        tuning.best = static_cast<int>(v);
+      }
+    }
+    if (tuning.variants[tuning.best].status.ok() && tuning.best > 0) {
+      plan.kernels[c] = kernels[tuning.best];
+      plan.steps[c] = tuning.variants[tuning.best].steps;
+    }
+    executor.UseKernel(cluster, plan.kernels[c]);
+    tunings.push_back(std::move(tuning));
+  }
+  return tunings;
+}
+
+}  // namespace dfc

@@ -1,0 +1,73 @@
+// Tuning: for each cluster of a plan, the variants the rewrite rules make (rewrite/explore.h)
+// are generated, built and run on the device, each checked against the reference executor
+// before it may win, each timed by its kernels' OpenCL event times (the median of several
+// runs after a warm-up); the fastest correct one replaces the cluster's kernel in the plan.
+// Lift's second and third stages (thread mapping, parameters) are drawn from the device
+// profile inside the variants: vector widths come from it, the mapping from its kind.
+#ifndef DFC_RUNTIME_TUNE_H_
+#define DFC_RUNTIME_TUNE_H_
+
+#include <ostream>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "graph/tensor.h"
+#include "rewrite/explore.h"
+#include "runtime/compare.h"
+#include "runtime/device_executor.h"
+#include "runtime/plan.h"
+
+namespace dfc {
+
+struct TuneOptions {
+  int warmup = 1;
+  int runs = 5;                 // timed runs per variant; the median counts
+  double budget_seconds = 300;  // for the whole plan; variants past it are not tried
+  rewrite::ExploreOptions explore;
+  std::ostream* progress = nullptr;  // one line per variant tried
+};
+
+struct VariantResult {
+  std::string name;  // Variant::Name()
+  std::vector<rewrite::Step> steps;
+  absl::Status status;  // why it cannot be used: not generated, not built, a wrong answer
+  double median_ms = 0;
+  double max_error = 0;  // against the reference executor, over the fetches
+};
+
+struct ClusterTuning {
+  int cluster = 0;
+  std::vector<std::string> nodes;       // "name (Op)"
+  std::vector<VariantResult> variants;  // variants[0] is the default strategy
+  int best = 0;                         // the fastest usable variant
+};
+
+// Tunes every cluster of `plan` on `executor`'s device with `feeds` (placeholder name,
+// value), which fix the sizes timed. The plan's fetches are compared with the reference
+// executor's, with DefaultTolerance. `plan.kernels` and `plan.steps` take each cluster's
+// best variant. A plan with targets (a training step changes its variables every run) is
+// refused.
+absl::StatusOr<std::vector<ClusterTuning>> TunePlan(
+    Plan& plan, DeviceExecutor& executor, const std::vector<std::pair<std::string, Tensor>>& feeds,
+    const TuneOptions& options);
+
+// The tolerance a variant's answer is checked with. A variant differs from the default only
+// in the order in which it combines the terms of its reductions (UserFun::combiner), and
+// reordering a floating-point sum of n terms changes it by at most 2·γ_n·Σ|terms| ≈
+// 2·n·u·Σ|terms| (Higham, "Accuracy and Stability of Numerical Algorithms", §4.2), u the unit
+// roundoff. Σ|terms| of a fused output is not known here, so the bound is taken relative to
+// the output (rtol) and to its largest magnitude (atol), with n the longest reduction of the
+// graph's clusters; never below DefaultTolerance. A wrong variant (a term missed or read
+// from the wrong place) errs by a whole term, far beyond it.
+Tolerance VariantTolerance(const Tensor& expected, int64_t longest_reduction);
+
+// The vector widths worth trying on a device (its profile's preferred float width and the
+// widths below it, at least 4).
+std::vector<int> VectorWidths(const codegen::DeviceProfile& profile);
+
+}  // namespace dfc
+
+#endif  // DFC_RUNTIME_TUNE_H_

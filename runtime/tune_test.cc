@@ -1,0 +1,152 @@
+// Tuning on the CPU device: every variant the explorer makes of the thesis' subgraph and of the
+// Relu subgraph either computes the reference's answer on the device or is refused by the
+// generator by name — none is wrong, none fails to build — and the plan takes the fastest.
+#include "runtime/tune.h"
+
+#include <memory>
+
+#include "absl/strings/match.h"
+#include "gmock/gmock.h"
+#include "graph/loader.h"
+#include "gtest/gtest.h"
+#include "tests/test_util.h"
+
+namespace dfc {
+namespace {
+
+using ::testing::HasSubstr;
+
+std::vector<std::pair<std::string, Tensor>> Feeds(int64_t n, int64_t features, int64_t classes) {
+  return {{"in1", testing::UniformFloats({n, classes}, 1, -1.0f, 1.0f)},
+          {"in2", testing::UniformFloats({n, features}, 2, -1.0f, 1.0f)},
+          {"in3", testing::UniformFloats({features, classes}, 3, -0.05f, 0.05f)},
+          {"in4", testing::UniformFloats({classes}, 4, -0.1f, 0.1f)}};
+}
+
+class TuneTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    absl::StatusOr<std::unique_ptr<DeviceExecutor>> executor =
+        DeviceExecutor::Open("cpu", -1, {.time_kernels = true});
+    ASSERT_TRUE(executor.ok()) << executor.status();
+    executor_ = *std::move(executor);
+  }
+
+  Plan Compile(const std::string& model) {
+    absl::StatusOr<Graph> graph = LoadGraph(std::string(DFC_SOURCE_DIR) + "/models/" + model);
+    EXPECT_TRUE(graph.ok()) << graph.status();
+    absl::StatusOr<Plan> plan =
+        CompilePlan(std::make_shared<const Graph>(*std::move(graph)),
+                    {.fetches = {{"out", 0}}, .profile = executor_->profile()});
+    EXPECT_TRUE(plan.ok()) << plan.status();
+    return *std::move(plan);
+  }
+
+  // Tunes with one vector width and one timed run: the point is each variant's answer.
+  std::vector<ClusterTuning> Tune(Plan& plan, int64_t n, int64_t features, int64_t classes) {
+    TuneOptions options{.warmup = 0, .runs = 1};
+    options.explore.vector_widths = {16};
+    absl::StatusOr<std::vector<ClusterTuning>> tunings =
+        TunePlan(plan, *executor_, Feeds(n, features, classes), options);
+    EXPECT_TRUE(tunings.ok()) << tunings.status();
+    return tunings.ok() ? *tunings : std::vector<ClusterTuning>{};
+  }
+
+  std::unique_ptr<DeviceExecutor> executor_;
+};
+
+// Every variant ran and agreed with the reference, or the generator refused it by name.
+void ExpectEveryVariantRightOrRefused(const ClusterTuning& t) {
+  int ran = 0;
+  for (const VariantResult& v : t.variants) {
+    SCOPED_TRACE(v.name);
+    if (v.status.ok()) {
+      ++ran;
+      EXPECT_GT(v.median_ms, 0);
+    } else {
+      EXPECT_EQ(v.status.code(), absl::StatusCode::kUnimplemented) << v.status;
+      EXPECT_THAT(v.status.message(), HasSubstr("not supported by the OpenCL code generator"));
+    }
+  }
+  EXPECT_GE(ran, 8);
+  EXPECT_TRUE(t.variants[t.best].status.ok());
+  for (const VariantResult& v : t.variants) {
+    if (v.status.ok()) {
+      EXPECT_LE(t.variants[t.best].median_ms, v.median_ms) << v.name;
+    }
+  }
+}
+
+TEST_F(TuneTest, TheThesisSubgraphsVariantsAreRightAndThePlanTakesTheFastest) {
+  Plan plan = Compile("seed_subgraph.pbtxt");
+  const std::vector<ClusterTuning> tunings = Tune(plan, 37, 784, 10);
+  ASSERT_EQ(tunings.size(), 1u);
+  const ClusterTuning& t = tunings[0];
+  EXPECT_EQ(t.variants[0].name, "default");
+  ExpectEveryVariantRightOrRefused(t);
+  // The schedule of the hand-written kernel is among them and computes the right answer.
+  bool found = false;
+  for (const VariantResult& v : t.variants) {
+    found |= v.name == "storeTransposed@0 ; vectorizeReduce(16)@0 ; mapReduceInterchange@0" &&
+             v.status.ok();
+  }
+  EXPECT_TRUE(found);
+  // The plan holds the winner's kernel and steps.
+  ASSERT_EQ(plan.steps.size(), 1u);
+  EXPECT_EQ(plan.steps[0].size(), t.variants[t.best].steps.size());
+  if (t.best > 0) {
+    EXPECT_THAT(plan.kernels[0].source, HasSubstr("// rewritten by: " + t.variants[t.best].name));
+  }
+}
+
+TEST_F(TuneTest, TheReluSubgraphsVariantsAreRight) {
+  Plan plan = Compile("relu_subgraph.pbtxt");
+  const std::vector<ClusterTuning> tunings = Tune(plan, 45, 512, 7);
+  ASSERT_EQ(tunings.size(), 1u);
+  ExpectEveryVariantRightOrRefused(tunings[0]);
+}
+
+TEST_F(TuneTest, AVectorisedVariantReadsWithVectorLoadsAndKeepsItsAccumulatorsUnrolled) {
+  Plan plan = Compile("seed_subgraph.pbtxt");
+  const ir::LoweredCluster& cluster = plan.lowered.clusters[0];
+  const auto& lambda = static_cast<const ir::Lambda&>(*cluster.lambda);
+  absl::StatusOr<ir::ExprPtr> body = rewrite::Replay(
+      lambda.body,
+      {{"storeTransposed", 0}, {"vectorizeReduce(16)", 0}, {"mapReduceInterchange", 0}});
+  ASSERT_TRUE(body.ok()) << body.status();
+  ir::LoweredCluster rewritten = cluster;
+  rewritten.lambda = std::make_shared<ir::Lambda>(lambda.params, *body);
+  absl::StatusOr<codegen::KernelSource> kernel =
+      codegen::GenerateKernel(rewritten, {.profile = executor_->profile()});
+  ASSERT_TRUE(kernel.ok()) << kernel.status();
+  // The transposed weights by a stage of their own; the row and the weights' rows by vload16;
+  // the 10 accumulators of 16 lanes in an unrolled private array; the lanes summed as a tree.
+  EXPECT_EQ(kernel->stages.size(), 2u);
+  EXPECT_EQ(kernel->temporaries.size(), 1u);
+  EXPECT_THAT(kernel->source, HasSubstr("vload16(0, in0 + "));
+  EXPECT_THAT(kernel->source, HasSubstr("vload16(0, tmp0 + "));
+  EXPECT_THAT(kernel->source, HasSubstr("float16 acc_"));
+  EXPECT_THAT(kernel->source, HasSubstr("#pragma unroll"));
+  EXPECT_THAT(kernel->source, ::testing::ContainsRegex("= lanes_[0-9]+\\.lo;"));
+}
+
+TEST_F(TuneTest, APlanWithTargetsIsRefused) {
+  Plan plan{.spec = {.targets = {"GradientDescent"}}};
+  absl::StatusOr<std::vector<ClusterTuning>> tunings = TunePlan(plan, *executor_, {}, {});
+  EXPECT_EQ(tunings.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(tunings.status().message(), HasSubstr("changes its variables every run"));
+}
+
+TEST(VariantToleranceTest, GrowsWithTheLongestReductionAndTheLargestValue) {
+  Tensor expected = Tensor::Zeros(DType::kFloat, {3});
+  expected.mutable_flat<float>()[1] = -8.0f;
+  const Tolerance t = VariantTolerance(expected, 784);
+  EXPECT_DOUBLE_EQ(t.rtol, 2.0 * 784 * 0x1p-24);
+  EXPECT_DOUBLE_EQ(t.atol, 2.0 * 784 * 0x1p-24 * 8.0);
+  // Never below the default; exact for integers.
+  EXPECT_DOUBLE_EQ(VariantTolerance(expected, 1).rtol, DefaultTolerance(DType::kFloat).rtol);
+  EXPECT_EQ(VariantTolerance(Tensor::Zeros(DType::kInt32, {2}), 784).atol, 0);
+}
+
+}  // namespace
+}  // namespace dfc

@@ -1,0 +1,205 @@
+// `dfc bench GRAPH --variants`: for each cluster of the graph, the variants the rewrite rules
+// make, each generated, built, checked against the reference executor and timed on the device
+// (runtime/tune.h), at each batch size asked for; a table per cluster, and JSON on request.
+#include <fstream>
+#include <iostream>
+#include <random>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "graph/loader.h"
+#include "graph/ops.h"
+#include "ir/type.h"
+#include "runtime/bandwidth.h"
+#include "runtime/tune.h"
+#include "tools/cli.h"
+
+namespace dfc::cli {
+namespace {
+
+constexpr char kUsage[] =
+    "usage: dfc bench GRAPH --variants [--fetch T[,T...]] [--batch N[,N...]] [--device D]\n"
+    "                 [--budget SECONDS] [--runs K] [--json FILE]\n"
+    "  --variants  time every variant the rewrite rules make of each cluster\n"
+    "  --fetch     the tensors to compute (default: everything the graph computes)\n"
+    "  --batch     the sizes given to each placeholder's unknown dimensions (default 1024)\n"
+    "  --budget    seconds of tuning per batch size (default 300)\n"
+    "  --runs      timed runs per variant, after one warm-up; the median counts (default 5)\n"
+    "  --json      also write the results as JSON\n"
+    "Placeholders are fed seeded uniform random values in [-1, 1); float placeholders only.\n";
+
+// Seeded uniform [-1, 1) feeds for every placeholder the plan reads, unknown dims set to n.
+absl::StatusOr<std::vector<std::pair<std::string, Tensor>>> RandomFeeds(const Graph& graph,
+                                                                        int64_t n) {
+  std::vector<std::pair<std::string, Tensor>> feeds;
+  std::mt19937 rng(static_cast<uint32_t>(n));
+  std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
+  for (int i = 0; i < graph.num_nodes(); ++i) {
+    const Node& node = graph.node(i);
+    if (node.op != "Placeholder") continue;
+    const PartialShape declared = PlaceholderShape(node);
+    absl::StatusOr<DType> dtype = node.GetType("dtype");
+    if (declared.unknown_rank || !dtype.ok() || *dtype != DType::kFloat) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("placeholder ", node.name, " (", PlaceholderSignature(node),
+                       "): dfc bench feeds only float32 placeholders of known rank"));
+    }
+    Shape shape;
+    for (int64_t d : declared.dims) shape.push_back(d < 0 ? n : d);
+    Tensor t = Tensor::Zeros(DType::kFloat, shape);
+    for (float& v : t.mutable_flat<float>()) v = uniform(rng);
+    feeds.push_back({node.name, std::move(t)});
+  }
+  return feeds;
+}
+
+// The bytes cluster `c` reads and writes, at the sizes of `feeds`: its parameters and outputs,
+// once each — what no kernel can avoid moving.
+int64_t ClusterBytes(const Plan& plan, int c,
+                     const std::vector<std::pair<std::string, Tensor>>& feeds) {
+  // Size variables bound from the placeholders' dims.
+  SizeBindings sizes;
+  const ir::LoweredCluster& cluster = plan.lowered.clusters[c];
+  const auto& lambda = static_cast<const ir::Lambda&>(*cluster.lambda);
+  auto bind = [&](const ir::TypePtr& type, const TensorId& id) {
+    for (const auto& [name, value] : feeds) {
+      if (name != id.node) continue;
+      std::optional<SymbolicShape> shape = ir::TensorShape(type);
+      for (size_t d = 0; shape && d < shape->size() && d < value.shape().size(); ++d) {
+        if ((*shape)[d].kind() == ArithExpr::Kind::kVar) {
+          sizes[(*shape)[d].var_name()] = value.shape()[d];
+        }
+      }
+    }
+  };
+  for (size_t k = 0; k < cluster.params.size(); ++k)
+    bind(lambda.params[k]->type, cluster.params[k]);
+  int64_t bytes = 0;
+  auto add = [&](const ir::TypePtr& type) {
+    std::optional<SymbolicShape> shape = ir::TensorShape(type);
+    if (!shape) return;
+    absl::StatusOr<int64_t> n = NumElements(*shape).Evaluate(sizes);
+    if (n.ok()) bytes += *n * static_cast<int64_t>(SizeOf(ir::BaseDType(type)));
+  };
+  for (const ir::ParamPtr& p : lambda.params) add(p->type);
+  for (const ir::TypePtr& t : cluster.output_types) add(t);
+  return bytes;
+}
+
+}  // namespace
+
+int Bench(const std::vector<std::string>& argv) {
+  absl::StatusOr<Args> args = ParseArgs(argv, {{"variants"},
+                                               {"fetch", true, true},
+                                               {"batch", true},
+                                               {"device", true},
+                                               {"platform", true},
+                                               {"budget", true},
+                                               {"runs", true},
+                                               {"json", true}});
+  if (!args.ok()) return ReportUsage(std::string(args.status().message()), kUsage);
+  if (args->positional.size() != 1) return ReportUsage("expected one GRAPH", kUsage);
+  if (!args->Has("variants")) return ReportUsage("dfc bench needs --variants", kUsage);
+  std::vector<int64_t> batches;
+  for (absl::string_view b : absl::StrSplit(args->Get("batch", "1024"), ',', absl::SkipEmpty())) {
+    int64_t n = 0;
+    if (!absl::SimpleAtoi(b, &n) || n < 1) return ReportUsage("--batch takes sizes >= 1", kUsage);
+    batches.push_back(n);
+  }
+  TuneOptions tune{.progress = &std::cerr};
+  if (args->Has("budget") && !absl::SimpleAtod(args->Get("budget"), &tune.budget_seconds)) {
+    return ReportUsage("--budget takes seconds", kUsage);
+  }
+  if (args->Has("runs") && (!absl::SimpleAtoi(args->Get("runs"), &tune.runs) || tune.runs < 1)) {
+    return ReportUsage("--runs takes a count >= 1", kUsage);
+  }
+
+  const std::string& path = args->positional[0];
+  absl::StatusOr<Graph> loaded = LoadGraph(path);
+  if (!loaded.ok()) return ReportError(loaded.status());
+  auto graph = std::make_shared<const Graph>(*std::move(loaded));
+  absl::StatusOr<std::unique_ptr<DeviceExecutor>> executor =
+      OpenDeviceExecutor(*args, {.time_kernels = true});
+  if (!executor.ok()) return ReportError(executor.status());
+  tune.explore.vector_widths = VectorWidths((*executor)->profile());
+  absl::StatusOr<double> bandwidth = MeasureReadBandwidth((*executor)->context());
+  if (!bandwidth.ok()) return ReportError(bandwidth.status());
+  std::cout << "device: " << (*executor)->device_name() << " (profile "
+            << (*executor)->profile().name << "), read bandwidth "
+            << absl::StrFormat("%.1f", *bandwidth * 1e-9) << " GB/s\n";
+
+  PlanSpec spec{.profile = (*executor)->profile()};
+  for (const std::string& list : args->All("fetch")) {
+    for (absl::string_view name : absl::StrSplit(list, ',', absl::SkipEmpty())) {
+      absl::StatusOr<TensorId> id = TensorId::Parse(name);
+      if (!id.ok()) return ReportUsage(std::string(id.status().message()), kUsage);
+      spec.fetches.push_back(*id);
+    }
+  }
+  if (spec.fetches.empty()) DefaultFetches(*graph, spec.fetches, spec.targets);
+  nlohmann::json json = {{"device", (*executor)->device_name()},
+                         {"batches", nlohmann::json::array()}};
+  for (int64_t n : batches) {
+    absl::StatusOr<Plan> plan = CompilePlan(graph, spec);
+    if (!plan.ok()) return ReportError(plan.status());
+    absl::StatusOr<std::vector<std::pair<std::string, Tensor>>> feeds = RandomFeeds(*graph, n);
+    if (!feeds.ok()) return ReportError(feeds.status());
+    absl::StatusOr<std::vector<ClusterTuning>> tunings = TunePlan(*plan, **executor, *feeds, tune);
+    if (!tunings.ok()) return ReportError(tunings.status());
+    double floor_ms = 0;
+    nlohmann::json clusters = nlohmann::json::array();
+    std::cout << "\nbatch " << n << "\n";
+    for (const ClusterTuning& t : *tunings) {
+      const int64_t bytes = ClusterBytes(*plan, t.cluster, *feeds);
+      const double cluster_floor_ms = bytes / *bandwidth * 1e3;
+      floor_ms += cluster_floor_ms;
+      const VariantResult& base = t.variants[0];
+      std::cout << absl::StrFormat("cluster %d (%s): %d bytes, floor %.3f ms\n", t.cluster,
+                                   absl::StrJoin(t.nodes, ", "), bytes, cluster_floor_ms);
+      std::cout << absl::StrFormat("  %-4s %10s %8s %8s %9s  %s\n", "", "ms", "GB/s", "floor x",
+                                   "speedup", "rules");
+      nlohmann::json variants = nlohmann::json::array();
+      for (size_t v = 0; v < t.variants.size(); ++v) {
+        const VariantResult& r = t.variants[v];
+        std::vector<std::string> rules;
+        for (const rewrite::Step& s : r.steps) rules.push_back(s.ToString());
+        if (!r.status.ok()) {
+          if (r.status.code() == absl::StatusCode::kDeadlineExceeded) continue;
+          std::cout << absl::StrFormat("  %-4s %10s %8s %8s %9s  %s: %s\n", "", "-", "-", "-", "-",
+                                       r.name, r.status.message());
+          variants.push_back(
+              {{"name", r.name}, {"rules", rules}, {"error", std::string(r.status.message())}});
+          continue;
+        }
+        const double gbps = bytes / (r.median_ms * 1e-3) * 1e-9;
+        const double speedup = base.status.ok() ? base.median_ms / r.median_ms : 0;
+        std::cout << absl::StrFormat("  %-4s %10.3f %8.2f %8.2f %8.2fx  %s\n",
+                                     static_cast<int>(v) == t.best ? "best" : "", r.median_ms, gbps,
+                                     r.median_ms / cluster_floor_ms, speedup, r.name);
+        variants.push_back({{"name", r.name},
+                            {"rules", rules},
+                            {"median_ms", r.median_ms},
+                            {"gbps", gbps},
+                            {"gflops", nullptr},
+                            {"floor_fraction", r.median_ms / cluster_floor_ms},
+                            {"speedup_vs_default", speedup},
+                            {"max_error", r.max_error}});
+      }
+      clusters.push_back(
+          {{"nodes", t.nodes}, {"best", t.variants[t.best].name}, {"variants", variants}});
+    }
+    json["batches"].push_back(
+        {{"n", n}, {"floor_ms", floor_ms}, {"unfused_ms", nullptr}, {"clusters", clusters}});
+  }
+  if (args->Has("json")) {
+    std::ofstream out(args->Get("json"));
+    out << DumpJson(json) << "\n";
+    if (!out) return ReportError(absl::InvalidArgumentError("cannot write " + args->Get("json")));
+  }
+  return kExitOk;
+}
+
+}  // namespace dfc::cli
