@@ -48,6 +48,10 @@ json ClusterJson(const Plan& plan, int c) {
   for (size_t k = 0; k < lc.outputs.size(); ++k) {
     outputs.push_back(TensorJson(lc.outputs[k], lc.output_types[k]));
   }
+  json rules = json::array();
+  if (static_cast<size_t>(c) < plan.spec.steps.size()) {
+    for (const rewrite::Step& step : plan.spec.steps[c]) rules.push_back(step.ToString());
+  }
   json temporaries = json::array(), stages = json::array();
   for (const ir::TypePtr& t : kernel.temporaries) temporaries.push_back(ir::TypeToString(t));
   for (const codegen::KernelStage& stage : kernel.stages) {
@@ -69,6 +73,7 @@ json ClusterJson(const Plan& plan, int c) {
           {"outputs", outputs},
           {"temporaries", temporaries},
           {"size_arguments", kernel.size_args},
+          {"rules", rules},
           {"kernels", stages}};
 }
 
@@ -186,12 +191,32 @@ absl::StatusOr<Plan> CompilePlan(std::shared_ptr<const Graph> graph, PlanSpec sp
   ReferenceFoldOracle oracle;
   DFC_ASSIGN_OR_RETURN(ir::LoweredGraph lowered,
                        ir::LowerGraph(*graph, spec.fetches, spec.targets, {}, oracle, options));
+  if (spec.steps.size() > lowered.clusters.size()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("rewrite steps are given for ", spec.steps.size(),
+                     " clusters, but the graph lowers to ", lowered.clusters.size()));
+  }
   std::vector<codegen::KernelSource> kernels;
   for (size_t c = 0; c < lowered.clusters.size(); ++c) {
     const std::vector<std::string> nodes = ClusterNodeNames(*graph, lowered.partition.clusters[c]);
-    absl::StatusOr<codegen::KernelSource> kernel = codegen::GenerateKernel(
-        lowered.clusters[c],
-        {.name = absl::StrCat("dfc_cluster_", c), .nodes = nodes, .profile = spec.profile});
+    ir::LoweredCluster cluster = lowered.clusters[c];
+    std::string rules;
+    if (c < spec.steps.size() && !spec.steps[c].empty()) {
+      const auto& lambda = static_cast<const ir::Lambda&>(*cluster.lambda);
+      absl::StatusOr<ir::ExprPtr> body = rewrite::Replay(lambda.body, spec.steps[c]);
+      if (!body.ok()) {
+        return absl::Status(body.status().code(),
+                            absl::StrCat("cluster ", c, " (", absl::StrJoin(nodes, ", "),
+                                         "): its rewrite steps: ", body.status().message()));
+      }
+      cluster.lambda = std::make_shared<ir::Lambda>(lambda.params, *std::move(body));
+      rules = rewrite::Variant{spec.steps[c], nullptr}.Name();
+    }
+    absl::StatusOr<codegen::KernelSource> kernel =
+        codegen::GenerateKernel(cluster, {.name = absl::StrCat("dfc_cluster_", c),
+                                          .nodes = nodes,
+                                          .profile = spec.profile,
+                                          .rules = rules});
     if (!kernel.ok()) {
       return absl::Status(kernel.status().code(),
                           absl::StrCat("cluster ", c, " (", absl::StrJoin(nodes, ", "),
@@ -300,6 +325,19 @@ absl::StatusOr<Plan> ReadPlan(const fs::path& dir) {
         return reader.Error(absl::StrCat("the shape of \"", name, "\" holds a bad size"));
       }
       shape.dims.push_back(d.get<int64_t>());
+    }
+  }
+  // Each cluster's rewrite steps (a tuned plan's), replayed when the kernels are made again.
+  if (const auto found = root.find("clusters"); found != root.end() && found->is_array()) {
+    for (const json& cluster : *found) {
+      std::vector<rewrite::Step>& steps = spec.steps.emplace_back();
+      if (!cluster.is_object() || !cluster.contains("rules")) continue;
+      DFC_ASSIGN_OR_RETURN(std::vector<std::string> rules, reader.Strings(cluster, "rules"));
+      for (const std::string& text : rules) {
+        absl::StatusOr<rewrite::Step> step = rewrite::ParseStep(text);
+        if (!step.ok()) return reader.Error(step.status().message());
+        steps.push_back(*std::move(step));
+      }
     }
   }
   DFC_ASSIGN_OR_RETURN(const json* graph_file, reader.Field(root, "graph", json::value_t::string));

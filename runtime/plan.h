@@ -39,6 +39,9 @@ struct PlanSpec {
   std::vector<std::string> init;     // run once when the plan is opened (variable initialisers)
   absl::flat_hash_map<std::string, PartialShape> placeholder_shapes;  // for unknown ranks
   codegen::DeviceProfile profile;
+  // Per cluster, the rewrite steps (rewrite/explore.h) its kernel is generated after, as a
+  // tuning chose them; none (or no entry) for the default strategy.
+  std::vector<std::vector<rewrite::Step>> steps;
 };
 
 struct Plan {
@@ -46,9 +49,6 @@ struct Plan {
   std::shared_ptr<const Graph> graph;
   ir::LoweredGraph lowered;  // for spec.fetches and spec.targets, placeholders fed at run time
   std::vector<codegen::KernelSource> kernels;  // one per cluster of `lowered`
-  // Per cluster, the rewrite steps its kernel was generated after (none: the default
-  // strategy); empty when no cluster was rewritten.
-  std::vector<std::vector<rewrite::Step>> steps;
 };
 
 // Lowers `graph` as a run that feeds its placeholders does and generates every cluster's

@@ -107,7 +107,7 @@ absl::StatusOr<std::vector<ClusterTuning>> TunePlan(
   reference::Session oracle(plan.graph);
   DFC_ASSIGN_OR_RETURN(std::vector<Tensor> expected, oracle.Run(reference_feeds, fetch_names));
 
-  plan.steps.resize(plan.lowered.clusters.size());
+  plan.spec.steps.resize(plan.lowered.clusters.size());
   for (size_t c = 0; c < plan.lowered.clusters.size(); ++c) {
     executor.UseKernel(plan.lowered.clusters[c], plan.kernels[c]);
   }
@@ -194,7 +194,7 @@ absl::StatusOr<std::vector<ClusterTuning>> TunePlan(
     }
     if (tuning.variants[tuning.best].status.ok() && tuning.best > 0) {
       plan.kernels[c] = kernels[tuning.best];
-      plan.steps[c] = tuning.variants[tuning.best].steps;
+      plan.spec.steps[c] = tuning.variants[tuning.best].steps;
     }
     executor.UseKernel(cluster, plan.kernels[c]);
     tunings.push_back(std::move(tuning));

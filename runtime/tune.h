@@ -47,7 +47,7 @@ struct ClusterTuning {
 
 // Tunes every cluster of `plan` on `executor`'s device with `feeds` (placeholder name,
 // value), which fix the sizes timed. The plan's fetches are compared with the reference
-// executor's, with DefaultTolerance. `plan.kernels` and `plan.steps` take each cluster's
+// executor's, with DefaultTolerance. `plan.kernels` and `plan.spec.steps` take each cluster's
 // best variant. A plan with targets (a training step changes its variables every run) is
 // refused.
 absl::StatusOr<std::vector<ClusterTuning>> TunePlan(

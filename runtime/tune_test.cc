@@ -3,12 +3,15 @@
 // generator by name — none is wrong, none fails to build — and the plan takes the fastest.
 #include "runtime/tune.h"
 
+#include <filesystem>
 #include <memory>
 
 #include "absl/strings/match.h"
 #include "gmock/gmock.h"
 #include "graph/loader.h"
 #include "gtest/gtest.h"
+#include "runtime/device_session.h"
+#include "runtime/reference/session.h"
 #include "tests/test_util.h"
 
 namespace dfc {
@@ -92,8 +95,8 @@ TEST_F(TuneTest, TheThesisSubgraphsVariantsAreRightAndThePlanTakesTheFastest) {
   }
   EXPECT_TRUE(found);
   // The plan holds the winner's kernel and steps.
-  ASSERT_EQ(plan.steps.size(), 1u);
-  EXPECT_EQ(plan.steps[0].size(), t.variants[t.best].steps.size());
+  ASSERT_EQ(plan.spec.steps.size(), 1u);
+  EXPECT_EQ(plan.spec.steps[0].size(), t.variants[t.best].steps.size());
   if (t.best > 0) {
     EXPECT_THAT(plan.kernels[0].source, HasSubstr("// rewritten by: " + t.variants[t.best].name));
   }
@@ -135,6 +138,56 @@ TEST_F(TuneTest, APlanWithTargetsIsRefused) {
   absl::StatusOr<std::vector<ClusterTuning>> tunings = TunePlan(plan, *executor_, {}, {});
   EXPECT_EQ(tunings.status().code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_THAT(tunings.status().message(), HasSubstr("changes its variables every run"));
+}
+
+TEST_F(TuneTest, ATunedPlanIsWrittenReadAgainAndRunsItsVariant) {
+  const std::string model = std::string(DFC_SOURCE_DIR) + "/models/seed_subgraph.pbtxt";
+  absl::StatusOr<Graph> graph = LoadGraph(model);
+  ASSERT_TRUE(graph.ok()) << graph.status();
+  const std::vector<rewrite::Step> steps = {
+      {"storeTransposed", 0}, {"vectorizeReduce(16)", 0}, {"mapReduceInterchange", 0}};
+  absl::StatusOr<Plan> plan = CompilePlan(
+      std::make_shared<const Graph>(*graph),
+      {.fetches = {{"out", 0}}, .profile = *codegen::NamedProfile("cpu"), .steps = {steps}});
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  EXPECT_THAT(plan->kernels[0].source, HasSubstr("// rewritten by: storeTransposed@0 ; "));
+  const std::filesystem::path dir = std::filesystem::path(::testing::TempDir()) / "tuned_plan";
+  std::filesystem::remove_all(dir);
+  ASSERT_TRUE(WritePlan(*plan, model, dir).ok());
+
+  absl::StatusOr<Plan> read = ReadPlan(dir);
+  ASSERT_TRUE(read.ok()) << read.status();
+  ASSERT_EQ(read->spec.steps.size(), 1u);
+  EXPECT_EQ(read->spec.steps[0].size(), 3u);
+  EXPECT_EQ(read->kernels[0].temporaries.size(), 1u);  // the stored transpose
+
+  absl::StatusOr<std::unique_ptr<DeviceSession>> session =
+      DeviceSession::OpenPlan(dir.string(), {.device = "cpu"});
+  ASSERT_TRUE(session.ok()) << session.status();
+  const auto feeds = Feeds(33, 784, 10);
+  absl::StatusOr<std::vector<Tensor>> got = (*session)->Run(feeds, {"out"});
+  ASSERT_TRUE(got.ok()) << got.status();
+  EXPECT_EQ((*session)->executor().kernels_generated(), 0);
+  EXPECT_EQ((*session)->executor().fallbacks(), 0);
+  std::vector<reference::Feed> reference_feeds;
+  for (const auto& [name, value] : feeds) reference_feeds.push_back({name, value});
+  reference::Session oracle(std::make_shared<const Graph>(*std::move(graph)));
+  absl::StatusOr<std::vector<Tensor>> want = oracle.Run(reference_feeds, {"out"});
+  ASSERT_TRUE(want.ok()) << want.status();
+  const Comparison cmp = CompareTensors((*got)[0], (*want)[0], VariantTolerance((*want)[0], 784));
+  EXPECT_TRUE(cmp.equal) << cmp.reason;
+}
+
+TEST_F(TuneTest, StepsThatDoNotApplyAreAnErrorNamingTheCluster) {
+  absl::StatusOr<Graph> graph =
+      LoadGraph(std::string(DFC_SOURCE_DIR) + "/models/relu_subgraph.pbtxt");
+  ASSERT_TRUE(graph.ok()) << graph.status();
+  absl::StatusOr<Plan> plan = CompilePlan(std::make_shared<const Graph>(*std::move(graph)),
+                                          {.fetches = {{"out", 0}},
+                                           .profile = *codegen::NamedProfile("cpu"),
+                                           .steps = {{{"vectorizeReduce(16)", 5}}}});
+  EXPECT_THAT(plan.status().message(), HasSubstr("cluster 0 (matmul (MatMul), add (Add)"));
+  EXPECT_THAT(plan.status().message(), HasSubstr("its rewrite steps: step vectorizeReduce(16)@5"));
 }
 
 TEST(VariantToleranceTest, GrowsWithTheLongestReductionAndTheLargestValue) {

@@ -31,31 +31,6 @@ constexpr char kUsage[] =
     "  --json      also write the results as JSON\n"
     "Placeholders are fed seeded uniform random values in [-1, 1); float placeholders only.\n";
 
-// Seeded uniform [-1, 1) feeds for every placeholder the plan reads, unknown dims set to n.
-absl::StatusOr<std::vector<std::pair<std::string, Tensor>>> RandomFeeds(const Graph& graph,
-                                                                        int64_t n) {
-  std::vector<std::pair<std::string, Tensor>> feeds;
-  std::mt19937 rng(static_cast<uint32_t>(n));
-  std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
-  for (int i = 0; i < graph.num_nodes(); ++i) {
-    const Node& node = graph.node(i);
-    if (node.op != "Placeholder") continue;
-    const PartialShape declared = PlaceholderShape(node);
-    absl::StatusOr<DType> dtype = node.GetType("dtype");
-    if (declared.unknown_rank || !dtype.ok() || *dtype != DType::kFloat) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("placeholder ", node.name, " (", PlaceholderSignature(node),
-                       "): dfc bench feeds only float32 placeholders of known rank"));
-    }
-    Shape shape;
-    for (int64_t d : declared.dims) shape.push_back(d < 0 ? n : d);
-    Tensor t = Tensor::Zeros(DType::kFloat, shape);
-    for (float& v : t.mutable_flat<float>()) v = uniform(rng);
-    feeds.push_back({node.name, std::move(t)});
-  }
-  return feeds;
-}
-
 // The bytes cluster `c` reads and writes, at the sizes of `feeds`: its parameters and outputs,
 // once each — what no kernel can avoid moving.
 int64_t ClusterBytes(const Plan& plan, int c,
@@ -188,8 +163,11 @@ int Bench(const std::vector<std::string>& argv) {
                             {"speedup_vs_default", speedup},
                             {"max_error", r.max_error}});
       }
-      clusters.push_back(
-          {{"nodes", t.nodes}, {"best", t.variants[t.best].name}, {"variants", variants}});
+      // floor_fraction is against the cluster's own floor (the batch's, for one cluster).
+      clusters.push_back({{"nodes", t.nodes},
+                          {"floor_ms", cluster_floor_ms},
+                          {"best", t.variants[t.best].name},
+                          {"variants", variants}});
     }
     json["batches"].push_back(
         {{"n", n}, {"floor_ms", floor_ms}, {"unfused_ms", nullptr}, {"clusters", clusters}});

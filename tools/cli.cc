@@ -2,6 +2,7 @@
 #include "tools/cli.h"
 
 #include <iostream>
+#include <random>
 #include <set>
 
 #include "absl/strings/match.h"
@@ -138,6 +139,30 @@ int ReportError(const absl::Status& status) {
 int ReportUsage(const std::string& message, const std::string& usage) {
   std::cerr << "dfc: usage error: " << message << "\n" << usage;
   return kExitUsage;
+}
+
+absl::StatusOr<std::vector<std::pair<std::string, Tensor>>> RandomFeeds(const Graph& graph,
+                                                                        int64_t n) {
+  std::vector<std::pair<std::string, Tensor>> feeds;
+  std::mt19937 rng(static_cast<uint32_t>(n));
+  std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
+  for (int i = 0; i < graph.num_nodes(); ++i) {
+    const Node& node = graph.node(i);
+    if (node.op != "Placeholder") continue;
+    const PartialShape declared = PlaceholderShape(node);
+    absl::StatusOr<DType> dtype = node.GetType("dtype");
+    if (declared.unknown_rank || !dtype.ok() || *dtype != DType::kFloat) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("placeholder ", node.name, " (", PlaceholderSignature(node),
+                       "): random feeds are made only for float32 placeholders of known rank"));
+    }
+    Shape shape;
+    for (int64_t d : declared.dims) shape.push_back(d < 0 ? n : d);
+    Tensor t = Tensor::Zeros(DType::kFloat, shape);
+    for (float& v : t.mutable_flat<float>()) v = uniform(rng);
+    feeds.push_back({node.name, std::move(t)});
+  }
+  return feeds;
 }
 
 }  // namespace dfc::cli

@@ -60,6 +60,11 @@ absl::StatusOr<int> PlatformIndex(const Args& args);
 absl::StatusOr<std::unique_ptr<DeviceExecutor>> OpenDeviceExecutor(const Args& args,
                                                                    DeviceExecutor::Options options);
 
+// Seeded uniform [-1, 1) values for every placeholder of `graph`, unknown dims set to `n`:
+// what `dfc bench` and `dfc compile --tune` time with. Float placeholders of known rank only.
+absl::StatusOr<std::vector<std::pair<std::string, Tensor>>> RandomFeeds(const Graph& graph,
+                                                                        int64_t n);
+
 // JSON text of `j`, two-space indented. Node names and messages come from user files and
 // need not be UTF-8: invalid bytes become U+FFFD instead of an exception.
 std::string DumpJson(const nlohmann::json& j);

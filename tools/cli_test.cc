@@ -376,6 +376,43 @@ TEST(CliTest, BenchVariantsTimesEachVariantAgainstTheFloorAndWritesJson) {
   EXPECT_GE(timed, 8);
 }
 
+TEST(CliTest, CompileTuneRecordsTheVariantAndALaterCompileTakesIt) {
+  const fs::path dir = TempDir("tune");
+  const std::string db = (dir / "tuning.json").string();
+  const std::string model = std::string(DFC_SOURCE_DIR) + "/models/relu_subgraph.pbtxt";
+  Result r = Dfc("compile " + model + " --device cpu --tune --batch 64 --tuning-db " + db + " -o " +
+                 (dir / "tuned").string() + " 2>/dev/null");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("at batch 64"));
+  EXPECT_THAT(r.output, HasSubstr("recorded in " + db));
+  nlohmann::json recorded = nlohmann::json::parse(std::ifstream(db));
+  ASSERT_EQ(recorded["entries"].size(), 1u);
+  EXPECT_EQ(recorded["entries"][0]["bucket"], 64);
+  EXPECT_EQ(recorded["entries"][0]["nodes"].size(), 5u);
+  // Whichever variant won, the plan holds its steps.
+  const nlohmann::json tuned = nlohmann::json::parse(std::ifstream(dir / "tuned" / "plan.json"));
+  EXPECT_EQ(tuned["clusters"][0]["rules"], recorded["entries"][0]["rules"]);
+
+  // A compile without --tune takes what the database holds for the device present.
+  recorded["entries"][0]["rules"] = {"storeTransposed@0", "vectorizeReduce(8)@0"};
+  std::ofstream(db) << recorded.dump();
+  r = Dfc("compile " + model + " --device cpu --tuning-db " + db + " -o " +
+          (dir / "again").string());
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("1 clusters take their tuned variant from " + db));
+  const nlohmann::json again = nlohmann::json::parse(std::ifstream(dir / "again" / "plan.json"));
+  EXPECT_EQ(again["clusters"][0]["rules"],
+            nlohmann::json({"storeTransposed@0", "vectorizeReduce(8)@0"}));
+  std::ifstream kernel(dir / "again" / "kernels" / "cluster_0.cl");
+  const std::string source((std::istreambuf_iterator<char>(kernel)), {});
+  EXPECT_THAT(source, HasSubstr("// rewritten by: storeTransposed@0 ; vectorizeReduce(8)@0"));
+  // A profile no device present matches compiles as before.
+  r = Dfc("compile " + model + " --device nvidia --tuning-db " + db + " -o " +
+          (dir / "nvidia").string());
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, ::testing::Not(HasSubstr("tuned variant")));
+}
+
 TEST(CliTest, BenchNeedsVariants) {
   Result r = Dfc("bench " + std::string(DFC_SOURCE_DIR) + "/models/relu_subgraph.pbtxt 2>&1");
   EXPECT_EQ(r.exit_code, 2);

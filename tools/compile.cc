@@ -5,7 +5,9 @@
 #include <filesystem>
 #include <iostream>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "codegen/device_profile.h"
@@ -13,6 +15,8 @@
 #include "runtime/device_executor.h"
 #include "runtime/opencl/device.h"
 #include "runtime/plan.h"
+#include "runtime/tune.h"
+#include "runtime/tuning_db.h"
 #include "tools/cli.h"
 
 namespace dfc::cli {
@@ -22,7 +26,8 @@ namespace fs = std::filesystem;
 
 constexpr char kUsage[] =
     "usage: dfc compile GRAPH --device D -o DIR [--fetch T[,T...]] [--target NODE]...\n"
-    "                   [--init NODE]... [--shape NAME=[d,...]]...\n"
+    "                   [--init NODE]... [--shape NAME=[d,...]]... [--tune [--batch N]\n"
+    "                   [--budget SECONDS]] [--tuning-db FILE]\n"
     "  --device  amd|nvidia|intel|arm|cpu (a profile: no such device needs to be present), or\n"
     "            auto|gpu for the OpenCL device present\n"
     "  -o, --out the directory to write plan.json, kernels/*.cl and a copy of the graph to\n"
@@ -30,7 +35,15 @@ constexpr char kUsage[] =
     "            graph computes, its initialisers (the `init` of a training graph) apart\n"
     "  --target  a node every run runs for its effect (a train op); repeatable\n"
     "  --init    a node run once when the plan is opened (an initialiser); repeatable\n"
-    "  --shape   a shape for a placeholder declared without one, e.g. --shape 'x=[?,784]'\n";
+    "  --shape   a shape for a placeholder declared without one, e.g. --shape 'x=[?,784]'\n"
+    "  --tune    time the variants the rewrite rules make of each cluster on the device\n"
+    "            --device names (one present: auto, gpu, cpu, amd...), with random feeds at\n"
+    "            --batch N (default 1024), for at most --budget seconds (default 300); keep\n"
+    "            the fastest that agrees with the reference, and record it in the tuning\n"
+    "            database (--tuning-db FILE, default DFC_TUNING_DB or the program cache's\n"
+    "            tuning.json). Without --tune, a cluster the database knows for a device of\n"
+    "            that kind present here takes its recorded variant (at --batch's bucket if\n"
+    "            given, else the largest recorded).\n";
 
 absl::StatusOr<codegen::DeviceProfile> ProfileFor(const std::string& device) {
   if (device == "auto" || device == "gpu") {
@@ -52,12 +65,44 @@ int Compile(const std::vector<std::string>& argv_in) {
                                                {"fetch", true, true},
                                                {"target", true, true},
                                                {"init", true, true},
-                                               {"shape", true, true}});
+                                               {"shape", true, true},
+                                               {"tune"},
+                                               {"batch", true},
+                                               {"budget", true},
+                                               {"tuning-db", true}});
   if (!args.ok()) return ReportUsage(std::string(args.status().message()), kUsage);
   if (args->positional.size() != 1) return ReportUsage("expected one GRAPH", kUsage);
   if (!args->Has("out")) return ReportUsage("give the output directory with -o DIR", kUsage);
   const std::string device = args->Get("device", "auto");
-  absl::StatusOr<codegen::DeviceProfile> profile = ProfileFor(device);
+  int64_t batch = 1024;
+  if (args->Has("batch") && (!absl::SimpleAtoi(args->Get("batch"), &batch) || batch < 1)) {
+    return ReportUsage("--batch takes a size >= 1", kUsage);
+  }
+  TuneOptions tune{.progress = &std::cerr};
+  if (args->Has("budget") && !absl::SimpleAtod(args->Get("budget"), &tune.budget_seconds)) {
+    return ReportUsage("--budget takes seconds", kUsage);
+  }
+  absl::StatusOr<TuningDb> db = TuningDb::Load(args->Get("tuning-db", DefaultTuningDbPath()));
+  if (!db.ok()) return ReportError(db.status());
+  // The device tuning runs on (--tune), or whose recorded variants a compile takes: one of the
+  // kind --device names, if one is present.
+  std::unique_ptr<DeviceExecutor> executor;
+  if (args->Has("tune")) {
+    absl::StatusOr<std::unique_ptr<DeviceExecutor>> opened =
+        OpenDeviceExecutor(*args, {.time_kernels = true});
+    if (!opened.ok()) return ReportError(opened.status());
+    executor = *std::move(opened);
+  }
+  std::string tuned_device;
+  if (executor != nullptr) {
+    tuned_device = executor->device_name();
+  } else if (!db->entries().empty()) {
+    if (absl::StatusOr<cl::DeviceInfo> present = cl::SelectDevice(device); present.ok()) {
+      tuned_device = present->device_name;
+    }
+  }
+  absl::StatusOr<codegen::DeviceProfile> profile =
+      executor != nullptr ? executor->profile() : ProfileFor(device);
   if (!profile.ok()) return ReportError(profile.status());
 
   const std::string& path = args->positional[0];
@@ -82,9 +127,51 @@ int Compile(const std::vector<std::string>& argv_in) {
     if (!parsed.ok()) return ReportUsage(std::string(parsed.status().message()), kUsage);
     for (auto& [name, s] : *parsed) spec.placeholder_shapes[name] = s;
   }
-  absl::StatusOr<Plan> plan =
-      CompilePlan(std::make_shared<const Graph>(*std::move(graph)), std::move(spec));
+  auto shared_graph = std::make_shared<const Graph>(*std::move(graph));
+  absl::StatusOr<Plan> plan = CompilePlan(shared_graph, spec);
   if (!plan.ok()) return ReportError(plan.status());
+  if (executor != nullptr) {
+    tune.explore.vector_widths = VectorWidths(executor->profile());
+    absl::StatusOr<std::vector<std::pair<std::string, Tensor>>> feeds =
+        RandomFeeds(*shared_graph, batch);
+    if (!feeds.ok()) return ReportError(feeds.status());
+    absl::StatusOr<std::vector<ClusterTuning>> tunings = TunePlan(*plan, *executor, *feeds, tune);
+    if (!tunings.ok()) return ReportError(tunings.status());
+    for (const ClusterTuning& t : *tunings) {
+      const VariantResult& best = t.variants[t.best];
+      db->Record({.cluster = ClusterHash(plan->lowered.clusters[t.cluster]),
+                  .device = tuned_device,
+                  .bucket = SizeBucket(batch),
+                  .nodes = t.nodes,
+                  .steps = best.steps,
+                  .median_ms = best.median_ms,
+                  .default_ms = t.variants[0].median_ms});
+      std::cout << "cluster " << t.cluster << ": " << best.name << ", "
+                << absl::StrFormat("%.3f ms (default %.3f ms) at batch %d", best.median_ms,
+                                   t.variants[0].median_ms, batch)
+                << "\n";
+    }
+    if (absl::Status saved = db->Save(); !saved.ok()) return ReportError(saved);
+    std::cout << "recorded in " << db->path() << "\n";
+  } else if (!tuned_device.empty()) {
+    // Variants tuned earlier for this device.
+    spec.steps.resize(plan->lowered.clusters.size());
+    int taken = 0;
+    for (size_t c = 0; c < plan->lowered.clusters.size(); ++c) {
+      std::optional<TuningEntry> entry =
+          db->Find(ClusterHash(plan->lowered.clusters[c]), tuned_device,
+                   args->Has("batch") ? std::optional(SizeBucket(batch)) : std::nullopt);
+      if (entry && !entry->steps.empty()) {
+        spec.steps[c] = entry->steps;
+        ++taken;
+      }
+    }
+    if (taken > 0) {
+      plan = CompilePlan(shared_graph, spec);
+      if (!plan.ok()) return ReportError(plan.status());
+      std::cout << taken << " clusters take their tuned variant from " << db->path() << "\n";
+    }
+  }
   const fs::path out = args->Get("out");
   if (absl::Status written = WritePlan(*plan, path, out); !written.ok()) {
     return ReportError(written);

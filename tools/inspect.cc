@@ -97,7 +97,6 @@ void PrintJson(const std::string& path, const Summary& s) {
   std::cout << DumpJson(j) << "\n";
 }
 
-
 std::string Describe(const Graph& graph, const FoldResult& fold, const TensorId& id) {
   return absl::StrCat(id.ToString(), "  ", fold.Info(graph, id).ToString());
 }
