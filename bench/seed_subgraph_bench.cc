@@ -1,7 +1,8 @@
 // The thesis' subgraph (models/seed_subgraph.pbtxt: MatMul, Add, Softmax, Log, Mul, Sum,
 // Reshape) and a second one of other sizes and ops (models/relu_subgraph.pbtxt: 512 features,
-// 7 classes, Relu, a row sum), each as dfc runs it — under the default strategy, and as the
-// variant the explorer picks (runtime/tune.h, tuned once at N = 4096 before the timings) —
+// 7 classes, Relu, a row sum), each as the unfused chain (one kernel per op, the MatMul through
+// CLBlast's GEMM) and as dfc runs it — under the default strategy, and as the variant the
+// explorer picks (runtime/tune.h, tuned once at N = 4096 before the timings) —
 // against the bandwidth floor measured in the same run: the bytes the subgraph must move over
 // the device's read bandwidth (runtime/bandwidth.h). Times are OpenCL event times of the
 // kernels (feeds are uploaded outside them), reported as Google Benchmark's manual time.
@@ -42,9 +43,11 @@ std::vector<std::pair<std::string, Tensor>> Feeds(const Workload& w, int64_t n) 
           {"in4", testing::UniformFloats({w.classes}, 4, -0.1f, 0.1f)}};
 }
 
-// One executor for every benchmark, its read bandwidth, and each workload's two plans.
+// One executor for every benchmark (and one that runs MatMuls through CLBlast, for the unfused
+// chain), the read bandwidth, and each workload's plans.
 struct Fixture {
   std::unique_ptr<DeviceExecutor> executor;
+  std::unique_ptr<DeviceExecutor> blas_executor;
   double bandwidth = 0;
   std::map<std::string, std::unique_ptr<Plan>> plans;  // "graph/default", "graph/tuned"
   std::string error;
@@ -60,6 +63,12 @@ Fixture& Shared() {
       return f;
     }
     f->executor = *std::move(executor);
+    executor = DeviceExecutor::Open("auto", -1, {.time_kernels = true, .blas_matmul = true});
+    if (!executor.ok()) {
+      f->error = std::string(executor.status().message());
+      return f;
+    }
+    f->blas_executor = *std::move(executor);
     absl::StatusOr<double> bandwidth = MeasureReadBandwidth(f->executor->context());
     if (!bandwidth.ok()) {
       f->error = std::string(bandwidth.status().message());
@@ -71,13 +80,15 @@ Fixture& Shared() {
   return *fixture;
 }
 
-// The plan for `w` under `strategy` ("default" or "tuned"), made on first use.
+// The plan for `w` under `strategy` ("default", "tuned", or "unfused": one kernel per op, the
+// MatMul through CLBlast — how TensorFlow runs it), made on first use.
 absl::StatusOr<Plan*> GetPlan(const Workload& w, const std::string& strategy) {
   Fixture& f = Shared();
   std::unique_ptr<Plan>& slot = f.plans[absl::StrCat(w.graph, "/", strategy)];
   if (slot != nullptr) return slot.get();
   DFC_ASSIGN_OR_RETURN(Graph graph, LoadGraph(std::string(DFC_SOURCE_DIR) + "/models/" + w.graph));
-  PlanSpec spec{.fetches = {{"out", 0}}, .profile = f.executor->profile()};
+  PlanSpec spec{
+      .fetches = {{"out", 0}}, .profile = f.executor->profile(), .fuse = strategy != "unfused"};
   DFC_ASSIGN_OR_RETURN(
       Plan plan, CompilePlan(std::make_shared<const Graph>(std::move(graph)), std::move(spec)));
   if (strategy == "tuned") {
@@ -106,22 +117,23 @@ void BM_Subgraph(benchmark::State& state, const Workload& w, const std::string& 
     state.SkipWithError(std::string(plan.status().message()).c_str());
     return;
   }
+  DeviceExecutor& executor = strategy == "unfused" ? *f.blas_executor : *f.executor;
   for (size_t c = 0; c < (*plan)->lowered.clusters.size(); ++c) {
-    f.executor->UseKernel((*plan)->lowered.clusters[c], (*plan)->kernels[c]);
+    executor.UseKernel((*plan)->lowered.clusters[c], (*plan)->kernels[c]);
   }
   std::vector<std::pair<TensorId, Tensor>> feeds;
   for (auto& [name, value] : Feeds(w, n)) feeds.push_back({{name, 0}, std::move(value)});
   DeviceExecutor::State run_state;
   double total_seconds = 0;
   for (auto _ : state) {
-    absl::StatusOr<std::vector<Tensor>> out = f.executor->Run(
-        *(*plan)->graph, (*plan)->lowered, feeds, (*plan)->spec.fetches, &run_state);
+    absl::StatusOr<std::vector<Tensor>> out =
+        executor.Run(*(*plan)->graph, (*plan)->lowered, feeds, (*plan)->spec.fetches, &run_state);
     if (!out.ok()) {
       state.SkipWithError(std::string(out.status().message()).c_str());
       return;
     }
     int64_t ns = 0;
-    for (const DeviceExecutor::KernelTime& k : f.executor->kernel_times()) ns += k.nanoseconds;
+    for (const DeviceExecutor::KernelTime& k : executor.kernel_times()) ns += k.nanoseconds;
     state.SetIterationTime(ns * 1e-9);
     total_seconds += ns * 1e-9;
   }
@@ -141,8 +153,10 @@ void Sizes(benchmark::internal::Benchmark* b) {
   b->UseManualTime()->Unit(benchmark::kMillisecond);
 }
 
+BENCHMARK_CAPTURE(BM_Subgraph, seed_unfused, kSeed, "unfused")->Apply(Sizes);
 BENCHMARK_CAPTURE(BM_Subgraph, seed_default, kSeed, "default")->Apply(Sizes);
 BENCHMARK_CAPTURE(BM_Subgraph, seed_tuned, kSeed, "tuned")->Apply(Sizes);
+BENCHMARK_CAPTURE(BM_Subgraph, relu_unfused, kRelu, "unfused")->Apply(Sizes);
 BENCHMARK_CAPTURE(BM_Subgraph, relu_default, kRelu, "default")->Apply(Sizes);
 BENCHMARK_CAPTURE(BM_Subgraph, relu_tuned, kRelu, "tuned")->Apply(Sizes);
 

@@ -292,7 +292,8 @@ std::vector<int> NodesThatRun(const Graph& graph, const std::vector<int>& nodes,
 absl::StatusOr<Partition> PartitionGraph(const Graph& graph, const std::vector<int>& nodes,
                                          const std::function<bool(int)>& clusterable,
                                          const std::vector<TensorId>& fetches,
-                                         const std::function<bool(int, int)>& compile_time) {
+                                         const std::function<bool(int, int)>& compile_time,
+                                         bool fuse) {
   absl::flat_hash_set<TensorId> fetched;
   absl::flat_hash_set<int> fetched_nodes;
   for (const TensorId& fetch : fetches) {
@@ -305,7 +306,7 @@ absl::StatusOr<Partition> PartitionGraph(const Graph& graph, const std::vector<i
       compile_time ? NodesThatRun(graph, nodes, fetched_nodes, clusterable, compile_time) : nodes;
   Partitioner partitioner(graph, run);
   if (absl::Status s = partitioner.Init(clusterable, compile_time); !s.ok()) return s;
-  partitioner.MergeClusters();
+  if (fuse) partitioner.MergeClusters();
   return partitioner.Build(fetched);
 }
 

@@ -46,11 +46,13 @@ struct Partition {
 // cluster outputs). Errors: a node index out of range or repeated, `nodes` not topological,
 // a fetch that names no tensor. `compile_time(i, j)`: input j of clusterable node i is read
 // when compiling (an axis, a shape), not at run time: its edge neither joins nor orders units,
-// so a Reshape to Shape(x) can share a cluster with what computes x.
+// so a Reshape to Shape(x) can share a cluster with what computes x. Without `fuse`, every
+// clusterable node is a cluster of its own: the unfused chain, one kernel per op, that
+// benchmarks compare fusion with.
 absl::StatusOr<Partition> PartitionGraph(
     const Graph& graph, const std::vector<int>& nodes, const std::function<bool(int)>& clusterable,
     const std::vector<TensorId>& fetches,
-    const std::function<bool(int node, int input)>& compile_time = nullptr);
+    const std::function<bool(int node, int input)>& compile_time = nullptr, bool fuse = true);
 
 }  // namespace dfc
 

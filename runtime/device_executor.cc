@@ -2,6 +2,8 @@
 // device_executor.h).
 #include "runtime/device_executor.h"
 
+#include <clblast.h>
+
 #include <algorithm>
 #include <cstdlib>
 #include <fstream>
@@ -362,6 +364,11 @@ class DeviceExecutor::Run_ {
       }
       params.push_back(std::move(value));
     }
+    if (ex_.options_.blas_matmul && cluster.nodes.size() == 1 &&
+        graph_.node(cluster.nodes[0]).op == "MatMul" && params.size() == 2 &&
+        params[0]->dtype == DType::kFloat && params[1]->dtype == DType::kFloat) {
+      return BlasMatMul(index, graph_.node(cluster.nodes[0]), lowered, params);
+    }
     CompiledCluster& compiled = ex_.Compile(graph_, cluster, lowered, index);
     absl::Status launched = compiled.status;
     if (launched.ok()) launched = Launch(index, compiled, lowered, params, sizes);
@@ -386,6 +393,46 @@ class DeviceExecutor::Run_ {
     for (size_t k = 0; k < outputs.size(); ++k) {
       values_[lowered.outputs[k]] = OnHost(std::move(outputs[k]));
     }
+    return absl::OkStatus();
+  }
+
+  // A cluster of one float32 MatMul through CLBlast's GEMM (Options::blas_matmul).
+  absl::Status BlasMatMul(int index, const Node& node, const ir::LoweredCluster& lowered,
+                          const std::vector<std::shared_ptr<DeviceTensor>>& params) {
+    const bool ta = node.GetBool("transpose_a", false).value_or(false);
+    const bool tb = node.GetBool("transpose_b", false).value_or(false);
+    const Shape& a = params[0]->shape;
+    const Shape& b = params[1]->shape;
+    if (a.size() != 2 || b.size() != 2 || lowered.params[0] != node.inputs[0] ||
+        lowered.params[1] != node.inputs[1]) {
+      return absl::InvalidArgumentError(absl::StrCat("MatMul ", node.name,
+                                                     " is not A x B of two "
+                                                     "matrices: CLBlast cannot run it"));
+    }
+    const size_t m = ta ? a[1] : a[0], k = ta ? a[0] : a[1], n = tb ? b[0] : b[1];
+    DFC_ASSIGN_OR_RETURN(std::shared_ptr<cl::ClBuffer> a_buffer, Buffer(*params[0]));
+    DFC_ASSIGN_OR_RETURN(std::shared_ptr<cl::ClBuffer> b_buffer, Buffer(*params[1]));
+    auto out = std::make_shared<DeviceTensor>(DeviceTensor{
+        .dtype = DType::kFloat, .shape = {static_cast<int64_t>(m), static_cast<int64_t>(n)}});
+    DFC_ASSIGN_OR_RETURN(cl::ClBuffer c, ex_.context_->Allocate(std::max<size_t>(m * n, 1) * 4));
+    out->buffer = std::make_shared<cl::ClBuffer>(std::move(c));
+    cl_command_queue queue = ex_.context_->queue();
+    cl_event event = nullptr;
+    const clblast::StatusCode status = clblast::Gemm<float>(
+        clblast::Layout::kRowMajor, ta ? clblast::Transpose::kYes : clblast::Transpose::kNo,
+        tb ? clblast::Transpose::kYes : clblast::Transpose::kNo, m, n, k, 1.0f, a_buffer->get(), 0,
+        a[1], b_buffer->get(), 0, b[1], 0.0f, out->buffer->get(), 0, n, &queue, &event);
+    if (status != clblast::StatusCode::kSuccess) {
+      return absl::InternalError(absl::StrCat("CLBlast's GEMM for MatMul ", node.name,
+                                              " failed with status ", static_cast<int>(status)));
+    }
+    if (ex_.options_.time_kernels && event != nullptr) {
+      launches_.push_back({index, "clblast_sgemm", cl::ClEvent(event)});
+    } else if (event != nullptr) {
+      clReleaseEvent(event);
+    }
+    ++ex_.kernels_run_;
+    values_[lowered.outputs[0]] = std::move(out);
     return absl::OkStatus();
   }
 

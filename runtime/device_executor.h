@@ -70,6 +70,9 @@ class DeviceExecutor {
     // Record every kernel launch's OpenCL event and, after each run, its device time
     // (kernel_times()): what benchmarks time.
     bool time_kernels = false;
+    // Run a cluster that is one float32 MatMul through CLBlast's GEMM instead of a generated
+    // kernel: the unfused chain's MatMul, as TensorFlow runs it (a vendor BLAS), for benchmarks.
+    bool blas_matmul = false;
   };
 
   // One kernel launch of the last run: its cluster, its kernel and its device time (the

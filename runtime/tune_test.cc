@@ -190,6 +190,44 @@ TEST_F(TuneTest, StepsThatDoNotApplyAreAnErrorNamingTheCluster) {
   EXPECT_THAT(plan.status().message(), HasSubstr("its rewrite steps: step vectorizeReduce(16)@5"));
 }
 
+TEST(UnfusedChainTest, OneKernelPerOpWithTheMatMulThroughClblast) {
+  absl::StatusOr<std::unique_ptr<DeviceExecutor>> executor =
+      DeviceExecutor::Open("cpu", -1, {.time_kernels = true, .blas_matmul = true});
+  ASSERT_TRUE(executor.ok()) << executor.status();
+  absl::StatusOr<Graph> graph =
+      LoadGraph(std::string(DFC_SOURCE_DIR) + "/models/seed_subgraph.pbtxt");
+  ASSERT_TRUE(graph.ok()) << graph.status();
+  auto shared = std::make_shared<const Graph>(*std::move(graph));
+  absl::StatusOr<Plan> plan = CompilePlan(
+      shared, {.fetches = {{"out", 0}}, .profile = (*executor)->profile(), .fuse = false});
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  // MatMul, Add, Softmax, Log, Mul, Sum, Reshape: Shape is read only when compiling.
+  EXPECT_EQ(plan->lowered.clusters.size(), 7u);
+  const auto feeds = Feeds(50, 784, 10);
+  std::vector<std::pair<TensorId, Tensor>> device_feeds;
+  std::vector<reference::Feed> reference_feeds;
+  for (const auto& [name, value] : feeds) {
+    device_feeds.push_back({{name, 0}, value});
+    reference_feeds.push_back({name, value});
+  }
+  DeviceExecutor::State state;
+  absl::StatusOr<std::vector<Tensor>> got =
+      (*executor)->Run(*shared, plan->lowered, device_feeds, {{"out", 0}}, &state);
+  ASSERT_TRUE(got.ok()) << got.status();
+  EXPECT_EQ((*executor)->fallbacks(), 0);
+  int gemms = 0;
+  for (const DeviceExecutor::KernelTime& k : (*executor)->kernel_times()) {
+    gemms += k.kernel == "clblast_sgemm";
+  }
+  EXPECT_EQ(gemms, 1);
+  EXPECT_GE((*executor)->kernel_times().size(), 7u);
+  reference::Session oracle(shared);
+  absl::StatusOr<std::vector<Tensor>> want = oracle.Run(reference_feeds, {"out"});
+  ASSERT_TRUE(want.ok()) << want.status();
+  const Comparison cmp = CompareTensors((*got)[0], (*want)[0], VariantTolerance((*want)[0], 784));
+  EXPECT_TRUE(cmp.equal) << cmp.reason;
+}
+
 TEST(VariantToleranceTest, GrowsWithTheLongestReductionAndTheLargestValue) {
   Tensor expected = Tensor::Zeros(DType::kFloat, {3});
   expected.mutable_flat<float>()[1] = -8.0f;

@@ -359,6 +359,8 @@ TEST(CliTest, BenchVariantsTimesEachVariantAgainstTheFloorAndWritesJson) {
   ASSERT_EQ(j["batches"].size(), 2u);
   EXPECT_EQ(j["batches"][1]["n"], 96);
   EXPECT_GT(j["batches"][0]["floor_ms"].get<double>(), 0);
+  EXPECT_GT(j["batches"][0]["unfused_ms"].get<double>(), 0);
+  EXPECT_THAT(r.output, HasSubstr("unfused chain (one kernel per op, MatMul through CLBlast)"));
   const nlohmann::json& cluster = j["batches"][0]["clusters"][0];
   EXPECT_EQ(cluster["nodes"].size(), 5u);
   const nlohmann::json& first = cluster["variants"][0];

@@ -368,8 +368,8 @@ absl::StatusOr<LoweredGraph> LowerGraph(const Graph& graph, const std::vector<Te
     // What a lowering reads when compiling (a Reshape's shape, a Sum's axes) is a value of the
     // fold, not a run-time input of the cluster.
     auto compile_time = [&](int i, int j) { return ReadsStatically(graph.node(i), j); };
-    DFC_ASSIGN_OR_RETURN(lowered.partition,
-                         PartitionGraph(graph, nodes, clusterable, fetches, compile_time));
+    DFC_ASSIGN_OR_RETURN(lowered.partition, PartitionGraph(graph, nodes, clusterable, fetches,
+                                                           compile_time, options.fuse));
     lowered.clusters.clear();
     bool retry = false;
     for (const Cluster& cluster : lowered.partition.clusters) {
