@@ -12,6 +12,13 @@ namespace dfc::rewrite {
 // known to be a multiple of n.
 Rule SplitJoin(ArithExpr n);
 
+// partialReduce(n), Lift's partialReduceSplitJoin:
+//   Reduce(f)(init, X) => Reduce(f)(init, Map(λc => Reduce(f)(init, c)) $ Split(n) $ X)
+// each chunk of n folded on its own (a walk that mapping rules spread over work-items), then
+// the partial results folded. It requires f to be a combiner, init a literal that f leaves
+// unchanged combined with itself, and the length a known multiple of n.
+Rule PartialReduce(ArithExpr n);
+
 }  // namespace dfc::rewrite
 
 #endif  // DFC_REWRITE_FISSION_H_

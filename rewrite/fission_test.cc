@@ -37,5 +37,27 @@ TEST(SplitJoinTest, DeclinesALengthNotKnownToBeAMultiple) {
   EXPECT_THAT(DeclineReason(SplitJoin(2), lowered), HasSubstr("not a high-level Map"));
 }
 
+TEST(PartialReduceTest, ChunksFoldedOnTheirOwnThenTogether) {
+  for (const ArithExpr& length : {kN * 4, ArithExpr(12)}) {
+    SCOPED_TRACE(length.ToString());
+    const ir::ParamPtr a = ir::MakeParam("a", Ints({length}));
+    const ir::ParamPtr b = ir::MakeParam("b", Ints({length}));
+    const ir::ExprPtr e = Must(Dot(a, b));
+    const ir::ExprPtr partial = MustRewrite(PartialReduce(4), e);
+    ASSERT_NE(partial, nullptr);
+    EXPECT_THAT(ir::ToString(partial), HasSubstr("Split(4)"));
+    ExpectEquivalent(e, partial, {a, b}, kSizes);
+  }
+}
+
+TEST(PartialReduceTest, DeclinesWithTheReason) {
+  const ir::ParamPtr a = ir::MakeParam("a", Ints({10}));
+  EXPECT_EQ(DeclineReason(PartialReduce(4), Must(Dot(a, a))),
+            "length 10 is not known to be a multiple of 4");
+  EXPECT_EQ(DeclineReason(PartialReduce(2), Must(Dot(a, a, 3))),
+            "init is not left unchanged by combining it with itself");
+  EXPECT_EQ(DeclineReason(PartialReduce(2), a), "not a high-level Reduce");
+}
+
 }  // namespace
 }  // namespace dfc::rewrite

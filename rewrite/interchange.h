@@ -17,6 +17,12 @@ namespace dfc::rewrite {
 // the same order: the results are equal, not only close.
 Rule MapReduceInterchange();
 
+// mapMapInterchange:
+//   Map(λa => Map(λb => f(a, b)) $ B) $ A => Transpose $ (Map(λb => Map(λa => f(a, b)) $ A) $ B)
+// for high-level Maps, when B does not read a: which of two independent walks is outer (a
+// column-major result written row-major, or the walk that should be spread over work-items).
+Rule MapMapInterchange();
+
 }  // namespace dfc::rewrite
 
 #endif  // DFC_REWRITE_INTERCHANGE_H_

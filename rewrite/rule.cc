@@ -87,6 +87,31 @@ const ir::FunCall* ReduceCall(const ir::ExprPtr& e) {
   return ir::IsReduce(call->f->kind) ? call : nullptr;
 }
 
+ir::FunPtr CombinerOf(const ir::FunPtr& step) {
+  if (step->kind == ir::Fun::Kind::kUserFun) {
+    return static_cast<const ir::UserFun&>(*step).combiner ? step : nullptr;
+  }
+  if (step->kind != ir::Fun::Kind::kLambda) return nullptr;
+  const auto& lambda = static_cast<const ir::Lambda&>(*step);
+  const ir::FunCall* call = CallOf(lambda.body, ir::Fun::Kind::kUserFun);
+  if (lambda.params.size() != 2 || call == nullptr || call->args.size() != 2 ||
+      call->args[0] != lambda.params[0] || call->args[1] != lambda.params[1]) {
+    return nullptr;
+  }
+  return CombinerOf(call->f);
+}
+
+std::optional<Decline> CheckIdempotentInit(const ir::Fun& combiner, const ir::ExprPtr& init) {
+  if (init->kind != ir::Expr::Kind::kLiteral) return Decline{"init is not a literal"};
+  const ir::Scalar& value = static_cast<const ir::Literal&>(*init).value;
+  const ir::Scalar twice[] = {value, value};
+  absl::StatusOr<ir::Scalar> combined = static_cast<const ir::UserFun&>(combiner).host(twice);
+  if (!combined.ok() || !(*combined == value)) {
+    return Decline{"init is not left unchanged by combining it with itself"};
+  }
+  return std::nullopt;
+}
+
 int Reads(const ir::Fun& f, const ir::Param* param) {
   if (f.kind == ir::Fun::Kind::kLambda) {
     return Reads(*static_cast<const ir::Lambda&>(f).body, param);

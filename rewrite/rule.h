@@ -9,6 +9,7 @@
 #define DFC_REWRITE_RULE_H_
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <variant>
 #include <vector>
@@ -71,6 +72,13 @@ absl::StatusOr<ir::ExprPtr> ReplaceWhere(const ir::ExprPtr& e,
 // order ApplyOnce searches, at most `limit` of them. What an explorer branches on.
 absl::StatusOr<std::vector<ir::ExprPtr>> ApplyAtEach(const Rule& rule, const ir::ExprPtr& e,
                                                      int limit = 64);
+
+// The combiner (UserFun::combiner) a Reduce step is: the step itself, or the UserFun that
+// λ(a, x) => c(a, x) calls; nullptr for any other step.
+ir::FunPtr CombinerOf(const ir::FunPtr& step);
+// Declines unless `init` is a literal that `combiner` leaves unchanged when combined with itself
+// (0 for a sum, -inf for a max): then a fold may be split into parts that each start at init.
+std::optional<Decline> CheckIdempotentInit(const ir::Fun& combiner, const ir::ExprPtr& init);
 
 // Pattern helpers for matches: `e` as a call of a function of `kind`, or nullptr.
 const ir::FunCall* CallOf(const ir::ExprPtr& e, ir::Fun::Kind kind);

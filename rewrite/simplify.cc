@@ -88,4 +88,14 @@ Rule LetInline() {
           }};
 }
 
+Rule AsScalarAsVectorId() {
+  return {"asScalarAsVectorId", "AsScalar o AsVector(n) => id", [](const ir::ExprPtr& e) -> Match {
+            const ir::FunCall* scalars = CallOf(e, ir::Fun::Kind::kAsScalar);
+            if (scalars == nullptr) return Decline{"not AsScalar"};
+            const ir::FunCall* vectors = CallOf(scalars->args[0], ir::Fun::Kind::kAsVector);
+            if (vectors == nullptr) return Decline{"AsScalar's input is not AsVector"};
+            return [x = vectors->args[0]]() -> absl::StatusOr<ir::ExprPtr> { return x; };
+          }};
+}
+
 }  // namespace dfc::rewrite

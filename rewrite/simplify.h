@@ -12,6 +12,8 @@ Rule JoinSplitId();
 Rule SplitJoinId();
 // Transpose o Transpose => id
 Rule TransposeTransposeId();
+// AsScalar o AsVector(n) => id
+Rule AsScalarAsVectorId();
 // (λ(x) => body) $ v => body[x := v], when the body reads x at most once (so no work is
 // repeated): exposes the patterns a let hides from other rules (a Map over a let-bound Map).
 Rule LetInline();

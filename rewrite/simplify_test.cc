@@ -62,5 +62,18 @@ TEST(SimplifyTest, ALetReadOnceIsInlinedAndOneReadTwiceStays) {
   EXPECT_EQ(DeclineReason(LetInline(), neg), "not a let");
 }
 
+TEST(AsScalarAsVectorIdTest, VectorsOfLanesReadBackAreTheArray) {
+  const ir::ParamPtr x = ir::MakeParam("x", Floats({kN * 8}));
+  const ir::ExprPtr round_trip =
+      Must(ir::Call(ir::AsScalar(), {Must(ir::Call(ir::AsVector(4), {x}))}));
+  const ir::ExprPtr simplified = MustRewrite(AsScalarAsVectorId(), round_trip);
+  EXPECT_EQ(simplified.get(), x.get());
+  ExpectEquivalent(round_trip, simplified, {x}, kSizes);
+  EXPECT_EQ(DeclineReason(AsScalarAsVectorId(), x), "not AsScalar");
+  const ir::ParamPtr v = ir::MakeParam("v", ir::ArrayType(ir::VectorType(DType::kFloat, 4), kN));
+  EXPECT_EQ(DeclineReason(AsScalarAsVectorId(), Must(ir::Call(ir::AsScalar(), {v}))),
+            "AsScalar's input is not AsVector");
+}
+
 }  // namespace
 }  // namespace dfc::rewrite

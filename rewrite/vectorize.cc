@@ -9,21 +9,6 @@
 namespace dfc::rewrite {
 namespace {
 
-// The combiner UserFun of a Reduce step: the step itself, or the one λ(a, x) => c(a, x) calls.
-ir::FunPtr CombinerOf(const ir::FunPtr& f) {
-  if (f->kind == ir::Fun::Kind::kUserFun) {
-    return static_cast<const ir::UserFun&>(*f).combiner ? f : nullptr;
-  }
-  if (f->kind != ir::Fun::Kind::kLambda) return nullptr;
-  const auto& lambda = static_cast<const ir::Lambda&>(*f);
-  const ir::FunCall* call = CallOf(lambda.body, ir::Fun::Kind::kUserFun);
-  if (lambda.params.size() != 2 || call == nullptr || call->args.size() != 2 ||
-      call->args[0] != lambda.params[0] || call->args[1] != lambda.params[1]) {
-    return nullptr;
-  }
-  return CombinerOf(call->f);
-}
-
 // `x`, an array of scalars of length n, as n / w vectors: a Map over a Zip (or over one array)
 // applies its function to vectors of the arrays; anything else is read w at a time.
 absl::StatusOr<ir::ExprPtr> AsVectors(const ir::ExprPtr& x, int w) {
@@ -79,14 +64,7 @@ Rule VectorizeReduce(int width) {
           return Decline{absl::StrCat("length ", x->type->length.ToString(),
                                       " is not known to be a multiple of ", width)};
         }
-        if (init->kind != ir::Expr::Kind::kLiteral) return Decline{"init is not a literal"};
-        const ir::Scalar& value = static_cast<const ir::Literal&>(*init).value;
-        const ir::Scalar twice[] = {value, value};
-        absl::StatusOr<ir::Scalar> combined =
-            static_cast<const ir::UserFun&>(*combiner).host(twice);
-        if (!combined.ok() || !(*combined == value)) {
-          return Decline{"init is not left unchanged by combining it with itself"};
-        }
+        if (std::optional<Decline> d = CheckIdempotentInit(*combiner, init)) return *d;
         return [width, init, x, f, u = combiner]() -> absl::StatusOr<ir::ExprPtr> {
           DFC_ASSIGN_OR_RETURN(ir::ExprPtr vectors, AsVectors(x, width));
           DFC_ASSIGN_OR_RETURN(ir::ExprPtr fill, ir::Call(ir::Repeat(width), {init}));

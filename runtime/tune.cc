@@ -144,9 +144,10 @@ absl::StatusOr<std::vector<ClusterTuning>> TunePlan(
     return absl::OkStatus();
   };
 
+  const Clock::time_point start = Clock::now();
   const Clock::time_point deadline =
-      Clock::now() + std::chrono::duration_cast<Clock::duration>(
-                         std::chrono::duration<double>(options.budget_seconds));
+      start + std::chrono::duration_cast<Clock::duration>(
+                  std::chrono::duration<double>(options.budget_seconds));
   std::vector<ClusterTuning> tunings;
   for (size_t c = 0; c < plan.lowered.clusters.size(); ++c) {
     const ir::LoweredCluster& cluster = plan.lowered.clusters[c];
@@ -177,7 +178,17 @@ absl::StatusOr<std::vector<ClusterTuning>> TunePlan(
       } else {
         result.status = kernel.status();
       }
-      if (options.progress != nullptr) {
+      if (options.progress != nullptr && options.progress_bar) {
+        constexpr int kWidth = 30;
+        const int done = static_cast<int>((v + 1) * kWidth / variants.size());
+        const double spent = std::chrono::duration<double>(Clock::now() - start).count();
+        *options.progress << absl::StrFormat(
+            "\rcluster %d/%d [%s%s] %d/%d variants, %.0f of %.0f s", c + 1,
+            plan.lowered.clusters.size(), std::string(done, '#'), std::string(kWidth - done, '.'),
+            v + 1, variants.size(), spent, options.budget_seconds);
+        if (v + 1 == variants.size()) *options.progress << "\n";
+        options.progress->flush();
+      } else if (options.progress != nullptr) {
         *options.progress << absl::StrFormat(
             "cluster %d variant %d/%d %-60s %s\n", c, v + 1, variants.size(), result.name,
             result.status.ok() ? absl::StrFormat("%.3f ms", result.median_ms)

@@ -27,7 +27,10 @@ struct TuneOptions {
   int runs = 5;                 // timed runs per variant; the median counts
   double budget_seconds = 300;  // for the whole plan; variants past it are not tried
   rewrite::ExploreOptions explore;
-  std::ostream* progress = nullptr;  // one line per variant tried
+  // Progress, as one line per variant tried, or (progress_bar, for a terminal) one bar
+  // redrawn in place: variants tried of the cluster's, the time spent of the budget.
+  std::ostream* progress = nullptr;
+  bool progress_bar = false;
 };
 
 struct VariantResult {

@@ -1,6 +1,8 @@
 // `dfc bench GRAPH --variants`: for each cluster of the graph, the variants the rewrite rules
 // make, each generated, built, checked against the reference executor and timed on the device
 // (runtime/tune.h), at each batch size asked for; a table per cluster, and JSON on request.
+#include <unistd.h>
+
 #include <algorithm>
 #include <fstream>
 #include <iostream>
@@ -104,7 +106,7 @@ int Bench(const std::vector<std::string>& argv) {
     if (!absl::SimpleAtoi(b, &n) || n < 1) return ReportUsage("--batch takes sizes >= 1", kUsage);
     batches.push_back(n);
   }
-  TuneOptions tune{.progress = &std::cerr};
+  TuneOptions tune{.progress = &std::cerr, .progress_bar = isatty(STDERR_FILENO) != 0};
   if (args->Has("budget") && !absl::SimpleAtod(args->Get("budget"), &tune.budget_seconds)) {
     return ReportUsage("--budget takes seconds", kUsage);
   }

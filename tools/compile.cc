@@ -2,6 +2,8 @@
 // DIR/plan.json says what runs where (clusters, their kernels, arguments, launch sizes, size
 // variables, host ops), DIR/kernels/*.cl holds the OpenCL C of each cluster, and `dfc run DIR`
 // runs it. The device need not be present.
+#include <unistd.h>
+
 #include <filesystem>
 #include <iostream>
 
@@ -78,7 +80,7 @@ int Compile(const std::vector<std::string>& argv_in) {
   if (args->Has("batch") && (!absl::SimpleAtoi(args->Get("batch"), &batch) || batch < 1)) {
     return ReportUsage("--batch takes a size >= 1", kUsage);
   }
-  TuneOptions tune{.progress = &std::cerr};
+  TuneOptions tune{.progress = &std::cerr, .progress_bar = isatty(STDERR_FILENO) != 0};
   if (args->Has("budget") && !absl::SimpleAtod(args->Get("budget"), &tune.budget_seconds)) {
     return ReportUsage("--budget takes seconds", kUsage);
   }

@@ -11,6 +11,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "codegen/kernel_gen.h"
 #include "graph/loader.h"
 #include "graph/npy.h"
 #include "graph/ops.h"
@@ -19,7 +20,9 @@
 #include "runtime/compare.h"
 #include "runtime/device_executor.h"
 #include "runtime/interpreted.h"
+#include "runtime/plan.h"
 #include "runtime/reference/session.h"
+#include "runtime/tune.h"
 #include "tools/cli.h"
 
 namespace dfc::cli {
@@ -29,7 +32,7 @@ namespace fs = std::filesystem;
 
 constexpr char kUsage[] =
     "usage: dfc conformance DIR [--reference | --interpret | --device D [--platform N]\n"
-    "                           [--profile P]] [--json FILE] [--filter REGEX]\n"
+    "                           [--profile P | --tune]] [--json FILE] [--filter REGEX]\n"
     "                           [--known-defects FILE]\n"
     "  --reference      run on the host reference executor (the default for now)\n"
     "  --interpret      lower the graph to clusters of IR and run them with the IR interpreter\n"
@@ -40,6 +43,9 @@ constexpr char kUsage[] =
     "                   falls back to the host with a warning, and fails the run\n"
     "  --profile        generate the kernels for profile P (amd|nvidia|intel|arm|cpu) and run\n"
     "                   them on the device: another device's strategies checked here\n"
+    "  --tune           with --device: tune each case's clusters first (runtime/tune.h: every\n"
+    "                   variant of the rewrite rules checked against the reference executor,\n"
+    "                   the fastest kept), then judge the tuned run against TensorFlow\n"
     "  --json           also write every case's result to FILE\n"
     "  --filter         only the cases whose folder name matches REGEX (search, not full match)\n"
     "  --known-defects  a list of cases whose expected data is known to be wrong (see\n"
@@ -59,6 +65,8 @@ struct CaseResult {
   std::vector<std::string> host_device_nodes;
   // --device: clusters run as kernels, and clusters whose kernel failed (run on the host).
   int64_t kernels = 0, fallbacks = 0;
+  // --tune: clusters whose fastest correct variant was a rewritten one, and variants tried.
+  int tuned = 0, variants = 0;
 };
 
 enum class Mode { kReference, kInterpret, kDevice };
@@ -68,7 +76,8 @@ enum class Mode { kReference, kInterpret, kDevice };
 absl::StatusOr<std::vector<Tensor>> LowerAndRun(const Graph& graph,
                                                 const std::vector<reference::Feed>& feeds,
                                                 const std::vector<std::string>& fetch_names,
-                                                DeviceExecutor* device, CaseResult& result) {
+                                                DeviceExecutor* device, bool tune,
+                                                CaseResult& result) {
   std::vector<TensorId> fetches;
   for (const std::string& name : fetch_names) {
     absl::StatusOr<TensorId> id = TensorId::Parse(name);
@@ -90,6 +99,34 @@ absl::StatusOr<std::vector<Tensor>> LowerAndRun(const Graph& graph,
   result.clusters = static_cast<int>(lowered->clusters.size());
   result.host_device_nodes = lowered->host_device_nodes;
   if (device == nullptr) return RunInterpreted(graph, *lowered, fed, fetches);
+  if (tune) {
+    // Each cluster's variants, checked against the reference executor and timed; the fastest
+    // is what the run below uses, and what TensorFlow's outputs then judge.
+    Plan plan{.spec = {.fetches = fetches, .profile = device->profile()},
+              .graph = std::make_shared<const Graph>(graph),
+              .lowered = *lowered};
+    bool generated = true;
+    for (size_t c = 0; c < lowered->clusters.size() && generated; ++c) {
+      absl::StatusOr<codegen::KernelSource> kernel = codegen::GenerateKernel(
+          lowered->clusters[c],
+          {.name = absl::StrCat("dfc_cluster_", c), .profile = device->profile()});
+      generated = kernel.ok();
+      if (generated) plan.kernels.push_back(*std::move(kernel));
+    }
+    std::vector<std::pair<std::string, Tensor>> feeds_by_name;
+    for (const reference::Feed& feed : feeds) feeds_by_name.push_back({feed.name, feed.value});
+    TuneOptions options{.warmup = 0, .runs = 1, .budget_seconds = 60};
+    options.explore.vector_widths = VectorWidths(device->profile());
+    options.explore.max_variants = 16;
+    absl::StatusOr<std::vector<ClusterTuning>> tunings =
+        generated ? TunePlan(plan, *device, feeds_by_name, options)
+                  : absl::StatusOr<std::vector<ClusterTuning>>(std::vector<ClusterTuning>{});
+    if (!tunings.ok()) return tunings.status();
+    for (const ClusterTuning& t : *tunings) {
+      result.tuned += t.best > 0;
+      result.variants += static_cast<int>(t.variants.size());
+    }
+  }
   const int64_t kernels = device->kernels_run(), fallbacks = device->fallbacks();
   absl::StatusOr<std::vector<Tensor>> out = device->Run(graph, *lowered, fed, fetches);
   result.kernels = device->kernels_run() - kernels;
@@ -146,7 +183,7 @@ absl::StatusOr<nlohmann::json> ReadManifest(const fs::path& dir) {
   return manifest;
 }
 
-CaseResult RunCase(const fs::path& dir, Mode mode, DeviceExecutor* device) {
+CaseResult RunCase(const fs::path& dir, Mode mode, DeviceExecutor* device, bool tune) {
   CaseResult result{.name = dir.filename().string()};
   auto fail = [&](absl::string_view reason) {
     result.reason = std::string(reason);
@@ -178,7 +215,7 @@ CaseResult RunCase(const fs::path& dir, Mode mode, DeviceExecutor* device) {
   if (!graph.ok()) return fail(graph.status().message());
   absl::StatusOr<std::vector<Tensor>> actual;
   if (mode != Mode::kReference) {
-    actual = LowerAndRun(*graph, feeds, fetches, device, result);
+    actual = LowerAndRun(*graph, feeds, fetches, device, tune, result);
   } else {
     reference::Session session(std::make_shared<const Graph>(*std::move(graph)));
     actual = session.Run(feeds, fetches);
@@ -208,7 +245,8 @@ int Conformance(const std::vector<std::string>& argv) {
                                                {"profile", true},
                                                {"json", true},
                                                {"filter", true},
-                                               {"known-defects", true}});
+                                               {"known-defects", true},
+                                               {"tune"}});
   if (!args.ok()) return ReportUsage(std::string(args.status().message()), kUsage);
   if (args->Has("reference") + args->Has("interpret") + args->Has("device") > 1) {
     return ReportUsage("--reference, --interpret and --device exclude each other", kUsage);
@@ -216,12 +254,15 @@ int Conformance(const std::vector<std::string>& argv) {
   if (args->Has("profile") && !args->Has("device")) {
     return ReportUsage("--profile goes with --device", kUsage);
   }
+  if (args->Has("tune") && (!args->Has("device") || args->Has("profile"))) {
+    return ReportUsage("--tune goes with --device (and not --profile)", kUsage);
+  }
   const Mode mode = args->Has("interpret") ? Mode::kInterpret
                     : args->Has("device")  ? Mode::kDevice
                                            : Mode::kReference;
   std::unique_ptr<DeviceExecutor> device;
   if (mode == Mode::kDevice) {
-    DeviceExecutor::Options options{.warnings = &std::cerr};
+    DeviceExecutor::Options options{.warnings = &std::cerr, .time_kernels = args->Has("tune")};
     if (args->Has("profile")) {
       absl::StatusOr<codegen::DeviceProfile> profile = codegen::NamedProfile(args->Get("profile"));
       if (!profile.ok()) return ReportError(profile.status());
@@ -270,9 +311,12 @@ int Conformance(const std::vector<std::string>& argv) {
   int unexplained = 0;  // failures that are not a confirmed known defect, and stale listings
   int device_nodes = 0, clustered = 0, folded = 0, device_on_host = 0, clusters = 0;
   int64_t kernels = 0, fallbacks = 0;
+  int tuned = 0, variants = 0;
   nlohmann::json report = nlohmann::json::array();
   for (const fs::path& dir : cases) {
-    const CaseResult r = RunCase(dir, mode, device.get());
+    const CaseResult r = RunCase(dir, mode, device.get(), args->Has("tune"));
+    tuned += r.tuned;
+    variants += r.variants;
     device_nodes += r.device_nodes;
     clustered += r.clustered;
     folded += r.folded;
@@ -344,6 +388,10 @@ int Conformance(const std::vector<std::string>& argv) {
   if (mode == Mode::kDevice) {
     std::cout << kernels << " clusters ran as generated kernels on " << device->device_name()
               << "; " << fallbacks << " clusters fell back to the host\n";
+  }
+  if (args->Has("tune")) {
+    std::cout << "tuned: " << variants << " variants tried (each checked against the reference "
+              << "executor); " << tuned << " clusters ran a rewritten variant\n";
   }
   std::cout << passed << " passed, " << failed << " failed\n";
   return unexplained == 0 ? kExitOk : kExitInput;
