@@ -32,29 +32,30 @@ constexpr char kUsage[] =
     "  --budget    seconds of tuning per batch size (default 300)\n"
     "  --runs      timed runs per variant, after one warm-up; the median counts (default 5)\n"
     "  --json      also write the results as JSON\n"
+    "GFLOP/s is an estimate: 2*M*N*K for a MatMul, one operation per output element of any\n"
+    "other node.\n"
     "Placeholders are fed seeded uniform random values in [-1, 1); float placeholders only.\n";
 
-// The bytes cluster `c` reads and writes, at the sizes of `feeds`: its parameters and outputs,
-// once each — what no kernel can avoid moving.
-int64_t ClusterBytes(const Plan& plan, int c,
-                     const std::vector<std::pair<std::string, Tensor>>& feeds) {
-  // Size variables bound from the placeholders' dims.
+// The size variables' values at the sizes of `feeds`: bound from the placeholders' dims.
+SizeBindings BindSizes(const Plan& plan, const std::vector<std::pair<std::string, Tensor>>& feeds) {
   SizeBindings sizes;
-  const ir::LoweredCluster& cluster = plan.lowered.clusters[c];
-  const auto& lambda = static_cast<const ir::Lambda&>(*cluster.lambda);
-  auto bind = [&](const ir::TypePtr& type, const TensorId& id) {
-    for (const auto& [name, value] : feeds) {
-      if (name != id.node) continue;
-      std::optional<SymbolicShape> shape = ir::TensorShape(type);
-      for (size_t d = 0; shape && d < shape->size() && d < value.shape().size(); ++d) {
-        if ((*shape)[d].kind() == ArithExpr::Kind::kVar) {
-          sizes[(*shape)[d].var_name()] = value.shape()[d];
-        }
+  for (const auto& [name, value] : feeds) {
+    if (plan.graph->FindNode(name) == nullptr) continue;
+    const TensorInfo& info = plan.lowered.fold.Info(*plan.graph, {name, 0});
+    for (size_t d = 0; info.shape && d < info.shape->size() && d < value.shape().size(); ++d) {
+      if ((*info.shape)[d].kind() == ArithExpr::Kind::kVar) {
+        sizes[(*info.shape)[d].var_name()] = value.shape()[d];
       }
     }
-  };
-  for (size_t k = 0; k < cluster.params.size(); ++k)
-    bind(lambda.params[k]->type, cluster.params[k]);
+  }
+  return sizes;
+}
+
+// The bytes cluster `c` reads and writes: its parameters and outputs, once each — what no
+// kernel can avoid moving.
+int64_t ClusterBytes(const Plan& plan, int c, const SizeBindings& sizes) {
+  const ir::LoweredCluster& cluster = plan.lowered.clusters[c];
+  const auto& lambda = static_cast<const ir::Lambda&>(*cluster.lambda);
   int64_t bytes = 0;
   auto add = [&](const ir::TypePtr& type) {
     std::optional<SymbolicShape> shape = ir::TensorShape(type);
@@ -65,6 +66,33 @@ int64_t ClusterBytes(const Plan& plan, int c,
   for (const ir::ParamPtr& p : lambda.params) add(p->type);
   for (const ir::TypePtr& t : cluster.output_types) add(t);
   return bytes;
+}
+
+// An estimate of the floating-point operations of cluster `c`: 2·M·N·K for a MatMul, one per
+// output element of any other node.
+int64_t ClusterFlops(const Plan& plan, int c, const SizeBindings& sizes) {
+  int64_t flops = 0;
+  auto elements = [&](const TensorId& id) -> int64_t {
+    const TensorInfo& info = plan.lowered.fold.Info(*plan.graph, id);
+    if (!info.shape) return 0;
+    absl::StatusOr<int64_t> n = NumElements(*info.shape).Evaluate(sizes);
+    return n.ok() ? *n : 0;
+  };
+  for (int i : plan.lowered.partition.clusters[c].nodes) {
+    const Node& node = plan.graph->node(i);
+    const int64_t out = elements({node.name, 0});
+    if (node.op == "MatMul" && !node.inputs.empty()) {
+      const TensorInfo& a = plan.lowered.fold.Info(*plan.graph, node.inputs[0]);
+      const bool ta = node.GetBool("transpose_a", false).value_or(false);
+      absl::StatusOr<int64_t> k = a.shape && a.shape->size() == 2
+                                      ? (*a.shape)[ta ? 0 : 1].Evaluate(sizes)
+                                      : absl::StatusOr<int64_t>(0);
+      flops += 2 * out * (k.ok() ? *k : 0);
+    } else {
+      flops += out;
+    }
+  }
+  return flops;
 }
 
 // The median over `options.runs` runs (after `options.warmup`) of all the plan's kernel times.
@@ -161,14 +189,17 @@ int Bench(const std::vector<std::string>& argv) {
     std::cout << "\nbatch " << n << ": unfused chain (one kernel per op, MatMul through CLBlast) "
               << absl::StrFormat("%.3f ms", *unfused_ms) << "\n";
     for (const ClusterTuning& t : *tunings) {
-      const int64_t bytes = ClusterBytes(*plan, t.cluster, *feeds);
+      const SizeBindings sizes = BindSizes(*plan, *feeds);
+      const int64_t bytes = ClusterBytes(*plan, t.cluster, sizes);
+      const int64_t flops = ClusterFlops(*plan, t.cluster, sizes);
       const double cluster_floor_ms = bytes / *bandwidth * 1e3;
       floor_ms += cluster_floor_ms;
       const VariantResult& base = t.variants[0];
-      std::cout << absl::StrFormat("cluster %d (%s): %d bytes, floor %.3f ms\n", t.cluster,
-                                   absl::StrJoin(t.nodes, ", "), bytes, cluster_floor_ms);
-      std::cout << absl::StrFormat("  %-4s %10s %8s %8s %9s  %s\n", "", "ms", "GB/s", "floor x",
-                                   "speedup", "rules");
+      std::cout << absl::StrFormat("cluster %d (%s): %d bytes, about %d flops, floor %.3f ms\n",
+                                   t.cluster, absl::StrJoin(t.nodes, ", "), bytes, flops,
+                                   cluster_floor_ms);
+      std::cout << absl::StrFormat("  %-4s %10s %8s %8s %8s %9s  %s\n", "", "ms", "GB/s", "GFLOP/s",
+                                   "floor x", "speedup", "rules");
       nlohmann::json variants = nlohmann::json::array();
       for (size_t v = 0; v < t.variants.size(); ++v) {
         const VariantResult& r = t.variants[v];
@@ -176,22 +207,23 @@ int Bench(const std::vector<std::string>& argv) {
         for (const rewrite::Step& s : r.steps) rules.push_back(s.ToString());
         if (!r.status.ok()) {
           if (r.status.code() == absl::StatusCode::kDeadlineExceeded) continue;
-          std::cout << absl::StrFormat("  %-4s %10s %8s %8s %9s  %s: %s\n", "", "-", "-", "-", "-",
-                                       r.name, r.status.message());
+          std::cout << absl::StrFormat("  %-4s %10s %8s %8s %8s %9s  %s: %s\n", "", "-", "-", "-",
+                                       "-", "-", r.name, r.status.message());
           variants.push_back(
               {{"name", r.name}, {"rules", rules}, {"error", std::string(r.status.message())}});
           continue;
         }
         const double gbps = bytes / (r.median_ms * 1e-3) * 1e-9;
+        const double gflops = flops / (r.median_ms * 1e-3) * 1e-9;
         const double speedup = base.status.ok() ? base.median_ms / r.median_ms : 0;
-        std::cout << absl::StrFormat("  %-4s %10.3f %8.2f %8.2f %8.2fx  %s\n",
+        std::cout << absl::StrFormat("  %-4s %10.3f %8.2f %8.2f %8.2f %8.2fx  %s\n",
                                      static_cast<int>(v) == t.best ? "best" : "", r.median_ms, gbps,
-                                     r.median_ms / cluster_floor_ms, speedup, r.name);
+                                     gflops, r.median_ms / cluster_floor_ms, speedup, r.name);
         variants.push_back({{"name", r.name},
                             {"rules", rules},
                             {"median_ms", r.median_ms},
                             {"gbps", gbps},
-                            {"gflops", nullptr},
+                            {"gflops", gflops},
                             {"floor_fraction", r.median_ms / cluster_floor_ms},
                             {"speedup_vs_default", speedup},
                             {"max_error", r.max_error}});
