@@ -190,6 +190,49 @@ TEST_F(TuneTest, StepsThatDoNotApplyAreAnErrorNamingTheCluster) {
   EXPECT_THAT(plan.status().message(), HasSubstr("its rewrite steps: step vectorizeReduce(16)@5"));
 }
 
+TEST(TunedVariantTest, EveryProfilesKernelOfTheVariantComputesTheReferencesAnswer) {
+  // A tuned plan compiled for another device replays the steps under that device's profile
+  // (MapWrg/MapLcl reductions on GPUs): each is run here on the CPU device.
+  const std::string model = std::string(DFC_SOURCE_DIR) + "/models/seed_subgraph.pbtxt";
+  absl::StatusOr<Graph> graph = LoadGraph(model);
+  ASSERT_TRUE(graph.ok()) << graph.status();
+  auto shared = std::make_shared<const Graph>(*std::move(graph));
+  const auto feeds = Feeds(300, 784, 10);
+  std::vector<std::pair<TensorId, Tensor>> device_feeds;
+  std::vector<reference::Feed> reference_feeds;
+  for (const auto& [name, value] : feeds) {
+    device_feeds.push_back({{name, 0}, value});
+    reference_feeds.push_back({name, value});
+  }
+  reference::Session oracle(shared);
+  absl::StatusOr<std::vector<Tensor>> want = oracle.Run(reference_feeds, {"out"});
+  ASSERT_TRUE(want.ok()) << want.status();
+  for (const std::string& name : codegen::NamedProfiles()) {
+    SCOPED_TRACE(name);
+    const codegen::DeviceProfile profile = *codegen::NamedProfile(name);
+    for (const std::vector<rewrite::Step>& steps :
+         {std::vector<rewrite::Step>{
+              {"storeTransposed", 0}, {"vectorizeReduce(4)", 0}, {"mapReduceInterchange", 0}},
+          std::vector<rewrite::Step>{{"vectorizeReduce(8)", 0}}}) {
+      absl::StatusOr<Plan> plan =
+          CompilePlan(shared, {.fetches = {{"out", 0}}, .profile = profile, .steps = {steps}});
+      ASSERT_TRUE(plan.ok()) << plan.status();
+      absl::StatusOr<std::unique_ptr<DeviceExecutor>> executor =
+          DeviceExecutor::Open("cpu", -1, {.profile = profile});
+      ASSERT_TRUE(executor.ok()) << executor.status();
+      (*executor)->UseKernel(plan->lowered.clusters[0], plan->kernels[0]);
+      DeviceExecutor::State state;
+      absl::StatusOr<std::vector<Tensor>> got =
+          (*executor)->Run(*shared, plan->lowered, device_feeds, {{"out", 0}}, &state);
+      ASSERT_TRUE(got.ok()) << got.status();
+      EXPECT_EQ((*executor)->fallbacks(), 0);
+      const Comparison cmp =
+          CompareTensors((*got)[0], (*want)[0], VariantTolerance((*want)[0], 784));
+      EXPECT_TRUE(cmp.equal) << cmp.reason;
+    }
+  }
+}
+
 TEST(UnfusedChainTest, OneKernelPerOpWithTheMatMulThroughClblast) {
   absl::StatusOr<std::unique_ptr<DeviceExecutor>> executor =
       DeviceExecutor::Open("cpu", -1, {.time_kernels = true, .blas_matmul = true});
