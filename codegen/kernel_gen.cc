@@ -235,6 +235,7 @@ class Generator {
   std::vector<std::string> buffer_params_;  // the kernels' buffer parameters, in order
   std::string name_;
   DeviceProfile profile_;
+  int work_group_size_ = 0;  // of MapGlb kernels (0: the driver's choice)
   std::set<std::string> size_vars_;
   std::map<std::string, const ir::UserFun*> user_funs_;
   std::map<std::string, std::pair<const ir::UserFun*, int>> vector_funs_;  // twins, widths
@@ -1067,8 +1068,7 @@ absl::StatusOr<Generator::EmittedKernel> Generator::EmitKernelMapped(
   lanes_ = lanes;
   split_reduces_ = 0;
   local_types_.clear();
-  EmittedKernel kernel{
-      .stage = {name, {}, lanes > 0 ? lanes : profile_.WorkGroupSize(), lanes > 0}};
+  EmittedKernel kernel{.stage = {name, {}, lanes > 0 ? lanes : work_group_size_, lanes > 0}};
   KernelStage& stage = kernel.stage;
   auto emit = [&]() -> absl::Status {
     if (lanes > 0) {
@@ -1160,6 +1160,8 @@ absl::StatusOr<CVal> Generator::MaterializePrivately(const CVal& value) {
 absl::StatusOr<KernelSource> Generator::Generate(const KernelOptions& options) {
   const auto& lambda = static_cast<const ir::Lambda&>(*cluster_.lambda);
   name_ = options.name;
+  work_group_size_ =
+      options.work_group_size >= 0 ? options.work_group_size : options.profile.WorkGroupSize();
   profile_ = options.profile;
   auto env = std::make_shared<absl::flat_hash_map<const ir::Param*, CVal>>();
   for (size_t k = 0; k < lambda.params.size(); ++k) {
@@ -1218,9 +1220,8 @@ absl::StatusOr<KernelSource> Generator::Generate(const KernelOptions& options) {
                   "ReduceSeq, views as index arithmetic, values read twice computed once by a "
                   "kernel of their own)\n// device: ",
                   profile_.name, ": ", profile_.description,
-                  profile_.WorkGroupSize() > 0
-                      ? absl::StrCat("; work-groups of ", profile_.WorkGroupSize())
-                      : std::string("; work-group size left to the driver"),
+                  work_group_size_ > 0 ? absl::StrCat("; work-groups of ", work_group_size_)
+                                       : std::string("; work-group size left to the driver"),
                   "\n\n");
   if (uses_double_) absl::StrAppend(&src, "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n\n");
   absl::StrAppend(&src, kPrelude, "\n");

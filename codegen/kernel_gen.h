@@ -79,6 +79,9 @@ struct KernelOptions {
   // The rewrite steps that made the cluster's expression from its lowering, for the header
   // comment (rewrite::Variant::Name(); empty or "default": none).
   std::string rules;
+  // The work-group size of the MapGlb kernels (0: the driver's choice); -1: the profile's.
+  // A tuning parameter (Lift's third stage).
+  int work_group_size = -1;
 };
 
 // Generates the kernel for `cluster`. An IR construct the generator does not handle yet (a

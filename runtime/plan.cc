@@ -74,6 +74,9 @@ json ClusterJson(const Plan& plan, int c) {
           {"temporaries", temporaries},
           {"size_arguments", kernel.size_args},
           {"rules", rules},
+          {"tuned_work_group_size", static_cast<size_t>(c) < plan.spec.work_group_sizes.size()
+                                        ? plan.spec.work_group_sizes[c]
+                                        : -1},
           {"kernels", stages}};
 }
 
@@ -213,11 +216,13 @@ absl::StatusOr<Plan> CompilePlan(std::shared_ptr<const Graph> graph, PlanSpec sp
       cluster.lambda = std::make_shared<ir::Lambda>(lambda.params, *std::move(body));
       rules = rewrite::Variant{spec.steps[c], nullptr}.Name();
     }
-    absl::StatusOr<codegen::KernelSource> kernel =
-        codegen::GenerateKernel(cluster, {.name = absl::StrCat("dfc_cluster_", c),
-                                          .nodes = nodes,
-                                          .profile = spec.profile,
-                                          .rules = rules});
+    absl::StatusOr<codegen::KernelSource> kernel = codegen::GenerateKernel(
+        cluster,
+        {.name = absl::StrCat("dfc_cluster_", c),
+         .nodes = nodes,
+         .profile = spec.profile,
+         .rules = rules,
+         .work_group_size = c < spec.work_group_sizes.size() ? spec.work_group_sizes[c] : -1});
     if (!kernel.ok()) {
       return absl::Status(kernel.status().code(),
                           absl::StrCat("cluster ", c, " (", absl::StrJoin(nodes, ", "),
@@ -332,6 +337,10 @@ absl::StatusOr<Plan> ReadPlan(const fs::path& dir) {
   if (const auto found = root.find("clusters"); found != root.end() && found->is_array()) {
     for (const json& cluster : *found) {
       std::vector<rewrite::Step>& steps = spec.steps.emplace_back();
+      int& work_group_size = spec.work_group_sizes.emplace_back(-1);
+      if (cluster.is_object() && cluster.contains("tuned_work_group_size")) {
+        DFC_ASSIGN_OR_RETURN(work_group_size, reader.Number<int>(cluster, "tuned_work_group_size"));
+      }
       if (!cluster.is_object() || !cluster.contains("rules")) continue;
       DFC_ASSIGN_OR_RETURN(std::vector<std::string> rules, reader.Strings(cluster, "rules"));
       for (const std::string& text : rules) {

@@ -71,6 +71,28 @@ Tolerance VariantTolerance(const Tensor& expected, int64_t longest_reduction) {
   return t;
 }
 
+std::vector<int> WorkGroupSizes(const codegen::DeviceProfile& profile) {
+  std::vector<int> sizes;
+  if (profile.is_gpu) {
+    // One to eight wavefronts or warps.
+    for (int k : {1, 2, 4, 8}) {
+      const int size = k * profile.simd_width;
+      if (size <= profile.max_work_group_size && size != profile.WorkGroupSize()) {
+        sizes.push_back(size);
+      }
+    }
+  } else {
+    // A CPU driver runs a work-group's items as a loop it may vectorise: one item, a vector's
+    // worth, a few vectors' worth (0, the driver's choice, is the profile's).
+    for (int size : {1, 16, 64}) {
+      if (size <= profile.max_work_group_size && size != profile.WorkGroupSize()) {
+        sizes.push_back(size);
+      }
+    }
+  }
+  return sizes;
+}
+
 std::vector<int> VectorWidths(const codegen::DeviceProfile& profile) {
   std::vector<int> widths;
   for (int w : {4, 8, 16}) {
@@ -108,6 +130,7 @@ absl::StatusOr<std::vector<ClusterTuning>> TunePlan(
   DFC_ASSIGN_OR_RETURN(std::vector<Tensor> expected, oracle.Run(reference_feeds, fetch_names));
 
   plan.spec.steps.resize(plan.lowered.clusters.size());
+  plan.spec.work_group_sizes.resize(plan.lowered.clusters.size(), -1);
   for (size_t c = 0; c < plan.lowered.clusters.size(); ++c) {
     executor.UseKernel(plan.lowered.clusters[c], plan.kernels[c]);
   }
@@ -156,56 +179,84 @@ absl::StatusOr<std::vector<ClusterTuning>> TunePlan(
     const auto& lambda = static_cast<const ir::Lambda&>(*cluster.lambda);
     DFC_ASSIGN_OR_RETURN(std::vector<rewrite::Variant> variants,
                          rewrite::Enumerate(lambda.body, options.explore));
-    std::vector<codegen::KernelSource> kernels(variants.size());
-    for (size_t v = 0; v < variants.size(); ++v) {
-      VariantResult result{.name = variants[v].Name(), .steps = variants[v].steps};
-      if (v > 0 && Clock::now() > deadline) {
+    const std::vector<int> work_group_sizes = WorkGroupSizes(executor.profile());
+    const size_t total = variants.size() + work_group_sizes.size();
+    std::vector<codegen::KernelSource> kernels;
+    // Generates, runs and times `body` (the variant named `name`) with MapGlb kernels of
+    // `work_group_size` (-1: the profile's).
+    auto try_variant = [&](const ir::ExprPtr& body, VariantResult result) {
+      codegen::KernelSource source;
+      if (!tuning.variants.empty() && Clock::now() > deadline) {
         result.status = absl::DeadlineExceededError("not tried: the tuning budget was spent");
-        tuning.variants.push_back(std::move(result));
-        continue;
-      }
-      ir::LoweredCluster rewritten = cluster;
-      rewritten.lambda = std::make_shared<ir::Lambda>(lambda.params, variants[v].body);
-      absl::StatusOr<codegen::KernelSource> kernel =
-          codegen::GenerateKernel(rewritten, {.name = absl::StrCat("dfc_cluster_", c),
-                                              .nodes = tuning.nodes,
-                                              .profile = executor.profile(),
-                                              .rules = variants[v].Name()});
-      if (kernel.ok()) {
-        kernels[v] = *kernel;
-        executor.UseKernel(cluster, *std::move(kernel));
-        result.status = measure(static_cast<int>(c), result);
       } else {
-        result.status = kernel.status();
+        ir::LoweredCluster rewritten = cluster;
+        rewritten.lambda = std::make_shared<ir::Lambda>(lambda.params, body);
+        absl::StatusOr<codegen::KernelSource> kernel = codegen::GenerateKernel(
+            rewritten, {.name = absl::StrCat("dfc_cluster_", c),
+                        .nodes = tuning.nodes,
+                        .profile = executor.profile(),
+                        .rules = rewrite::Variant{result.steps, nullptr}.Name(),
+                        .work_group_size = result.work_group_size});
+        if (kernel.ok()) {
+          source = *kernel;
+          executor.UseKernel(cluster, *std::move(kernel));
+          result.status = measure(static_cast<int>(c), result);
+        } else {
+          result.status = kernel.status();
+        }
       }
+      const size_t tried = tuning.variants.size() + 1;
       if (options.progress != nullptr && options.progress_bar) {
         constexpr int kWidth = 30;
-        const int done = static_cast<int>((v + 1) * kWidth / variants.size());
+        const int done = static_cast<int>(tried * kWidth / total);
         const double spent = std::chrono::duration<double>(Clock::now() - start).count();
         *options.progress << absl::StrFormat(
             "\rcluster %d/%d [%s%s] %d/%d variants, %.0f of %.0f s", c + 1,
             plan.lowered.clusters.size(), std::string(done, '#'), std::string(kWidth - done, '.'),
-            v + 1, variants.size(), spent, options.budget_seconds);
-        if (v + 1 == variants.size()) *options.progress << "\n";
+            tried, total, spent, options.budget_seconds);
         options.progress->flush();
       } else if (options.progress != nullptr) {
         *options.progress << absl::StrFormat(
-            "cluster %d variant %d/%d %-60s %s\n", c, v + 1, variants.size(), result.name,
+            "cluster %d variant %d/%d %-60s %s\n", c, tried, total, result.name,
             result.status.ok() ? absl::StrFormat("%.3f ms", result.median_ms)
                                : std::string(result.status.message()));
       }
       tuning.variants.push_back(std::move(result));
-    }
-    for (size_t v = 0; v < tuning.variants.size(); ++v) {
-      const VariantResult& r = tuning.variants[v];
-      const VariantResult& best = tuning.variants[tuning.best];
-      if (r.status.ok() && (!best.status.ok() || r.median_ms < best.median_ms)) {
-        tuning.best = static_cast<int>(v);
+      kernels.push_back(std::move(source));
+    };
+    auto pick_best = [&] {
+      for (size_t v = 0; v < tuning.variants.size(); ++v) {
+        const VariantResult& r = tuning.variants[v];
+        const VariantResult& best = tuning.variants[tuning.best];
+        if (r.status.ok() && (!best.status.ok() || r.median_ms < best.median_ms)) {
+          tuning.best = static_cast<int>(v);
+        }
       }
+    };
+    // Stages one and two: the algorithmic variants, each mapped as the profile says.
+    for (const rewrite::Variant& variant : variants) {
+      try_variant(variant.body, {.name = variant.Name(), .steps = variant.steps});
     }
-    if (tuning.variants[tuning.best].status.ok() && tuning.best > 0) {
+    pick_best();
+    // Stage three: the best variant's MapGlb kernels with the work-group sizes the profile
+    // suggests.
+    const int algorithmic_best = tuning.best;
+    if (tuning.variants[algorithmic_best].status.ok()) {
+      for (int size : work_group_sizes) {
+        const VariantResult& base = tuning.variants[algorithmic_best];
+        try_variant(variants[algorithmic_best].body,
+                    {.name = absl::StrCat(base.name, " ; workGroupSize(", size, ")"),
+                     .steps = base.steps,
+                     .work_group_size = size});
+      }
+      pick_best();
+    }
+    if (options.progress != nullptr && options.progress_bar) *options.progress << "\n";
+    const VariantResult& best = tuning.variants[tuning.best];
+    if (best.status.ok() && tuning.best > 0) {
       plan.kernels[c] = kernels[tuning.best];
-      plan.spec.steps[c] = tuning.variants[tuning.best].steps;
+      plan.spec.steps[c] = best.steps;
+      plan.spec.work_group_sizes[c] = best.work_group_size;
     }
     executor.UseKernel(cluster, plan.kernels[c]);
     tunings.push_back(std::move(tuning));

@@ -1,9 +1,10 @@
-// Tuning: for each cluster of a plan, the variants the rewrite rules make (rewrite/explore.h)
-// are generated, built and run on the device, each checked against the reference executor
-// before it may win, each timed by its kernels' OpenCL event times (the median of several
-// runs after a warm-up); the fastest correct one replaces the cluster's kernel in the plan.
-// Lift's second and third stages (thread mapping, parameters) are drawn from the device
-// profile inside the variants: vector widths come from it, the mapping from its kind.
+// Tuning, in Lift's three stages: for each cluster of a plan, the variants the rewrite rules
+// make (rewrite/explore.h, vector widths from the device profile), each mapped to threads and
+// memory as the profile says (MapGlb, or MapWrg/MapLcl reductions on GPUs), then the best of
+// them with the other work-group sizes the profile suggests. Each is generated, built and run
+// on the device, checked against the reference executor before it may win, and timed by its
+// kernels' OpenCL event times (the median of several runs after a warm-up); the fastest
+// correct one replaces the cluster's kernel in the plan.
 #ifndef DFC_RUNTIME_TUNE_H_
 #define DFC_RUNTIME_TUNE_H_
 
@@ -39,6 +40,8 @@ struct VariantResult {
   absl::Status status;  // why it cannot be used: not generated, not built, a wrong answer
   double median_ms = 0;
   double max_error = 0;  // against the reference executor, over the fetches
+  // The work-group size of its MapGlb kernels (a parameter of stage three); -1: the profile's.
+  int work_group_size = -1;
 };
 
 struct ClusterTuning {
@@ -66,6 +69,10 @@ absl::StatusOr<std::vector<ClusterTuning>> TunePlan(
 // graph's clusters; never below DefaultTolerance. A wrong variant (a term missed or read
 // from the wrong place) errs by a whole term, far beyond it.
 Tolerance VariantTolerance(const Tensor& expected, int64_t longest_reduction);
+
+// The work-group sizes worth trying for MapGlb kernels on a device, besides the profile's own:
+// one to eight SIMD widths on a GPU; 1, 16 and 64 on a CPU.
+std::vector<int> WorkGroupSizes(const codegen::DeviceProfile& profile);
 
 // The vector widths worth trying on a device (its profile's preferred float width and the
 // widths below it, at least 4).

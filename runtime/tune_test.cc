@@ -94,11 +94,26 @@ TEST_F(TuneTest, TheThesisSubgraphsVariantsAreRightAndThePlanTakesTheFastest) {
              v.status.ok();
   }
   EXPECT_TRUE(found);
+  // Stage three: the best algorithmic variant again with each work-group size of the profile.
+  int sized = 0;
+  for (const VariantResult& v : t.variants) {
+    if (v.work_group_size < 0) continue;
+    ++sized;
+    EXPECT_THAT(v.name, HasSubstr(absl::StrCat("workGroupSize(", v.work_group_size, ")")));
+  }
+  EXPECT_EQ(sized, static_cast<int>(WorkGroupSizes(executor_->profile()).size()));
   // The plan holds the winner's kernel and steps.
   ASSERT_EQ(plan.spec.steps.size(), 1u);
   EXPECT_EQ(plan.spec.steps[0].size(), t.variants[t.best].steps.size());
-  if (t.best > 0) {
-    EXPECT_THAT(plan.kernels[0].source, HasSubstr("// rewritten by: " + t.variants[t.best].name));
+  EXPECT_EQ(plan.spec.work_group_sizes[0], t.variants[t.best].work_group_size);
+  const VariantResult& best = t.variants[t.best];
+  if (!best.steps.empty()) {
+    EXPECT_THAT(plan.kernels[0].source,
+                HasSubstr("// rewritten by: " + rewrite::Variant{best.steps, nullptr}.Name()));
+  }
+  if (best.work_group_size > 0) {
+    EXPECT_THAT(plan.kernels[0].source,
+                HasSubstr(absl::StrCat("work-groups of ", best.work_group_size)));
   }
 }
 
@@ -146,11 +161,14 @@ TEST_F(TuneTest, ATunedPlanIsWrittenReadAgainAndRunsItsVariant) {
   ASSERT_TRUE(graph.ok()) << graph.status();
   const std::vector<rewrite::Step> steps = {
       {"storeTransposed", 0}, {"vectorizeReduce(16)", 0}, {"mapReduceInterchange", 0}};
-  absl::StatusOr<Plan> plan = CompilePlan(
-      std::make_shared<const Graph>(*graph),
-      {.fetches = {{"out", 0}}, .profile = *codegen::NamedProfile("cpu"), .steps = {steps}});
+  absl::StatusOr<Plan> plan =
+      CompilePlan(std::make_shared<const Graph>(*graph), {.fetches = {{"out", 0}},
+                                                          .profile = *codegen::NamedProfile("cpu"),
+                                                          .steps = {steps},
+                                                          .work_group_sizes = {16}});
   ASSERT_TRUE(plan.ok()) << plan.status();
   EXPECT_THAT(plan->kernels[0].source, HasSubstr("// rewritten by: storeTransposed@0 ; "));
+  EXPECT_THAT(plan->kernels[0].source, HasSubstr("work-groups of 16"));
   const std::filesystem::path dir = std::filesystem::path(::testing::TempDir()) / "tuned_plan";
   std::filesystem::remove_all(dir);
   ASSERT_TRUE(WritePlan(*plan, model, dir).ok());
@@ -160,6 +178,11 @@ TEST_F(TuneTest, ATunedPlanIsWrittenReadAgainAndRunsItsVariant) {
   ASSERT_EQ(read->spec.steps.size(), 1u);
   EXPECT_EQ(read->spec.steps[0].size(), 3u);
   EXPECT_EQ(read->kernels[0].temporaries.size(), 1u);  // the stored transpose
+  ASSERT_EQ(read->spec.work_group_sizes.size(), 1u);
+  EXPECT_EQ(read->spec.work_group_sizes[0], 16);
+  for (const codegen::KernelStage& stage : read->kernels[0].stages) {
+    EXPECT_EQ(stage.work_group_size, 16) << stage.name;
+  }
 
   absl::StatusOr<std::unique_ptr<DeviceSession>> session =
       DeviceSession::OpenPlan(dir.string(), {.device = "cpu"});
@@ -269,6 +292,17 @@ TEST(UnfusedChainTest, OneKernelPerOpWithTheMatMulThroughClblast) {
   ASSERT_TRUE(want.ok()) << want.status();
   const Comparison cmp = CompareTensors((*got)[0], (*want)[0], VariantTolerance((*want)[0], 784));
   EXPECT_TRUE(cmp.equal) << cmp.reason;
+}
+
+TEST(WorkGroupSizesTest, DrawnFromTheProfile) {
+  const codegen::DeviceProfile amd = *codegen::NamedProfile("amd");
+  for (int size : WorkGroupSizes(amd)) {
+    EXPECT_EQ(size % amd.simd_width, 0);
+    EXPECT_LE(size, amd.max_work_group_size);
+    EXPECT_NE(size, amd.WorkGroupSize());
+  }
+  EXPECT_FALSE(WorkGroupSizes(amd).empty());
+  EXPECT_EQ(WorkGroupSizes(*codegen::NamedProfile("cpu")), (std::vector<int>{1, 16, 64}));
 }
 
 TEST(VariantToleranceTest, GrowsWithTheLongestReductionAndTheLargestValue) {

@@ -49,6 +49,7 @@ absl::StatusOr<TuningDb> TuningDb::Load(const std::string& path) {
     TuningEntry entry{.cluster = e["cluster"].get<std::string>(),
                       .device = e["device"].get<std::string>(),
                       .bucket = e["bucket"].get<int64_t>(),
+                      .work_group_size = e.value("work_group_size", -1),
                       .median_ms = e.value("median_ms", 0.0),
                       .default_ms = e.value("default_ms", 0.0)};
     for (const json& n : e.value("nodes", json::array())) {
@@ -100,6 +101,7 @@ absl::Status TuningDb::Save() const {
                        {"bucket", e.bucket},
                        {"nodes", e.nodes},
                        {"rules", rules},
+                       {"work_group_size", e.work_group_size},
                        {"median_ms", e.median_ms},
                        {"default_ms", e.default_ms}});
   }

@@ -25,6 +25,7 @@ struct TuningEntry {
   int64_t bucket = 0;
   std::vector<std::string> nodes;  // "name (Op)", for people reading the file
   std::vector<rewrite::Step> steps;
+  int work_group_size = -1;  // of the MapGlb kernels; -1: the profile's
   double median_ms = 0;
   double default_ms = 0;
 };

@@ -43,6 +43,7 @@ TEST(TuningDbTest, AMissingFileIsEmptyAndARecordSurvivesARoundTrip) {
               .device = "gpu0",
               .bucket = 1024,
               .steps = {{"vectorizeReduce(8)", 1}},
+              .work_group_size = 128,
               .median_ms = 1.2});
   ASSERT_TRUE(db->Save().ok());
 
@@ -54,6 +55,8 @@ TEST(TuningDbTest, AMissingFileIsEmptyAndARecordSurvivesARoundTrip) {
   ASSERT_EQ(e->steps.size(), 1u);
   EXPECT_EQ(e->steps[0].ToString(), "vectorizeReduce(8)@1");
   EXPECT_DOUBLE_EQ(e->median_ms, 1.2);
+  EXPECT_EQ(e->work_group_size, 128);
+  EXPECT_EQ(again->Find("abc", "cpu0", 1024)->work_group_size, -1);
   // Without a bucket: the largest recorded for that device.
   e = again->Find("abc", "gpu0", std::nullopt);
   ASSERT_TRUE(e.has_value());

@@ -205,6 +205,8 @@ int Bench(const std::vector<std::string>& argv) {
         const VariantResult& r = t.variants[v];
         std::vector<std::string> rules;
         for (const rewrite::Step& s : r.steps) rules.push_back(s.ToString());
+        if (r.work_group_size >= 0)
+          rules.push_back(absl::StrCat("workGroupSize(", r.work_group_size, ")"));
         if (!r.status.ok()) {
           if (r.status.code() == absl::StatusCode::kDeadlineExceeded) continue;
           std::cout << absl::StrFormat("  %-4s %10s %8s %8s %8s %9s  %s: %s\n", "", "-", "-", "-",

@@ -146,6 +146,7 @@ int Compile(const std::vector<std::string>& argv_in) {
                   .bucket = SizeBucket(batch),
                   .nodes = t.nodes,
                   .steps = best.steps,
+                  .work_group_size = best.work_group_size,
                   .median_ms = best.median_ms,
                   .default_ms = t.variants[0].median_ms});
       std::cout << "cluster " << t.cluster << ": " << best.name << ", "
@@ -158,13 +159,15 @@ int Compile(const std::vector<std::string>& argv_in) {
   } else if (!tuned_device.empty()) {
     // Variants tuned earlier for this device.
     spec.steps.resize(plan->lowered.clusters.size());
+    spec.work_group_sizes.resize(plan->lowered.clusters.size(), -1);
     int taken = 0;
     for (size_t c = 0; c < plan->lowered.clusters.size(); ++c) {
       std::optional<TuningEntry> entry =
           db->Find(ClusterHash(plan->lowered.clusters[c]), tuned_device,
                    args->Has("batch") ? std::optional(SizeBucket(batch)) : std::nullopt);
-      if (entry && !entry->steps.empty()) {
+      if (entry && (!entry->steps.empty() || entry->work_group_size >= 0)) {
         spec.steps[c] = entry->steps;
+        spec.work_group_sizes[c] = entry->work_group_size;
         ++taken;
       }
     }
