@@ -26,6 +26,30 @@ std::vector<std::pair<std::string, Tensor>> Feeds(int64_t n, int64_t features, i
           {"in4", testing::UniformFloats({classes}, 4, -0.1f, 0.1f)}};
 }
 
+std::vector<std::pair<TensorId, Tensor>> DeviceFeeds(
+    const std::vector<std::pair<std::string, Tensor>>& feeds) {
+  std::vector<std::pair<TensorId, Tensor>> out;
+  for (const auto& [name, value] : feeds) out.push_back({{name, 0}, value});
+  return out;
+}
+
+// The reference executor's "out" for `feeds`.
+Tensor ReferenceOut(std::shared_ptr<const Graph> graph,
+                    const std::vector<std::pair<std::string, Tensor>>& feeds) {
+  std::vector<reference::Feed> reference_feeds;
+  for (const auto& [name, value] : feeds) reference_feeds.push_back({name, value});
+  reference::Session oracle(std::move(graph));
+  absl::StatusOr<std::vector<Tensor>> want = oracle.Run(reference_feeds, {"out"});
+  EXPECT_TRUE(want.ok()) << want.status();
+  return want.ok() ? (*want)[0] : Tensor();
+}
+
+// `got` agrees with `want` within the tolerance of a variant of a 784-term contraction.
+void ExpectAgrees(const Tensor& got, const Tensor& want) {
+  const Comparison cmp = CompareTensors(got, want, VariantTolerance(want, 784));
+  EXPECT_TRUE(cmp.equal) << cmp.reason;
+}
+
 class TuneTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -192,13 +216,7 @@ TEST_F(TuneTest, ATunedPlanIsWrittenReadAgainAndRunsItsVariant) {
   ASSERT_TRUE(got.ok()) << got.status();
   EXPECT_EQ((*session)->executor().kernels_generated(), 0);
   EXPECT_EQ((*session)->executor().fallbacks(), 0);
-  std::vector<reference::Feed> reference_feeds;
-  for (const auto& [name, value] : feeds) reference_feeds.push_back({name, value});
-  reference::Session oracle(std::make_shared<const Graph>(*std::move(graph)));
-  absl::StatusOr<std::vector<Tensor>> want = oracle.Run(reference_feeds, {"out"});
-  ASSERT_TRUE(want.ok()) << want.status();
-  const Comparison cmp = CompareTensors((*got)[0], (*want)[0], VariantTolerance((*want)[0], 784));
-  EXPECT_TRUE(cmp.equal) << cmp.reason;
+  ExpectAgrees((*got)[0], ReferenceOut(std::make_shared<const Graph>(*std::move(graph)), feeds));
 }
 
 TEST_F(TuneTest, StepsThatDoNotApplyAreAnErrorNamingTheCluster) {
@@ -221,15 +239,8 @@ TEST(TunedVariantTest, EveryProfilesKernelOfTheVariantComputesTheReferencesAnswe
   ASSERT_TRUE(graph.ok()) << graph.status();
   auto shared = std::make_shared<const Graph>(*std::move(graph));
   const auto feeds = Feeds(300, 784, 10);
-  std::vector<std::pair<TensorId, Tensor>> device_feeds;
-  std::vector<reference::Feed> reference_feeds;
-  for (const auto& [name, value] : feeds) {
-    device_feeds.push_back({{name, 0}, value});
-    reference_feeds.push_back({name, value});
-  }
-  reference::Session oracle(shared);
-  absl::StatusOr<std::vector<Tensor>> want = oracle.Run(reference_feeds, {"out"});
-  ASSERT_TRUE(want.ok()) << want.status();
+  const std::vector<std::pair<TensorId, Tensor>> device_feeds = DeviceFeeds(feeds);
+  const Tensor want = ReferenceOut(shared, feeds);
   for (const std::string& name : codegen::NamedProfiles()) {
     SCOPED_TRACE(name);
     const codegen::DeviceProfile profile = *codegen::NamedProfile(name);
@@ -249,9 +260,7 @@ TEST(TunedVariantTest, EveryProfilesKernelOfTheVariantComputesTheReferencesAnswe
           (*executor)->Run(*shared, plan->lowered, device_feeds, {{"out", 0}}, &state);
       ASSERT_TRUE(got.ok()) << got.status();
       EXPECT_EQ((*executor)->fallbacks(), 0);
-      const Comparison cmp =
-          CompareTensors((*got)[0], (*want)[0], VariantTolerance((*want)[0], 784));
-      EXPECT_TRUE(cmp.equal) << cmp.reason;
+      ExpectAgrees((*got)[0], want);
     }
   }
 }
@@ -270,12 +279,7 @@ TEST(UnfusedChainTest, OneKernelPerOpWithTheMatMulThroughClblast) {
   // MatMul, Add, Softmax, Log, Mul, Sum, Reshape: Shape is read only when compiling.
   EXPECT_EQ(plan->lowered.clusters.size(), 7u);
   const auto feeds = Feeds(50, 784, 10);
-  std::vector<std::pair<TensorId, Tensor>> device_feeds;
-  std::vector<reference::Feed> reference_feeds;
-  for (const auto& [name, value] : feeds) {
-    device_feeds.push_back({{name, 0}, value});
-    reference_feeds.push_back({name, value});
-  }
+  const std::vector<std::pair<TensorId, Tensor>> device_feeds = DeviceFeeds(feeds);
   DeviceExecutor::State state;
   absl::StatusOr<std::vector<Tensor>> got =
       (*executor)->Run(*shared, plan->lowered, device_feeds, {{"out", 0}}, &state);
@@ -287,11 +291,7 @@ TEST(UnfusedChainTest, OneKernelPerOpWithTheMatMulThroughClblast) {
   }
   EXPECT_EQ(gemms, 1);
   EXPECT_GE((*executor)->kernel_times().size(), 7u);
-  reference::Session oracle(shared);
-  absl::StatusOr<std::vector<Tensor>> want = oracle.Run(reference_feeds, {"out"});
-  ASSERT_TRUE(want.ok()) << want.status();
-  const Comparison cmp = CompareTensors((*got)[0], (*want)[0], VariantTolerance((*want)[0], 784));
-  EXPECT_TRUE(cmp.equal) << cmp.reason;
+  ExpectAgrees((*got)[0], ReferenceOut(shared, feeds));
 }
 
 TEST(WorkGroupSizesTest, DrawnFromTheProfile) {

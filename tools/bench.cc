@@ -161,13 +161,9 @@ int Bench(const std::vector<std::string>& argv) {
             << absl::StrFormat("%.1f", *bandwidth * 1e-9) << " GB/s\n";
 
   PlanSpec spec{.profile = (*executor)->profile()};
-  for (const std::string& list : args->All("fetch")) {
-    for (absl::string_view name : absl::StrSplit(list, ',', absl::SkipEmpty())) {
-      absl::StatusOr<TensorId> id = TensorId::Parse(name);
-      if (!id.ok()) return ReportUsage(std::string(id.status().message()), kUsage);
-      spec.fetches.push_back(*id);
-    }
-  }
+  absl::StatusOr<std::vector<TensorId>> fetches = FetchList(*args);
+  if (!fetches.ok()) return ReportUsage(std::string(fetches.status().message()), kUsage);
+  spec.fetches = *std::move(fetches);
   if (spec.fetches.empty()) DefaultFetches(*graph, spec.fetches, spec.targets);
   nlohmann::json json = {{"device", (*executor)->device_name()},
                          {"batches", nlohmann::json::array()}};

@@ -141,6 +141,17 @@ int ReportUsage(const std::string& message, const std::string& usage) {
   return kExitUsage;
 }
 
+absl::StatusOr<std::vector<TensorId>> FetchList(const Args& args) {
+  std::vector<TensorId> fetches;
+  for (const std::string& list : args.All("fetch")) {
+    for (absl::string_view name : absl::StrSplit(list, ',', absl::SkipEmpty())) {
+      DFC_ASSIGN_OR_RETURN(TensorId id, TensorId::Parse(name));
+      fetches.push_back(std::move(id));
+    }
+  }
+  return fetches;
+}
+
 absl::StatusOr<std::vector<std::pair<std::string, Tensor>>> RandomFeeds(const Graph& graph,
                                                                         int64_t n) {
   std::vector<std::pair<std::string, Tensor>> feeds;

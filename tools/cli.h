@@ -60,6 +60,9 @@ absl::StatusOr<int> PlatformIndex(const Args& args);
 absl::StatusOr<std::unique_ptr<DeviceExecutor>> OpenDeviceExecutor(const Args& args,
                                                                    DeviceExecutor::Options options);
 
+// The tensors `--fetch T[,T...]` names (the flag may repeat); an error for a bad name.
+absl::StatusOr<std::vector<TensorId>> FetchList(const Args& args);
+
 // Seeded uniform [-1, 1) values for every placeholder of `graph`, unknown dims set to `n`:
 // what `dfc bench` and `dfc compile --tune` time with. Float placeholders of known rank only.
 absl::StatusOr<std::vector<std::pair<std::string, Tensor>>> RandomFeeds(const Graph& graph,

@@ -111,13 +111,9 @@ int Compile(const std::vector<std::string>& argv_in) {
   absl::StatusOr<Graph> graph = LoadGraph(path);
   if (!graph.ok()) return ReportError(graph.status());
   PlanSpec spec{.targets = args->All("target"), .init = args->All("init"), .profile = *profile};
-  for (const std::string& list : args->All("fetch")) {
-    for (absl::string_view name : absl::StrSplit(list, ',', absl::SkipEmpty())) {
-      absl::StatusOr<TensorId> id = TensorId::Parse(name);
-      if (!id.ok()) return ReportUsage(std::string(id.status().message()), kUsage);
-      spec.fetches.push_back(*id);
-    }
-  }
+  absl::StatusOr<std::vector<TensorId>> fetches = FetchList(*args);
+  if (!fetches.ok()) return ReportUsage(std::string(fetches.status().message()), kUsage);
+  spec.fetches = *std::move(fetches);
   if (spec.fetches.empty() && spec.targets.empty()) {
     DefaultFetches(*graph, spec.fetches, spec.targets);
     for (std::string& node : SplitInitialisers(*graph, spec.targets)) {
