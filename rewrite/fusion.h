@@ -16,6 +16,15 @@ Rule MapFusion();
 // whether that pays is the explorer's question.
 Rule ReduceMapFusion();
 
+// Zip(Map(f) $ a, Map(g) $ b) => Map(λp => Tuple(f(p.0), g(p.1))) $ Zip(a, b): Maps fused into
+// the Zip that pairs their results (two Maps of the high-level kind).
+Rule ZipMapFusion();
+
+// Tuple(Reduce(f)(i, X), Reduce(g)(j, X)) => Reduce(λ(a, x) => Tuple(f(a.0, x), g(a.1, x)))(
+// Tuple(i, j), X): two Reduces over one array become one walk with a tuple accumulator. Each
+// component folds the same elements in the same order: the values are equal.
+Rule ReduceFusion();
+
 }  // namespace dfc::rewrite
 
 #endif  // DFC_REWRITE_FUSION_H_

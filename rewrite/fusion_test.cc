@@ -69,5 +69,55 @@ TEST(ReduceMapFusionTest, ASumOfMappedElementsFoldsTheMapIn) {
   EXPECT_EQ(DeclineReason(ReduceMapFusion(), plain), "the Reduce's input is not a Map");
 }
 
+TEST(ZipMapFusionTest, MapsFuseIntoTheZipThatPairsThem) {
+  const ir::ParamPtr a = ir::MakeParam("a", Floats({kN}));
+  const ir::ParamPtr b = ir::MakeParam("b", Floats({kN}));
+  const ir::ExprPtr e = Must(ir::Call(
+      ir::Zip(2), {Must(ir::Call(ir::Map(Neg()), {a})), Must(ir::Call(ir::Map(Twice()), {b}))}));
+  const ir::ExprPtr fused = MustRewrite(ZipMapFusion(), e);
+  ASSERT_NE(fused, nullptr);
+  const ir::FunCall* map = MapCall(fused);
+  ASSERT_NE(map, nullptr);
+  EXPECT_NE(CallOf(map->args[0], ir::Fun::Kind::kZip), nullptr);
+  ExpectEquivalent(e, fused, {a, b}, kSizes);
+  // One argument that is not a Map: nothing to fuse.
+  const ir::ExprPtr half = Must(ir::Call(ir::Zip(2), {Must(ir::Call(ir::Map(Neg()), {a})), b}));
+  EXPECT_EQ(DeclineReason(ZipMapFusion(), half), "an argument of the Zip is not a high-level Map");
+  EXPECT_EQ(DeclineReason(ZipMapFusion(), a), "not a Zip");
+}
+
+TEST(ReduceFusionTest, TwoReducesOverOneArrayBecomeOneWalkWithATupleAccumulator) {
+  const ir::ParamPtr x = ir::MakeParam("x", Floats({kN}));
+  auto reduce = [&](ir::FunPtr step, double init) {
+    return Must(
+        ir::ReduceOver(ir::Lit(DType::kFloat, init), x, [&](ir::ExprPtr acc, ir::ExprPtr v) {
+          return ir::Call(step, {acc, v});
+        }));
+  };
+  // The sum, and a fold that is no combiner (acc * 0.5 + x, order matters): both keep their
+  // order in the fused walk, so even the float values are equal.
+  const ir::FunPtr halve_add = ir::MakeUserFun(
+      "halve_add", {"acc", "x"}, "return acc * 0.5f + x;", {DType::kFloat, DType::kFloat},
+      DType::kFloat, [](std::span<const ir::Scalar> p) -> absl::StatusOr<ir::Scalar> {
+        return ir::Scalar::Float(DType::kFloat,
+                                 static_cast<float>(p[0].f) * 0.5f + static_cast<float>(p[1].f));
+      });
+  const ir::ExprPtr e = Must(ir::Call(ir::Tuple(2), {reduce(Add(), 0), reduce(halve_add, 1)}));
+  const ir::ExprPtr fused = MustRewrite(ReduceFusion(), e);
+  ASSERT_NE(fused, nullptr);
+  EXPECT_NE(ReduceCall(fused), nullptr);
+  ExpectEquivalent(e, fused, {x}, kSizes);
+
+  const ir::ParamPtr y = ir::MakeParam("y", Floats({kN}));
+  const ir::ExprPtr other =
+      Must(ir::ReduceOver(ir::Lit(DType::kFloat, 0), y, [](ir::ExprPtr acc, ir::ExprPtr v) {
+        return ir::Call(Add(), {acc, v});
+      }));
+  EXPECT_EQ(DeclineReason(ReduceFusion(), Must(ir::Call(ir::Tuple(2), {reduce(Add(), 0), other}))),
+            "the Reduces walk different arrays");
+  EXPECT_EQ(DeclineReason(ReduceFusion(), Must(ir::Call(ir::Tuple(2), {reduce(Add(), 0), x}))),
+            "a field of the Tuple is not a high-level Reduce");
+}
+
 }  // namespace
 }  // namespace dfc::rewrite

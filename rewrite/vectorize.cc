@@ -85,4 +85,34 @@ Rule VectorizeReduce(int width) {
       }};
 }
 
+Rule VectorizeMap(int width) {
+  return {absl::StrCat("vectorizeMap(", width, ")"),
+          absl::StrCat("Map(uf) $ X => AsScalar $ Map(uf) $ AsVector(", width, ") $ X"),
+          [width](const ir::ExprPtr& e) -> Match {
+            const ir::FunCall* map = CallOf(e, ir::Fun::Kind::kMap);
+            if (map == nullptr) return Decline{"not a high-level Map"};
+            const ir::FunPtr& uf = static_cast<const ir::Pattern&>(*map->f).f;
+            if (uf->kind != ir::Fun::Kind::kUserFun)
+              return Decline{"the Map's function is not a UserFun"};
+            const ir::ExprPtr x = map->args[0];
+            if (!x->type->element->is_scalar()) return Decline{"the elements are not scalars"};
+            const DType dtype = x->type->element->dtype;
+            const DType result = static_cast<const ir::UserFun&>(*uf).result_type->dtype;
+            for (DType t : {dtype, result}) {
+              if (t == DType::kHalf || t == DType::kBool) {
+                return Decline{"float16 and bool are not vectorised"};
+              }
+            }
+            if ((x->type->length % width).AsConstant() != std::optional<int64_t>(0)) {
+              return Decline{absl::StrCat("length ", x->type->length.ToString(),
+                                          " is not known to be a multiple of ", width)};
+            }
+            return [width, uf, x]() -> absl::StatusOr<ir::ExprPtr> {
+              DFC_ASSIGN_OR_RETURN(ir::ExprPtr vectors, ir::Call(ir::AsVector(width), {x}));
+              DFC_ASSIGN_OR_RETURN(ir::ExprPtr mapped, ir::Call(ir::Map(uf), {vectors}));
+              return ir::Call(ir::AsScalar(), {mapped});
+            };
+          }};
+}
+
 }  // namespace dfc::rewrite

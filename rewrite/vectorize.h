@@ -20,6 +20,11 @@ namespace dfc::rewrite {
 // vectors (UserFuns apply lane by lane).
 Rule VectorizeReduce(int width);
 
+// vectorizeMap(w): Map(uf) $ X => AsScalar $ Map(uf) $ AsVector(w) $ X, for a UserFun uf
+// (applied lane by lane to vectors) over an array of scalars whose length is a known multiple
+// of w. The values are equal: each element is computed by the same function.
+Rule VectorizeMap(int width);
+
 }  // namespace dfc::rewrite
 
 #endif  // DFC_REWRITE_VECTORIZE_H_

@@ -75,5 +75,20 @@ TEST(VectorizeReduceTest, DeclinesWithTheReason) {
   EXPECT_EQ(DeclineReason(VectorizeReduce(4), a), "not a high-level Reduce");
 }
 
+TEST(VectorizeMapTest, AUserFunMappedOverVectorsOfLanes) {
+  const ir::ParamPtr x = ir::MakeParam("x", Floats({kN * 8}));
+  const ir::ExprPtr e = Must(ir::Call(ir::Map(Neg()), {x}));
+  const ir::ExprPtr vectorised = MustRewrite(VectorizeMap(8), e);
+  ASSERT_NE(vectorised, nullptr);
+  EXPECT_EQ(ir::ToString(vectorised).rfind("AsScalar", 0), 0u) << ir::ToString(vectorised);
+  ExpectEquivalent(e, vectorised, {x}, kSizes);
+  const ir::ParamPtr odd = ir::MakeParam("odd", Floats({10}));
+  EXPECT_EQ(DeclineReason(VectorizeMap(4), Must(ir::Call(ir::Map(Neg()), {odd}))),
+            "length 10 is not known to be a multiple of 4");
+  const ir::ExprPtr lambda =
+      Must(ir::MapOver(x, [](ir::ExprPtr v) { return ir::Call(Neg(), {v}); }));
+  EXPECT_EQ(DeclineReason(VectorizeMap(8), lambda), "the Map's function is not a UserFun");
+}
+
 }  // namespace
 }  // namespace dfc::rewrite
