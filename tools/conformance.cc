@@ -391,7 +391,9 @@ int Conformance(const std::vector<std::string>& argv) {
   }
   if (args->Has("tune")) {
     std::cout << "tuned: " << variants << " variants tried (each checked against the reference "
-              << "executor); " << tuned << " clusters ran a rewritten variant\n";
+              << "executor); " << tuned
+              << " clusters ran a variant other than the default (rewritten, or another work-group "
+                 "size)\n";
   }
   std::cout << passed << " passed, " << failed << " failed\n";
   return unexplained == 0 ? kExitOk : kExitInput;
