@@ -76,6 +76,14 @@ std::optional<ArithExpr> Slots(const TypePtr& type) {
 // keep arrays this size in registers or spill them to cached scratch memory without failing.
 constexpr int64_t kMaxPrivateElements = 1024;
 
+// The most scalars (vector lanes counted) a Reduce keeps in an accumulator array. The array is
+// meant to live in registers (every loop over it is unrolled), and it is held twice (the
+// accumulator and the next step's values): 256 scalars is 2 KiB of the work-item's, as many
+// registers as a GPU thread has. Larger, it would spill, its unrolled code would grow with it,
+// and a CPU driver that gives thousands of work-items a group overflows its thread's stack
+// (PoCL did, with 1024: a 784x256 layer's accumulator of 256 float4).
+constexpr int64_t kMaxAccumulatorScalars = 256;
+
 // Whether applying `f` does arithmetic (static: a UserFun or a Reduce anywhere in it).
 bool Computes(const ir::Fun& f);
 bool Computes(const ir::Expr& e) {
@@ -160,8 +168,8 @@ class Generator {
                                     const TypePtr& result, const Env& env);
   absl::StatusOr<CVal> CallUserFun(const ir::UserFun& f, std::vector<CVal> args);
   absl::StatusOr<CVal> ReduceSeq(const ir::Pattern& p, std::vector<CVal> args, const Env& env);
-  // A Reduce whose accumulator is an array (of known size, at most kMaxPrivateElements
-  // scalars or vectors): kept in a private array of the work-item.
+  // A Reduce whose accumulator is an array (of known size, at most kMaxAccumulatorScalars
+  // scalars, vector lanes counted): kept in a private array of the work-item.
   absl::StatusOr<CVal> ReduceIntoPrivate(const ir::Pattern& p, const CVal& init, const CVal& array,
                                          const Env& env);
   // Whether a Reduce met in a MapWrg/MapLcl kernel is split across the work-items: its step is
@@ -654,10 +662,15 @@ absl::StatusOr<CVal> Generator::ReduceIntoPrivate(const ir::Pattern& p, const CV
   const std::optional<ArithExpr> slots = Slots(init.type);
   const std::optional<int64_t> n = slots ? slots->AsConstant() : std::nullopt;
   const TypePtr leaf = LeafType(init.type);
-  if (!n || *n > kMaxPrivateElements || leaf == nullptr || leaf->dtype == DType::kHalf ||
-      top_level_) {
+  if (!n || leaf == nullptr || leaf->dtype == DType::kHalf || top_level_) {
     return Unsupported(absl::StrCat("a Reduce accumulator of type ", ir::TypeToString(init.type),
                                     top_level_ ? " outside the rows of a kernel" : ""));
+  }
+  const int64_t scalars = *n * (leaf->is_vector() ? leaf->width : 1);
+  if (scalars > kMaxAccumulatorScalars) {
+    return Unsupported(absl::StrCat("a Reduce accumulator of type ", ir::TypeToString(init.type),
+                                    " (", scalars, " scalars, more than the ",
+                                    kMaxAccumulatorScalars, " a work-item keeps in registers)"));
   }
   const std::string type = CType(leaf);
   const std::string acc = em_->Fresh("acc");

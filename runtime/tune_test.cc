@@ -265,6 +265,21 @@ TEST(TunedVariantTest, EveryProfilesKernelOfTheVariantComputesTheReferencesAnswe
   }
 }
 
+TEST(TunedVariantTest, AnAccumulatorTooLargeForRegistersIsRefusedByName) {
+  // The frozen MLP's first layer, 784 -> 256, interchanged: 256 accumulators of 4 lanes. A CPU
+  // driver that ran it with thousands of work-items a group overflowed its stack.
+  absl::StatusOr<Graph> graph = LoadGraph(testing::SharedDir() + "/models/dl4j_mlp_00_frozen.pb");
+  ASSERT_TRUE(graph.ok()) << graph.status();
+  absl::StatusOr<Plan> plan =
+      CompilePlan(std::make_shared<const Graph>(*std::move(graph)),
+                  {.fetches = {{"output", 0}},
+                   .profile = *codegen::NamedProfile("cpu"),
+                   .steps = {{{"vectorizeReduce(4)", 0}, {"mapReduceInterchange", 0}}}});
+  EXPECT_EQ(plan.status().code(), absl::StatusCode::kUnimplemented) << plan.status();
+  EXPECT_THAT(plan.status().message(),
+              HasSubstr("(1024 scalars, more than the 256 a work-item keeps in registers)"));
+}
+
 TEST(UnfusedChainTest, OneKernelPerOpWithTheMatMulThroughClblast) {
   absl::StatusOr<std::unique_ptr<DeviceExecutor>> executor =
       DeviceExecutor::Open("cpu", -1, {.time_kernels = true, .blas_matmul = true});
