@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <fstream>
 #include <iostream>
-#include <random>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -184,8 +183,8 @@ int Bench(const std::vector<std::string>& argv) {
     nlohmann::json clusters = nlohmann::json::array();
     std::cout << "\nbatch " << n << ": unfused chain (one kernel per op, MatMul through CLBlast) "
               << absl::StrFormat("%.3f ms", *unfused_ms) << "\n";
+    const SizeBindings sizes = BindSizes(*plan, *feeds);
     for (const ClusterTuning& t : *tunings) {
-      const SizeBindings sizes = BindSizes(*plan, *feeds);
       const int64_t bytes = ClusterBytes(*plan, t.cluster, sizes);
       const int64_t flops = ClusterFlops(*plan, t.cluster, sizes);
       const double cluster_floor_ms = bytes / *bandwidth * 1e3;
