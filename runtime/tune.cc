@@ -182,8 +182,8 @@ absl::StatusOr<std::vector<ClusterTuning>> TunePlan(
     const std::vector<int> work_group_sizes = WorkGroupSizes(executor.profile());
     const size_t total = variants.size() + work_group_sizes.size();
     std::vector<codegen::KernelSource> kernels;
-    // Generates, runs and times `body` (the variant named `name`) with MapGlb kernels of
-    // `work_group_size` (-1: the profile's).
+    // Generates, runs and times `body` as the variant `result` describes (its steps name it;
+    // its work_group_size, -1 for the profile's, sizes the MapGlb kernels).
     auto try_variant = [&](const ir::ExprPtr& body, VariantResult result) {
       codegen::KernelSource source;
       if (!tuning.variants.empty() && Clock::now() > deadline) {
