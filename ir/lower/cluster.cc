@@ -2,6 +2,7 @@
 #include "ir/lower/cluster.h"
 
 #include <algorithm>
+#include <optional>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
@@ -68,6 +69,29 @@ int Occurrences(const std::vector<ExprPtr>& roots, const Expr* target) {
   return n;
 }
 
+// Log(Softmax(x)) is lowered as LogSoftmax(x) when nothing else reads the Softmax: the row's
+// (x - m) - log(s) takes one log a row where log(exp(x - m) / s) takes an exp and a log an
+// element, and it stays finite where exp(x - m) underflows to 0 (TensorFlow's grappler
+// rewrites the pair the same way, in its arithmetic optimizer's LogSoftmax stage). The node
+// keeps the Log's name, so errors and outputs are the Log's; the Softmax's own expression is
+// left unread and does not reach the cluster's Lambda.
+std::optional<Node> AsLogSoftmax(const Graph& graph, const Node& node,
+                                 const absl::flat_hash_set<std::string>& inside,
+                                 const absl::flat_hash_map<TensorId, int>& uses) {
+  if (node.op != "Log" || node.inputs.size() != 1) return std::nullopt;
+  const TensorId& in = node.inputs[0];
+  if (in.index != 0 || !inside.contains(in.node)) return std::nullopt;
+  const auto read = uses.find(in);
+  if (read == uses.end() || read->second != 1) return std::nullopt;
+  const Node* softmax = graph.FindNode(in.node);
+  if (softmax == nullptr || softmax->op != "Softmax") return std::nullopt;
+  return Node{.name = node.name,
+              .op = "LogSoftmax",
+              .device = node.device,
+              .inputs = softmax->inputs,
+              .attrs = softmax->attrs};
+}
+
 }  // namespace
 
 absl::StatusOr<LoweredCluster> LowerCluster(const Graph& graph, const Cluster& cluster,
@@ -114,7 +138,8 @@ absl::StatusOr<LoweredCluster> LowerCluster(const Graph& graph, const Cluster& c
 
   std::vector<std::pair<ParamPtr, ExprPtr>> lets;
   for (int i : cluster.nodes) {
-    const Node& node = graph.node(i);
+    const std::optional<Node> log_softmax = AsLogSoftmax(graph, graph.node(i), inside, uses);
+    const Node& node = log_softmax ? *log_softmax : graph.node(i);
     std::vector<LowerInput> inputs(node.inputs.size());
     for (int j = 0; j < static_cast<int>(node.inputs.size()); ++j) {
       const TensorId& id = node.inputs[j];

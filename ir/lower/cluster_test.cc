@@ -116,6 +116,38 @@ TEST(ClusterTest, AValueReadTwiceIsComputedOnce) {
   EXPECT_EQ(multiplies, 5 * 4 * 8);
 }
 
+// Log(Softmax(x)) with nothing else reading the Softmax is lowered as LogSoftmax: one log a
+// row instead of an exp and a log an element. Fetching the Softmax too keeps both.
+TEST(ClusterTest, LogOfASoftmaxReadOnlyByItIsALogSoftmax) {
+  absl::StatusOr<Graph> graph = Graph::FromNodes({
+      Placeholder("x", {-1, 6}),
+      N("softmax", "Softmax", {"x"}, F32()),
+      N("log", "Log", {"softmax"}, F32()),
+  });
+  ASSERT_TRUE(graph.ok()) << graph.status();
+  const Tensor x = Random({5, 6}, 3);
+  const auto calls = [&](const LoweredGraph& lowered) {
+    Interpreter interpreter({{"N", 5}});
+    EXPECT_TRUE(interpreter.Apply(lowered.clusters[0].lambda, {ValueFromTensor(x)}).ok());
+    return interpreter.calls();
+  };
+
+  LoweredGraph fused = LowerAndCompare(*graph, {"log"}, {{"x", x}});
+  ASSERT_EQ(fused.clusters.size(), 1u);
+  absl::flat_hash_map<std::string, int64_t> n = calls(fused);
+  EXPECT_EQ(n["softmax_log_sum_float32"], 5);
+  EXPECT_EQ(n["log_softmax_float32_float32"], 5 * 6);
+  EXPECT_EQ(n["log_float32"], 0);
+  EXPECT_EQ(n["softmax_float32_float32"], 0);
+
+  LoweredGraph both = LowerAndCompare(*graph, {"log", "softmax"}, {{"x", x}});
+  ASSERT_EQ(both.clusters.size(), 1u);
+  n = calls(both);
+  EXPECT_EQ(n["log_float32"], 5 * 6);
+  EXPECT_EQ(n["softmax_float32_float32"], 5 * 6);
+  EXPECT_EQ(n["log_softmax_float32_float32"], 0);
+}
+
 // A node that reads a computed input in several places (each output of a Split) gets it
 // bound once: Exp runs once per element, not once per Split output.
 TEST(ClusterTest, AnInputReadByEveryOutputOfASplitIsComputedOnce) {
