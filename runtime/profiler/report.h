@@ -1,0 +1,61 @@
+// The profiler's report, as PaddlePaddle's: one row per event name — kernel, transfer, host
+// span, mark — with Calls, Total, Min, Max, Ave and Ratio, plus for kernels the device time's
+// GB/s, GFLOP/s and fraction of the bandwidth floor; rows per graph node on request; and a
+// summary of host, device, transfer and idle device time.
+#ifndef DFC_RUNTIME_PROFILER_REPORT_H_
+#define DFC_RUNTIME_PROFILER_REPORT_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "runtime/profiler/profiler.h"
+
+namespace dfc::profiler {
+
+struct ReportRow {
+  std::string category;  // "kernel", "transfer", "span", "mark" or "node"
+  std::string name;
+  int64_t calls = 0;
+  double total_ms = 0, min_ms = 0, max_ms = 0, ave_ms = 0;
+  double ratio = 0;  // total over the total of its category
+  // Kernels (and transfers, for GB/s): 0 where unknown.
+  double gbps = 0, gflops = 0;
+  double floor_fraction = 0;       // ave over the time the bytes take at the read bandwidth
+  std::vector<std::string> nodes;  // kernels: the graph nodes fused into it
+};
+
+struct ReportSummary {
+  double wall_ms = 0;         // from the first event to the last
+  double host_ms = 0;         // the outermost spans, summed over threads
+  double kernel_ms = 0;       // device time in kernels
+  double transfer_ms = 0;     // device time in transfers
+  double device_busy_ms = 0;  // the union of the device's intervals
+  double device_idle_ms = 0;  // wall minus busy
+};
+
+struct Report {
+  std::vector<ReportRow> rows;
+  ReportSummary summary;
+  std::vector<std::string> notes;
+};
+
+struct ReportOptions {
+  // calls, total, min, max, ave, ratio, gbps, gflops, floor (descending) or name (ascending).
+  std::string sort_by = "total";
+  // Adds a row per graph node: each kernel's time shared among the nodes fused into it by
+  // their estimated work (DeviceEventInfo::node_work; equal shares where it is not given).
+  bool by_node = false;
+  double read_bandwidth_gbps = 0;  // for the floor fraction; 0: not shown
+};
+
+// Fails on an unknown sort column, naming the ones there are.
+absl::StatusOr<Report> BuildReport(const Profile& profile, const ReportOptions& options = {});
+
+// The report as text tables, one per category.
+std::string FormatReport(const Report& report);
+
+}  // namespace dfc::profiler
+
+#endif  // DFC_RUNTIME_PROFILER_REPORT_H_
