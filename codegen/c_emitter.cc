@@ -10,6 +10,11 @@ CEmitter::CEmitter(int64_t* block_counter) : next_block_(block_counter) { OpenBl
 
 void CEmitter::Emit(absl::string_view line) { stack_.back()->lines.emplace_back(line); }
 
+void CEmitter::EmitFirst(int depth, absl::string_view line) {
+  std::vector<std::string>& lines = stack_[depth - 1]->lines;
+  lines.emplace(lines.begin(), line);
+}
+
 std::string CEmitter::Fresh(absl::string_view stem) {
   return absl::StrCat(stem, "_", (*next_block_)++);
 }

@@ -29,6 +29,9 @@ class CEmitter {
 
   // Appends one statement (or a line such as "for (...) {") to the innermost open block.
   void Emit(absl::string_view line);
+  // Puts one statement first in the open block at `depth` (1 is the outermost): a loop's
+  // prologue, decided after its body began.
+  void EmitFirst(int depth, absl::string_view line);
   // A fresh C identifier: "<stem>_<k>".
   std::string Fresh(absl::string_view stem);
 

@@ -23,6 +23,10 @@ struct DeviceProfile {
   int preferred_vector_width = 1;     // for float
   int max_work_group_size = 1;
   bool is_gpu = false;
+  // How far ahead a loop that streams a row of the work-item's own from global memory asks for
+  // it (software prefetch), in bytes; 0: none. CPUs: their hardware prefetchers fall behind a
+  // loop that computes as much as it loads. GPUs hide the latency with other warps instead.
+  int prefetch_bytes = 0;
 
   // The work-group size kernels are launched with; 0 leaves the choice to the driver (CPUs,
   // where one work-item per core's thread is what PoCL and Intel's runtime do best).

@@ -6,6 +6,8 @@
 // fields. Values bound by a Lambda are computed once per scope (Memo).
 #include "codegen/kernel_gen.h"
 
+#include <algorithm>
+#include <cctype>
 #include <map>
 #include <set>
 #include <tuple>
@@ -132,6 +134,16 @@ std::string ScalarLiteral(const ir::Scalar& s) {
   return absl::StrCat("((", type, ")", s.i, ")");
 }
 
+// Software prefetch (DeviceProfile::prefetch_bytes): clang's builtin, which PoCL's and other
+// LLVM-based CPU drivers turn into prefetch instructions; nothing elsewhere (OpenCL's own
+// prefetch() is a no-op in PoCL).
+const char kPrefetchPrelude[] = R"(#if defined(__clang__)
+#define DFC_PREFETCH(p) __builtin_prefetch(p)
+#else
+#define DFC_PREFETCH(p)
+#endif
+)";
+
 const char kPrelude[] = R"(// Floor division and modulo of sizes and indices (C's / and % truncate).
 long dfc_floordiv(long a, long b) {
   long q = a / b;
@@ -172,6 +184,23 @@ class Generator {
   // scalars, vector lanes counted): kept in a private array of the work-item.
   absl::StatusOr<CVal> ReduceIntoPrivate(const ir::Pattern& p, const CVal& init, const CVal& array,
                                          const Env& env);
+  // Software prefetch (DeviceProfile::prefetch_bytes) of a vector read from global memory at
+  // `pointer`, if it streams: the row's own data (the pointer names gid), advancing with an
+  // enclosing sequential loop (it names the loop's index). The prefetch goes first in that
+  // loop's body, once per pointer, however deep inside the read is (an unrolled loop over
+  // columns would otherwise prefetch one line ten times). Data every work-item reads (a weight
+  // matrix) stays in cache and is not prefetched; nor is a lone scalar, which a loop stepping
+  // 4 bytes would prefetch 16 times a line.
+  void Prefetch(const std::string& pointer);
+  struct SequentialLoop {
+    std::string index;
+    const CEmitter* emitter;
+    int depth;  // the emitter's depth inside the loop's body
+    std::set<std::string> prefetched;
+  };
+  // Opens and closes a sequential loop's block, keeping seq_loops_.
+  void OpenSequentialLoop(const std::string& index, const std::string& header);
+  void CloseSequentialLoop();
   // Whether a Reduce met in a MapWrg/MapLcl kernel is split across the work-items: its step is
   // a combiner on its elements' type and it is long enough to share.
   bool SplitsAcrossWorkItems(const ir::Pattern& p, const CVal& init, const CVal& array) const;
@@ -241,6 +270,9 @@ class Generator {
   std::vector<KernelStage> stages_;
   std::vector<TypePtr> temporaries_;
   std::vector<std::string> buffer_params_;  // the kernels' buffer parameters, in order
+  std::set<std::string> global_buffers_;    // the inputs' and temporaries' names
+  std::vector<SequentialLoop> seq_loops_;   // the open ReduceSeq loops, outermost first
+  bool uses_prefetch_ = false;
   std::string name_;
   DeviceProfile profile_;
   int work_group_size_ = 0;  // of MapGlb kernels (0: the driver's choice)
@@ -577,6 +609,66 @@ CVal FromLeaves(const TypePtr& type, const std::function<Thunk(int)>& leaf, int&
   return out;
 }
 
+// Whether `text` names the C identifier `name` (not as part of a longer one).
+bool NamesIdentifier(absl::string_view text, absl::string_view name) {
+  const auto part = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+  for (size_t at = text.find(name); at != absl::string_view::npos; at = text.find(name, at + 1)) {
+    const size_t end = at + name.size();
+    if ((at == 0 || !part(text[at - 1])) && (end == text.size() || !part(text[end]))) return true;
+  }
+  return false;
+}
+
+// The C identifiers `text` names, in order (not the suffixes of literals such as 784L).
+std::vector<std::string> Identifiers(absl::string_view text) {
+  const auto part = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+  std::vector<std::string> out;
+  for (size_t at = 0; at < text.size();) {
+    if (!part(text[at])) {
+      ++at;
+      continue;
+    }
+    size_t end = at;
+    while (end < text.size() && part(text[end])) ++end;
+    if (!std::isdigit(static_cast<unsigned char>(text[at]))) {
+      out.emplace_back(text.substr(at, end - at));
+    }
+    at = end;
+  }
+  return out;
+}
+
+void Generator::Prefetch(const std::string& pointer) {
+  if (profile_.prefetch_bytes <= 0 || !NamesIdentifier(pointer, "gid")) return;
+  for (auto loop = seq_loops_.rbegin(); loop != seq_loops_.rend(); ++loop) {
+    if (loop->emitter != em_ || !NamesIdentifier(pointer, loop->index)) continue;
+    // It goes first in the loop's body, so it may name only what is declared before: the
+    // buffer, gid, sizes and the indices of this loop and the sequential loops around it.
+    for (const std::string& name : Identifiers(pointer)) {
+      const bool known = name == "gid" || global_buffers_.contains(name) ||
+                         name.rfind("size_", 0) == 0 ||
+                         std::any_of(seq_loops_.begin(), loop.base(),
+                                     [&](const SequentialLoop& l) { return l.index == name; });
+      if (!known) return;
+    }
+    if (!loop->prefetched.insert(pointer).second) return;
+    uses_prefetch_ = true;
+    em_->EmitFirst(loop->depth, absl::StrCat("DFC_PREFETCH((__global const char*)(", pointer,
+                                             ") + ", profile_.prefetch_bytes, ");"));
+    return;
+  }
+}
+
+void Generator::OpenSequentialLoop(const std::string& index, const std::string& header) {
+  em_->OpenBlock(header);
+  seq_loops_.push_back({.index = index, .emitter = em_, .depth = em_->depth()});
+}
+
+void Generator::CloseSequentialLoop() {
+  seq_loops_.pop_back();
+  em_->CloseBlock();
+}
+
 absl::StatusOr<CVal> Generator::ReduceSeq(const ir::Pattern& p, std::vector<CVal> args,
                                           const Env& env) {
   const CVal init = args[0];
@@ -614,8 +706,8 @@ absl::StatusOr<CVal> Generator::ReduceSeq(const ir::Pattern& p, std::vector<CVal
       em_->Emit(absl::StrCat(types[k], " ", acc.back(), " = ", v, ";"));
     }
     const std::string i = em_->Fresh("i");
-    em_->OpenBlock(absl::StrCat("for (long ", i, " = 0; ", i, " < ", Size(array.type->length),
-                                "; ++", i, ")"));
+    OpenSequentialLoop(i, absl::StrCat("for (long ", i, " = 0; ", i, " < ",
+                                       Size(array.type->length), "; ++", i, ")"));
     int next = 0;
     CVal acc_val = FromLeaves(
         init.type,
@@ -641,7 +733,7 @@ absl::StatusOr<CVal> Generator::ReduceSeq(const ir::Pattern& p, std::vector<CVal
     for (size_t k = 0; k < acc.size(); ++k) {
       em_->Emit(absl::StrCat(acc[k], " = ", next_values[k], ";"));
     }
-    em_->CloseBlock();
+    CloseSequentialLoop();
     return acc;
   };
   auto memo = std::make_shared<Memo>(&em_, std::move(compute), top_level_ ? 2 : -1);
@@ -680,8 +772,8 @@ absl::StatusOr<CVal> Generator::ReduceIntoPrivate(const ir::Pattern& p, const CV
   // registers: a private array indexed by loop counters lives in (cached) memory.
   DFC_RETURN_IF_ERROR(Store(init, init.type, acc, "0L", /*private_array=*/true, /*unroll=*/true));
   const std::string i = em_->Fresh("i");
-  em_->OpenBlock(
-      absl::StrCat("for (long ", i, " = 0; ", i, " < ", Size(array.type->length), "; ++", i, ")"));
+  OpenSequentialLoop(i, absl::StrCat("for (long ", i, " = 0; ", i, " < ", Size(array.type->length),
+                                     "; ++", i, ")"));
   DFC_ASSIGN_OR_RETURN(CVal element, array.element(i));
   DFC_ASSIGN_OR_RETURN(
       CVal step,
@@ -694,7 +786,7 @@ absl::StatusOr<CVal> Generator::ReduceIntoPrivate(const ir::Pattern& p, const CV
   em_->Emit("#pragma unroll");
   em_->Emit(absl::StrCat("for (int ", q, " = 0; ", q, " < ", *n, "; ++", q, ") ", acc, "[", q,
                          "] = ", next, "[", q, "];"));
-  em_->CloseBlock();
+  CloseSequentialLoop();
   CVal result = Load(acc, leaf->dtype, init.type, "0L");
   result.computed = true;
   return result;
@@ -989,9 +1081,12 @@ absl::StatusOr<CVal> Generator::ApplyPattern(const ir::Pattern& p, std::vector<C
                      w](const std::string& i) -> absl::StatusOr<CVal> {
         const std::string first = absl::StrCat("(", i, ") * ", w);
         if (!array.buffer.empty()) {  // contiguous: one load
-          const std::string text =
-              absl::StrCat("vload", w, "(0, ", array.buffer, " + ", array.base, " + ", first, ")");
-          return CVal{vector, [text]() -> absl::StatusOr<std::string> { return text; }};
+          const std::string pointer = absl::StrCat(array.buffer, " + ", array.base, " + ", first);
+          const bool global = global_buffers_.contains(array.buffer);
+          return CVal{vector, [this, pointer, global, w]() -> absl::StatusOr<std::string> {
+                        if (global) Prefetch(pointer);
+                        return absl::StrCat("vload", w, "(0, ", pointer, ")");
+                      }};
         }
         return CVal{vector, [array, vector, w, first]() -> absl::StatusOr<std::string> {
                       std::vector<std::string> lanes;
@@ -1134,6 +1229,7 @@ absl::StatusOr<CVal> Generator::Materialize(const CVal& value) {
   const std::string buffer = absl::StrCat("tmp", temporaries_.size());
   const DType dtype = ir::BaseDType(value.type);
   temporaries_.push_back(value.type);
+  global_buffers_.insert(buffer);
   buffer_params_.push_back(absl::StrCat("__global ", StorageType(dtype), "* restrict ", buffer,
                                         "  // ", ir::TypeToString(value.type)));
   // Outside every output's block, the stage computes its value as the cluster's body would.
@@ -1184,6 +1280,7 @@ absl::StatusOr<KernelSource> Generator::Generate(const KernelOptions& options) {
     }
     const DType dtype = ir::BaseDType(type);
     const std::string name = absl::StrCat("in", k);
+    global_buffers_.insert(name);
     buffer_params_.push_back(absl::StrCat("__global const ", StorageType(dtype), "* restrict ",
                                           name, "  // ", cluster_.params[k].ToString()));
     (*env)[lambda.params[k].get()] = Load(name, dtype, type, "0L");
@@ -1238,6 +1335,7 @@ absl::StatusOr<KernelSource> Generator::Generate(const KernelOptions& options) {
                   "\n\n");
   if (uses_double_) absl::StrAppend(&src, "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n\n");
   absl::StrAppend(&src, kPrelude, "\n");
+  if (uses_prefetch_) absl::StrAppend(&src, kPrefetchPrelude, "\n");
   if (uses_half_) absl::StrAppend(&src, kHalfPrelude, "\n");
   for (const auto& [name, f] : user_funs_) {
     std::vector<std::string> names;

@@ -104,6 +104,7 @@ codegen::DeviceProfile ProfileOf(const cl::DeviceInfo& device) {
       .preferred_vector_width = std::max(1, device.preferred_vector_width_float),
       .max_work_group_size = static_cast<int>(device.max_work_group_size),
       .is_gpu = gpu,
+      .prefetch_bytes = gpu ? 0 : codegen::NamedProfile("cpu")->prefetch_bytes,
   };
 }
 

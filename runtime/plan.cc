@@ -34,7 +34,8 @@ json ProfileJson(const codegen::DeviceProfile& p) {
           {"local_memory_is_real", p.local_memory_is_real},
           {"preferred_vector_width", p.preferred_vector_width},
           {"max_work_group_size", p.max_work_group_size},
-          {"is_gpu", p.is_gpu}};
+          {"is_gpu", p.is_gpu},
+          {"prefetch_bytes", p.prefetch_bytes}};
 }
 
 json ClusterJson(const Plan& plan, int c) {
@@ -131,6 +132,9 @@ class PlanReader {
     DFC_ASSIGN_OR_RETURN(p.preferred_vector_width, Number<int>(*d, "preferred_vector_width"));
     DFC_ASSIGN_OR_RETURN(p.max_work_group_size, Number<int>(*d, "max_work_group_size"));
     DFC_ASSIGN_OR_RETURN(p.is_gpu, Number<bool>(*d, "is_gpu"));
+    if (d->contains("prefetch_bytes")) {  // plans written before it was a field have none
+      DFC_ASSIGN_OR_RETURN(p.prefetch_bytes, Number<int>(*d, "prefetch_bytes"));
+    }
     return p;
   }
 

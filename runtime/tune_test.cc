@@ -7,6 +7,8 @@
 #include <memory>
 
 #include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "gmock/gmock.h"
 #include "graph/loader.h"
 #include "gtest/gtest.h"
@@ -262,6 +264,39 @@ TEST(TunedVariantTest, EveryProfilesKernelOfTheVariantComputesTheReferencesAnswe
       EXPECT_EQ((*executor)->fallbacks(), 0);
       ExpectAgrees((*got)[0], want);
     }
+  }
+}
+
+// On a CPU the interchanged contraction's loop prefetches the row's own stream (the input x,
+// whose address names gid) once an iteration, ahead by the profile's prefetch_bytes, and not
+// the weights every work-item reads; a GPU profile prefetches nothing.
+TEST(TunedVariantTest, ACpuKernelPrefetchesTheRowItStreams) {
+  absl::StatusOr<Graph> graph =
+      LoadGraph(std::string(DFC_SOURCE_DIR) + "/models/seed_subgraph.pbtxt");
+  ASSERT_TRUE(graph.ok()) << graph.status();
+  auto shared = std::make_shared<const Graph>(*std::move(graph));
+  const std::vector<rewrite::Step> steps = {
+      {"storeTransposed", 0}, {"vectorizeReduce(16)", 0}, {"mapReduceInterchange", 0}};
+  for (const char* name : {"cpu", "nvidia"}) {
+    SCOPED_TRACE(name);
+    const codegen::DeviceProfile profile = *codegen::NamedProfile(name);
+    absl::StatusOr<Plan> plan =
+        CompilePlan(shared, {.fetches = {{"out", 0}}, .profile = profile, .steps = {steps}});
+    ASSERT_TRUE(plan.ok()) << plan.status();
+    const std::string& source = plan->kernels[0].source;
+    std::vector<std::string> prefetches;
+    for (absl::string_view line : absl::StrSplit(source, '\n')) {
+      if (absl::StrContains(line, "DFC_PREFETCH((")) prefetches.emplace_back(line);
+    }
+    if (profile.prefetch_bytes == 0) {
+      EXPECT_TRUE(prefetches.empty()) << source;
+      continue;
+    }
+    ASSERT_EQ(prefetches.size(), 1u) << source;
+    EXPECT_THAT(prefetches[0], HasSubstr("in0 + "));
+    EXPECT_THAT(prefetches[0], HasSubstr("gid"));
+    EXPECT_THAT(prefetches[0], HasSubstr(absl::StrCat(") + ", profile.prefetch_bytes, ");")));
+    EXPECT_THAT(source, HasSubstr("#define DFC_PREFETCH(p) __builtin_prefetch(p)"));
   }
 }
 
