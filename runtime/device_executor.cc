@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <fstream>
+#include <optional>
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/ascii.h"
@@ -19,8 +20,10 @@
 #include "ir/value.h"
 #include "runtime/interpreted.h"
 #include "runtime/opencl/cl_error.h"
+#include "runtime/profiler/profiler.h"
 #include "runtime/reference/kernel.h"
 #include "runtime/reference/session.h"
+#include "runtime/work_estimate.h"
 
 namespace dfc {
 namespace {
@@ -121,6 +124,13 @@ class DeviceExecutor::Run_ {
   }
 
   absl::Status RunUnit(const ExecutionUnit& unit, const SizeBindings& sizes) {
+    // The profiler's second level: each execution unit of the run.
+    std::optional<profiler::RecordEvent> span;
+    if (profiler::GetState() != profiler::State::kDisabled) {
+      span.emplace(unit.cluster >= 0 ? absl::StrCat("cluster ", unit.cluster)
+                                     : absl::StrCat("host ", graph_.node(unit.node).op, " ",
+                                                    graph_.node(unit.node).name));
+    }
     if (unit.cluster >= 0) return RunCluster(unit.cluster, sizes);
     const Node& node = graph_.node(unit.node);
     const OpDef& def = DefOf(node);
@@ -368,7 +378,7 @@ class DeviceExecutor::Run_ {
     if (ex_.options_.blas_matmul && cluster.nodes.size() == 1 &&
         graph_.node(cluster.nodes[0]).op == "MatMul" && params.size() == 2 &&
         params[0]->dtype == DType::kFloat && params[1]->dtype == DType::kFloat) {
-      return BlasMatMul(index, graph_.node(cluster.nodes[0]), lowered, params);
+      return BlasMatMul(index, graph_.node(cluster.nodes[0]), lowered, params, sizes);
     }
     CompiledCluster& compiled = ex_.Compile(graph_, cluster, lowered, index);
     absl::Status launched = compiled.status;
@@ -397,9 +407,35 @@ class DeviceExecutor::Run_ {
     return absl::OkStatus();
   }
 
+  // Gives the profiler a kernel of cluster `index`: the graph nodes it computes, each with its
+  // estimated work (flops and output bytes) by which the report shares the kernel's time.
+  void RecordKernel(cl_event event, int index, const std::string& name, int dims,
+                    std::vector<size_t> global, std::vector<size_t> local, uint64_t launch,
+                    const SizeBindings& sizes) {
+    profiler::DeviceEventInfo info{
+        .kind = profiler::DeviceEventKind::kKernel,
+        .name = name,
+        .dims = dims,
+        .bytes = ClusterBytes(lowered_.clusters[index], sizes),
+        .flops = static_cast<double>(ClusterFlops(graph_, lowered_, index, sizes)),
+        .launch = launch};
+    for (int k = 0; k < dims; ++k) {
+      info.global[k] = global[k];
+      info.local[k] = local[k];
+    }
+    for (int n : lowered_.partition.clusters[index].nodes) {
+      const Node& node = graph_.node(n);
+      info.nodes.push_back(node.name);
+      info.node_work.push_back(static_cast<double>(NodeFlops(graph_, lowered_, node, sizes) +
+                                                   NodeOutputBytes(graph_, lowered_, node, sizes)));
+    }
+    profiler::RecordDeviceEvent(event, ex_.context_->queue(), std::move(info));
+  }
+
   // A cluster of one float32 MatMul through CLBlast's GEMM (Options::blas_matmul).
   absl::Status BlasMatMul(int index, const Node& node, const ir::LoweredCluster& lowered,
-                          const std::vector<std::shared_ptr<DeviceTensor>>& params) {
+                          const std::vector<std::shared_ptr<DeviceTensor>>& params,
+                          const SizeBindings& sizes) {
     const bool ta = node.GetBool("transpose_a", false).value_or(false);
     const bool tb = node.GetBool("transpose_b", false).value_or(false);
     const Shape& a = params[0]->shape;
@@ -419,6 +455,8 @@ class DeviceExecutor::Run_ {
     out->buffer = std::make_shared<cl::ClBuffer>(std::move(c));
     cl_command_queue queue = ex_.context_->queue();
     cl_event event = nullptr;
+    std::optional<profiler::RecordEvent> launch;
+    if (profiler::DeviceEnabled()) launch.emplace("launch clblast_sgemm");
     const clblast::StatusCode status = clblast::Gemm<float>(
         clblast::Layout::kRowMajor, ta ? clblast::Transpose::kYes : clblast::Transpose::kNo,
         tb ? clblast::Transpose::kYes : clblast::Transpose::kNo, m, n, k, 1.0f, a_buffer->get(), 0,
@@ -426,6 +464,9 @@ class DeviceExecutor::Run_ {
     if (status != clblast::StatusCode::kSuccess) {
       return absl::InternalError(absl::StrCat("CLBlast's GEMM for MatMul ", node.name,
                                               " failed with status ", static_cast<int>(status)));
+    }
+    if (launch) {
+      RecordKernel(event, index, "clblast_sgemm", 2, {m, n}, {0, 0}, launch->id(), sizes);
     }
     if (ex_.options_.time_kernels && event != nullptr) {
       launches_.push_back({index, "clblast_sgemm", cl::ClEvent(event)});
@@ -501,10 +542,22 @@ class DeviceExecutor::Run_ {
                             : local == 0             ? static_cast<size_t>(rows)
                                          : (static_cast<size_t>(rows) + local - 1) / local * local;
       cl_event event = nullptr;
-      DFC_CL_RETURN_IF_ERROR(clEnqueueNDRangeKernel(
-          ex_.context_->queue(), compiled.stages[s].get(), 1, nullptr, &global,
-          local == 0 ? nullptr : &local, 0, nullptr, ex_.options_.time_kernels ? &event : nullptr));
-      if (event != nullptr) launches_.push_back({index, stage.name, cl::ClEvent(event)});
+      // The profiler's third level: the launch on the host, linked to its kernel on the device.
+      std::optional<profiler::RecordEvent> launch;
+      if (profiler::DeviceEnabled()) launch.emplace(absl::StrCat("launch ", stage.name));
+      DFC_CL_RETURN_IF_ERROR(
+          clEnqueueNDRangeKernel(ex_.context_->queue(), compiled.stages[s].get(), 1, nullptr,
+                                 &global, local == 0 ? nullptr : &local, 0, nullptr,
+                                 ex_.options_.time_kernels || launch ? &event : nullptr));
+      if (launch) {
+        RecordKernel(event, index, stage.name, 1, {global}, {local}, launch->id(), sizes);
+      }
+      if (event == nullptr) continue;
+      if (ex_.options_.time_kernels) {
+        launches_.push_back({index, stage.name, cl::ClEvent(event)});
+      } else {
+        clReleaseEvent(event);
+      }
     }
     pending_.push_back({index, std::move(flag)});
     for (size_t k = 0; k < outputs.size(); ++k) values_[lowered.outputs[k]] = outputs[k];
@@ -544,6 +597,8 @@ absl::StatusOr<std::vector<Tensor>> DeviceExecutor::Run(
   for (const auto& [id, tensor] : feeds) {
     DFC_RETURN_IF_ERROR(reference::CheckFeed(graph, id, tensor));
   }
+  // The profiler's first level: the graph run.
+  profiler::RecordEvent span("run");
   DFC_ASSIGN_OR_RETURN(SizeBindings sizes, BindSizes(lowered, feeds));
   Run_ run(*this, graph, lowered, state);
   for (const auto& [id, tensor] : feeds) run.Feed(id, tensor);

@@ -17,6 +17,7 @@
 #include "ir/type.h"
 #include "runtime/bandwidth.h"
 #include "runtime/tune.h"
+#include "runtime/work_estimate.h"
 #include "tools/cli.h"
 
 namespace dfc::cli {
@@ -48,50 +49,6 @@ SizeBindings BindSizes(const Plan& plan, const std::vector<std::pair<std::string
     }
   }
   return sizes;
-}
-
-// The bytes cluster `c` reads and writes: its parameters and outputs, once each — what no
-// kernel can avoid moving.
-int64_t ClusterBytes(const Plan& plan, int c, const SizeBindings& sizes) {
-  const ir::LoweredCluster& cluster = plan.lowered.clusters[c];
-  const auto& lambda = static_cast<const ir::Lambda&>(*cluster.lambda);
-  int64_t bytes = 0;
-  auto add = [&](const ir::TypePtr& type) {
-    std::optional<SymbolicShape> shape = ir::TensorShape(type);
-    if (!shape) return;
-    absl::StatusOr<int64_t> n = NumElements(*shape).Evaluate(sizes);
-    if (n.ok()) bytes += *n * static_cast<int64_t>(SizeOf(ir::BaseDType(type)));
-  };
-  for (const ir::ParamPtr& p : lambda.params) add(p->type);
-  for (const ir::TypePtr& t : cluster.output_types) add(t);
-  return bytes;
-}
-
-// An estimate of the floating-point operations of cluster `c`: 2·M·N·K for a MatMul, one per
-// output element of any other node.
-int64_t ClusterFlops(const Plan& plan, int c, const SizeBindings& sizes) {
-  int64_t flops = 0;
-  auto elements = [&](const TensorId& id) -> int64_t {
-    const TensorInfo& info = plan.lowered.fold.Info(*plan.graph, id);
-    if (!info.shape) return 0;
-    absl::StatusOr<int64_t> n = NumElements(*info.shape).Evaluate(sizes);
-    return n.ok() ? *n : 0;
-  };
-  for (int i : plan.lowered.partition.clusters[c].nodes) {
-    const Node& node = plan.graph->node(i);
-    const int64_t out = elements({node.name, 0});
-    if (node.op == "MatMul" && !node.inputs.empty()) {
-      const TensorInfo& a = plan.lowered.fold.Info(*plan.graph, node.inputs[0]);
-      const bool ta = node.GetBool("transpose_a", false).value_or(false);
-      absl::StatusOr<int64_t> k = a.shape && a.shape->size() == 2
-                                      ? (*a.shape)[ta ? 0 : 1].Evaluate(sizes)
-                                      : absl::StatusOr<int64_t>(0);
-      flops += 2 * out * (k.ok() ? *k : 0);
-    } else {
-      flops += out;
-    }
-  }
-  return flops;
 }
 
 // The median over `options.runs` runs (after `options.warmup`) of all the plan's kernel times.
@@ -185,8 +142,8 @@ int Bench(const std::vector<std::string>& argv) {
               << absl::StrFormat("%.3f ms", *unfused_ms) << "\n";
     const SizeBindings sizes = BindSizes(*plan, *feeds);
     for (const ClusterTuning& t : *tunings) {
-      const int64_t bytes = ClusterBytes(*plan, t.cluster, sizes);
-      const int64_t flops = ClusterFlops(*plan, t.cluster, sizes);
+      const int64_t bytes = ClusterBytes(plan->lowered.clusters[t.cluster], sizes);
+      const int64_t flops = ClusterFlops(*plan->graph, plan->lowered, t.cluster, sizes);
       const double cluster_floor_ms = bytes / *bandwidth * 1e3;
       floor_ms += cluster_floor_ms;
       const VariantResult& base = t.variants[0];

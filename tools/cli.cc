@@ -1,6 +1,7 @@
 // Argument parsing and error reporting for the dfc command line.
 #include "tools/cli.h"
 
+#include <cstdlib>
 #include <iostream>
 #include <random>
 #include <set>
@@ -10,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "graph/check.h"
+#include "graph/npy.h"
 
 namespace dfc::cli {
 
@@ -152,14 +154,40 @@ absl::StatusOr<std::vector<TensorId>> FetchList(const Args& args) {
   return fetches;
 }
 
-absl::StatusOr<std::vector<std::pair<std::string, Tensor>>> RandomFeeds(const Graph& graph,
-                                                                        int64_t n) {
+absl::StatusOr<int> CountFlag(const Args& args, const std::string& flag, int fallback, int min) {
+  if (!args.Has(flag)) return fallback;
+  const std::string s = args.Get(flag);
+  char* end = nullptr;
+  const long k = std::strtol(s.c_str(), &end, 10);
+  if (s.empty() || *end != '\0' || k < min || k > 1000000000) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--", flag, " must be an integer of at least ", min, ", got \"", s, "\""));
+  }
+  return static_cast<int>(k);
+}
+
+absl::StatusOr<std::vector<reference::Feed>> ReadFeeds(const Args& args) {
+  std::vector<reference::Feed> feeds;
+  for (const std::string& feed : args.All("feed")) {
+    const size_t eq = feed.find('=');
+    if (eq == std::string::npos || eq == 0 || eq + 1 == feed.size()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--feed expects NAME=FILE.npy, got \"", feed, "\""));
+    }
+    DFC_ASSIGN_OR_RETURN(Tensor value, ReadNpy(feed.substr(eq + 1)));
+    feeds.push_back({feed.substr(0, eq), std::move(value)});
+  }
+  return feeds;
+}
+
+absl::StatusOr<std::vector<std::pair<std::string, Tensor>>> RandomFeeds(
+    const Graph& graph, int64_t n, const std::set<std::string>& skip) {
   std::vector<std::pair<std::string, Tensor>> feeds;
   std::mt19937 rng(static_cast<uint32_t>(n));
   std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
   for (int i = 0; i < graph.num_nodes(); ++i) {
     const Node& node = graph.node(i);
-    if (node.op != "Placeholder") continue;
+    if (node.op != "Placeholder" || skip.contains(node.name)) continue;
     const PartialShape declared = PlaceholderShape(node);
     absl::StatusOr<DType> dtype = node.GetType("dtype");
     if (declared.unknown_rank || !dtype.ok() || *dtype != DType::kFloat) {

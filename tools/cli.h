@@ -4,6 +4,7 @@
 
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -15,6 +16,7 @@
 #include "graph/ops.h"
 #include "nlohmann/json.hpp"
 #include "runtime/device_executor.h"
+#include "runtime/reference/session.h"
 
 namespace dfc::cli {
 
@@ -65,8 +67,17 @@ absl::StatusOr<std::vector<TensorId>> FetchList(const Args& args);
 
 // Seeded uniform [-1, 1) values for every placeholder of `graph`, unknown dims set to `n`:
 // what `dfc bench` and `dfc compile --tune` time with. Float placeholders of known rank only.
-absl::StatusOr<std::vector<std::pair<std::string, Tensor>>> RandomFeeds(const Graph& graph,
-                                                                        int64_t n);
+// Placeholders named in `skip` get none.
+absl::StatusOr<std::vector<std::pair<std::string, Tensor>>> RandomFeeds(
+    const Graph& graph, int64_t n, const std::set<std::string>& skip = {});
+
+// The integer value of `--flag` (`fallback` when absent), at least `min`; an InvalidArgument
+// error naming the flag otherwise.
+absl::StatusOr<int> CountFlag(const Args& args, const std::string& flag, int fallback, int min);
+
+// The tensors `--feed NAME=FILE.npy` give (the flag may repeat). A malformed flag is an
+// InvalidArgument error that starts with "--feed"; an unreadable file, the file's error.
+absl::StatusOr<std::vector<reference::Feed>> ReadFeeds(const Args& args);
 
 // JSON text of `j`, two-space indented. Node names and messages come from user files and
 // need not be UTF-8: invalid bytes become U+FFFD instead of an exception.
@@ -83,6 +94,7 @@ int Compile(const std::vector<std::string>& argv);
 int Run(const std::vector<std::string>& argv);
 int Conformance(const std::vector<std::string>& argv);
 int Bench(const std::vector<std::string>& argv);
+int Profile(const std::vector<std::string>& argv);
 
 }  // namespace dfc::cli
 

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <set>
 
 #include "gmock/gmock.h"
 #include "graph/npy.h"
@@ -419,6 +420,48 @@ TEST(CliTest, BenchNeedsVariants) {
   Result r = Dfc("bench " + std::string(DFC_SOURCE_DIR) + "/models/relu_subgraph.pbtxt 2>&1");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_THAT(r.output, HasSubstr("dfc bench needs --variants"));
+}
+
+// The acceptance command, at fewer steps: the report names each fused kernel with its
+// graph nodes, and the trace has the host and device rows, one launch arrow per device event,
+// and kernels whose args name the nodes they compute.
+TEST(CliTest, ProfilePrintsTheReportAndWritesATrace) {
+  const fs::path dir = TempDir("profile");
+  const fs::path trace = dir / "t.json";
+  Result r = Dfc("profile " + Model("dl4j_mnist_00_softmax_train.pbtxt") + " --steps 3 --trace " +
+                 trace.string() + " --report --by-node --sort calls");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("Summary: wall"));
+  EXPECT_THAT(r.output, HasSubstr("dfc_cluster_0"));
+  EXPECT_THAT(r.output, HasSubstr("GradientDescent"));  // its update is a host span
+  EXPECT_THAT(r.output, HasSubstr("an estimate"));
+  const nlohmann::json j = nlohmann::json::parse(std::ifstream(trace));
+  int kernels = 0, device = 0, starts = 0, finishes = 0, steps = 0;
+  bool matmul = false;
+  std::set<std::string> processes;
+  for (const nlohmann::json& e : j["traceEvents"]) {
+    if (e["ph"] == "M" && e["name"] == "process_name") processes.insert(e["args"]["name"]);
+    if (e["ph"] == "s") ++starts;
+    if (e["ph"] == "f") ++finishes;
+    if (e["ph"] != "X") continue;
+    if (e["name"] == "step") ++steps;
+    if (e["pid"] == 2) ++device;
+    if (e["cat"] != "kernel") continue;
+    ++kernels;
+    for (const nlohmann::json& node : e["args"]["nodes"]) matmul = matmul || node == "MatMul";
+  }
+  EXPECT_EQ(steps, 3);
+  EXPECT_GT(kernels, 3);
+  EXPECT_TRUE(matmul);
+  EXPECT_EQ(starts, device);
+  EXPECT_EQ(finishes, device);
+  EXPECT_TRUE(processes.contains("host"));
+  EXPECT_EQ(processes.size(), 2u);
+
+  Result bad = Dfc("profile " + Model("dl4j_mnist_00_softmax_train.pbtxt") +
+                   " --steps 1 --report --sort speed");
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_THAT(bad.output, HasSubstr("cannot sort the report by \"speed\""));
 }
 
 }  // namespace

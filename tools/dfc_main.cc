@@ -20,6 +20,8 @@ constexpr char kUsage[] =
     "  bench GRAPH --variants [--batch N,...] [--json FILE]\n"
     "                                         time the variants the rewrite rules make, per "
     "cluster\n"
+    "  profile GRAPH [--fetch T[,T...]] [--steps K] [--trace FILE] [--report] [--sort COL]\n"
+    "                                         time every kernel, transfer and op of K runs\n"
     "  conformance DIR [--reference | --interpret | --device D] [--json FILE] [--filter REGEX]\n"
     "                                         check dfc against TensorFlow-made test cases\n"
     "\n"
@@ -37,6 +39,7 @@ int main(int argc, char** argv) {
   const std::vector<std::string> args(argv + 2, argv + argc);
   if (command == "inspect") return dfc::cli::Inspect(args);
   if (command == "run") return dfc::cli::Run(args);
+  if (command == "profile") return dfc::cli::Profile(args);
   if (command == "compile") return dfc::cli::Compile(args);
   if (command == "conformance") return dfc::cli::Conformance(args);
   if (command == "bench") return dfc::cli::Bench(args);

@@ -9,6 +9,7 @@
 #include <memory>
 #include <optional>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
@@ -70,28 +71,16 @@ int Run(const std::vector<std::string>& argv) {
   if (fetches.empty() && targets.empty() && !is_plan) {
     return ReportUsage("give at least one --fetch or --target", kUsage);
   }
-  int steps = 1;
-  if (args->Has("steps")) {
-    const std::string s = args->Get("steps");
-    char* end = nullptr;
-    const long k = std::strtol(s.c_str(), &end, 10);
-    if (s.empty() || *end != '\0' || k < 1 || k > 1000000000) {
-      return ReportUsage(absl::StrCat("--steps must be a positive integer, got \"", s, "\""),
-                         kUsage);
-    }
-    steps = static_cast<int>(k);
+  absl::StatusOr<int> steps_flag = CountFlag(*args, "steps", 1, 1);
+  if (!steps_flag.ok()) return ReportUsage(std::string(steps_flag.status().message()), kUsage);
+  const int steps = *steps_flag;
+  absl::StatusOr<std::vector<reference::Feed>> read_feeds = ReadFeeds(*args);
+  if (absl::IsInvalidArgument(read_feeds.status()) &&
+      absl::StartsWith(read_feeds.status().message(), "--feed")) {
+    return ReportUsage(std::string(read_feeds.status().message()), kUsage);
   }
-
-  std::vector<reference::Feed> feeds;
-  for (const std::string& feed : args->All("feed")) {
-    const size_t eq = feed.find('=');
-    if (eq == std::string::npos || eq == 0 || eq + 1 == feed.size()) {
-      return ReportUsage(absl::StrCat("--feed expects NAME=FILE.npy, got \"", feed, "\""), kUsage);
-    }
-    absl::StatusOr<Tensor> value = ReadNpy(feed.substr(eq + 1));
-    if (!value.ok()) return ReportError(value.status());
-    feeds.push_back({feed.substr(0, eq), *std::move(value)});
-  }
+  if (!read_feeds.ok()) return ReportError(read_feeds.status());
+  std::vector<reference::Feed> feeds = *std::move(read_feeds);
 
   const bool on_device = !args->Has("reference");
   std::shared_ptr<const Graph> graph;

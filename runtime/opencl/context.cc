@@ -2,6 +2,7 @@
 #include "runtime/opencl/context.h"
 
 #include <algorithm>
+#include <optional>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -36,8 +37,12 @@ absl::Status ClContext::Write(ClBuffer& buffer, const void* data, size_t bytes) 
   }
   // Some drivers reject a zero-size transfer as CL_INVALID_VALUE; there is nothing to copy.
   if (bytes == 0) return absl::OkStatus();
-  DFC_CL_RETURN_IF_ERROR(
-      clEnqueueWriteBuffer(queue(), buffer.get(), CL_TRUE, 0, bytes, data, 0, nullptr, nullptr));
+  std::optional<profiler::RecordEvent> span;
+  if (profiler::DeviceEnabled()) span.emplace("write");
+  cl_event event = nullptr;
+  DFC_CL_RETURN_IF_ERROR(clEnqueueWriteBuffer(queue(), buffer.get(), CL_TRUE, 0, bytes, data, 0,
+                                              nullptr, span ? &event : nullptr));
+  if (span) Profile(event, "write", bytes, profiler::Direction::kHostToDevice, span->id());
   return absl::OkStatus();
 }
 
@@ -47,9 +52,24 @@ absl::Status ClContext::Read(const ClBuffer& buffer, void* data, size_t bytes) {
         absl::StrCat("reading ", bytes, " bytes from a buffer of ", buffer.size()));
   }
   if (bytes == 0) return absl::OkStatus();
-  DFC_CL_RETURN_IF_ERROR(
-      clEnqueueReadBuffer(queue(), buffer.get(), CL_TRUE, 0, bytes, data, 0, nullptr, nullptr));
+  std::optional<profiler::RecordEvent> span;
+  if (profiler::DeviceEnabled()) span.emplace("read");
+  cl_event event = nullptr;
+  DFC_CL_RETURN_IF_ERROR(clEnqueueReadBuffer(queue(), buffer.get(), CL_TRUE, 0, bytes, data, 0,
+                                             nullptr, span ? &event : nullptr));
+  if (span) Profile(event, "read", bytes, profiler::Direction::kDeviceToHost, span->id());
   return absl::OkStatus();
+}
+
+void ClContext::Profile(cl_event event, const char* name, size_t bytes,
+                        profiler::Direction direction, uint64_t launch) {
+  profiler::RecordDeviceEvent(event, queue(),
+                              {.kind = profiler::DeviceEventKind::kTransfer,
+                               .name = name,
+                               .bytes = static_cast<int64_t>(bytes),
+                               .direction = direction,
+                               .launch = launch});
+  if (event != nullptr) clReleaseEvent(event);
 }
 
 absl::Status ClContext::Finish() {

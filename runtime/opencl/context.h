@@ -13,6 +13,7 @@
 #include "absl/status/statusor.h"
 #include "runtime/opencl/device.h"
 #include "runtime/opencl/handles.h"
+#include "runtime/profiler/profiler.h"
 
 namespace dfc::cl {
 
@@ -26,6 +27,9 @@ class ClBuffer {
   size_t size() const { return size_; }
 
  private:
+  void Profile(cl_event event, const char* name, size_t bytes, profiler::Direction direction,
+               uint64_t launch);
+
   ClMem mem_;
   size_t size_;
 };
@@ -48,12 +52,16 @@ class ClContext {
   // A read-write buffer of `bytes` bytes (at least one underneath, so zero-size tensors work).
   absl::StatusOr<ClBuffer> Allocate(size_t bytes);
   // Blocking copies between host memory and the start of `buffer`; `bytes` <= buffer.size().
+  // Each is a transfer of the profiler's while it records the device.
   absl::Status Write(ClBuffer& buffer, const void* data, size_t bytes);
   absl::Status Read(const ClBuffer& buffer, void* data, size_t bytes);
   // Waits for everything enqueued so far.
   absl::Status Finish();
 
  private:
+  void Profile(cl_event event, const char* name, size_t bytes, profiler::Direction direction,
+               uint64_t launch);
+
   ClContext(DeviceInfo info, ClContextHandle context, ClQueue queue)
       : info_(std::move(info)), context_(std::move(context)), queue_(std::move(queue)) {}
 

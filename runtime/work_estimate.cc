@@ -1,0 +1,63 @@
+// Work estimates (see work_estimate.h).
+#include "runtime/work_estimate.h"
+
+#include <optional>
+
+#include "graph/dtype.h"
+#include "ir/type.h"
+
+namespace dfc {
+namespace {
+
+int64_t Elements(const Graph& graph, const ir::LoweredGraph& lowered, const TensorId& id,
+                 const SizeBindings& sizes) {
+  const TensorInfo& info = lowered.fold.Info(graph, id);
+  if (!info.shape) return 0;
+  absl::StatusOr<int64_t> n = NumElements(*info.shape).Evaluate(sizes);
+  return n.ok() ? *n : 0;
+}
+
+}  // namespace
+
+int64_t ClusterBytes(const ir::LoweredCluster& cluster, const SizeBindings& sizes) {
+  const auto& lambda = static_cast<const ir::Lambda&>(*cluster.lambda);
+  int64_t bytes = 0;
+  auto add = [&](const ir::TypePtr& type) {
+    std::optional<SymbolicShape> shape = ir::TensorShape(type);
+    if (!shape) return;
+    absl::StatusOr<int64_t> n = NumElements(*shape).Evaluate(sizes);
+    if (n.ok()) bytes += *n * static_cast<int64_t>(SizeOf(ir::BaseDType(type)));
+  };
+  for (const ir::ParamPtr& p : lambda.params) add(p->type);
+  for (const ir::TypePtr& t : cluster.output_types) add(t);
+  return bytes;
+}
+
+int64_t NodeFlops(const Graph& graph, const ir::LoweredGraph& lowered, const Node& node,
+                  const SizeBindings& sizes) {
+  const int64_t out = Elements(graph, lowered, {node.name, 0}, sizes);
+  if (node.op != "MatMul" || node.inputs.empty()) return out;
+  const TensorInfo& a = lowered.fold.Info(graph, node.inputs[0]);
+  const bool ta = node.GetBool("transpose_a", false).value_or(false);
+  if (!a.shape || a.shape->size() != 2) return 0;
+  absl::StatusOr<int64_t> k = (*a.shape)[ta ? 0 : 1].Evaluate(sizes);
+  return k.ok() ? 2 * out * *k : 0;
+}
+
+int64_t NodeOutputBytes(const Graph& graph, const ir::LoweredGraph& lowered, const Node& node,
+                        const SizeBindings& sizes) {
+  const TensorInfo& info = lowered.fold.Info(graph, {node.name, 0});
+  return Elements(graph, lowered, {node.name, 0}, sizes) *
+         static_cast<int64_t>(info.dtype == DType::kInvalid ? 0 : SizeOf(info.dtype));
+}
+
+int64_t ClusterFlops(const Graph& graph, const ir::LoweredGraph& lowered, int c,
+                     const SizeBindings& sizes) {
+  int64_t flops = 0;
+  for (int i : lowered.partition.clusters[c].nodes) {
+    flops += NodeFlops(graph, lowered, graph.node(i), sizes);
+  }
+  return flops;
+}
+
+}  // namespace dfc

@@ -1,0 +1,173 @@
+// `dfc profile`: runs a graph (or a plan) K times on the device with the event profiler on,
+// after W warm-up runs that build its kernels, then prints the profiler's report and writes a
+// Chrome trace: each step, each execution unit inside it, each kernel's launch on the host
+// linked to the kernel on the device, and the transfers.
+#include <filesystem>
+#include <iostream>
+#include <memory>
+#include <set>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "runtime/bandwidth.h"
+#include "runtime/device_session.h"
+#include "runtime/plan.h"
+#include "runtime/profiler/chrome_trace.h"
+#include "runtime/profiler/profiler.h"
+#include "runtime/profiler/report.h"
+#include "tools/cli.h"
+
+namespace dfc::cli {
+namespace {
+
+constexpr char kUsage[] =
+    "usage: dfc profile GRAPH|PLAN_DIR [--fetch T[,T...]] [--feed NAME=FILE.npy]...\n"
+    "               [--target NODE]... [--init NODE]... [--batch N] [--steps K] [--warmup W]\n"
+    "               [--trace FILE] [--report] [--sort COLUMN] [--by-node] [--max-events N]\n"
+    "               [--device auto|cpu|gpu|amd|nvidia|intel|arm] [--platform N]\n"
+    "  --fetch, --target, --init, --feed  as for `dfc run`; with no --fetch and no --target,\n"
+    "            everything the graph computes, its initialisers run once first (a plan:\n"
+    "            its fetches and targets)\n"
+    "  --batch   the unknown dimensions of placeholders not fed, which get seeded random\n"
+    "            values in [-1, 1) (default 100)\n"
+    "  --steps   profiled runs (default 10); --warmup  runs before them, not profiled, that\n"
+    "            build the kernels (default 1)\n"
+    "  --trace   write a Chrome trace (chrome://tracing, ui.perfetto.dev); .gz compresses it\n"
+    "  --report  print the report (the default without --trace): per kernel, transfer, span\n"
+    "  --sort    the report's order: calls, total, min, max, ave, ratio, gbps, gflops, floor\n"
+    "            (descending) or name (default total)\n"
+    "  --by-node  add rows per graph node: each fused kernel's time shared by an estimate of\n"
+    "            its nodes' work (flops and bytes)\n"
+    "  --max-events  the most events recorded and written (default 1000000)\n";
+
+}  // namespace
+
+int Profile(const std::vector<std::string>& argv) {
+  absl::StatusOr<Args> args = ParseArgs(argv, {{"fetch", true, true},
+                                               {"feed", true, true},
+                                               {"target", true, true},
+                                               {"init", true, true},
+                                               {"batch", true},
+                                               {"steps", true},
+                                               {"warmup", true},
+                                               {"trace", true},
+                                               {"report"},
+                                               {"sort", true},
+                                               {"by-node"},
+                                               {"max-events", true},
+                                               {"device", true},
+                                               {"platform", true}});
+  if (!args.ok()) return ReportUsage(std::string(args.status().message()), kUsage);
+  if (args->positional.size() != 1) return ReportUsage("expected one GRAPH or PLAN_DIR", kUsage);
+  absl::StatusOr<int> steps = CountFlag(*args, "steps", 10, 1);
+  absl::StatusOr<int> warmup = CountFlag(*args, "warmup", 1, 0);
+  absl::StatusOr<int> batch = CountFlag(*args, "batch", 100, 1);
+  absl::StatusOr<int> max_events = CountFlag(*args, "max-events", 1'000'000, 1);
+  absl::StatusOr<int> platform = PlatformIndex(*args);
+  for (const absl::Status& s :
+       {steps.status(), warmup.status(), batch.status(), max_events.status(), platform.status()}) {
+    if (!s.ok()) return ReportUsage(std::string(s.message()), kUsage);
+  }
+  absl::StatusOr<std::vector<reference::Feed>> given = ReadFeeds(*args);
+  if (!given.ok()) {
+    if (absl::StartsWith(given.status().message(), "--feed")) {
+      return ReportUsage(std::string(given.status().message()), kUsage);
+    }
+    return ReportError(given.status());
+  }
+
+  const std::string& source = args->positional[0];
+  const bool is_plan = std::filesystem::is_directory(source);
+  DeviceSession::Options options{.device = args->Get("device", "auto"),
+                                 .platform = *platform,
+                                 .executor = {.warnings = &std::cerr}};
+  absl::StatusOr<std::unique_ptr<DeviceSession>> session =
+      is_plan ? DeviceSession::OpenPlan(source, std::move(options))
+              : DeviceSession::Open(source, std::move(options));
+  if (!session.ok()) return ReportError(session.status());
+  const Graph& graph = *(*session)->graph();
+
+  absl::StatusOr<std::vector<TensorId>> ids = FetchList(*args);
+  if (!ids.ok()) return ReportUsage(std::string(ids.status().message()), kUsage);
+  std::vector<std::string> targets = args->All("target");
+  std::vector<std::string> inits = args->All("init");
+  if (ids->empty() && targets.empty()) {
+    if (const Plan* plan = (*session)->plan(); plan != nullptr) {
+      *ids = plan->spec.fetches;  // the plan ran its initialisers as it opened
+      targets = plan->spec.targets;
+    } else {
+      // Everything the graph computes, its initialisers run once first, as `dfc compile`.
+      DefaultFetches(graph, *ids, targets);
+      for (std::string& node : SplitInitialisers(graph, targets)) inits.push_back(std::move(node));
+    }
+  }
+  std::vector<std::string> fetches;
+  for (const TensorId& id : *ids) fetches.push_back(id.ToString());
+
+  std::vector<std::pair<std::string, Tensor>> feeds;
+  std::set<std::string> fed;
+  for (reference::Feed& f : *given) {
+    fed.insert(f.name);
+    feeds.emplace_back(f.name, std::move(f.value));
+  }
+  absl::StatusOr<std::vector<std::pair<std::string, Tensor>>> random =
+      RandomFeeds(graph, *batch, fed);
+  if (!random.ok()) return ReportError(random.status());
+  for (auto& f : *random) feeds.push_back(std::move(f));
+
+  DeviceSession& device = **session;
+  if (!inits.empty()) {
+    absl::StatusOr<std::vector<Tensor>> init = device.Run({}, {}, inits);
+    if (!init.ok()) {
+      return ReportError(
+          absl::Status(init.status().code(), absl::StrCat("--init: ", init.status().message())));
+    }
+  }
+  auto step = [&](int k) -> absl::Status {
+    absl::StatusOr<std::vector<Tensor>> out = device.Run(feeds, fetches, targets);
+    if (out.ok()) return absl::OkStatus();
+    return absl::Status(out.status().code(),
+                        absl::StrCat("step ", k, ": ", out.status().message()));
+  };
+  for (int k = 1; k <= *warmup; ++k) {
+    if (absl::Status s = step(k); !s.ok()) return ReportError(s);
+  }
+  profiler::SetEventCap(*max_events);
+  profiler::SetState(profiler::State::kHostAndDevice);
+  for (int k = 1; k <= *steps; ++k) {
+    profiler::RecordEvent span("step");
+    if (absl::Status s = step(*warmup + k); !s.ok()) {
+      profiler::SetState(profiler::State::kDisabled);
+      return ReportError(s);
+    }
+  }
+  profiler::SetState(profiler::State::kDisabled);
+  absl::StatusOr<profiler::Profile> profile = profiler::Collect();
+  if (!profile.ok()) return ReportError(profile.status());
+
+  if (args->Has("trace")) {
+    const std::string path = args->Get("trace");
+    if (absl::Status s = profiler::WriteChromeTrace(*profile, path, {.max_events = *max_events});
+        !s.ok()) {
+      return ReportError(s);
+    }
+    std::cerr << "dfc: wrote " << path << ": " << profile->host.size() << " host and "
+              << profile->device.size() << " device events of " << *steps << " steps\n";
+  }
+  if (args->Has("report") || !args->Has("trace")) {
+    absl::StatusOr<double> bandwidth = MeasureReadBandwidth(device.executor().context());
+    absl::StatusOr<profiler::Report> report = profiler::BuildReport(
+        *profile, {.sort_by = args->Get("sort", "total"),
+                   .by_node = args->Has("by-node"),
+                   .read_bandwidth_gbps = bandwidth.ok() ? *bandwidth * 1e-9 : 0});
+    if (!report.ok()) return ReportUsage(std::string(report.status().message()), kUsage);
+    std::cout << "dfc profile: " << *steps << " steps of " << source << " on "
+              << device.executor().device_name() << " (read bandwidth "
+              << (bandwidth.ok() ? absl::StrCat(*bandwidth * 1e-9, " GB/s") : "not measured")
+              << ")\n"
+              << profiler::FormatReport(*report);
+  }
+  return kExitOk;
+}
+
+}  // namespace dfc::cli
