@@ -597,6 +597,8 @@ absl::StatusOr<std::vector<Tensor>> DeviceExecutor::Run(
   for (const auto& [id, tensor] : feeds) {
     DFC_RETURN_IF_ERROR(reference::CheckFeed(graph, id, tensor));
   }
+  // The queue records event times only while something reads them.
+  DFC_RETURN_IF_ERROR(context_->SetProfiling(options_.time_kernels || profiler::DeviceEnabled()));
   // The profiler's first level: the graph run.
   profiler::RecordEvent span("run");
   DFC_ASSIGN_OR_RETURN(SizeBindings sizes, BindSizes(lowered, feeds));

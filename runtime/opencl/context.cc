@@ -17,7 +17,7 @@ absl::StatusOr<std::shared_ptr<ClContext>> ClContext::Create(const DeviceInfo& i
   cl_int err = CL_SUCCESS;
   ClContextHandle context(clCreateContext(properties, 1, &info.device, nullptr, nullptr, &err));
   DFC_RETURN_IF_ERROR(ClStatus(err, absl::StrCat("clCreateContext(", info.Describe(), ")")));
-  ClQueue queue(clCreateCommandQueue(context.get(), info.device, CL_QUEUE_PROFILING_ENABLE, &err));
+  ClQueue queue(clCreateCommandQueue(context.get(), info.device, 0, &err));
   DFC_RETURN_IF_ERROR(ClStatus(err, absl::StrCat("clCreateCommandQueue(", info.Describe(), ")")));
   return std::shared_ptr<ClContext>(new ClContext(info, std::move(context), std::move(queue)));
 }
@@ -70,6 +70,18 @@ void ClContext::Profile(cl_event event, const char* name, size_t bytes,
                                .direction = direction,
                                .launch = launch});
   if (event != nullptr) clReleaseEvent(event);
+}
+
+absl::Status ClContext::SetProfiling(bool on) {
+  if (on == profiling_) return absl::OkStatus();
+  DFC_RETURN_IF_ERROR(Finish());
+  cl_int err = CL_SUCCESS;
+  ClQueue queue(
+      clCreateCommandQueue(context(), device(), on ? CL_QUEUE_PROFILING_ENABLE : 0, &err));
+  DFC_RETURN_IF_ERROR(ClStatus(err, absl::StrCat("clCreateCommandQueue(", info_.Describe(), ")")));
+  queue_ = std::move(queue);
+  profiling_ = on;
+  return absl::OkStatus();
 }
 
 absl::Status ClContext::Finish() {

@@ -27,9 +27,6 @@ class ClBuffer {
   size_t size() const { return size_; }
 
  private:
-  void Profile(cl_event event, const char* name, size_t bytes, profiler::Direction direction,
-               uint64_t launch);
-
   ClMem mem_;
   size_t size_;
 };
@@ -58,6 +55,13 @@ class ClContext {
   // Waits for everything enqueued so far.
   absl::Status Finish();
 
+  // Whether the queue records its commands' times (CL_QUEUE_PROFILING_ENABLE), which kernel
+  // timing, the bandwidth measurement and the profiler need and nothing else does. A queue's
+  // properties are fixed when it is made, so a change waits for the queue and replaces it
+  // (buffers and programs belong to the context and stay). Off when the context is made.
+  absl::Status SetProfiling(bool on);
+  bool profiling() const { return profiling_; }
+
  private:
   void Profile(cl_event event, const char* name, size_t bytes, profiler::Direction direction,
                uint64_t launch);
@@ -66,6 +70,7 @@ class ClContext {
       : info_(std::move(info)), context_(std::move(context)), queue_(std::move(queue)) {}
 
   DeviceInfo info_;
+  bool profiling_ = false;
   // Declared before queue_ so the queue is released first.
   ClContextHandle context_;
   ClQueue queue_;

@@ -167,6 +167,39 @@ TEST(ContextTest, AllocatesZeroBytes) {
   EXPECT_FALSE(context->Write(*buffer, &value, sizeof(value)).ok());
 }
 
+// A context's queue profiles only when asked; switching replaces the queue and keeps the
+// buffers (they belong to the context), and kernels still run on the new queue.
+TEST(ContextTest, ProfilingIsSwitchedByReplacingTheQueue) {
+  std::shared_ptr<ClContext> context = MakeContext();
+  ASSERT_NE(context, nullptr);
+  auto properties = [&] {
+    cl_command_queue_properties p = 0;
+    EXPECT_EQ(clGetCommandQueueInfo(context->queue(), CL_QUEUE_PROPERTIES, sizeof(p), &p, nullptr),
+              CL_SUCCESS);
+    return p;
+  };
+  EXPECT_FALSE(context->profiling());
+  EXPECT_EQ(properties() & CL_QUEUE_PROFILING_ENABLE, 0u);
+  absl::StatusOr<ClBuffer> kept = context->Allocate(sizeof(int));
+  ASSERT_TRUE(kept.ok());
+  const int value = 42;
+  ASSERT_TRUE(context->Write(*kept, &value, sizeof(value)).ok());
+
+  ASSERT_TRUE(context->SetProfiling(true).ok());
+  EXPECT_TRUE(context->profiling());
+  EXPECT_NE(properties() & CL_QUEUE_PROFILING_ENABLE, 0u);
+  int read = 0;
+  ASSERT_TRUE(context->Read(*kept, &read, sizeof(read)).ok());
+  EXPECT_EQ(read, 42);
+  TempCacheDir dir;
+  ProgramCache cache(context, dir.path());
+  ExpectVectorAddWorks(*context, cache);
+
+  ASSERT_TRUE(context->SetProfiling(false).ok());
+  EXPECT_EQ(properties() & CL_QUEUE_PROFILING_ENABLE, 0u);
+  ExpectVectorAddWorks(*context, cache);
+}
+
 TEST(ProgramCacheTest, BuildsAndRunsVectorAdd) {
   std::shared_ptr<ClContext> context = MakeContext();
   ASSERT_NE(context, nullptr);
