@@ -43,41 +43,41 @@ void PerSpan(benchmark::State& state) {
                          benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
 }
 
-void BM_Span(benchmark::State& state) {
+// Times `record` (kBatch events a call) under the state the benchmark's argument names.
+template <typename Record>
+void RecordInBatches(benchmark::State& state, Record record) {
   SetState(static_cast<State>(state.range(0)));
   for (auto _ : state) {
-    for (int k = 0; k < kBatch; ++k) {
-      RecordEvent span("span");
-      benchmark::DoNotOptimize(&span);
-    }
+    record();
     if (GetState() != State::kDisabled) Drain(state);
   }
   SetState(State::kDisabled);
   PerSpan(state);
 }
 
+void BM_Span(benchmark::State& state) {
+  RecordInBatches(state, [] {
+    for (int k = 0; k < kBatch; ++k) {
+      RecordEvent span("span");
+      benchmark::DoNotOptimize(&span);
+    }
+  });
+}
+
 void BM_NestedSpans(benchmark::State& state) {
-  SetState(static_cast<State>(state.range(0)));
-  for (auto _ : state) {
+  RecordInBatches(state, [] {
     for (int k = 0; k < kBatch / 2; ++k) {
       RecordEvent outer("a longer span name, allocated");
       RecordEvent inner("inner");
       benchmark::DoNotOptimize(&inner);
     }
-    if (GetState() != State::kDisabled) Drain(state);
-  }
-  SetState(State::kDisabled);
-  PerSpan(state);
+  });
 }
 
 void BM_Mark(benchmark::State& state) {
-  SetState(static_cast<State>(state.range(0)));
-  for (auto _ : state) {
+  RecordInBatches(state, [] {
     for (int k = 0; k < kBatch; ++k) Mark("mark");
-    if (GetState() != State::kDisabled) Drain(state);
-  }
-  SetState(State::kDisabled);
-  PerSpan(state);
+  });
 }
 
 void States(benchmark::internal::Benchmark* b) {

@@ -218,23 +218,30 @@ struct Device {
     if (context) clReleaseContext(context);
   }
 
+  // A blocking copy of the whole buffer, enqueued inside a launch span of its own.
+  void Transfer(const std::string& name, Direction direction, float* host) {
+    RecordEvent launch(name + " x");
+    cl_event e = nullptr;
+    const size_t bytes = kN * sizeof(float);
+    if (direction == Direction::kHostToDevice) {
+      clEnqueueWriteBuffer(queue, buffer, CL_TRUE, 0, bytes, host, 0, nullptr, &e);
+    } else {
+      clEnqueueReadBuffer(queue, buffer, CL_TRUE, 0, bytes, host, 0, nullptr, &e);
+    }
+    RecordDeviceEvent(e, queue,
+                      {.kind = DeviceEventKind::kTransfer,
+                       .name = name,
+                       .bytes = static_cast<int64_t>(bytes),
+                       .direction = direction,
+                       .launch = launch.id()});
+    clReleaseEvent(e);
+  }
+
   // One step: a write, a kernel and a read, each enqueued inside its own launch span.
   void Step(int k) {
     RecordEvent step("step");
     std::vector<float> host(kN, static_cast<float>(k));
-    {
-      RecordEvent launch("write x");
-      cl_event e = nullptr;
-      clEnqueueWriteBuffer(queue, buffer, CL_FALSE, 0, kN * sizeof(float), host.data(), 0, nullptr,
-                           &e);
-      RecordDeviceEvent(e, queue,
-                        {.kind = DeviceEventKind::kTransfer,
-                         .name = "write",
-                         .bytes = kN * sizeof(float),
-                         .direction = Direction::kHostToDevice,
-                         .launch = launch.id()});
-      clReleaseEvent(e);
-    }
+    Transfer("write", Direction::kHostToDevice, host.data());
     {
       RecordEvent launch("launch twice");
       cl_event e = nullptr;
@@ -253,19 +260,7 @@ struct Device {
                          .launch = launch.id()});
       clReleaseEvent(e);
     }
-    {
-      RecordEvent launch("read x");
-      cl_event e = nullptr;
-      clEnqueueReadBuffer(queue, buffer, CL_TRUE, 0, kN * sizeof(float), host.data(), 0, nullptr,
-                          &e);
-      RecordDeviceEvent(e, queue,
-                        {.kind = DeviceEventKind::kTransfer,
-                         .name = "read",
-                         .bytes = kN * sizeof(float),
-                         .direction = Direction::kDeviceToHost,
-                         .launch = launch.id()});
-      clReleaseEvent(e);
-    }
+    Transfer("read", Direction::kDeviceToHost, host.data());
   }
 };
 
