@@ -361,6 +361,9 @@ TEST(CliTest, BenchVariantsTimesEachVariantAgainstTheFloorAndWritesJson) {
   EXPECT_EQ(j["batches"][1]["n"], 96);
   EXPECT_GT(j["batches"][0]["floor_ms"].get<double>(), 0);
   EXPECT_GT(j["batches"][0]["unfused_ms"].get<double>(), 0);
+  // Measured for each batch: the floor of each is against its own.
+  EXPECT_GT(j["batches"][0]["read_gbps"].get<double>(), 0);
+  EXPECT_GT(j["batches"][1]["read_gbps"].get<double>(), 0);
   EXPECT_THAT(r.output, HasSubstr("unfused chain (one kernel per op, MatMul through CLBlast)"));
   const nlohmann::json& cluster = j["batches"][0]["clusters"][0];
   EXPECT_EQ(cluster["nodes"].size(), 5u);
