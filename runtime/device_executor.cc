@@ -322,7 +322,7 @@ class DeviceExecutor::Run_ {
         DFC_ASSIGN_OR_RETURN(std::shared_ptr<cl::ClBuffer> var_buffer, Buffer(*current->second));
         DFC_ASSIGN_OR_RETURN(std::shared_ptr<cl::ClBuffer> delta_buffer, Buffer(*delta));
         DFC_ASSIGN_OR_RETURN(std::shared_ptr<DeviceTensor> updated,
-                             ex_.Update(var, *var_buffer, *delta_buffer, factor));
+                             ex_.Update(node.name, var, *var_buffer, *delta_buffer, factor));
         state_->variables[name] = updated;
         values_[out] = std::move(updated);
         return absl::OkStatus();
@@ -509,8 +509,8 @@ class DeviceExecutor::Run_ {
     DFC_ASSIGN_OR_RETURN(cl::ClBuffer flag_buffer, ex_.context_->Allocate(sizeof(cl_int)));
     auto flag = std::make_shared<cl::ClBuffer>(std::move(flag_buffer));
     static constexpr cl_int kNoError = 0;
-    DFC_CL_RETURN_IF_ERROR(clEnqueueWriteBuffer(ex_.context_->queue(), flag->get(), CL_FALSE, 0,
-                                                sizeof(kNoError), &kNoError, 0, nullptr, nullptr));
+    DFC_RETURN_IF_ERROR(
+        ex_.context_->Write(*flag, &kNoError, sizeof(kNoError), /*blocking=*/false));
     std::vector<cl_long> size_values;
     for (const std::string& var : kernel.size_args) {
       auto it = sizes.find(var);
@@ -677,7 +677,8 @@ absl::Status DeviceExecutor::Download(DeviceTensor& value) {
   return absl::OkStatus();
 }
 
-absl::StatusOr<std::shared_ptr<DeviceTensor>> DeviceExecutor::Update(const DeviceTensor& var,
+absl::StatusOr<std::shared_ptr<DeviceTensor>> DeviceExecutor::Update(const std::string& node,
+                                                                     const DeviceTensor& var,
                                                                      const cl::ClBuffer& var_buffer,
                                                                      const cl::ClBuffer& delta,
                                                                      double factor) {
@@ -706,8 +707,24 @@ absl::StatusOr<std::shared_ptr<DeviceTensor>> DeviceExecutor::Update(const Devic
   }
   DFC_RETURN_IF_ERROR(args.Scalar(n));
   const size_t global = static_cast<size_t>(std::max<cl_long>(n, 1));
+  std::optional<profiler::RecordEvent> launch;
+  if (profiler::DeviceEnabled()) launch.emplace("launch dfc_update");
+  cl_event event = nullptr;
   DFC_CL_RETURN_IF_ERROR(clEnqueueNDRangeKernel(context_->queue(), kernel, 1, nullptr, &global,
-                                                nullptr, 0, nullptr, nullptr));
+                                                nullptr, 0, nullptr, launch ? &event : nullptr));
+  if (launch) {
+    // Reads the variable and the delta, writes the new value: two flops an element.
+    profiler::RecordDeviceEvent(event, context_->queue(),
+                                {.kind = profiler::DeviceEventKind::kKernel,
+                                 .name = "dfc_update",
+                                 .nodes = {node},
+                                 .dims = 1,
+                                 .global = {global, 1, 1},
+                                 .bytes = static_cast<int64_t>(3 * var.byte_size()),
+                                 .flops = 2.0 * static_cast<double>(n),
+                                 .launch = launch->id()});
+    clReleaseEvent(event);
+  }
   return out;
 }
 

@@ -144,8 +144,9 @@ class DeviceExecutor {
   absl::StatusOr<std::shared_ptr<cl::ClBuffer>> Upload(const Tensor& tensor);
   absl::Status Download(DeviceTensor& value);
   // A new value var + factor * delta of var's dtype and shape, computed on the device from
-  // the two buffers (float and double variables).
-  absl::StatusOr<std::shared_ptr<DeviceTensor>> Update(const DeviceTensor& var,
+  // the two buffers (float and double variables), for graph node `node`.
+  absl::StatusOr<std::shared_ptr<DeviceTensor>> Update(const std::string& node,
+                                                       const DeviceTensor& var,
                                                        const cl::ClBuffer& var_buffer,
                                                        const cl::ClBuffer& delta, double factor);
 

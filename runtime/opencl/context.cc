@@ -30,7 +30,7 @@ absl::StatusOr<ClBuffer> ClContext::Allocate(size_t bytes) {
   return ClBuffer(std::move(mem), bytes);
 }
 
-absl::Status ClContext::Write(ClBuffer& buffer, const void* data, size_t bytes) {
+absl::Status ClContext::Write(ClBuffer& buffer, const void* data, size_t bytes, bool blocking) {
   if (bytes > buffer.size()) {
     return absl::InvalidArgumentError(
         absl::StrCat("writing ", bytes, " bytes into a buffer of ", buffer.size()));
@@ -40,8 +40,8 @@ absl::Status ClContext::Write(ClBuffer& buffer, const void* data, size_t bytes) 
   std::optional<profiler::RecordEvent> span;
   if (profiler::DeviceEnabled()) span.emplace("write");
   cl_event event = nullptr;
-  DFC_CL_RETURN_IF_ERROR(clEnqueueWriteBuffer(queue(), buffer.get(), CL_TRUE, 0, bytes, data, 0,
-                                              nullptr, span ? &event : nullptr));
+  DFC_CL_RETURN_IF_ERROR(clEnqueueWriteBuffer(queue(), buffer.get(), blocking ? CL_TRUE : CL_FALSE,
+                                              0, bytes, data, 0, nullptr, span ? &event : nullptr));
   if (span) Profile(event, "write", bytes, profiler::Direction::kHostToDevice, span->id());
   return absl::OkStatus();
 }

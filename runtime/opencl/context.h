@@ -48,9 +48,10 @@ class ClContext {
 
   // A read-write buffer of `bytes` bytes (at least one underneath, so zero-size tensors work).
   absl::StatusOr<ClBuffer> Allocate(size_t bytes);
-  // Blocking copies between host memory and the start of `buffer`; `bytes` <= buffer.size().
+  // Copies between host memory and the start of `buffer`; `bytes` <= buffer.size(). A write
+  // that does not block must not touch `data` until the queue has run it (a constant's).
   // Each is a transfer of the profiler's while it records the device.
-  absl::Status Write(ClBuffer& buffer, const void* data, size_t bytes);
+  absl::Status Write(ClBuffer& buffer, const void* data, size_t bytes, bool blocking = true);
   absl::Status Read(const ClBuffer& buffer, void* data, size_t bytes);
   // Waits for everything enqueued so far.
   absl::Status Finish();
