@@ -609,16 +609,6 @@ CVal FromLeaves(const TypePtr& type, const std::function<Thunk(int)>& leaf, int&
   return out;
 }
 
-// Whether `text` names the C identifier `name` (not as part of a longer one).
-bool NamesIdentifier(absl::string_view text, absl::string_view name) {
-  const auto part = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
-  for (size_t at = text.find(name); at != absl::string_view::npos; at = text.find(name, at + 1)) {
-    const size_t end = at + name.size();
-    if ((at == 0 || !part(text[at - 1])) && (end == text.size() || !part(text[end]))) return true;
-  }
-  return false;
-}
-
 // The C identifiers `text` names, in order (not the suffixes of literals such as 784L).
 std::vector<std::string> Identifiers(absl::string_view text) {
   const auto part = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
@@ -639,12 +629,17 @@ std::vector<std::string> Identifiers(absl::string_view text) {
 }
 
 void Generator::Prefetch(const std::string& pointer) {
-  if (profile_.prefetch_bytes <= 0 || !NamesIdentifier(pointer, "gid")) return;
+  if (profile_.prefetch_bytes <= 0) return;
+  const std::vector<std::string> names = Identifiers(pointer);
+  const auto names_it = [&](const std::string& name) {
+    return std::find(names.begin(), names.end(), name) != names.end();
+  };
+  if (!names_it("gid")) return;
   for (auto loop = seq_loops_.rbegin(); loop != seq_loops_.rend(); ++loop) {
-    if (loop->emitter != em_ || !NamesIdentifier(pointer, loop->index)) continue;
+    if (loop->emitter != em_ || !names_it(loop->index)) continue;
     // It goes first in the loop's body, so it may name only what is declared before: the
     // buffer, gid, sizes and the indices of this loop and the sequential loops around it.
-    for (const std::string& name : Identifiers(pointer)) {
+    for (const std::string& name : names) {
       const bool known = name == "gid" || global_buffers_.contains(name) ||
                          name.rfind("size_", 0) == 0 ||
                          std::any_of(seq_loops_.begin(), loop.base(),

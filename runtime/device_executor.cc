@@ -412,22 +412,22 @@ class DeviceExecutor::Run_ {
   void RecordKernel(cl_event event, int index, const std::string& name, int dims,
                     std::vector<size_t> global, std::vector<size_t> local, uint64_t launch,
                     const SizeBindings& sizes) {
-    profiler::DeviceEventInfo info{
-        .kind = profiler::DeviceEventKind::kKernel,
-        .name = name,
-        .dims = dims,
-        .bytes = ClusterBytes(lowered_.clusters[index], sizes),
-        .flops = static_cast<double>(ClusterFlops(graph_, lowered_, index, sizes)),
-        .launch = launch};
+    profiler::DeviceEventInfo info{.kind = profiler::DeviceEventKind::kKernel,
+                                   .name = name,
+                                   .dims = dims,
+                                   .bytes = ClusterBytes(lowered_.clusters[index], sizes),
+                                   .launch = launch};
     for (int k = 0; k < dims; ++k) {
       info.global[k] = global[k];
       info.local[k] = local[k];
     }
     for (int n : lowered_.partition.clusters[index].nodes) {
       const Node& node = graph_.node(n);
+      const auto flops = static_cast<double>(NodeFlops(graph_, lowered_, node, sizes));
+      info.flops += flops;
       info.nodes.push_back(node.name);
-      info.node_work.push_back(static_cast<double>(NodeFlops(graph_, lowered_, node, sizes) +
-                                                   NodeOutputBytes(graph_, lowered_, node, sizes)));
+      info.node_work.push_back(flops +
+                               static_cast<double>(NodeOutputBytes(graph_, lowered_, node, sizes)));
     }
     profiler::RecordDeviceEvent(event, ex_.context_->queue(), std::move(info));
   }

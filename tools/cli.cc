@@ -180,6 +180,13 @@ absl::StatusOr<std::vector<reference::Feed>> ReadFeeds(const Args& args) {
   return feeds;
 }
 
+int ReportFeedsError(const absl::Status& status, const std::string& usage) {
+  if (absl::IsInvalidArgument(status) && absl::StartsWith(status.message(), "--feed")) {
+    return ReportUsage(std::string(status.message()), usage);
+  }
+  return ReportError(status);
+}
+
 absl::StatusOr<std::vector<std::pair<std::string, Tensor>>> RandomFeeds(
     const Graph& graph, int64_t n, const std::set<std::string>& skip) {
   std::vector<std::pair<std::string, Tensor>> feeds;

@@ -78,6 +78,9 @@ absl::StatusOr<int> CountFlag(const Args& args, const std::string& flag, int fal
 // The tensors `--feed NAME=FILE.npy` give (the flag may repeat). A malformed flag is an
 // InvalidArgument error that starts with "--feed"; an unreadable file, the file's error.
 absl::StatusOr<std::vector<reference::Feed>> ReadFeeds(const Args& args);
+// Reports ReadFeeds' error: a malformed flag as a usage error with `usage`, a file's error as
+// an input error. Returns the exit status.
+int ReportFeedsError(const absl::Status& status, const std::string& usage);
 
 // JSON text of `j`, two-space indented. Node names and messages come from user files and
 // need not be UTF-8: invalid bytes become U+FFFD instead of an exception.

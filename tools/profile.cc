@@ -7,7 +7,6 @@
 #include <memory>
 #include <set>
 
-#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "runtime/bandwidth.h"
 #include "runtime/device_session.h"
@@ -69,12 +68,7 @@ int Profile(const std::vector<std::string>& argv) {
     if (!s.ok()) return ReportUsage(std::string(s.message()), kUsage);
   }
   absl::StatusOr<std::vector<reference::Feed>> given = ReadFeeds(*args);
-  if (!given.ok()) {
-    if (absl::StartsWith(given.status().message(), "--feed")) {
-      return ReportUsage(std::string(given.status().message()), kUsage);
-    }
-    return ReportError(given.status());
-  }
+  if (!given.ok()) return ReportFeedsError(given.status(), kUsage);
 
   const std::string& source = args->positional[0];
   const bool is_plan = std::filesystem::is_directory(source);

@@ -9,7 +9,6 @@
 #include <memory>
 #include <optional>
 
-#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
@@ -75,11 +74,7 @@ int Run(const std::vector<std::string>& argv) {
   if (!steps_flag.ok()) return ReportUsage(std::string(steps_flag.status().message()), kUsage);
   const int steps = *steps_flag;
   absl::StatusOr<std::vector<reference::Feed>> read_feeds = ReadFeeds(*args);
-  if (absl::IsInvalidArgument(read_feeds.status()) &&
-      absl::StartsWith(read_feeds.status().message(), "--feed")) {
-    return ReportUsage(std::string(read_feeds.status().message()), kUsage);
-  }
-  if (!read_feeds.ok()) return ReportError(read_feeds.status());
+  if (!read_feeds.ok()) return ReportFeedsError(read_feeds.status(), kUsage);
   std::vector<reference::Feed> feeds = *std::move(read_feeds);
 
   const bool on_device = !args->Has("reference");
