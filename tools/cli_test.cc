@@ -451,7 +451,7 @@ TEST(CliTest, ProfilePrintsTheReportAndWritesATrace) {
     if (e["ph"] != "X") continue;
     if (e["name"] == "step") ++steps;
     if (e["pid"] == 2) ++device;
-    if (e["cat"] != "kernel") continue;
+    if (e["pid"] != 2 || e["args"]["kind"] != "kernel") continue;
     ++kernels;
     for (const nlohmann::json& node : e["args"]["nodes"]) matmul = matmul || node == "MatMul";
   }

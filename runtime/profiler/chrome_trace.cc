@@ -25,6 +25,11 @@ using nlohmann::json;
 
 constexpr int kHostPid = 1;
 constexpr int kDevicePid = 2;
+// The category of every slice and flow event. Chrome DevTools binds a flow event to the slice
+// with the same ts, pid, tid *and* category, and pairs the start with the end by category, name
+// and id: a launch span, its kernel and the arrow between them must share one category. (The
+// Perfetto UI binds by enclosing slice and does not mind.) A device slice's args say what it is.
+constexpr const char* kCategory = "dfc";
 
 // Rows of one queue: events that overlap (an out-of-order queue) go to rows of their own, so
 // slices on a row never cross.
@@ -99,7 +104,7 @@ std::string ChromeTrace(const Profile& profile, const TraceOptions& options) {
     spans[e.id] = &e;
     events.push_back({{"ph", "X"},
                       {"name", e.name},
-                      {"cat", "span"},
+                      {"cat", kCategory},
                       {"pid", kHostPid},
                       {"tid", e.thread},
                       {"ts", us(e.start_ns)},
@@ -111,7 +116,9 @@ std::string ChromeTrace(const Profile& profile, const TraceOptions& options) {
     const DeviceEvent& d = profile.device[k];
     const bool kernel = d.info.kind == DeviceEventKind::kKernel;
     const int tid = d.queue * lanes + lane[k];
-    json args = {{"queued_us", us(d.queued_ns)}, {"submit_us", us(d.submit_ns)}};
+    json args = {{"kind", kernel ? "kernel" : "transfer"},
+                 {"queued_us", us(d.queued_ns)},
+                 {"submit_us", us(d.submit_ns)}};
     if (kernel) {
       args["nodes"] = d.info.nodes;
       std::vector<size_t> global(d.info.global.begin(), d.info.global.begin() + d.info.dims);
@@ -126,20 +133,20 @@ std::string ChromeTrace(const Profile& profile, const TraceOptions& options) {
     if (!d.error.empty()) args["error"] = d.error;
     events.push_back({{"ph", "X"},
                       {"name", d.info.name},
-                      {"cat", kernel ? "kernel" : "transfer"},
+                      {"cat", kCategory},
                       {"pid", kDevicePid},
                       {"tid", tid},
                       {"ts", us(d.start_ns)},
                       {"dur", us(d.end_ns) - us(d.start_ns)},
                       {"args", std::move(args)}});
-    // The arrow: from the launch span (bound to it by its start) to the device slice.
+    // The arrow: from the launch span to the device slice, each end at its slice's start.
     auto launch = spans.find(d.info.launch);
     if (launch == spans.end()) continue;
     const HostEvent& l = *launch->second;
     const json id = static_cast<int64_t>(k + 1);
     events.push_back({{"ph", "s"},
                       {"name", "launch"},
-                      {"cat", "launch"},
+                      {"cat", kCategory},
                       {"id", id},
                       {"pid", kHostPid},
                       {"tid", l.thread},
@@ -147,7 +154,7 @@ std::string ChromeTrace(const Profile& profile, const TraceOptions& options) {
     events.push_back({{"ph", "f"},
                       {"bp", "e"},
                       {"name", "launch"},
-                      {"cat", "launch"},
+                      {"cat", kCategory},
                       {"id", id},
                       {"pid", kDevicePid},
                       {"tid", tid},

@@ -1,7 +1,9 @@
-// A Chrome trace (the JSON "Trace Event Format") of a Profile, which chrome://tracing and the
-// Perfetto UI open: the host's threads and the device's queues as rows named by metadata
+// A Chrome trace (the JSON "Trace Event Format") of a Profile, which the Perfetto UI, Chrome
+// DevTools' Performance panel ("Load trace…") and chrome://tracing (in Chromes that still have
+// it) open: the host's threads and the device's queues as rows named by metadata
 // events, spans and kernels as complete ("X") slices, marks as instants, and a flow arrow from
-// each launch span to the kernel or transfer it enqueued.
+// each launch span to the kernel or transfer it enqueued. Slices and flows share the category
+// "dfc"; a device slice's "kind" arg is "kernel" or "transfer".
 #ifndef DFC_RUNTIME_PROFILER_CHROME_TRACE_H_
 #define DFC_RUNTIME_PROFILER_CHROME_TRACE_H_
 
