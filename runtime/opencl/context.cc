@@ -1,7 +1,6 @@
 // The OpenCL context, queue and buffers (see context.h).
 #include "runtime/opencl/context.h"
 
-#include <algorithm>
 #include <optional>
 #include <utility>
 
@@ -19,15 +18,28 @@ absl::StatusOr<std::shared_ptr<ClContext>> ClContext::Create(const DeviceInfo& i
   DFC_RETURN_IF_ERROR(ClStatus(err, absl::StrCat("clCreateContext(", info.Describe(), ")")));
   ClQueue queue(clCreateCommandQueue(context.get(), info.device, 0, &err));
   DFC_RETURN_IF_ERROR(ClStatus(err, absl::StrCat("clCreateCommandQueue(", info.Describe(), ")")));
-  return std::shared_ptr<ClContext>(new ClContext(info, std::move(context), std::move(queue)));
+  cl_ulong global_mem = 0;
+  DFC_CL_RETURN_IF_ERROR(clGetDeviceInfo(info.device, CL_DEVICE_GLOBAL_MEM_SIZE, sizeof(global_mem),
+                                         &global_mem, nullptr));
+  return std::shared_ptr<ClContext>(
+      new ClContext(info, std::move(context), std::move(queue), global_mem / 4));
 }
 
 absl::StatusOr<ClBuffer> ClContext::Allocate(size_t bytes) {
-  cl_int err = CL_SUCCESS;
-  ClMem mem(
-      clCreateBuffer(context(), CL_MEM_READ_WRITE, std::max<size_t>(bytes, 1), nullptr, &err));
-  DFC_RETURN_IF_ERROR(ClStatus(err, absl::StrCat("clCreateBuffer(", bytes, " bytes)")));
-  return ClBuffer(std::move(mem), bytes);
+  const size_t capacity = ClBuffer::Capacity(bytes);
+  ClMem mem = pool_->Take(capacity);
+  if (!mem) {
+    cl_int err = CL_SUCCESS;
+    mem = ClMem(clCreateBuffer(context(), CL_MEM_READ_WRITE, capacity, nullptr, &err));
+    if (err == CL_MEM_OBJECT_ALLOCATION_FAILURE || err == CL_OUT_OF_RESOURCES ||
+        err == CL_OUT_OF_HOST_MEMORY) {
+      // The kept buffers may be what the device lacks: give them back and ask once more.
+      pool_->Clear();
+      mem = ClMem(clCreateBuffer(context(), CL_MEM_READ_WRITE, capacity, nullptr, &err));
+    }
+    DFC_RETURN_IF_ERROR(ClStatus(err, absl::StrCat("clCreateBuffer(", bytes, " bytes)")));
+  }
+  return ClBuffer(std::move(mem), bytes, pool_);
 }
 
 absl::Status ClContext::Write(ClBuffer& buffer, const void* data, size_t bytes, bool blocking) {

@@ -11,6 +11,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "runtime/opencl/buffer_pool.h"
 #include "runtime/opencl/device.h"
 #include "runtime/opencl/handles.h"
 #include "runtime/profiler/profiler.h"
@@ -19,16 +20,27 @@ namespace dfc::cl {
 
 // A device buffer and the size it was asked for. The cl_mem may be larger (a zero-byte request
 // gets one byte, since clCreateBuffer rejects size 0), so reads and writes check `size()`.
+// A buffer made by ClContext::Allocate goes back to its context's pool when destroyed.
 class ClBuffer {
  public:
-  ClBuffer(ClMem mem, size_t size) : mem_(std::move(mem)), size_(size) {}
+  ClBuffer(ClMem mem, size_t size, std::shared_ptr<BufferPool> pool = nullptr)
+      : mem_(std::move(mem)), size_(size), pool_(std::move(pool)) {}
+  ~ClBuffer() {
+    if (pool_ != nullptr) pool_->Give(std::move(mem_), Capacity(size_));
+  }
+  ClBuffer(ClBuffer&&) = default;
+  ClBuffer& operator=(ClBuffer&&) = default;
 
   cl_mem get() const { return mem_.get(); }
   size_t size() const { return size_; }
 
+  // The bytes underneath a buffer asked for `size` bytes.
+  static size_t Capacity(size_t size) { return size == 0 ? 1 : size; }
+
  private:
   ClMem mem_;
   size_t size_;
+  std::shared_ptr<BufferPool> pool_;
 };
 
 // Shared (std::shared_ptr) by the program cache, kernels and buffers' users, so the context
@@ -46,8 +58,11 @@ class ClContext {
   cl_device_id device() const { return info_.device; }
   const DeviceInfo& info() const { return info_; }
 
-  // A read-write buffer of `bytes` bytes (at least one underneath, so zero-size tensors work).
+  // A read-write buffer of `bytes` bytes (at least one underneath, so zero-size tensors work):
+  // one of the same size from the pool when there is one (see buffer_pool.h), else a new one.
   absl::StatusOr<ClBuffer> Allocate(size_t bytes);
+  // The buffers kept for reuse: at most a quarter of the device's global memory by default.
+  BufferPool& pool() { return *pool_; }
   // Copies between host memory and the start of `buffer`; `bytes` <= buffer.size(). A write
   // that does not block must not touch `data` until the queue has run it (a constant's).
   // Each is a transfer of the profiler's while it records the device.
@@ -67,14 +82,19 @@ class ClContext {
   void Profile(cl_event event, const char* name, size_t bytes, profiler::Direction direction,
                uint64_t launch);
 
-  ClContext(DeviceInfo info, ClContextHandle context, ClQueue queue)
-      : info_(std::move(info)), context_(std::move(context)), queue_(std::move(queue)) {}
+  ClContext(DeviceInfo info, ClContextHandle context, ClQueue queue, size_t pool_capacity)
+      : info_(std::move(info)),
+        context_(std::move(context)),
+        queue_(std::move(queue)),
+        pool_(std::make_shared<BufferPool>(pool_capacity)) {}
 
   DeviceInfo info_;
   bool profiling_ = false;
   // Declared before queue_ so the queue is released first.
   ClContextHandle context_;
   ClQueue queue_;
+  // Shared with the buffers, which may outlive the context (a cl_mem keeps its context alive).
+  std::shared_ptr<BufferPool> pool_;
 };
 
 }  // namespace dfc::cl

@@ -167,6 +167,63 @@ TEST(ContextTest, AllocatesZeroBytes) {
   EXPECT_FALSE(context->Write(*buffer, &value, sizeof(value)).ok());
 }
 
+// A buffer given back is handed out again for a request of the same size, and only then; its
+// data survives the trip. With the capacity at 0 nothing is kept.
+TEST(ContextTest, ReusesAReleasedBufferOfTheSameSize) {
+  std::shared_ptr<ClContext> context = MakeContext();
+  ASSERT_NE(context, nullptr);
+  cl_mem first = nullptr;
+  {
+    absl::StatusOr<ClBuffer> buffer = context->Allocate(4096);
+    ASSERT_TRUE(buffer.ok()) << buffer.status();
+    first = buffer->get();
+    const int value = 7;
+    ASSERT_TRUE(context->Write(*buffer, &value, sizeof(value)).ok());
+  }
+  EXPECT_EQ(context->pool().held_bytes(), 4096u);
+  absl::StatusOr<ClBuffer> other_size = context->Allocate(2048);
+  ASSERT_TRUE(other_size.ok());
+  EXPECT_NE(other_size->get(), first);
+  absl::StatusOr<ClBuffer> same_size = context->Allocate(4096);
+  ASSERT_TRUE(same_size.ok());
+  EXPECT_EQ(same_size->get(), first);
+  EXPECT_EQ(context->pool().held_bytes(), 0u);
+  int read = 0;
+  ASSERT_TRUE(context->Read(*same_size, &read, sizeof(read)).ok());
+  EXPECT_EQ(read, 7);
+
+  context->pool().set_capacity(0);
+  { ClBuffer released = std::move(*same_size); }
+  EXPECT_EQ(context->pool().held_bytes(), 0u);
+  absl::StatusOr<ClBuffer> fresh = context->Allocate(4096);
+  ASSERT_TRUE(fresh.ok());
+}
+
+TEST(BufferPoolTest, KeepsNoMoreThanItsCapacity) {
+  std::shared_ptr<ClContext> context = MakeContext();
+  ASSERT_NE(context, nullptr);
+  auto create = [&](size_t bytes) {
+    cl_int err = CL_SUCCESS;
+    ClMem mem(clCreateBuffer(context->context(), CL_MEM_READ_WRITE, bytes, nullptr, &err));
+    EXPECT_EQ(err, CL_SUCCESS);
+    return mem;
+  };
+  BufferPool pool(/*capacity=*/3000);
+  pool.Give(create(1000), 1000);
+  pool.Give(create(1000), 1000);
+  pool.Give(create(2000), 2000);  // would hold 4000: released
+  EXPECT_EQ(pool.held_bytes(), 2000u);
+  EXPECT_FALSE(pool.Take(2000));
+  EXPECT_TRUE(pool.Take(1000));
+  EXPECT_EQ(pool.held_bytes(), 1000u);
+  pool.Give(create(2000), 2000);
+  pool.set_capacity(1500);  // keeps the smallest that fit
+  EXPECT_EQ(pool.held_bytes(), 1000u);
+  EXPECT_TRUE(pool.Take(1000));
+  pool.Clear();
+  EXPECT_EQ(pool.held_bytes(), 0u);
+}
+
 // A context's queue profiles only when asked; switching replaces the queue and keeps the
 // buffers (they belong to the context), and kernels still run on the new queue.
 TEST(ContextTest, ProfilingIsSwitchedByReplacingTheQueue) {
