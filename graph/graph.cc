@@ -238,7 +238,8 @@ absl::Status CheckSupported(const Graph& graph, const std::vector<int>& nodes) {
           "\") is not supported by dfc (see OPS.md), and the requested fetches need it"));
     }
     for (const auto& [key, value] : node.attrs) {
-      auto check = [&](DType d) -> absl::Status {
+      // A structured binding is captured by name only from C++20 compilers newer than clang 14.
+      auto check = [&, &key = key](DType d) -> absl::Status {
         if (IsSupported(d)) return absl::OkStatus();
         return node.Error(
             absl::StrCat("attribute \"", key, "\" has dtype ",

@@ -419,22 +419,23 @@ absl::StatusOr<ExprPtr> PadRuntime(const ExprPtr& in,
   for (int d = 0; d < static_cast<int>(pads.size()); ++d) {
     const auto [b, a] = pads[d];
     if (b == 0 && a == 0) continue;
-    DFC_ASSIGN_OR_RETURN(out, MapAtDepth(out, d, [&](ExprPtr x) -> absl::StatusOr<ExprPtr> {
-                           SymbolicShape row_shape = ShapeOfExpr(x);
-                           row_shape.erase(row_shape.begin());
-                           DFC_ASSIGN_OR_RETURN(ExprPtr row, Filled(value, row_shape));
-                           std::vector<ExprPtr> parts;
-                           if (b > 0) {
-                             DFC_ASSIGN_OR_RETURN(ExprPtr before, Call1(Repeat(b), row));
-                             parts.push_back(before);
-                           }
-                           parts.push_back(x);
-                           if (a > 0) {
-                             DFC_ASSIGN_OR_RETURN(ExprPtr after, Call1(Repeat(a), row));
-                             parts.push_back(after);
-                           }
-                           return Call(Concat(static_cast<int>(parts.size())), parts);
-                         }));
+    DFC_ASSIGN_OR_RETURN(
+        out, MapAtDepth(out, d, [&, b = b, a = a](ExprPtr x) -> absl::StatusOr<ExprPtr> {
+          SymbolicShape row_shape = ShapeOfExpr(x);
+          row_shape.erase(row_shape.begin());
+          DFC_ASSIGN_OR_RETURN(ExprPtr row, Filled(value, row_shape));
+          std::vector<ExprPtr> parts;
+          if (b > 0) {
+            DFC_ASSIGN_OR_RETURN(ExprPtr before, Call1(Repeat(b), row));
+            parts.push_back(before);
+          }
+          parts.push_back(x);
+          if (a > 0) {
+            DFC_ASSIGN_OR_RETURN(ExprPtr after, Call1(Repeat(a), row));
+            parts.push_back(after);
+          }
+          return Call(Concat(static_cast<int>(parts.size())), parts);
+        }));
   }
   return out;
 }

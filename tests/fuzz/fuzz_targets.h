@@ -1,0 +1,35 @@
+// The entry points of dfc's fuzz targets, one per input format, shared by the libFuzzer
+// executables (fuzz_*.cc, built with -DDFC_FUZZ=ON) and by the regression test that replays
+// every input a fuzzer once failed on (tests/fuzz_regression_test.cc, in every build).
+//
+// Each takes any bytes. A bad input must give an error Status inside, never a crash, a hang or
+// a sanitizer report; what a target checks beyond that (a round trip, say) it returns as the
+// description of the defect found, and "" when there is none.
+#ifndef DFC_TESTS_FUZZ_FUZZ_TARGETS_H_
+#define DFC_TESTS_FUZZ_FUZZ_TARGETS_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace dfc::fuzz {
+
+// A GraphDef in protobuf's binary format (inputs that DetectFormat calls text are skipped):
+// parsed, validated and, when valid, lowered and compiled for the `amd` device profile (no
+// device needed) with everything the graph computes as its fetches.
+std::string GraphDefBinary(const uint8_t* data, size_t size);
+// The same for the text format (inputs DetectFormat calls binary are skipped).
+std::string GraphDefText(const uint8_t* data, size_t size);
+// A .npy file: parsed, and when valid written again and parsed back to the same tensor.
+std::string Npy(const uint8_t* data, size_t size);
+
+struct Target {
+  const char* name;  // the executable is fuzz_<name>; its regressions are in regressions/<name>/
+  std::string (*run)(const uint8_t* data, size_t size);
+};
+const std::vector<Target>& Targets();
+
+}  // namespace dfc::fuzz
+
+#endif  // DFC_TESTS_FUZZ_FUZZ_TARGETS_H_
