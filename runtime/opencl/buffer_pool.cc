@@ -25,12 +25,10 @@ void BufferPool::Give(ClMem mem, size_t bytes) {
 }
 
 void BufferPool::Clear() {
-  std::multimap<size_t, ClMem> released;
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    released.swap(free_);
-    held_ = 0;
-  }
+  std::multimap<size_t, ClMem> released;  // destroyed after the lock is let go
+  std::lock_guard<std::mutex> lock(mu_);
+  released.swap(free_);
+  held_ = 0;
 }
 
 size_t BufferPool::held_bytes() const {
@@ -44,7 +42,7 @@ size_t BufferPool::capacity() const {
 }
 
 void BufferPool::set_capacity(size_t capacity) {
-  std::multimap<size_t, ClMem> released;
+  std::multimap<size_t, ClMem> released;  // destroyed after the lock is let go
   std::lock_guard<std::mutex> lock(mu_);
   capacity_ = capacity;
   // Keeps the smallest buffers that fit, releases the rest.

@@ -53,7 +53,7 @@ std::string GraphDefText(const uint8_t* data, size_t size) {
 std::string Npy(const uint8_t* data, size_t size) {
   absl::StatusOr<Tensor> tensor = ParseNpy(View(data, size), "fuzz input");
   if (!tensor.ok()) return "";
-  if (!IsSupported(tensor->dtype())) return absl::StrCat("parsed to a dtype dfc cannot write");
+  if (!IsSupported(tensor->dtype())) return "parsed to a dtype dfc cannot write";
   // What dfc writes it must read back as the same tensor.
   const std::string written = SerializeNpy(*tensor);
   absl::StatusOr<Tensor> again = ParseNpy(written, "rewritten");
