@@ -29,8 +29,27 @@ using ir::Fun;
 using ir::TypePtr;
 
 struct CVal;
-using Thunk = std::function<absl::StatusOr<std::string>()>;
-using ElementFn = std::function<absl::StatusOr<CVal>(const std::string& index)>;
+
+// A function that values hold, shared rather than copied when the value is: an element
+// function captures the values it reads, which capture theirs, so copying one by value would
+// copy the whole chain behind it (quadratic in a cluster's depth).
+template <typename Signature>
+class SharedFn;
+template <typename R, typename... Args>
+class SharedFn<R(Args...)> {
+ public:
+  SharedFn() = default;
+  template <typename F, typename = std::enable_if_t<!std::is_same_v<std::decay_t<F>, SharedFn>>>
+  SharedFn(F f)  // NOLINT: implicit, as std::function's
+      : f_(std::make_shared<const std::function<R(Args...)>>(std::move(f))) {}
+  R operator()(Args... args) const { return (*f_)(std::forward<Args>(args)...); }
+  explicit operator bool() const { return f_ != nullptr && static_cast<bool>(*f_); }
+
+ private:
+  std::shared_ptr<const std::function<R(Args...)>> f_;
+};
+using Thunk = SharedFn<absl::StatusOr<std::string>()>;
+using ElementFn = SharedFn<absl::StatusOr<CVal>(const std::string& index)>;
 using Lazy = std::function<absl::StatusOr<CVal>()>;
 
 struct CVal {
@@ -112,7 +131,28 @@ bool Computes(const ir::Fun& f) {
   }
 }
 
-using Env = std::shared_ptr<const absl::flat_hash_map<const ir::Param*, CVal>>;
+// The parameters bound where an expression is evaluated: the kernel's own (the root), and a
+// chain of frames, one for each lambda applied. A frame never changes once made, so a value
+// whose code is written later (an array's element function) keeps the bindings it was made
+// under; and applying a lambda costs its own parameters, not a copy of every enclosing binding
+// (a cluster of thousands of ops nests as many lambdas: copying made compiling quadratic).
+using Bindings = absl::flat_hash_map<const ir::Param*, CVal>;
+struct Frame {
+  std::shared_ptr<const Bindings> root;  // the kernel's parameters, looked up first
+  std::shared_ptr<const Frame> parent;   // null at the root
+  Bindings bindings;
+};
+using Env = std::shared_ptr<const Frame>;
+
+// The value `param` is bound to in `env`, or null. Parameters are distinct objects, never
+// shadowed, so the root is asked first: the kernel's inputs are read from deep inside.
+const CVal* Lookup(const Env& env, const ir::Param* param) {
+  if (auto it = env->root->find(param); it != env->root->end()) return &it->second;
+  for (const Frame* frame = env.get(); frame != nullptr; frame = frame->parent.get()) {
+    if (auto it = frame->bindings.find(param); it != frame->bindings.end()) return &it->second;
+  }
+  return nullptr;
+}
 
 // Whether `f` is a combiner (UserFun::combiner), or λ(a, x) => c(a, x) of one.
 bool IsCombiner(const Fun& f);
@@ -462,12 +502,12 @@ absl::Status Generator::Store(const CVal& value, const TypePtr& type, const std:
 absl::StatusOr<CVal> Generator::Eval(const ExprPtr& expr, const Env& env) {
   switch (expr->kind) {
     case ir::Expr::Kind::kParam: {
-      auto it = env->find(static_cast<const ir::Param*>(expr.get()));
-      if (it == env->end()) {
+      const CVal* value = Lookup(env, static_cast<const ir::Param*>(expr.get()));
+      if (value == nullptr) {
         return absl::InternalError(
             absl::StrCat("parameter ", static_cast<const ir::Param&>(*expr).name, " is not bound"));
       }
-      return it->second;
+      return *value;
     }
     case ir::Expr::Kind::kLiteral: {
       const ir::Scalar& s = static_cast<const ir::Literal&>(*expr).value;
@@ -509,7 +549,7 @@ absl::StatusOr<CVal> Generator::Apply(const Fun& f, std::vector<CVal> args, cons
 
 absl::StatusOr<CVal> Generator::ApplyLambda(const ir::Lambda& lambda, std::vector<CVal> args,
                                             const Env& env) {
-  auto bound = std::make_shared<absl::flat_hash_map<const ir::Param*, CVal>>(*env);
+  auto bound = std::make_shared<Frame>(Frame{.root = env->root, .parent = env, .bindings = {}});
   for (size_t k = 0; k < args.size(); ++k) {
     CVal v = std::move(args[k]);
     if (top_level_ && v.type->is_array() && ir::TensorShape(v.type)) {
@@ -520,7 +560,7 @@ absl::StatusOr<CVal> Generator::ApplyLambda(const ir::Lambda& lambda, std::vecto
     } else {
       DFC_ASSIGN_OR_RETURN(v, Bind(std::move(v)));
     }
-    (*bound)[lambda.params[k].get()] = std::move(v);
+    bound->bindings[lambda.params[k].get()] = std::move(v);
   }
   return Eval(lambda.body, bound);
 }
@@ -1267,7 +1307,7 @@ absl::StatusOr<KernelSource> Generator::Generate(const KernelOptions& options) {
   work_group_size_ =
       options.work_group_size >= 0 ? options.work_group_size : options.profile.WorkGroupSize();
   profile_ = options.profile;
-  auto env = std::make_shared<absl::flat_hash_map<const ir::Param*, CVal>>();
+  auto root = std::make_shared<Bindings>();
   for (size_t k = 0; k < lambda.params.size(); ++k) {
     const TypePtr& type = lambda.params[k]->type;
     if (!ir::TensorShape(type)) {
@@ -1278,8 +1318,10 @@ absl::StatusOr<KernelSource> Generator::Generate(const KernelOptions& options) {
     global_buffers_.insert(name);
     buffer_params_.push_back(absl::StrCat("__global const ", StorageType(dtype), "* restrict ",
                                           name, "  // ", cluster_.params[k].ToString()));
-    (*env)[lambda.params[k].get()] = Load(name, dtype, type, "0L");
+    (*root)[lambda.params[k].get()] = Load(name, dtype, type, "0L");
   }
+  const Env env =
+      std::make_shared<const Frame>(Frame{.root = root, .parent = nullptr, .bindings = {}});
 
   // The body's top level: what the whole cluster binds (its lets) is evaluated here, once.
   CEmitter top(&block_counter_);

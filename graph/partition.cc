@@ -78,6 +78,7 @@ class Partitioner {
       members_[i] = {i};
       min_pos_[i] = max_pos_[i] = pos_[i];
     }
+    frontier_ = succ_;
     visit_stamp_.assign(n, 0);
     return absl::OkStatus();
   }
@@ -92,7 +93,10 @@ class Partitioner {
           if (!clusterable_[p]) continue;
           const int u = unit_of_[p];
           const int v = unit_of_[i];
-          if (u == v || ReachesThroughOthers(u, v)) continue;
+          if (u == v || members_[u].size() + members_[v].size() > kMaxClusterNodes ||
+              ReachesThroughOthers(u, v)) {
+            continue;
+          }
           Merge(u, v);
           changed = true;
         }
@@ -172,20 +176,26 @@ class Partitioner {
       visit_stamp_[w] = stamp_;
       stack.push_back(w);
     };
-    for (int m : members_[u]) {
-      for (int s : succ_[m]) push(unit_of_[s]);
-    }
+    for (int s : Frontier(u)) push(unit_of_[s]);
     while (!stack.empty()) {
       const int w = stack.back();
       stack.pop_back();
-      for (int m : members_[w]) {
-        for (int s : succ_[m]) {
-          if (unit_of_[s] == v) return true;
-          push(unit_of_[s]);
-        }
+      for (int s : Frontier(w)) {
+        if (unit_of_[s] == v) return true;
+        push(unit_of_[s]);
       }
     }
     return false;
+  }
+
+  // The consumers outside `unit` of its members: the list kept for it, less the consumers that
+  // merges have since brought inside (dropped for good: a unit only grows). Walking these, not
+  // every member's consumers, keeps a merge into a large cluster from costing its size.
+  const std::vector<int>& Frontier(int unit) {
+    std::vector<int>& f = frontier_[unit];
+    f.erase(std::remove_if(f.begin(), f.end(), [&](int s) { return unit_of_[s] == unit; }),
+            f.end());
+    return f;
   }
 
   void Merge(int u, int v) {
@@ -194,6 +204,8 @@ class Partitioner {
     for (int m : members_[v]) unit_of_[m] = u;
     members_[u].insert(members_[u].end(), members_[v].begin(), members_[v].end());
     members_[v].clear();
+    frontier_[u].insert(frontier_[u].end(), frontier_[v].begin(), frontier_[v].end());
+    frontier_[v].clear();
     min_pos_[u] = std::min(min_pos_[u], min_pos_[v]);
     max_pos_[u] = std::max(max_pos_[u], max_pos_[v]);
   }
@@ -242,6 +254,7 @@ class Partitioner {
   // Units are named by a member node; unit_of_ maps each node to its unit.
   std::vector<int> unit_of_;
   std::vector<std::vector<int>> members_;
+  std::vector<std::vector<int>> frontier_;  // per unit: consumers perhaps outside it (Frontier)
   std::vector<int> min_pos_;
   std::vector<int> max_pos_;
   std::vector<int> visit_stamp_;

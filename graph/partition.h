@@ -49,6 +49,12 @@ struct Partition {
 // so a Reshape to Shape(x) can share a cluster with what computes x. Without `fuse`, every
 // clusterable node is a cluster of its own: the unfused chain, one kernel per op, that
 // benchmarks compare fusion with.
+// The most nodes a cluster takes. Fusing more saves nothing measurable (a cluster's
+// intermediate values are already in registers; what crosses between two clusters is one
+// tensor), while the kernel's source, its build time and the code generator's recursion grow
+// with it: a chain of 100,000 elementwise ops nests that deep and overflowed the stack.
+inline constexpr size_t kMaxClusterNodes = 1024;
+
 absl::StatusOr<Partition> PartitionGraph(
     const Graph& graph, const std::vector<int>& nodes, const std::function<bool(int)>& clusterable,
     const std::vector<TensorId>& fetches,

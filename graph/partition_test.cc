@@ -223,11 +223,13 @@ void CheckInvariants(const Graph& g, const std::vector<int>& nodes,
     EXPECT_EQ(Strings(cluster.outputs), Strings(expected_outputs)) << "cluster " << c;
   }
 
-  // Maximal: any two clusters joined by a data edge would close a cycle if merged.
+  // Maximal: any two clusters joined by a data edge would close a cycle if merged, or exceed
+  // kMaxClusterNodes.
   for (const Edge& e : edges) {
     const int a = p.cluster_of[e.from];
     const int b = p.cluster_of[e.to];
     if (!e.data || a < 0 || b < 0 || a == b) continue;
+    if (p.clusters[a].nodes.size() + p.clusters[b].nodes.size() > kMaxClusterNodes) continue;
     EXPECT_TRUE(UnitGraphHasCycle(edges, unit, num_units, b, a))
         << "clusters of " << g.node(e.from).name << " and " << g.node(e.to).name
         << " could be merged";
@@ -253,6 +255,29 @@ TEST(PartitionTest, ChainIsOneCluster) {
   ASSERT_EQ(p.schedule.size(), 2u);
   EXPECT_EQ(p.schedule[0].node, g.IndexOf("x"));
   EXPECT_EQ(p.schedule[1].cluster, 0);
+}
+
+// A chain longer than kMaxClusterNodes is cut into clusters of at most that many nodes, each
+// reading the last one's output.
+TEST(PartitionTest, ALongChainIsCutIntoBoundedClusters) {
+  const int length = 2 * static_cast<int>(kMaxClusterNodes) + 10;
+  std::vector<Node> nodes = {Op("x", {})};
+  std::set<std::string> chain;
+  for (int k = 0; k < length; ++k) {
+    const std::string name = absl::StrCat("n", k);
+    nodes.push_back(Op(name, {k == 0 ? "x" : absl::StrCat("n", k - 1)}));
+    chain.insert(name);
+  }
+  const Graph g = MakeGraph(std::move(nodes));
+  const Partition p = PartitionAndCheck(g, Only(g, chain), {{absl::StrCat("n", length - 1), 0}});
+  ASSERT_EQ(p.clusters.size(), 3u);
+  size_t total = 0;
+  for (const Cluster& c : p.clusters) {
+    EXPECT_LE(c.nodes.size(), kMaxClusterNodes);
+    EXPECT_EQ(c.inputs.size(), 1u);
+    total += c.nodes.size();
+  }
+  EXPECT_EQ(total, static_cast<size_t>(length));
 }
 
 TEST(PartitionTest, DiamondIsOneClusterAndSharedValueStaysInside) {
