@@ -183,6 +183,14 @@ class DeviceExecutor::Run_ {
     return absl::OkStatus();
   }
 
+  // Makes the run's variable writes the state's. Called only when the whole run succeeded:
+  // a run that fails anywhere (a device fault, an index out of range) leaves every variable
+  // as it was, as a failed TensorFlow step does.
+  void Commit() {
+    for (auto& [name, value] : written_) state_->variables[name] = std::move(value);
+    written_.clear();
+  }
+
  private:
   struct PendingError {
     int cluster;
@@ -204,6 +212,14 @@ class DeviceExecutor::Run_ {
     return true;
   }
 
+  // A variable's value as this run sees it: what the run wrote, else what the state holds;
+  // null if neither has one.
+  std::shared_ptr<DeviceTensor> Variable(const std::string& name) const {
+    if (auto it = written_.find(name); it != written_.end()) return it->second;
+    if (auto it = state_->variables.find(name); it != state_->variables.end()) return it->second;
+    return nullptr;
+  }
+
   // A read of a variable's current value (not a fed tensor that replaces it).
   bool IsVariableRead(const TensorId& id) const {
     const Node* producer = graph_.FindNode(id.node);
@@ -214,12 +230,12 @@ class DeviceExecutor::Run_ {
   // value, else what the run fed or computed.
   absl::StatusOr<std::shared_ptr<DeviceTensor>> Value(const TensorId& id, const Node* consumer) {
     if (IsVariableRead(id)) {
-      auto it = state_->variables.find(id.node);
-      if (it == state_->variables.end()) {
+      std::shared_ptr<DeviceTensor> current = Variable(id.node);
+      if (current == nullptr) {
         return reference::UninitializedVariableError(
             consumer != nullptr ? *consumer : *graph_.FindNode(id.node), id.node);
       }
-      return it->second;
+      return current;
     }
     auto it = values_.find(id);
     if (it == values_.end()) {
@@ -287,22 +303,21 @@ class DeviceExecutor::Run_ {
   // a new buffer; anything else (another dtype, a mismatch to report) runs the reference kernel.
   absl::Status RunVariableWrite(const Node& node) {
     const std::string& name = node.inputs[0].node;
-    auto current = state_->variables.find(name);
+    const std::shared_ptr<DeviceTensor> current = Variable(name);
     const TensorId out{node.name, 0};
     if (node.op == "Assign" && node.inputs.size() == 2) {
       DFC_ASSIGN_OR_RETURN(std::shared_ptr<DeviceTensor> value, Value(node.inputs[1], &node));
       const bool validate = node.GetBool("validate_shape", true).value_or(true);
-      const bool fits = current == state_->variables.end() ||
-                        (current->second->dtype == value->dtype &&
-                         (!validate || current->second->shape == value->shape));
+      const bool fits = current == nullptr || (current->dtype == value->dtype &&
+                                               (!validate || current->shape == value->shape));
       if (fits) {
-        state_->variables[name] = value;
+        written_[name] = value;
         values_[out] = value;
         return absl::OkStatus();
       }
     }
     const int delta_input = node.op == "ApplyGradientDescent" ? 2 : 1;
-    if (current != state_->variables.end() && UpdatesOnDevice(current->second->dtype) &&
+    if (current != nullptr && UpdatesOnDevice(current->dtype) &&
         static_cast<int>(node.inputs.size()) == delta_input + 1 &&
         (node.op == "AssignAdd" || node.op == "AssignSub" || node.op == "ApplyGradientDescent")) {
       DFC_ASSIGN_OR_RETURN(std::shared_ptr<DeviceTensor> delta,
@@ -311,7 +326,7 @@ class DeviceExecutor::Run_ {
       if (node.op == "ApplyGradientDescent") {
         DFC_ASSIGN_OR_RETURN(alpha, Host(node.inputs[1], &node));
       }
-      const DeviceTensor& var = *current->second;
+      const DeviceTensor& var = *current;
       if (delta->dtype == var.dtype && delta->shape == var.shape &&
           (!alpha || (alpha->dtype() == var.dtype && alpha->num_elements() == 1))) {
         double factor = node.op == "AssignAdd" ? 1.0 : -1.0;
@@ -319,18 +334,23 @@ class DeviceExecutor::Run_ {
           factor *= var.dtype == DType::kFloat ? static_cast<double>(alpha->data<float>()[0])
                                                : alpha->data<double>()[0];
         }
-        DFC_ASSIGN_OR_RETURN(std::shared_ptr<cl::ClBuffer> var_buffer, Buffer(*current->second));
+        DFC_ASSIGN_OR_RETURN(std::shared_ptr<cl::ClBuffer> var_buffer, Buffer(*current));
         DFC_ASSIGN_OR_RETURN(std::shared_ptr<cl::ClBuffer> delta_buffer, Buffer(*delta));
-        DFC_ASSIGN_OR_RETURN(std::shared_ptr<DeviceTensor> updated,
-                             ex_.Update(node.name, var, *var_buffer, *delta_buffer, factor));
-        state_->variables[name] = updated;
-        values_[out] = std::move(updated);
+        absl::StatusOr<std::shared_ptr<DeviceTensor>> updated =
+            ex_.Update(node.name, var, *var_buffer, *delta_buffer, factor);
+        if (!updated.ok()) {
+          return absl::Status(updated.status().code(),
+                              absl::StrCat("node \"", node.name, "\" (", node.op,
+                                           "): the device failed: ", updated.status().message()));
+        }
+        written_[name] = *updated;
+        values_[out] = *std::move(updated);
         return absl::OkStatus();
       }
     }
     // The reference kernel, on the host copies: it also words every error.
     reference::KernelContext::VariableSlot slot;
-    if (current != state_->variables.end()) {
+    if (current != nullptr) {
       DFC_ASSIGN_OR_RETURN(slot.value, Host(node.inputs[0], &node));
       slot.initialized = true;
     }
@@ -344,7 +364,7 @@ class DeviceExecutor::Run_ {
     DFC_ASSIGN_OR_RETURN(std::vector<Tensor> outputs,
                          reference::EvaluateNode(node, inputs, {.ref_inputs = refs}));
     std::shared_ptr<DeviceTensor> value = OnHost(slot.value);
-    state_->variables[name] = value;
+    written_[name] = value;
     values_[out] = std::move(value);
     return absl::OkStatus();
   }
@@ -388,6 +408,14 @@ class DeviceExecutor::Run_ {
       return absl::OkStatus();
     }
     if (absl::IsInvalidArgument(launched) || absl::IsOutOfRange(launched)) return launched;
+    if (absl::IsUnavailable(launched)) {
+      // Out of memory or the device lost: the host cannot take over (the cluster's inputs are
+      // on the device), so the run ends here, naming the cluster, and its variables are left
+      // as they were (see Commit).
+      return absl::UnavailableError(absl::StrCat(
+          "cluster ", index, " (", absl::StrJoin(ClusterNodeNames(graph_, cluster), ", "),
+          "): the device failed: ", launched.message()));
+    }
     // Only a kernel that could not be made or launched falls back.
     ++ex_.fallbacks_;
     if (ex_.options_.warnings != nullptr && !compiled.warned) {
@@ -545,10 +573,9 @@ class DeviceExecutor::Run_ {
       // The profiler's third level: the launch on the host, linked to its kernel on the device.
       std::optional<profiler::RecordEvent> launch;
       if (profiler::DeviceEnabled()) launch.emplace(absl::StrCat("launch ", stage.name));
-      DFC_CL_RETURN_IF_ERROR(
-          clEnqueueNDRangeKernel(ex_.context_->queue(), compiled.stages[s].get(), 1, nullptr,
-                                 &global, local == 0 ? nullptr : &local, 0, nullptr,
-                                 ex_.options_.time_kernels || launch ? &event : nullptr));
+      DFC_RETURN_IF_ERROR(
+          ex_.context_->Launch(compiled.stages[s].get(), global, local == 0 ? nullptr : &local,
+                               ex_.options_.time_kernels || launch ? &event : nullptr));
       if (launch) {
         RecordKernel(event, index, stage.name, 1, {global}, {local}, launch->id(), sizes);
       }
@@ -571,6 +598,8 @@ class DeviceExecutor::Run_ {
   State* state_;
   absl::flat_hash_set<TensorId> fed_;
   absl::flat_hash_map<TensorId, std::shared_ptr<DeviceTensor>> values_;
+  // The variables this run wrote, made the state's by Commit.
+  absl::flat_hash_map<std::string, std::shared_ptr<DeviceTensor>> written_;
   std::vector<PendingError> pending_;
 };
 
@@ -612,6 +641,7 @@ absl::StatusOr<std::vector<Tensor>> DeviceExecutor::Run(
   if (options_.time_kernels) {
     DFC_ASSIGN_OR_RETURN(kernel_times_, run.KernelTimes());
   }
+  run.Commit();
   return out;
 }
 
@@ -710,8 +740,7 @@ absl::StatusOr<std::shared_ptr<DeviceTensor>> DeviceExecutor::Update(const std::
   std::optional<profiler::RecordEvent> launch;
   if (profiler::DeviceEnabled()) launch.emplace("launch dfc_update");
   cl_event event = nullptr;
-  DFC_CL_RETURN_IF_ERROR(clEnqueueNDRangeKernel(context_->queue(), kernel, 1, nullptr, &global,
-                                                nullptr, 0, nullptr, launch ? &event : nullptr));
+  DFC_RETURN_IF_ERROR(context_->Launch(kernel, global, nullptr, launch ? &event : nullptr));
   if (launch) {
     // Reads the variable and the delta, writes the new value: two flops an element.
     profiler::RecordDeviceEvent(event, context_->queue(),

@@ -14,7 +14,10 @@
 // batch size, only launch it. A cluster whose kernel cannot be generated or built does not
 // bring the run down: a warning names the cluster, its nodes and the reason (once), and its
 // nodes run on the reference executor. A runtime index out of range in a kernel is the run's
-// error, naming the cluster, as it is TensorFlow's.
+// error, naming the cluster, as it is TensorFlow's; so is a device fault (memory that runs out,
+// a device lost: cl::IsDeviceFault), which the host cannot work around. A run's variable writes
+// take effect only when the whole run succeeds: a failed training step leaves every variable
+// as it was.
 //
 // An executor is used from one thread at a time.
 #ifndef DFC_RUNTIME_DEVICE_EXECUTOR_H_

@@ -84,7 +84,16 @@ std::string ClErrorName(cl_int code) {
 
 absl::Status ClStatus(cl_int err, absl::string_view what) {
   if (err == CL_SUCCESS) return absl::OkStatus();
-  return absl::InternalError(absl::StrCat(what, " failed: ", ClErrorName(err)));
+  std::string message = absl::StrCat(what, " failed: ", ClErrorName(err));
+  if (IsDeviceFault(err)) return absl::UnavailableError(std::move(message));
+  return absl::InternalError(std::move(message));
+}
+
+bool IsDeviceFault(cl_int err) {
+  // What drivers return when memory runs out or the device stops (NVIDIA's OpenCL reports a
+  // lost device as CL_OUT_OF_RESOURCES on the next call).
+  return err == CL_MEM_OBJECT_ALLOCATION_FAILURE || err == CL_OUT_OF_RESOURCES ||
+         err == CL_OUT_OF_HOST_MEMORY || err == CL_DEVICE_NOT_AVAILABLE;
 }
 
 }  // namespace dfc::cl

@@ -16,12 +16,17 @@ namespace dfc::cl {
 // defines read as "CL_UNKNOWN_ERROR(-9999)", so a vendor's private code still shows its value.
 std::string ClErrorName(cl_int code);
 
-// OkStatus for CL_SUCCESS, else InternalError("<what> failed: <name>").
+// OkStatus for CL_SUCCESS, else "<what> failed: <name>": UnavailableError for a device fault,
+// InternalError for anything else.
 absl::Status ClStatus(cl_int err, absl::string_view what);
+
+// Whether `err` says the device, not the call, failed: out of device or host memory, out of
+// resources, not available. A run cannot go on around such an error (see device_executor.h).
+bool IsDeviceFault(cl_int err);
 
 }  // namespace dfc::cl
 
-// Evaluates `call`, an OpenCL call returning cl_int, and returns an InternalError carrying the
+// Evaluates `call`, an OpenCL call returning cl_int, and returns ClStatus's error carrying the
 // call's text and the error name from the enclosing function when it is not CL_SUCCESS.
 #define DFC_CL_RETURN_IF_ERROR(call)                                             \
   do {                                                                           \

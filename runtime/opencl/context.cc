@@ -25,8 +25,29 @@ absl::StatusOr<std::shared_ptr<ClContext>> ClContext::Create(const DeviceInfo& i
       new ClContext(info, std::move(context), std::move(queue), global_mem / 4));
 }
 
+void ClContext::InjectFault(FaultKind kind, int after, cl_int error) {
+  fault_ = {.kind = kind, .after = after, .error = error};
+}
+
+cl_int ClContext::InjectedFault(FaultKind kind) {
+  if (fault_.after < 0 || fault_.kind != kind) return CL_SUCCESS;
+  return fault_.after-- == 0 ? fault_.error : CL_SUCCESS;
+}
+
+absl::Status ClContext::Launch(cl_kernel kernel, size_t global, const size_t* local,
+                               cl_event* event) {
+  cl_int err = InjectedFault(FaultKind::kLaunch);
+  if (err == CL_SUCCESS) {
+    err = clEnqueueNDRangeKernel(queue(), kernel, 1, nullptr, &global, local, 0, nullptr, event);
+  }
+  return ClStatus(err, "clEnqueueNDRangeKernel");
+}
+
 absl::StatusOr<ClBuffer> ClContext::Allocate(size_t bytes) {
   const size_t capacity = ClBuffer::Capacity(bytes);
+  if (const cl_int fault = InjectedFault(FaultKind::kAllocation); fault != CL_SUCCESS) {
+    return ClStatus(fault, absl::StrCat("clCreateBuffer(", bytes, " bytes)"));
+  }
   ClMem mem = pool_->Take(capacity);
   if (!mem) {
     cl_int err = CL_SUCCESS;

@@ -70,6 +70,15 @@ class ClContext {
   absl::Status Read(const ClBuffer& buffer, void* data, size_t bytes);
   // Waits for everything enqueued so far.
   absl::Status Finish();
+  // Enqueues a one-dimensional range of `kernel` (local null: the driver picks), with its event
+  // in `event` when that is not null.
+  absl::Status Launch(cl_kernel kernel, size_t global, const size_t* local, cl_event* event);
+
+  // A test hook that fails calls as a driver does when memory runs out or the device is lost:
+  // the call of `kind` after the next `after` ones returns `error` (CL_OUT_OF_RESOURCES,
+  // say) instead of reaching the driver. One fault at a time; `after` < 0 clears it.
+  enum class FaultKind { kAllocation, kLaunch };
+  void InjectFault(FaultKind kind, int after, cl_int error);
 
   // Whether the queue records its commands' times (CL_QUEUE_PROFILING_ENABLE), which kernel
   // timing, the bandwidth measurement and the profiler need and nothing else does. A queue's
@@ -88,8 +97,16 @@ class ClContext {
         queue_(std::move(queue)),
         pool_(std::make_shared<BufferPool>(pool_capacity)) {}
 
+  // CL_SUCCESS, or the injected fault's error if this call of `kind` is the one to fail.
+  cl_int InjectedFault(FaultKind kind);
+
   DeviceInfo info_;
   bool profiling_ = false;
+  struct Fault {
+    FaultKind kind;
+    int after = -1;
+    cl_int error = CL_SUCCESS;
+  } fault_{};
   // Declared before queue_ so the queue is released first.
   ClContextHandle context_;
   ClQueue queue_;
