@@ -20,6 +20,7 @@
 #include "gtest/gtest.h"
 #include "ir/lower/cluster.h"
 #include "runtime/compare.h"
+#include "runtime/device_session.h"
 #include "runtime/interpreted.h"
 #include "runtime/opencl/device.h"
 #include "runtime/reference/session.h"
@@ -118,6 +119,51 @@ TEST_F(DeviceExecutorTest, OneCompiledPlanServesBatchSizes1To1000) {
   EXPECT_EQ(device->kernels_generated(), static_cast<int64_t>(lowered->clusters.size()));
   EXPECT_EQ(device->fallbacks(), 0);
   EXPECT_GE(device->kernels_run(), 4);
+}
+
+// TensorFlow broadcasts a dimension of 1 against any size, declared or not: two placeholders
+// of unknown batch, fed 4 and 1, added. A run lowers for that pattern (FedPlaceholderShape)
+// rather than take the two batches for one size variable. (Found by the differential fuzzer.)
+TEST_F(DeviceExecutorTest, AnUnknownDimensionFedOneBroadcasts) {
+  constexpr char kGraph[] = R"graph(
+node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } }
+       attr { key: "shape" value { shape { dim { size: -1 } dim { size: 3 } } } } }
+node { name: "y" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } }
+       attr { key: "shape" value { shape { dim { size: -1 } dim { size: 3 } } } } }
+node { name: "sum" op: "AddV2" input: "x" input: "y" attr { key: "T" value { type: DT_FLOAT } } }
+node { name: "out" op: "Tanh" input: "sum" attr { key: "T" value { type: DT_FLOAT } } }
+)graph";
+  absl::StatusOr<Graph> graph = ParseGraph(kGraph, "test");
+  ASSERT_TRUE(graph.ok()) << graph.status();
+  const std::vector<TensorId> fetches = {{"out", 0}};
+  std::unique_ptr<DeviceExecutor> executor = MakeExecutor();
+  for (const auto& [x_rows, y_rows] : {std::pair{4, 1}, {1, 4}, {4, 4}, {1, 1}}) {
+    const Feeds feeds = {{{"x", 0}, RandomFloats({x_rows, 3}, 1)},
+                         {{"y", 0}, RandomFloats({y_rows, 3}, 2)}};
+    absl::StatusOr<ir::LoweredGraph> lowered = Lower(*graph, fetches, feeds);
+    ASSERT_TRUE(lowered.ok()) << lowered.status();
+    absl::StatusOr<std::vector<Tensor>> actual = executor->Run(*graph, *lowered, feeds, fetches);
+    ASSERT_TRUE(actual.ok()) << x_rows << " and " << y_rows << ": " << actual.status();
+    absl::StatusOr<std::vector<Tensor>> expected = Reference(*graph, feeds, fetches);
+    ASSERT_TRUE(expected.ok()) << expected.status();
+    ExpectAllEqual(*actual, *expected, fetches);
+  }
+  // A session does the same, and keeps one lowering for equal batches.
+  absl::StatusOr<std::unique_ptr<DeviceSession>> session =
+      DeviceSession::Create(std::make_shared<const Graph>(*graph), {.device = "cpu"});
+  ASSERT_TRUE(session.ok()) << session.status();
+  for (const auto& [x_rows, y_rows] : {std::pair{4, 4}, {4, 1}, {7, 7}, {1, 7}}) {
+    const Feeds feeds = {{{"x", 0}, RandomFloats({x_rows, 3}, 3)},
+                         {{"y", 0}, RandomFloats({y_rows, 3}, 4)}};
+    absl::StatusOr<std::vector<Tensor>> actual =
+        (*session)->Run({{"x", feeds[0].second}, {"y", feeds[1].second}}, {"out"});
+    ASSERT_TRUE(actual.ok()) << x_rows << " and " << y_rows << ": " << actual.status();
+    absl::StatusOr<std::vector<Tensor>> expected = Reference(*graph, feeds, fetches);
+    ASSERT_TRUE(expected.ok()) << expected.status();
+    ExpectAllEqual(*actual, *expected, fetches);
+  }
+  // One kernel for equal batches, one for each batch broadcast from 1.
+  EXPECT_EQ((*session)->executor().kernels_generated(), 3);
 }
 
 TEST_F(DeviceExecutorTest, AKernelThatFailsToBuildFallsBack) {

@@ -83,8 +83,10 @@ absl::StatusOr<std::vector<Tensor>> DeviceSession::Run(
     absl::StrAppend(&key, "feed ", id.ToString());
     // A placeholder declared without a rank is compiled for the rank it is fed with.
     const Node* node = graph_->FindNode(id.node);
-    if (node != nullptr && PlaceholderShape(*node).unknown_rank) {
-      absl::StrAppend(&key, ShapeToString(value.shape()));
+    if (node != nullptr) {
+      if (std::optional<PartialShape> shape = FedPlaceholderShape(*node, value.shape(), false)) {
+        absl::StrAppend(&key, shape->ToString());
+      }
     }
     absl::StrAppend(&key, ";");
     fed.emplace_back(std::move(id), value);
@@ -108,8 +110,26 @@ absl::StatusOr<std::vector<Tensor>> DeviceSession::Run(
   }
   auto it = lowered_.find(key);
   if (it == lowered_.end()) {
-    DFC_ASSIGN_OR_RETURN(ir::LoweredGraph lowered, LowerForFeeds(*graph_, fetch_ids, fed, targets));
+    DFC_ASSIGN_OR_RETURN(ir::LoweredGraph lowered,
+                         LowerForFeedShapes(*graph_, fetch_ids, fed, targets, false));
     it = lowered_.emplace(key, std::move(lowered)).first;
+  }
+  if (!BindSizes(it->second, fed).ok()) {
+    // Sizes the lowering took for one are fed 1 and something else, which TensorFlow
+    // broadcasts: a lowering for each pattern of unknown dimensions fed 1 (LowerForFeeds).
+    for (const auto& [id, value] : fed) {
+      const Node* node = graph_->FindNode(id.node);
+      if (node == nullptr) continue;
+      if (std::optional<PartialShape> shape = FedPlaceholderShape(*node, value.shape(), true)) {
+        absl::StrAppend(&key, "ones ", id.ToString(), shape->ToString(), ";");
+      }
+    }
+    it = lowered_.find(key);
+    if (it == lowered_.end()) {
+      DFC_ASSIGN_OR_RETURN(ir::LoweredGraph lowered,
+                           LowerForFeedShapes(*graph_, fetch_ids, fed, targets, true));
+      it = lowered_.emplace(key, std::move(lowered)).first;
+    }
   }
   return executor_->Run(*graph_, it->second, fed, fetch_ids, &state_);
 }

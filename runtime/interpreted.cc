@@ -26,18 +26,46 @@ bool ReferenceFoldOracle::ReadsStatically(const Node& node, int input) const {
   return ir::ReadsStatically(node, input);
 }
 
+std::optional<PartialShape> FedPlaceholderShape(const Node& node, const Shape& fed,
+                                                bool ones_as_constants) {
+  PartialShape shape = PlaceholderShape(node);
+  if (shape.unknown_rank) return PartialShape{.dims = fed};
+  // A declared rank that differs is CheckFeed's error to word.
+  if (!ones_as_constants || shape.dims.size() != fed.size()) return std::nullopt;
+  bool changed = false;
+  for (size_t k = 0; k < fed.size(); ++k) {
+    if (shape.dims[k] < 0 && fed[k] == 1) {
+      shape.dims[k] = 1;
+      changed = true;
+    }
+  }
+  if (!changed) return std::nullopt;
+  return shape;
+}
+
 absl::StatusOr<ir::LoweredGraph> LowerForFeeds(
     const Graph& graph, const std::vector<TensorId>& fetches,
     const std::vector<std::pair<TensorId, Tensor>>& feeds,
     const std::vector<std::string>& targets) {
+  absl::StatusOr<ir::LoweredGraph> lowered =
+      LowerForFeedShapes(graph, fetches, feeds, targets, /*ones_as_constants=*/false);
+  if (!lowered.ok() || BindSizes(*lowered, feeds).ok()) return lowered;
+  return LowerForFeedShapes(graph, fetches, feeds, targets, /*ones_as_constants=*/true);
+}
+
+absl::StatusOr<ir::LoweredGraph> LowerForFeedShapes(
+    const Graph& graph, const std::vector<TensorId>& fetches,
+    const std::vector<std::pair<TensorId, Tensor>>& feeds, const std::vector<std::string>& targets,
+    bool ones_as_constants) {
   std::vector<TensorId> fed_ids;
-  // A placeholder declared without a rank is compiled for the rank it is fed with.
   ir::LowerOptions options{.fold_only_static = true};
   for (const auto& [id, tensor] : feeds) {
     fed_ids.push_back(id);
     const Node* node = graph.FindNode(id.node);
-    if (node != nullptr && PlaceholderShape(*node).unknown_rank) {
-      options.placeholder_shapes[id.node] = PartialShape{.dims = tensor.shape()};
+    if (node == nullptr) continue;
+    if (std::optional<PartialShape> shape =
+            FedPlaceholderShape(*node, tensor.shape(), ones_as_constants)) {
+      options.placeholder_shapes[id.node] = *std::move(shape);
     }
   }
   ReferenceFoldOracle oracle;

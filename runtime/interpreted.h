@@ -5,6 +5,7 @@
 #define DFC_RUNTIME_INTERPRETED_H_
 
 #include <functional>
+#include <optional>
 #include <span>
 #include <string>
 #include <utility>
@@ -28,14 +29,29 @@ class ReferenceFoldOracle : public FoldOracle {
   bool ReadsStatically(const Node& node, int input) const override;
 };
 
+// The shape a run compiles a fed placeholder for, where the declared one does not serve: the
+// fed rank where none is declared, and, with `ones_as_constants`, 1 where an unknown dimension
+// is fed 1. Nullopt where the declared shape serves.
+std::optional<PartialShape> FedPlaceholderShape(const Node& node, const Shape& fed,
+                                                bool ones_as_constants);
+
 // Lowers what `fetches` need for a run with `feeds`: folding only what lowerings read
 // statically (the rest stays in clusters), batch dimensions symbolic, and placeholders
 // declared without a rank compiled for the rank they are fed with. `targets` are nodes run
 // for their effects (a training step).
+//
+// The lowering takes the unknown dimensions that the graph combines for one size (the batch N
+// of two placeholders added). TensorFlow also broadcasts a dimension of 1 against any size: when
+// the feeds bind those sizes to 1 and something else, the graph is lowered once more with each
+// unknown dimension fed 1 taken as the constant 1 (LowerForFeedShapes(..., true)).
 absl::StatusOr<ir::LoweredGraph> LowerForFeeds(
     const Graph& graph, const std::vector<TensorId>& fetches,
     const std::vector<std::pair<TensorId, Tensor>>& feeds,
     const std::vector<std::string>& targets = {});
+absl::StatusOr<ir::LoweredGraph> LowerForFeedShapes(
+    const Graph& graph, const std::vector<TensorId>& fetches,
+    const std::vector<std::pair<TensorId, Tensor>>& feeds, const std::vector<std::string>& targets,
+    bool ones_as_constants);
 
 // Binds every size variable of `fold` from the fed placeholders' shapes. A placeholder that is
 // not fed binds nothing; two feeds that disagree on one variable (the batch N) are an error.

@@ -3,12 +3,18 @@
 // fuzzer once failed on) and the seeds of its corpus, replayed through the target in every
 // build: what a fuzzer found stays found. A crash fails the test by crashing it; a defect by
 // its description.
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <random>
+#include <set>
 #include <sstream>
 
+#include "graph/loader.h"
 #include "gtest/gtest.h"
+#include "runtime/reference/session.h"
 #include "tests/fuzz/fuzz_targets.h"
+#include "tests/fuzz/graph_gen.h"
 #include "tests/test_util.h"
 
 namespace dfc::fuzz {
@@ -62,6 +68,47 @@ TEST(FuzzRegressionTest, TheSeedsAreHandled) {
   }
   EXPECT_GT(graphs, 10);
   EXPECT_EQ(arrays, 200);
+}
+
+// Random bytes of random lengths, the same every run.
+std::vector<std::string> RandomInputs(int count, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<std::string> inputs;
+  for (int k = 0; k < count; ++k) {
+    std::string bytes(rng() % 400, '\0');
+    for (char& b : bytes) b = static_cast<char>(rng());
+    inputs.push_back(std::move(bytes));
+  }
+  return inputs;
+}
+
+// The differential fuzzer's graphs are valid: the loader takes every one and the reference
+// executor runs it, over many ops (a generator that made only a few would fuzz little).
+TEST(GraphGenTest, MakesValidGraphsOfManyOps) {
+  std::set<std::string> ops;
+  for (const std::string& bytes : RandomInputs(300, 1)) {
+    Choices choices(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size());
+    const GeneratedGraph generated = GenerateGraph(choices);
+    absl::StatusOr<Graph> graph = ParseGraph(generated.text, "generated");
+    ASSERT_TRUE(graph.ok()) << graph.status() << "\n" << generated.text;
+    for (const Node& node : graph->nodes()) ops.insert(node.op);
+    std::vector<reference::Feed> feeds;
+    for (const auto& [name, value] : generated.feeds) feeds.push_back({name, value});
+    reference::Session session(std::make_shared<const Graph>(*std::move(graph)));
+    absl::StatusOr<std::vector<Tensor>> out = session.Run(feeds, generated.fetches);
+    ASSERT_TRUE(out.ok()) << out.status() << "\n" << generated.text;
+  }
+  EXPECT_GE(ops.size(), 40u);
+}
+
+// The whole chain agrees with the reference on a few dozen graphs, the same every run (the
+// fuzzer explores from there; what it finds is kept in regressions/graph_diff/).
+// DFC_GRAPH_DIFF_RUNS=N tries N graphs instead, without clang's libFuzzer.
+TEST(FuzzRegressionTest, GraphDiffAgreesOnSeededGraphs) {
+  const char* runs = std::getenv("DFC_GRAPH_DIFF_RUNS");
+  for (const std::string& bytes : RandomInputs(runs != nullptr ? std::atoi(runs) : 24, 2)) {
+    EXPECT_EQ(GraphDiff(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()), "");
+  }
 }
 
 }  // namespace

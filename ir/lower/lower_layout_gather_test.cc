@@ -141,7 +141,9 @@ using OneHotParam = std::tuple<OneHotCase, DType, DType>;  // indices dtype, val
 class OneHotTest : public ::testing::TestWithParam<OneHotParam> {};
 
 TEST_P(OneHotTest, EveryAxis) {
-  const auto& [c, index_dtype, dtype] = GetParam();
+  // Not a structured binding: the lambda below captures c, which clang 14 cannot.
+  const OneHotCase& c = std::get<0>(GetParam());
+  const DType index_dtype = std::get<1>(GetParam()), dtype = std::get<2>(GetParam());
   Tensor indices = Tensor::Zeros(index_dtype, c.shape);
   for (size_t i = 0; i < c.indices.size(); ++i) {
     DispatchDType(index_dtype, [&]<typename T>() {

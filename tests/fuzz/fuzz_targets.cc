@@ -1,7 +1,10 @@
 // dfc's fuzz targets (see fuzz_targets.h).
 #include "tests/fuzz/fuzz_targets.h"
 
+#include <algorithm>
+#include <cmath>
 #include <memory>
+#include <sstream>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
@@ -9,7 +12,12 @@
 #include "graph/dtype.h"
 #include "graph/loader.h"
 #include "graph/npy.h"
+#include "runtime/compare.h"
+#include "runtime/device_executor.h"
+#include "runtime/interpreted.h"
 #include "runtime/plan.h"
+#include "runtime/reference/session.h"
+#include "tests/fuzz/graph_gen.h"
 #include "tools/cli.h"
 
 namespace dfc::fuzz {
@@ -36,7 +44,113 @@ std::string LoadAndCompile(absl::string_view bytes) {
   return "";
 }
 
+// The largest magnitude in `t` (0 for an empty tensor; NaN counts as 0: compared separately).
+double MaxMagnitude(const Tensor& t) {
+  double m = 0;
+  for (float x : t.flat<float>()) {
+    if (std::isfinite(x)) m = std::max(m, static_cast<double>(std::fabs(x)));
+  }
+  return m;
+}
+
+// The device every GraphDiff run uses, opened once; its program cache spares rebuilding a
+// kernel an earlier input made. Null, with a message, if there is none.
+struct Device {
+  std::shared_ptr<cl::ClContext> context;
+  std::shared_ptr<cl::ProgramCache> cache;
+  std::string error;
+};
+const Device& TheDevice() {
+  static const Device device = [] {
+    Device d;
+    absl::StatusOr<std::unique_ptr<DeviceExecutor>> opened = DeviceExecutor::Open("auto", -1, {});
+    if (!opened.ok()) {
+      d.error = std::string(opened.status().message());
+    } else {
+      d.context = (*opened)->context();
+      d.cache = std::make_shared<cl::ProgramCache>(d.context);
+    }
+    return d;
+  }();
+  return device;
+}
+
 }  // namespace
+
+std::string GraphDiff(const uint8_t* data, size_t size) {
+  Choices choices(data, size);
+  const GeneratedGraph generated = GenerateGraph(choices);
+  auto defect = [&](absl::string_view what) {
+    return absl::StrCat(what, "\nthe graph:\n", generated.text);
+  };
+  absl::StatusOr<Graph> parsed = ParseGraph(generated.text, "generated graph");
+  if (!parsed.ok()) return defect(absl::StrCat("the loader refuses: ", parsed.status().message()));
+  const auto graph = std::make_shared<const Graph>(*std::move(parsed));
+
+  // The reference's value of every node, for the fetches and for their scales.
+  std::vector<reference::Feed> feeds;
+  std::vector<std::pair<TensorId, Tensor>> fed;
+  for (const auto& [name, value] : generated.feeds) {
+    feeds.push_back({name, value});
+    fed.emplace_back(TensorId{name, 0}, value);
+  }
+  std::vector<std::string> names;
+  for (const GeneratedNode& node : generated.nodes) names.push_back(node.name);
+  reference::Session session(graph);
+  absl::StatusOr<std::vector<Tensor>> all = session.Run(feeds, names);
+  if (!all.ok()) return defect(absl::StrCat("the reference fails: ", all.status().message()));
+  // A value's scale: the largest magnitude in it or in anything it was computed from. Where
+  // two implementations round differently, the difference is relative to that, not to the
+  // value (Sub of two close values, a sum that cancels).
+  absl::flat_hash_map<std::string, double> scale;
+  absl::flat_hash_map<std::string, const Tensor*> reference_value;
+  for (size_t k = 0; k < names.size(); ++k) {
+    double s = 1;
+    if ((*all)[k].dtype() == DType::kFloat) s = std::max(s, MaxMagnitude((*all)[k]));
+    for (const std::string& input : generated.nodes[k].inputs) s = std::max(s, scale[input]);
+    scale[names[k]] = s;
+    reference_value[names[k]] = &(*all)[k];
+  }
+
+  std::vector<TensorId> fetches;
+  for (const std::string& name : generated.fetches) fetches.push_back({name, 0});
+  absl::StatusOr<ir::LoweredGraph> lowered = LowerForFeeds(*graph, fetches, fed);
+  if (!lowered.ok()) return defect(absl::StrCat("lowering fails: ", lowered.status().message()));
+
+  // Tolerance: the three differ in the order of sums (a reordered sum of n terms moves by
+  // about sqrt(n) ulps of its terms' magnitude, n <= 4096 here) and in libm (OpenCL allows 3
+  // to 5 ulps for exp, log, tanh, sinh...), compounded over chains of at most about 20 ops:
+  // a few hundred ulps of the scale at worst, under 1e-4 of it (an ulp is 6e-8).
+  auto compare = [&](const char* who, const std::vector<Tensor>& got) -> std::string {
+    for (size_t k = 0; k < fetches.size(); ++k) {
+      const std::string& name = generated.fetches[k];
+      const Tolerance tolerance{.rtol = 1e-4, .atol = 1e-4 * scale[name]};
+      const Comparison c = CompareTensors(got[k], *reference_value[name], tolerance);
+      if (!c.equal)
+        return defect(
+            absl::StrCat(who, " differs from the reference at \"", name, "\": ", c.reason));
+    }
+    return "";
+  };
+  absl::StatusOr<std::vector<Tensor>> interpreted = RunInterpreted(*graph, *lowered, fed, fetches);
+  if (!interpreted.ok()) {
+    return defect(absl::StrCat("the interpreter fails: ", interpreted.status().message()));
+  }
+  if (std::string d = compare("the interpreter", *interpreted); !d.empty()) return d;
+
+  const Device& device = TheDevice();
+  if (device.context == nullptr) return absl::StrCat("no OpenCL device: ", device.error);
+  std::ostringstream warnings;
+  DeviceExecutor executor(device.context, device.cache, {.warnings = &warnings});
+  absl::StatusOr<std::vector<Tensor>> ran = executor.Run(*graph, *lowered, fed, fetches);
+  if (!ran.ok()) return defect(absl::StrCat("the device run fails: ", ran.status().message()));
+  // A kernel the code generator declines is a documented fallback; one it made that the
+  // device cannot build or launch is a defect of the generated code.
+  if (executor.fallbacks() > 0 && warnings.str().find("not supported") == std::string::npos) {
+    return defect(absl::StrCat("a kernel failed on the device: ", warnings.str()));
+  }
+  return compare("the device", *ran);
+}
 
 std::string GraphDefBinary(const uint8_t* data, size_t size) {
   const absl::string_view bytes = View(data, size);
@@ -67,6 +181,7 @@ const std::vector<Target>& Targets() {
       {"graphdef_binary", GraphDefBinary},
       {"graphdef_text", GraphDefText},
       {"npy", Npy},
+      {"graph_diff", GraphDiff},
   };
   return targets;
 }

@@ -23,6 +23,11 @@ std::string GraphDefBinary(const uint8_t* data, size_t size);
 std::string GraphDefText(const uint8_t* data, size_t size);
 // A .npy file: parsed, and when valid written again and parsed back to the same tensor.
 std::string Npy(const uint8_t* data, size_t size);
+// The differential fuzzer: a random valid graph made from the bytes (graph_gen.h), run by the
+// reference executor, by the IR interpreter and as kernels on the OpenCL device (`auto`: the
+// first GPU, else the CPU device), whose results must agree. A defect is a result that differs, a
+// run that fails where the reference succeeds, or a kernel the device could not build.
+std::string GraphDiff(const uint8_t* data, size_t size);
 
 struct Target {
   const char* name;  // the executable is fuzz_<name>; its regressions are in regressions/<name>/

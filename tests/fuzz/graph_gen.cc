@@ -1,0 +1,525 @@
+// Random valid graphs for the differential fuzzer (see graph_gen.h).
+#include "tests/fuzz/graph_gen.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <random>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+
+namespace dfc::fuzz {
+
+int Choices::Below(int n) {
+  if (n <= 1) return 0;
+  // One byte for fewer than 256 options: a mutated byte changes one choice.
+  uint32_t value = 0;
+  const int bytes = n <= 256 ? 1 : 2;
+  for (int k = 0; k < bytes && position_ < size_; ++k) value = (value << 8) | data_[position_++];
+  return static_cast<int>(value % static_cast<uint32_t>(n));
+}
+
+uint64_t Choices::Seed() {
+  uint64_t seed = 0;
+  for (int k = 0; k < 8 && position_ < size_; ++k) seed = (seed << 8) | data_[position_++];
+  return seed;
+}
+
+namespace {
+
+// Small enough that the reference executor runs a graph in milliseconds.
+constexpr int64_t kMaxElements = 4096;
+// Values whose magnitude could exceed this go through Tanh first (see graph_gen.h).
+constexpr double kMaxBound = 1e4;
+
+int64_t Elements(const Shape& shape) {
+  int64_t n = 1;
+  for (int64_t d : shape) n *= d;
+  return n;
+}
+
+int Rank(const Shape& shape) { return static_cast<int>(shape.size()); }
+
+// A value of the graph: a node's output, its static shape and a bound on its magnitude.
+struct Value {
+  std::string name;
+  Shape shape;
+  double bound = 1;
+};
+
+std::string ShapeProto(const Shape& shape, bool unknown_first) {
+  std::string text = "shape {";
+  for (size_t k = 0; k < shape.size(); ++k) {
+    absl::StrAppend(&text, " dim { size: ", k == 0 && unknown_first ? -1 : shape[k], " }");
+  }
+  return absl::StrCat(text, " }");
+}
+
+std::string TensorShapeProto(const Shape& shape) {
+  std::string text = "tensor_shape {";
+  for (int64_t d : shape) absl::StrAppend(&text, " dim { size: ", d, " }");
+  return absl::StrCat(text, " }");
+}
+
+std::string TypeAttr(const std::string& key, const std::string& type) {
+  return absl::StrCat(" attr { key: \"", key, "\" value { type: ", type, " } }");
+}
+std::string IntAttr(const std::string& key, int64_t value) {
+  return absl::StrCat(" attr { key: \"", key, "\" value { i: ", value, " } }");
+}
+std::string BoolAttr(const std::string& key, bool value) {
+  return absl::StrCat(" attr { key: \"", key, "\" value { b: ", value ? "true" : "false", " } }");
+}
+const std::string kFloatT = TypeAttr("T", "DT_FLOAT");
+
+class Generator {
+ public:
+  explicit Generator(Choices& choices) : c_(choices), rng_(choices.Seed()) {}
+
+  GeneratedGraph Run() {
+    values_.push_back(NewPlaceholder(RandomShape()));
+    const int ops = 1 + c_.Below(8);
+    for (int k = 0; k < ops; ++k) {
+      // Mostly a chain (each op on the last value), sometimes a branch from an earlier one.
+      Value result = Op(c_.OneIn(3) ? c_.Pick(values_) : values_.back());
+      if (result.bound > kMaxBound) result = Unary("Tanh", result, 1);
+      values_.push_back(std::move(result));
+    }
+    out_.fetches.push_back(values_.back().name);
+    // Sometimes an intermediate value too: a cluster must then keep it as an output.
+    if (values_.size() > 2 && c_.OneIn(3)) {
+      const std::string& extra = values_[1 + c_.Below(static_cast<int>(values_.size()) - 2)].name;
+      out_.fetches.push_back(extra);
+    }
+    return std::move(out_);
+  }
+
+ private:
+  std::string NewName(const std::string& op) { return absl::StrCat(op, "_", next_id_++); }
+
+  void AddNode(const std::string& name, const std::string& op,
+               const std::vector<std::string>& inputs, const std::string& attrs,
+               const std::vector<std::string>& data_inputs) {
+    absl::StrAppend(&out_.text, "node { name: \"", name, "\" op: \"", op, "\"");
+    for (const std::string& input : inputs) absl::StrAppend(&out_.text, " input: \"", input, "\"");
+    absl::StrAppend(&out_.text, attrs, " }\n");
+    out_.nodes.push_back({name, data_inputs});
+  }
+
+  // A dimension: mostly small, sometimes 1 (to broadcast) and rarely 0.
+  int64_t RandomDim() {
+    static const std::vector<int64_t> kDims = {1, 2, 3, 4, 5, 7, 8, 13, 16, 1, 2, 3, 4, 6, 9, 0};
+    return c_.Pick(kDims);
+  }
+
+  Shape RandomShape() {
+    Shape shape(c_.Below(4));
+    for (int64_t& d : shape) d = RandomDim();
+    while (Elements(shape) > kMaxElements) shape.back() = 1 + shape.back() / 4;
+    return shape;
+  }
+
+  Value NewPlaceholder(const Shape& shape) {
+    const std::string name = NewName("input");
+    const bool unknown_first = !shape.empty() && c_.OneIn(3);
+    AddNode(name, "Placeholder", {},
+            absl::StrCat(TypeAttr("dtype", "DT_FLOAT"), " attr { key: \"shape\" value { ",
+                         ShapeProto(shape, unknown_first), " } }"),
+            {});
+    Tensor value = Tensor::Zeros(DType::kFloat, shape);
+    std::uniform_real_distribution<float> uniform(-2, 2);
+    float* data = value.mutable_data<float>();
+    for (int64_t k = 0; k < value.num_elements(); ++k) data[k] = uniform(rng_);
+    out_.feeds.push_back({name, std::move(value)});
+    return {name, shape, 2};
+  }
+
+  Value NewFloatConst(const Shape& shape, double bound) {
+    const std::string name = NewName("const");
+    std::string values;
+    std::uniform_real_distribution<float> uniform(static_cast<float>(-bound),
+                                                  static_cast<float>(bound));
+    for (int64_t k = 0; k < Elements(shape); ++k) {
+      absl::StrAppend(&values, " float_val: ", uniform(rng_));
+    }
+    AddNode(name, "Const", {},
+            absl::StrCat(TypeAttr("dtype", "DT_FLOAT"), " attr { key: \"value\" value { tensor {",
+                         " dtype: DT_FLOAT ", TensorShapeProto(shape), values, " } } }"),
+            {});
+    return {name, shape, bound};
+  }
+
+  // An int32 constant: axes, permutations, shapes, paddings.
+  std::string NewIntConst(const std::vector<int64_t>& values, const Shape& shape) {
+    const std::string name = NewName("ints");
+    std::string text;
+    for (int64_t v : values) absl::StrAppend(&text, " int_val: ", v);
+    AddNode(name, "Const", {},
+            absl::StrCat(TypeAttr("dtype", "DT_INT32"), " attr { key: \"value\" value { tensor {",
+                         " dtype: DT_INT32 ", TensorShapeProto(shape), text, " } } }"),
+            {});
+    return name;
+  }
+  std::string NewIntVector(const std::vector<int64_t>& values) {
+    return NewIntConst(values, {static_cast<int64_t>(values.size())});
+  }
+
+  // A new placeholder or constant of `shape` (operands that are neither exist already).
+  Value NewLeaf(const Shape& shape) {
+    return c_.OneIn(3) ? NewPlaceholder(shape) : NewFloatConst(shape, 1 + c_.Below(2));
+  }
+
+  Value Unary(const std::string& op, const Value& x, double bound) {
+    const std::string name = NewName(op);
+    AddNode(name, op, {x.name}, kFloatT, {x.name});
+    return {name, x.shape, bound};
+  }
+
+  Value Binary(const std::string& op, const Value& a, const Value& b, const Shape& shape,
+               double bound) {
+    const std::string name = NewName(op);
+    AddNode(name, op, {a.name, b.name}, kFloatT, {a.name, b.name});
+    return {name, shape, bound};
+  }
+
+  // Abs(x) + 0.5: an operand for an op defined on positive numbers, at least 0.5.
+  Value Positive(const Value& x) {
+    const Value abs = Unary("Abs", x, x.bound);
+    const std::string half = NewName("half");
+    AddNode(half, "Const", {},
+            absl::StrCat(TypeAttr("dtype", "DT_FLOAT"),
+                         " attr { key: \"value\" value { tensor { dtype: DT_FLOAT tensor_shape "
+                         "{ } float_val: 0.5 } } }"),
+            {});
+    return Binary("AddV2", abs, {half, {}, 0.5}, x.shape, x.bound + 0.5);
+  }
+
+  // The result shape of broadcasting a with b, or false if they do not broadcast.
+  static bool Broadcast(const Shape& a, const Shape& b, Shape& out) {
+    const size_t rank = std::max(a.size(), b.size());
+    out.assign(rank, 1);
+    for (size_t k = 0; k < rank; ++k) {
+      const int64_t da = k < rank - a.size() ? 1 : a[k - (rank - a.size())];
+      const int64_t db = k < rank - b.size() ? 1 : b[k - (rank - b.size())];
+      if (da != db && da != 1 && db != 1) return false;
+      out[k] = da == 1 ? db : da;
+    }
+    return true;
+  }
+
+  // A second operand for an elementwise op on `a`: an existing value that broadcasts with it,
+  // or a new leaf whose shape is a's with leading dimensions dropped, some set to 1, or, where
+  // a has a 1, a larger one (so that a broadcasts too).
+  Value SecondOperand(const Value& a) {
+    if (c_.OneIn(3)) {
+      const Value& b = c_.Pick(values_);
+      Shape out;
+      if (Broadcast(a.shape, b.shape, out) && Elements(out) <= kMaxElements) return b;
+    }
+    Shape shape(a.shape.begin() + c_.Below(Rank(a.shape) + 1), a.shape.end());
+    for (int64_t& d : shape) {
+      if (d == 1 && c_.OneIn(3)) {
+        d = 2 + c_.Below(4);
+      } else if (c_.OneIn(3)) {
+        d = 1;
+      }
+    }
+    if (c_.OneIn(6)) shape.insert(shape.begin(), 1 + c_.Below(3));
+    Shape out;
+    if (!Broadcast(a.shape, shape, out) || Elements(out) > kMaxElements) shape = a.shape;
+    return NewLeaf(shape);
+  }
+
+  // One op on `a` (and whatever other operands it needs).
+  Value Op(const Value& a) {
+    const int rank = Rank(a.shape);
+    switch (c_.Below(14)) {
+      case 0:
+      case 1: {  // unary, continuous on its whole domain
+        static const std::vector<std::pair<std::string, double>> kOps = {
+            {"Abs", 0},      {"Neg", 0},   {"Square", -2}, {"Tanh", 1},    {"Sigmoid", 1},
+            {"Relu", 0},     {"Relu6", 6}, {"Elu", 0},     {"Selu", 1.76}, {"Softplus", 0},
+            {"Softsign", 1}, {"Sin", 1},   {"Cos", 1},     {"Atan", 1.6},  {"Erf", 1},
+            {"Identity", 0}, {"Sinh", -1}};
+        const auto& [op, bound] = c_.Pick(kOps);
+        // 0: the operand's bound (or one more for Softplus, Elu); -2: squared; -1: Sinh.
+        double b = bound > 0 ? bound : a.bound + 1;
+        if (bound == -2) b = a.bound * a.bound;
+        if (op == "Sinh") {
+          const Value t = Unary("Tanh", a, 1);
+          return Unary("Sinh", t, 1.2);
+        }
+        return Unary(op, a, b);
+      }
+      case 2: {  // unary, on a restricted domain: the operand is made valid first
+        switch (c_.Below(6)) {
+          case 0:
+            return Unary("Exp", Unary("Tanh", a, 1), 2.72);
+          case 1:
+            return Unary("Expm1", Unary("Tanh", a, 1), 1.72);
+          case 2:
+            return Unary("Log", Positive(a), std::log(a.bound + 0.5) + 1);
+          case 3:
+            return Unary("Sqrt", Positive(a), std::sqrt(a.bound + 0.5));
+          case 4:
+            return Unary("Rsqrt", Positive(a), 1.42);
+          default:
+            return Unary("Reciprocal", Positive(a), 2);
+        }
+      }
+      case 3:
+      case 4:
+      case 5: {  // binary, with broadcasting
+        const Value b = SecondOperand(a);
+        Shape shape;
+        Broadcast(a.shape, b.shape, shape);
+        const bool swap = c_.OneIn(2);
+        const Value& x = swap ? b : a;
+        const Value& y = swap ? a : b;
+        switch (c_.Below(8)) {
+          case 0:
+            return Binary("Add", x, y, shape, a.bound + b.bound);
+          case 1:
+            return Binary("AddV2", x, y, shape, a.bound + b.bound);
+          case 2:
+            return Binary("Sub", x, y, shape, a.bound + b.bound);
+          case 3:
+            return Binary("Mul", x, y, shape, a.bound * b.bound);
+          case 4:
+            return Binary("Maximum", x, y, shape, std::max(a.bound, b.bound));
+          case 5:
+            return Binary("Minimum", x, y, shape, std::max(a.bound, b.bound));
+          case 6:
+            return Binary("SquaredDifference", x, y, shape,
+                          (a.bound + b.bound) * (a.bound + b.bound));
+          default: {
+            const Value d = Positive(y);
+            return Binary("RealDiv", x, d, shape, 2 * x.bound);
+          }
+        }
+      }
+      case 6: {  // a reduction over some axes
+        static const std::vector<std::string> kOps = {"Sum", "Mean", "Max", "Min"};
+        const std::string& op = c_.Pick(kOps);
+        std::vector<int64_t> axes;
+        for (int k = 0; k < rank; ++k) {
+          if (c_.OneIn(2)) axes.push_back(c_.OneIn(4) ? k - rank : k);
+        }
+        const bool keep_dims = c_.OneIn(3);
+        Shape shape;
+        double count = 1;
+        for (int k = 0; k < rank; ++k) {
+          const bool reduced = std::find(axes.begin(), axes.end(), k) != axes.end() ||
+                               std::find(axes.begin(), axes.end(), k - rank) != axes.end();
+          if (reduced) count *= static_cast<double>(a.shape[k]);
+          if (!reduced) {
+            shape.push_back(a.shape[k]);
+          } else if (keep_dims) {
+            shape.push_back(1);
+          }
+        }
+        const std::string axes_name = rank > 0 && axes.size() == 1 && c_.OneIn(2)
+                                          ? NewIntConst(axes, {})
+                                          : NewIntVector(axes);
+        const std::string name = NewName(op);
+        AddNode(
+            name, op, {a.name, axes_name},
+            absl::StrCat(kFloatT, TypeAttr("Tidx", "DT_INT32"), BoolAttr("keep_dims", keep_dims)),
+            {a.name});
+        // Max and Min of nothing are the type's lowest and highest: no value is kept.
+        if ((op == "Max" || op == "Min") && Elements(a.shape) == 0) {
+          return Unary("Tanh", {name, shape, 0}, 1);
+        }
+        return {name, shape, op == "Sum" ? a.bound * std::max(1.0, count) : a.bound};
+      }
+      case 7: {  // MatMul, with either operand transposed
+        if (rank != 2) break;
+        const bool transpose_a = c_.OneIn(2), transpose_b = c_.OneIn(2);
+        const int64_t rows = transpose_a ? a.shape[1] : a.shape[0];
+        const int64_t k = transpose_a ? a.shape[0] : a.shape[1];
+        const int64_t m = RandomDim() + 1;
+        if (rows * m > kMaxElements) break;
+        const Value b = NewLeaf(transpose_b ? Shape{m, k} : Shape{k, m});
+        const std::string name = NewName("MatMul");
+        AddNode(name, "MatMul", {a.name, b.name},
+                absl::StrCat(kFloatT, BoolAttr("transpose_a", transpose_a),
+                             BoolAttr("transpose_b", transpose_b)),
+                {a.name, b.name});
+        return {name, {rows, m}, a.bound * b.bound * std::max<double>(1, k)};
+      }
+      case 8: {  // Softmax or LogSoftmax over the last axis
+        if (rank == 0) break;
+        if (c_.OneIn(2)) return Unary("Softmax", a, 1);
+        return Unary("LogSoftmax", a, 2 * a.bound + std::log(std::max<double>(2, a.shape.back())));
+      }
+      case 9: {  // Transpose
+        if (rank < 2) break;
+        std::vector<int64_t> perm(rank);
+        std::iota(perm.begin(), perm.end(), 0);
+        for (int k = rank - 1; k > 0; --k) std::swap(perm[k], perm[c_.Below(k + 1)]);
+        Shape shape(rank);
+        for (int k = 0; k < rank; ++k) shape[k] = a.shape[perm[k]];
+        const std::string name = NewName("Transpose");
+        AddNode(name, "Transpose", {a.name, NewIntVector(perm)},
+                absl::StrCat(kFloatT, TypeAttr("Tperm", "DT_INT32")), {a.name});
+        return {name, shape, a.bound};
+      }
+      case 10: {  // Reshape: flatten, merge two dimensions, split one, or add a 1
+        Shape shape = a.shape;
+        std::vector<int64_t> spec;
+        switch (c_.Below(4)) {
+          case 0:
+            shape = {Elements(a.shape)};
+            break;
+          case 1:
+            if (rank >= 2) {
+              const int k = c_.Below(rank - 1);
+              shape[k] *= shape[k + 1];
+              shape.erase(shape.begin() + k + 1);
+            }
+            break;
+          case 2:
+            if (rank >= 1) {
+              const int k = c_.Below(rank);
+              for (int64_t f : {2, 3, 4}) {
+                if (shape[k] % f == 0 && shape[k] > f) {
+                  shape[k] /= f;
+                  shape.insert(shape.begin() + k, f);
+                  break;
+                }
+              }
+            }
+            break;
+          default:
+            shape.insert(shape.begin() + c_.Below(rank + 1), 1);
+            break;
+        }
+        spec = shape;
+        // One dimension left for Reshape to infer, when the rest is not empty.
+        if (!spec.empty() && c_.OneIn(2) && Elements(shape) > 0) spec[c_.Below(Rank(spec))] = -1;
+        const std::string name = NewName("Reshape");
+        AddNode(name, "Reshape", {a.name, NewIntVector(spec)},
+                absl::StrCat(kFloatT, TypeAttr("Tshape", "DT_INT32")), {a.name});
+        return {name, shape, a.bound};
+      }
+      case 11: {  // ConcatV2 with a leaf of another size along the axis
+        if (rank == 0) break;
+        const int axis = c_.Below(rank);
+        Shape other = a.shape;
+        other[axis] = 1 + c_.Below(3);
+        Shape shape = a.shape;
+        shape[axis] += other[axis];
+        if (Elements(shape) > kMaxElements) break;
+        const Value b = NewLeaf(other);
+        const bool first = c_.OneIn(2);
+        const std::string name = NewName("ConcatV2");
+        AddNode(name, "ConcatV2",
+                {first ? a.name : b.name, first ? b.name : a.name,
+                 NewIntConst({c_.OneIn(3) ? axis - rank : axis}, {})},
+                absl::StrCat(kFloatT, IntAttr("N", 2), TypeAttr("Tidx", "DT_INT32")),
+                {a.name, b.name});
+        return {name, shape, std::max(a.bound, b.bound)};
+      }
+      case 12: {  // Slice, Pad, Tile or ReverseV2: data movement by index arithmetic
+        if (rank == 0) break;
+        switch (c_.Below(4)) {
+          case 0: {
+            std::vector<int64_t> begin(rank), size(rank);
+            Shape shape(rank);
+            for (int k = 0; k < rank; ++k) {
+              begin[k] = c_.Below(static_cast<int>(a.shape[k]) + 1);
+              shape[k] = c_.Below(static_cast<int>(a.shape[k] - begin[k]) + 1);
+              size[k] = c_.OneIn(4) ? -1 : shape[k];
+              if (size[k] == -1) shape[k] = a.shape[k] - begin[k];
+            }
+            const std::string name = NewName("Slice");
+            AddNode(name, "Slice", {a.name, NewIntVector(begin), NewIntVector(size)},
+                    absl::StrCat(kFloatT, TypeAttr("Index", "DT_INT32")), {a.name});
+            return {name, shape, a.bound};
+          }
+          case 1: {
+            std::vector<int64_t> paddings;
+            Shape shape = a.shape;
+            for (int k = 0; k < rank; ++k) {
+              const int64_t before = c_.Below(3), after = c_.Below(3);
+              paddings.push_back(before);
+              paddings.push_back(after);
+              shape[k] += before + after;
+            }
+            if (Elements(shape) > kMaxElements) break;
+            const std::string name = NewName("Pad");
+            AddNode(name, "Pad", {a.name, NewIntConst(paddings, {rank, 2})},
+                    absl::StrCat(kFloatT, TypeAttr("Tpaddings", "DT_INT32")), {a.name});
+            return {name, shape, a.bound};
+          }
+          case 2: {
+            std::vector<int64_t> multiples(rank);
+            Shape shape = a.shape;
+            for (int k = 0; k < rank; ++k) {
+              multiples[k] = 1 + c_.Below(3);
+              shape[k] *= multiples[k];
+            }
+            if (Elements(shape) > kMaxElements) break;
+            const std::string name = NewName("Tile");
+            AddNode(name, "Tile", {a.name, NewIntVector(multiples)},
+                    absl::StrCat(kFloatT, TypeAttr("Tmultiples", "DT_INT32")), {a.name});
+            return {name, shape, a.bound};
+          }
+          default: {
+            std::vector<int64_t> axes;
+            for (int k = 0; k < rank; ++k) {
+              if (c_.OneIn(2)) axes.push_back(k);
+            }
+            const std::string name = NewName("ReverseV2");
+            AddNode(name, "ReverseV2", {a.name, NewIntVector(axes)},
+                    absl::StrCat(kFloatT, TypeAttr("Tidx", "DT_INT32")), {a.name});
+            return {name, a.shape, a.bound};
+          }
+        }
+        break;
+      }
+      default: {  // BiasAdd, AddN or ExpandDims
+        switch (c_.Below(3)) {
+          case 0: {
+            if (rank < 2) break;
+            const Value bias = NewLeaf({a.shape.back()});
+            return Binary("BiasAdd", a, bias, a.shape, a.bound + bias.bound);
+          }
+          case 1: {
+            const Value b = NewLeaf(a.shape);
+            const std::string name = NewName("AddN");
+            AddNode(name, "AddN", {a.name, b.name, a.name}, absl::StrCat(kFloatT, IntAttr("N", 3)),
+                    {a.name, b.name});
+            return {name, a.shape, 2 * a.bound + b.bound};
+          }
+          default: {
+            const int axis = c_.Below(rank + 1);
+            Shape shape = a.shape;
+            shape.insert(shape.begin() + axis, 1);
+            const std::string name = NewName("ExpandDims");
+            AddNode(name, "ExpandDims",
+                    {a.name, NewIntConst({c_.OneIn(3) ? axis - rank - 1 : axis}, {})},
+                    absl::StrCat(kFloatT, TypeAttr("Tdim", "DT_INT32")), {a.name});
+            return {name, shape, a.bound};
+          }
+        }
+        break;
+      }
+    }
+    // The op chosen does not apply to `a`: a unary one that always does.
+    return Unary("Sigmoid", a, 1);
+  }
+
+  Choices& c_;
+  std::mt19937_64 rng_;
+  std::vector<Value> values_;
+  GeneratedGraph out_;
+  int next_id_ = 0;
+};
+
+}  // namespace
+
+GeneratedGraph GenerateGraph(Choices& choices) { return Generator(choices).Run(); }
+
+}  // namespace dfc::fuzz
