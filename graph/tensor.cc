@@ -129,6 +129,12 @@ void PreviewInto(const Tensor& t, int axis, int64_t offset, int64_t& budget, std
     --budget;
     return;
   }
+  if (t.dim(axis) == 0) {
+    // An empty sub-array costs the budget too: [65536,65536,0] is 2^32 of them.
+    out += "[]";
+    --budget;
+    return;
+  }
   int64_t stride = 1;
   for (int d = axis + 1; d < t.rank(); ++d) stride *= t.dim(d);
   out += "[";

@@ -198,6 +198,9 @@ INSTANTIATE_TEST_SUITE_P(
         PreviewCase{"BudgetInsideRank3", Tensor::FromVector<float>(Iota(8), {2, 2, 2}), 3,
                     "[[[0, 1], [2, ...]], ...]"},
         PreviewCase{"ExactBudget", Tensor::FromVector<float>(Iota(4), {4}), 4, "[0, 1, 2, 3]"},
+        // Empty rows count against the budget: 2^32 of them would not fit in memory.
+        PreviewCase{"ManyEmptyRows", Tensor::Zeros(DType::kFloat, {65536, 65536, 0}), 3,
+                    "[[[], [], [], ...], ...]"},
         PreviewCase{"Bool", Tensor::FromVector<bool>({true, false, true}, {3}), 16,
                     "[True, False, True]"},
         PreviewCase{"BoolScalar", Tensor::Scalar<bool>(false), 16, "False"},

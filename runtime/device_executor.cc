@@ -506,34 +506,57 @@ class DeviceExecutor::Run_ {
     return absl::OkStatus();
   }
 
+  // InvalidArgument (the run's error, no fallback: the reference could not hold it either) if
+  // `value`'s size overflows 64 bits or exceeds the largest buffer the device makes.
+  absl::Status CheckDeviceSize(int index, const DeviceTensor& value) const {
+    const Cluster& cluster = lowered_.partition.clusters[index];
+    auto refuse = [&](absl::string_view why) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "cluster ", index, " (", absl::StrJoin(ClusterNodeNames(graph_, cluster), ", "),
+          "): a value of ", value.DebugType(), " ", why));
+    };
+    absl::StatusOr<int64_t> elements = NumElements(value.shape);
+    if (!elements.ok()) return refuse("has more than 2^63 elements");
+    const uint64_t limit = ex_.context_->info().max_alloc_size;
+    if (static_cast<uint64_t>(*elements) > limit / SizeOf(value.dtype)) {
+      return refuse(absl::StrCat("needs ", *elements, " elements of ", SizeOf(value.dtype),
+                                 " bytes, more than the device's largest buffer (", limit,
+                                 " bytes)"));
+    }
+    return absl::OkStatus();
+  }
+
   // Enqueues every stage of the cluster's kernel; its outputs stay on the device.
   absl::Status Launch(int index, const CompiledCluster& compiled, const ir::LoweredCluster& lowered,
                       const std::vector<std::shared_ptr<DeviceTensor>>& params,
                       const SizeBindings& sizes) {
     const codegen::KernelSource& kernel = compiled.kernel;
+    // Every temporary's and output's size first, so that a size the feeds make too large
+    // (past 2^63 elements, or more than the device's largest buffer) is refused before anything
+    // is allocated or launched.
+    std::vector<std::shared_ptr<DeviceTensor>> made;
+    for (const auto* types : {&kernel.temporaries, &lowered.output_types}) {
+      for (const ir::TypePtr& type : *types) {
+        DFC_ASSIGN_OR_RETURN(Shape shape, ir::ShapeUnder(type, sizes));
+        auto value = std::make_shared<DeviceTensor>(
+            DeviceTensor{.dtype = ir::BaseDType(type), .shape = std::move(shape)});
+        DFC_RETURN_IF_ERROR(CheckDeviceSize(index, *value));
+        made.push_back(std::move(value));
+      }
+    }
     // Buffers in the kernels' argument order: parameters, temporaries, outputs.
     std::vector<std::shared_ptr<cl::ClBuffer>> buffers;
     for (const std::shared_ptr<DeviceTensor>& p : params) {
       DFC_ASSIGN_OR_RETURN(std::shared_ptr<cl::ClBuffer> b, Buffer(*p));
       buffers.push_back(std::move(b));
     }
-    auto allocate = [&](const ir::TypePtr& type) -> absl::StatusOr<std::shared_ptr<DeviceTensor>> {
-      DFC_ASSIGN_OR_RETURN(Shape shape, ir::ShapeUnder(type, sizes));
-      auto value = std::make_shared<DeviceTensor>(
-          DeviceTensor{.dtype = ir::BaseDType(type), .shape = std::move(shape)});
+    for (const std::shared_ptr<DeviceTensor>& value : made) {
       DFC_ASSIGN_OR_RETURN(cl::ClBuffer b, ex_.context_->Allocate(value->byte_size()));
       value->buffer = std::make_shared<cl::ClBuffer>(std::move(b));
       buffers.push_back(value->buffer);
-      return value;
-    };
-    for (const ir::TypePtr& type : kernel.temporaries) {
-      DFC_RETURN_IF_ERROR(allocate(type).status());
     }
-    std::vector<std::shared_ptr<DeviceTensor>> outputs;
-    for (const ir::TypePtr& type : lowered.output_types) {
-      DFC_ASSIGN_OR_RETURN(std::shared_ptr<DeviceTensor> out, allocate(type));
-      outputs.push_back(std::move(out));
-    }
+    const std::vector<std::shared_ptr<DeviceTensor>> outputs(
+        made.begin() + static_cast<std::ptrdiff_t>(kernel.temporaries.size()), made.end());
     DFC_ASSIGN_OR_RETURN(cl::ClBuffer flag_buffer, ex_.context_->Allocate(sizeof(cl_int)));
     auto flag = std::make_shared<cl::ClBuffer>(std::move(flag_buffer));
     static constexpr cl_int kNoError = 0;

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
 #include "gmock/gmock.h"
 #include "graph/loader.h"
 #include "graph/ops.h"
@@ -164,6 +165,45 @@ node { name: "out" op: "Tanh" input: "sum" attr { key: "T" value { type: DT_FLOA
   }
   // One kernel for equal batches, one for each batch broadcast from 1.
   EXPECT_EQ((*session)->executor().kernels_generated(), 3);
+}
+
+// A value too large for the device (past the largest buffer it makes, or past 2^63 elements,
+// whose byte count would wrap to a small number) is refused, naming the cluster, before
+// anything is allocated or launched.
+TEST_F(DeviceExecutorTest, AValueTooLargeForTheDeviceIsRefusedBeforeAllocating) {
+  for (const std::string dims : {"100000 int_val: 100000 int_val: 100000",
+                                 "2000000000 int_val: 2000000000 int_val: 2000000000",
+                                 "4294967296 int_val: 4294967296 int_val: 1"}) {
+    const std::string text =
+        absl::StrCat(R"graph(
+node { name: "dims" op: "Const" attr { key: "dtype" value { type: DT_INT64 } }
+       attr { key: "value" value { tensor { dtype: DT_INT64 tensor_shape { dim { size: 3 } }
+       int64_val: )graph",
+                     absl::StrReplaceAll(dims, {{"int_val", "int64_val"}}), R"graph( } } } }
+node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } }
+       attr { key: "shape" value { shape { } } } }
+node { name: "f" op: "Fill" input: "dims" input: "x" attr { key: "T" value { type: DT_FLOAT } }
+       attr { key: "index_type" value { type: DT_INT64 } } }
+node { name: "out" op: "Tanh" input: "f" attr { key: "T" value { type: DT_FLOAT } } }
+)graph");
+    absl::StatusOr<Graph> graph = ParseGraph(text, "fill");
+    ASSERT_TRUE(graph.ok()) << graph.status();
+    const Feeds feeds = {{{"x", 0}, Tensor::Scalar<float>(0.5f)}};
+    const std::vector<TensorId> fetches = {{"out", 0}};
+    absl::StatusOr<ir::LoweredGraph> lowered = Lower(*graph, fetches, feeds);
+    ASSERT_TRUE(lowered.ok()) << lowered.status();
+    std::unique_ptr<DeviceExecutor> executor = MakeExecutor();
+    const int64_t allocated = executor->bytes_to_device();
+    absl::StatusOr<std::vector<Tensor>> out = executor->Run(*graph, *lowered, feeds, fetches);
+    ASSERT_FALSE(out.ok()) << dims;
+    EXPECT_TRUE(absl::IsInvalidArgument(out.status())) << out.status();
+    EXPECT_THAT(out.status().message(), HasSubstr("cluster 0 (f (Fill), out (Tanh))"));
+    EXPECT_THAT(std::string(out.status().message()),
+                ::testing::ContainsRegex("largest buffer|2\\^63"));
+    EXPECT_EQ(executor->kernels_run(), 0);
+    EXPECT_EQ(executor->fallbacks(), 0);
+    EXPECT_EQ(executor->bytes_to_device(), allocated);  // not even the feed
+  }
 }
 
 TEST_F(DeviceExecutorTest, AKernelThatFailsToBuildFallsBack) {

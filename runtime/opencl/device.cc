@@ -58,6 +58,8 @@ absl::StatusOr<DeviceInfo> QueryDevice(cl_platform_id platform, int platform_ind
                        DeviceValue<size_t>(device, CL_DEVICE_MAX_WORK_GROUP_SIZE));
   DFC_ASSIGN_OR_RETURN(info.local_mem_size,
                        DeviceValue<cl_ulong>(device, CL_DEVICE_LOCAL_MEM_SIZE));
+  DFC_ASSIGN_OR_RETURN(info.max_alloc_size,
+                       DeviceValue<cl_ulong>(device, CL_DEVICE_MAX_MEM_ALLOC_SIZE));
   DFC_ASSIGN_OR_RETURN(cl_device_local_mem_type local_type,
                        DeviceValue<cl_device_local_mem_type>(device, CL_DEVICE_LOCAL_MEM_TYPE));
   info.local_mem_is_real = local_type == CL_LOCAL;

@@ -25,6 +25,8 @@ struct DeviceInfo {
   int compute_units = 0;
   size_t max_work_group_size = 0;
   uint64_t local_mem_size = 0;
+  // CL_DEVICE_MAX_MEM_ALLOC_SIZE: the largest buffer the device makes.
+  uint64_t max_alloc_size = 0;
   // CL_LOCAL: __local is on-chip scratchpad worth tiling for; CL_GLOBAL (CPUs): it is ordinary
   // memory and staging through it only adds copies.
   bool local_mem_is_real = false;
