@@ -292,8 +292,12 @@ TEST_F(ProfilerTest, DeviceEventsAreTimedAndNeverStartBeforeTheirLaunch) {
     EXPECT_LE(d.start_ns, d.end_ns) << d.info.name;
     ASSERT_TRUE(spans.contains(d.info.launch)) << d.info.name;
     EXPECT_GE(d.queued_ns, spans[d.info.launch].start_ns) << d.info.name;
-    // An in-order queue: the aligned times of successive commands do not go back.
-    EXPECT_GE(d.start_ns, previous_end) << d.info.name;
+    // An in-order queue: the times of successive commands do not go back, within the
+    // driver's stamping: PoCL's stamps of a command's end and the next one's start overlapped
+    // by 6 to 14 us under ASan (where the host side is slower), never without it. 50 us is a
+    // small fraction of a step.
+    constexpr int64_t kStampSlackNs = 50'000;
+    EXPECT_GE(d.start_ns, previous_end - kStampSlackNs) << d.info.name;
     previous_end = d.end_ns;
   }
 }

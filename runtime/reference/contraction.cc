@@ -35,21 +35,23 @@ MatrixView ViewOf(const Tensor& x, bool transpose) {
 // out[m, n] = op(a)[m, k] * op(b)[k, n] for one matrix of the batch.
 template <typename T>
 void MultiplyMatrix(const T* a, const MatrixView& av, const T* b, const MatrixView& bv, T* out) {
+  // Offsets, not row pointers: with k = 0 the operands are empty and their data may be null,
+  // where even forming a pointer past it is undefined.
   for (int64_t i = 0; i < av.rows; ++i) {
     for (int64_t j = 0; j < bv.cols; ++j) {
-      const T* a_row = a + i * av.row_stride;
-      const T* b_col = b + j * bv.col_stride;
+      const int64_t a_row = i * av.row_stride;
+      const int64_t b_col = j * bv.col_stride;
       if constexpr (IsFloatingStorage<T>) {
         double sum = 0;
         for (int64_t p = 0; p < av.cols; ++p) {
-          sum += ToDouble(a_row[p * av.col_stride]) * ToDouble(b_col[p * bv.row_stride]);
+          sum += ToDouble(a[a_row + p * av.col_stride]) * ToDouble(b[b_col + p * bv.row_stride]);
         }
         out[i * bv.cols + j] = FromDouble<T>(sum);
       } else {
         uint64_t sum = 0;
         for (int64_t p = 0; p < av.cols; ++p) {
-          sum += static_cast<uint64_t>(a_row[p * av.col_stride]) *
-                 static_cast<uint64_t>(b_col[p * bv.row_stride]);
+          sum += static_cast<uint64_t>(a[a_row + p * av.col_stride]) *
+                 static_cast<uint64_t>(b[b_col + p * bv.row_stride]);
         }
         out[i * bv.cols + j] = static_cast<T>(sum);
       }
@@ -88,11 +90,10 @@ absl::Status MatMulKernel(KernelContext& ctx) {
   const MatrixView av = ViewOf(a, *transpose_a);
   const MatrixView bv = ViewOf(b, *transpose_b);
   if (av.cols != bv.rows) {
-    return ctx.Error(absl::StrCat(
-        "inner dimensions differ: ", name_a, " ", a.DebugType(), " with ", attr_a, "=",
-        *transpose_a ? "true" : "false", " has ", av.cols, " columns, ", name_b, " ",
-        b.DebugType(), " with ", attr_b, "=", *transpose_b ? "true" : "false", " has ", bv.rows,
-        " rows"));
+    return ctx.Error(absl::StrCat("inner dimensions differ: ", name_a, " ", a.DebugType(), " with ",
+                                  attr_a, "=", *transpose_a ? "true" : "false", " has ", av.cols,
+                                  " columns, ", name_b, " ", b.DebugType(), " with ", attr_b, "=",
+                                  *transpose_b ? "true" : "false", " has ", bv.rows, " rows"));
   }
 
   const Shape a_batch(a.shape().begin(), a.shape().end() - 2);
@@ -100,15 +101,14 @@ absl::Status MatMulKernel(KernelContext& ctx) {
   Shape batch = a_batch;
   if constexpr (batching == Batching::kEqual) {
     if (a_batch != b_batch) {
-      return ctx.Error(absl::StrCat("batch dimensions must be equal, got ", a.DebugType(),
-                                    " and ", b.DebugType()));
+      return ctx.Error(absl::StrCat("batch dimensions must be equal, got ", a.DebugType(), " and ",
+                                    b.DebugType()));
     }
   } else if constexpr (batching == Batching::kBroadcast) {
     absl::StatusOr<Shape> broadcast = BroadcastShapes(a_batch, b_batch);
     if (!broadcast.ok()) {
-      return ctx.Error(absl::StrCat("batch dimensions of ", a.DebugType(), " and ",
-                                    b.DebugType(), " do not broadcast: ",
-                                    broadcast.status().message()));
+      return ctx.Error(absl::StrCat("batch dimensions of ", a.DebugType(), " and ", b.DebugType(),
+                                    " do not broadcast: ", broadcast.status().message()));
     }
     batch = *std::move(broadcast);
   }

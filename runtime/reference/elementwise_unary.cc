@@ -150,7 +150,9 @@ To FloatToInt(F x) {
   if constexpr (sizeof(To) == 8) {
     constexpr F kLimit = F(9223372036854775808.0);  // 2^63
     if (!(x >= -kLimit && x < kLimit)) return std::numeric_limits<To>::min();
-    return static_cast<To>(x);
+    // Through int64 (cvttsd2si), so that a negative value to uint64 wraps as the compiled
+    // cast does on x86, rather than being undefined.
+    return static_cast<To>(static_cast<int64_t>(x));
   } else {
     constexpr F kLimit = F(2147483648.0);  // 2^31
     const int32_t i = (x >= -kLimit && x < kLimit) ? static_cast<int32_t>(x)

@@ -53,11 +53,9 @@ double MaxMagnitude(const Tensor& t) {
   return m;
 }
 
-// The device every GraphDiff run uses, opened once; its program cache spares rebuilding a
-// kernel an earlier input made. Null, with a message, if there is none.
+// The device every GraphDiff run uses, opened once. Null, with a message, if there is none.
 struct Device {
   std::shared_ptr<cl::ClContext> context;
-  std::shared_ptr<cl::ProgramCache> cache;
   std::string error;
 };
 const Device& TheDevice() {
@@ -68,7 +66,6 @@ const Device& TheDevice() {
       d.error = std::string(opened.status().message());
     } else {
       d.context = (*opened)->context();
-      d.cache = std::make_shared<cl::ProgramCache>(d.context);
     }
     return d;
   }();
@@ -141,7 +138,10 @@ std::string GraphDiff(const uint8_t* data, size_t size) {
   const Device& device = TheDevice();
   if (device.context == nullptr) return absl::StrCat("no OpenCL device: ", device.error);
   std::ostringstream warnings;
-  DeviceExecutor executor(device.context, device.cache, {.warnings = &warnings});
+  // A program cache of its own, so that a long run does not keep every kernel it ever built in
+  // memory (the one on disk still spares rebuilding a kernel an earlier input made).
+  DeviceExecutor executor(device.context, std::make_shared<cl::ProgramCache>(device.context),
+                          {.warnings = &warnings});
   absl::StatusOr<std::vector<Tensor>> ran = executor.Run(*graph, *lowered, fed, fetches);
   if (!ran.ok()) return defect(absl::StrCat("the device run fails: ", ran.status().message()));
   // A kernel the code generator declines is a documented fallback; one it made that the
