@@ -174,21 +174,30 @@ class DeviceExecutor::Run_ {
       cl_int error = 0;
       DFC_RETURN_IF_ERROR(ex_.context_->Read(*p.flag, &error, sizeof(error)));
       if (error != 0) {
-        return absl::OutOfRangeError(absl::StrCat(
-            "cluster ", p.cluster, " (",
-            absl::StrJoin(ClusterNodeNames(graph_, lowered_.partition.clusters[p.cluster]), ", "),
-            "): an index read at run time is out of range (a GatherV2 index, say)"));
+        return absl::OutOfRangeError(
+            absl::StrCat(ClusterLabel(p.cluster),
+                         ": an index read at run time is out of range (a GatherV2 index, say)"));
       }
     }
     return absl::OkStatus();
   }
 
-  // Makes the run's variable writes the state's. Called only when the whole run succeeded:
-  // a run that fails anywhere (a device fault, an index out of range) leaves every variable
-  // as it was, as a failed TensorFlow step does.
+  // "cluster 2 (matmul, add, softmax)": how errors and warnings name a cluster.
+  std::string ClusterLabel(int index) const {
+    return absl::StrCat(
+        "cluster ", index, " (",
+        absl::StrJoin(ClusterNodeNames(graph_, lowered_.partition.clusters[index]), ", "), ")");
+  }
+
+  // Makes the run's variable writes and random draws the state's. Called only when the whole
+  // run succeeded: a run that fails anywhere (a device fault, an index out of range) leaves
+  // every variable as it was, as a failed TensorFlow step does, and every random op's stream
+  // where it was, so that the step run again draws what it would have.
   void Commit() {
     for (auto& [name, value] : written_) state_->variables[name] = std::move(value);
     written_.clear();
+    for (auto& [name, rng] : rngs_) state_->rngs[name] = rng;
+    rngs_.clear();
   }
 
  private:
@@ -284,8 +293,16 @@ class DeviceExecutor::Run_ {
     }
     reference::NodeState node_state;
     if (def.stateful) {
-      auto [rng, inserted] = state_->rngs.try_emplace(node.name);
-      if (inserted) rng->second.seed(reference::RandomSeed(node));
+      // The run draws from its own copy of the node's stream; Commit keeps where it ended.
+      auto [rng, inserted] = rngs_.try_emplace(node.name);
+      if (inserted) {
+        const auto kept = state_->rngs.find(node.name);
+        if (kept != state_->rngs.end()) {
+          rng->second = kept->second;
+        } else {
+          rng->second.seed(reference::RandomSeed(node));
+        }
+      }
       node_state.rng = &rng->second;
     }
     DFC_ASSIGN_OR_RETURN(std::vector<Tensor> outputs,
@@ -412,17 +429,15 @@ class DeviceExecutor::Run_ {
       // Out of memory or the device lost: the host cannot take over (the cluster's inputs are
       // on the device), so the run ends here, naming the cluster, and its variables are left
       // as they were (see Commit).
-      return absl::UnavailableError(absl::StrCat(
-          "cluster ", index, " (", absl::StrJoin(ClusterNodeNames(graph_, cluster), ", "),
-          "): the device failed: ", launched.message()));
+      return absl::UnavailableError(
+          absl::StrCat(ClusterLabel(index), ": the device failed: ", launched.message()));
     }
     // Only a kernel that could not be made or launched falls back.
     ++ex_.fallbacks_;
     if (ex_.options_.warnings != nullptr && !compiled.warned) {
       compiled.warned = true;
-      *ex_.options_.warnings << "dfc: warning: cluster " << index << " ("
-                             << absl::StrJoin(ClusterNodeNames(graph_, cluster), ", ")
-                             << ") runs on the reference executor: its kernel failed: "
+      *ex_.options_.warnings << "dfc: warning: " << ClusterLabel(index)
+                             << " runs on the reference executor: its kernel failed: "
                              << launched.message() << "\n";
     }
     DFC_ASSIGN_OR_RETURN(
@@ -509,11 +524,9 @@ class DeviceExecutor::Run_ {
   // InvalidArgument (the run's error, no fallback: the reference could not hold it either) if
   // `value`'s size overflows 64 bits or exceeds the largest buffer the device makes.
   absl::Status CheckDeviceSize(int index, const DeviceTensor& value) const {
-    const Cluster& cluster = lowered_.partition.clusters[index];
     auto refuse = [&](absl::string_view why) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "cluster ", index, " (", absl::StrJoin(ClusterNodeNames(graph_, cluster), ", "),
-          "): a value of ", value.DebugType(), " ", why));
+      return absl::InvalidArgumentError(
+          absl::StrCat(ClusterLabel(index), ": a value of ", value.DebugType(), " ", why));
     };
     absl::StatusOr<int64_t> elements = NumElements(value.shape);
     if (!elements.ok()) return refuse("has more than 2^63 elements");
@@ -621,8 +634,10 @@ class DeviceExecutor::Run_ {
   State* state_;
   absl::flat_hash_set<TensorId> fed_;
   absl::flat_hash_map<TensorId, std::shared_ptr<DeviceTensor>> values_;
-  // The variables this run wrote, made the state's by Commit.
+  // The variables this run wrote and the random streams it drew from, made the state's by
+  // Commit.
   absl::flat_hash_map<std::string, std::shared_ptr<DeviceTensor>> written_;
+  absl::flat_hash_map<std::string, std::mt19937_64> rngs_;
   std::vector<PendingError> pending_;
 };
 

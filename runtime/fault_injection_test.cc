@@ -120,6 +120,47 @@ INSTANTIATE_TEST_SUITE_P(
              std::to_string(info.index);
     });
 
+// A random op's stream is state too: a step that fails after drawing from it leaves it where it
+// was, so the step run again draws the numbers it would have drawn.
+TEST(RandomStreamFaultTest, AFailedStepDrawsNothing) {
+  constexpr char kGraph[] = R"graph(
+node { name: "shape" op: "Const" attr { key: "dtype" value { type: DT_INT32 } }
+  attr { key: "value" value { tensor { dtype: DT_INT32 tensor_shape { dim { size: 1 } }
+    int_val: 8 } } } }
+node { name: "r" op: "RandomUniform" input: "shape"
+  attr { key: "dtype" value { type: DT_FLOAT } } attr { key: "T" value { type: DT_INT32 } }
+  attr { key: "seed" value { i: 5 } } attr { key: "seed2" value { i: 7 } } }
+node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } }
+  attr { key: "shape" value { shape { dim { size: 8 } } } } }
+node { name: "mul" op: "Mul" input: "r" input: "x" attr { key: "T" value { type: DT_FLOAT } } }
+node { name: "y" op: "Exp" input: "mul" attr { key: "T" value { type: DT_FLOAT } } }
+)graph";
+  absl::StatusOr<Graph> graph = ParseGraph(kGraph, "random.pbtxt");
+  ASSERT_TRUE(graph.ok()) << graph.status();
+  auto open = [&]() -> std::unique_ptr<DeviceSession> {
+    absl::StatusOr<std::unique_ptr<DeviceSession>> session =
+        DeviceSession::Create(std::make_shared<const Graph>(*graph), {.device = "cpu"});
+    return session.ok() ? *std::move(session) : nullptr;
+  };
+  std::unique_ptr<DeviceSession> faulty = open();
+  std::unique_ptr<DeviceSession> clean = open();
+  if (faulty == nullptr || clean == nullptr) GTEST_SKIP() << "no OpenCL CPU device";
+  const Tensor x = testing::UniformFloats({8}, 3, -1, 1);
+  faulty->executor().context()->InjectFault(FaultKind::kLaunch, 0, CL_OUT_OF_RESOURCES);
+  absl::StatusOr<std::vector<Tensor>> failed = faulty->Run({{"x", x}}, {"y"});
+  faulty->executor().context()->InjectFault(FaultKind::kLaunch, -1, CL_SUCCESS);
+  ASSERT_FALSE(failed.ok());
+  EXPECT_THAT(failed.status().message(), HasSubstr("CL_OUT_OF_RESOURCES"));
+  for (int step = 0; step < 2; ++step) {
+    absl::StatusOr<std::vector<Tensor>> got = faulty->Run({{"x", x}}, {"y"});
+    absl::StatusOr<std::vector<Tensor>> want = clean->Run({{"x", x}}, {"y"});
+    ASSERT_TRUE(got.ok()) << got.status();
+    ASSERT_TRUE(want.ok()) << want.status();
+    EXPECT_TRUE((*got)[0].BitwiseEqual((*want)[0])) << "step " << step;
+  }
+  EXPECT_GT(faulty->executor().kernels_run(), 0);
+}
+
 // A kernel the device cannot build: the step still trains (that cluster on the reference
 // executor), a warning names the cluster, and the result is the clean session's within the
 // reference's rounding.
