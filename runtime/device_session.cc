@@ -1,6 +1,7 @@
 // The embedding API (see device_session.h).
 #include "runtime/device_session.h"
 
+#include <map>
 #include <set>
 
 #include "absl/algorithm/container.h"
@@ -77,18 +78,10 @@ absl::StatusOr<std::vector<Tensor>> DeviceSession::Run(
     const std::vector<std::pair<std::string, Tensor>>& feeds,
     const std::vector<std::string>& fetches, const std::vector<std::string>& targets) {
   std::vector<std::pair<TensorId, Tensor>> fed;
-  std::string key;
+  std::string key;  // what a lowering depends on besides the fed shapes (FedShapes)
   for (const auto& [name, value] : feeds) {
     DFC_ASSIGN_OR_RETURN(TensorId id, TensorId::Parse(name));
-    absl::StrAppend(&key, "feed ", id.ToString());
-    // A placeholder declared without a rank is compiled for the rank it is fed with.
-    const Node* node = graph_->FindNode(id.node);
-    if (node != nullptr) {
-      if (std::optional<PartialShape> shape = FedPlaceholderShape(*node, value.shape(), false)) {
-        absl::StrAppend(&key, shape->ToString());
-      }
-    }
-    absl::StrAppend(&key, ";");
+    absl::StrAppend(&key, "feed ", id.ToString(), ";");
     fed.emplace_back(std::move(id), value);
   }
   std::vector<TensorId> fetch_ids;
@@ -108,30 +101,29 @@ absl::StatusOr<std::vector<Tensor>> DeviceSession::Run(
   if (plan_ != nullptr && PlanServes(*plan_, *graph_, fed, fetch_ids, targets)) {
     return executor_->Run(*graph_, plan_->lowered, fed, fetch_ids, &state_);
   }
-  auto it = lowered_.find(key);
-  if (it == lowered_.end()) {
-    DFC_ASSIGN_OR_RETURN(ir::LoweredGraph lowered,
-                         LowerForFeedShapes(*graph_, fetch_ids, fed, targets, false));
-    it = lowered_.emplace(key, std::move(lowered)).first;
-  }
-  if (!BindSizes(it->second, fed).ok()) {
-    // Sizes the lowering took for one are fed 1 and something else, which TensorFlow
-    // broadcasts: a lowering for each pattern of unknown dimensions fed 1 (LowerForFeeds).
-    for (const auto& [id, value] : fed) {
-      const Node* node = graph_->FindNode(id.node);
-      if (node == nullptr) continue;
-      if (std::optional<PartialShape> shape = FedPlaceholderShape(*node, value.shape(), true)) {
-        absl::StrAppend(&key, "ones ", id.ToString(), shape->ToString(), ";");
-      }
+  // As LowerForFeeds chooses, each lowering made once: with the batch sizes symbolic, or, when
+  // the feeds bind sizes the first took for one to 1 and something else (which TensorFlow
+  // broadcasts), with each unknown dimension fed 1 taken as the constant 1.
+  auto lowering = [&](bool ones_as_constants) -> absl::StatusOr<const ir::LoweredGraph*> {
+    std::map<std::string, PartialShape> shapes;  // ordered, for the key
+    for (auto& [name, shape] : FedShapes(*graph_, fed, ones_as_constants)) shapes[name] = shape;
+    std::string shapes_key = key;
+    for (const auto& [name, shape] : shapes) {
+      absl::StrAppend(&shapes_key, "shape ", name, shape.ToString(), ";");
     }
-    it = lowered_.find(key);
+    auto it = lowered_.find(shapes_key);
     if (it == lowered_.end()) {
       DFC_ASSIGN_OR_RETURN(ir::LoweredGraph lowered,
-                           LowerForFeedShapes(*graph_, fetch_ids, fed, targets, true));
-      it = lowered_.emplace(key, std::move(lowered)).first;
+                           LowerForFeedShapes(*graph_, fetch_ids, fed, targets, ones_as_constants));
+      it = lowered_.emplace(shapes_key, std::move(lowered)).first;
     }
+    return &it->second;
+  };
+  DFC_ASSIGN_OR_RETURN(const ir::LoweredGraph* lowered, lowering(false));
+  if (!BindSizes(*lowered, fed).ok()) {
+    DFC_ASSIGN_OR_RETURN(lowered, lowering(true));
   }
-  return executor_->Run(*graph_, it->second, fed, fetch_ids, &state_);
+  return executor_->Run(*graph_, *lowered, fed, fetch_ids, &state_);
 }
 
 }  // namespace dfc

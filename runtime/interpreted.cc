@@ -53,21 +53,29 @@ absl::StatusOr<ir::LoweredGraph> LowerForFeeds(
   return LowerForFeedShapes(graph, fetches, feeds, targets, /*ones_as_constants=*/true);
 }
 
+absl::flat_hash_map<std::string, PartialShape> FedShapes(
+    const Graph& graph, const std::vector<std::pair<TensorId, Tensor>>& feeds,
+    bool ones_as_constants) {
+  absl::flat_hash_map<std::string, PartialShape> shapes;
+  for (const auto& [id, tensor] : feeds) {
+    const Node* node = graph.FindNode(id.node);
+    if (node == nullptr) continue;
+    if (std::optional<PartialShape> shape =
+            FedPlaceholderShape(*node, tensor.shape(), ones_as_constants)) {
+      shapes[id.node] = *std::move(shape);
+    }
+  }
+  return shapes;
+}
+
 absl::StatusOr<ir::LoweredGraph> LowerForFeedShapes(
     const Graph& graph, const std::vector<TensorId>& fetches,
     const std::vector<std::pair<TensorId, Tensor>>& feeds, const std::vector<std::string>& targets,
     bool ones_as_constants) {
   std::vector<TensorId> fed_ids;
-  ir::LowerOptions options{.fold_only_static = true};
-  for (const auto& [id, tensor] : feeds) {
-    fed_ids.push_back(id);
-    const Node* node = graph.FindNode(id.node);
-    if (node == nullptr) continue;
-    if (std::optional<PartialShape> shape =
-            FedPlaceholderShape(*node, tensor.shape(), ones_as_constants)) {
-      options.placeholder_shapes[id.node] = *std::move(shape);
-    }
-  }
+  for (const auto& [id, tensor] : feeds) fed_ids.push_back(id);
+  const ir::LowerOptions options{.fold_only_static = true,
+                                 .placeholder_shapes = FedShapes(graph, feeds, ones_as_constants)};
   ReferenceFoldOracle oracle;
   return ir::LowerGraph(graph, fetches, targets, fed_ids, oracle, options);
 }

@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
 #include "graph/fold.h"
 #include "graph/graph.h"
@@ -34,6 +35,13 @@ class ReferenceFoldOracle : public FoldOracle {
 // is fed 1. Nullopt where the declared shape serves.
 std::optional<PartialShape> FedPlaceholderShape(const Node& node, const Shape& fed,
                                                 bool ones_as_constants);
+
+// FedPlaceholderShape of every fed placeholder that has one, by placeholder name: what
+// LowerForFeedShapes compiles for, so two runs whose FedShapes are equal (with the same fed
+// names, fetches and targets) share one lowering.
+absl::flat_hash_map<std::string, PartialShape> FedShapes(
+    const Graph& graph, const std::vector<std::pair<TensorId, Tensor>>& feeds,
+    bool ones_as_constants);
 
 // Lowers what `fetches` need for a run with `feeds`: folding only what lowerings read
 // statically (the rest stays in clusters), batch dimensions symbolic, and placeholders
