@@ -574,10 +574,11 @@ absl::StatusOr<CVal> Generator::CallUserFun(const ir::UserFun& f, std::vector<CV
   if (f.result_type->dtype == DType::kHalf) uses_half_ = true;
   if (f.result_type->dtype == DType::kDouble) uses_double_ = true;
   // Applied lane by lane to vectors of one width (the type rule): a twin whose parameters are
-  // vectors runs the same body, OpenCL C's arithmetic and builtins being lane-wise on vectors.
-  // float16 (rounded after every operation) and bool (a comparison of vectors gives -1, not 1)
-  // are not vectorised.
-  const int width = args.empty() || !args[0].type->is_vector() ? 1 : args[0].type->width;
+  // vectors runs the same body, OpenCL C's arithmetic and builtins being lane-wise on vectors,
+  // and a scalar argument is widened to every lane. float16 (rounded after every operation) and
+  // bool (a comparison of vectors gives -1, not 1) are not vectorised.
+  int width = 1;
+  for (const CVal& a : args) width = a.type->is_vector() ? a.type->width : width;
   std::string name = f.name;
   if (width > 1) {
     for (const TypePtr& t : f.param_types) {
@@ -597,10 +598,14 @@ absl::StatusOr<CVal> Generator::CallUserFun(const ir::UserFun& f, std::vector<CV
   const bool round = f.result_type->dtype == DType::kHalf;
   const TypePtr result = width > 1 ? ir::VectorType(f.result_type->dtype, width) : f.result_type;
   return CVal{.type = result,
-              .scalar = [name, args, round]() -> absl::StatusOr<std::string> {
+              .scalar = [name, args, round, width]() -> absl::StatusOr<std::string> {
                 std::vector<std::string> texts;
                 for (const CVal& a : args) {
                   DFC_ASSIGN_OR_RETURN(std::string t, a.scalar());
+                  if (width > 1 && a.type->is_scalar()) {
+                    t = absl::StrCat("((", CType(ir::VectorType(a.type->dtype, width)), ")(", t,
+                                     "))");
+                  }
                   texts.push_back(std::move(t));
                 }
                 std::string call = absl::StrCat(name, "(", absl::StrJoin(texts, ", "), ")");
@@ -1041,13 +1046,21 @@ absl::StatusOr<CVal> Generator::ApplyPattern(const ir::Pattern& p, std::vector<C
       };
       return out;
     }
-    case K::kReindex:
+    case K::kReindex: {
+      // A shift, out[i] = in[i + c], keeps a contiguous array contiguous.
+      const ArithExpr offset = p.index_fn - ir::IndexVar();
+      const std::vector<std::string> vars = offset.Variables();
+      if (!args[0].buffer.empty() && std::ranges::find(vars, "i") == vars.end()) {
+        out.buffer = args[0].buffer;
+        out.base = absl::StrCat("(", args[0].base, " + ", Size(offset), ")");
+      }
       out.element = [this, &p, array = args[0]](const std::string& i) -> absl::StatusOr<CVal> {
         const std::string at = em_->Fresh("at");
         em_->Emit(absl::StrCat("const long ", at, " = ", Size(p.index_fn, i), ";"));
         return array.element(at);
       };
       return out;
+    }
     case K::kConcat:
       out.element = [this, args](const std::string& i) -> absl::StatusOr<CVal> {
         // Part k holds indices [start_k, start_k + n_k): select down the parts.

@@ -59,14 +59,16 @@ absl::StatusOr<TypePtr> ResultType(const Fun& f, const std::vector<TypePtr>& typ
     case Fun::Kind::kUserFun: {
       const auto& uf = static_cast<const UserFun&>(f);
       DFC_RETURN_IF_ERROR(arity(uf.param_types.size()));
-      // Applied to scalars, or lane by lane to vectors of one width.
-      int width = 0;
+      // Applied to scalars, or lane by lane to vectors of one width; a scalar argument beside
+      // vectors is the same in every lane (as OpenCL C widens a scalar operand).
+      int width = 1;
       for (size_t k = 0; k < types.size(); ++k) {
         const TypePtr& t = types[k];
         bool ok = (t->is_scalar() || t->is_vector()) && t->dtype == uf.param_types[k]->dtype;
-        int w = t->is_vector() ? t->width : 1;
-        if (ok && k > 0 && w != width) ok = false;
-        width = w;
+        if (ok && t->is_vector()) {
+          ok = width == 1 || t->width == width;
+          width = t->width;
+        }
         if (!ok) {
           return TypeError(f, absl::StrCat("argument ", k, " has type ", T(t), ", expected ",
                                            T(uf.param_types[k])));

@@ -118,6 +118,13 @@ TEST(ExprTest, UserFunsApplyLaneByLaneToVectors) {
   ParamPtr v = MakeParam("v", VectorType(DType::kFloat, 4));
   ExprPtr e = Must(Call(Neg(), {v}));
   EXPECT_EQ(TypeToString(e->type), "float32<4>");
+  // A scalar beside a vector is the same in every lane, in either position.
+  ParamPtr s = MakeParam("s", ScalarType(DType::kFloat));
+  EXPECT_EQ(TypeToString(Must(Call(Add(), {v, s}))->type), "float32<4>");
+  EXPECT_EQ(TypeToString(Must(Call(Add(), {s, v}))->type), "float32<4>");
+  // Vectors of two widths are not.
+  ParamPtr w = MakeParam("w", VectorType(DType::kFloat, 8));
+  EXPECT_FALSE(Call(Add(), {v, w}).ok());
 }
 
 TEST(ExprTest, StructuralEqualityIsUpToBoundNames) {

@@ -115,11 +115,15 @@ absl::StatusOr<Value> Interpreter::ApplyIn(const Fun& f, std::vector<Value> args
     case Fun::Kind::kUserFun: {
       const auto& uf = static_cast<const UserFun&>(f);
       ++calls_[uf.name];
-      if (!args.empty() && args[0].kind == Value::Kind::kVector) {
+      // Lane by lane on vectors, a scalar argument the same in every lane.
+      const auto vector = std::ranges::find(args, Value::Kind::kVector, &Value::kind);
+      if (vector != args.end()) {
         std::vector<Value> lanes;
-        for (size_t lane = 0; lane < args[0].elements.size(); ++lane) {
+        for (size_t lane = 0; lane < vector->elements.size(); ++lane) {
           std::vector<Scalar> scalars;
-          for (const Value& a : args) scalars.push_back(a.elements[lane].scalar);
+          for (const Value& a : args) {
+            scalars.push_back(a.kind == Value::Kind::kVector ? a.elements[lane].scalar : a.scalar);
+          }
           DFC_ASSIGN_OR_RETURN(Scalar s, uf.host(scalars));
           lanes.push_back(Value::Of(s));
         }

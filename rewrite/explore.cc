@@ -1,6 +1,7 @@
 // Enumerating variants (see explore.h).
 #include "rewrite/explore.h"
 
+#include <limits>
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
@@ -71,6 +72,36 @@ absl::StatusOr<std::vector<Variant>> Enumerate(const ir::ExprPtr& body,
     level_begin = level_end;
   }
   return variants;
+}
+
+absl::StatusOr<std::vector<Variant>> Extend(const Variant& from, const ExploreOptions& options) {
+  ExploreOptions one = options;
+  one.max_steps = 1;
+  one.max_variants = std::numeric_limits<int>::max();
+  DFC_ASSIGN_OR_RETURN(std::vector<Variant> next, Enumerate(from.body, one));
+  next.erase(next.begin());  // `from` itself
+  for (Variant& v : next) v.steps.insert(v.steps.begin(), from.steps.begin(), from.steps.end());
+  return next;
+}
+
+absl::StatusOr<std::vector<Variant>> OtherWidths(const ir::ExprPtr& body, const Variant& from,
+                                                 const ExploreOptions& options) {
+  std::vector<Variant> out;
+  for (size_t k = 0; k < from.steps.size(); ++k) {
+    for (int w : options.vector_widths) {
+      const std::string rule = VectorizeReduce(w).name;
+      if (!from.steps[k].rule.starts_with("vectorizeReduce(") || from.steps[k].rule == rule) {
+        continue;
+      }
+      Variant v{from.steps, nullptr};
+      v.steps[k].rule = rule;
+      absl::StatusOr<ir::ExprPtr> rewritten = Replay(body, v.steps);
+      if (!rewritten.ok()) continue;  // the later steps no longer apply where they did
+      v.body = *std::move(rewritten);
+      out.push_back(std::move(v));
+    }
+  }
+  return out;
 }
 
 absl::StatusOr<ir::ExprPtr> Replay(const ir::ExprPtr& body, const std::vector<Step>& steps) {

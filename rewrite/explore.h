@@ -48,6 +48,17 @@ std::vector<ExploreRule> ExploreRules(const ExploreOptions& options);
 absl::StatusOr<std::vector<Variant>> Enumerate(const ir::ExprPtr& body,
                                                const ExploreOptions& options);
 
+// The variants one step beyond `from` (each rule at each place it applies), structurally
+// distinct from `from` and from each other: a greedy refinement of the best variant found,
+// which reaches further than a breadth-first enumeration capped at max_variants.
+absl::StatusOr<std::vector<Variant>> Extend(const Variant& from, const ExploreOptions& options);
+
+// The variants of `body` that differ from `from` in the parameter of one step: a
+// vectorizeReduce(w) step with each other width of options.vector_widths (Lift's third stage,
+// for the vector widths), where the steps still replay.
+absl::StatusOr<std::vector<Variant>> OtherWidths(const ir::ExprPtr& body, const Variant& from,
+                                                 const ExploreOptions& options);
+
 // `body` rewritten by `steps` in order. A step that names an unknown rule or a place where its
 // rule no longer matches is an error (the expression is not the one the steps were made for).
 absl::StatusOr<ir::ExprPtr> Replay(const ir::ExprPtr& body, const std::vector<Step>& steps);

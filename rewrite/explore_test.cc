@@ -54,6 +54,56 @@ TEST(ExploreTest, BoundedByTheVariantCount) {
   EXPECT_EQ(variants->size(), 5u);
 }
 
+TEST(ExploreTest, ExtendsAVariantByOneStepPastTheCap) {
+  const ir::ParamPtr a = ir::MakeParam("a", Ints({kN, 16}));
+  const ir::ParamPtr b = ir::MakeParam("b", Ints({16, 3}));
+  const ir::ExprPtr e = Must(MatMul(a, b));
+  const ExploreOptions options{.vector_widths = {4, 8}, .max_steps = 1};
+  absl::StatusOr<std::vector<Variant>> first = Enumerate(e, options);
+  ASSERT_TRUE(first.ok()) << first.status();
+  const Variant& from = first->back();
+  ASSERT_EQ(from.steps.size(), 1u);
+  absl::StatusOr<std::vector<Variant>> next = Extend(from, options);
+  ASSERT_TRUE(next.ok()) << next.status();
+  ASSERT_FALSE(next->empty());
+  for (size_t v = 0; v < next->size(); ++v) {
+    const Variant& variant = (*next)[v];
+    SCOPED_TRACE(variant.Name());
+    // `from`'s step, then one more.
+    ASSERT_EQ(variant.steps.size(), 2u);
+    EXPECT_EQ(variant.steps[0].ToString(), from.steps[0].ToString());
+    EXPECT_FALSE(ir::ExprEquals(variant.body, from.body));
+    for (size_t w = 0; w < v; ++w) EXPECT_FALSE(ir::ExprEquals((*next)[w].body, variant.body));
+    absl::StatusOr<ir::ExprPtr> replayed = Replay(e, variant.steps);
+    ASSERT_TRUE(replayed.ok()) << replayed.status();
+    EXPECT_TRUE(ir::ExprEquals(*replayed, variant.body));
+    ExpectEquivalent(e, variant.body, {a, b}, {{{"N", 3}}}, 1);
+  }
+}
+
+TEST(ExploreTest, OtherWidthsChangeOneVectorWidth) {
+  const ir::ParamPtr a = ir::MakeParam("a", Ints({kN, 16}));
+  const ir::ParamPtr b = ir::MakeParam("b", Ints({16, 3}));
+  const ir::ExprPtr e = Must(MatMul(a, b));
+  const std::vector<Step> steps = {{"vectorizeReduce(4)", 0}, {"mapReduceInterchange", 0}};
+  absl::StatusOr<ir::ExprPtr> body = Replay(e, steps);
+  ASSERT_TRUE(body.ok()) << body.status();
+  absl::StatusOr<std::vector<Variant>> others =
+      OtherWidths(e, {steps, *body}, {.vector_widths = {4, 8, 16}});
+  ASSERT_TRUE(others.ok()) << others.status();
+  std::vector<std::string> names;
+  for (const Variant& v : *others) {
+    names.push_back(v.Name());
+    ExpectEquivalent(e, v.body, {a, b}, {{{"N", 3}}}, 1);
+  }
+  EXPECT_THAT(names, ::testing::ElementsAre("vectorizeReduce(8)@0 ; mapReduceInterchange@0",
+                                            "vectorizeReduce(16)@0 ; mapReduceInterchange@0"));
+  // A variant without vector widths has no others.
+  others = OtherWidths(e, {{{"mapReduceInterchange", 0}}, nullptr}, {.vector_widths = {4, 8}});
+  ASSERT_TRUE(others.ok());
+  EXPECT_TRUE(others->empty());
+}
+
 TEST(ExploreTest, ReplayRefusesStepsThatDoNotApply) {
   const ir::ParamPtr a = ir::MakeParam("a", Ints({kN, 16}));
   const ir::ParamPtr b = ir::MakeParam("b", Ints({16, 3}));

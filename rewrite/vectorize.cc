@@ -42,6 +42,24 @@ absl::StatusOr<ir::ExprPtr> AsVectors(const ir::ExprPtr& x, int w) {
   return ir::Call(ir::AsVector(w), {x});
 }
 
+// x[from, from + length) as a view: a Map over a Zip (or over one array) reads the same
+// range of each of its arrays, so that AsVectors still sees the Map.
+absl::StatusOr<ir::ExprPtr> Range(const ir::ExprPtr& x, int64_t from, int64_t length) {
+  const ir::FunPtr view = ir::Reindex(length, ir::IndexVar() + from);
+  const ir::FunCall* map = CallOf(x, ir::Fun::Kind::kMap);
+  if (map == nullptr) return ir::Call(view, {x});
+  const ir::FunCall* zip = CallOf(map->args[0], ir::Fun::Kind::kZip);
+  std::vector<ir::ExprPtr> parts = zip != nullptr ? zip->args : std::vector{map->args[0]};
+  for (ir::ExprPtr& a : parts) {
+    DFC_ASSIGN_OR_RETURN(a, ir::Call(view, {a}));
+  }
+  ir::ExprPtr input = parts[0];
+  if (zip != nullptr) {
+    DFC_ASSIGN_OR_RETURN(input, ir::Call(zip->f, parts));
+  }
+  return ir::Call(map->f, {input});
+}
+
 }  // namespace
 
 Rule VectorizeReduce(int width) {
@@ -60,13 +78,28 @@ Rule VectorizeReduce(int width) {
         if (x->type->element->dtype == DType::kHalf || x->type->element->dtype == DType::kBool) {
           return Decline{"float16 and bool are not vectorised"};
         }
-        if ((x->type->length % width).AsConstant() != std::optional<int64_t>(0)) {
+        if (CallOf(x, ir::Fun::Kind::kAsScalar) != nullptr) {
+          return Decline{"the elements are already the lanes of vectors"};
+        }
+        // A known length that is not a multiple: the first multiple of w elements as vectors,
+        // the rest (fewer than w) folded one by one after them.
+        const std::optional<int64_t> n = x->type->length.AsConstant();
+        const bool multiple = (x->type->length % width).AsConstant() == std::optional<int64_t>(0);
+        if (!multiple && !(n.has_value() && *n > width)) {
           return Decline{absl::StrCat("length ", x->type->length.ToString(),
-                                      " is not known to be a multiple of ", width)};
+                                      " is neither a known multiple of ", width,
+                                      " nor a known length above it")};
         }
         if (std::optional<Decline> d = CheckIdempotentInit(*combiner, init)) return *d;
-        return [width, init, x, f, u = combiner]() -> absl::StatusOr<ir::ExprPtr> {
-          DFC_ASSIGN_OR_RETURN(ir::ExprPtr vectors, AsVectors(x, width));
+        const int64_t tail = multiple ? 0 : *n % width;
+        return [width, init, x, f, u = combiner, tail]() -> absl::StatusOr<ir::ExprPtr> {
+          ir::ExprPtr head = x, rest;
+          if (tail > 0) {
+            const int64_t k = *x->type->length.AsConstant() - tail;
+            DFC_ASSIGN_OR_RETURN(head, Range(x, 0, k));
+            DFC_ASSIGN_OR_RETURN(rest, Range(x, k, tail));
+          }
+          DFC_ASSIGN_OR_RETURN(ir::ExprPtr vectors, AsVectors(head, width));
           DFC_ASSIGN_OR_RETURN(ir::ExprPtr fill, ir::Call(ir::Repeat(width), {init}));
           DFC_ASSIGN_OR_RETURN(ir::ExprPtr lanes, ir::Call(ir::AsVector(width), {fill}));
           DFC_ASSIGN_OR_RETURN(
@@ -80,7 +113,9 @@ Rule VectorizeReduce(int width) {
                              {"acc", "x"}));
           DFC_ASSIGN_OR_RETURN(ir::ExprPtr partial, ir::Call(ir::Reduce(step), {lanes, vectors}));
           DFC_ASSIGN_OR_RETURN(ir::ExprPtr scalars, ir::Call(ir::AsScalar(), {partial}));
-          return ir::Call(ir::Reduce(f), {init, scalars});
+          DFC_ASSIGN_OR_RETURN(ir::ExprPtr folded, ir::Call(ir::Reduce(f), {init, scalars}));
+          if (rest == nullptr) return folded;
+          return ir::Call(ir::Reduce(f), {folded, rest});
         };
       }};
 }

@@ -16,8 +16,12 @@ namespace dfc::rewrite {
 // elements l, l + w, ...; the lanes are then folded into init. It requires f to be a
 // combiner (UserFun::combiner: the order of the fold may change, exactly for integers, up
 // to rounding for floating point), init a literal with f(init, init) = init (so that starting
-// every lane at init adds nothing), the length a known multiple of w, and g to type on
-// vectors (UserFuns apply lane by lane).
+// every lane at init adds nothing), and g to type on vectors (UserFuns apply lane by lane,
+// a scalar argument the same in every lane). The length must be a known multiple of w, or a
+// known length n above w: then the first n - n % w elements are read as vectors and the
+// remaining n % w are folded one by one into the result,
+//   Reduce(f)(Reduce(f)(init, AsScalar $ ... $ X[0, n - n % w)), X[n - n % w, n)),
+// each range a Reindex view of X (of each array of the Zip).
 Rule VectorizeReduce(int width);
 
 // vectorizeMap(w): Map(uf) $ X => AsScalar $ Map(uf) $ AsVector(w) $ X, for a UserFun uf

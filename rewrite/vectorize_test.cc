@@ -2,6 +2,9 @@
 // inputs — exact on integers, whose sums do not depend on their order.
 #include "rewrite/vectorize.h"
 
+#include <utility>
+
+#include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "rewrite/interchange.h"
@@ -55,14 +58,55 @@ TEST(VectorizeReduceTest, ComposesWithInterchangeIntoOneWalkOverVectors) {
   ExpectEquivalent(e, swapped, {row, b}, kSizes);
 }
 
+TEST(VectorizeReduceTest, AKnownLengthThatIsNotAMultipleFoldsItsTailOneByOne) {
+  // 12 = 8 + 4 and 13 = 3 * 4 + 1: the head as vectors, the tail as scalars, both ranges
+  // views (Reindex) of each array of the Zip.
+  for (auto [length, w] : {std::pair{12, 8}, std::pair{13, 4}, std::pair{10, 8}}) {
+    SCOPED_TRACE(absl::StrCat(length, " by ", w));
+    const ir::ParamPtr a = ir::MakeParam("a", Ints({length}));
+    const ir::ParamPtr b = ir::MakeParam("b", Ints({length}));
+    const ir::ExprPtr e = IntDot(a, b);
+    const ir::ExprPtr vectorised = MustRewrite(VectorizeReduce(w), e);
+    ASSERT_NE(vectorised, nullptr);
+    EXPECT_THAT(ir::ToString(vectorised), HasSubstr(absl::StrCat("AsVector(", w, ")")));
+    EXPECT_THAT(ir::ToString(vectorised), HasSubstr("Reindex"));
+    ExpectEquivalent(e, vectorised, {a, b}, {{}});
+  }
+}
+
+TEST(VectorizeReduceTest, AScalarArgumentIsTheSameInEveryLane) {
+  // Reduce(add)(0, Map(λx => x - m) $ xs), m a scalar: the softmax's sum of exp(x - m) has
+  // this shape. The step types on vectors, m widened to every lane.
+  const ir::ParamPtr m = ir::MakeParam("m", ir::ScalarType(DType::kInt32));
+  const ir::FunPtr sub = ir::MakeUserFun(
+      "isub", {"x", "m"}, "return x - m;", {DType::kInt32, DType::kInt32}, DType::kInt32,
+      [](std::span<const ir::Scalar> v) -> absl::StatusOr<ir::Scalar> {
+        return ir::Scalar::Int(DType::kInt32, v[0].i - v[1].i);
+      });
+  for (int64_t length : {11, 35}) {
+    const ir::ParamPtr x = ir::MakeParam("x", Ints({length}));
+    const ir::ExprPtr shifted = Must(ir::MapOver(x, [&](ir::ExprPtr v) {
+      return ir::Call(sub, {v, m});
+    }));
+    const ir::ExprPtr e = Must(ir::ReduceOver(ir::MakeLiteral(ir::Scalar::Int(DType::kInt32, 0)),
+                                              shifted, [](ir::ExprPtr acc, ir::ExprPtr v) {
+                                                return ir::Call(IntAdd(), {acc, v});
+                                              }));
+    const ir::ExprPtr vectorised = MustRewrite(VectorizeReduce(8), e);
+    ASSERT_NE(vectorised, nullptr);
+    EXPECT_THAT(ir::ToString(vectorised), HasSubstr("isub"));
+    ExpectEquivalent(e, vectorised, {x, m}, {{}});
+  }
+}
+
 TEST(VectorizeReduceTest, DeclinesWithTheReason) {
-  const ir::ParamPtr a = ir::MakeParam("a", Ints({12}));
-  const ir::ParamPtr b = ir::MakeParam("b", Ints({12}));
+  const ir::ParamPtr a = ir::MakeParam("a", Ints({6}));
+  const ir::ParamPtr b = ir::MakeParam("b", Ints({6}));
   EXPECT_EQ(DeclineReason(VectorizeReduce(8), IntDot(a, b)),
-            "length 12 is not known to be a multiple of 8");
+            "length 6 is neither a known multiple of 8 nor a known length above it");
   const ir::ParamPtr n = ir::MakeParam("n", Ints({kN}));
   EXPECT_EQ(DeclineReason(VectorizeReduce(4), IntDot(n, n)),
-            "length N is not known to be a multiple of 4");
+            "length N is neither a known multiple of 4 nor a known length above it");
   // Starting every lane at 1 would add 1 per lane.
   EXPECT_EQ(DeclineReason(VectorizeReduce(4), IntDot(a, b, 1)),
             "init is not left unchanged by combining it with itself");
@@ -73,6 +117,12 @@ TEST(VectorizeReduceTest, DeclinesWithTheReason) {
       }));
   EXPECT_EQ(DeclineReason(VectorizeReduce(4), ordered), "the step is not a combiner");
   EXPECT_EQ(DeclineReason(VectorizeReduce(4), a), "not a high-level Reduce");
+  // The fold of the lanes that vectorizeReduce leaves: vectorising it again gains nothing.
+  const ir::ParamPtr c = ir::MakeParam("c", Ints({32}));
+  const ir::ExprPtr once = MustRewrite(VectorizeReduce(4), IntDot(c, c));
+  ASSERT_NE(once, nullptr);
+  EXPECT_EQ(DeclineReason(VectorizeReduce(2), once),
+            "the elements are already the lanes of vectors");
 }
 
 TEST(VectorizeMapTest, AUserFunMappedOverVectorsOfLanes) {

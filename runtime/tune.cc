@@ -180,8 +180,9 @@ absl::StatusOr<std::vector<ClusterTuning>> TunePlan(
     DFC_ASSIGN_OR_RETURN(std::vector<rewrite::Variant> variants,
                          rewrite::Enumerate(lambda.body, options.explore));
     const std::vector<int> work_group_sizes = WorkGroupSizes(executor.profile());
-    const size_t total = variants.size() + work_group_sizes.size();
+    size_t total = variants.size() + work_group_sizes.size();
     std::vector<codegen::KernelSource> kernels;
+    std::vector<ir::ExprPtr> bodies;  // of tuning.variants
     // Generates, runs and times `body` as the variant `result` describes (its steps name it;
     // its work_group_size, -1 for the profile's, sizes the MapGlb kernels).
     auto try_variant = [&](const ir::ExprPtr& body, VariantResult result) {
@@ -223,6 +224,7 @@ absl::StatusOr<std::vector<ClusterTuning>> TunePlan(
       }
       tuning.variants.push_back(std::move(result));
       kernels.push_back(std::move(source));
+      bodies.push_back(body);
     };
     auto pick_best = [&] {
       for (size_t v = 0; v < tuning.variants.size(); ++v) {
@@ -238,13 +240,48 @@ absl::StatusOr<std::vector<ClusterTuning>> TunePlan(
       try_variant(variant.body, {.name = variant.Name(), .steps = variant.steps});
     }
     pick_best();
-    // Stage three: the best variant's MapGlb kernels with the work-group sizes the profile
-    // suggests.
+    // The best variant, one step further, while that is faster: a step whose worth shows only
+    // after others (vectorising a second reduction once the first is fast) lies past the
+    // breadth-first cap. Variants tried before are not tried again.
+    for (int round = 0; round < options.refine_rounds && tuning.variants[tuning.best].status.ok();
+         ++round) {
+      const int from = tuning.best;
+      DFC_ASSIGN_OR_RETURN(
+          std::vector<rewrite::Variant> next,
+          rewrite::Extend({tuning.variants[from].steps, bodies[from]}, options.explore));
+      std::erase_if(next, [&](const rewrite::Variant& v) {
+        return std::ranges::any_of(bodies,
+                                   [&](const ir::ExprPtr& b) { return ir::ExprEquals(b, v.body); });
+      });
+      total += next.size();
+      for (const rewrite::Variant& variant : next) {
+        try_variant(variant.body, {.name = variant.Name(), .steps = variant.steps});
+      }
+      pick_best();
+      if (tuning.best == from) break;
+    }
+    // Stage three, parameters: the vector widths of the best variant's steps, one at a time.
+    if (tuning.variants[tuning.best].status.ok()) {
+      DFC_ASSIGN_OR_RETURN(
+          std::vector<rewrite::Variant> widths,
+          rewrite::OtherWidths(lambda.body, {tuning.variants[tuning.best].steps, nullptr},
+                               options.explore));
+      std::erase_if(widths, [&](const rewrite::Variant& v) {
+        return std::ranges::any_of(bodies,
+                                   [&](const ir::ExprPtr& b) { return ir::ExprEquals(b, v.body); });
+      });
+      total += widths.size();
+      for (const rewrite::Variant& variant : widths) {
+        try_variant(variant.body, {.name = variant.Name(), .steps = variant.steps});
+      }
+      pick_best();
+    }
+    // And the best variant's MapGlb kernels with the work-group sizes the profile suggests.
     const int algorithmic_best = tuning.best;
     if (tuning.variants[algorithmic_best].status.ok()) {
       for (int size : work_group_sizes) {
         const VariantResult& base = tuning.variants[algorithmic_best];
-        try_variant(variants[algorithmic_best].body,
+        try_variant(bodies[algorithmic_best],
                     {.name = absl::StrCat(base.name, " ; workGroupSize(", size, ")"),
                      .steps = base.steps,
                      .work_group_size = size});

@@ -1,7 +1,8 @@
 // Tuning, in Lift's three stages: for each cluster of a plan, the variants the rewrite rules
 // make (rewrite/explore.h, vector widths from the device profile), each mapped to threads and
-// memory as the profile says (MapGlb, or MapWrg/MapLcl reductions on GPUs), then the best of
-// them with the other work-group sizes the profile suggests. Each is generated, built and run
+// memory as the profile says (MapGlb, or MapWrg/MapLcl reductions on GPUs), the best of them
+// extended one step at a time while that makes it faster, then the best with the other
+// work-group sizes the profile suggests. Each is generated, built and run
 // on the device, checked against the reference executor before it may win, and timed by its
 // kernels' OpenCL event times (the median of several runs after a warm-up); the fastest
 // correct one replaces the cluster's kernel in the plan.
@@ -28,6 +29,9 @@ struct TuneOptions {
   int runs = 5;                 // timed runs per variant; the median counts
   double budget_seconds = 300;  // for the whole plan; variants past it are not tried
   rewrite::ExploreOptions explore;
+  // After the breadth-first variants, the best one is extended by one step (each rule at each
+  // place, rewrite::Extend) while an extension is faster, at most this many times.
+  int refine_rounds = 3;
   // Progress, as one line per variant tried, or (progress_bar, for a terminal) one bar
   // redrawn in place: variants tried of the cluster's, the time spent of the budget.
   std::ostream* progress = nullptr;

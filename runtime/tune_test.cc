@@ -143,6 +143,23 @@ TEST_F(TuneTest, TheThesisSubgraphsVariantsAreRightAndThePlanTakesTheFastest) {
   }
 }
 
+// Past the breadth-first steps: the best variant is extended one step at a time (the widths
+// stage's variants are rewrite::OtherWidths', tested in rewrite/explore_test.cc).
+TEST_F(TuneTest, TheBestVariantIsRefinedPastTheBreadthFirstSteps) {
+  Plan plan = Compile("seed_subgraph.pbtxt");
+  TuneOptions options{.warmup = 0, .runs = 1, .refine_rounds = 1};
+  options.explore.vector_widths = {4, 8};
+  options.explore.max_steps = 1;
+  absl::StatusOr<std::vector<ClusterTuning>> tunings =
+      TunePlan(plan, *executor_, Feeds(37, 784, 10), options);
+  ASSERT_TRUE(tunings.ok()) << tunings.status();
+  const ClusterTuning& t = (*tunings)[0];
+  ExpectEveryVariantRightOrRefused(t);
+  int extended = 0;
+  for (const VariantResult& v : t.variants) extended += v.steps.size() == 2;
+  EXPECT_GT(extended, 0);
+}
+
 TEST_F(TuneTest, TheReluSubgraphsVariantsAreRight) {
   Plan plan = Compile("relu_subgraph.pbtxt");
   const std::vector<ClusterTuning> tunings = Tune(plan, 45, 512, 7);
@@ -249,7 +266,12 @@ TEST(TunedVariantTest, EveryProfilesKernelOfTheVariantComputesTheReferencesAnswe
     for (const std::vector<rewrite::Step>& steps :
          {std::vector<rewrite::Step>{
               {"storeTransposed", 0}, {"vectorizeReduce(4)", 0}, {"mapReduceInterchange", 0}},
-          std::vector<rewrite::Step>{{"vectorizeReduce(8)", 0}}}) {
+          std::vector<rewrite::Step>{{"vectorizeReduce(8)", 0}},
+          // And the softmax's sum of exps over 8 lanes, its last 2 terms one by one.
+          std::vector<rewrite::Step>{{"storeTransposed", 0},
+                                     {"vectorizeReduce(8)", 0},
+                                     {"mapReduceInterchange", 0},
+                                     {"vectorizeReduce(8)", 0}}}) {
       absl::StatusOr<Plan> plan =
           CompilePlan(shared, {.fetches = {{"out", 0}}, .profile = profile, .steps = {steps}});
       ASSERT_TRUE(plan.ok()) << plan.status();
@@ -298,6 +320,31 @@ TEST(TunedVariantTest, ACpuKernelPrefetchesTheRowItStreams) {
     EXPECT_THAT(prefetches[0], HasSubstr(absl::StrCat(") + ", profile.prefetch_bytes, ");")));
     EXPECT_THAT(source, HasSubstr("#define DFC_PREFETCH(p) __builtin_prefetch(p)"));
   }
+}
+
+// The softmax's 10 exps, vectorised once the contraction is: exp(x - m) over 8 lanes with the
+// row's maximum m widened to every lane, read from the private row with one vload8; the last
+// two one by one.
+TEST(TunedVariantTest, TheSoftmaxsExpsRunOnVectorsWithTheMaximumInEveryLane) {
+  absl::StatusOr<Graph> graph =
+      LoadGraph(std::string(DFC_SOURCE_DIR) + "/models/seed_subgraph.pbtxt");
+  ASSERT_TRUE(graph.ok()) << graph.status();
+  absl::StatusOr<Plan> plan = CompilePlan(std::make_shared<const Graph>(*std::move(graph)),
+                                          {.fetches = {{"out", 0}},
+                                           .profile = *codegen::NamedProfile("cpu"),
+                                           .steps = {{{"storeTransposed", 0},
+                                                      {"vectorizeReduce(8)", 0},
+                                                      {"mapReduceInterchange", 0},
+                                                      {"vectorizeReduce(8)", 0}}}});
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  const std::string& source = plan->kernels[0].source;
+  EXPECT_THAT(source,
+              ::testing::ContainsRegex(
+                  R"re(softmax_exp_float32_float32_x8\(v_[0-9]+, \(\(float8\)\(v_[0-9]+\)\)\))re"))
+      << source;
+  EXPECT_THAT(source, ::testing::ContainsRegex(R"re(vload8\(0, priv_[0-9]+ \+ )re"));
+  EXPECT_THAT(source, HasSubstr("softmax_exp_float32_float32(v_"));
+  EXPECT_THAT(source, HasSubstr(" + 8L)"));
 }
 
 TEST(TunedVariantTest, AnAccumulatorTooLargeForRegistersIsRefusedByName) {

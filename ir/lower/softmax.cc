@@ -6,7 +6,7 @@
 // exp(x - m), s, are each computed once and bound with Let:
 //
 //   Map(λ(row) => (λ(m) => (λ(s) => Map(λ(x) => exp(x - m) / s) $ row)
-//                            $ Reduce(λ(acc, x) => acc + exp(x - m), 0) $ row)
+//                            $ Reduce(+, 0) $ Map(λ(x) => exp(x - m)) $ row)
 //                 $ Reduce(max, -inf) $ row) $ logits
 //
 // and the operations are those of the reference in its order: shifted = x - m,
@@ -67,14 +67,21 @@ FunPtr RowMaxFun(DType t, DType c) {
                      });
 }
 
-// acc + exp(x - m)
-FunPtr SumExpFun(DType t, DType c) {
-  return MakeUserFun(
-      absl::StrCat("softmax_sum_exp", Suffix(c, t)), {"acc", "x", "m"}, "return acc + exp(x - m);",
-      {c, t, c}, c, [c](std::span<const Scalar> a) -> absl::StatusOr<Scalar> {
-        return InCompute(c, c,
-                         [&](auto z) { return As(a[0], z) + std::exp(As(a[1], z) - As(a[2], z)); });
-      });
+// exp(x - m), summed by SumFun: the sum's step is a combiner, so that the rewrite rules may
+// vectorise the exps (one vector exp is far cheaper than as many scalar ones).
+FunPtr ShiftedExpFun(DType t, DType c) {
+  return MakeUserFun(absl::StrCat("softmax_exp", Suffix(t, c)), {"x", "m"}, "return exp(x - m);",
+                     {t, c}, c, [c](std::span<const Scalar> a) -> absl::StatusOr<Scalar> {
+                       return InCompute(
+                           c, c, [&](auto z) { return std::exp(As(a[0], z) - As(a[1], z)); });
+                     });
+}
+
+FunPtr SumFun(DType c) {
+  return MakeCombiner(absl::StrCat("softmax_sum_", DTypeName(c)), "return acc + x;", c,
+                      [c](std::span<const Scalar> a) -> absl::StatusOr<Scalar> {
+                        return InCompute(c, c, [&](auto z) { return As(a[0], z) + As(a[1], z); });
+                      });
 }
 
 FunPtr LogFun(DType c) {
@@ -183,7 +190,8 @@ absl::StatusOr<ExprPtr> WithRowStats(const ExprPtr& row, const RowBody& body) {
   const DType t = BaseDType(row->type);
   const DType c = ComputeDType(t);
   FunPtr max_fn = RowMaxFun(t, c);
-  FunPtr sum_fn = SumExpFun(t, c);
+  FunPtr exp_fn = ShiftedExpFun(t, c);
+  FunPtr sum_fn = SumFun(c);
   DFC_ASSIGN_OR_RETURN(ExprPtr max, ReduceOver(Lit(c, -std::numeric_limits<double>::infinity()),
                                                row, [&](ExprPtr acc, ExprPtr x) {
                                                  return Apply(max_fn, {acc, x});
@@ -191,8 +199,11 @@ absl::StatusOr<ExprPtr> WithRowStats(const ExprPtr& row, const RowBody& body) {
   return Let(
       max,
       [&](ExprPtr m) -> absl::StatusOr<ExprPtr> {
-        DFC_ASSIGN_OR_RETURN(ExprPtr sum, ReduceOver(Lit(c, 0), row, [&](ExprPtr acc, ExprPtr x) {
-                               return Apply(sum_fn, {acc, x, m});
+        DFC_ASSIGN_OR_RETURN(ExprPtr exps, MapOver(row, [&](ExprPtr x) {
+                               return Apply(exp_fn, {x, m});
+                             }));
+        DFC_ASSIGN_OR_RETURN(ExprPtr sum, ReduceOver(Lit(c, 0), exps, [&](ExprPtr acc, ExprPtr x) {
+                               return Apply(sum_fn, {acc, x});
                              }));
         return Let(
             sum, [&](ExprPtr s) { return body(m, s); }, "s");
