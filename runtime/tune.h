@@ -4,8 +4,10 @@
 // extended one step at a time while that makes it faster, then the best with the other
 // work-group sizes the profile suggests. Each is generated, built and run
 // on the device, checked against the reference executor before it may win, and timed by its
-// kernels' OpenCL event times (the median of several runs after a warm-up); the fastest
-// correct one replaces the cluster's kernel in the plan.
+// kernels' OpenCL event times (the median of several runs after a warm-up); after each stage
+// the fastest few are timed again in turn, so that a drift of the machine's speed between
+// variants timed apart does not pick the winner; the fastest correct one replaces the
+// cluster's kernel in the plan.
 #ifndef DFC_RUNTIME_TUNE_H_
 #define DFC_RUNTIME_TUNE_H_
 
