@@ -245,6 +245,17 @@ absl::StatusOr<std::vector<ClusterTuning>> TunePlan(
       try_variant(variant.body, {.name = variant.Name(), .steps = variant.steps});
     }
     pick_best();
+    // The variants not structurally equal to one tried before, each tried.
+    auto try_untried = [&](std::vector<rewrite::Variant> candidates) {
+      std::erase_if(candidates, [&](const rewrite::Variant& v) {
+        return std::ranges::any_of(bodies,
+                                   [&](const ir::ExprPtr& b) { return ir::ExprEquals(b, v.body); });
+      });
+      total += candidates.size();
+      for (const rewrite::Variant& variant : candidates) {
+        try_variant(variant.body, {.name = variant.Name(), .steps = variant.steps});
+      }
+    };
     // The machine's speed drifts between variants timed minutes apart (on a shared host, by
     // more than the gain of one rule), so the fastest `kRaced` are timed again, in turn, for
     // kRaceRounds rounds, and compared by the median of all their runs.
@@ -276,15 +287,7 @@ absl::StatusOr<std::vector<ClusterTuning>> TunePlan(
       DFC_ASSIGN_OR_RETURN(
           std::vector<rewrite::Variant> next,
           rewrite::Extend({tuning.variants[from].steps, bodies[from]}, options.explore));
-      std::erase_if(next, [&](const rewrite::Variant& v) {
-        return std::ranges::any_of(bodies,
-                                   [&](const ir::ExprPtr& b) { return ir::ExprEquals(b, v.body); });
-      });
-      total += next.size();
-      for (const rewrite::Variant& variant : next) {
-        try_variant(variant.body, {.name = variant.Name(), .steps = variant.steps});
-      }
-      pick_best();
+      try_untried(next);
       race();
       if (tuning.best == from) break;
     }
@@ -294,14 +297,7 @@ absl::StatusOr<std::vector<ClusterTuning>> TunePlan(
           std::vector<rewrite::Variant> widths,
           rewrite::OtherWidths(lambda.body, {tuning.variants[tuning.best].steps, nullptr},
                                options.explore));
-      std::erase_if(widths, [&](const rewrite::Variant& v) {
-        return std::ranges::any_of(bodies,
-                                   [&](const ir::ExprPtr& b) { return ir::ExprEquals(b, v.body); });
-      });
-      total += widths.size();
-      for (const rewrite::Variant& variant : widths) {
-        try_variant(variant.body, {.name = variant.Name(), .steps = variant.steps});
-      }
+      try_untried(widths);
       race();
     }
     // And the best variant's MapGlb kernels with the work-group sizes the profile suggests.

@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "gmock/gmock.h"
+#include "graph/check.h"
 #include "graph/loader.h"
 #include "gtest/gtest.h"
 #include "runtime/device_session.h"
@@ -50,6 +51,15 @@ Tensor ReferenceOut(std::shared_ptr<const Graph> graph,
 void ExpectAgrees(const Tensor& got, const Tensor& want) {
   const Comparison cmp = CompareTensors(got, want, VariantTolerance(want, 784));
   EXPECT_TRUE(cmp.equal) << cmp.reason;
+}
+
+// models/`model` compiled for the cpu profile with `steps` applied to its one cluster.
+absl::StatusOr<Plan> CompileWithSteps(const std::string& model, std::vector<rewrite::Step> steps) {
+  DFC_ASSIGN_OR_RETURN(Graph graph, LoadGraph(std::string(DFC_SOURCE_DIR) + "/models/" + model));
+  return CompilePlan(std::make_shared<const Graph>(std::move(graph)),
+                     {.fetches = {{"out", 0}},
+                      .profile = *codegen::NamedProfile("cpu"),
+                      .steps = {std::move(steps)}});
 }
 
 class TuneTest : public ::testing::Test {
@@ -239,13 +249,7 @@ TEST_F(TuneTest, ATunedPlanIsWrittenReadAgainAndRunsItsVariant) {
 }
 
 TEST_F(TuneTest, StepsThatDoNotApplyAreAnErrorNamingTheCluster) {
-  absl::StatusOr<Graph> graph =
-      LoadGraph(std::string(DFC_SOURCE_DIR) + "/models/relu_subgraph.pbtxt");
-  ASSERT_TRUE(graph.ok()) << graph.status();
-  absl::StatusOr<Plan> plan = CompilePlan(std::make_shared<const Graph>(*std::move(graph)),
-                                          {.fetches = {{"out", 0}},
-                                           .profile = *codegen::NamedProfile("cpu"),
-                                           .steps = {{{"vectorizeReduce(16)", 5}}}});
+  absl::StatusOr<Plan> plan = CompileWithSteps("relu_subgraph.pbtxt", {{"vectorizeReduce(16)", 5}});
   EXPECT_THAT(plan.status().message(), HasSubstr("cluster 0 (matmul (MatMul), add (Add)"));
   EXPECT_THAT(plan.status().message(), HasSubstr("its rewrite steps: step vectorizeReduce(16)@5"));
 }
@@ -326,16 +330,10 @@ TEST(TunedVariantTest, ACpuKernelPrefetchesTheRowItStreams) {
 // row's maximum m widened to every lane, read from the private row with one vload8; the last
 // two one by one.
 TEST(TunedVariantTest, TheSoftmaxsExpsRunOnVectorsWithTheMaximumInEveryLane) {
-  absl::StatusOr<Graph> graph =
-      LoadGraph(std::string(DFC_SOURCE_DIR) + "/models/seed_subgraph.pbtxt");
-  ASSERT_TRUE(graph.ok()) << graph.status();
-  absl::StatusOr<Plan> plan = CompilePlan(std::make_shared<const Graph>(*std::move(graph)),
-                                          {.fetches = {{"out", 0}},
-                                           .profile = *codegen::NamedProfile("cpu"),
-                                           .steps = {{{"storeTransposed", 0},
-                                                      {"vectorizeReduce(8)", 0},
-                                                      {"mapReduceInterchange", 0},
-                                                      {"vectorizeReduce(8)", 0}}}});
+  absl::StatusOr<Plan> plan = CompileWithSteps("seed_subgraph.pbtxt", {{"storeTransposed", 0},
+                                                                       {"vectorizeReduce(8)", 0},
+                                                                       {"mapReduceInterchange", 0},
+                                                                       {"vectorizeReduce(8)", 0}});
   ASSERT_TRUE(plan.ok()) << plan.status();
   const std::string& source = plan->kernels[0].source;
   EXPECT_THAT(source,
