@@ -88,11 +88,10 @@ absl::StatusOr<std::vector<Variant>> OtherWidths(const ir::ExprPtr& body, const 
                                                  const ExploreOptions& options) {
   std::vector<Variant> out;
   for (size_t k = 0; k < from.steps.size(); ++k) {
+    if (!from.steps[k].rule.starts_with("vectorizeReduce(")) continue;
     for (int w : options.vector_widths) {
       const std::string rule = VectorizeReduce(w).name;
-      if (!from.steps[k].rule.starts_with("vectorizeReduce(") || from.steps[k].rule == rule) {
-        continue;
-      }
+      if (from.steps[k].rule == rule) continue;
       Variant v{from.steps, nullptr};
       v.steps[k].rule = rule;
       absl::StatusOr<ir::ExprPtr> rewritten = Replay(body, v.steps);

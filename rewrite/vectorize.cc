@@ -92,12 +92,11 @@ Rule VectorizeReduce(int width) {
         }
         if (std::optional<Decline> d = CheckIdempotentInit(*combiner, init)) return *d;
         const int64_t tail = multiple ? 0 : *n % width;
-        return [width, init, x, f, u = combiner, tail]() -> absl::StatusOr<ir::ExprPtr> {
+        return [width, init, x, f, u = combiner, n, tail]() -> absl::StatusOr<ir::ExprPtr> {
           ir::ExprPtr head = x, rest;
           if (tail > 0) {
-            const int64_t k = *x->type->length.AsConstant() - tail;
-            DFC_ASSIGN_OR_RETURN(head, Range(x, 0, k));
-            DFC_ASSIGN_OR_RETURN(rest, Range(x, k, tail));
+            DFC_ASSIGN_OR_RETURN(head, Range(x, 0, *n - tail));
+            DFC_ASSIGN_OR_RETURN(rest, Range(x, *n - tail, tail));
           }
           DFC_ASSIGN_OR_RETURN(ir::ExprPtr vectors, AsVectors(head, width));
           DFC_ASSIGN_OR_RETURN(ir::ExprPtr fill, ir::Call(ir::Repeat(width), {init}));
