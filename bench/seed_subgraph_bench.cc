@@ -1,169 +1,246 @@
 // The thesis' subgraph (models/seed_subgraph.pbtxt: MatMul, Add, Softmax, Log, Mul, Sum,
 // Reshape) and a second one of other sizes and ops (models/relu_subgraph.pbtxt: 512 features,
-// 7 classes, Relu, a row sum), each as the unfused chain (one kernel per op, the MatMul through
-// CLBlast's GEMM) and as dfc runs it — under the default strategy, and as the variant the
-// explorer picks (runtime/tune.h, tuned once at N = 4096 before the timings) —
-// against the bandwidth floor measured in the same run: the bytes the subgraph must move over
-// the device's read bandwidth (runtime/bandwidth.h). Times are OpenCL event times of the
-// kernels (feeds are uploaded outside them), reported as Google Benchmark's manual time.
+// 7 classes, Relu, a row sum), described in tests/workloads.h, each as the unfused chain (one
+// kernel per op, the MatMul through CLBlast's GEMM) and as dfc runs it — under the default
+// strategy, and as the variant the explorer picks at each N (runtime/tune.h) — against the
+// bandwidth floor measured in the same run: the bytes the subgraph must move over the
+// device's read bandwidth (runtime/bandwidth.h). Times are OpenCL event times of the kernels
+// (feeds are uploaded outside them), reported as Google Benchmark's manual time.
 //
-//   build/seed_subgraph_bench --benchmark_counters_tabular=true
-#include <iostream>
+// Beside them, a hand-written fused kernel for the seed: what the issue's targets were set
+// from (rows to work-items, 16-wide vector loads, the weights read transposed), with the two
+// things the rules do not yet make — two rows a work-item (each weight vector loaded once for
+// both) and the softmax's ten exps as one float16 padded with -inf — timed twice: reading
+// every row (`seed/hand`), and reading the first 64 rows over and over
+// (`seed/hand_rows_cached`), which leaves the arithmetic alone and so bounds from below what
+// any kernel of this shape can reach on the device. Its answer is checked against the
+// reference executor's before it is timed.
+//
+//   DFC_CACHE_DIR=build/program-cache build/seed_subgraph_bench --benchmark_counters_tabular=true
 #include <map>
 #include <memory>
 #include <string>
 
-#include "absl/strings/str_cat.h"
-#include "benchmark/benchmark.h"
-#include "graph/loader.h"
-#include "runtime/bandwidth.h"
-#include "runtime/device_executor.h"
-#include "runtime/plan.h"
-#include "runtime/tune.h"
-#include "tests/test_util.h"
+#include "bench/bench_util.h"
+#include "runtime/compare.h"
+#include "runtime/opencl/program_cache.h"
 
-namespace dfc {
+namespace dfc::bench {
 namespace {
 
-struct Workload {
-  std::string graph;                  // under models/
-  int64_t features, classes;          // in2 [N, features], in3 [features, classes]
-  double bytes_per_row, bytes_fixed;  // what the subgraph must move: rows * N + fixed
-};
+using workloads::Workload;
 
-// Seed: in1, in2, out per row ((10 + 784 + 10) * 4 bytes), in3 and in4 once.
-const Workload kSeed = {"seed_subgraph.pbtxt", 784, 10, 3216, 31400};
-// Relu: in1, in2 and one output per row ((7 + 512 + 1) * 4), in3 and in4 once.
-const Workload kRelu = {"relu_subgraph.pbtxt", 512, 7, 2080, 14364};
-
-std::vector<std::pair<std::string, Tensor>> Feeds(const Workload& w, int64_t n) {
-  return {{"in1", testing::UniformFloats({n, w.classes}, 1, -1.0f, 1.0f)},
-          {"in2", testing::UniformFloats({n, w.features}, 2, -1.0f, 1.0f)},
-          {"in3", testing::UniformFloats({w.features, w.classes}, 3, -0.05f, 0.05f)},
-          {"in4", testing::UniformFloats({w.classes}, 4, -0.1f, 0.1f)}};
-}
-
-// One executor for every benchmark (and one that runs MatMuls through CLBlast, for the unfused
-// chain), and each workload's plans.
-struct Fixture {
-  std::unique_ptr<DeviceExecutor> executor;
-  std::unique_ptr<DeviceExecutor> blas_executor;
-  std::map<std::string, std::unique_ptr<Plan>> plans;  // "graph/default", "graph/tuned/N"
-  std::string error;
-};
-
-Fixture& Shared() {
-  static Fixture* fixture = [] {
-    auto* f = new Fixture;
-    absl::StatusOr<std::unique_ptr<DeviceExecutor>> executor =
-        DeviceExecutor::Open("auto", -1, {.time_kernels = true});
-    if (!executor.ok()) {
-      f->error = std::string(executor.status().message());
-      return f;
+// The seed's hand-written fused kernel (see the top of this file), for FEATURES a multiple of
+// 16 and CLASSES at most 16. Work-item g computes rows ROWS * g onwards; row i of x is read
+// from row i % x_rows (x_rows = n reads every row once). `wt` is the weights transposed, as
+// storeTransposed leaves them.
+constexpr char kSeedHandKernel[] = R"cl(
+#if defined(__clang__)
+#define PREFETCH(p) __builtin_prefetch(p, 0, 3)
+#else
+#define PREFETCH(p)
+#endif
+#define ROWS 2
+#define PREFETCH_FLOATS 4096
+__kernel void seed_hand(__global const float* restrict x, __global const float* restrict wt,
+                        __global const float* restrict bias,
+                        __global const float* restrict labels, __global float* restrict out,
+                        const long n, const long x_rows) {
+  const long first = get_global_id(0) * ROWS;
+  if (first >= n) return;
+  __global const float* row[ROWS];
+  float16 acc[ROWS][CLASSES];
+  #pragma unroll
+  for (int r = 0; r < ROWS; ++r) {
+    row[r] = x + (min(first + r, n - 1) % x_rows) * FEATURES;
+    #pragma unroll
+    for (int c = 0; c < CLASSES; ++c) acc[r][c] = 0.0f;
+  }
+  for (int k = 0; k < FEATURES; k += 16) {
+    float16 xv[ROWS];
+    #pragma unroll
+    for (int r = 0; r < ROWS; ++r) {
+      PREFETCH(row[r] + k + PREFETCH_FLOATS);
+      xv[r] = vload16(0, row[r] + k);
     }
-    f->executor = *std::move(executor);
-    executor = DeviceExecutor::Open("auto", -1, {.time_kernels = true, .blas_matmul = true});
-    if (!executor.ok()) {
-      f->error = std::string(executor.status().message());
-      return f;
-    }
-    f->blas_executor = *std::move(executor);
-    return f;
-  }();
-  return *fixture;
-}
-
-// The plan for `w` under `strategy` ("default", "tuned", or "unfused": one kernel per op, the
-// MatMul through CLBlast — how TensorFlow runs it), made on first use. The tuned plan is tuned
-// at the batch it is timed at, as `dfc compile --tune --batch N` would: which variant wins
-// depends on whether the rows fit in the caches (at N = 4096 the seed's inputs are 13 MB).
-absl::StatusOr<Plan*> GetPlan(const Workload& w, const std::string& strategy, int64_t n) {
-  Fixture& f = Shared();
-  std::unique_ptr<Plan>& slot = f.plans[absl::StrCat(
-      w.graph, "/", strategy, strategy == "tuned" ? absl::StrCat("/", n) : "")];
-  if (slot != nullptr) return slot.get();
-  DFC_ASSIGN_OR_RETURN(Graph graph, LoadGraph(std::string(DFC_SOURCE_DIR) + "/models/" + w.graph));
-  PlanSpec spec{
-      .fetches = {{"out", 0}}, .profile = f.executor->profile(), .fuse = strategy != "unfused"};
-  DFC_ASSIGN_OR_RETURN(
-      Plan plan, CompilePlan(std::make_shared<const Graph>(std::move(graph)), std::move(spec)));
-  if (strategy == "tuned") {
-    TuneOptions options;
-    options.explore.vector_widths = VectorWidths(f.executor->profile());
-    DFC_ASSIGN_OR_RETURN(std::vector<ClusterTuning> tunings,
-                         TunePlan(plan, *f.executor, Feeds(w, n), options));
-    for (const ClusterTuning& t : tunings) {
-      std::cerr << w.graph << " at N = " << n << ", cluster " << t.cluster << ": tuned variant "
-                << t.variants[t.best].name << "\n";
+    #pragma unroll
+    for (int c = 0; c < CLASSES; ++c) {
+      const float16 wv = vload16(0, wt + c * FEATURES + k);
+      #pragma unroll
+      for (int r = 0; r < ROWS; ++r) acc[r][c] = fma(xv[r], wv, acc[r][c]);
     }
   }
-  slot = std::make_unique<Plan>(std::move(plan));
-  return slot.get();
+  #pragma unroll
+  for (int r = 0; r < ROWS; ++r) {
+    const long i = first + r;
+    if (i >= n) break;
+    float logits[16];
+    float m = -INFINITY;
+    #pragma unroll
+    for (int c = 0; c < 16; ++c) {
+      if (c < CLASSES) {
+        const float8 h8 = acc[r][c].lo + acc[r][c].hi;
+        const float4 h4 = h8.lo + h8.hi;
+        const float2 h2 = h4.lo + h4.hi;
+        logits[c] = (h2.x + h2.y) + bias[c];
+        m = fmax(m, logits[c]);
+      } else {
+        logits[c] = -INFINITY;  // exp(-inf - m) = 0
+      }
+    }
+    const float16 e = exp(vload16(0, logits) - m);
+    const float8 e8 = e.lo + e.hi;
+    const float4 e4 = e8.lo + e8.hi;
+    const float2 e2 = e4.lo + e4.hi;
+    const float log_sum = log(e2.x + e2.y);
+    #pragma unroll
+    for (int c = 0; c < CLASSES; ++c) {
+      out[i * CLASSES + c] = labels[i * CLASSES + c] * ((logits[c] - m) - log_sum);
+    }
+  }
+}
+)cl";
+constexpr int kHandRowsPerWorkItem = 2;  // ROWS above
+constexpr int64_t kHandCachedRows = 64;  // hand_rows_cached: 200 KB of rows, in L2
+constexpr size_t kHandWorkGroup = 64;
+
+absl::Status ClCheck(cl_int err, const char* what) {
+  if (err == CL_SUCCESS) return absl::OkStatus();
+  return absl::InternalError(absl::StrCat(what, " failed (", err, ")"));
 }
 
-void BM_Subgraph(benchmark::State& state, const Workload& w, const std::string& strategy) {
-  const int64_t n = state.range(0);
+// The hand-written kernel set up over the seed's feeds at batch n, reading x_rows rows of x.
+class HandKernel {
+ public:
+  static absl::StatusOr<HandKernel> Make(int64_t n, int64_t x_rows);
+  // One launch; its event time in seconds.
+  absl::StatusOr<double> Run();
+  absl::StatusOr<Tensor> Output();
+
+ private:
+  std::shared_ptr<cl::ClContext> context_;
+  cl::ClKernel kernel_;
+  std::vector<cl::ClBuffer> buffers_;  // x, wt, bias, labels, out
+  size_t global_ = 0;
+  Shape out_shape_;
+};
+
+absl::StatusOr<HandKernel> HandKernel::Make(int64_t n, int64_t x_rows) {
+  constexpr int64_t kFeatures = 784, kClasses = 10;
+  HandKernel hand;
+  hand.context_ = Shared().executor->context();
+  DFC_RETURN_IF_ERROR(hand.context_->SetProfiling(true));
+  cl::ProgramCache cache(hand.context_);
+  DFC_ASSIGN_OR_RETURN(std::shared_ptr<cl::ClProgram> program,
+                       cache.Build(kSeedHandKernel, absl::StrCat("-DFEATURES=", kFeatures,
+                                                                 " -DCLASSES=", kClasses)));
+  DFC_ASSIGN_OR_RETURN(hand.kernel_, cl::ProgramCache::CreateKernel(*program, "seed_hand"));
+  const workloads::Feeds feeds = workloads::Seed(n).feeds();
+  std::map<std::string, Tensor> by_name(feeds.begin(), feeds.end());
+  // The weights transposed: a constant's layout chosen before the run, as storeTransposed.
+  Tensor wt = Tensor::Zeros(DType::kFloat, {kClasses, kFeatures});
+  const float* weights = by_name["in3"].data<float>();
+  for (int64_t k = 0; k < kFeatures; ++k) {
+    for (int64_t c = 0; c < kClasses; ++c) {
+      wt.mutable_data<float>()[c * kFeatures + k] = weights[k * kClasses + c];
+    }
+  }
+  hand.out_shape_ = {n, kClasses};
+  const Tensor out = Tensor::Zeros(DType::kFloat, hand.out_shape_);
+  int arg = 0;
+  for (const Tensor* t : std::initializer_list<const Tensor*>{&by_name["in2"], &wt, &by_name["in4"],
+                                                              &by_name["in1"], &out}) {
+    DFC_ASSIGN_OR_RETURN(cl::ClBuffer buffer, hand.context_->Allocate(t->byte_size()));
+    DFC_RETURN_IF_ERROR(hand.context_->Write(buffer, t->raw_data(), t->byte_size()));
+    cl_mem mem = buffer.get();
+    DFC_RETURN_IF_ERROR(
+        ClCheck(clSetKernelArg(hand.kernel_.get(), arg++, sizeof(cl_mem), &mem), "an argument"));
+    hand.buffers_.push_back(std::move(buffer));
+  }
+  for (const cl_long size : {cl_long{n}, cl_long{x_rows}}) {
+    DFC_RETURN_IF_ERROR(
+        ClCheck(clSetKernelArg(hand.kernel_.get(), arg++, sizeof(cl_long), &size), "an argument"));
+  }
+  const size_t items = (n + kHandRowsPerWorkItem - 1) / kHandRowsPerWorkItem;
+  hand.global_ = (items + kHandWorkGroup - 1) / kHandWorkGroup * kHandWorkGroup;
+  return hand;
+}
+
+absl::StatusOr<double> HandKernel::Run() {
+  cl_event event = nullptr;
+  DFC_RETURN_IF_ERROR(context_->Launch(kernel_.get(), global_, &kHandWorkGroup, &event));
+  cl::ClEvent owned(event);
+  DFC_RETURN_IF_ERROR(ClCheck(clWaitForEvents(1, &event), "waiting for the kernel"));
+  cl_ulong start = 0, end = 0;
+  clGetEventProfilingInfo(event, CL_PROFILING_COMMAND_START, sizeof(start), &start, nullptr);
+  clGetEventProfilingInfo(event, CL_PROFILING_COMMAND_END, sizeof(end), &end, nullptr);
+  return (end - start) * 1e-9;
+}
+
+absl::StatusOr<Tensor> HandKernel::Output() {
+  Tensor out = Tensor::Zeros(DType::kFloat, out_shape_);
+  DFC_RETURN_IF_ERROR(context_->Read(buffers_.back(), out.mutable_raw_data(), out.byte_size()));
+  return out;
+}
+
+// The hand-written kernel's answer, checked against the reference executor's with the
+// tolerance every variant of the rules is checked with.
+absl::Status CheckHandKernel(int64_t n) {
+  const Workload w = workloads::Seed(n);
+  DFC_ASSIGN_OR_RETURN(HandKernel hand, HandKernel::Make(n, n));
+  DFC_RETURN_IF_ERROR(hand.Run().status());
+  DFC_ASSIGN_OR_RETURN(Tensor actual, hand.Output());
+  DFC_ASSIGN_OR_RETURN(std::vector<Tensor> expected, workloads::Reference(w, w.feeds()));
+  const Comparison c =
+      CompareTensors(actual, expected[0], VariantTolerance(expected[0], w.longest_reduction));
+  if (!c.equal) return absl::InternalError("the hand-written kernel is wrong: " + c.reason);
+  return absl::OkStatus();
+}
+
+void BM_SeedHand(benchmark::State& state, int64_t n, bool rows_cached) {
   Fixture& f = Shared();
   if (!f.error.empty()) {
     state.SkipWithError(f.error.c_str());
     return;
   }
-  absl::StatusOr<Plan*> plan = GetPlan(w, strategy, n);
-  if (!plan.ok()) {
-    state.SkipWithError(std::string(plan.status().message()).c_str());
+  if (absl::Status checked = CheckHandKernel(n); !checked.ok()) {
+    state.SkipWithError(std::string(checked.message()).c_str());
     return;
   }
-  DeviceExecutor& executor = strategy == "unfused" ? *f.blas_executor : *f.executor;
-  for (size_t c = 0; c < (*plan)->lowered.clusters.size(); ++c) {
-    executor.UseKernel((*plan)->lowered.clusters[c], (*plan)->kernels[c]);
+  absl::StatusOr<HandKernel> hand =
+      HandKernel::Make(n, rows_cached ? std::min(n, kHandCachedRows) : n);
+  if (!hand.ok()) {
+    state.SkipWithError(std::string(hand.status().message()).c_str());
+    return;
   }
-  std::vector<std::pair<TensorId, Tensor>> feeds;
-  for (auto& [name, value] : Feeds(w, n)) feeds.push_back({{name, 0}, std::move(value)});
-  DeviceExecutor::State run_state;
   double total_seconds = 0;
   for (auto _ : state) {
-    absl::StatusOr<std::vector<Tensor>> out =
-        executor.Run(*(*plan)->graph, (*plan)->lowered, feeds, (*plan)->spec.fetches, &run_state);
-    if (!out.ok()) {
-      state.SkipWithError(std::string(out.status().message()).c_str());
+    absl::StatusOr<double> seconds = hand->Run();
+    if (!seconds.ok()) {
+      state.SkipWithError(std::string(seconds.status().message()).c_str());
       return;
     }
-    int64_t ns = 0;
-    for (const DeviceExecutor::KernelTime& k : executor.kernel_times()) ns += k.nanoseconds;
-    state.SetIterationTime(ns * 1e-9);
-    total_seconds += ns * 1e-9;
+    state.SetIterationTime(*seconds);
+    total_seconds += *seconds;
   }
-  // The read bandwidth of this machine's memory drifts (by 2x over minutes on the shared
-  // development VM), so each benchmark's floor is measured right after its kernels ran.
-  absl::StatusOr<double> bandwidth = MeasureReadBandwidth(f.executor->context());
-  if (!bandwidth.ok()) {
-    state.SkipWithError(std::string(bandwidth.status().message()).c_str());
-    return;
-  }
-  const double bytes = w.bytes_per_row * n + w.bytes_fixed;
-  const double floor_seconds = bytes / *bandwidth;
-  state.counters["GB/s"] = benchmark::Counter(bytes, benchmark::Counter::kIsIterationInvariantRate);
-  state.counters["floor_ms"] = floor_seconds * 1e3;
-  // The fraction of the floor: 1 is as fast as the reads alone allow.
-  state.counters["floor_fraction"] =
-      total_seconds / static_cast<double>(state.iterations()) / floor_seconds;
-  state.counters["read_GB/s"] = *bandwidth * 1e-9;
-  state.SetLabel(f.executor->device_name());
+  ReportFloor(state, workloads::Seed(n), total_seconds);
 }
 
-void Sizes(benchmark::internal::Benchmark* b) {
-  b->ArgName("N")->Arg(1024)->Arg(4096)->Arg(16384)->Arg(65536);
-  b->UseManualTime()->Unit(benchmark::kMillisecond);
+void RegisterAll() {
+  for (Workload (*workload)(int64_t) : {workloads::Seed, workloads::Relu}) {
+    for (const int64_t n : {1024, 4096, 16384, 65536}) {
+      const Workload w = workload(n);
+      RegisterStrategies(w);
+      if (w.family != "seed") continue;
+      for (const bool cached : {false, true}) {
+        RegisterVariant(w, cached ? "hand_rows_cached" : "hand",
+                        [n, cached](benchmark::State& state) { BM_SeedHand(state, n, cached); });
+      }
+    }
+  }
 }
-
-BENCHMARK_CAPTURE(BM_Subgraph, seed_unfused, kSeed, "unfused")->Apply(Sizes);
-BENCHMARK_CAPTURE(BM_Subgraph, seed_default, kSeed, "default")->Apply(Sizes);
-BENCHMARK_CAPTURE(BM_Subgraph, seed_tuned, kSeed, "tuned")->Apply(Sizes);
-BENCHMARK_CAPTURE(BM_Subgraph, relu_unfused, kRelu, "unfused")->Apply(Sizes);
-BENCHMARK_CAPTURE(BM_Subgraph, relu_default, kRelu, "default")->Apply(Sizes);
-BENCHMARK_CAPTURE(BM_Subgraph, relu_tuned, kRelu, "tuned")->Apply(Sizes);
 
 }  // namespace
-}  // namespace dfc
+}  // namespace dfc::bench
 
-BENCHMARK_MAIN();
+int main(int argc, char** argv) { return dfc::bench::Main(argc, argv, dfc::bench::RegisterAll); }

@@ -1,0 +1,97 @@
+// The benchmarks' workloads (tests/workloads.h) are what they say: their flops and bytes are
+// what runtime/work_estimate.h finds in the compiled graph, and dfc's kernels and CLBlast's
+// GEMM compute on them what the reference executor does.
+#include "tests/workloads.h"
+
+#include <memory>
+
+#include "gtest/gtest.h"
+#include "runtime/compare.h"
+#include "runtime/device_executor.h"
+#include "runtime/interpreted.h"
+#include "runtime/plan.h"
+#include "runtime/tune.h"
+#include "runtime/work_estimate.h"
+
+namespace dfc::workloads {
+namespace {
+
+std::vector<Workload> Small() {
+  std::vector<Workload> all = {Seed(64), Relu(64)};
+  for (const Contraction& c : Contractions()) all.push_back(MatMul(c));
+  return all;
+}
+
+TEST(WorkloadsTest, FlopsAndBytesAreWhatTheCompiledGraphDoes) {
+  for (const Workload& w : Small()) {
+    SCOPED_TRACE(w.name);
+    absl::StatusOr<Graph> graph = w.graph();
+    ASSERT_TRUE(graph.ok()) << graph.status();
+    PlanSpec spec;
+    for (const std::string& f : w.fetches) spec.fetches.push_back({f, 0});
+    absl::StatusOr<Plan> plan =
+        CompilePlan(std::make_shared<const Graph>(*std::move(graph)), std::move(spec));
+    ASSERT_TRUE(plan.ok()) << plan.status();
+    ASSERT_EQ(plan->lowered.clusters.size(), 1u) << "one fused kernel";
+    std::vector<std::pair<TensorId, Tensor>> feeds;
+    for (auto& [name, value] : w.feeds()) feeds.push_back({{name, 0}, std::move(value)});
+    absl::StatusOr<SizeBindings> sizes = BindSizes(plan->lowered, feeds);
+    ASSERT_TRUE(sizes.ok()) << sizes.status();
+    EXPECT_EQ(ClusterBytes(plan->lowered.clusters[0], *sizes), w.bytes);
+    // The workload counts the contraction's flops: the MatMul's, 2·m·k·n.
+    double matmul_flops = 0;
+    for (const Node& node : plan->graph->nodes()) {
+      if (node.op == "MatMul") {
+        matmul_flops += NodeFlops(*plan->graph, plan->lowered, node, *sizes);
+      }
+    }
+    EXPECT_EQ(matmul_flops, w.flops);
+  }
+}
+
+// Against the reference executor, run as the benchmarks run them: dfc's default kernel, and
+// the GEMM of CLBlast that they compare it with (a cluster of one MatMul runs through it with
+// blas_matmul). The largest square (2·10^9 flops) is left to the benchmarks: the reference
+// takes seconds.
+TEST(WorkloadsTest, DfcAndClblastComputeWhatTheReferenceDoes) {
+  for (const bool blas : {false, true}) {
+    SCOPED_TRACE(blas ? "CLBlast" : "dfc");
+    absl::StatusOr<std::unique_ptr<DeviceExecutor>> executor =
+        DeviceExecutor::Open("cpu", -1, {.time_kernels = true, .blas_matmul = blas});
+    if (!executor.ok()) GTEST_SKIP() << "no OpenCL CPU device: " << executor.status();
+    for (const Workload& w : Small()) {
+      if (w.flops > 3e8) continue;
+      SCOPED_TRACE(w.name);
+      absl::StatusOr<Graph> graph = w.graph();
+      ASSERT_TRUE(graph.ok()) << graph.status();
+      PlanSpec spec{.profile = (*executor)->profile()};
+      for (const std::string& f : w.fetches) spec.fetches.push_back({f, 0});
+      absl::StatusOr<Plan> plan =
+          CompilePlan(std::make_shared<const Graph>(*std::move(graph)), std::move(spec));
+      ASSERT_TRUE(plan.ok()) << plan.status();
+      const Feeds feeds = w.feeds();
+      std::vector<std::pair<TensorId, Tensor>> fed;
+      for (const auto& [name, value] : feeds) fed.push_back({{name, 0}, value});
+      DeviceExecutor::State state;
+      absl::StatusOr<std::vector<Tensor>> got =
+          (*executor)->Run(*plan->graph, plan->lowered, fed, plan->spec.fetches, &state);
+      ASSERT_TRUE(got.ok()) << got.status();
+      absl::StatusOr<std::vector<Tensor>> want = Reference(w, feeds);
+      ASSERT_TRUE(want.ok()) << want.status();
+      // Either may sum the contraction in another order than the reference.
+      const Comparison c =
+          CompareTensors((*got)[0], (*want)[0], VariantTolerance((*want)[0], w.longest_reduction));
+      EXPECT_TRUE(c.equal) << c.reason;
+      // A lone MatMul runs through CLBlast if asked; a fused cluster never does.
+      const bool lone_matmul = w.family.starts_with("matmul_");
+      ASSERT_FALSE((*executor)->kernel_times().empty());
+      for (const DeviceExecutor::KernelTime& k : (*executor)->kernel_times()) {
+        EXPECT_EQ(k.kernel == "clblast_sgemm", blas && lone_matmul) << k.kernel;
+      }
+    }
+    EXPECT_EQ((*executor)->fallbacks(), 0);
+  }
+}
+
+}  // namespace
+}  // namespace dfc::workloads
