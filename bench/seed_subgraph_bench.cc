@@ -23,6 +23,7 @@
 
 #include "bench/bench_util.h"
 #include "runtime/compare.h"
+#include "runtime/opencl/cl_error.h"
 #include "runtime/opencl/program_cache.h"
 
 namespace dfc::bench {
@@ -104,11 +105,6 @@ constexpr int kHandRowsPerWorkItem = 2;  // ROWS above
 constexpr int64_t kHandCachedRows = 64;  // hand_rows_cached: 200 KB of rows, in L2
 constexpr size_t kHandWorkGroup = 64;
 
-absl::Status ClCheck(cl_int err, const char* what) {
-  if (err == CL_SUCCESS) return absl::OkStatus();
-  return absl::InternalError(absl::StrCat(what, " failed (", err, ")"));
-}
-
 // The hand-written kernel set up over the seed's feeds at batch n, reading x_rows rows of x.
 class HandKernel {
  public:
@@ -153,13 +149,11 @@ absl::StatusOr<HandKernel> HandKernel::Make(int64_t n, int64_t x_rows) {
     DFC_ASSIGN_OR_RETURN(cl::ClBuffer buffer, hand.context_->Allocate(t->byte_size()));
     DFC_RETURN_IF_ERROR(hand.context_->Write(buffer, t->raw_data(), t->byte_size()));
     cl_mem mem = buffer.get();
-    DFC_RETURN_IF_ERROR(
-        ClCheck(clSetKernelArg(hand.kernel_.get(), arg++, sizeof(cl_mem), &mem), "an argument"));
+    DFC_CL_RETURN_IF_ERROR(clSetKernelArg(hand.kernel_.get(), arg++, sizeof(cl_mem), &mem));
     hand.buffers_.push_back(std::move(buffer));
   }
   for (const cl_long size : {cl_long{n}, cl_long{x_rows}}) {
-    DFC_RETURN_IF_ERROR(
-        ClCheck(clSetKernelArg(hand.kernel_.get(), arg++, sizeof(cl_long), &size), "an argument"));
+    DFC_CL_RETURN_IF_ERROR(clSetKernelArg(hand.kernel_.get(), arg++, sizeof(cl_long), &size));
   }
   const size_t items = (n + kHandRowsPerWorkItem - 1) / kHandRowsPerWorkItem;
   hand.global_ = (items + kHandWorkGroup - 1) / kHandWorkGroup * kHandWorkGroup;
@@ -170,7 +164,7 @@ absl::StatusOr<double> HandKernel::Run() {
   cl_event event = nullptr;
   DFC_RETURN_IF_ERROR(context_->Launch(kernel_.get(), global_, &kHandWorkGroup, &event));
   cl::ClEvent owned(event);
-  DFC_RETURN_IF_ERROR(ClCheck(clWaitForEvents(1, &event), "waiting for the kernel"));
+  DFC_CL_RETURN_IF_ERROR(clWaitForEvents(1, &event));
   cl_ulong start = 0, end = 0;
   clGetEventProfilingInfo(event, CL_PROFILING_COMMAND_START, sizeof(start), &start, nullptr);
   clGetEventProfilingInfo(event, CL_PROFILING_COMMAND_END, sizeof(end), &end, nullptr);
