@@ -163,8 +163,10 @@ class DeviceExecutor::Run_ {
       DFC_CL_RETURN_IF_ERROR(
           clGetEventProfilingInfo(event, CL_PROFILING_COMMAND_END, sizeof(end), &end, nullptr));
       if (cl_event since = launch.since.get(); since != nullptr) {
+        cl_ulong marker_end = 0;
         DFC_CL_RETURN_IF_ERROR(clGetEventProfilingInfo(since, CL_PROFILING_COMMAND_END,
-                                                       sizeof(start), &start, nullptr));
+                                                       sizeof(marker_end), &marker_end, nullptr));
+        start = std::min(start, marker_end);  // never less than the last kernel's own time
       }
       times.push_back({launch.cluster, launch.kernel, static_cast<int64_t>(end - start)});
     }
