@@ -83,14 +83,20 @@ class Partitioner {
     return absl::OkStatus();
   }
 
-  void MergeClusters() {
+  // With `separate_contractions`, a contraction joins no other node.
+  void MergeClusters(bool separate_contractions) {
+    auto alone = [&](int i) {
+      if (!separate_contractions) return false;
+      const OpDef* def = FindOpDef(graph_.node(i).op);
+      return def != nullptr && def->family == "contractions";
+    };
     bool changed = true;
     while (changed) {
       changed = false;
       for (int i : nodes_) {
-        if (!clusterable_[i]) continue;
+        if (!clusterable_[i] || alone(i)) continue;
         for (int p : data_inputs_[i]) {
-          if (!clusterable_[p]) continue;
+          if (!clusterable_[p] || alone(p)) continue;
           const int u = unit_of_[p];
           const int v = unit_of_[i];
           if (u == v || members_[u].size() + members_[v].size() > kMaxClusterNodes ||
@@ -306,7 +312,7 @@ absl::StatusOr<Partition> PartitionGraph(const Graph& graph, const std::vector<i
                                          const std::function<bool(int)>& clusterable,
                                          const std::vector<TensorId>& fetches,
                                          const std::function<bool(int, int)>& compile_time,
-                                         bool fuse) {
+                                         Fusion fusion) {
   absl::flat_hash_set<TensorId> fetched;
   absl::flat_hash_set<int> fetched_nodes;
   for (const TensorId& fetch : fetches) {
@@ -319,7 +325,9 @@ absl::StatusOr<Partition> PartitionGraph(const Graph& graph, const std::vector<i
       compile_time ? NodesThatRun(graph, nodes, fetched_nodes, clusterable, compile_time) : nodes;
   Partitioner partitioner(graph, run);
   if (absl::Status s = partitioner.Init(clusterable, compile_time); !s.ok()) return s;
-  if (fuse) partitioner.MergeClusters();
+  if (fusion != Fusion::kNone) {
+    partitioner.MergeClusters(/*separate_contractions=*/fusion == Fusion::kSeparateContractions);
+  }
   return partitioner.Build(fetched);
 }
 

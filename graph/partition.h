@@ -28,6 +28,15 @@ struct Cluster {
 };
 
 // One step of the schedule: a host node or a cluster; exactly one is >= 0.
+// How PartitionGraph groups clusterable nodes into clusters (kernels).
+enum class Fusion {
+  kAll,   // maximal clusters
+  kNone,  // every node a cluster of its own: the unfused chain, one kernel per op
+  // Maximal clusters, except that every contraction (OPS.md's family: MatMul, BatchMatMul) is
+  // a cluster of its own: the thesis' "Lift Separated", a GEMM kernel beside the fused rest.
+  kSeparateContractions,
+};
+
 struct ExecutionUnit {
   int node = -1;
   int cluster = -1;
@@ -46,9 +55,8 @@ struct Partition {
 // cluster outputs). Errors: a node index out of range or repeated, `nodes` not topological,
 // a fetch that names no tensor. `compile_time(i, j)`: input j of clusterable node i is read
 // when compiling (an axis, a shape), not at run time: its edge neither joins nor orders units,
-// so a Reshape to Shape(x) can share a cluster with what computes x. Without `fuse`, every
-// clusterable node is a cluster of its own: the unfused chain, one kernel per op, that
-// benchmarks compare fusion with.
+// so a Reshape to Shape(x) can share a cluster with what computes x. `fusion` says how far
+// clusters grow (benchmarks compare the three).
 // The most nodes a cluster takes. Fusing more saves nothing measurable (a cluster's
 // intermediate values are already in registers; what crosses between two clusters is one
 // tensor), while the kernel's source, its build time and the code generator's recursion grow
@@ -58,7 +66,8 @@ inline constexpr size_t kMaxClusterNodes = 1024;
 absl::StatusOr<Partition> PartitionGraph(
     const Graph& graph, const std::vector<int>& nodes, const std::function<bool(int)>& clusterable,
     const std::vector<TensorId>& fetches,
-    const std::function<bool(int node, int input)>& compile_time = nullptr, bool fuse = true);
+    const std::function<bool(int node, int input)>& compile_time = nullptr,
+    Fusion fusion = Fusion::kAll);
 
 }  // namespace dfc
 

@@ -280,6 +280,31 @@ TEST(PartitionTest, ALongChainIsCutIntoBoundedClusters) {
   EXPECT_EQ(total, static_cast<size_t>(length));
 }
 
+// Fusion::kSeparateContractions keeps each MatMul a kernel of its own and fuses the rest on
+// either side of it; Fusion::kNone makes every node one.
+TEST(PartitionTest, FusionModes) {
+  Node matmul = Op("m", {"a", "w"});
+  matmul.op = "MatMul";
+  matmul.attrs.clear();
+  const Graph g = MakeGraph({Op("x", {}), Op("w", {}), Op("a", {"x"}), Op("b", {"a"}),
+                             std::move(matmul), Op("c", {"m", "b"}), Op("d", {"c"})});
+  const std::set<std::string> device = {"a", "b", "m", "c", "d"};
+  auto clusters = [&](Fusion fusion) {
+    absl::StatusOr<Partition> p =
+        PartitionGraph(g, g.topological_order(), Only(g, device), {{"d", 0}}, nullptr, fusion);
+    EXPECT_TRUE(p.ok()) << p.status();
+    std::vector<std::vector<std::string>> names;
+    if (p.ok()) {
+      for (const Cluster& c : p->clusters) names.push_back(Names(g, c.nodes));
+    }
+    return names;
+  };
+  EXPECT_EQ(clusters(Fusion::kAll).size(), 1u);
+  EXPECT_EQ(clusters(Fusion::kNone).size(), 5u);
+  EXPECT_THAT(clusters(Fusion::kSeparateContractions),
+              UnorderedElementsAre(ElementsAre("a", "b"), ElementsAre("m"), ElementsAre("c", "d")));
+}
+
 TEST(PartitionTest, DiamondIsOneClusterAndSharedValueStaysInside) {
   const Graph g =
       MakeGraph({Op("x", {}), Op("a", {"x"}), Op("b", {"a"}), Op("c", {"a"}), Op("d", {"b", "c"})});

@@ -532,7 +532,9 @@ class DeviceExecutor::Run_ {
       clReleaseEvent(event);
     }
     ++ex_.kernels_run_;
-    values_[lowered.outputs[0]] = std::move(out);
+    // A MatMul nothing reads (run for a control edge: a training step's gradient with respect
+    // to its input, grouped with the one it uses) has no output to keep.
+    if (!lowered.outputs.empty()) values_[lowered.outputs[0]] = std::move(out);
     return absl::OkStatus();
   }
 

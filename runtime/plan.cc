@@ -195,7 +195,7 @@ absl::StatusOr<Plan> CompilePlan(std::shared_ptr<const Graph> graph, PlanSpec sp
   // As a run lowers it (LowerForFeeds): folding only what lowerings read statically. The
   // placeholders are fed at run time; their host units are skipped then.
   ir::LowerOptions options{
-      .fold_only_static = true, .placeholder_shapes = spec.placeholder_shapes, .fuse = spec.fuse};
+      .fold_only_static = true, .placeholder_shapes = spec.placeholder_shapes, .fusion = spec.fusion};
   ReferenceFoldOracle oracle;
   DFC_ASSIGN_OR_RETURN(ir::LoweredGraph lowered,
                        ir::LowerGraph(*graph, spec.fetches, spec.targets, {}, oracle, options));

@@ -45,9 +45,9 @@ struct PlanSpec {
   // Per cluster, the work-group size of its MapGlb kernels as a tuning chose it (0: the
   // driver's choice); -1 (or no entry): the profile's.
   std::vector<int> work_group_sizes;
-  // ir::LowerOptions::fuse: false makes every device node a cluster (kernel) of its own — the
-  // unfused chain benchmarks compare with. Not written to plan.json.
-  bool fuse = true;
+  // ir::LowerOptions::fusion: Fusion::kNone makes every device node a cluster (kernel) of its
+  // own — the unfused chain benchmarks compare with. Not written to plan.json.
+  Fusion fusion = Fusion::kAll;
 };
 
 struct Plan {

@@ -369,7 +369,7 @@ TEST(UnfusedChainTest, OneKernelPerOpWithTheMatMulThroughClblast) {
   ASSERT_TRUE(graph.ok()) << graph.status();
   auto shared = std::make_shared<const Graph>(*std::move(graph));
   absl::StatusOr<Plan> plan = CompilePlan(
-      shared, {.fetches = {{"out", 0}}, .profile = (*executor)->profile(), .fuse = false});
+      shared, {.fetches = {{"out", 0}}, .profile = (*executor)->profile(), .fusion = Fusion::kNone});
   ASSERT_TRUE(plan.ok()) << plan.status();
   // MatMul, Add, Softmax, Log, Mul, Sum, Reshape: Shape is read only when compiling.
   EXPECT_EQ(plan->lowered.clusters.size(), 7u);

@@ -128,7 +128,7 @@ int Bench(const std::vector<std::string>& argv) {
     absl::StatusOr<std::vector<ClusterTuning>> tunings = TunePlan(*plan, **executor, *feeds, tune);
     if (!tunings.ok()) return ReportError(tunings.status());
     PlanSpec unfused_spec = spec;
-    unfused_spec.fuse = false;
+    unfused_spec.fusion = Fusion::kNone;
     absl::StatusOr<Plan> unfused = CompilePlan(graph, unfused_spec);
     if (!unfused.ok()) return ReportError(unfused.status());
     absl::StatusOr<double> unfused_ms = MedianRunMs(**blas, *unfused, *feeds, tune);

@@ -394,7 +394,7 @@ absl::StatusOr<LoweredGraph> LowerGraph(const Graph& graph, const std::vector<Te
     // fold, not a run-time input of the cluster.
     auto compile_time = [&](int i, int j) { return ReadsStatically(graph.node(i), j); };
     DFC_ASSIGN_OR_RETURN(lowered.partition, PartitionGraph(graph, nodes, clusterable, fetches,
-                                                           compile_time, options.fuse));
+                                                           compile_time, options.fusion));
     lowered.clusters.clear();
     bool retry = false;
     for (const Cluster& cluster : lowered.partition.clusters) {

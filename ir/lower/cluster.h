@@ -60,8 +60,8 @@ struct LowerOptions {
   bool fold_only_static = false;
   // FoldOptions::placeholder_shapes: shapes for placeholders declared without one.
   absl::flat_hash_map<std::string, PartialShape> placeholder_shapes;
-  // PartitionGraph's `fuse`: false lowers every device node as a cluster of its own.
-  bool fuse = true;
+  // PartitionGraph's `fusion`: Fusion::kNone lowers every device node as a cluster of its own.
+  Fusion fusion = Fusion::kAll;
 };
 
 // `targets` are nodes run for their effects (a training step's NoOp).
