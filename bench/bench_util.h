@@ -5,6 +5,7 @@
 #ifndef DFC_BENCH_BENCH_UTIL_H_
 #define DFC_BENCH_BENCH_UTIL_H_
 
+#include <cstdlib>
 #include <iostream>
 #include <map>
 #include <memory>
@@ -17,25 +18,32 @@
 #include "graph/check.h"
 #include "runtime/bandwidth.h"
 #include "runtime/device_executor.h"
+#include "runtime/interpreted.h"
 #include "runtime/plan.h"
 #include "runtime/tune.h"
+#include "runtime/tuning_db.h"
+#include "runtime/work_estimate.h"
 #include "tests/workloads.h"
 
 namespace dfc::bench {
 
 struct Fixture {
   std::unique_ptr<DeviceExecutor> executor;
-  std::unique_ptr<DeviceExecutor> blas_executor;       // MatMul clusters through CLBlast's GEMM
-  std::map<std::string, std::unique_ptr<Plan>> plans;  // by workload name and strategy
-  std::string error;                                   // why there is no device
+  std::unique_ptr<DeviceExecutor> blas_executor;          // MatMul clusters through CLBlast's GEMM
+  std::map<std::string, std::unique_ptr<Plan>> plans;     // by workload name and strategy
+  std::map<std::string, std::pair<double, double>> work;  // a model's bytes and flops, by name
+  std::string error;                                      // why there is no device
 };
 
+// The executors run on the device DFC_DEVICE names (auto|cpu|gpu|amd|nvidia|intel|arm; default
+// auto).
 inline Fixture& Shared() {
   static Fixture* fixture = [] {
     auto* f = new Fixture;
+    const char* device = std::getenv("DFC_DEVICE");
     for (const bool blas : {false, true}) {
-      absl::StatusOr<std::unique_ptr<DeviceExecutor>> executor =
-          DeviceExecutor::Open("auto", -1, {.time_kernels = true, .blas_matmul = blas});
+      absl::StatusOr<std::unique_ptr<DeviceExecutor>> executor = DeviceExecutor::Open(
+          device != nullptr ? device : "auto", -1, {.time_kernels = true, .blas_matmul = blas});
       if (!executor.ok()) {
         f->error = std::string(executor.status().message());
         return f;
@@ -53,6 +61,8 @@ enum class Strategy {
   kTuned,    // the variant the explorer picks at the size it is timed at (runtime/tune.h)
   kUnfused,  // one kernel per op, MatMuls through CLBlast: how TensorFlow runs it; for a lone
              // MatMul, CLBlast's GEMM alone
+  kSplit,    // every MatMul a dfc kernel of its own beside the fused rest: the thesis' "Lift
+             // Separated" (Fusion::kSeparateContractions)
 };
 
 inline const char* StrategyName(Strategy s) {
@@ -63,6 +73,8 @@ inline const char* StrategyName(Strategy s) {
       return "tuned";
     case Strategy::kUnfused:
       return "unfused";
+    case Strategy::kSplit:
+      return "split";
   }
   return "?";
 }
@@ -71,30 +83,103 @@ inline DeviceExecutor& ExecutorFor(Strategy s) {
   return s == Strategy::kUnfused ? *Shared().blas_executor : *Shared().executor;
 }
 
-// The plan for `w` under `s`, made on first use. A tuned plan is tuned at the workload's own
-// size, as `dfc compile --tune --batch N` would: which variant wins depends on whether the
-// inputs fit in the caches.
+// Takes the variants the tuning database records for every cluster of `plan` on this device
+// at `size`'s bucket; false (and `plan` unchanged) when some cluster has none.
+inline absl::StatusOr<bool> TakeRecordedTuning(Plan& plan, const TuningDb& db, int64_t size) {
+  const std::string device = Shared().executor->device_name();
+  PlanSpec spec = plan.spec;
+  spec.steps.assign(plan.lowered.clusters.size(), {});
+  spec.work_group_sizes.assign(plan.lowered.clusters.size(), -1);
+  for (size_t c = 0; c < plan.lowered.clusters.size(); ++c) {
+    const std::optional<TuningEntry> entry =
+        db.Find(ClusterHash(plan.lowered.clusters[c]), device, SizeBucket(size));
+    if (!entry || entry->bucket != SizeBucket(size)) return false;
+    spec.steps[c] = entry->steps;
+    spec.work_group_sizes[c] = entry->work_group_size;
+  }
+  DFC_ASSIGN_OR_RETURN(plan, CompilePlan(plan.graph, std::move(spec)));
+  return true;
+}
+
+// Tunes `plan` at `w`'s size, as `dfc compile --tune --batch N` would (which variant wins
+// depends on whether the inputs fit in the caches), within DFC_TUNE_BUDGET seconds (default
+// 300), and records the choices in the tuning database (DFC_TUNING_DB, else tuning.json in the
+// program cache's directory). A rerun takes them from there rather than tuning again.
+inline absl::Status Tune(Plan& plan, const workloads::Workload& w) {
+  Fixture& f = Shared();
+  DFC_ASSIGN_OR_RETURN(TuningDb db, TuningDb::Load(DefaultTuningDbPath()));
+  DFC_ASSIGN_OR_RETURN(const bool recorded, TakeRecordedTuning(plan, db, w.size));
+  if (recorded) {
+    std::cerr << w.name << ": tuned variants from " << db.path() << "\n";
+    return absl::OkStatus();
+  }
+  TuneOptions options;
+  options.explore.vector_widths = VectorWidths(f.executor->profile());
+  if (const char* budget = std::getenv("DFC_TUNE_BUDGET"); budget != nullptr) {
+    options.budget_seconds = std::atof(budget);
+  }
+  DFC_ASSIGN_OR_RETURN(std::vector<ClusterTuning> tunings,
+                       TunePlan(plan, *f.executor, w.feeds(), options));
+  for (const ClusterTuning& t : tunings) {
+    const VariantResult& best = t.variants[t.best];
+    std::cerr << w.name << ", cluster " << t.cluster << ": tuned variant " << best.name << "\n";
+    db.Record({.cluster = ClusterHash(plan.lowered.clusters[t.cluster]),
+               .device = f.executor->device_name(),
+               .bucket = SizeBucket(w.size),
+               .nodes = t.nodes,
+               .steps = best.steps,
+               .work_group_size = best.work_group_size,
+               .median_ms = best.median_ms,
+               .default_ms = t.variants[0].median_ms});
+  }
+  return db.Save();
+}
+
+// The plan for `w` under `s`, made on first use.
 inline absl::StatusOr<Plan*> GetPlan(const workloads::Workload& w, Strategy s) {
   Fixture& f = Shared();
   std::unique_ptr<Plan>& slot = f.plans[absl::StrCat(w.name, "/", StrategyName(s))];
   if (slot != nullptr) return slot.get();
   DFC_ASSIGN_OR_RETURN(Graph graph, w.graph());
-  PlanSpec spec{.profile = f.executor->profile(), .fuse = s != Strategy::kUnfused};
+  PlanSpec spec{.targets = w.targets, .profile = f.executor->profile()};
+  spec.fusion = s == Strategy::kUnfused ? Fusion::kNone
+                : s == Strategy::kSplit ? Fusion::kSeparateContractions
+                                        : Fusion::kAll;
   for (const std::string& fetch : w.fetches) spec.fetches.push_back({fetch, 0});
   DFC_ASSIGN_OR_RETURN(
       Plan plan, CompilePlan(std::make_shared<const Graph>(std::move(graph)), std::move(spec)));
-  if (s == Strategy::kTuned) {
-    TuneOptions options;
-    options.explore.vector_widths = VectorWidths(f.executor->profile());
-    DFC_ASSIGN_OR_RETURN(std::vector<ClusterTuning> tunings,
-                         TunePlan(plan, *f.executor, w.feeds(), options));
-    for (const ClusterTuning& t : tunings) {
-      std::cerr << w.name << ", cluster " << t.cluster << ": tuned variant "
-                << t.variants[t.best].name << "\n";
-    }
-  }
+  if (s == Strategy::kTuned) DFC_RETURN_IF_ERROR(Tune(plan, w));
   slot = std::make_unique<Plan>(std::move(plan));
   return slot.get();
+}
+
+// The workload's bytes and flops: its own, or for a model (which has none) those of its fused
+// plan's clusters — each reading its inputs once and writing its outputs once — at its feeds.
+inline absl::StatusOr<std::pair<double, double>> WorkOf(const workloads::Workload& w) {
+  if (w.bytes > 0) return std::pair(w.bytes, w.flops);
+  Fixture& f = Shared();
+  if (auto it = f.work.find(w.name); it != f.work.end()) return it->second;
+  DFC_ASSIGN_OR_RETURN(Plan * plan, GetPlan(w, Strategy::kDefault));
+  std::vector<std::pair<TensorId, Tensor>> feeds;
+  for (auto& [name, value] : w.feeds()) feeds.push_back({{name, 0}, std::move(value)});
+  DFC_ASSIGN_OR_RETURN(SizeBindings sizes, BindSizes(plan->lowered, feeds));
+  std::pair<double, double> work{0, 0};
+  for (size_t c = 0; c < plan->lowered.clusters.size(); ++c) {
+    work.first += ClusterBytes(plan->lowered.clusters[c], sizes);
+    work.second += ClusterFlops(*plan->graph, plan->lowered, static_cast<int>(c), sizes);
+  }
+  f.work[w.name] = work;
+  return work;
+}
+
+// Runs the workload's initialisers into `state`: variables a training step then updates.
+inline absl::Status RunInit(const workloads::Workload& w, DeviceExecutor& executor,
+                            DeviceExecutor::State& state) {
+  if (w.init.empty()) return absl::OkStatus();
+  DFC_ASSIGN_OR_RETURN(Graph graph, w.graph());
+  DFC_ASSIGN_OR_RETURN(Plan init, CompilePlan(std::make_shared<const Graph>(std::move(graph)),
+                                              {.targets = w.init, .profile = executor.profile()}));
+  return executor.Run(*init.graph, init.lowered, {}, {}, &state).status();
 }
 
 // Sets the counters of a benchmark whose kernels took `total_seconds` over its iterations:
@@ -109,11 +194,16 @@ inline void ReportFloor(benchmark::State& state, const workloads::Workload& w,
     state.SkipWithError(std::string(bandwidth.status().message()).c_str());
     return;
   }
-  const double floor_seconds = w.bytes / *bandwidth;
-  state.counters["GB/s"] =
-      benchmark::Counter(w.bytes, benchmark::Counter::kIsIterationInvariantRate);
+  absl::StatusOr<std::pair<double, double>> work = WorkOf(w);
+  if (!work.ok()) {
+    state.SkipWithError(std::string(work.status().message()).c_str());
+    return;
+  }
+  const auto [bytes, flops] = *work;
+  const double floor_seconds = bytes / *bandwidth;
+  state.counters["GB/s"] = benchmark::Counter(bytes, benchmark::Counter::kIsIterationInvariantRate);
   state.counters["GFLOP/s"] =
-      benchmark::Counter(w.flops * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
+      benchmark::Counter(flops * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
   state.counters["floor_ms"] = floor_seconds * 1e3;
   // 1 is as fast as reading the inputs once allows.
   state.counters["floor_fraction"] =
@@ -142,6 +232,10 @@ inline void TimeWorkload(benchmark::State& state, const workloads::Workload& w, 
   std::vector<std::pair<TensorId, Tensor>> feeds;
   for (auto& [name, value] : w.feeds()) feeds.push_back({{name, 0}, std::move(value)});
   DeviceExecutor::State run_state;
+  if (absl::Status init = RunInit(w, executor, run_state); !init.ok()) {
+    state.SkipWithError(std::string(init.message()).c_str());
+    return;
+  }
   double total_seconds = 0;
   for (auto _ : state) {
     absl::StatusOr<std::vector<Tensor>> out =
@@ -169,10 +263,16 @@ void RegisterVariant(const workloads::Workload& w, const std::string& variant, F
 }
 
 // Registers `w` under each strategy; "unfused" is named `unfused_name` (for a graph of one
-// MatMul it is CLBlast's GEMM alone).
+// MatMul it is CLBlast's GEMM alone). "split" is registered where `split` says it differs
+// from the default (a graph with a MatMul and more); "tuned" where the workload has no
+// targets: a training step changes its variables every run, so its variants cannot be
+// compared run against run (TunePlan refuses it).
 inline void RegisterStrategies(const workloads::Workload& w,
-                               const std::string& unfused_name = "unfused") {
-  for (const Strategy s : {Strategy::kUnfused, Strategy::kDefault, Strategy::kTuned}) {
+                               const std::string& unfused_name = "unfused", bool split = false) {
+  std::vector<Strategy> strategies = {Strategy::kUnfused, Strategy::kDefault};
+  if (split) strategies.push_back(Strategy::kSplit);
+  if (w.targets.empty()) strategies.push_back(Strategy::kTuned);
+  for (const Strategy s : strategies) {
     RegisterVariant(w, s == Strategy::kUnfused ? unfused_name : StrategyName(s),
                     [w, s](benchmark::State& state) { TimeWorkload(state, w, s); });
   }

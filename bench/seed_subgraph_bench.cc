@@ -224,7 +224,7 @@ void RegisterAll() {
   for (Workload (*workload)(int64_t) : {workloads::Seed, workloads::Relu}) {
     for (const int64_t n : {1024, 4096, 16384, 65536}) {
       const Workload w = workload(n);
-      RegisterStrategies(w);
+      RegisterStrategies(w, "unfused", /*split=*/true);
       if (w.family != "seed") continue;
       for (const bool cached : {false, true}) {
         RegisterVariant(w, cached ? "hand_rows_cached" : "hand",

@@ -1,11 +1,13 @@
 #include "tests/workloads.h"
 
+#include <algorithm>
 #include <memory>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "graph/check.h"
 #include "graph/loader.h"
+#include "graph/ops.h"
 #include "runtime/reference/session.h"
 #include "tests/test_util.h"
 
@@ -85,6 +87,77 @@ Workload MatMul(const Contraction& c) {
   return w;
 }
 
+Workload Chain(int64_t elements) {
+  constexpr int64_t kColumns = 4096;
+  const int64_t rows = elements / kColumns;
+  Workload w;
+  w.family = "chain";
+  w.name = absl::StrCat("chain/elements:", rows * kColumns);
+  w.size = rows * kColumns;
+  w.graph = [rows]() -> absl::StatusOr<Graph> {
+    DFC_ASSIGN_OR_RETURN(Graph model,
+                         LoadGraph(testing::SharedDir() + "/models/dl4j_transform_0_frozen.pb"));
+    std::vector<Node> nodes = model.nodes();
+    for (Node& node : nodes) {
+      if (node.op == "Placeholder") node.attrs["shape"] = PartialShape{.dims = {rows, kColumns}};
+      if (node.op == "MatMul") {
+        node.op = "Mul";
+        node.attrs.erase("transpose_a");
+        node.attrs.erase("transpose_b");
+      }
+    }
+    return Graph::FromNodes(std::move(nodes));
+  };
+  // In [0, 1): Acos's domain, and Rsqrt of a positive product.
+  w.feeds = [rows] {
+    return Feeds{{"input_0", testing::UniformFloats({rows, kColumns}, 7, 0.0f, 1.0f)},
+                 {"input_1", testing::UniformFloats({rows, kColumns}, 8, 0.05f, 1.0f)}};
+  };
+  w.fetches = {"output"};
+  w.flops = 18.0 * w.size;
+  w.bytes = 12.0 * w.size;
+  w.longest_reduction = 1;
+  return w;
+}
+
+Workload Model(std::string family, std::string file, int64_t batch,
+               std::vector<std::string> fetches, std::vector<std::string> targets,
+               std::vector<std::string> init) {
+  Workload w;
+  w.name = absl::StrCat(family, "/batch:", batch);
+  w.family = std::move(family);
+  w.size = batch;
+  const std::string path = testing::SharedDir() + "/models/" + file;
+  w.graph = [path] { return LoadGraph(path); };
+  w.feeds = [path, batch] {
+    Feeds feeds;
+    absl::StatusOr<Graph> graph = LoadGraph(path);
+    if (!graph.ok()) return feeds;  // graph() reports the error
+    uint64_t seed = 9;
+    for (const Node& node : graph->nodes()) {
+      if (node.op != "Placeholder") continue;
+      Shape shape = PlaceholderShape(node).dims;
+      for (int64_t& d : shape) d = d < 0 ? batch : d;
+      feeds.push_back({node.name, testing::UniformFloats(shape, seed++, 0.0f, 1.0f)});
+    }
+    return feeds;
+  };
+  w.fetches = std::move(fetches);
+  w.targets = std::move(targets);
+  w.init = std::move(init);
+  // The longest sum of a MatMul of the models: 784 pixels, or a batch of gradients.
+  w.longest_reduction = std::max<int64_t>(784, batch);
+  return w;
+}
+
+std::vector<Workload> Models(int64_t batch) {
+  return {Model("model_mnist_train", "dl4j_mnist_00_softmax_train.pbtxt", batch, {"Mean"},
+                {"GradientDescent"}, {"init"}),
+          Model("model_dl4j_mlp", "dl4j_mlp_00_frozen.pb", batch, {"output"}),
+          Model("model_lvfengkun_mlp", "lvfengkun_mnist_mlp_frozen.pb", batch, {"Identity"}),
+          Model("model_cppflow_mlp", "cppflow_mlp_frozen.pb", batch, {"Identity"})};
+}
+
 std::vector<Contraction> Contractions() {
   std::vector<Contraction> all;
   for (const int64_t b : {100, 8192}) {
@@ -101,9 +174,10 @@ std::vector<Contraction> Contractions() {
 absl::StatusOr<std::vector<Tensor>> Reference(const Workload& w, const Feeds& feeds) {
   DFC_ASSIGN_OR_RETURN(Graph graph, w.graph());
   reference::Session session(std::make_shared<const Graph>(std::move(graph)));
+  if (!w.init.empty()) DFC_RETURN_IF_ERROR(session.Run({}, {}, w.init).status());
   std::vector<reference::Feed> reference_feeds;
   for (const auto& [name, value] : feeds) reference_feeds.push_back({name, value});
-  return session.Run(reference_feeds, w.fetches);
+  return session.Run(reference_feeds, w.fetches, w.targets);
 }
 
 }  // namespace dfc::workloads

@@ -26,6 +26,9 @@ struct Workload {
   std::function<absl::StatusOr<Graph>()> graph;
   std::function<Feeds()> feeds;  // seeded: the same values every call
   std::vector<std::string> fetches;
+  std::vector<std::string> targets;  // run every time for their effects (a training step)
+  std::vector<std::string> init;     // run once before the first time (variable initialisers)
+  // 0 for a model: its work is what its fused plan's clusters do (bench_util's WorkOf).
   double flops = 0;
   double bytes = 0;
   // The most terms any one output sums (a contraction's k): what the tolerance of a variant
@@ -55,6 +58,24 @@ Workload MatMul(const Contraction& c);
 // (B×784 by 784×10), the weights' gradient xT.dy (784×B by B×10, x stored [B,784]) and the
 // input's gradient dy.WT (B×10 by 10×784, W stored [784,10]) — and squares of 256, 512, 1024.
 std::vector<Contraction> Contractions();
+
+// The elementwise chain of models/dl4j_transform_0 (Add, Maximum, Minimum, Abs, Acos, Ceil, Cos,
+// Cosh, Exp, Log, Rsqrt: 18 ops over input_0 and input_1) on two [elements / 4096, 4096]
+// inputs. The model's one MatMul (of two 3x3 matrices) is made a Mul of the same two operands,
+// so that every op is elementwise: one flop an element an op, 12 bytes an element.
+Workload Chain(int64_t elements);
+
+// A graph of ../shared/models at batch `batch`: each placeholder fed seeded uniform values in
+// [0, 1) (the images, the labels), its unknown dimensions set to the batch.
+Workload Model(std::string family, std::string file, int64_t batch,
+               std::vector<std::string> fetches, std::vector<std::string> targets = {},
+               std::vector<std::string> init = {});
+
+// The MNIST softmax regression's training step (dl4j_mnist_00_softmax_train: the loss, and
+// GradientDescent's update of W and b, after `init`) and the frozen MLPs (dl4j_mlp_00:
+// 784-256-10; lvfengkun_mnist_mlp: 28x28-...-10 with Relu; cppflow_mlp: 5-...-... with Relu
+// and Sigmoid), at `batch`.
+std::vector<Workload> Models(int64_t batch);
 
 // The reference executor's values of the workload's fetches: the oracle.
 absl::StatusOr<std::vector<Tensor>> Reference(const Workload& w, const Feeds& feeds);

@@ -93,5 +93,68 @@ TEST(WorkloadsTest, DfcAndClblastComputeWhatTheReferenceDoes) {
   }
 }
 
+// The chain is one kernel reading two inputs and writing one output: 12 bytes an element.
+TEST(WorkloadsTest, ChainIsOneKernelOfItsBytes) {
+  const Workload w = Chain(1 << 16);
+  absl::StatusOr<Graph> graph = w.graph();
+  ASSERT_TRUE(graph.ok()) << graph.status();
+  absl::StatusOr<Plan> plan = CompilePlan(std::make_shared<const Graph>(*std::move(graph)),
+                                          {.fetches = {{"output", 0}}});
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  ASSERT_EQ(plan->lowered.clusters.size(), 1u);
+  EXPECT_EQ(plan->lowered.partition.clusters[0].nodes.size(), 18u);
+  std::vector<std::pair<TensorId, Tensor>> feeds;
+  for (auto& [name, value] : w.feeds()) feeds.push_back({{name, 0}, std::move(value)});
+  absl::StatusOr<SizeBindings> sizes = BindSizes(plan->lowered, feeds);
+  ASSERT_TRUE(sizes.ok()) << sizes.status();
+  EXPECT_EQ(ClusterBytes(plan->lowered.clusters[0], *sizes), w.bytes);
+}
+
+// The models and the chain, run as model_bench runs them — the initialisers once, then the
+// step with its targets — unfused with CLBlast's GEMM, fused, and with each MatMul a kernel of
+// its own: each computes what the reference executor does.
+TEST(WorkloadsTest, ModelsComputeWhatTheReferenceDoesUnderEveryFusion) {
+  std::vector<Workload> all = Models(64);
+  all.push_back(Chain(1 << 16));
+  for (const Fusion fusion : {Fusion::kNone, Fusion::kAll, Fusion::kSeparateContractions}) {
+    SCOPED_TRACE(static_cast<int>(fusion));
+    absl::StatusOr<std::unique_ptr<DeviceExecutor>> executor = DeviceExecutor::Open(
+        "cpu", -1, {.time_kernels = true, .blas_matmul = fusion == Fusion::kNone});
+    if (!executor.ok()) GTEST_SKIP() << "no OpenCL CPU device: " << executor.status();
+    for (const Workload& w : all) {
+      SCOPED_TRACE(w.name);
+      absl::StatusOr<Graph> graph = w.graph();
+      ASSERT_TRUE(graph.ok()) << graph.status();
+      auto shared = std::make_shared<const Graph>(*std::move(graph));
+      DeviceExecutor::State state;
+      if (!w.init.empty()) {
+        absl::StatusOr<Plan> init = CompilePlan(shared, {.targets = w.init});
+        ASSERT_TRUE(init.ok()) << init.status();
+        ASSERT_TRUE((*executor)->Run(*shared, init->lowered, {}, {}, &state).ok());
+      }
+      PlanSpec spec{.targets = w.targets, .profile = (*executor)->profile(), .fusion = fusion};
+      for (const std::string& f : w.fetches) spec.fetches.push_back({f, 0});
+      absl::StatusOr<Plan> plan = CompilePlan(shared, std::move(spec));
+      ASSERT_TRUE(plan.ok()) << plan.status();
+      const Feeds feeds = w.feeds();
+      ASSERT_FALSE(feeds.empty());
+      std::vector<std::pair<TensorId, Tensor>> fed;
+      for (const auto& [name, value] : feeds) fed.push_back({{name, 0}, value});
+      absl::StatusOr<std::vector<Tensor>> got =
+          (*executor)->Run(*plan->graph, plan->lowered, fed, plan->spec.fetches, &state);
+      ASSERT_TRUE(got.ok()) << got.status();
+      absl::StatusOr<std::vector<Tensor>> want = Reference(w, feeds);
+      ASSERT_TRUE(want.ok()) << want.status();
+      ASSERT_EQ(got->size(), want->size());
+      for (size_t f = 0; f < got->size(); ++f) {
+        const Comparison c = CompareTensors((*got)[f], (*want)[f],
+                                            VariantTolerance((*want)[f], w.longest_reduction));
+        EXPECT_TRUE(c.equal) << w.fetches[f] << ": " << c.reason;
+      }
+    }
+    EXPECT_EQ((*executor)->fallbacks(), 0);
+  }
+}
+
 }  // namespace
 }  // namespace dfc::workloads

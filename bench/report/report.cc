@@ -1,0 +1,933 @@
+// The benchmark report (see report.h): parsing Google Benchmark JSON, the targets, and the
+// CSV, gnuplot and markdown renderings.
+#include "bench/report/report.h"
+
+#include <sys/wait.h>
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "nlohmann/json.hpp"
+
+namespace dfc::bench::report {
+namespace {
+
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+
+// ---- The targets ------------------------------------------------------------------------------
+
+// What a target's figure is.
+enum class Measure {
+  kFloorFraction,   // floor_fraction(subject): its time over the bandwidth floor
+  kSpeedup,         // time(baseline) / time(subject)
+  kBandwidthRatio,  // GB/s(subject) / GB/s(baseline)
+};
+
+// Which sizes of a family a target is checked at.
+enum class At {
+  kLargestSize,  // the largest size the family was run at, whichever variants ran there
+  kEverySize,    // each size, one row each, so that every shape's figure is visible
+  kGivenSize,    // Target::size
+};
+
+// A subject that stands for the fastest variant at the size other than the baseline.
+constexpr char kFastestOther[] = "*";
+
+struct Target {
+  const char* name;    // the promise, as RESULTS.md prints it
+  const char* family;  // the family, or with family_prefix every family that starts with it
+  bool family_prefix;
+  const char* subject;  // the variant judged, or kFastestOther
+  const char* baseline;
+  Measure measure;
+  At at;
+  int64_t size;  // for At::kGivenSize
+  bool at_most;  // the figure must be <= bound; otherwise >= bound
+  double bound;
+};
+
+// The project's performance targets, checked per section. Change them here; report_test.cc
+// checks how each kind is evaluated.
+constexpr Target kTargets[] = {
+    {.name = "Seed subgraph within 1.3× its bandwidth floor",
+     .family = "seed",
+     .family_prefix = false,
+     .subject = "tuned",
+     .baseline = "",
+     .measure = Measure::kFloorFraction,
+     .at = At::kLargestSize,
+     .size = 0,
+     .at_most = true,
+     .bound = 1.3},
+    {.name = "Seed subgraph 10× over the unfused chain",
+     .family = "seed",
+     .family_prefix = false,
+     .subject = "tuned",
+     .baseline = "unfused",
+     .measure = Measure::kSpeedup,
+     .at = At::kLargestSize,
+     .size = 0,
+     .at_most = false,
+     .bound = 10},
+    {.name = "Contractions: dfc's generated GEMM at least 2× CLBlast's",
+     .family = "matmul_",
+     .family_prefix = true,
+     .subject = "tuned",
+     .baseline = "clblast",
+     .measure = Measure::kSpeedup,
+     .at = At::kEverySize,
+     .size = 0,
+     .at_most = false,
+     .bound = 2},
+    {.name = "Elementwise chain at least 80% of the copy bandwidth",
+     .family = "chain",
+     .family_prefix = false,
+     .subject = "tuned",
+     .baseline = "copy",
+     .measure = Measure::kBandwidthRatio,
+     .at = At::kLargestSize,
+     .size = 0,
+     .at_most = false,
+     .bound = 0.8},
+    {.name = "MNIST training step at batch 8192 at least 3× faster than the unfused chain",
+     .family = "model_mnist_train",
+     .family_prefix = false,
+     .subject = kFastestOther,
+     .baseline = "unfused",
+     .measure = Measure::kSpeedup,
+     .at = At::kGivenSize,
+     .size = 8192,
+     .at_most = false,
+     .bound = 3},
+};
+
+// ---- Number formatting ------------------------------------------------------------------------
+
+// Three significant digits, without an exponent for numbers of 1000 and over.
+std::string Sig3(double x) {
+  std::string s = absl::StrFormat("%.3g", x);
+  if (s.find('e') != std::string::npos && std::abs(x) >= 1) s = absl::StrFormat("%.0f", x);
+  return s;
+}
+
+// The shortest text that reads back as the same double: CSV and gnuplot data lose nothing.
+std::string Exact(double x) {
+  char buf[64];
+  const auto [end, ec] = std::to_chars(buf, buf + sizeof(buf), x);
+  return ec == std::errc() ? std::string(buf, end) : absl::StrCat(x);
+}
+
+std::string ExactOr(const std::optional<double>& x, const std::string& missing) {
+  return x ? Exact(*x) : missing;
+}
+
+double Median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+// ---- Parsing ----------------------------------------------------------------------------------
+
+// Milliseconds per unit of Google Benchmark's time_unit.
+std::optional<double> MsPerUnit(const std::string& unit) {
+  if (unit == "ns") return 1e-6;
+  if (unit == "us") return 1e-3;
+  if (unit == "ms") return 1.0;
+  if (unit == "s") return 1e3;
+  return std::nullopt;
+}
+
+// Google Benchmark appends these to a name, after the arguments.
+bool IsBenchmarkSuffix(const std::string& part) {
+  static const char* const kWhole[] = {"manual_time", "real_time", "process_time"};
+  static const char* const kPrefix[] = {
+      "min_time:", "min_warmup_time:", "iterations:", "repeats:", "threads:"};
+  for (const char* w : kWhole) {
+    if (part == w) return true;
+  }
+  for (const char* p : kPrefix) {
+    if (part.starts_with(p)) return true;
+  }
+  return false;
+}
+
+// Fills family, variant, size_key and size from `name`.
+absl::Status ParseName(const std::string& name, const std::string& source, Result& r) {
+  std::vector<std::string> parts = absl::StrSplit(name, '/');
+  while (parts.size() > 3 && IsBenchmarkSuffix(parts.back())) parts.pop_back();
+  const auto bad = [&] {
+    return absl::InvalidArgumentError(
+        absl::StrCat(source, ": benchmark \"", name,
+                     "\": name is not family/variant/key:size (e.g. seed/tuned/N:65536)"));
+  };
+  if (parts.size() != 3 || parts[0].empty() || parts[1].empty()) return bad();
+  const size_t colon = parts[2].find(':');
+  if (colon == std::string::npos || colon == 0) return bad();
+  if (!absl::SimpleAtoi(parts[2].substr(colon + 1), &r.size)) return bad();
+  r.family = parts[0];
+  r.variant = parts[1];
+  r.size_key = parts[2].substr(0, colon);
+  return absl::OkStatus();
+}
+
+std::optional<double> Counter(const json& b, const char* key) {
+  const auto it = b.find(key);
+  if (it == b.end() || !it->is_number()) return std::nullopt;
+  return it->get<double>();
+}
+
+std::string StringField(const json& j, const char* key) {
+  const auto it = j.find(key);
+  return it != j.end() && it->is_string() ? it->get<std::string>() : "";
+}
+
+absl::StatusOr<Result> ParseBenchmark(const json& b, const std::string& source,
+                                      const std::string& section) {
+  Result r;
+  r.section = section;
+  const std::string name = StringField(b, "name");
+  if (absl::Status s = ParseName(name, source, r); !s.ok()) return s;
+  const std::string unit = b.contains("time_unit") ? StringField(b, "time_unit") : "ns";
+  const std::optional<double> ms_per_unit = MsPerUnit(unit);
+  if (!ms_per_unit) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(source, ": benchmark \"", name, "\": unknown time_unit \"", unit, "\""));
+  }
+  r.time_ms = Counter(b, "real_time").value_or(0) * *ms_per_unit;
+  r.gb_per_s = Counter(b, "GB/s");
+  r.gflop_per_s = Counter(b, "GFLOP/s");
+  r.floor_ms = Counter(b, "floor_ms");
+  r.floor_fraction = Counter(b, "floor_fraction");
+  r.read_gb_per_s = Counter(b, "read_GB/s");
+  r.device = StringField(b, "label");
+  if (b.value("error_occurred", false)) {
+    r.error = StringField(b, "error_message");
+    if (r.error.empty()) r.error = "failed";
+  }
+  return r;
+}
+
+// "L1d 48 KiB, L1i 32 KiB, L2 2 MiB, L3 32 MiB shared by 2"
+std::string SummariseCaches(const json& caches) {
+  std::vector<std::string> out;
+  if (!caches.is_array()) return "";
+  for (const json& c : caches) {
+    if (!c.is_object()) continue;
+    const std::string type = StringField(c, "type");
+    const int64_t size = c.value("size", int64_t{0});
+    const int sharing = c.value("num_sharing", 0);
+    std::string text = absl::StrCat("L", c.value("level", 0),
+                                    type == "Data"          ? "d"
+                                    : type == "Instruction" ? "i"
+                                                            : "",
+                                    " ");
+    if (size % (1 << 20) == 0) {
+      absl::StrAppend(&text, size >> 20, " MiB");
+    } else if (size % (1 << 10) == 0) {
+      absl::StrAppend(&text, size >> 10, " KiB");
+    } else {
+      absl::StrAppend(&text, size, " B");
+    }
+    if (sharing > 1) absl::StrAppend(&text, " shared by ", sharing);
+    out.push_back(text);
+  }
+  return absl::StrJoin(out, ", ");
+}
+
+Context ParseContext(const json& c) {
+  Context ctx;
+  if (!c.is_object()) return ctx;
+  ctx.date = StringField(c, "date");
+  ctx.host_name = StringField(c, "host_name");
+  ctx.num_cpus = c.value("num_cpus", 0);
+  ctx.mhz_per_cpu = c.value("mhz_per_cpu", 0.0);
+  if (c.contains("caches")) ctx.caches = SummariseCaches(c["caches"]);
+  return ctx;
+}
+
+bool IsAggregate(const json& b) {
+  return StringField(b, "run_type") == "aggregate" || b.contains("aggregate_name");
+}
+
+}  // namespace
+
+absl::StatusOr<BenchmarkFile> ParseBenchmarkJson(const std::string& text, const std::string& source,
+                                                 const std::string& section) {
+  json root;
+  try {
+    root = json::parse(text);
+  } catch (const json::parse_error& e) {
+    // The parser's message carries the byte offset of the fault.
+    return absl::InvalidArgumentError(absl::StrCat(source, ": malformed JSON: ", e.what()));
+  }
+  if (!root.is_object() || !root.contains("benchmarks") || !root["benchmarks"].is_array()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(source,
+                     ": not Google Benchmark JSON output (no \"benchmarks\" array); write it with "
+                     "--benchmark_out=FILE --benchmark_out_format=json"));
+  }
+  BenchmarkFile file{.source = source, .section = section, .context = {}, .results = {}};
+  if (root.contains("context")) file.context = ParseContext(root["context"]);
+  for (const json& b : root["benchmarks"]) {
+    if (!b.is_object()) {
+      return absl::InvalidArgumentError(absl::StrCat(source, ": a benchmark is not an object"));
+    }
+    if (IsAggregate(b)) continue;
+    absl::StatusOr<Result> r = ParseBenchmark(b, source, section);
+    if (!r.ok()) return r.status();
+    file.results.push_back(*std::move(r));
+  }
+  return file;
+}
+
+std::vector<std::string> Sections(const Report& report) {
+  std::vector<std::string> out;
+  for (const BenchmarkFile& f : report.files) {
+    if (std::find(out.begin(), out.end(), f.section) == out.end()) out.push_back(f.section);
+  }
+  return out;
+}
+
+std::vector<Result> SectionResults(const Report& report, const std::string& section) {
+  std::vector<Result> out;
+  for (const BenchmarkFile& f : report.files) {
+    if (f.section == section) out.insert(out.end(), f.results.begin(), f.results.end());
+  }
+  return out;
+}
+
+std::vector<Result> AllResults(const Report& report) {
+  std::vector<Result> out;
+  for (const BenchmarkFile& f : report.files) {
+    out.insert(out.end(), f.results.begin(), f.results.end());
+  }
+  return out;
+}
+
+// ---- CSV --------------------------------------------------------------------------------------
+
+namespace {
+
+std::string CsvField(const std::string& s) {
+  if (s.find_first_of(",\"\r\n") == std::string::npos) return s;
+  std::string out = "\"";
+  for (const char c : s) {
+    out += c;
+    if (c == '"') out += '"';
+  }
+  return out + "\"";
+}
+
+}  // namespace
+
+std::string ToCsv(const std::vector<Result>& results) {
+  std::string out =
+      "section,family,variant,size_key,size,time_ms,gb_per_s,gflop_per_s,floor_ms,"
+      "floor_fraction,read_gb_per_s,device,error\n";
+  for (const Result& r : results) {
+    const bool ok = r.error.empty();  // a failed run's time is Google Benchmark's zero
+    const std::vector<std::string> row = {r.section,
+                                          r.family,
+                                          r.variant,
+                                          r.size_key,
+                                          absl::StrCat(r.size),
+                                          ok ? Exact(r.time_ms) : "",
+                                          ExactOr(r.gb_per_s, ""),
+                                          ExactOr(r.gflop_per_s, ""),
+                                          ExactOr(r.floor_ms, ""),
+                                          ExactOr(r.floor_fraction, ""),
+                                          ExactOr(r.read_gb_per_s, ""),
+                                          r.device,
+                                          r.error};
+    absl::StrAppend(
+        &out,
+        absl::StrJoin(row, ",",
+                      [](std::string* o, const std::string& f) { o->append(CsvField(f)); }),
+        "\n");
+  }
+  return out;
+}
+
+// ---- Lookups over one section's results -------------------------------------------------------
+
+namespace {
+
+std::vector<std::string> Families(const std::vector<Result>& rs) {
+  std::vector<std::string> out;
+  for (const Result& r : rs) {
+    if (std::find(out.begin(), out.end(), r.family) == out.end()) out.push_back(r.family);
+  }
+  return out;
+}
+
+// In order of first appearance, as the benchmark program registered them.
+std::vector<std::string> Variants(const std::vector<Result>& rs, const std::string& family) {
+  std::vector<std::string> out;
+  for (const Result& r : rs) {
+    if (r.family == family && std::find(out.begin(), out.end(), r.variant) == out.end()) {
+      out.push_back(r.variant);
+    }
+  }
+  return out;
+}
+
+std::vector<int64_t> Sizes(const std::vector<Result>& rs, const std::string& family) {
+  std::set<int64_t> sizes;
+  for (const Result& r : rs) {
+    if (r.family == family) sizes.insert(r.size);
+  }
+  return {sizes.begin(), sizes.end()};
+}
+
+std::string SizeKey(const std::vector<Result>& rs, const std::string& family) {
+  for (const Result& r : rs) {
+    if (r.family == family) return r.size_key;
+  }
+  return "size";
+}
+
+// The run of family/variant/size. Of repeated runs, the one with the median time, so that one
+// noisy repetition neither flatters nor sinks a figure; a failed run only when none succeeded.
+const Result* Find(const std::vector<Result>& rs, const std::string& family,
+                   const std::string& variant, int64_t size) {
+  std::vector<const Result*> ok;
+  const Result* failed = nullptr;
+  for (const Result& r : rs) {
+    if (r.family != family || r.variant != variant || r.size != size) continue;
+    if (r.error.empty()) {
+      ok.push_back(&r);
+    } else if (failed == nullptr) {
+      failed = &r;
+    }
+  }
+  if (ok.empty()) return failed;
+  std::sort(ok.begin(), ok.end(),
+            [](const Result* a, const Result* b) { return a->time_ms < b->time_ms; });
+  return ok[(ok.size() - 1) / 2];
+}
+
+// The bandwidth floor at a size: each variant measures the read bandwidth after its own
+// kernels, and the bandwidth drifts, so the median across variants.
+std::optional<double> FloorAt(const std::vector<Result>& rs, const std::string& family,
+                              int64_t size) {
+  std::vector<double> floors;
+  for (const std::string& v : Variants(rs, family)) {
+    const Result* r = Find(rs, family, v, size);
+    if (r != nullptr && r->error.empty() && r->floor_ms) floors.push_back(*r->floor_ms);
+  }
+  if (floors.empty()) return std::nullopt;
+  return Median(floors);
+}
+
+}  // namespace
+
+// ---- Targets ----------------------------------------------------------------------------------
+
+namespace {
+
+using Verdict = TargetResult::Verdict;
+
+std::string Shape(const std::string& family, const std::string& key, int64_t size) {
+  return absl::StrCat("`", family, "` ", key, ":", size);
+}
+
+// A run a target needs, or why it cannot be judged: absent (not run) or failed (missed).
+struct Needed {
+  const Result* result = nullptr;
+  std::optional<TargetResult> verdict;
+};
+
+Needed Need(const std::vector<Result>& rs, const std::string& target, const std::string& family,
+            const std::string& variant, int64_t size) {
+  const Result* r = Find(rs, family, variant, size);
+  const std::string what =
+      absl::StrCat("`", family, "/", variant, "` at ", SizeKey(rs, family), ":", size);
+  if (r == nullptr) return {.verdict = TargetResult{target, "no " + what, Verdict::kNotRun}};
+  if (!r->error.empty()) {
+    return {.verdict =
+                TargetResult{target, absl::StrCat(what, " failed: ", r->error), Verdict::kMissed}};
+  }
+  return {.result = r, .verdict = std::nullopt};
+}
+
+// The fastest variant at `size` other than the target's baseline. With none that succeeded, a
+// failure (the target is missed) says more than an absence (not run).
+Needed NeedFastestOther(const std::vector<Result>& rs, const std::string& target,
+                        const std::string& family, const std::string& baseline, int64_t size) {
+  Needed best, failed;
+  for (const std::string& v : Variants(rs, family)) {
+    if (v == baseline) continue;
+    Needed n = Need(rs, target, family, v, size);
+    if (n.result == nullptr) {
+      if (n.verdict->verdict == Verdict::kMissed && !failed.verdict) failed = n;
+    } else if (best.result == nullptr || n.result->time_ms < best.result->time_ms) {
+      best = n;
+    }
+  }
+  if (best.result != nullptr) return best;
+  if (failed.verdict) return failed;
+  return {.verdict = TargetResult{target,
+                                  absl::StrCat("no variant of `", family, "` but ", baseline,
+                                               " at ", SizeKey(rs, family), ":", size),
+                                  Verdict::kNotRun}};
+}
+
+TargetResult Judge(const Target& t, const std::string& target, double figure,
+                   std::string measured) {
+  const bool met = t.at_most ? figure <= t.bound : figure >= t.bound;
+  return {target, std::move(measured), met ? Verdict::kMet : Verdict::kMissed};
+}
+
+TargetResult CheckAt(const Target& t, const std::vector<Result>& rs, const std::string& family,
+                     int64_t size, const std::string& target) {
+  const std::string at = absl::StrCat(" at ", SizeKey(rs, family), ":", size);
+  const bool fastest = std::string(t.subject) == kFastestOther;
+  const Needed subject = fastest ? NeedFastestOther(rs, target, family, t.baseline, size)
+                                 : Need(rs, target, family, t.subject, size);
+  if (subject.verdict) return *subject.verdict;
+  const Result& s = *subject.result;
+  if (t.measure == Measure::kFloorFraction) {
+    if (!s.floor_fraction) {
+      return {target, s.variant + " has no floor_fraction" + at, Verdict::kNotRun};
+    }
+    return Judge(t, target, *s.floor_fraction,
+                 absl::StrCat(s.variant, " ", Sig3(s.time_ms), " ms = ", Sig3(*s.floor_fraction),
+                              "× the floor", at));
+  }
+  const Needed baseline = Need(rs, target, family, t.baseline, size);
+  if (baseline.verdict) return *baseline.verdict;
+  const Result& b = *baseline.result;
+  if (t.measure == Measure::kSpeedup) {
+    const double ratio = b.time_ms / s.time_ms;
+    return Judge(t, target, ratio,
+                 absl::StrCat(b.variant, " ", Sig3(b.time_ms), " ms / ", s.variant, " ",
+                              Sig3(s.time_ms), " ms = ", Sig3(ratio), "×", at,
+                              fastest ? absl::StrCat(" (fastest: ", s.variant, ")") : ""));
+  }
+  if (!s.gb_per_s || !b.gb_per_s) return {target, "no GB/s counter" + at, Verdict::kNotRun};
+  const double ratio = *s.gb_per_s / *b.gb_per_s;
+  return Judge(t, target, ratio,
+               absl::StrCat(s.variant, " ", Sig3(*s.gb_per_s), " GB/s / ", b.variant, " ",
+                            Sig3(*b.gb_per_s), " GB/s = ", Sig3(ratio), at));
+}
+
+bool InTarget(const Target& t, const std::string& family) {
+  return t.family_prefix ? family.starts_with(t.family) : family == t.family;
+}
+
+void Check(const Target& t, const std::vector<Result>& rs, std::vector<TargetResult>& out) {
+  bool any = false;
+  for (const std::string& family : Families(rs)) {
+    if (!InTarget(t, family)) continue;
+    any = true;
+    const std::vector<int64_t> sizes = Sizes(rs, family);
+    if (t.at == At::kLargestSize) {
+      out.push_back(CheckAt(t, rs, family, sizes.back(), t.name));
+    } else if (t.at == At::kEverySize) {
+      for (const int64_t size : sizes) {
+        out.push_back(
+            CheckAt(t, rs, family, size,
+                    absl::StrCat(t.name, ": ", Shape(family, SizeKey(rs, family), size))));
+      }
+    } else if (std::find(sizes.begin(), sizes.end(), t.size) != sizes.end()) {
+      out.push_back(CheckAt(t, rs, family, t.size, t.name));
+    } else {
+      out.push_back({t.name, absl::StrCat("no `", family, "` run at ", t.size), Verdict::kNotRun});
+    }
+  }
+  if (!any) {
+    out.push_back({t.name, absl::StrCat("no `", t.family, t.family_prefix ? "*" : "", "` runs"),
+                   Verdict::kNotRun});
+  }
+}
+
+}  // namespace
+
+std::vector<TargetResult> EvaluateTargets(const std::vector<Result>& section_results) {
+  std::vector<TargetResult> out;
+  for (const Target& t : kTargets) Check(t, section_results, out);
+  return out;
+}
+
+std::string VerdictText(TargetResult::Verdict verdict) {
+  switch (verdict) {
+    case Verdict::kMet:
+      return "met";
+    case Verdict::kMissed:
+      return "**MISSED**";
+    case Verdict::kNotRun:
+      return "not run";
+  }
+  return "?";
+}
+
+// ---- Plots ------------------------------------------------------------------------------------
+
+namespace {
+
+// Lower-case letters and digits, runs of anything else as one '-'.
+std::string Slug(const std::string& s) {
+  std::string out;
+  for (const unsigned char c : s) {
+    if (std::isalnum(c)) {
+      out += static_cast<char>(std::tolower(c));
+    } else if (!out.empty() && out.back() != '-') {
+      out += '-';
+    }
+  }
+  while (!out.empty() && out.back() == '-') out.pop_back();
+  return out.empty() ? "section" : out;
+}
+
+// A gnuplot single-quoted string: no escapes are interpreted, a quote is doubled.
+std::string GnuplotQuote(const std::string& s) {
+  std::string out = "'";
+  for (const char c : s) {
+    out += c;
+    if (c == '\'') out += '\'';
+  }
+  return out + "'";
+}
+
+bool SpansOver8(double lo, double hi) { return lo > 0 && hi / lo > 8; }
+
+// The smallest and largest successful time of a family, for the y scale.
+std::pair<double, double> TimeRange(const std::vector<Result>& rs, const std::string& family) {
+  double lo = HUGE_VAL, hi = 0;
+  for (const Result& r : rs) {
+    if (r.family != family || !r.error.empty() || r.time_ms <= 0) continue;
+    lo = std::min(lo, r.time_ms);
+    hi = std::max(hi, r.time_ms);
+  }
+  return {lo, hi};
+}
+
+// Whether the variant succeeded at some size: has a point to plot.
+bool HasTime(const std::vector<Result>& rs, const std::string& family, const std::string& variant) {
+  for (const Result& r : rs) {
+    if (r.family == family && r.variant == variant && r.error.empty()) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+std::string PlotStem(const std::string& section, const std::string& family) {
+  std::string f = family;
+  for (char& c : f) {
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '_' && c != '-') c = '_';
+  }
+  return absl::StrCat(Slug(section), "_", f);
+}
+
+std::string GnuplotData(const std::vector<Result>& rs, const std::string& family) {
+  const std::vector<std::string> variants = Variants(rs, family);
+  std::string out = absl::StrCat("# ", family, ": time (ms) against ", SizeKey(rs, family),
+                                 "; ? = not measured or failed\n# ", SizeKey(rs, family), " ",
+                                 absl::StrJoin(variants, " "), " floor\n");
+  for (const int64_t size : Sizes(rs, family)) {
+    absl::StrAppend(&out, size);
+    for (const std::string& v : variants) {
+      const Result* r = Find(rs, family, v, size);
+      absl::StrAppend(&out, " ", r != nullptr && r->error.empty() ? Exact(r->time_ms) : "?");
+    }
+    absl::StrAppend(&out, " ", ExactOr(FloorAt(rs, family, size), "?"), "\n");
+  }
+  return out;
+}
+
+std::string GnuplotScript(const std::vector<Result>& rs, const std::string& family,
+                          const std::string& stem) {
+  const std::vector<std::string> variants = Variants(rs, family);
+  const std::vector<int64_t> sizes = Sizes(rs, family);
+  const auto [t_lo, t_hi] = TimeRange(rs, family);
+  std::string out = absl::StrCat(
+      "# ", family, ": written by dfc_bench_report (bench/report); run in this directory.\n",
+      // noenhanced: family and variant names hold '_', which enhanced text makes a subscript.
+      "set terminal pngcairo size 800,500 noenhanced\n", "set output ", GnuplotQuote(stem + ".png"),
+      "\n", "set title ", GnuplotQuote(family), " noenhanced\n", "set xlabel ",
+      GnuplotQuote(SizeKey(rs, family)), "\n", "set ylabel 'time (ms)'\n",
+      "set key outside right top noenhanced\n", "set grid\n", "set datafile missing '?'\n");
+  if (sizes.empty()) return out;
+  if (SpansOver8(static_cast<double>(sizes.front()), static_cast<double>(sizes.back()))) {
+    absl::StrAppend(&out, "set logscale x 2\n");
+  }
+  // A linear time axis starts at zero, so that the heights of the points compare honestly.
+  absl::StrAppend(&out, SpansOver8(t_lo, t_hi) ? "set logscale y\n" : "set yrange [0:*]\n");
+  if (sizes.size() == 1) {  // a range of zero width: centre the lone size
+    absl::StrAppend(&out, absl::StrFormat("set xrange [%d:%d]\n", sizes[0] / 2, sizes[0] * 3 / 2));
+  } else {
+    absl::StrAppend(&out, "set offsets graph 0.03, graph 0.03, 0, 0\n");
+  }
+  // Tics at the sizes run, not at powers of the log base, which may fall between them.
+  absl::StrAppend(&out, "set xtics (", absl::StrJoin(sizes, ", "), ")\n");
+  const std::string data = GnuplotQuote(stem + ".dat");
+  std::vector<std::string> lines;
+  for (size_t i = 0; i < variants.size(); ++i) {
+    // gnuplot fails on a column with no valid point: a variant that failed at every size.
+    if (!HasTime(rs, family, variants[i])) continue;
+    // Colours and points follow the variant's place, so that a missing variant shifts no other.
+    lines.push_back(absl::StrCat(data, " using 1:", i + 2, " title ", GnuplotQuote(variants[i]),
+                                 " with linespoints lw 2 lc ", i + 1, " pt ", i + 5));
+  }
+  int floors = 0;
+  for (const int64_t size : sizes) floors += FloorAt(rs, family, size).has_value();
+  if (floors > 0) {
+    lines.push_back(
+        absl::StrCat(data, " using 1:", variants.size() + 2, " title 'bandwidth floor' with ",
+                     floors > 1 ? "lines" : "points pt 1", " dashtype 2 lw 2 lc rgb 'black'"));
+  }
+  if (lines.empty()) {
+    return absl::StrCat(out, "unset logscale\n",
+                        "set label 1 'every run failed' at graph 0.5, graph 0.5 center\n",
+                        "plot [0:1][0:1] NaN notitle\n");
+  }
+  absl::StrAppend(&out, "plot ", absl::StrJoin(lines, ", \\\n     "), "\n");
+  return out;
+}
+
+// ---- Markdown ---------------------------------------------------------------------------------
+
+namespace {
+
+// Safe inside a markdown table cell: one line, no column breaks, at most `max` characters.
+std::string CellText(const std::string& s, size_t max) {
+  std::string out;
+  size_t chars = 0;
+  for (size_t i = 0; i < s.size(); ++i) {
+    const unsigned char c = s[i];
+    const bool starts_char = (c & 0xC0) != 0x80;  // not a UTF-8 continuation byte
+    if (starts_char && ++chars > max) return out + "…";
+    if (c == '\n' || c == '\r') {
+      out += ' ';
+    } else if (c == '|') {
+      out += "\\|";
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  return out;
+}
+
+std::vector<std::string> Distinct(const std::vector<std::string>& v) {
+  std::vector<std::string> out;
+  for (const std::string& s : v) {
+    if (!s.empty() && std::find(out.begin(), out.end(), s) == out.end()) out.push_back(s);
+  }
+  return out;
+}
+
+std::string Code(const std::string& s) { return absl::StrCat("`", s, "`"); }
+
+std::string CodeList(const std::vector<std::string>& v) {
+  return v.empty() ? "unknown" : absl::StrJoin(v, ", ", [](std::string* o, const std::string& s) {
+    o->append(Code(s));
+  });
+}
+
+std::string MachineText(const Context& c) {
+  std::string out = Code(c.host_name.empty() ? "unknown host" : c.host_name);
+  if (c.num_cpus > 0) absl::StrAppend(&out, ", ", c.num_cpus, " CPUs");
+  if (c.mhz_per_cpu > 0) absl::StrAppend(&out, " at ", Sig3(c.mhz_per_cpu), " MHz");
+  if (!c.caches.empty()) absl::StrAppend(&out, "; caches ", c.caches);
+  return out;
+}
+
+std::vector<std::string> Devices(const std::vector<Result>& rs) {
+  std::vector<std::string> labels;
+  for (const Result& r : rs) labels.push_back(r.device);
+  return Distinct(labels);
+}
+
+std::string Header(const Report& report) {
+  std::vector<std::string> dates, sources, machines;
+  for (const BenchmarkFile& f : report.files) {
+    dates.push_back(f.context.date);
+    sources.push_back(f.source);
+    machines.push_back(MachineText(f.context));
+  }
+  machines = Distinct(machines);
+  std::string out =
+      absl::StrCat("# ", report.title, "\n\n", "Generated by `bench/run` on ",
+                   absl::StrJoin(Distinct(dates), ", "), " from ", CodeList(sources), ".\n\n");
+  if (machines.size() == 1) {
+    absl::StrAppend(&out, "Machine: ", machines[0], ".\n\n");
+  } else {
+    absl::StrAppend(&out, "Machines:\n\n- ", absl::StrJoin(machines, "\n- "), "\n\n");
+  }
+  absl::StrAppend(&out, "OpenCL device(s): ", CodeList(Devices(AllResults(report))), ".\n\n");
+  return out;
+}
+
+std::string TargetsTable(const std::vector<Result>& rs) {
+  std::string out = "### Targets\n\n| target | measured | verdict |\n|---|---|---|\n";
+  for (const TargetResult& t : EvaluateTargets(rs)) {
+    absl::StrAppend(&out, "| ", CellText(t.target, 200), " | ", CellText(t.measured, 200), " | ",
+                    VerdictText(t.verdict), " |\n");
+  }
+  return out + "\n";
+}
+
+std::string TimeCell(const Result* r) {
+  if (r == nullptr) return "";
+  if (!r->error.empty()) return CellText("error: " + r->error, 60);
+  std::string out = Sig3(r->time_ms);
+  if (r->floor_fraction) absl::StrAppend(&out, " (", Sig3(*r->floor_fraction), "×)");
+  return out;
+}
+
+std::string FamilySection(const std::vector<Result>& rs, const std::string& section,
+                          const std::string& family) {
+  const std::vector<std::string> variants = Variants(rs, family);
+  const std::vector<int64_t> sizes = Sizes(rs, family);
+  bool has_floor = false;
+  for (const int64_t size : sizes) has_floor |= FloorAt(rs, family, size).has_value();
+  std::string out =
+      absl::StrCat("### ", family, "\n\n![", family, ": time against ", SizeKey(rs, family),
+                   "](plots/", PlotStem(section, family), ".png)\n\n");
+  absl::StrAppend(&out, has_floor ? "Time in ms; in brackets, over the bandwidth floor.\n\n"
+                                  : "Time in ms.\n\n");
+  absl::StrAppend(&out, "| ", SizeKey(rs, family), " | ", absl::StrJoin(variants, " | "),
+                  has_floor ? " | floor |\n|---|" : " |\n|---|");
+  for (size_t i = 0; i < variants.size() + (has_floor ? 1 : 0); ++i) {
+    absl::StrAppend(&out, "---|");
+  }
+  absl::StrAppend(&out, "\n");
+  for (const int64_t size : sizes) {
+    absl::StrAppend(&out, "| ", size, " |");
+    for (const std::string& v : variants) {
+      absl::StrAppend(&out, " ", TimeCell(Find(rs, family, v, size)), " |");
+    }
+    if (has_floor) {
+      const std::optional<double> floor = FloorAt(rs, family, size);
+      absl::StrAppend(&out, " ", floor ? Sig3(*floor) : "", " |");
+    }
+    absl::StrAppend(&out, "\n");
+  }
+  return out + "\n";
+}
+
+std::string SectionText(const Report& report, const std::string& section) {
+  const std::vector<Result> rs = SectionResults(report, section);
+  std::vector<std::string> sources, hosts;
+  for (const BenchmarkFile& f : report.files) {
+    if (f.section != section) continue;
+    sources.push_back(f.source);
+    hosts.push_back(f.context.host_name);
+  }
+  std::string out = absl::StrCat("## ", section, "\n\nFrom ", CodeList(sources), " on ",
+                                 CodeList(Distinct(hosts)), ", OpenCL device(s) ",
+                                 CodeList(Devices(rs)), ".\n\n");
+  absl::StrAppend(&out, TargetsTable(rs));
+  for (const std::string& family : Families(rs)) {
+    absl::StrAppend(&out, FamilySection(rs, section, family));
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string RenderMarkdown(const Report& report) {
+  std::string out = Header(report);
+  for (const std::string& section : Sections(report)) {
+    absl::StrAppend(&out, SectionText(report, section));
+  }
+  // One trailing newline, as editors and diffs expect.
+  while (out.size() > 1 && out.back() == '\n' && out[out.size() - 2] == '\n') out.pop_back();
+  return out;
+}
+
+// ---- Files ------------------------------------------------------------------------------------
+
+namespace {
+
+absl::Status WriteFile(const fs::path& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << text;
+  out.close();
+  if (!out) return absl::InternalError(absl::StrCat("cannot write ", path.string()));
+  return absl::OkStatus();
+}
+
+// A POSIX shell single-quoted word.
+std::string ShellQuote(const std::string& s) {
+  std::string out = "'";
+  for (const char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+absl::Status RunGnuplot(const fs::path& dir, const std::string& stem) {
+  const std::string command = absl::StrCat("cd ", ShellQuote(dir.string()), " && gnuplot ",
+                                           ShellQuote(stem + ".gp"), " 2>&1");
+  FILE* pipe = popen(command.c_str(), "r");
+  if (pipe == nullptr) return absl::InternalError(absl::StrCat("cannot run: ", command));
+  std::string output;
+  char buf[512];
+  while (fgets(buf, sizeof(buf), pipe) != nullptr) output += buf;
+  const int status = pclose(pipe);
+  if (status != 0) {
+    return absl::InternalError(absl::StrCat("gnuplot failed on ", (dir / stem).string(),
+                                            ".gp (status ", status, "): ", output));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status WriteReport(const Report& report, const std::string& out_dir) {
+  const fs::path plots = fs::path(out_dir) / "plots";
+  std::error_code ec;
+  fs::create_directories(plots, ec);
+  if (ec)
+    return absl::InternalError(absl::StrCat("cannot create ", plots.string(), ": ", ec.message()));
+  if (absl::Status s = WriteFile(fs::path(out_dir) / "results.csv", ToCsv(AllResults(report)));
+      !s.ok()) {
+    return s;
+  }
+  std::vector<std::string> stems;
+  for (const std::string& section : Sections(report)) {
+    const std::vector<Result> rs = SectionResults(report, section);
+    for (const std::string& family : Families(rs)) {
+      const std::string stem = PlotStem(section, family);
+      if (absl::Status s = WriteFile(plots / (stem + ".dat"), GnuplotData(rs, family)); !s.ok()) {
+        return s;
+      }
+      if (absl::Status s = WriteFile(plots / (stem + ".gp"), GnuplotScript(rs, family, stem));
+          !s.ok()) {
+        return s;
+      }
+      stems.push_back(stem);
+    }
+  }
+  if (absl::Status s = WriteFile(fs::path(out_dir) / "RESULTS.md", RenderMarkdown(report));
+      !s.ok()) {
+    return s;
+  }
+  if (stems.empty()) return absl::OkStatus();
+  if (std::system("command -v gnuplot >/dev/null 2>&1") != 0) {
+    return absl::FailedPreconditionError(
+        "gnuplot not found on PATH: install gnuplot (5.x, with the pngcairo terminal) to draw "
+        "plots/*.png; results.csv, RESULTS.md and the plot scripts were written");
+  }
+  for (const std::string& stem : stems) {
+    if (absl::Status s = RunGnuplot(plots, stem); !s.ok()) return s;
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace dfc::bench::report

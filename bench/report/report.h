@@ -1,0 +1,115 @@
+// The benchmark report: reads Google Benchmark JSON files (`--benchmark_out_format=json`) of the
+// programs in bench/, whose benchmarks are named `family/variant/key:size`, and renders what
+// `bench/run` publishes: results.csv, one gnuplot figure per family and section, and
+// RESULTS.md with the project's performance targets checked against the numbers. Every figure
+// in RESULTS.md comes from the files, so that no result is ever typed by hand.
+//
+// Everything but WriteReport is pure, so tests need neither files nor gnuplot.
+#ifndef DFC_BENCH_REPORT_REPORT_H_
+#define DFC_BENCH_REPORT_REPORT_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+
+namespace dfc::bench::report {
+
+inline constexpr char kDefaultTitle[] = "dfc benchmark results";
+inline constexpr char kDefaultSection[] = "CPU OpenCL device";
+
+// The machine a file was recorded on, from its "context".
+struct Context {
+  std::string date;
+  std::string host_name;
+  int num_cpus = 0;
+  double mhz_per_cpu = 0;
+  std::string caches;  // summarised: "L1d 48 KiB, L1i 32 KiB, L2 2 MiB, L3 32 MiB shared by 2"
+};
+
+// One benchmark run, `family/variant/size_key:size`. Times are in milliseconds whatever the
+// file's time_unit; a counter the benchmark did not set is empty.
+struct Result {
+  std::string section;
+  std::string family;
+  std::string variant;
+  std::string size_key;  // "N", "B", "side", ...
+  int64_t size = 0;
+  double time_ms = 0;  // real (or manual) time per iteration; meaningless when error is set
+  std::optional<double> gb_per_s;
+  std::optional<double> gflop_per_s;
+  std::optional<double> floor_ms;
+  std::optional<double> floor_fraction;
+  std::optional<double> read_gb_per_s;
+  std::string device;  // the benchmark's label: the OpenCL device name
+  std::string error;   // empty unless the benchmark failed (error_occurred)
+};
+
+// One Google Benchmark JSON file.
+struct BenchmarkFile {
+  std::string source;   // the path it was read from, as given
+  std::string section;  // the report section it belongs to
+  Context context;
+  std::vector<Result> results;  // in file order; aggregates (mean, median, ...) left out
+};
+
+// What a report is made from: files in command-line order, each with its section.
+struct Report {
+  std::string title = kDefaultTitle;
+  std::vector<BenchmarkFile> files;
+};
+
+// Parses Google Benchmark JSON `text` read from `source` (named in errors). Fails on malformed
+// JSON and on a benchmark name that is not `family/variant/key:integer` once Google
+// Benchmark's suffixes (`/manual_time`, `/real_time`, `/repeats:3`, ...) are stripped.
+absl::StatusOr<BenchmarkFile> ParseBenchmarkJson(const std::string& text, const std::string& source,
+                                                 const std::string& section = kDefaultSection);
+
+// Sections in order of first appearance, and every result of one of them.
+std::vector<std::string> Sections(const Report& report);
+std::vector<Result> SectionResults(const Report& report, const std::string& section);
+std::vector<Result> AllResults(const Report& report);
+
+// results.csv: one row per result, empty cells for missing values, RFC 4180 quoting.
+std::string ToCsv(const std::vector<Result>& results);
+
+// One checked target row. A target over several shapes gives one row per shape.
+struct TargetResult {
+  enum class Verdict { kMet, kMissed, kNotRun };
+  std::string target;    // what is promised, with the shape where it names one
+  std::string measured;  // the figures it was judged on
+  Verdict verdict = Verdict::kNotRun;
+};
+
+// Checks the targets (kTargets in report.cc) against the results of one section. A benchmark
+// that failed misses its target; one that is absent leaves it "not run".
+std::vector<TargetResult> EvaluateTargets(const std::vector<Result>& section_results);
+
+// "met", "**MISSED**" or "not run", as RESULTS.md prints them.
+std::string VerdictText(TargetResult::Verdict verdict);
+
+// The file stem of a family's plot in a section: "<section-slug>_<family>", with characters a
+// file name should not hold replaced by '_'.
+std::string PlotStem(const std::string& section, const std::string& family);
+
+// A family's plot of one section: time (ms) against size, a line per variant, and the bandwidth
+// floor dashed. GnuplotData is the `<stem>.dat` that GnuplotScript's `<stem>.gp` reads; the
+// script writes `<stem>.png`, all three in one directory.
+std::string GnuplotData(const std::vector<Result>& section_results, const std::string& family);
+std::string GnuplotScript(const std::vector<Result>& section_results, const std::string& family,
+                          const std::string& stem);
+
+// RESULTS.md, whole.
+std::string RenderMarkdown(const Report& report);
+
+// Writes `out_dir`/results.csv, RESULTS.md and plots/<stem>.{dat,gp}, then runs gnuplot in
+// plots/ for each <stem>.png. Fails if a file cannot be written, or if gnuplot is missing or
+// fails (the other files are written first).
+absl::Status WriteReport(const Report& report, const std::string& out_dir);
+
+}  // namespace dfc::bench::report
+
+#endif  // DFC_BENCH_REPORT_REPORT_H_

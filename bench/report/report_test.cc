@@ -1,0 +1,284 @@
+// Tests of the benchmark report: parsing Google Benchmark JSON, the CSV, the targets (each kind
+// against a case where the wrong reading gives the wrong verdict) and RESULTS.md.
+#include "bench/report/report.h"
+
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace dfc::bench::report {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+using Verdict = TargetResult::Verdict;
+
+constexpr char kContext[] = R"({
+  "date": "2026-11-24T10:00:00+00:00", "host_name": "devbox", "num_cpus": 2,
+  "mhz_per_cpu": 2096, "library_build_type": "release",
+  "caches": [{"type": "Data", "level": 1, "size": 49152, "num_sharing": 1},
+             {"type": "Unified", "level": 3, "size": 33554432, "num_sharing": 2}]})";
+
+// A Google Benchmark file holding `benchmarks` (comma-separated JSON objects).
+std::string File(const std::vector<std::string>& benchmarks) {
+  return absl::StrCat(R"({"context": )", kContext, R"(, "benchmarks": [)",
+                      absl::StrJoin(benchmarks, ", "), "]}");
+}
+
+// One manual-time benchmark entry, its time in ms, with extra fields `more` (",..." or "").
+std::string Bench(const std::string& name, double ms, const std::string& more = "") {
+  return absl::StrCat(R"({"name": ")", name, R"(/manual_time", "run_name": ")", name,
+                      R"(/manual_time", "run_type": "iteration", "iterations": 10, "real_time": )",
+                      ms, R"(, "cpu_time": 1.0, "time_unit": "ms", "label": "pthread-skylake")",
+                      more, "}");
+}
+
+std::vector<Result> Parse(const std::vector<std::string>& benchmarks,
+                          const std::string& section = kDefaultSection) {
+  absl::StatusOr<BenchmarkFile> f = ParseBenchmarkJson(File(benchmarks), "t.json", section);
+  EXPECT_TRUE(f.ok()) << f.status();
+  return f.ok() ? f->results : std::vector<Result>{};
+}
+
+TEST(ParseTest, ReadsNameTimeCountersAndSkipsAggregates) {
+  const std::string micro = R"({"name": "matmul_x.W/tuned/B:100/manual_time",
+      "run_type": "iteration", "real_time": 250.0, "time_unit": "us", "label": "dev",
+      "GB/s": 12.5, "floor_fraction": 2.5})";
+  const std::string mean = R"({"name": "matmul_x.W/tuned/B:100/manual_time_mean",
+      "run_type": "aggregate", "aggregate_name": "mean", "real_time": 1, "time_unit": "ms"})";
+  absl::StatusOr<BenchmarkFile> f = ParseBenchmarkJson(File({micro, mean}), "a.json", "GPU");
+  ASSERT_TRUE(f.ok()) << f.status();
+  EXPECT_EQ(f->context.host_name, "devbox");
+  EXPECT_EQ(f->context.num_cpus, 2);
+  EXPECT_EQ(f->context.caches, "L1d 48 KiB, L3 32 MiB shared by 2");
+  ASSERT_EQ(f->results.size(), 1u);
+  const Result& r = f->results[0];
+  EXPECT_EQ(r.section, "GPU");
+  EXPECT_EQ(r.family, "matmul_x.W");
+  EXPECT_EQ(r.variant, "tuned");
+  EXPECT_EQ(r.size_key, "B");
+  EXPECT_EQ(r.size, 100);
+  EXPECT_DOUBLE_EQ(r.time_ms, 0.25);
+  EXPECT_EQ(r.gb_per_s, 12.5);
+  EXPECT_EQ(r.floor_fraction, 2.5);
+  EXPECT_FALSE(r.gflop_per_s.has_value());
+  EXPECT_EQ(r.device, "dev");
+}
+
+TEST(ParseTest, StripsGoogleBenchmarkSuffixesAndReadsErrors) {
+  const std::vector<Result> rs = Parse({R"({"name": "seed/hand/N:1024/repeats:3/real_time",
+      "real_time": 3e6, "time_unit": "ns", "error_occurred": true,
+      "error_message": "CL_OUT_OF_RESOURCES"})"});
+  ASSERT_EQ(rs.size(), 1u);
+  EXPECT_EQ(rs[0].variant, "hand");
+  EXPECT_EQ(rs[0].size, 1024);
+  EXPECT_DOUBLE_EQ(rs[0].time_ms, 3.0);
+  EXPECT_EQ(rs[0].error, "CL_OUT_OF_RESOURCES");
+}
+
+TEST(ParseTest, MalformedJsonNamesTheFile) {
+  absl::StatusOr<BenchmarkFile> f = ParseBenchmarkJson(R"({"benchmarks": [)", "broken.json");
+  ASSERT_FALSE(f.ok());
+  EXPECT_THAT(f.status().message(), HasSubstr("broken.json: malformed JSON"));
+}
+
+TEST(ParseTest, RejectsNamesWithoutFamilyVariantSize) {
+  for (const char* name : {"seed/tuned", "seed/tuned/65536", "seed/tuned/N:big", "a/b/N:1/c"}) {
+    absl::StatusOr<BenchmarkFile> f = ParseBenchmarkJson(File({Bench(name, 1)}), "x.json");
+    ASSERT_FALSE(f.ok()) << name;
+    EXPECT_THAT(f.status().message(), HasSubstr(absl::StrCat("x.json: benchmark \"", name)));
+  }
+}
+
+TEST(CsvTest, EmptyCellsAndQuoting) {
+  Result r;
+  r.section = "GPU, big";
+  r.family = "seed";
+  r.variant = "tuned";
+  r.size_key = "N";
+  r.size = 64;
+  r.time_ms = 1.5;
+  r.floor_ms = 0.5;
+  Result failed = r;
+  failed.error = "said \"no\"";
+  const std::string csv = ToCsv({r, failed});
+  EXPECT_THAT(csv, HasSubstr("section,family,variant,size_key,size,time_ms,gb_per_s,gflop_per_s,"
+                             "floor_ms,floor_fraction,read_gb_per_s,device,error\n"));
+  EXPECT_THAT(csv, HasSubstr("\"GPU, big\",seed,tuned,N,64,1.5,,,0.5,,,,\n"));
+  EXPECT_THAT(csv, HasSubstr("\"GPU, big\",seed,tuned,N,64,,,,0.5,,,,\"said \"\"no\"\"\"\n"));
+}
+
+// The seed at two sizes: at the smaller the targets would be met, at the largest missed, so
+// a target read at the wrong size gives the wrong verdict.
+std::vector<Result> SeedRuns(double tuned_ms, double fraction) {
+  return Parse(
+      {Bench("seed/unfused/N:1024", 10),
+       Bench("seed/tuned/N:1024", 0.5, R"(, "floor_fraction": 1.1)"),
+       Bench("seed/unfused/N:65536", 100),
+       Bench("seed/tuned/N:65536", tuned_ms, absl::StrCat(R"(, "floor_fraction": )", fraction))});
+}
+
+const TargetResult& Row(const std::vector<TargetResult>& rows, const std::string& prefix) {
+  for (const TargetResult& t : rows) {
+    if (t.target.starts_with(prefix)) return t;
+  }
+  static const TargetResult kNone{"(none)", "", Verdict::kNotRun};
+  ADD_FAILURE() << "no target row " << prefix;
+  return kNone;
+}
+
+TEST(TargetsTest, SeedAtItsLargestSize) {
+  const std::vector<TargetResult> met = EvaluateTargets(SeedRuns(5, 1.25));
+  EXPECT_EQ(Row(met, "Seed subgraph within 1.3").verdict, Verdict::kMet);
+  // unfused / tuned = 100 / 5 = 20; read the other way round it would be 0.05.
+  EXPECT_EQ(Row(met, "Seed subgraph 10×").verdict, Verdict::kMet);
+  EXPECT_THAT(Row(met, "Seed subgraph 10×").measured, HasSubstr("= 20×"));
+
+  const std::vector<TargetResult> missed = EvaluateTargets(SeedRuns(12.5, 1.4));
+  EXPECT_EQ(Row(missed, "Seed subgraph within 1.3").verdict, Verdict::kMissed);
+  EXPECT_EQ(Row(missed, "Seed subgraph 10×").verdict, Verdict::kMissed);  // 8×
+  EXPECT_THAT(Row(missed, "Seed subgraph 10×").measured, HasSubstr("N:65536"));
+}
+
+TEST(TargetsTest, EveryContractionShapeHasItsRow) {
+  const std::vector<TargetResult> rows = EvaluateTargets(Parse(
+      {Bench("matmul_x.W/clblast/B:100", 1.0), Bench("matmul_x.W/tuned/B:100", 0.4),
+       Bench("matmul_x.W/clblast/B:8192", 10), Bench("matmul_x.W/tuned/B:8192", 6),
+       Bench("matmul_square/clblast/side:256", 1), Bench("matmul_square/tuned/side:256", 0.5)}));
+  EXPECT_EQ(
+      Row(rows, "Contractions: dfc's generated GEMM at least 2× CLBlast's: `matmul_x.W` B:100")
+          .verdict,
+      Verdict::kMet);  // 2.5×
+  EXPECT_EQ(
+      Row(rows, "Contractions: dfc's generated GEMM at least 2× CLBlast's: `matmul_x.W` B:8192")
+          .verdict,
+      Verdict::kMissed);  // 1.67×
+  EXPECT_EQ(
+      Row(rows,
+          "Contractions: dfc's generated GEMM at least 2× CLBlast's: `matmul_square` side:256")
+          .verdict,
+      Verdict::kMet);  // exactly 2×
+}
+
+TEST(TargetsTest, ChainAgainstCopyBandwidth) {
+  const auto rows = [](double tuned_gbs) {
+    return EvaluateTargets(
+        Parse({Bench("chain/copy/elements:1024", 1, R"(, "GB/s": 10)"),
+               Bench("chain/tuned/elements:1024", 1, R"(, "GB/s": 1)"),
+               Bench("chain/copy/elements:4096", 1, R"(, "GB/s": 50)"),
+               Bench("chain/tuned/elements:4096", 1, absl::StrCat(R"(, "GB/s": )", tuned_gbs))}));
+  };
+  EXPECT_EQ(Row(rows(45), "Elementwise chain").verdict, Verdict::kMet);
+  EXPECT_THAT(Row(rows(45), "Elementwise chain").measured,
+              HasSubstr("tuned 45 GB/s / copy 50 GB/s = 0.9"));
+  EXPECT_EQ(Row(rows(35), "Elementwise chain").verdict, Verdict::kMissed);
+}
+
+TEST(TargetsTest, MnistAgainstItsFastestVariant) {
+  const std::vector<TargetResult> rows = EvaluateTargets(Parse(
+      {Bench("model_mnist_train/unfused/B:8192", 90), Bench("model_mnist_train/default/B:8192", 40),
+       Bench("model_mnist_train/split/B:8192", 25), Bench("model_mnist_train/tuned/B:8192", 35),
+       Bench("model_mnist_train/unfused/B:100", 1), Bench("model_mnist_train/tuned/B:100", 1)}));
+  const TargetResult& mnist = Row(rows, "MNIST training step");
+  EXPECT_EQ(mnist.verdict, Verdict::kMet);  // 90 / 25 = 3.6
+  EXPECT_THAT(mnist.measured, HasSubstr("(fastest: split)"));
+}
+
+TEST(TargetsTest, AbsentIsNotRunAndFailedIsMissed) {
+  const std::vector<TargetResult> rows = EvaluateTargets(
+      Parse({Bench("seed/unfused/N:64", 10),
+             R"({"name": "seed/tuned/N:64/manual_time", "real_time": 0, "time_unit": "ms",
+           "error_occurred": true, "error_message": "build failed"})"}));
+  EXPECT_EQ(Row(rows, "Seed subgraph 10×").verdict, Verdict::kMissed);
+  EXPECT_THAT(Row(rows, "Seed subgraph 10×").measured, HasSubstr("build failed"));
+  EXPECT_EQ(Row(rows, "Contractions").verdict, Verdict::kNotRun);
+  EXPECT_EQ(Row(rows, "Elementwise chain").verdict, Verdict::kNotRun);
+  EXPECT_EQ(Row(rows, "MNIST training step").verdict, Verdict::kNotRun);
+}
+
+Report TwoSections() {
+  Report report;
+  absl::StatusOr<BenchmarkFile> cpu = ParseBenchmarkJson(
+      File({Bench("seed/unfused/N:1024", 2.03, R"(, "floor_fraction": 36.0, "floor_ms": 0.0564)"),
+            Bench("seed/tuned/N:1024", 0.187, R"(, "floor_fraction": 3.31, "floor_ms": 0.0565)"),
+            Bench("seed/unfused/N:65536", 133, R"(, "floor_ms": 4.84)"),
+            Bench("seed/tuned/N:65536", 10.6, R"(, "floor_fraction": 2.19, "floor_ms": 4.84)"),
+            R"({"name": "seed/hand/N:65536/manual_time", "real_time": 0, "time_unit": "ms",
+                "error_occurred": true, "error_message": "a | very long message that goes on and on past sixty characters"})"}),
+      "cpu.json");
+  absl::StatusOr<BenchmarkFile> gpu = ParseBenchmarkJson(
+      File({Bench("seed/tuned/N:65536", 1.0, R"(, "floor_fraction": 1.2)")}), "gpu.json", "GPU");
+  EXPECT_TRUE(cpu.ok() && gpu.ok());
+  report.files = {*cpu, *gpu};
+  return report;
+}
+
+TEST(MarkdownTest, TablesTargetsAndPlots) {
+  const std::string md = RenderMarkdown(TwoSections());
+  EXPECT_THAT(md, HasSubstr("# dfc benchmark results\n"));
+  EXPECT_THAT(md, HasSubstr("Generated by `bench/run` on 2026-11-24T10:00:00+00:00 from "
+                            "`cpu.json`, `gpu.json`."));
+  EXPECT_THAT(md, HasSubstr("Machine: `devbox`, 2 CPUs at 2096 MHz; caches L1d 48 KiB"));
+  EXPECT_THAT(md, HasSubstr("OpenCL device(s): `pthread-skylake`"));
+  EXPECT_THAT(md, HasSubstr("## CPU OpenCL device\n"));
+  EXPECT_THAT(md, HasSubstr("## GPU\n"));
+  EXPECT_THAT(md, HasSubstr("| N | unfused | tuned | hand | floor |\n|---|---|---|---|---|\n"));
+  EXPECT_THAT(md, HasSubstr("| 1024 | 2.03 (36×) | 0.187 (3.31×) |  | 0.0565 |\n"));
+  EXPECT_THAT(md, HasSubstr("| 65536 | 133 | 10.6 (2.19×) | error: a \\| very long message"));
+  EXPECT_THAT(md, Not(HasSubstr("sixty characters")));
+  EXPECT_THAT(md, HasSubstr("(plots/cpu-opencl-device_seed.png)"));
+  EXPECT_THAT(md, HasSubstr("(plots/gpu_seed.png)"));
+  // CPU: 2.19 over the floor, 12.5× the unfused chain. GPU: 1.2 over the floor, no unfused.
+  EXPECT_THAT(md, HasSubstr("| Seed subgraph within 1.3× its bandwidth floor | tuned 10.6 ms = "
+                            "2.19× the floor at N:65536 | **MISSED** |"));
+  EXPECT_THAT(md, HasSubstr("| unfused 133 ms / tuned 10.6 ms = 12.5× at N:65536 | met |"));
+  EXPECT_THAT(md, HasSubstr("| tuned 1 ms = 1.2× the floor at N:65536 | met |"));
+  EXPECT_THAT(md, HasSubstr("| no `seed/unfused` at N:65536 | not run |"));
+}
+
+TEST(PlotTest, ScriptAndData) {
+  const std::vector<Result> rs = SectionResults(TwoSections(), kDefaultSection);
+  const std::string data = GnuplotData(rs, "seed");
+  EXPECT_THAT(data, HasSubstr("\n1024 2.03 0.187 ? 0.05645\n"));
+  EXPECT_THAT(data, HasSubstr("\n65536 133 10.6 ? 4.84\n"));
+  const std::string gp = GnuplotScript(rs, "seed", "cpu_seed");
+  EXPECT_THAT(gp, HasSubstr("set terminal pngcairo size 800,500 noenhanced\n"));
+  EXPECT_THAT(gp, HasSubstr("set output 'cpu_seed.png'\n"));
+  EXPECT_THAT(gp, HasSubstr("set logscale x"));
+  EXPECT_THAT(gp, HasSubstr("set xlabel 'N'"));
+  EXPECT_THAT(gp, HasSubstr("'cpu_seed.dat' using 1:2 title 'unfused'"));
+  EXPECT_THAT(gp, HasSubstr("using 1:5 title 'bandwidth floor' with lines dashtype 2"));
+  EXPECT_EQ(PlotStem("GPU (RTX 4090)", "matmul_x.W"), "gpu-rtx-4090_matmul_x.W");
+}
+
+// gnuplot stops on a column with no valid point, so a variant that failed at every size is
+// left out of the plot (and a family with nothing to plot gets a note instead of lines).
+TEST(PlotTest, LeavesOutVariantsThatAlwaysFailed) {
+  const std::vector<Result> rs = Parse(
+      {R"({"name": "m/tuned/B:64", "real_time": 0, "time_unit": "ms", "error_occurred": true})",
+       Bench("m/unfused/B:64", 3.3)});
+  const std::string gp = GnuplotScript(rs, "m", "m");
+  EXPECT_THAT(gp, Not(HasSubstr("title 'tuned'")));
+  EXPECT_THAT(gp, HasSubstr("'m.dat' using 1:3 title 'unfused'"));
+  EXPECT_THAT(gp, HasSubstr("set xrange [32:96]"));
+  const std::string none = GnuplotScript({rs[0]}, "m", "m");
+  EXPECT_THAT(none, HasSubstr("'every run failed'"));
+}
+
+TEST(MarkdownTest, NoFloorColumnWithoutFloors) {
+  Report report;
+  report.files.push_back(BenchmarkFile{.source = "x.json",
+                                       .section = kDefaultSection,
+                                       .context = {},
+                                       .results = Parse({Bench("m/tuned/B:64", 3.3)})});
+  const std::string md = RenderMarkdown(report);
+  EXPECT_THAT(md, HasSubstr("| B | tuned |\n|---|---|\n| 64 | 3.3 |\n"));
+  EXPECT_THAT(md, Not(HasSubstr("| floor |")));
+}
+
+}  // namespace
+}  // namespace dfc::bench::report
