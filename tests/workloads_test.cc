@@ -98,8 +98,8 @@ TEST(WorkloadsTest, ChainIsOneKernelOfItsBytes) {
   const Workload w = Chain(1 << 16);
   absl::StatusOr<Graph> graph = w.graph();
   ASSERT_TRUE(graph.ok()) << graph.status();
-  absl::StatusOr<Plan> plan = CompilePlan(std::make_shared<const Graph>(*std::move(graph)),
-                                          {.fetches = {{"output", 0}}});
+  absl::StatusOr<Plan> plan =
+      CompilePlan(std::make_shared<const Graph>(*std::move(graph)), {.fetches = {{"output", 0}}});
   ASSERT_TRUE(plan.ok()) << plan.status();
   ASSERT_EQ(plan->lowered.clusters.size(), 1u);
   EXPECT_EQ(plan->lowered.partition.clusters[0].nodes.size(), 18u);
