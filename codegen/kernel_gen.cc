@@ -302,12 +302,16 @@ class Generator {
   // array of the work-item, if it has a known size of at most kMaxPrivateElements.
   static bool FitsPrivately(const TypePtr& type);
   absl::StatusOr<CVal> MaterializePrivately(const CVal& value);
+  // Emits `type name[elements];` (and the comment), counting its bytes in private_bytes_.
+  void DeclarePrivateArray(const std::string& type, const std::string& name, int64_t elements,
+                           int64_t element_bytes, const std::string& comment);
 
   const ir::LoweredCluster& cluster_;
   int64_t block_counter_ = 0;
   CEmitter* em_ = nullptr;
   std::vector<KernelText> kernels_;  // the rendered kernel functions, in stage order
   std::vector<KernelStage> stages_;
+  int64_t private_bytes_ = 0;  // of the kernel being emitted: KernelStage::private_bytes
   std::vector<TypePtr> temporaries_;
   std::vector<std::string> buffer_params_;  // the kernels' buffer parameters, in order
   std::set<std::string> global_buffers_;    // the inputs' and temporaries' names
@@ -806,8 +810,8 @@ absl::StatusOr<CVal> Generator::ReduceIntoPrivate(const ir::Pattern& p, const CV
   }
   const std::string type = CType(leaf);
   const std::string acc = em_->Fresh("acc");
-  em_->Emit(absl::StrCat(type, " ", acc, "[", std::max<int64_t>(*n, 1), "];  // ",
-                         ir::TypeToString(init.type)));
+  const int64_t scalar_bytes = SizeOf(leaf->dtype) * (leaf->is_vector() ? leaf->width : 1);
+  DeclarePrivateArray(type, acc, *n, scalar_bytes, ir::TypeToString(init.type));
   // Every loop over the accumulator is unrolled, so that the driver's compiler can keep it in
   // registers: a private array indexed by loop counters lives in (cached) memory.
   DFC_RETURN_IF_ERROR(Store(init, init.type, acc, "0L", /*private_array=*/true, /*unroll=*/true));
@@ -820,7 +824,7 @@ absl::StatusOr<CVal> Generator::ReduceIntoPrivate(const ir::Pattern& p, const CV
       Apply(*p.f, {Load(acc, leaf->dtype, init.type, "0L"), std::move(element)}, init.type, env));
   // Every new element is computed before any is assigned: an element may read the old others.
   const std::string next = em_->Fresh("next");
-  em_->Emit(absl::StrCat(type, " ", next, "[", std::max<int64_t>(*n, 1), "];"));
+  DeclarePrivateArray(type, next, *n, scalar_bytes, "");
   DFC_RETURN_IF_ERROR(Store(step, init.type, next, "0L", /*private_array=*/true, /*unroll=*/true));
   const std::string q = em_->Fresh("q");
   em_->Emit("#pragma unroll");
@@ -1224,6 +1228,8 @@ absl::StatusOr<Generator::EmittedKernel> Generator::EmitKernelMapped(
   lanes_ = lanes;
   split_reduces_ = 0;
   local_types_.clear();
+  const int64_t outer_private_bytes = private_bytes_;  // of the kernel this one is nested in
+  private_bytes_ = 0;
   EmittedKernel kernel{.stage = {name, {}, lanes > 0 ? lanes : work_group_size_, lanes > 0}};
   KernelStage& stage = kernel.stage;
   auto emit = [&]() -> absl::Status {
@@ -1260,6 +1266,8 @@ absl::StatusOr<Generator::EmittedKernel> Generator::EmitKernelMapped(
   absl::Status status = emit();
   em_ = outer;
   lanes_ = 0;
+  stage.private_bytes = private_bytes_;
+  private_bytes_ = outer_private_bytes;
   DFC_RETURN_IF_ERROR(status);
   // Local memory is declared at the kernel's scope.
   for (const std::string& type : local_types_) {
@@ -1303,13 +1311,22 @@ bool Generator::FitsPrivately(const TypePtr& type) {
   return n && *n <= kMaxPrivateElements;
 }
 
+void Generator::DeclarePrivateArray(const std::string& type, const std::string& name,
+                                    int64_t elements, int64_t element_bytes,
+                                    const std::string& comment) {
+  elements = std::max<int64_t>(elements, 1);
+  em_->Emit(absl::StrCat(type, " ", name, "[", elements, "];",
+                         comment.empty() ? "" : absl::StrCat("  // ", comment)));
+  private_bytes_ += elements * element_bytes;
+}
+
 absl::StatusOr<CVal> Generator::MaterializePrivately(const CVal& value) {
   const DType dtype = ir::BaseDType(value.type);
   const int64_t n = *ConstantElements(value.type);
   const std::string name = em_->Fresh("priv");
   const std::string type = ir::OpenCLType(dtype);  // float16 is kept as float
-  em_->Emit(absl::StrCat(type, " ", name, "[", std::max<int64_t>(n, 1), "];  // ",
-                         ir::TypeToString(value.type), ", computed once"));
+  DeclarePrivateArray(type, name, n, dtype == DType::kHalf ? 4 : SizeOf(dtype),
+                      absl::StrCat(ir::TypeToString(value.type), ", computed once"));
   DFC_RETURN_IF_ERROR(Store(value, value.type, name, "0L", /*private_array=*/true));
   return Load(name, dtype == DType::kHalf ? DType::kFloat : dtype, value.type, "0L");
 }

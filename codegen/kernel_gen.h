@@ -57,6 +57,10 @@ struct KernelStage {
   // row's Reduces (the kernel requires exactly that work-group size). The global size is then
   // the rows times the work-group size.
   bool work_group_per_row = false;
+  // The bytes of the private arrays each work-item declares (accumulators, values computed
+  // once). A CPU driver runs a work-group's items on one thread's stack: the executor bounds
+  // a work-group size it would leave to the driver by them (runtime/device_executor.cc).
+  int64_t private_bytes = 0;
 };
 
 struct KernelSource {

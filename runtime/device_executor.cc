@@ -26,6 +26,17 @@
 #include "runtime/work_estimate.h"
 
 namespace dfc {
+
+size_t LocalSizeForPrivateArrays(int64_t private_bytes, size_t max_work_group_size) {
+  if (private_bytes <= 0) return 0;
+  size_t local = 1;
+  while (local * 2 <= max_work_group_size &&
+         static_cast<int64_t>(local * 2) * private_bytes <= kPrivateBytesPerWorkGroup) {
+    local *= 2;
+  }
+  return local;
+}
+
 namespace {
 
 const OpDef& DefOf(const Node& node) {
@@ -618,6 +629,10 @@ class DeviceExecutor::Run_ {
       size_t local = static_cast<size_t>(stage.work_group_size);
       if (!stage.work_group_per_row) {
         local = std::min(local, ex_.context_->info().max_work_group_size);
+      }
+      if (local == 0 && !stage.work_group_per_row && stage.private_bytes > 0) {
+        local = LocalSizeForPrivateArrays(stage.private_bytes,
+                                          ex_.context_->info().max_work_group_size);
       }
       const size_t global = stage.work_group_per_row ? static_cast<size_t>(rows) * local
                             : local == 0             ? static_cast<size_t>(rows)

@@ -60,6 +60,15 @@ struct DeviceTensor {
   std::string DebugType() const { return absl::StrCat(DTypeName(dtype), ShapeToString(shape)); }
 };
 
+// The work-group size of a MapGlb kernel whose size the plan leaves to the driver, when each
+// work-item declares `private_bytes` of private arrays: 0 (the driver's choice) without any;
+// else the largest power of two, at most `max_work_group_size`, whose work-items' arrays fit in
+// kPrivateBytesPerWorkGroup. A CPU driver runs a work-group's items on one thread, keeping
+// their private arrays on its stack: PoCL chose 4096 items for a MapGlb kernel of 8192 rows
+// with 1 KiB arrays and overflowed it (the process died).
+inline constexpr int64_t kPrivateBytesPerWorkGroup = 256 * 1024;
+size_t LocalSizeForPrivateArrays(int64_t private_bytes, size_t max_work_group_size);
+
 class DeviceExecutor {
  public:
   struct Options {

@@ -26,7 +26,9 @@
 #include "runtime/device_session.h"
 #include "runtime/interpreted.h"
 #include "runtime/opencl/device.h"
+#include "runtime/plan.h"
 #include "runtime/reference/session.h"
+#include "runtime/tune.h"
 #include "tests/test_util.h"
 
 namespace dfc {
@@ -480,6 +482,56 @@ node {
   EXPECT_EQ(device->kernel_times()[0].kernel, "clblast_sgemm");
   EXPECT_GT(device->kernel_times()[0].nanoseconds, 0.5 * wall_ns);
   EXPECT_LE(device->kernel_times()[0].nanoseconds, wall_ns);
+}
+
+TEST(LocalSizeForPrivateArraysTest, BoundsTheWorkGroupsPrivateArrays) {
+  EXPECT_EQ(LocalSizeForPrivateArrays(0, 4096), 0u);  // the driver's choice
+  EXPECT_EQ(LocalSizeForPrivateArrays(1024, 4096), 256u);
+  EXPECT_EQ(LocalSizeForPrivateArrays(1000, 4096), 256u);
+  EXPECT_EQ(LocalSizeForPrivateArrays(1, 4096), 4096u);
+  EXPECT_EQ(LocalSizeForPrivateArrays(1, 1000), 512u);
+  EXPECT_EQ(LocalSizeForPrivateArrays(int64_t{1} << 30, 4096), 1u);
+}
+
+// The 784-256-10 MLP keeps each row's 256 hidden units in a private array. PoCL, left to
+// choose, ran 4096 of 8192 rows as one work-group on one thread's stack and overflowed it: the
+// process died (the default kernel, and the variant with its layers' Maps and Reduces
+// interchanged). The work-group is now bounded by the arrays' bytes.
+TEST_F(DeviceExecutorTest, KernelsWithLargePrivateArraysRunOnManyRows) {
+  absl::StatusOr<Graph> graph = LoadShared("dl4j_mlp_00_frozen.pb");
+  ASSERT_TRUE(graph.ok()) << graph.status();
+  auto shared = std::make_shared<const Graph>(*std::move(graph));
+  // Pixels in [0, 1), as the model was trained on (and `dfc compile --tune` feeds it).
+  const Feeds feeds = {{{"input", 0}, testing::UniformFloats({8192, 784}, 3, 0.0f, 1.0f)}};
+  std::vector<Tensor> outputs;
+  for (const std::vector<rewrite::Step>& steps :
+       {std::vector<rewrite::Step>{}, {{"mapReduceInterchange", 0}}}) {
+    std::unique_ptr<DeviceExecutor> device = MakeExecutor();
+    PlanSpec spec{.fetches = {{"output", 0}}, .profile = device->profile(), .steps = {steps}};
+    absl::StatusOr<Plan> plan = CompilePlan(shared, std::move(spec));
+    ASSERT_TRUE(plan.ok()) << plan.status();
+    ASSERT_EQ(plan->kernels.size(), 1u);
+    const codegen::KernelStage& stage = plan->kernels[0].stages.back();
+    EXPECT_GE(stage.private_bytes, 256 * 4);
+    EXPECT_EQ(stage.work_group_size, 0) << "left to the driver";
+    device->UseKernel(plan->lowered.clusters[0], plan->kernels[0]);
+    absl::StatusOr<std::vector<Tensor>> out =
+        device->Run(*shared, plan->lowered, feeds, {{"output", 0}});
+    ASSERT_TRUE(out.ok()) << out.status();
+    EXPECT_EQ(device->fallbacks(), 0);
+    outputs.push_back((*out)[0]);
+  }
+  absl::StatusOr<std::vector<Tensor>> expected = Reference(*shared, feeds, {{"output", 0}});
+  ASSERT_TRUE(expected.ok()) << expected.status();
+  // The reference sums in double, the kernels in float32 through two layers and a softmax: the
+  // default kernel's largest error over these 81920 outputs measured 1.4e-4 (on an output of
+  // 0.41), more than one 784-term sum's bound (784 float32 epsilons, 9.3e-5) since the second
+  // layer carries the first's rounding. 1e-3 leaves a factor of seven.
+  EXPECT_TRUE(CompareTensors(outputs[0], (*expected)[0], {.rtol = 1e-3, .atol = 1e-3}).equal);
+  // The variant only reorders the default's sums.
+  const Comparison c = CompareTensors(outputs[1], outputs[0],
+                                      VariantTolerance(outputs[0], /*longest_reduction=*/784));
+  EXPECT_TRUE(c.equal) << c.reason;
 }
 
 // Reductions over the batch, as a training step's gradients have them: x, i: [N]; a: [N,37];
