@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <limits>
 #include <span>
 
 #include "absl/strings/str_cat.h"
@@ -138,8 +139,10 @@ absl::StatusOr<std::vector<ClusterTuning>> TunePlan(
   // Runs the plan with its current kernels: the median time of cluster c, and the answer's
   // largest error against the oracle (an error status if it is outside the tolerance).
   // `times` keeps every timed run of the variant, so that timing it again (a race) adds to
-  // its median rather than replacing it.
-  auto measure = [&](int c, VariantResult& result, std::vector<double>& times) -> absl::Status {
+  // its median rather than replacing it. A variant whose run (the warm-up too) takes longer
+  // than `cutoff_ms` has lost: its runs stop there, that run its time.
+  auto measure = [&](int c, VariantResult& result, std::vector<double>& times,
+                     double cutoff_ms = std::numeric_limits<double>::infinity()) -> absl::Status {
     const int64_t fallbacks = executor.fallbacks();
     for (int run = 0; run < options.warmup + options.runs; ++run) {
       DFC_ASSIGN_OR_RETURN(std::vector<Tensor> out, executor.Run(graph, plan.lowered, device_feeds,
@@ -158,7 +161,12 @@ absl::StatusOr<std::vector<ClusterTuning>> TunePlan(
           }
         }
       }
-      if (run >= options.warmup) times.push_back(ClusterMilliseconds(executor, c));
+      const double ms = ClusterMilliseconds(executor, c);
+      if (ms > cutoff_ms) {
+        times.push_back(ms);
+        break;
+      }
+      if (run >= options.warmup) times.push_back(ms);
     }
     std::vector<double> sorted = times;
     std::ranges::sort(sorted);
@@ -205,7 +213,15 @@ absl::StatusOr<std::vector<ClusterTuning>> TunePlan(
         if (kernel.ok()) {
           source = *kernel;
           executor.UseKernel(cluster, *std::move(kernel));
-          result.status = measure(static_cast<int>(c), result, times);
+          // A variant this much slower than the fastest so far is not timed further: on a
+          // large shape a slow variant's runs took most of the budget (the 1024 square's
+          // default runs 2.6 s, the good variants 0.1).
+          constexpr double kLosingFactor = 3;
+          double best_ms = std::numeric_limits<double>::infinity();
+          for (const VariantResult& r : tuning.variants) {
+            if (r.status.ok()) best_ms = std::min(best_ms, r.median_ms);
+          }
+          result.status = measure(static_cast<int>(c), result, times, kLosingFactor * best_ms);
         } else {
           result.status = kernel.status();
         }
