@@ -10,6 +10,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -33,6 +34,9 @@ struct Fixture {
   std::map<std::string, std::unique_ptr<Plan>> plans;     // by workload name and strategy
   std::map<std::string, std::pair<double, double>> work;  // a model's bytes and flops, by name
   std::string error;                                      // why there is no device
+  // Google Benchmark's --benchmark_min_time: it calls a benchmark with more iterations until
+  // they take this long, and reports only that last call.
+  double min_time_seconds = 0.5;
 };
 
 // The executors run on the device DFC_DEVICE names (auto|cpu|gpu|amd|nvidia|intel|arm; default
@@ -189,6 +193,9 @@ inline absl::Status RunInit(const workloads::Workload& w, DeviceExecutor& execut
 inline void ReportFloor(benchmark::State& state, const workloads::Workload& w,
                         double total_seconds) {
   Fixture& f = Shared();
+  // A call too short to be reported is followed by a longer one: measuring the bandwidth (a
+  // second) after each would take most of the run.
+  if (total_seconds < f.min_time_seconds) return;
   absl::StatusOr<double> bandwidth = MeasureReadBandwidth(f.executor->context());
   if (!bandwidth.ok()) {
     state.SkipWithError(std::string(bandwidth.status().message()).c_str());
@@ -201,7 +208,8 @@ inline void ReportFloor(benchmark::State& state, const workloads::Workload& w,
   }
   const auto [bytes, flops] = *work;
   const double floor_seconds = bytes / *bandwidth;
-  state.counters["GB/s"] = benchmark::Counter(bytes, benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["GB/s"] =
+      benchmark::Counter(bytes * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
   state.counters["GFLOP/s"] =
       benchmark::Counter(flops * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
   state.counters["floor_ms"] = floor_seconds * 1e3;
@@ -280,6 +288,12 @@ inline void RegisterStrategies(const workloads::Workload& w,
 
 // The main of a benchmark program whose benchmarks `register_all` registers.
 inline int Main(int argc, char** argv, void (*register_all)()) {
+  constexpr std::string_view kMinTime = "--benchmark_min_time=";
+  for (int i = 1; i < argc; ++i) {
+    if (std::string_view(argv[i]).starts_with(kMinTime)) {
+      Shared().min_time_seconds = std::atof(argv[i] + kMinTime.size());
+    }
+  }
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
   register_all();
