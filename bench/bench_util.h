@@ -20,6 +20,7 @@
 #include "runtime/bandwidth.h"
 #include "runtime/device_executor.h"
 #include "runtime/interpreted.h"
+#include "runtime/opencl/cl_error.h"
 #include "runtime/plan.h"
 #include "runtime/tune.h"
 #include "runtime/tuning_db.h"
@@ -256,6 +257,37 @@ inline void TimeWorkload(benchmark::State& state, const workloads::Workload& w, 
     for (const DeviceExecutor::KernelTime& k : executor.kernel_times()) ns += k.nanoseconds;
     state.SetIterationTime(ns * 1e-9);
     total_seconds += ns * 1e-9;
+  }
+  ReportFloor(state, w, total_seconds);
+}
+
+// Launches `kernel` over `global` work-items (in work-groups of *local, or of the driver's
+// choice) and waits for it: its event time in seconds. For hand-written kernels.
+inline absl::StatusOr<double> LaunchAndTime(cl::ClContext& context, cl_kernel kernel, size_t global,
+                                            const size_t* local) {
+  cl_event event = nullptr;
+  DFC_RETURN_IF_ERROR(context.Launch(kernel, global, local, &event));
+  cl::ClEvent owned(event);
+  DFC_CL_RETURN_IF_ERROR(clWaitForEvents(1, &event));
+  cl_ulong start = 0, end = 0;
+  clGetEventProfilingInfo(event, CL_PROFILING_COMMAND_START, sizeof(start), &start, nullptr);
+  clGetEventProfilingInfo(event, CL_PROFILING_COMMAND_END, sizeof(end), &end, nullptr);
+  return (end - start) * 1e-9;
+}
+
+// Times `w` as done by a hand-written kernel: `launch()` runs it once and returns its event
+// time in seconds (absl::StatusOr<double>), each iteration; the counters are ReportFloor's.
+template <typename Launch>
+void TimeLaunches(benchmark::State& state, const workloads::Workload& w, Launch launch) {
+  double total_seconds = 0;
+  for (auto _ : state) {
+    absl::StatusOr<double> seconds = launch();
+    if (!seconds.ok()) {
+      state.SkipWithError(std::string(seconds.status().message()).c_str());
+      return;
+    }
+    state.SetIterationTime(*seconds);
+    total_seconds += *seconds;
   }
   ReportFloor(state, w, total_seconds);
 }

@@ -64,16 +64,7 @@ class CopyKernel {
   }
 
   // One launch; its event time in seconds.
-  absl::StatusOr<double> Run() {
-    cl_event event = nullptr;
-    DFC_RETURN_IF_ERROR(context_->Launch(kernel_.get(), kItems, nullptr, &event));
-    cl::ClEvent owned(event);
-    DFC_CL_RETURN_IF_ERROR(clWaitForEvents(1, &event));
-    cl_ulong start = 0, end = 0;
-    clGetEventProfilingInfo(event, CL_PROFILING_COMMAND_START, sizeof(start), &start, nullptr);
-    clGetEventProfilingInfo(event, CL_PROFILING_COMMAND_END, sizeof(end), &end, nullptr);
-    return (end - start) * 1e-9;
-  }
+  absl::StatusOr<double> Run() { return LaunchAndTime(*context_, kernel_.get(), kItems, nullptr); }
 
  private:
   static constexpr size_t kItems = 4096;
@@ -95,17 +86,7 @@ void BM_Copy(benchmark::State& state, const Workload& w) {
     state.SkipWithError(std::string(copy.status().message()).c_str());
     return;
   }
-  double total_seconds = 0;
-  for (auto _ : state) {
-    absl::StatusOr<double> seconds = copy->Run();
-    if (!seconds.ok()) {
-      state.SkipWithError(std::string(seconds.status().message()).c_str());
-      return;
-    }
-    state.SetIterationTime(*seconds);
-    total_seconds += *seconds;
-  }
-  ReportFloor(state, w, total_seconds);
+  TimeLaunches(state, w, [&] { return copy->Run(); });
 }
 
 void RegisterAll() {

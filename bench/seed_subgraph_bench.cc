@@ -161,14 +161,7 @@ absl::StatusOr<HandKernel> HandKernel::Make(int64_t n, int64_t x_rows) {
 }
 
 absl::StatusOr<double> HandKernel::Run() {
-  cl_event event = nullptr;
-  DFC_RETURN_IF_ERROR(context_->Launch(kernel_.get(), global_, &kHandWorkGroup, &event));
-  cl::ClEvent owned(event);
-  DFC_CL_RETURN_IF_ERROR(clWaitForEvents(1, &event));
-  cl_ulong start = 0, end = 0;
-  clGetEventProfilingInfo(event, CL_PROFILING_COMMAND_START, sizeof(start), &start, nullptr);
-  clGetEventProfilingInfo(event, CL_PROFILING_COMMAND_END, sizeof(end), &end, nullptr);
-  return (end - start) * 1e-9;
+  return LaunchAndTime(*context_, kernel_.get(), global_, &kHandWorkGroup);
 }
 
 absl::StatusOr<Tensor> HandKernel::Output() {
@@ -207,17 +200,7 @@ void BM_SeedHand(benchmark::State& state, int64_t n, bool rows_cached) {
     state.SkipWithError(std::string(hand.status().message()).c_str());
     return;
   }
-  double total_seconds = 0;
-  for (auto _ : state) {
-    absl::StatusOr<double> seconds = hand->Run();
-    if (!seconds.ok()) {
-      state.SkipWithError(std::string(seconds.status().message()).c_str());
-      return;
-    }
-    state.SetIterationTime(*seconds);
-    total_seconds += *seconds;
-  }
-  ReportFloor(state, workloads::Seed(n), total_seconds);
+  TimeLaunches(state, workloads::Seed(n), [&] { return hand->Run(); });
 }
 
 void RegisterAll() {
