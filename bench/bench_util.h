@@ -126,16 +126,9 @@ inline absl::Status Tune(Plan& plan, const workloads::Workload& w) {
   DFC_ASSIGN_OR_RETURN(std::vector<ClusterTuning> tunings,
                        TunePlan(plan, *f.executor, w.feeds(), options));
   for (const ClusterTuning& t : tunings) {
-    const VariantResult& best = t.variants[t.best];
-    std::cerr << w.name << ", cluster " << t.cluster << ": tuned variant " << best.name << "\n";
-    db.Record({.cluster = ClusterHash(plan.lowered.clusters[t.cluster]),
-               .device = f.executor->device_name(),
-               .bucket = SizeBucket(w.size),
-               .nodes = t.nodes,
-               .steps = best.steps,
-               .work_group_size = best.work_group_size,
-               .median_ms = best.median_ms,
-               .default_ms = t.variants[0].median_ms});
+    std::cerr << w.name << ", cluster " << t.cluster << ": tuned variant "
+              << t.variants[t.best].name << "\n";
+    db.Record(RecordedChoice(plan, t, f.executor->device_name(), SizeBucket(w.size)));
   }
   return db.Save();
 }

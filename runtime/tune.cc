@@ -94,6 +94,19 @@ std::vector<int> WorkGroupSizes(const codegen::DeviceProfile& profile) {
   return sizes;
 }
 
+TuningEntry RecordedChoice(const Plan& plan, const ClusterTuning& t, const std::string& device,
+                           int64_t bucket) {
+  const VariantResult& best = t.variants[t.best];
+  return {.cluster = ClusterHash(plan.lowered.clusters[t.cluster]),
+          .device = device,
+          .bucket = bucket,
+          .nodes = t.nodes,
+          .steps = best.steps,
+          .work_group_size = best.work_group_size,
+          .median_ms = best.median_ms,
+          .default_ms = t.variants[0].median_ms};
+}
+
 std::vector<int> VectorWidths(const codegen::DeviceProfile& profile) {
   std::vector<int> widths;
   for (int w : {4, 8, 16}) {

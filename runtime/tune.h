@@ -23,6 +23,7 @@
 #include "runtime/compare.h"
 #include "runtime/device_executor.h"
 #include "runtime/plan.h"
+#include "runtime/tuning_db.h"
 
 namespace dfc {
 
@@ -74,6 +75,11 @@ absl::StatusOr<std::vector<ClusterTuning>> TunePlan(
 // the output (rtol) and to its largest magnitude (atol), with n the longest reduction of the
 // graph's clusters; never below DefaultTolerance. A wrong variant (a term missed or read
 // from the wrong place) errs by a whole term, far beyond it.
+// The tuning database's entry for tuning `t` of `plan`'s cluster on `device` at `bucket`: the
+// fastest variant's steps and work-group size, its time and the default's.
+TuningEntry RecordedChoice(const Plan& plan, const ClusterTuning& t, const std::string& device,
+                           int64_t bucket);
+
 Tolerance VariantTolerance(const Tensor& expected, int64_t longest_reduction);
 
 // The work-group sizes worth trying for MapGlb kernels on a device, besides the profile's own:

@@ -137,14 +137,7 @@ int Compile(const std::vector<std::string>& argv_in) {
     if (!tunings.ok()) return ReportError(tunings.status());
     for (const ClusterTuning& t : *tunings) {
       const VariantResult& best = t.variants[t.best];
-      db->Record({.cluster = ClusterHash(plan->lowered.clusters[t.cluster]),
-                  .device = tuned_device,
-                  .bucket = SizeBucket(batch),
-                  .nodes = t.nodes,
-                  .steps = best.steps,
-                  .work_group_size = best.work_group_size,
-                  .median_ms = best.median_ms,
-                  .default_ms = t.variants[0].median_ms});
+      db->Record(RecordedChoice(*plan, t, tuned_device, SizeBucket(batch)));
       std::cout << "cluster " << t.cluster << ": " << best.name << ", "
                 << absl::StrFormat("%.3f ms (default %.3f ms) at batch %d", best.median_ms,
                                    t.variants[0].median_ms, batch)
