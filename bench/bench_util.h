@@ -139,7 +139,7 @@ inline absl::StatusOr<Plan*> GetPlan(const workloads::Workload& w, Strategy s) {
   std::unique_ptr<Plan>& slot = f.plans[absl::StrCat(w.name, "/", StrategyName(s))];
   if (slot != nullptr) return slot.get();
   DFC_ASSIGN_OR_RETURN(Graph graph, w.graph());
-  PlanSpec spec{.targets = w.targets, .profile = f.executor->profile()};
+  PlanSpec spec{.targets = w.targets, .init = w.init, .profile = f.executor->profile()};
   spec.fusion = s == Strategy::kUnfused ? Fusion::kNone
                 : s == Strategy::kSplit ? Fusion::kSeparateContractions
                                         : Fusion::kAll;
@@ -297,14 +297,12 @@ void RegisterVariant(const workloads::Workload& w, const std::string& variant, F
 
 // Registers `w` under each strategy; "unfused" is named `unfused_name` (for a graph of one
 // MatMul it is CLBlast's GEMM alone). "split" is registered where `split` says it differs
-// from the default (a graph with a MatMul and more); "tuned" where the workload has no
-// targets: a training step changes its variables every run, so its variants cannot be
-// compared run against run (TunePlan refuses it).
+// from the default (a graph with a MatMul and more).
 inline void RegisterStrategies(const workloads::Workload& w,
                                const std::string& unfused_name = "unfused", bool split = false) {
   std::vector<Strategy> strategies = {Strategy::kUnfused, Strategy::kDefault};
   if (split) strategies.push_back(Strategy::kSplit);
-  if (w.targets.empty()) strategies.push_back(Strategy::kTuned);
+  strategies.push_back(Strategy::kTuned);
   for (const Strategy s : strategies) {
     RegisterVariant(w, s == Strategy::kUnfused ? unfused_name : StrategyName(s),
                     [w, s](benchmark::State& state) { TimeWorkload(state, w, s); });

@@ -97,6 +97,13 @@ std::optional<ArithExpr> Slots(const TypePtr& type) {
 // keep arrays this size in registers or spill them to cached scratch memory without failing.
 constexpr int64_t kMaxPrivateElements = 1024;
 
+// The rows a CPU work-item copies together when it stores a view of a matrix (a transposed
+// input, rewrite::StoreTransposed): a cache line of floats. Row by row, each element a work-item
+// reads down a column of the input is a cache line of its own (the 784 columns of an
+// 8192x784 input took 9 ms that way); 16 rows at once read each line once, and write 16
+// sequential streams.
+constexpr int64_t kCopyBlockRows = 16;
+
 // The most scalars (vector lanes counted) a Reduce keeps in an accumulator array. The array is
 // meant to live in registers (every loop over it is unrolled), and it is held twice (the
 // accumulator and the next step's values): 256 scalars is 2 KiB of the work-item's, as many
@@ -297,6 +304,11 @@ class Generator {
   bool FewRows(const std::vector<Output>& outputs) const;
   // A top-level array bound by a let: computed by a kernel of its own into a temporary.
   absl::StatusOr<CVal> Materialize(const CVal& value);
+  // Emits a kernel that copies `value`, a view of a matrix of scalars (no arithmetic), into
+  // `buffer`: work-item gid copies the block of kCopyBlockRows rows from gid·kCopyBlockRows,
+  // column by column.
+  absl::Status EmitBlockedCopy(const std::string& name, const CVal& value,
+                               const std::string& buffer, const std::string& comment);
   // An array a work-item reads several times and whose elements do arithmetic (a row of
   // hidden units that every output of the next layer reads): computed once, into a private
   // array of the work-item, if it has a known size of at most kMaxPrivateElements.
@@ -1291,12 +1303,63 @@ absl::StatusOr<CVal> Generator::Materialize(const CVal& value) {
   // Outside every output's block, the stage computes its value as the cluster's body would.
   const bool saved = top_level_;
   top_level_ = false;
-  absl::Status emitted = EmitKernel(
-      absl::StrCat(name_, "_s", stages_.size()),
-      {{value, value.type, buffer, absl::StrCat(buffer, ": ", ir::TypeToString(value.type))}});
+  const std::string stage = absl::StrCat(name_, "_s", stages_.size());
+  const std::string comment = absl::StrCat(buffer, ": ", ir::TypeToString(value.type));
+  // A GPU reads a transposed view with neighbouring work-items on neighbouring elements: its
+  // reads coalesce row by row.
+  const bool matrix = value.type->is_array() && value.type->element->is_array() &&
+                      value.type->element->element->is_scalar();
+  absl::Status emitted = !profile_.is_gpu && !value.computed && matrix
+                             ? EmitBlockedCopy(stage, value, buffer, comment)
+                             : EmitKernel(stage, {{value, value.type, buffer, comment}});
   top_level_ = saved;
   DFC_RETURN_IF_ERROR(emitted);
   return Load(buffer, dtype, value.type, "0L");
+}
+
+absl::Status Generator::EmitBlockedCopy(const std::string& name, const CVal& value,
+                                        const std::string& buffer, const std::string& comment) {
+  CEmitter emitter(&block_counter_);
+  CEmitter* const outer = em_;
+  em_ = &emitter;
+  KernelStage stage{.name = name,
+                    .rows = {ArithExpr::CeilDiv(value.type->length, kCopyBlockRows)},
+                    .work_group_size = work_group_size_};
+  auto emit = [&]() -> absl::Status {
+    em_->Emit(absl::StrCat("// MapGlb(0) over blocks of ", kCopyBlockRows,
+                           " rows: work-item gid copies rows ", kCopyBlockRows, "*gid to ",
+                           kCopyBlockRows, "*gid + ", kCopyBlockRows - 1, ", column by column"));
+    em_->Emit("const long gid = get_global_id(0);");
+    em_->Emit(absl::StrCat("// ", comment));
+    const std::string rows = Size(value.type->length);
+    const std::string columns = Size(value.type->element->length);
+    const std::string j = em_->Fresh("j");
+    const std::string t = em_->Fresh("t");
+    const std::string row = em_->Fresh("row");
+    em_->OpenBlock(absl::StrCat("for (long ", j, " = 0; ", j, " < ", columns, "; ++", j, ")"));
+    em_->Emit("#pragma unroll");
+    em_->OpenBlock(
+        absl::StrCat("for (long ", t, " = 0; ", t, " < ", kCopyBlockRows, "; ++", t, ")"));
+    em_->Emit(absl::StrCat("const long ", row, " = gid * ", kCopyBlockRows, " + ", t, ";"));
+    em_->OpenBlock(absl::StrCat("if (", row, " < ", rows, ")"));
+    DFC_ASSIGN_OR_RETURN(CVal elements, value.element(row));
+    DFC_ASSIGN_OR_RETURN(CVal element, elements.element(j));
+    DFC_RETURN_IF_ERROR(Store(element, value.type->element->element, buffer,
+                              absl::StrCat(row, " * ", columns, " + ", j)));
+    em_->CloseBlock();
+    em_->CloseBlock();
+    em_->CloseBlock();
+    return absl::OkStatus();
+  };
+  const absl::Status status = emit();
+  em_ = outer;
+  DFC_RETURN_IF_ERROR(status);
+  const DType dtype = ir::BaseDType(value.type);
+  uses_half_ |= dtype == DType::kHalf;
+  uses_double_ |= dtype == DType::kDouble;
+  kernels_.push_back({.locals = "", .body = emitter.Finish()});
+  stages_.push_back(std::move(stage));
+  return absl::OkStatus();
 }
 
 // The number of scalars of a tensor type, if it is a known constant.

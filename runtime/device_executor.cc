@@ -738,8 +738,8 @@ DeviceExecutor::CompiledCluster& DeviceExecutor::Compile(const Graph& graph, con
     if (!kernel.ok()) return fail(kernel.status());
     ++kernels_generated_;
     compiled.kernel = *std::move(kernel);
-    if (options_.edit_source) options_.edit_source(compiled.kernel.source);
   }
+  if (options_.edit_source) options_.edit_source(compiled.kernel.source);
   // DFC_DUMP_KERNELS=DIR writes every kernel built there, as XLA's --xla_dump_to does.
   if (const char* dump = std::getenv("DFC_DUMP_KERNELS"); dump != nullptr && *dump != '\0') {
     std::ofstream(absl::StrCat(dump, "/", name, "_",

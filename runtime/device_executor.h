@@ -74,7 +74,8 @@ class DeviceExecutor {
   struct Options {
     // Where fallback warnings go (nullptr: nowhere).
     std::ostream* warnings = nullptr;
-    // A test hook: edits each generated source before it is built (to make a build fail).
+    // A test hook: edits each kernel's source, generated or given (UseKernel), before it is
+    // built (to make a build fail, or a kernel wrong).
     std::function<void(std::string& source)> edit_source;
     // Generate kernels for this profile rather than the device's: runs another device's
     // strategies (a GPU's MapWrg/MapLcl reductions) on the device present, to check them.

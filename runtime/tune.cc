@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <span>
 
 #include "absl/strings/str_cat.h"
@@ -13,6 +14,7 @@
 #include "codegen/kernel_gen.h"
 #include "graph/check.h"
 #include "runtime/compare.h"
+#include "runtime/interpreted.h"
 #include "runtime/reference/session.h"
 
 namespace dfc {
@@ -29,26 +31,79 @@ double ClusterMilliseconds(const DeviceExecutor& executor, int c) {
   return ns * 1e-6;
 }
 
-// The longest Reduce in `e` whose length is a known constant (0 if none).
-int64_t LongestReduction(const ir::ExprPtr& e);
-int64_t LongestReductionIn(const ir::FunPtr& f) {
+// The longest Reduce in `e`, its length evaluated at the fed sizes (a training step's
+// gradients sum over the batch N); 0 if none.
+int64_t LongestReduction(const ir::ExprPtr& e, const SizeBindings& sizes);
+int64_t LongestReductionIn(const ir::FunPtr& f, const SizeBindings& sizes) {
   if (f->kind == ir::Fun::Kind::kLambda) {
-    return LongestReduction(static_cast<const ir::Lambda&>(*f).body);
+    return LongestReduction(static_cast<const ir::Lambda&>(*f).body, sizes);
   }
   if (f->kind == ir::Fun::Kind::kUserFun) return 0;
   const auto& p = static_cast<const ir::Pattern&>(*f);
-  return p.f != nullptr ? LongestReductionIn(p.f) : 0;
+  return p.f != nullptr ? LongestReductionIn(p.f, sizes) : 0;
 }
-int64_t LongestReduction(const ir::ExprPtr& e) {
+int64_t LongestReduction(const ir::ExprPtr& e, const SizeBindings& sizes) {
   if (e->kind != ir::Expr::Kind::kFunCall) return 0;
   const auto& call = static_cast<const ir::FunCall&>(*e);
-  int64_t longest = LongestReductionIn(call.f);
+  int64_t longest = LongestReductionIn(call.f, sizes);
   if (ir::IsReduce(call.f->kind)) {
-    longest = std::max(longest, call.args[1]->type->length.AsConstant().value_or(0));
+    longest = std::max(longest, call.args[1]->type->length.Evaluate(sizes).value_or(0));
   }
-  for (const ir::ExprPtr& a : call.args) longest = std::max(longest, LongestReduction(a));
+  for (const ir::ExprPtr& a : call.args) longest = std::max(longest, LongestReduction(a, sizes));
   return longest;
 }
+
+// A training step's variables change every run. Each run starts from the values its
+// initialisers gave them, and the values a run leaves are checked as its fetches are.
+class VariableStart {
+ public:
+  // Runs `plan`'s initialisers on the device into `state` and on `oracle`. Nothing for a plan
+  // without targets.
+  static absl::StatusOr<VariableStart> Make(const Plan& plan, DeviceExecutor& executor,
+                                            DeviceExecutor::State& state,
+                                            reference::Session& oracle) {
+    VariableStart start;
+    if (plan.spec.targets.empty()) return start;
+    if (plan.spec.init.empty()) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "a plan with targets (", absl::StrJoin(plan.spec.targets, ", "),
+          ") changes its variables every run: tuning starts each run from their initial values, "
+          "so it needs the plan's initialisers (PlanSpec::init, dfc compile --init)"));
+    }
+    DFC_ASSIGN_OR_RETURN(Plan init, CompilePlan(plan.graph, {.targets = plan.spec.init,
+                                                             .profile = executor.profile()}));
+    DFC_RETURN_IF_ERROR(executor.Run(*plan.graph, init.lowered, {}, {}, &state).status());
+    DFC_RETURN_IF_ERROR(oracle.Run({}, {}, plan.spec.init).status());
+    start.values_ = state.variables;
+    PlanSpec read{.profile = executor.profile()};
+    for (const auto& [name, value] : state.variables) {
+      start.names_.push_back(name);
+      read.fetches.push_back({name, 0});
+    }
+    DFC_ASSIGN_OR_RETURN(start.read_, CompilePlan(plan.graph, std::move(read)));
+    return start;
+  }
+
+  // Gives `state` the initial values again. The executor never writes a buffer after the
+  // command that makes it (an update makes a new one), so the values kept are unchanged.
+  void Restore(DeviceExecutor::State& state) const {
+    if (!names_.empty()) state.variables = values_;
+  }
+
+  const std::vector<std::string>& names() const { return names_; }
+
+  // The variables' values in `state`, in names() order.
+  absl::StatusOr<std::vector<Tensor>> Read(DeviceExecutor& executor,
+                                           DeviceExecutor::State& state) const {
+    if (names_.empty()) return std::vector<Tensor>{};
+    return executor.Run(*read_->graph, read_->lowered, {}, read_->spec.fetches, &state);
+  }
+
+ private:
+  std::vector<std::string> names_;
+  absl::flat_hash_map<std::string, std::shared_ptr<DeviceTensor>> values_;
+  std::optional<Plan> read_;  // fetches every variable
+};
 
 }  // namespace
 
@@ -118,11 +173,6 @@ std::vector<int> VectorWidths(const codegen::DeviceProfile& profile) {
 absl::StatusOr<std::vector<ClusterTuning>> TunePlan(
     Plan& plan, DeviceExecutor& executor, const std::vector<std::pair<std::string, Tensor>>& feeds,
     const TuneOptions& options) {
-  if (!plan.spec.targets.empty()) {
-    return absl::FailedPreconditionError(
-        "a plan with targets changes its variables every run, so its variants cannot be "
-        "compared run against run: tune a graph's inference fetches");
-  }
   if (options.runs < 1) return absl::InvalidArgumentError("tuning needs at least one timed run");
   const Graph& graph = *plan.graph;
   std::vector<std::pair<TensorId, Tensor>> device_feeds;
@@ -132,23 +182,45 @@ absl::StatusOr<std::vector<ClusterTuning>> TunePlan(
     device_feeds.push_back({id, value});
     reference_feeds.push_back({name, value});
   }
+  DFC_ASSIGN_OR_RETURN(SizeBindings sizes, BindSizes(plan.lowered, device_feeds));
   int64_t longest_reduction = 0;
   for (const ir::LoweredCluster& cluster : plan.lowered.clusters) {
-    longest_reduction = std::max(
-        longest_reduction, LongestReduction(static_cast<const ir::Lambda&>(*cluster.lambda).body));
+    longest_reduction =
+        std::max(longest_reduction,
+                 LongestReduction(static_cast<const ir::Lambda&>(*cluster.lambda).body, sizes));
   }
+  DeviceExecutor::State state;
+  reference::Session oracle(plan.graph);
+  DFC_ASSIGN_OR_RETURN(VariableStart initial, VariableStart::Make(plan, executor, state, oracle));
+  // The oracle's answer, once: the fetches, then the variables as the run leaves them.
   std::vector<std::string> fetch_names;
   for (const TensorId& id : plan.spec.fetches) fetch_names.push_back(id.ToString());
-  // The oracle's answer, once.
-  reference::Session oracle(plan.graph);
-  DFC_ASSIGN_OR_RETURN(std::vector<Tensor> expected, oracle.Run(reference_feeds, fetch_names));
+  DFC_ASSIGN_OR_RETURN(std::vector<Tensor> expected,
+                       oracle.Run(reference_feeds, fetch_names, plan.spec.targets));
+  std::vector<Tensor> expected_variables;
+  if (!initial.names().empty()) {
+    DFC_ASSIGN_OR_RETURN(expected_variables, oracle.Run({}, initial.names()));
+  }
+  // The largest error of `got` against `want` (the values of `names`), or why it is wrong.
+  auto check = [&](const std::vector<Tensor>& got, const std::vector<Tensor>& want,
+                   const std::vector<std::string>& names, absl::string_view what,
+                   double& max_error) -> absl::Status {
+    for (size_t i = 0; i < got.size(); ++i) {
+      const Comparison cmp =
+          CompareTensors(got[i], want[i], VariantTolerance(want[i], longest_reduction));
+      max_error = std::max(max_error, cmp.max_error);
+      if (!cmp.equal) {
+        return absl::InternalError(absl::StrCat("wrong ", what, names[i], ": ", cmp.reason));
+      }
+    }
+    return absl::OkStatus();
+  };
 
   plan.spec.steps.resize(plan.lowered.clusters.size());
   plan.spec.work_group_sizes.resize(plan.lowered.clusters.size(), -1);
   for (size_t c = 0; c < plan.lowered.clusters.size(); ++c) {
     executor.UseKernel(plan.lowered.clusters[c], plan.kernels[c]);
   }
-  DeviceExecutor::State state;
   // Runs the plan with its current kernels: the median time of cluster c, and the answer's
   // largest error against the oracle (an error status if it is outside the tolerance).
   // `times` keeps every timed run of the variant, so that timing it again (a race) adds to
@@ -158,23 +230,19 @@ absl::StatusOr<std::vector<ClusterTuning>> TunePlan(
                      double cutoff_ms = std::numeric_limits<double>::infinity()) -> absl::Status {
     const int64_t fallbacks = executor.fallbacks();
     for (int run = 0; run < options.warmup + options.runs; ++run) {
+      initial.Restore(state);
       DFC_ASSIGN_OR_RETURN(std::vector<Tensor> out, executor.Run(graph, plan.lowered, device_feeds,
                                                                  plan.spec.fetches, &state));
       if (executor.fallbacks() != fallbacks) {
         return absl::InternalError("its kernel did not build or run (the cluster fell back)");
       }
-      if (run == 0) {
-        for (size_t f = 0; f < out.size(); ++f) {
-          Comparison cmp =
-              CompareTensors(out[f], expected[f], VariantTolerance(expected[f], longest_reduction));
-          result.max_error = std::max(result.max_error, cmp.max_error);
-          if (!cmp.equal) {
-            return absl::InternalError(
-                absl::StrCat("wrong answer for ", fetch_names[f], ": ", cmp.reason));
-          }
-        }
-      }
       const double ms = ClusterMilliseconds(executor, c);
+      if (run == 0) {
+        DFC_RETURN_IF_ERROR(check(out, expected, fetch_names, "answer for ", result.max_error));
+        DFC_ASSIGN_OR_RETURN(std::vector<Tensor> variables, initial.Read(executor, state));
+        DFC_RETURN_IF_ERROR(check(variables, expected_variables, initial.names(),
+                                  "value after the run of variable ", result.max_error));
+      }
       if (ms > cutoff_ms) {
         times.push_back(ms);
         break;

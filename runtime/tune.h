@@ -60,9 +60,10 @@ struct ClusterTuning {
 
 // Tunes every cluster of `plan` on `executor`'s device with `feeds` (placeholder name,
 // value), which fix the sizes timed. The plan's fetches are compared with the reference
-// executor's, with DefaultTolerance. `plan.kernels` and `plan.spec.steps` take each cluster's
-// best variant. A plan with targets (a training step changes its variables every run) is
-// refused.
+// executor's, within VariantTolerance. `plan.kernels` and `plan.spec.steps` take each
+// cluster's best variant. A plan with targets (a training step) changes its variables every
+// run: each run starts from the values the plan's initialisers (spec.init, which it must have)
+// give them, and the values a variant's run leaves are checked against the oracle's too.
 absl::StatusOr<std::vector<ClusterTuning>> TunePlan(
     Plan& plan, DeviceExecutor& executor, const std::vector<std::pair<std::string, Tensor>>& feeds,
     const TuneOptions& options);

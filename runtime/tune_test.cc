@@ -8,6 +8,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
 #include "gmock/gmock.h"
 #include "graph/check.h"
@@ -201,11 +202,130 @@ TEST_F(TuneTest, AVectorisedVariantReadsWithVectorLoadsAndKeepsItsAccumulatorsUn
   EXPECT_THAT(kernel->source, ::testing::ContainsRegex("= lanes_[0-9]+\\.lo;"));
 }
 
-TEST_F(TuneTest, APlanWithTargetsIsRefused) {
-  Plan plan{.spec = {.targets = {"GradientDescent"}}};
-  absl::StatusOr<std::vector<ClusterTuning>> tunings = TunePlan(plan, *executor_, {}, {});
+// The MNIST training step of ../shared/models (TensorFlow's; all-zero initial weights): the
+// loss Mean fetched, GradientDescent run, init its initialiser.
+class TrainingStepTuneTest : public TuneTest {
+ protected:
+  void SetUp() override {
+    TuneTest::SetUp();
+    absl::StatusOr<Graph> graph =
+        LoadGraph(testing::SharedDir() + "/models/dl4j_mnist_00_softmax_train.pbtxt");
+    ASSERT_TRUE(graph.ok()) << graph.status();
+    graph_ = std::make_shared<const Graph>(*std::move(graph));
+  }
+
+  absl::StatusOr<Plan> Compile(std::vector<std::string> init) {
+    return CompilePlan(graph_, {.fetches = {{"Mean", 0}},
+                                .targets = {"GradientDescent"},
+                                .init = std::move(init),
+                                .profile = executor_->profile()});
+  }
+
+  static std::vector<std::pair<std::string, Tensor>> StepFeeds(int64_t batch) {
+    return {{"input", testing::UniformFloats({batch, 784}, 5, 0.0f, 1.0f)},
+            {"Placeholder", testing::UniformFloats({batch, 10}, 6, 0.0f, 1.0f)}};
+  }
+
+  std::shared_ptr<const Graph> graph_;
+};
+
+TEST_F(TrainingStepTuneTest, APlanWithTargetsNeedsItsInitialisers) {
+  absl::StatusOr<Plan> plan = Compile({});
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  absl::StatusOr<std::vector<ClusterTuning>> tunings =
+      TunePlan(*plan, *executor_, StepFeeds(8), {});
   EXPECT_EQ(tunings.status().code(), absl::StatusCode::kFailedPrecondition);
-  EXPECT_THAT(tunings.status().message(), HasSubstr("changes its variables every run"));
+  EXPECT_THAT(tunings.status().message(), HasSubstr("(GradientDescent) changes its variables"));
+  EXPECT_THAT(tunings.status().message(), HasSubstr("PlanSpec::init"));
+}
+
+// Every variant's run starts from the initial weights (else the loss it fetches, computed from
+// weights earlier variants trained, would differ from the reference's), and the tuned plan
+// trains as the reference does, step after step.
+TEST_F(TrainingStepTuneTest, ATrainingStepIsTunedFromItsInitialValues) {
+  absl::StatusOr<Plan> plan = Compile({"init"});
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  TuneOptions options{.warmup = 1, .runs = 2, .refine_rounds = 0};
+  options.explore.vector_widths = {8};
+  options.explore.max_steps = 1;
+  const auto feeds = StepFeeds(37);
+  absl::StatusOr<std::vector<ClusterTuning>> tunings = TunePlan(*plan, *executor_, feeds, options);
+  ASSERT_TRUE(tunings.ok()) << tunings.status();
+  int ran = 0;
+  for (const ClusterTuning& t : *tunings) {
+    for (const VariantResult& v : t.variants) {
+      SCOPED_TRACE(v.name);
+      ran += v.status.ok();
+      if (!v.status.ok()) {
+        EXPECT_EQ(v.status.code(), absl::StatusCode::kUnimplemented) << v.status;
+      }
+    }
+    EXPECT_TRUE(t.variants[t.best].status.ok());
+  }
+  EXPECT_GT(ran, 10);
+
+  // Three steps of the tuned plan from the initial values, against the reference's.
+  reference::Session oracle(graph_);
+  ASSERT_TRUE(oracle.Run({}, {}, {"init"}).ok());
+  absl::StatusOr<Plan> init = CompilePlan(graph_, {.targets = {"init"}});
+  ASSERT_TRUE(init.ok()) << init.status();
+  DeviceExecutor::State state;
+  ASSERT_TRUE(executor_->Run(*graph_, init->lowered, {}, {}, &state).ok());
+  std::vector<reference::Feed> reference_feeds;
+  for (const auto& [name, value] : feeds) reference_feeds.push_back({name, value});
+  for (int step = 0; step < 3; ++step) {
+    SCOPED_TRACE(step);
+    absl::StatusOr<std::vector<Tensor>> got =
+        executor_->Run(*graph_, plan->lowered, DeviceFeeds(feeds), {{"Mean", 0}}, &state);
+    ASSERT_TRUE(got.ok()) << got.status();
+    absl::StatusOr<std::vector<Tensor>> want =
+        oracle.Run(reference_feeds, {"Mean"}, {"GradientDescent"});
+    ASSERT_TRUE(want.ok()) << want.status();
+    ExpectAgrees((*got)[0], (*want)[0]);
+  }
+  EXPECT_EQ(executor_->fallbacks(), 0);
+}
+
+// A variant whose fetches are right but whose update is wrong does not win: here every kernel
+// of the gradients' cluster leaves its first row unwritten. That kernel runs in every variant
+// of every cluster (the others are tuned with it in place), so no variant is right.
+TEST_F(TrainingStepTuneTest, AWrongUpdateIsCaughtThoughTheFetchesAreRight) {
+  absl::StatusOr<std::unique_ptr<DeviceExecutor>> executor = DeviceExecutor::Open(
+      "cpu", -1,
+      {.edit_source =
+           [](std::string& source) {
+             if (!absl::StrContains(source, "gradients/MatMul_grad/MatMul_1")) return;
+             absl::StrReplaceAll({{"const long gid = get_global_id(0);",
+                                   "const long gid = get_global_id(0);\n  if (gid == 0) return;"}},
+                                 &source);
+           },
+       .time_kernels = true});
+  ASSERT_TRUE(executor.ok()) << executor.status();
+  absl::StatusOr<Plan> plan = Compile({"init"});
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  TuneOptions options{.warmup = 0, .runs = 1, .refine_rounds = 0};
+  options.explore.max_steps = 0;
+  absl::StatusOr<std::vector<ClusterTuning>> tunings =
+      TunePlan(*plan, **executor, StepFeeds(16), options);
+  ASSERT_TRUE(tunings.ok()) << tunings.status();
+  ASSERT_FALSE(tunings->empty());
+  for (const ClusterTuning& t : *tunings) {
+    for (const VariantResult& v : t.variants) {
+      SCOPED_TRACE(v.name);
+      EXPECT_EQ(v.status.code(), absl::StatusCode::kInternal);
+      EXPECT_THAT(v.status.message(),
+                  HasSubstr("wrong value after the run of variable Variable: "));
+    }
+  }
+  // And the same variants, their kernels as generated, are right.
+  TuneOptions again = options;
+  absl::StatusOr<Plan> fresh = Compile({"init"});
+  ASSERT_TRUE(fresh.ok()) << fresh.status();
+  tunings = TunePlan(*fresh, *executor_, StepFeeds(16), again);
+  ASSERT_TRUE(tunings.ok()) << tunings.status();
+  for (const ClusterTuning& t : *tunings) {
+    for (const VariantResult& v : t.variants) EXPECT_TRUE(v.status.ok()) << v.name << v.status;
+  }
 }
 
 TEST_F(TuneTest, ATunedPlanIsWrittenReadAgainAndRunsItsVariant) {
@@ -293,6 +413,45 @@ TEST(TunedVariantTest, EveryProfilesKernelOfTheVariantComputesTheReferencesAnswe
   }
 }
 
+// A transposed input stored by a stage of its own (storeTransposed) is copied on a CPU in
+// blocks of 16 rows, column by column, each block reading a cache line of the input at a time;
+// on a GPU row by row, neighbouring work-items reading neighbouring elements. Here the weights:
+// 10 rows of 784, less than a block.
+TEST(TunedVariantTest, ACpuCopiesATransposedInputInBlocksOfRows) {
+  absl::StatusOr<Graph> graph =
+      LoadGraph(std::string(DFC_SOURCE_DIR) + "/models/seed_subgraph.pbtxt");
+  ASSERT_TRUE(graph.ok()) << graph.status();
+  auto shared = std::make_shared<const Graph>(*std::move(graph));
+  const auto feeds = Feeds(21, 784, 10);
+  const Tensor want = ReferenceOut(shared, feeds);
+  for (const char* name : {"cpu", "nvidia"}) {
+    SCOPED_TRACE(name);
+    const codegen::DeviceProfile profile = *codegen::NamedProfile(name);
+    absl::StatusOr<Plan> plan = CompilePlan(
+        shared, {.fetches = {{"out", 0}}, .profile = profile, .steps = {{{"storeTransposed", 0}}}});
+    ASSERT_TRUE(plan.ok()) << plan.status();
+    const codegen::KernelSource& kernel = plan->kernels[0];
+    ASSERT_EQ(kernel.stages.size(), 2u);
+    ASSERT_EQ(kernel.stages[0].rows.size(), 1u);
+    if (profile.is_gpu) {
+      EXPECT_EQ(kernel.stages[0].rows[0].AsConstant(), 10);
+      EXPECT_THAT(kernel.source, ::testing::Not(HasSubstr("blocks of 16 rows")));
+    } else {
+      EXPECT_EQ(kernel.stages[0].rows[0].AsConstant(), 1);
+      EXPECT_THAT(kernel.source, HasSubstr("MapGlb(0) over blocks of 16 rows"));
+    }
+    absl::StatusOr<std::unique_ptr<DeviceExecutor>> executor =
+        DeviceExecutor::Open("cpu", -1, {.profile = profile});
+    ASSERT_TRUE(executor.ok()) << executor.status();
+    (*executor)->UseKernel(plan->lowered.clusters[0], kernel);
+    absl::StatusOr<std::vector<Tensor>> got =
+        (*executor)->Run(*shared, plan->lowered, DeviceFeeds(feeds), {{"out", 0}});
+    ASSERT_TRUE(got.ok()) << got.status();
+    EXPECT_EQ((*executor)->fallbacks(), 0);
+    ExpectAgrees((*got)[0], want);
+  }
+}
+
 // On a CPU the interchanged contraction's loop prefetches the row's own stream (the input x,
 // whose address names gid) once an iteration, ahead by the profile's prefetch_bytes, and not
 // the weights every work-item reads; a GPU profile prefetches nothing.
@@ -369,7 +528,8 @@ TEST(UnfusedChainTest, OneKernelPerOpWithTheMatMulThroughClblast) {
   ASSERT_TRUE(graph.ok()) << graph.status();
   auto shared = std::make_shared<const Graph>(*std::move(graph));
   absl::StatusOr<Plan> plan = CompilePlan(
-      shared, {.fetches = {{"out", 0}}, .profile = (*executor)->profile(), .fusion = Fusion::kNone});
+      shared,
+      {.fetches = {{"out", 0}}, .profile = (*executor)->profile(), .fusion = Fusion::kNone});
   ASSERT_TRUE(plan.ok()) << plan.status();
   // MatMul, Add, Softmax, Log, Mul, Sum, Reshape: Shape is read only when compiling.
   EXPECT_EQ(plan->lowered.clusters.size(), 7u);
