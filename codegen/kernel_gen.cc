@@ -13,6 +13,7 @@
 #include <tuple>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
@@ -504,6 +505,22 @@ absl::Status Generator::Store(const CVal& value, const TypePtr& type, const std:
     return absl::InternalError(absl::StrCat("an output of type ", ir::TypeToString(type),
                                             " has a value of type ", ir::TypeToString(value.type)));
   }
+  // The lanes of vectors (AsScalar) into a global array of scalars: a vstore<w> a vector, each
+  // vector computed once (read lane by lane, each lane would compute its vector again).
+  if (value.lanes_of != nullptr && type->element->is_scalar() && dtype != DType::kHalf &&
+      !private_array) {
+    const CVal& vectors = *value.lanes_of;
+    const int w = vectors.type->element->width;
+    const std::string i = em_->Fresh("i");
+    em_->OpenBlock(absl::StrCat("for (long ", i, " = 0; ", i, " < ", Size(vectors.type->length),
+                                "; ++", i, ")"));
+    DFC_ASSIGN_OR_RETURN(CVal vector, vectors.element(i));
+    DFC_ASSIGN_OR_RETURN(std::string v, vector.scalar());
+    em_->Emit(absl::StrCat(lanes_ > 0 ? "if (lid == 0) " : "", "vstore", w, "(", v, ", 0, ", buffer,
+                           " + (", offset, ") * ", Size(type->length), " + ", i, " * ", w, ");"));
+    em_->CloseBlock();
+    return absl::OkStatus();
+  }
   const std::string j = em_->Fresh("j");
   const std::string n = Size(type->length);
   if (unroll && type->length.AsConstant()) em_->Emit("#pragma unroll");
@@ -597,6 +614,11 @@ absl::StatusOr<CVal> Generator::CallUserFun(const ir::UserFun& f, std::vector<CV
   for (const CVal& a : args) width = a.type->is_vector() ? a.type->width : width;
   std::string name = f.name;
   if (width > 1) {
+    // OpenCL C's `if` takes a scalar condition: a body that branches is not lane-wise.
+    if (absl::StrContains(f.body, "if (") || absl::StrContains(f.body, "if(")) {
+      return Unsupported(
+          absl::StrCat("UserFun ", f.name, " on vectors (its body branches with `if`)"));
+    }
     for (const TypePtr& t : f.param_types) {
       if (t->dtype == DType::kHalf || t->dtype == DType::kBool) {
         return Unsupported(
@@ -1141,6 +1163,11 @@ absl::StatusOr<CVal> Generator::ApplyPattern(const ir::Pattern& p, std::vector<C
       const TypePtr vector = result->element;
       const int w = vector->width;
       if (vector->dtype == DType::kHalf) return Unsupported("a vector of float16");
+      // AsVector(w) $ AsScalar $ v, v of vectors of w lanes, is v: a row that one elementwise
+      // op computed as vectors is read so by the next (vectorizeMaps).
+      if (args[0].lanes_of != nullptr && ir::TypeEquals(args[0].lanes_of->type, result)) {
+        return *args[0].lanes_of;
+      }
       out.element = [this, array = args[0], vector,
                      w](const std::string& i) -> absl::StatusOr<CVal> {
         const std::string first = absl::StrCat("(", i, ") * ", w);

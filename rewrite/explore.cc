@@ -37,6 +37,7 @@ std::string Variant::Name() const {
 std::vector<ExploreRule> ExploreRules(const ExploreOptions& options) {
   std::vector<ExploreRule> rules = {{MapReduceInterchange()}, {StoreTransposed(), true}};
   for (int w : options.vector_widths) rules.push_back({VectorizeReduce(w)});
+  for (int w : options.vector_widths) rules.push_back({VectorizeMaps(w), true});
   return rules;
 }
 
@@ -88,9 +89,10 @@ absl::StatusOr<std::vector<Variant>> OtherWidths(const ir::ExprPtr& body, const 
                                                  const ExploreOptions& options) {
   std::vector<Variant> out;
   for (size_t k = 0; k < from.steps.size(); ++k) {
-    if (!from.steps[k].rule.starts_with("vectorizeReduce(")) continue;
+    const bool maps = from.steps[k].rule.starts_with("vectorizeMaps(");
+    if (!from.steps[k].rule.starts_with("vectorizeReduce(") && !maps) continue;
     for (int w : options.vector_widths) {
-      const std::string rule = VectorizeReduce(w).name;
+      const std::string rule = maps ? VectorizeMaps(w).name : VectorizeReduce(w).name;
       if (from.steps[k].rule == rule) continue;
       Variant v{from.steps, nullptr};
       v.steps[k].rule = rule;

@@ -1,6 +1,8 @@
 // Vectorisation rules (see vectorize.h).
 #include "rewrite/vectorize.h"
 
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -9,9 +11,20 @@
 namespace dfc::rewrite {
 namespace {
 
+// The element type of `x`'s array, if it is an array of vectors of `w` lanes.
+bool IsVectorsOf(const ir::ExprPtr& x, int w) {
+  return x->type->is_array() && x->type->element->is_vector() && x->type->element->width == w;
+}
+
 // `x`, an array of scalars of length n, as n / w vectors: a Map over a Zip (or over one array)
-// applies its function to vectors of the arrays; anything else is read w at a time.
+// applies its function to vectors of the arrays, each of which is read so in turn (a chain of
+// elementwise Maps becomes one over vectors); AsScalar $ v of vectors of w lanes is v; anything
+// else is read w at a time. A Map whose function does not type on vectors is read w at a time.
 absl::StatusOr<ir::ExprPtr> AsVectors(const ir::ExprPtr& x, int w) {
+  if (const ir::FunCall* scalars = CallOf(x, ir::Fun::Kind::kAsScalar);
+      scalars != nullptr && IsVectorsOf(scalars->args[0], w)) {
+    return scalars->args[0];
+  }
   const ir::FunCall* map = CallOf(x, ir::Fun::Kind::kMap);
   if (map != nullptr) {
     const ir::FunPtr& g = static_cast<const ir::Pattern&>(*map->f).f;
@@ -20,23 +33,28 @@ absl::StatusOr<ir::ExprPtr> AsVectors(const ir::ExprPtr& x, int w) {
     bool scalars = true;
     for (const ir::ExprPtr& a : parts) scalars = scalars && a->type->element->is_scalar();
     if (scalars) {
-      std::vector<ir::ExprPtr> vectors;
-      for (const ir::ExprPtr& a : parts) {
-        DFC_ASSIGN_OR_RETURN(ir::ExprPtr v, ir::Call(ir::AsVector(w), {a}));
-        vectors.push_back(std::move(v));
-      }
-      ir::ExprPtr input = vectors[0];
-      if (zip != nullptr) {
-        DFC_ASSIGN_OR_RETURN(input, ir::Call(ir::Zip(static_cast<int>(vectors.size())), vectors));
-      }
-      if (g->kind == ir::Fun::Kind::kUserFun) return ir::Call(ir::Map(g), {input});
-      if (g->kind == ir::Fun::Kind::kLambda) {
+      auto over_vectors = [&]() -> absl::StatusOr<ir::ExprPtr> {
+        std::vector<ir::ExprPtr> vectors;
+        for (const ir::ExprPtr& a : parts) {
+          DFC_ASSIGN_OR_RETURN(ir::ExprPtr v, AsVectors(a, w));
+          vectors.push_back(std::move(v));
+        }
+        ir::ExprPtr input = vectors[0];
+        if (zip != nullptr) {
+          DFC_ASSIGN_OR_RETURN(input, ir::Call(ir::Zip(static_cast<int>(vectors.size())), vectors));
+        }
+        if (g->kind == ir::Fun::Kind::kUserFun) return ir::Call(ir::Map(g), {input});
+        if (g->kind != ir::Fun::Kind::kLambda) {
+          return absl::InvalidArgumentError("the Map's function is a pattern");
+        }
         // The same body, its parameter retyped: every call in it types again on vectors.
         const auto& lambda = static_cast<const ir::Lambda&>(*g);
         const ir::ParamPtr p = ir::MakeParam(lambda.params[0]->name, input->type->element);
         DFC_ASSIGN_OR_RETURN(ir::ExprPtr body, Substitute(lambda.body, lambda.params[0].get(), p));
         return ir::Call(ir::Map(std::make_shared<ir::Lambda>(std::vector{p}, body)), {input});
-      }
+      };
+      absl::StatusOr<ir::ExprPtr> vectorised = over_vectors();
+      if (vectorised.ok() && IsVectorsOf(*vectorised, w)) return vectorised;
     }
   }
   return ir::Call(ir::AsVector(w), {x});
@@ -119,33 +137,113 @@ Rule VectorizeReduce(int width) {
       }};
 }
 
+namespace {
+
+// Why `e` is not a Map of scalars that vectorizeMap(w) reads as vectors, or nothing.
+std::optional<Decline> CheckElementwiseMap(const ir::ExprPtr& e, int width) {
+  const ir::FunCall* map = CallOf(e, ir::Fun::Kind::kMap);
+  if (map == nullptr) return Decline{"not a high-level Map"};
+  const ir::FunPtr& f = static_cast<const ir::Pattern&>(*map->f).f;
+  if (f->kind != ir::Fun::Kind::kUserFun && f->kind != ir::Fun::Kind::kLambda) {
+    return Decline{"the Map's function is a pattern"};
+  }
+  if (!e->type->element->is_scalar()) return Decline{"the Map's elements are not scalars"};
+  const ir::FunCall* zip = CallOf(map->args[0], ir::Fun::Kind::kZip);
+  std::vector<ir::ExprPtr> parts = zip != nullptr ? zip->args : std::vector{map->args[0]};
+  std::vector<DType> dtypes = {e->type->element->dtype};
+  for (const ir::ExprPtr& a : parts) {
+    if (!a->type->element->is_scalar()) {
+      return Decline{"the Map's input is not an array of scalars (or a Zip of them)"};
+    }
+    dtypes.push_back(a->type->element->dtype);
+  }
+  for (DType t : dtypes) {
+    if (t == DType::kHalf || t == DType::kBool) {
+      return Decline{"float16 and bool are not vectorised"};
+    }
+  }
+  if ((e->type->length % width).AsConstant() != std::optional<int64_t>(0)) {
+    return Decline{absl::StrCat("length ", e->type->length.ToString(),
+                                " is not known to be a multiple of ", width)};
+  }
+  return std::nullopt;
+}
+
+// AsScalar $ AsVectors(e), or why `e`'s function does not type on vectors.
+absl::StatusOr<ir::ExprPtr> VectorizedMap(const ir::ExprPtr& e, int width) {
+  DFC_ASSIGN_OR_RETURN(ir::ExprPtr vectors, AsVectors(e, width));
+  if (CallOf(vectors, ir::Fun::Kind::kMap) == nullptr) {
+    return absl::InvalidArgumentError("the Map's function does not type on vectors");
+  }
+  return ir::Call(ir::AsScalar(), {vectors});
+}
+
+// Every Map of VectorizeMap's kind in `e`, outermost first (the Maps nested in its inputs are
+// read as vectors with it), but a Reduce's input: vectorizeReduce reads that with its Reduce.
+absl::StatusOr<ir::ExprPtr> VectorizeMaps(const ir::ExprPtr& e, int width, int& count);
+absl::StatusOr<ir::FunPtr> VectorizeMapsIn(const ir::FunPtr& f, int width, int& count) {
+  if (f->kind == ir::Fun::Kind::kLambda) {
+    const auto& lambda = static_cast<const ir::Lambda&>(*f);
+    DFC_ASSIGN_OR_RETURN(ir::ExprPtr body, VectorizeMaps(lambda.body, width, count));
+    return std::make_shared<ir::Lambda>(lambda.params, std::move(body));
+  }
+  if (f->kind == ir::Fun::Kind::kUserFun) return f;
+  const auto& pattern = static_cast<const ir::Pattern&>(*f);
+  if (pattern.f == nullptr) return f;
+  DFC_ASSIGN_OR_RETURN(ir::FunPtr inner, VectorizeMapsIn(pattern.f, width, count));
+  return WithFunction(pattern, std::move(inner));
+}
+absl::StatusOr<ir::ExprPtr> VectorizeMaps(const ir::ExprPtr& e, int width, int& count) {
+  if (e->kind != ir::Expr::Kind::kFunCall) return e;
+  if (!CheckElementwiseMap(e, width)) {
+    if (absl::StatusOr<ir::ExprPtr> vectorised = VectorizedMap(e, width); vectorised.ok()) {
+      ++count;
+      return vectorised;
+    }
+  }
+  const auto& call = static_cast<const ir::FunCall&>(*e);
+  std::vector<ir::ExprPtr> args = call.args;
+  for (size_t k = 0; k < args.size(); ++k) {
+    const ir::FunCall* input = ir::IsReduce(call.f->kind) && k == 1 ? MapCall(args[k]) : nullptr;
+    if (input == nullptr) {
+      DFC_ASSIGN_OR_RETURN(args[k], VectorizeMaps(args[k], width, count));
+      continue;
+    }
+    std::vector<ir::ExprPtr> inputs = input->args;
+    for (ir::ExprPtr& a : inputs) {
+      DFC_ASSIGN_OR_RETURN(a, VectorizeMaps(a, width, count));
+    }
+    DFC_ASSIGN_OR_RETURN(ir::FunPtr g, VectorizeMapsIn(input->f, width, count));
+    DFC_ASSIGN_OR_RETURN(args[k], ir::Call(std::move(g), std::move(inputs)));
+  }
+  DFC_ASSIGN_OR_RETURN(ir::FunPtr f, VectorizeMapsIn(call.f, width, count));
+  return ir::Call(std::move(f), std::move(args));
+}
+
+}  // namespace
+
 Rule VectorizeMap(int width) {
   return {absl::StrCat("vectorizeMap(", width, ")"),
-          absl::StrCat("Map(uf) $ X => AsScalar $ Map(uf) $ AsVector(", width, ") $ X"),
+          absl::StrCat("Map(f) $ Zip(X1, ..., Xk) => AsScalar $ Map(f) $ Zip(AsVector(", width,
+                       ") $ X1, ...), an Xi that is such a Map read so in turn"),
           [width](const ir::ExprPtr& e) -> Match {
-            const ir::FunCall* map = CallOf(e, ir::Fun::Kind::kMap);
-            if (map == nullptr) return Decline{"not a high-level Map"};
-            const ir::FunPtr& uf = static_cast<const ir::Pattern&>(*map->f).f;
-            if (uf->kind != ir::Fun::Kind::kUserFun)
-              return Decline{"the Map's function is not a UserFun"};
-            const ir::ExprPtr x = map->args[0];
-            if (!x->type->element->is_scalar()) return Decline{"the elements are not scalars"};
-            const DType dtype = x->type->element->dtype;
-            const DType result = static_cast<const ir::UserFun&>(*uf).result_type->dtype;
-            for (DType t : {dtype, result}) {
-              if (t == DType::kHalf || t == DType::kBool) {
-                return Decline{"float16 and bool are not vectorised"};
-              }
-            }
-            if ((x->type->length % width).AsConstant() != std::optional<int64_t>(0)) {
-              return Decline{absl::StrCat("length ", x->type->length.ToString(),
-                                          " is not known to be a multiple of ", width)};
-            }
-            return [width, uf, x]() -> absl::StatusOr<ir::ExprPtr> {
-              DFC_ASSIGN_OR_RETURN(ir::ExprPtr vectors, ir::Call(ir::AsVector(width), {x}));
-              DFC_ASSIGN_OR_RETURN(ir::ExprPtr mapped, ir::Call(ir::Map(uf), {vectors}));
-              return ir::Call(ir::AsScalar(), {mapped});
-            };
+            if (std::optional<Decline> d = CheckElementwiseMap(e, width)) return *d;
+            absl::StatusOr<ir::ExprPtr> vectorised = VectorizedMap(e, width);
+            if (!vectorised.ok()) return Decline{std::string(vectorised.status().message())};
+            return [v = *std::move(vectorised)]() -> absl::StatusOr<ir::ExprPtr> { return v; };
+          }};
+}
+
+Rule VectorizeMaps(int width) {
+  return {absl::StrCat("vectorizeMaps(", width, ")"),
+          absl::StrCat("vectorizeMap(", width,
+                       ") at every Map of scalars, outermost first, but a Reduce's input"),
+          [width](const ir::ExprPtr& e) -> Match {
+            int count = 0;
+            absl::StatusOr<ir::ExprPtr> vectorised = VectorizeMaps(e, width, count);
+            if (!vectorised.ok()) return Decline{std::string(vectorised.status().message())};
+            if (count == 0) return Decline{"no Map of scalars reads its inputs as vectors"};
+            return [v = *std::move(vectorised)]() -> absl::StatusOr<ir::ExprPtr> { return v; };
           }};
 }
 

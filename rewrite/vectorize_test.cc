@@ -1,5 +1,6 @@
-// vectorizeReduce(w): a match, declines with their reasons, and equivalence on seeded random
-// inputs — exact on integers, whose sums do not depend on their order.
+// vectorizeReduce(w), vectorizeMap(w) and vectorizeMaps(w): matches, declines with their reasons,
+// and equivalence on seeded random inputs — exact on integers, whose sums do not depend on their
+// order.
 #include "rewrite/vectorize.h"
 
 #include <utility>
@@ -15,6 +16,19 @@ namespace {
 
 using namespace testing;  // NOLINT: the rule-test helpers
 using ::testing::HasSubstr;
+
+ir::FunPtr IntNeg() {
+  return ir::MakeUserFun("ineg", {"x"}, "return -x;", {DType::kInt32}, DType::kInt32,
+                         [](std::span<const ir::Scalar> a) -> absl::StatusOr<ir::Scalar> {
+                           return ir::Scalar::Int(DType::kInt32, -a[0].i);
+                         });
+}
+
+int Count(const std::string& text, const std::string& needle) {
+  int n = 0;
+  for (size_t at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1)) ++n;
+  return n;
+}
 
 ir::ExprPtr IntDot(const ir::ExprPtr& a, const ir::ExprPtr& b, int64_t init = 0) {
   return Must(Dot(a, b, init));
@@ -132,12 +146,90 @@ TEST(VectorizeMapTest, AUserFunMappedOverVectorsOfLanes) {
   ASSERT_NE(vectorised, nullptr);
   EXPECT_EQ(ir::ToString(vectorised).rfind("AsScalar", 0), 0u) << ir::ToString(vectorised);
   ExpectEquivalent(e, vectorised, {x}, kSizes);
+}
+
+// a + b, each element: Map(λp => add(p.0, p.1)) $ Zip(a, b).
+ir::ExprPtr IntSum(const ir::ExprPtr& a, const ir::ExprPtr& b) {
+  return Must(ir::MapOver(Must(ir::Call(ir::Zip(2), {a, b})), [](ir::ExprPtr p) {
+    return ir::Call(IntAdd(), {Must(ir::Call(ir::Get(0), {p})), Must(ir::Call(ir::Get(1), {p}))});
+  }));
+}
+
+TEST(VectorizeMapTest, AChainOfMapsOverZipsIsOneMapOverVectors) {
+  // -(a + b) + c: the Maps of the Zip's arrays are read as vectors with the outer Map.
+  const ir::ParamPtr a = ir::MakeParam("a", Ints({kN * 4}));
+  const ir::ParamPtr b = ir::MakeParam("b", Ints({kN * 4}));
+  const ir::ParamPtr c = ir::MakeParam("c", Ints({kN * 4}));
+  const ir::ExprPtr negated =
+      Must(ir::MapOver(IntSum(a, b), [](ir::ExprPtr v) { return ir::Call(IntNeg(), {v}); }));
+  const ir::ExprPtr e = IntSum(negated, c);
+  const ir::ExprPtr vectorised = MustRewrite(VectorizeMap(4), e);
+  ASSERT_NE(vectorised, nullptr);
+  const std::string text = ir::ToString(vectorised);
+  EXPECT_EQ(Count(text, "AsVector(4)"), 3) << text;  // a, b and c, each once
+  EXPECT_EQ(Count(text, "AsScalar"), 1) << text;
+  ExpectEquivalent(e, vectorised, {a, b, c}, kSizes);
+}
+
+TEST(VectorizeMapTest, DeclinesWithTheReason) {
   const ir::ParamPtr odd = ir::MakeParam("odd", Floats({10}));
   EXPECT_EQ(DeclineReason(VectorizeMap(4), Must(ir::Call(ir::Map(Neg()), {odd}))),
             "length 10 is not known to be a multiple of 4");
-  const ir::ExprPtr lambda =
-      Must(ir::MapOver(x, [](ir::ExprPtr v) { return ir::Call(Neg(), {v}); }));
-  EXPECT_EQ(DeclineReason(VectorizeMap(8), lambda), "the Map's function is not a UserFun");
+  const ir::ParamPtr rows = ir::MakeParam("rows", Floats({kN, 8}));
+  EXPECT_EQ(
+      DeclineReason(
+          VectorizeMap(4),
+          Must(ir::MapOver(rows, [](ir::ExprPtr row) { return ir::Call(ir::Map(Neg()), {row}); }))),
+      "the Map's elements are not scalars");
+  const ir::ParamPtr x = ir::MakeParam("x", Floats({8}));
+  EXPECT_EQ(DeclineReason(VectorizeMap(4), x), "not a high-level Map");
+  // The Map over vectors that vectorizeMap leaves.
+  const ir::ExprPtr once = MustRewrite(VectorizeMap(4), Must(ir::Call(ir::Map(Neg()), {x})));
+  ASSERT_NE(once, nullptr);
+  const ir::FunCall* scalars = CallOf(once, ir::Fun::Kind::kAsScalar);
+  ASSERT_NE(scalars, nullptr);
+  EXPECT_EQ(DeclineReason(VectorizeMap(2), scalars->args[0]), "the Map's elements are not scalars");
+}
+
+// Rows of a matrix, each through two elementwise ops (each a Map over the rows whose function
+// maps the row: how the lowering makes an elementwise op of a cluster), then each row summed.
+TEST(VectorizeMapsTest, EveryElementwiseMapInOneStepButAReducesInput) {
+  const ir::ParamPtr a = ir::MakeParam("a", Ints({kN, 8}));
+  const ir::ParamPtr b = ir::MakeParam("b", Ints({kN, 8}));
+  const ir::ExprPtr sums = Must(ir::MapOver(Must(ir::Call(ir::Zip(2), {a, b})), [](ir::ExprPtr p) {
+    return IntSum(Must(ir::Call(ir::Get(0), {p})), Must(ir::Call(ir::Get(1), {p})));
+  }));
+  const ir::ExprPtr negated = Must(ir::MapOver(sums, [](ir::ExprPtr row) {
+    return ir::MapOver(row, [](ir::ExprPtr v) { return ir::Call(IntNeg(), {v}); });
+  }));
+  const ir::ExprPtr vectorised = MustRewrite(VectorizeMaps(4), negated);
+  ASSERT_NE(vectorised, nullptr);
+  EXPECT_EQ(Count(ir::ToString(vectorised), "AsScalar"), 2) << ir::ToString(vectorised);
+  ExpectEquivalent(negated, vectorised, {a, b}, kSizes);
+
+  // Each row's sum: the Map under the Reduce is vectorizeReduce's, the one before it is not.
+  const ir::ExprPtr totals = Must(ir::MapOver(negated, [](ir::ExprPtr row) {
+    return ir::ReduceOver(
+        ir::MakeLiteral(ir::Scalar::Int(DType::kInt32, 0)),
+        Must(ir::MapOver(row, [](ir::ExprPtr v) { return ir::Call(IntNeg(), {v}); })),
+        [](ir::ExprPtr acc, ir::ExprPtr v) {
+          return ir::Call(IntAdd(), {acc, v});
+        });
+  }));
+  const ir::ExprPtr partly = MustRewrite(VectorizeMaps(4), totals);
+  ASSERT_NE(partly, nullptr);
+  EXPECT_EQ(Count(ir::ToString(partly), "AsScalar"), 2) << ir::ToString(partly);
+  ExpectEquivalent(totals, partly, {a, b}, kSizes);
+
+  const ir::ParamPtr odd = ir::MakeParam("odd", Ints({kN, 6}));
+  EXPECT_EQ(DeclineReason(VectorizeMaps(4), Must(ir::MapOver(odd,
+                                                             [](ir::ExprPtr row) {
+                                                               return ir::MapOver(
+                                                                   row, [](ir::ExprPtr v) {
+                                                                     return ir::Call(IntNeg(), {v});
+                                                                   });
+                                                             }))),
+            "no Map of scalars reads its inputs as vectors");
 }
 
 }  // namespace

@@ -5,6 +5,8 @@
 
 #include <memory>
 
+#include "absl/strings/str_cat.h"
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "runtime/compare.h"
 #include "runtime/device_executor.h"
@@ -15,6 +17,9 @@
 
 namespace dfc::workloads {
 namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
 
 std::vector<Workload> Small() {
   std::vector<Workload> all = {Seed(64), Relu(64)};
@@ -108,6 +113,45 @@ TEST(WorkloadsTest, ChainIsOneKernelOfItsBytes) {
   absl::StatusOr<SizeBindings> sizes = BindSizes(plan->lowered, feeds);
   ASSERT_TRUE(sizes.ok()) << sizes.status();
   EXPECT_EQ(ClusterBytes(plan->lowered.clusters[0], *sizes), w.bytes);
+}
+
+// vectorizeMaps(w) makes the chain's 18 elementwise ops one walk over vectors: each row read
+// with vload<w>, the ops applied to vectors (Minimum, Maximum and the rest lane-wise), the
+// result written with vstore<w>, no lane read on its own; and it computes what the reference
+// does (Acos, Cosh, Exp... are OpenCL's vector builtins: the default tolerance).
+TEST(WorkloadsTest, TheChainVectorisedIsOneWalkOverVectors) {
+  const Workload w = Chain(1 << 16);
+  absl::StatusOr<Graph> graph = w.graph();
+  ASSERT_TRUE(graph.ok()) << graph.status();
+  auto shared = std::make_shared<const Graph>(*std::move(graph));
+  absl::StatusOr<std::unique_ptr<DeviceExecutor>> executor = DeviceExecutor::Open("cpu", -1, {});
+  if (!executor.ok()) GTEST_SKIP() << "no OpenCL CPU device: " << executor.status();
+  const Feeds feeds = w.feeds();
+  std::vector<std::pair<TensorId, Tensor>> fed;
+  for (const auto& [name, value] : feeds) fed.push_back({{name, 0}, value});
+  absl::StatusOr<std::vector<Tensor>> want = Reference(w, feeds);
+  ASSERT_TRUE(want.ok()) << want.status();
+  for (const int width : {4, 8, 16}) {
+    SCOPED_TRACE(width);
+    absl::StatusOr<Plan> plan =
+        CompilePlan(shared, {.fetches = {{"output", 0}},
+                             .profile = (*executor)->profile(),
+                             .steps = {{{absl::StrCat("vectorizeMaps(", width, ")"), 0}}}});
+    ASSERT_TRUE(plan.ok()) << plan.status();
+    const std::string& source = plan->kernels[0].source;
+    EXPECT_THAT(source, HasSubstr(absl::StrCat("vload", width, "(")));
+    EXPECT_THAT(source, HasSubstr(absl::StrCat("vstore", width, "(")));
+    EXPECT_THAT(source, HasSubstr(absl::StrCat("float", width, " minimum_float32_x", width)));
+    EXPECT_THAT(source, HasSubstr(absl::StrCat("acos_float32_x", width, "(")));
+    EXPECT_THAT(source, Not(HasSubstr("*)&")));  // a lane read through a private copy
+    (*executor)->UseKernel(plan->lowered.clusters[0], plan->kernels[0]);
+    absl::StatusOr<std::vector<Tensor>> got =
+        (*executor)->Run(*shared, plan->lowered, fed, plan->spec.fetches);
+    ASSERT_TRUE(got.ok()) << got.status();
+    const Comparison c = CompareTensors((*got)[0], (*want)[0]);
+    EXPECT_TRUE(c.equal) << c.reason;
+  }
+  EXPECT_EQ((*executor)->fallbacks(), 0);
 }
 
 // The models and the chain, run as model_bench runs them — the initialisers once, then the

@@ -290,10 +290,10 @@ FunPtr FloorModFun(DType d) {
       Guard::kNonzeroIntDivisor);
 }
 
-// Maximum and Minimum propagate a NaN from either side (OpenCL's fmax/fmin would drop it).
+// Maximum and Minimum propagate a NaN from either side (OpenCL's fmax/fmin would drop it). The
+// bodies are conditional expressions, not `if`s, so that they are lane-wise on vectors too.
 FunPtr MaximumFun(DType d) {
-  const std::string body = IsFloating(d) ? "if (isnan(x)) return x; if (isnan(y)) return y; "
-                                           "return x < y ? y : x;"
+  const std::string body = IsFloating(d) ? "return isnan(x) ? x : isnan(y) ? y : x < y ? y : x;"
                                          : "return x < y ? y : x;";
   return BinaryFun<kNumbers>(d, "maximum", body, []<typename C>(C a, C b) -> C {
     if constexpr (!std::is_integral_v<C>) {
@@ -304,8 +304,7 @@ FunPtr MaximumFun(DType d) {
   });
 }
 FunPtr MinimumFun(DType d) {
-  const std::string body = IsFloating(d) ? "if (isnan(x)) return x; if (isnan(y)) return y; "
-                                           "return y < x ? y : x;"
+  const std::string body = IsFloating(d) ? "return isnan(x) ? x : isnan(y) ? y : y < x ? y : x;"
                                          : "return y < x ? y : x;";
   return BinaryFun<kNumbers>(d, "minimum", body, []<typename C>(C a, C b) -> C {
     if constexpr (!std::is_integral_v<C>) {
