@@ -170,16 +170,6 @@ inline absl::StatusOr<std::pair<double, double>> WorkOf(const workloads::Workloa
   return work;
 }
 
-// Runs the workload's initialisers into `state`: variables a training step then updates.
-inline absl::Status RunInit(const workloads::Workload& w, DeviceExecutor& executor,
-                            DeviceExecutor::State& state) {
-  if (w.init.empty()) return absl::OkStatus();
-  DFC_ASSIGN_OR_RETURN(Graph graph, w.graph());
-  DFC_ASSIGN_OR_RETURN(Plan init, CompilePlan(std::make_shared<const Graph>(std::move(graph)),
-                                              {.targets = w.init, .profile = executor.profile()}));
-  return executor.Run(*init.graph, init.lowered, {}, {}, &state).status();
-}
-
 // Sets the counters of a benchmark whose kernels took `total_seconds` over its iterations:
 // GB/s and GFLOP/s of the workload's bytes and flops, and the floor — its bytes over the read
 // bandwidth, measured right after the kernels ran (a shared machine's bandwidth drifts, by 2x
@@ -234,7 +224,7 @@ inline void TimeWorkload(benchmark::State& state, const workloads::Workload& w, 
   std::vector<std::pair<TensorId, Tensor>> feeds;
   for (auto& [name, value] : w.feeds()) feeds.push_back({{name, 0}, std::move(value)});
   DeviceExecutor::State run_state;
-  if (absl::Status init = RunInit(w, executor, run_state); !init.ok()) {
+  if (absl::Status init = RunInitialisers(**plan, executor, run_state); !init.ok()) {
     state.SkipWithError(std::string(init.message()).c_str());
     return;
   }

@@ -1363,6 +1363,8 @@ absl::Status Generator::EmitBlockedCopy(const std::string& name, const CVal& val
     const std::string j = em_->Fresh("j");
     const std::string t = em_->Fresh("t");
     const std::string row = em_->Fresh("row");
+    // Work-items past the rows (the global size rounded up to the work-group size) do nothing.
+    em_->OpenBlock(absl::StrCat("if (gid * ", kCopyBlockRows, " < ", rows, ")"));
     em_->OpenBlock(absl::StrCat("for (long ", j, " = 0; ", j, " < ", columns, "; ++", j, ")"));
     em_->Emit("#pragma unroll");
     em_->OpenBlock(
@@ -1373,6 +1375,7 @@ absl::Status Generator::EmitBlockedCopy(const std::string& name, const CVal& val
     DFC_ASSIGN_OR_RETURN(CVal element, elements.element(j));
     DFC_RETURN_IF_ERROR(Store(element, value.type->element->element, buffer,
                               absl::StrCat(row, " * ", columns, " + ", j)));
+    em_->CloseBlock();
     em_->CloseBlock();
     em_->CloseBlock();
     em_->CloseBlock();

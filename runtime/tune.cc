@@ -70,9 +70,7 @@ class VariableStart {
           ") changes its variables every run: tuning starts each run from their initial values, "
           "so it needs the plan's initialisers (PlanSpec::init, dfc compile --init)"));
     }
-    DFC_ASSIGN_OR_RETURN(Plan init, CompilePlan(plan.graph, {.targets = plan.spec.init,
-                                                             .profile = executor.profile()}));
-    DFC_RETURN_IF_ERROR(executor.Run(*plan.graph, init.lowered, {}, {}, &state).status());
+    DFC_RETURN_IF_ERROR(RunInitialisers(plan, executor, state));
     DFC_RETURN_IF_ERROR(oracle.Run({}, {}, plan.spec.init).status());
     start.values_ = state.variables;
     PlanSpec read{.profile = executor.profile()};
@@ -106,6 +104,14 @@ class VariableStart {
 };
 
 }  // namespace
+
+absl::Status RunInitialisers(const Plan& plan, DeviceExecutor& executor,
+                             DeviceExecutor::State& state) {
+  if (plan.spec.init.empty()) return absl::OkStatus();
+  DFC_ASSIGN_OR_RETURN(Plan init, CompilePlan(plan.graph, {.targets = plan.spec.init,
+                                                           .profile = executor.profile()}));
+  return executor.Run(*init.graph, init.lowered, {}, {}, &state).status();
+}
 
 Tolerance VariantTolerance(const Tensor& expected, int64_t longest_reduction) {
   Tolerance t = DefaultTolerance(expected.dtype());

@@ -58,6 +58,11 @@ struct ClusterTuning {
   int best = 0;                         // the fastest usable variant
 };
 
+// Runs `plan`'s initialisers (spec.init: a training graph's `init`) on `executor` into
+// `state`, as a plan opened to run does: nothing for a plan without.
+absl::Status RunInitialisers(const Plan& plan, DeviceExecutor& executor,
+                             DeviceExecutor::State& state);
+
 // Tunes every cluster of `plan` on `executor`'s device with `feeds` (placeholder name,
 // value), which fix the sizes timed. The plan's fetches are compared with the reference
 // executor's, within VariantTolerance. `plan.kernels` and `plan.spec.steps` take each

@@ -27,7 +27,8 @@ constexpr char kUsage[] =
     "usage: dfc bench GRAPH --variants [--fetch T[,T...]] [--batch N[,N...]] [--device D]\n"
     "                 [--budget SECONDS] [--runs K] [--json FILE]\n"
     "  --variants  time every variant the rewrite rules make of each cluster\n"
-    "  --fetch     the tensors to compute (default: everything the graph computes)\n"
+    "  --fetch     the tensors to compute (default: everything the graph computes, its\n"
+    "              initialisers, the `init` of a training graph, run once first)\n"
     "  --batch     the sizes given to each placeholder's unknown dimensions (default 1024)\n"
     "  --budget    seconds of tuning per batch size (default 300)\n"
     "  --runs      timed runs per variant, after one warm-up; the median counts (default 5)\n"
@@ -58,6 +59,7 @@ absl::StatusOr<double> MedianRunMs(DeviceExecutor& executor, const Plan& plan,
   std::vector<std::pair<TensorId, Tensor>> device_feeds;
   for (const auto& [name, value] : feeds) device_feeds.push_back({{name, 0}, value});
   DeviceExecutor::State state;
+  DFC_RETURN_IF_ERROR(RunInitialisers(plan, executor, state));
   std::vector<double> times;
   for (int run = 0; run < options.warmup + options.runs; ++run) {
     DFC_RETURN_IF_ERROR(
@@ -117,7 +119,10 @@ int Bench(const std::vector<std::string>& argv) {
   absl::StatusOr<std::vector<TensorId>> fetches = FetchList(*args);
   if (!fetches.ok()) return ReportUsage(std::string(fetches.status().message()), kUsage);
   spec.fetches = *std::move(fetches);
-  if (spec.fetches.empty()) DefaultFetches(*graph, spec.fetches, spec.targets);
+  if (spec.fetches.empty()) {
+    DefaultFetches(*graph, spec.fetches, spec.targets);
+    spec.init = SplitInitialisers(*graph, spec.targets);
+  }
   nlohmann::json json = {{"device", (*executor)->device_name()},
                          {"batches", nlohmann::json::array()}};
   for (int64_t n : batches) {

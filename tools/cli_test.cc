@@ -419,6 +419,17 @@ TEST(CliTest, CompileTuneRecordsTheVariantAndALaterCompileTakesIt) {
   EXPECT_THAT(r.output, ::testing::Not(HasSubstr("tuned variant")));
 }
 
+// A training graph, everything it computes: its initialisers run first, each variant's run
+// starts from the variables they set. A budget of 0 times each cluster's default only.
+TEST(CliTest, BenchVariantsOfATrainingStepStartFromItsInitialisers) {
+  Result r = Dfc("bench " + Model("dl4j_mnist_00_softmax_train.pbtxt") +
+                 " --variants --batch 16 --device cpu --runs 1 --budget 0 2>&1");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("unfused chain (one kernel per op, MatMul through CLBlast)"));
+  EXPECT_THAT(r.output, HasSubstr("gradients/MatMul_grad/MatMul_1 (MatMul)"));
+  EXPECT_THAT(r.output, ::testing::ContainsRegex("best +[0-9.]+ .* default"));
+}
+
 TEST(CliTest, BenchNeedsVariants) {
   Result r = Dfc("bench " + std::string(DFC_SOURCE_DIR) + "/models/relu_subgraph.pbtxt 2>&1");
   EXPECT_EQ(r.exit_code, 2);
