@@ -14,4 +14,5 @@ set xtics (1, 64, 8192)
 plot 'cpu-opencl-device_model_mnist_train.dat' using 1:2 title 'unfused' with linespoints lw 2 lc 1 pt 5, \
      'cpu-opencl-device_model_mnist_train.dat' using 1:3 title 'default' with linespoints lw 2 lc 2 pt 6, \
      'cpu-opencl-device_model_mnist_train.dat' using 1:4 title 'split' with linespoints lw 2 lc 3 pt 7, \
-     'cpu-opencl-device_model_mnist_train.dat' using 1:5 title 'bandwidth floor' with lines dashtype 2 lw 2 lc rgb 'black'
+     'cpu-opencl-device_model_mnist_train.dat' using 1:5 title 'tuned' with linespoints lw 2 lc 4 pt 8, \
+     'cpu-opencl-device_model_mnist_train.dat' using 1:6 title 'bandwidth floor' with lines dashtype 2 lw 2 lc rgb 'black'
