@@ -57,21 +57,23 @@ int64_t LongestReduction(const ir::ExprPtr& e, const SizeBindings& sizes) {
 // initialisers gave them, and the values a run leaves are checked as its fetches are.
 class VariableStart {
  public:
-  // Runs `plan`'s initialisers on the device into `state` and on `oracle`. Nothing for a plan
-  // without targets.
+  // Runs `plan`'s initialisers on the device into `state` and on `oracle` (a graph that reads
+  // variables without writing them needs them too). Keeps nothing for a plan without targets.
   static absl::StatusOr<VariableStart> Make(const Plan& plan, DeviceExecutor& executor,
                                             DeviceExecutor::State& state,
                                             reference::Session& oracle) {
     VariableStart start;
-    if (plan.spec.targets.empty()) return start;
-    if (plan.spec.init.empty()) {
+    if (!plan.spec.targets.empty() && plan.spec.init.empty()) {
       return absl::FailedPreconditionError(absl::StrCat(
           "a plan with targets (", absl::StrJoin(plan.spec.targets, ", "),
           ") changes its variables every run: tuning starts each run from their initial values, "
           "so it needs the plan's initialisers (PlanSpec::init, dfc compile --init)"));
     }
-    DFC_RETURN_IF_ERROR(RunInitialisers(plan, executor, state));
-    DFC_RETURN_IF_ERROR(oracle.Run({}, {}, plan.spec.init).status());
+    if (!plan.spec.init.empty()) {
+      DFC_RETURN_IF_ERROR(RunInitialisers(plan, executor, state));
+      DFC_RETURN_IF_ERROR(oracle.Run({}, {}, plan.spec.init).status());
+    }
+    if (plan.spec.targets.empty()) return start;
     start.values_ = state.variables;
     PlanSpec read{.profile = executor.profile()};
     for (const auto& [name, value] : state.variables) {

@@ -239,6 +239,19 @@ TEST_F(TrainingStepTuneTest, APlanWithTargetsNeedsItsInitialisers) {
   EXPECT_THAT(tunings.status().message(), HasSubstr("PlanSpec::init"));
 }
 
+// A plan that reads the variables without training them: its initialisers run first too.
+TEST_F(TrainingStepTuneTest, APlanThatOnlyReadsVariablesRunsItsInitialisersFirst) {
+  absl::StatusOr<Plan> plan = CompilePlan(
+      graph_, {.fetches = {{"Mean", 0}}, .init = {"init"}, .profile = executor_->profile()});
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  TuneOptions options{.warmup = 0, .runs = 1, .refine_rounds = 0};
+  options.explore.max_steps = 0;
+  absl::StatusOr<std::vector<ClusterTuning>> tunings =
+      TunePlan(*plan, *executor_, StepFeeds(8), options);
+  ASSERT_TRUE(tunings.ok()) << tunings.status();
+  for (const ClusterTuning& t : *tunings) EXPECT_TRUE(t.variants[t.best].status.ok());
+}
+
 // Every variant's run starts from the initial weights (else the loss it fetches, computed from
 // weights earlier variants trained, would differ from the reference's), and the tuned plan
 // trains as the reference does, step after step.
