@@ -11,7 +11,7 @@
 namespace dfc::rewrite {
 namespace {
 
-// The element type of `x`'s array, if it is an array of vectors of `w` lanes.
+// Whether `x` is an array of vectors of `w` lanes.
 bool IsVectorsOf(const ir::ExprPtr& x, int w) {
   return x->type->is_array() && x->type->element->is_vector() && x->type->element->width == w;
 }
