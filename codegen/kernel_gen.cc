@@ -555,6 +555,13 @@ absl::StatusOr<CVal> Generator::Eval(const ExprPtr& expr, const Env& env) {
         DFC_ASSIGN_OR_RETURN(CVal v, Eval(a, env));
         args.push_back(std::move(v));
       }
+      // At a literal index known to be in range (a vector filled with a Reduce's initial
+      // value, rewrite::VectorizeColumns): the element itself, with no check to emit.
+      if (call.f->kind == Fun::Kind::kAt && call.args[1]->kind == ir::Expr::Kind::kLiteral) {
+        const int64_t i = static_cast<const ir::Literal&>(*call.args[1]).value.i;
+        const std::optional<int64_t> n = args[0].type->length.AsConstant();
+        if (n && i >= 0 && i < *n) return args[0].element(absl::StrCat(i, "L"));
+      }
       return Apply(*call.f, std::move(args), expr->type, env);
     }
   }
@@ -668,13 +675,13 @@ ElementFn Windows(const CVal& array, const TypePtr& window, const std::string& s
   };
 }
 
-// The scalars of a value, depth first through tuples.
+// The scalars and vectors of a value, depth first through tuples.
 absl::Status Leaves(const CVal& v, std::vector<const CVal*>& out) {
   if (v.type->is_tuple()) {
     for (const CVal& f : v.fields) DFC_RETURN_IF_ERROR(Leaves(f, out));
     return absl::OkStatus();
   }
-  if (!v.type->is_scalar()) {
+  if (!v.type->is_scalar() && !v.type->is_vector()) {
     return Unsupported(absl::StrCat("a Reduce accumulator of type ", ir::TypeToString(v.type)));
   }
   out.push_back(&v);
@@ -758,10 +765,10 @@ absl::StatusOr<CVal> Generator::ReduceSeq(const ir::Pattern& p, std::vector<CVal
       for (const TypePtr& e : t->elements) DFC_RETURN_IF_ERROR(collect(e));
       return absl::OkStatus();
     }
-    if (!t->is_scalar()) {
+    if (!t->is_scalar() && !t->is_vector()) {
       return Unsupported(absl::StrCat("a Reduce accumulator of type ", ir::TypeToString(t)));
     }
-    types.push_back(ir::OpenCLType(t->dtype));
+    types.push_back(CType(t));  // a vector's lanes (rewrite::VectorizeColumns) fold at once
     return absl::OkStatus();
   };
   DFC_RETURN_IF_ERROR(collect(init.type));

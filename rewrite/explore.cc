@@ -38,6 +38,7 @@ std::vector<ExploreRule> ExploreRules(const ExploreOptions& options) {
   std::vector<ExploreRule> rules = {{MapReduceInterchange()}, {StoreTransposed(), true}};
   for (int w : options.vector_widths) rules.push_back({VectorizeReduce(w)});
   for (int w : options.vector_widths) rules.push_back({VectorizeMaps(w), true});
+  for (int w : options.vector_widths) rules.push_back({VectorizeColumns(w)});
   return rules;
 }
 
@@ -89,10 +90,16 @@ absl::StatusOr<std::vector<Variant>> OtherWidths(const ir::ExprPtr& body, const 
                                                  const ExploreOptions& options) {
   std::vector<Variant> out;
   for (size_t k = 0; k < from.steps.size(); ++k) {
-    const bool maps = from.steps[k].rule.starts_with("vectorizeMaps(");
-    if (!from.steps[k].rule.starts_with("vectorizeReduce(") && !maps) continue;
+    // The rules with a width parameter, by the prefix of their names.
+    Rule (*family)(int) = nullptr;
+    for (const auto& [prefix, f] : {std::pair{"vectorizeReduce(", &VectorizeReduce},
+                                    std::pair{"vectorizeMaps(", &VectorizeMaps},
+                                    std::pair{"vectorizeColumns(", &VectorizeColumns}}) {
+      if (from.steps[k].rule.starts_with(prefix)) family = f;
+    }
+    if (family == nullptr) continue;
     for (int w : options.vector_widths) {
-      const std::string rule = maps ? VectorizeMaps(w).name : VectorizeReduce(w).name;
+      const std::string rule = family(w).name;
       if (from.steps[k].rule == rule) continue;
       Variant v{from.steps, nullptr};
       v.steps[k].rule = rule;

@@ -35,9 +35,9 @@ struct ExploreOptions {
   int max_variants = 48;
 };
 
-// The rules the explorer applies, by name: mapReduceInterchange, vectorizeReduce(w) for each
-// width, and at the root only storeTransposed (it binds at the cluster's top level) and
-// vectorizeMaps(w) for each width (every elementwise Map at once).
+// The rules the explorer applies, by name: mapReduceInterchange, vectorizeReduce(w) and
+// vectorizeColumns(w) for each width, and at the root only storeTransposed (it binds at the
+// cluster's top level) and vectorizeMaps(w) for each width (every elementwise Map at once).
 struct ExploreRule {
   Rule rule;
   bool root_only = false;
@@ -55,8 +55,8 @@ absl::StatusOr<std::vector<Variant>> Enumerate(const ir::ExprPtr& body,
 absl::StatusOr<std::vector<Variant>> Extend(const Variant& from, const ExploreOptions& options);
 
 // The variants of `body` that differ from `from` in the parameter of one step: a
-// vectorizeReduce(w) or vectorizeMaps(w) step with each other width of options.vector_widths
-// (Lift's third stage, for the vector widths), where the steps still replay.
+// vectorizeReduce(w), vectorizeMaps(w) or vectorizeColumns(w) step with each other width of
+// options.vector_widths (Lift's third stage, for the vector widths), where the steps still replay.
 absl::StatusOr<std::vector<Variant>> OtherWidths(const ir::ExprPtr& body, const Variant& from,
                                                  const ExploreOptions& options);
 

@@ -5,8 +5,10 @@
 #include <string>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "ir/expr.h"
+#include "ir/printer.h"
 
 namespace dfc::rewrite {
 namespace {
@@ -221,6 +223,123 @@ absl::StatusOr<ir::ExprPtr> VectorizeMaps(const ir::ExprPtr& e, int width, int& 
 }
 
 }  // namespace
+
+namespace {
+
+using Bindings = absl::flat_hash_map<const ir::Param*, ir::ExprPtr>;
+
+absl::StatusOr<ir::ExprPtr> Widen(const ir::ExprPtr& e, Bindings& env, int width);
+
+// `f` applied to arguments of `types`: a Lambda's parameters retyped to them, and a pattern's
+// function to what the pattern applies it to.
+absl::StatusOr<ir::FunPtr> WidenFun(const ir::FunPtr& f, const std::vector<ir::TypePtr>& types,
+                                    Bindings& env, int width) {
+  if (f->kind == ir::Fun::Kind::kUserFun) return f;
+  if (f->kind == ir::Fun::Kind::kLambda) {
+    const auto& lambda = static_cast<const ir::Lambda&>(*f);
+    if (lambda.params.size() != types.size()) {
+      return absl::InvalidArgumentError("a λ applied to the wrong number of arguments");
+    }
+    std::vector<ir::ParamPtr> params;
+    for (size_t k = 0; k < types.size(); ++k) {
+      params.push_back(ir::MakeParam(lambda.params[k]->name, types[k]));
+      env[lambda.params[k].get()] = params.back();
+    }
+    DFC_ASSIGN_OR_RETURN(ir::ExprPtr body, Widen(lambda.body, env, width));
+    return std::make_shared<ir::Lambda>(std::move(params), std::move(body));
+  }
+  const auto& pattern = static_cast<const ir::Pattern&>(*f);
+  if (pattern.f == nullptr) return f;
+  std::vector<ir::TypePtr> inner;
+  if (f->kind == ir::Fun::Kind::kMap) {
+    inner = {types[0]->element};
+  } else if (f->kind == ir::Fun::Kind::kReduce) {
+    inner = {types[0], types[1]->element};
+  } else {
+    return absl::InvalidArgumentError(
+        absl::StrCat(ir::ToString(f), "'s function is not typed again on vectors"));
+  }
+  DFC_ASSIGN_OR_RETURN(ir::FunPtr g, WidenFun(pattern.f, inner, env, width));
+  return WithFunction(pattern, std::move(g));
+}
+
+// `e` with the parameters of `env` replaced and every function typed again (VectorizeColumns).
+absl::StatusOr<ir::ExprPtr> Widen(const ir::ExprPtr& e, Bindings& env, int width) {
+  if (e->kind == ir::Expr::Kind::kParam) {
+    const auto it = env.find(static_cast<const ir::Param*>(e.get()));
+    return it == env.end() ? e : it->second;
+  }
+  if (e->kind != ir::Expr::Kind::kFunCall) return e;
+  const auto& call = static_cast<const ir::FunCall&>(*e);
+  std::vector<ir::ExprPtr> args;
+  std::vector<ir::TypePtr> types;
+  for (const ir::ExprPtr& a : call.args) {
+    DFC_ASSIGN_OR_RETURN(ir::ExprPtr arg, Widen(a, env, width));
+    args.push_back(std::move(arg));
+  }
+  if (call.f->kind == ir::Fun::Kind::kReduce && args[0]->type->is_scalar() &&
+      args[1]->type->element->is_vector()) {
+    // Every lane starts from the initial value: At(AsVector(w) $ Repeat(w) $ init, 0).
+    DFC_ASSIGN_OR_RETURN(ir::ExprPtr fill, ir::Call(ir::Repeat(width), {args[0]}));
+    DFC_ASSIGN_OR_RETURN(ir::ExprPtr lanes, ir::Call(ir::AsVector(width), {fill}));
+    DFC_ASSIGN_OR_RETURN(
+        args[0], ir::Call(ir::At(), {lanes, ir::MakeLiteral(ir::Scalar::Int(DType::kInt32, 0))}));
+  }
+  for (const ir::ExprPtr& a : args) types.push_back(a->type);
+  DFC_ASSIGN_OR_RETURN(ir::FunPtr f, WidenFun(call.f, types, env, width));
+  return ir::Call(std::move(f), std::move(args));
+}
+
+}  // namespace
+
+Rule VectorizeColumns(int width) {
+  return {
+      absl::StrCat("vectorizeColumns(", width, ")"),
+      absl::StrCat("Map(λc => F(c)) $ X => AsScalar $ Map(λv => F(v)) $ Transpose $ Map(AsVector(",
+                   width, ")) $ Transpose $ X"),
+      [width](const ir::ExprPtr& e) -> Match {
+        const ir::FunCall* map = CallOf(e, ir::Fun::Kind::kMap);
+        if (map == nullptr) return Decline{"not a high-level Map"};
+        const ir::FunPtr& f = static_cast<const ir::Pattern&>(*map->f).f;
+        if (f->kind != ir::Fun::Kind::kLambda) return Decline{"the Map's function is not a λ"};
+        const ir::ExprPtr& x = map->args[0];
+        const ir::TypePtr& row = x->type->element;
+        if (!row->is_array() || !row->element->is_scalar()) {
+          return Decline{"the Map is not over the rows of a matrix of scalars"};
+        }
+        if (!e->type->element->is_scalar()) return Decline{"the Map's elements are not scalars"};
+        for (DType t : {row->element->dtype, e->type->element->dtype}) {
+          if (t == DType::kHalf || t == DType::kBool) {
+            return Decline{"float16 and bool are not vectorised"};
+          }
+        }
+        if ((x->type->length % width).AsConstant() != std::optional<int64_t>(0)) {
+          return Decline{absl::StrCat("the ", x->type->length.ToString(),
+                                      " rows are not known to be a multiple of ", width)};
+        }
+        auto vectorised = [&]() -> absl::StatusOr<ir::ExprPtr> {
+          // Transpose $ X, X = Transpose $ Y being Y itself.
+          const ir::FunCall* transposed = CallOf(x, ir::Fun::Kind::kTranspose);
+          ir::ExprPtr columns = transposed != nullptr ? transposed->args[0] : nullptr;
+          if (columns == nullptr) {
+            DFC_ASSIGN_OR_RETURN(columns, ir::Call(ir::Transpose(), {x}));
+          }
+          DFC_ASSIGN_OR_RETURN(ir::ExprPtr vectors,
+                               ir::Call(ir::Map(ir::AsVector(width)), {columns}));
+          DFC_ASSIGN_OR_RETURN(ir::ExprPtr input, ir::Call(ir::Transpose(), {vectors}));
+          Bindings env;
+          DFC_ASSIGN_OR_RETURN(ir::FunPtr g, WidenFun(f, {input->type->element}, env, width));
+          DFC_ASSIGN_OR_RETURN(ir::ExprPtr lanes, ir::Call(ir::Map(g), {input}));
+          if (!IsVectorsOf(lanes, width)) {
+            return absl::InvalidArgumentError("the function does not compute a vector of lanes");
+          }
+          return ir::Call(ir::AsScalar(), {lanes});
+        };
+        absl::StatusOr<ir::ExprPtr> v = vectorised();
+        if (!v.ok()) return Decline{std::string(v.status().message())};
+        return [v = *std::move(v)]() -> absl::StatusOr<ir::ExprPtr> { return v; };
+      }};
+}
 
 Rule VectorizeMap(int width) {
   return {absl::StrCat("vectorizeMap(", width, ")"),

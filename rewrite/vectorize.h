@@ -38,6 +38,21 @@ Rule VectorizeMap(int width);
 // has a Map per op, each in its own row function: the explorer would need a step for each.
 Rule VectorizeMaps(int width);
 
+// vectorizeColumns(w): a Map over the rows of a matrix X ([n][k] of scalars, n a known
+// multiple of w) computing a scalar from each, w rows at a time:
+//   Map(λc => F(c)) $ X => AsScalar $ Map(λv => F(v)) $ Transpose $ Map(AsVector(w)) $ Transpose $
+//   X
+// where v is the k columns of w consecutive rows of X as vectors of w lanes (lane l is row
+// j·w + l), and F is typed again on them: every function in F applies lane by lane (a UserFun;
+// Map, Zip, Get, Tuple and Reduce structurally), a scalar that does not come from c is the same
+// in every lane, and a Reduce over vectors starts from its scalar initial value in every lane.
+// Lane l computes exactly what F(X[j·w + l]) does, in the same order. A MatMul's Map over the
+// output columns of a row (each a dot product with a column of the right matrix) becomes one
+// over w columns at once: each step of the dot multiplies one element of the row by w
+// neighbouring elements of a row of the right matrix, which a stored transpose
+// (storeTransposed) or the matrix itself gives as one vload<w>.
+Rule VectorizeColumns(int width);
+
 }  // namespace dfc::rewrite
 
 #endif  // DFC_REWRITE_VECTORIZE_H_

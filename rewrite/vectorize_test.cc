@@ -1,6 +1,6 @@
-// vectorizeReduce(w), vectorizeMap(w) and vectorizeMaps(w): matches, declines with their reasons,
-// and equivalence on seeded random inputs — exact on integers, whose sums do not depend on their
-// order.
+// vectorizeReduce(w), vectorizeMap(w), vectorizeMaps(w) and vectorizeColumns(w): matches,
+// declines with their reasons, and equivalence on seeded random inputs — exact on integers,
+// whose sums do not depend on their order.
 #include "rewrite/vectorize.h"
 
 #include <utility>
@@ -230,6 +230,68 @@ TEST(VectorizeMapsTest, EveryElementwiseMapInOneStepButAReducesInput) {
                                                                    });
                                                              }))),
             "no Map of scalars reads its inputs as vectors");
+}
+
+// A row's dot product with each column of b (a MatMul's Map over its output columns), w
+// columns at a time: the columns of b are the rows of b itself read as vectors.
+TEST(VectorizeColumnsTest, EachColumnsDotProductWColumnsAtOnce) {
+  for (int w : {2, 4, 8, 16}) {
+    SCOPED_TRACE(w);
+    const ir::ParamPtr row = ir::MakeParam("row", Ints({5}));
+    const ir::ParamPtr b = ir::MakeParam("b", Ints({5, kN * 16}));
+    const ir::ExprPtr e = Must(DotEachColumn(row, b));
+    const ir::ExprPtr vectorised = MustRewrite(VectorizeColumns(w), e);
+    ASSERT_NE(vectorised, nullptr);
+    // Transpose $ Transpose $ b is b: one Transpose, the one that walks the vectors' columns.
+    EXPECT_EQ(Count(ir::ToString(vectorised), "Transpose"), 1) << ir::ToString(vectorised);
+    EXPECT_THAT(ir::ToString(vectorised), HasSubstr(absl::StrCat("Map(AsVector(", w, "))")));
+    ExpectEquivalent(e, vectorised, {row, b}, kSizes);
+  }
+}
+
+// dy·Wᵀ as TensorFlow's gradient writes it (transpose_b): the columns are W's rows, read w at
+// a time down their columns; and the rule inside a whole MatMul, a Map over its rows.
+TEST(VectorizeColumnsTest, TheRowsOfAMatrixAndAWholeMatMul) {
+  const ir::ParamPtr row = ir::MakeParam("row", Ints({3}));
+  const ir::ParamPtr w_rows = ir::MakeParam("w", Ints({kN * 8, 3}));
+  const ir::ExprPtr e = Must(ir::MapOver(w_rows, [&](ir::ExprPtr col) { return Dot(row, col); }));
+  const ir::ExprPtr vectorised = MustRewrite(VectorizeColumns(8), e);
+  ExpectEquivalent(e, vectorised, {row, w_rows}, kSizes);
+
+  const ir::ParamPtr a = ir::MakeParam("a", Ints({kN, 7}));
+  const ir::ParamPtr b = ir::MakeParam("b", Ints({7, 12}));
+  const ir::ExprPtr product = Must(MatMul(a, b));
+  absl::StatusOr<std::vector<ir::ExprPtr>> places = ApplyAtEach(VectorizeColumns(4), product);
+  ASSERT_TRUE(places.ok()) << places.status();
+  ASSERT_EQ(places->size(), 1u);  // the Map over columns; the Map over a's rows makes rows
+  ExpectEquivalent(product, places->front(), {a, b}, kSizes);
+}
+
+TEST(VectorizeColumnsTest, DeclinesWithTheReason) {
+  const ir::ParamPtr row = ir::MakeParam("row", Ints({4}));
+  EXPECT_EQ(DeclineReason(VectorizeColumns(4), row), "not a high-level Map");
+  EXPECT_EQ(DeclineReason(VectorizeColumns(4), Must(ir::Call(ir::Map(IntNeg()), {row}))),
+            "the Map's function is not a λ");
+  EXPECT_EQ(
+      DeclineReason(VectorizeColumns(4),
+                    Must(ir::MapOver(row, [](ir::ExprPtr v) { return ir::Call(IntNeg(), {v}); }))),
+      "the Map is not over the rows of a matrix of scalars");
+  const ir::ParamPtr six = ir::MakeParam("b", Ints({4, 6}));
+  EXPECT_EQ(DeclineReason(VectorizeColumns(4), Must(DotEachColumn(row, six))),
+            "the 6 rows are not known to be a multiple of 4");
+  // A column's sum used as an index: an index of four lanes does not type.
+  const ir::ParamPtr table = ir::MakeParam("table", Ints({100}));
+  const ir::ParamPtr b = ir::MakeParam("b", Ints({8, 4}));
+  const ir::ExprPtr lookup =
+      Must(ir::MapOver(b, [&](ir::ExprPtr col) -> absl::StatusOr<ir::ExprPtr> {
+        DFC_ASSIGN_OR_RETURN(ir::ExprPtr sum,
+                             ir::ReduceOver(ir::MakeLiteral(ir::Scalar::Int(DType::kInt32, 0)), col,
+                                            [](ir::ExprPtr acc, ir::ExprPtr v) {
+                                              return ir::Call(IntAdd(), {acc, v});
+                                            }));
+        return ir::Call(ir::At(), {table, sum});
+      }));
+  EXPECT_THAT(DeclineReason(VectorizeColumns(4), lookup), HasSubstr("index has type int32<4>"));
 }
 
 }  // namespace

@@ -154,6 +154,46 @@ TEST(WorkloadsTest, TheChainVectorisedIsOneWalkOverVectors) {
   EXPECT_EQ((*executor)->fallbacks(), 0);
 }
 
+// vectorizeColumns(16) makes a MatMul's Map over its output columns one over 16 columns at a
+// time: each step of a dot product is one vload16 of a row of the right matrix — of b itself
+// for the square (its columns are b's rows read across), of b's stored transpose for dy.WT
+// (transpose_b: its columns are b's rows) — and each 16 outputs one vstore16. The lanes fold
+// in the reference's order: within the tuner's tolerance for the dot's length.
+TEST(WorkloadsTest, AProductVectorisedAcrossItsColumnsReadsRowsOfVectors) {
+  absl::StatusOr<std::unique_ptr<DeviceExecutor>> executor = DeviceExecutor::Open("cpu", -1, {});
+  if (!executor.ok()) GTEST_SKIP() << "no OpenCL CPU device: " << executor.status();
+  for (const Contraction& c : Contractions()) {
+    const bool transposed = c.label == "dy.WT" && c.size == 100;
+    if (!transposed && !(c.label == "square" && c.size == 256)) continue;
+    const Workload w = MatMul(c);
+    SCOPED_TRACE(w.name);
+    absl::StatusOr<Graph> graph = w.graph();
+    ASSERT_TRUE(graph.ok()) << graph.status();
+    auto shared = std::make_shared<const Graph>(*std::move(graph));
+    std::vector<rewrite::Step> steps = {{"vectorizeColumns(16)", 0}};
+    if (transposed) steps.push_back({"storeTransposed", 0});
+    absl::StatusOr<Plan> plan = CompilePlan(
+        shared, {.fetches = {{"c", 0}}, .profile = (*executor)->profile(), .steps = {steps}});
+    ASSERT_TRUE(plan.ok()) << plan.status();
+    const std::string& source = plan->kernels[0].source;
+    EXPECT_THAT(source, HasSubstr(transposed ? "vload16(0, tmp0 + " : "vload16(0, in1 + "));
+    EXPECT_THAT(source, HasSubstr("vstore16("));
+    const Feeds feeds = w.feeds();
+    std::vector<std::pair<TensorId, Tensor>> fed;
+    for (const auto& [name, value] : feeds) fed.push_back({{name, 0}, value});
+    absl::StatusOr<std::vector<Tensor>> want = Reference(w, feeds);
+    ASSERT_TRUE(want.ok()) << want.status();
+    (*executor)->UseKernel(plan->lowered.clusters[0], plan->kernels[0]);
+    absl::StatusOr<std::vector<Tensor>> got =
+        (*executor)->Run(*shared, plan->lowered, fed, plan->spec.fetches);
+    ASSERT_TRUE(got.ok()) << got.status();
+    const Comparison compared =
+        CompareTensors((*got)[0], (*want)[0], VariantTolerance((*want)[0], w.longest_reduction));
+    EXPECT_TRUE(compared.equal) << compared.reason;
+  }
+  EXPECT_EQ((*executor)->fallbacks(), 0);
+}
+
 // The models and the chain, run as model_bench runs them — the initialisers once, then the
 // step with its targets — unfused with CLBlast's GEMM, fused, and with each MatMul a kernel of
 // its own: each computes what the reference executor does.
