@@ -18,6 +18,19 @@ bool IsVectorsOf(const ir::ExprPtr& x, int w) {
   return x->type->is_array() && x->type->element->is_vector() && x->type->element->width == w;
 }
 
+// The arrays a Map walks together: its Zip's, or its one array.
+std::vector<ir::ExprPtr> WalkedArrays(const ir::FunCall& map) {
+  const ir::FunCall* zip = CallOf(map.args[0], ir::Fun::Kind::kZip);
+  return zip != nullptr ? zip->args : std::vector{map.args[0]};
+}
+
+// The input of `map` made again from `arrays` in place of WalkedArrays(map).
+absl::StatusOr<ir::ExprPtr> Rezip(const ir::FunCall& map, std::vector<ir::ExprPtr> arrays) {
+  if (CallOf(map.args[0], ir::Fun::Kind::kZip) == nullptr) return arrays[0];
+  const int arity = static_cast<int>(arrays.size());
+  return ir::Call(ir::Zip(arity), std::move(arrays));
+}
+
 // `x`, an array of scalars of length n, as n / w vectors: a Map over a Zip (or over one array)
 // applies its function to vectors of the arrays, each of which is read so in turn (a chain of
 // elementwise Maps becomes one over vectors); AsScalar $ v of vectors of w lanes is v; anything
@@ -30,8 +43,7 @@ absl::StatusOr<ir::ExprPtr> AsVectors(const ir::ExprPtr& x, int w) {
   const ir::FunCall* map = CallOf(x, ir::Fun::Kind::kMap);
   if (map != nullptr) {
     const ir::FunPtr& g = static_cast<const ir::Pattern&>(*map->f).f;
-    const ir::FunCall* zip = CallOf(map->args[0], ir::Fun::Kind::kZip);
-    std::vector<ir::ExprPtr> parts = zip != nullptr ? zip->args : std::vector{map->args[0]};
+    const std::vector<ir::ExprPtr> parts = WalkedArrays(*map);
     bool scalars = true;
     for (const ir::ExprPtr& a : parts) scalars = scalars && a->type->element->is_scalar();
     if (scalars) {
@@ -41,10 +53,7 @@ absl::StatusOr<ir::ExprPtr> AsVectors(const ir::ExprPtr& x, int w) {
           DFC_ASSIGN_OR_RETURN(ir::ExprPtr v, AsVectors(a, w));
           vectors.push_back(std::move(v));
         }
-        ir::ExprPtr input = vectors[0];
-        if (zip != nullptr) {
-          DFC_ASSIGN_OR_RETURN(input, ir::Call(ir::Zip(static_cast<int>(vectors.size())), vectors));
-        }
+        DFC_ASSIGN_OR_RETURN(ir::ExprPtr input, Rezip(*map, std::move(vectors)));
         if (g->kind == ir::Fun::Kind::kUserFun) return ir::Call(ir::Map(g), {input});
         if (g->kind != ir::Fun::Kind::kLambda) {
           return absl::InvalidArgumentError("the Map's function is a pattern");
@@ -68,15 +77,11 @@ absl::StatusOr<ir::ExprPtr> Range(const ir::ExprPtr& x, int64_t from, int64_t le
   const ir::FunPtr view = ir::Reindex(length, ir::IndexVar() + from);
   const ir::FunCall* map = CallOf(x, ir::Fun::Kind::kMap);
   if (map == nullptr) return ir::Call(view, {x});
-  const ir::FunCall* zip = CallOf(map->args[0], ir::Fun::Kind::kZip);
-  std::vector<ir::ExprPtr> parts = zip != nullptr ? zip->args : std::vector{map->args[0]};
+  std::vector<ir::ExprPtr> parts = WalkedArrays(*map);
   for (ir::ExprPtr& a : parts) {
     DFC_ASSIGN_OR_RETURN(a, ir::Call(view, {a}));
   }
-  ir::ExprPtr input = parts[0];
-  if (zip != nullptr) {
-    DFC_ASSIGN_OR_RETURN(input, ir::Call(zip->f, parts));
-  }
+  DFC_ASSIGN_OR_RETURN(ir::ExprPtr input, Rezip(*map, std::move(parts)));
   return ir::Call(map->f, {input});
 }
 
@@ -150,10 +155,8 @@ std::optional<Decline> CheckElementwiseMap(const ir::ExprPtr& e, int width) {
     return Decline{"the Map's function is a pattern"};
   }
   if (!e->type->element->is_scalar()) return Decline{"the Map's elements are not scalars"};
-  const ir::FunCall* zip = CallOf(map->args[0], ir::Fun::Kind::kZip);
-  std::vector<ir::ExprPtr> parts = zip != nullptr ? zip->args : std::vector{map->args[0]};
   std::vector<DType> dtypes = {e->type->element->dtype};
-  for (const ir::ExprPtr& a : parts) {
+  for (const ir::ExprPtr& a : WalkedArrays(*map)) {
     if (!a->type->element->is_scalar()) {
       return Decline{"the Map's input is not an array of scalars (or a Zip of them)"};
     }

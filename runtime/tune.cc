@@ -178,6 +178,13 @@ std::vector<int> VectorWidths(const codegen::DeviceProfile& profile) {
   return widths;
 }
 
+std::chrono::nanoseconds ClusterShare(std::chrono::nanoseconds left, size_t clusters_left) {
+  if (left <= std::chrono::nanoseconds::zero() || clusters_left == 0) {
+    return std::chrono::nanoseconds::zero();
+  }
+  return left / static_cast<int64_t>(clusters_left);
+}
+
 absl::StatusOr<std::vector<ClusterTuning>> TunePlan(
     Plan& plan, DeviceExecutor& executor, const std::vector<std::pair<std::string, Tensor>>& feeds,
     const TuneOptions& options) {
@@ -273,6 +280,9 @@ absl::StatusOr<std::vector<ClusterTuning>> TunePlan(
   std::vector<ClusterTuning> tunings;
   for (size_t c = 0; c < plan.lowered.clusters.size(); ++c) {
     const ir::LoweredCluster& cluster = plan.lowered.clusters[c];
+    const Clock::time_point now = Clock::now();
+    const Clock::time_point cluster_deadline =
+        now + ClusterShare(deadline - now, plan.lowered.clusters.size() - c);
     ClusterTuning tuning{.cluster = static_cast<int>(c),
                          .nodes = ClusterNodeNames(graph, plan.lowered.partition.clusters[c])};
     const auto& lambda = static_cast<const ir::Lambda&>(*cluster.lambda);
@@ -288,7 +298,7 @@ absl::StatusOr<std::vector<ClusterTuning>> TunePlan(
     auto try_variant = [&](const ir::ExprPtr& body, VariantResult result) {
       codegen::KernelSource source;
       std::vector<double> times;
-      if (!tuning.variants.empty() && Clock::now() > deadline) {
+      if (!tuning.variants.empty() && Clock::now() > cluster_deadline) {
         result.status = absl::DeadlineExceededError("not tried: the tuning budget was spent");
       } else {
         ir::LoweredCluster rewritten = cluster;
@@ -373,7 +383,7 @@ absl::StatusOr<std::vector<ClusterTuning>> TunePlan(
       }
       std::ranges::sort(order, {}, [&](size_t v) { return tuning.variants[v].median_ms; });
       if (order.size() > kRaced) order.resize(kRaced);
-      for (int round = 0; round < kRaceRounds && Clock::now() <= deadline; ++round) {
+      for (int round = 0; round < kRaceRounds && Clock::now() <= cluster_deadline; ++round) {
         for (size_t v : order) {
           executor.UseKernel(cluster, kernels[v]);
           VariantResult& result = tuning.variants[v];

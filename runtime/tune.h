@@ -11,6 +11,7 @@
 #ifndef DFC_RUNTIME_TUNE_H_
 #define DFC_RUNTIME_TUNE_H_
 
+#include <chrono>
 #include <ostream>
 #include <string>
 #include <utility>
@@ -30,7 +31,7 @@ namespace dfc {
 struct TuneOptions {
   int warmup = 1;
   int runs = 5;                 // timed runs per variant; the median counts
-  double budget_seconds = 300;  // for the whole plan; variants past it are not tried
+  double budget_seconds = 300;  // for the whole plan (ClusterShare); variants past it are not tried
   rewrite::ExploreOptions explore;
   // After the breadth-first variants, the best one is extended by one step (each rule at each
   // place, rewrite::Extend) while an extension is faster, at most this many times.
@@ -91,6 +92,12 @@ Tolerance VariantTolerance(const Tensor& expected, int64_t longest_reduction);
 // The work-group sizes worth trying for MapGlb kernels on a device, besides the profile's own:
 // one to eight SIMD widths on a GPU; 1, 16 and 64 on a CPU.
 std::vector<int> WorkGroupSizes(const codegen::DeviceProfile& profile);
+
+// How long the next of `clusters_left` clusters may tune when `left` of the plan's budget is
+// left: an equal share (none once the budget is spent). A cluster with many variants (a
+// training step's forward pass at 8192 rows) would otherwise spend all of it, and the clusters
+// after it would keep their defaults; one done early leaves its time to the rest.
+std::chrono::nanoseconds ClusterShare(std::chrono::nanoseconds left, size_t clusters_left);
 
 // The vector widths worth trying on a device (its profile's preferred float width and the
 // widths below it, at least 4).

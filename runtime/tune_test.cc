@@ -564,6 +564,16 @@ TEST(UnfusedChainTest, OneKernelPerOpWithTheMatMulThroughClblast) {
   ExpectAgrees((*got)[0], ReferenceOut(shared, feeds));
 }
 
+// Each cluster may spend an equal share of what is left: the first of five, a fifth of the
+// whole; the last, all that is left; none once the budget is spent.
+TEST(ClusterShareTest, AnEqualShareOfWhatIsLeft) {
+  using std::chrono::seconds;
+  EXPECT_EQ(ClusterShare(seconds(90), 5), seconds(18));
+  EXPECT_EQ(ClusterShare(seconds(40), 1), seconds(40));
+  EXPECT_EQ(ClusterShare(seconds(-3), 2), seconds(0));
+  EXPECT_EQ(ClusterShare(seconds(0), 4), seconds(0));
+}
+
 TEST(WorkGroupSizesTest, DrawnFromTheProfile) {
   const codegen::DeviceProfile amd = *codegen::NamedProfile("amd");
   for (int size : WorkGroupSizes(amd)) {
