@@ -31,6 +31,13 @@ absl::StatusOr<ir::ExprPtr> Rezip(const ir::FunCall& map, std::vector<ir::ExprPt
   return ir::Call(ir::Zip(arity), std::move(arrays));
 }
 
+// `init` in every lane of one vector of w lanes, as an array of that one vector:
+// AsVector(w) $ Repeat(w) $ init.
+absl::StatusOr<ir::ExprPtr> InEveryLane(const ir::ExprPtr& init, int w) {
+  DFC_ASSIGN_OR_RETURN(ir::ExprPtr fill, ir::Call(ir::Repeat(w), {init}));
+  return ir::Call(ir::AsVector(w), {fill});
+}
+
 // `x`, an array of scalars of length n, as n / w vectors: a Map over a Zip (or over one array)
 // applies its function to vectors of the arrays, each of which is read so in turn (a chain of
 // elementwise Maps becomes one over vectors); AsScalar $ v of vectors of w lanes is v; anything
@@ -124,8 +131,7 @@ Rule VectorizeReduce(int width) {
             DFC_ASSIGN_OR_RETURN(rest, Range(x, *n - tail, tail));
           }
           DFC_ASSIGN_OR_RETURN(ir::ExprPtr vectors, AsVectors(head, width));
-          DFC_ASSIGN_OR_RETURN(ir::ExprPtr fill, ir::Call(ir::Repeat(width), {init}));
-          DFC_ASSIGN_OR_RETURN(ir::ExprPtr lanes, ir::Call(ir::AsVector(width), {fill}));
+          DFC_ASSIGN_OR_RETURN(ir::ExprPtr lanes, InEveryLane(init, width));
           DFC_ASSIGN_OR_RETURN(
               ir::FunPtr step,
               ir::MakeLambda({lanes->type, vectors->type->element},
@@ -283,8 +289,7 @@ absl::StatusOr<ir::ExprPtr> Widen(const ir::ExprPtr& e, Bindings& env, int width
   if (call.f->kind == ir::Fun::Kind::kReduce && args[0]->type->is_scalar() &&
       args[1]->type->element->is_vector()) {
     // Every lane starts from the initial value: At(AsVector(w) $ Repeat(w) $ init, 0).
-    DFC_ASSIGN_OR_RETURN(ir::ExprPtr fill, ir::Call(ir::Repeat(width), {args[0]}));
-    DFC_ASSIGN_OR_RETURN(ir::ExprPtr lanes, ir::Call(ir::AsVector(width), {fill}));
+    DFC_ASSIGN_OR_RETURN(ir::ExprPtr lanes, InEveryLane(args[0], width));
     DFC_ASSIGN_OR_RETURN(
         args[0], ir::Call(ir::At(), {lanes, ir::MakeLiteral(ir::Scalar::Int(DType::kInt32, 0))}));
   }

@@ -40,8 +40,8 @@ Rule VectorizeMaps(int width);
 
 // vectorizeColumns(w): a Map over the rows of a matrix X ([n][k] of scalars, n a known
 // multiple of w) computing a scalar from each, w rows at a time:
-//   Map(λc => F(c)) $ X => AsScalar $ Map(λv => F(v)) $ Transpose $ Map(AsVector(w)) $ Transpose $
-//   X
+//   Map(λc => F(c)) $ X
+//     => AsScalar $ Map(λv => F(v)) $ Transpose $ Map(AsVector(w)) $ Transpose $ X
 // where v is the k columns of w consecutive rows of X as vectors of w lanes (lane l is row
 // j·w + l), and F is typed again on them: every function in F applies lane by lane (a UserFun;
 // Map, Zip, Get, Tuple and Reduce structurally), a scalar that does not come from c is the same
