@@ -58,15 +58,9 @@ struct ArithBuilder {
 
 namespace {
 
-// Constant arithmetic in the simplifier: sizes never come near 2^63, so an overflow is a bug
-// in the caller, and wrapping silently would give a wrong size.
-int64_t Add64(int64_t a, int64_t b) {
-  int64_t r;
-  const bool overflow = __builtin_add_overflow(a, b, &r);
-  DFC_CHECK(!overflow && "int64 overflow in size arithmetic");
-  return r;
-}
-
+// Constant arithmetic in the simplifier: sizes never come near 2^63 (those a graph supplies
+// are checked by CheckedAdd and CheckedMul first), so an overflow is a bug in the caller, and
+// wrapping silently would give a wrong size.
 int64_t Mul64(int64_t a, int64_t b) {
   int64_t r;
   const bool overflow = __builtin_mul_overflow(a, b, &r);
@@ -112,16 +106,31 @@ struct MonomialLess {
 
 using Poly = std::map<Monomial, int64_t, MonomialLess>;
 
-void AddTerm(Poly& p, const Monomial& m, int64_t k) {
-  if (k == 0) return;
+// p += k·m; false when the coefficient overflows int64 (p is then left in part updated).
+[[nodiscard]] bool TryAddTerm(Poly& p, const Monomial& m, int64_t k) {
+  if (k == 0) return true;
   auto [it, inserted] = p.try_emplace(m, k);
-  if (inserted) return;
-  it->second = Add64(it->second, k);
+  if (inserted) return true;
+  if (__builtin_add_overflow(it->second, k, &it->second)) return false;
   if (it->second == 0) p.erase(it);
+  return true;
+}
+
+void AddTerm(Poly& p, const Monomial& m, int64_t k) {
+  DFC_CHECK(TryAddTerm(p, m, k) && "int64 overflow in size arithmetic");
+}
+
+// p += k·q; false on overflow.
+[[nodiscard]] bool TryAddScaled(Poly& p, const Poly& q, int64_t k) {
+  for (const auto& [m, c] : q) {
+    int64_t ck;
+    if (__builtin_mul_overflow(c, k, &ck) || !TryAddTerm(p, m, ck)) return false;
+  }
+  return true;
 }
 
 void AddScaled(Poly& p, const Poly& q, int64_t k) {
-  for (const auto& [m, c] : q) AddTerm(p, m, Mul64(c, k));
+  DFC_CHECK(TryAddScaled(p, q, k) && "int64 overflow in size arithmetic");
 }
 
 // A term of a sum (anything but a sum) as coefficient times monomial.
@@ -153,17 +162,25 @@ Poly ToPoly(const ArithExpr& e) {
   return p;
 }
 
-Poly MulPoly(const Poly& a, const Poly& b) {
+// a·b; std::nullopt when a coefficient overflows int64.
+std::optional<Poly> TryMulPoly(const Poly& a, const Poly& b) {
   Poly p;
   for (const auto& [ma, ka] : a) {
     for (const auto& [mb, kb] : b) {
       Monomial m;
       m.reserve(ma.size() + mb.size());
       std::merge(ma.begin(), ma.end(), mb.begin(), mb.end(), std::back_inserter(m), Less);
-      AddTerm(p, m, Mul64(ka, kb));
+      int64_t k;
+      if (__builtin_mul_overflow(ka, kb, &k) || !TryAddTerm(p, m, k)) return std::nullopt;
     }
   }
   return p;
+}
+
+Poly MulPoly(const Poly& a, const Poly& b) {
+  std::optional<Poly> p = TryMulPoly(a, b);
+  DFC_CHECK(p.has_value() && "int64 overflow in size arithmetic");
+  return *std::move(p);
 }
 
 // (ma, ka) / (mb, kb) when it divides exactly as monomials: kb divides ka and mb is a
@@ -524,6 +541,18 @@ ArithExpr operator*(const ArithExpr& a, const ArithExpr& b) {
   return FromPoly(MulPoly(ToPoly(a), ToPoly(b)));
 }
 
+std::optional<ArithExpr> CheckedAdd(const ArithExpr& a, const ArithExpr& b) {
+  Poly p = ToPoly(a);
+  if (!TryAddScaled(p, ToPoly(b), 1)) return std::nullopt;
+  return FromPoly(std::move(p));
+}
+
+std::optional<ArithExpr> CheckedMul(const ArithExpr& a, const ArithExpr& b) {
+  std::optional<Poly> p = TryMulPoly(ToPoly(a), ToPoly(b));
+  if (!p) return std::nullopt;
+  return FromPoly(*std::move(p));
+}
+
 ArithExpr operator/(const ArithExpr& a, const ArithExpr& b) {
   const std::optional<int64_t> bc = b.AsConstant();
   DFC_CHECK(!(bc && *bc == 0) && "size divided by the constant 0");
@@ -742,6 +771,20 @@ std::string ShapeToString(const SymbolicShape& shape) {
 ArithExpr NumElements(const SymbolicShape& shape) {
   ArithExpr n = 1;
   for (const ArithExpr& d : shape) n = n * d;
+  return n;
+}
+
+std::optional<ArithExpr> CheckedNumElements(const SymbolicShape& shape) {
+  if (std::any_of(shape.begin(), shape.end(),
+                  [](const ArithExpr& d) { return d.AsConstant() == 0; })) {
+    return ArithExpr(0);
+  }
+  ArithExpr n = 1;
+  for (const ArithExpr& d : shape) {
+    std::optional<ArithExpr> next = CheckedMul(n, d);
+    if (!next) return std::nullopt;
+    n = *std::move(next);
+  }
   return n;
 }
 

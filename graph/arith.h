@@ -92,6 +92,12 @@ class ArithExpr {
   std::shared_ptr<const Rep> rep_;
 };
 
+// a + b and a * b, or std::nullopt where a coefficient overflows int64. The operators treat
+// an overflow as dfc's bug and abort; sizes a graph supplies go through these, so that an
+// absurd shape in the input is an error naming its node.
+std::optional<ArithExpr> CheckedAdd(const ArithExpr& a, const ArithExpr& b);
+std::optional<ArithExpr> CheckedMul(const ArithExpr& a, const ArithExpr& b);
+
 // A tensor shape whose dimensions may be symbolic.
 using SymbolicShape = std::vector<ArithExpr>;
 
@@ -99,6 +105,9 @@ using SymbolicShape = std::vector<ArithExpr>;
 std::string ShapeToString(const SymbolicShape& shape);
 // The product of the dimensions (1 for a scalar).
 ArithExpr NumElements(const SymbolicShape& shape);
+// NumElements, or std::nullopt where the count overflows int64 (0 when a dimension is 0,
+// however large the others).
+std::optional<ArithExpr> CheckedNumElements(const SymbolicShape& shape);
 // All dimensions constant: their values.
 std::optional<std::vector<int64_t>> ConstantShape(const SymbolicShape& shape);
 SymbolicShape ToSymbolic(const std::vector<int64_t>& dims);

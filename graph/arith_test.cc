@@ -5,6 +5,8 @@
 
 #include <cstdint>
 #include <functional>
+#include <limits>
+#include <optional>
 #include <ostream>
 #include <random>
 #include <string>
@@ -301,6 +303,23 @@ class Generator {
 
   std::mt19937_64 rng_;
 };
+
+// The checked forms agree with the operators where those succeed and say where a coefficient
+// would overflow, symbolic ones included; a shape with a 0 has 0 elements however large the rest.
+TEST(ArithChecked, OverflowIsNulloptNotAnAbort) {
+  constexpr int64_t kBig = int64_t{1} << 40;
+  EXPECT_EQ(CheckedMul(N + 1, 784), (N + 1) * 784);
+  EXPECT_EQ(CheckedAdd(4 * N, N), 5 * N);
+  EXPECT_EQ(CheckedMul(kBig, kBig), std::nullopt);
+  EXPECT_EQ(CheckedMul(kBig * N, kBig), std::nullopt);
+  EXPECT_EQ(CheckedMul(N + kBig * M, N + kBig * M), std::nullopt);  // the M*M term: 2^80
+  EXPECT_EQ(CheckedAdd(std::numeric_limits<int64_t>::max(), 1), std::nullopt);
+  EXPECT_EQ(CheckedAdd(std::numeric_limits<int64_t>::max() * N, N), std::nullopt);
+  EXPECT_EQ(CheckedNumElements({N, 784}), N * 784);
+  EXPECT_EQ(CheckedNumElements({kBig, kBig}), std::nullopt);
+  EXPECT_EQ(CheckedNumElements({kBig, kBig, 0}), ArithExpr(0));
+  EXPECT_EQ(CheckedNumElements({}), ArithExpr(1));
+}
 
 TEST(ArithRandom, SimplifyingKeepsTheValue) {
   Generator gen(20240611);

@@ -42,6 +42,12 @@ absl::StatusOr<TypePtr> ResultType(const Fun& f, const std::vector<TypePtr>& typ
     return TypeError(
         f, absl::StrCat("argument ", k, " has type ", T(types[k]), ", expected an array"));
   };
+  // A length computed from the arguments' (std::nullopt: it overflowed int64, which only sizes
+  // read from an absurd graph reach).
+  auto fits = [&](std::optional<ArithExpr> n) -> absl::StatusOr<ArithExpr> {
+    if (n) return *std::move(n);
+    return TypeError(f, absl::StrCat("on ", T(types[0]), ": the result's length overflows int64"));
+  };
   const auto* p = static_cast<const Pattern*>(&f);
   switch (f.kind) {
     case Fun::Kind::kLambda: {
@@ -150,7 +156,8 @@ absl::StatusOr<TypePtr> ResultType(const Fun& f, const std::vector<TypePtr>& typ
             f, absl::StrCat("argument has type ", T(types[0]), ", expected an array of arrays"));
       }
       const TypePtr& inner = types[0]->element;
-      return ArrayType(inner->element, types[0]->length * inner->length);
+      DFC_ASSIGN_OR_RETURN(ArithExpr length, fits(CheckedMul(types[0]->length, inner->length)));
+      return ArrayType(inner->element, length);
     }
     case Fun::Kind::kTranspose: {
       DFC_RETURN_IF_ERROR(arity(1));
@@ -175,7 +182,10 @@ absl::StatusOr<TypePtr> ResultType(const Fun& f, const std::vector<TypePtr>& typ
         return TypeError(f, absl::StrCat("argument has type ", T(types[0]),
                                          ", but the pad value is ", DTypeName(p->pad_value.dtype)));
       }
-      return ArrayType(types[0]->element, types[0]->length + p->left + p->right);
+      std::optional<ArithExpr> length = CheckedAdd(types[0]->length, p->left);
+      if (length) length = CheckedAdd(*length, p->right);
+      DFC_ASSIGN_OR_RETURN(ArithExpr padded, fits(length));
+      return ArrayType(types[0]->element, padded);
     }
     case Fun::Kind::kAsVector: {
       DFC_RETURN_IF_ERROR(arity(1));
@@ -199,7 +209,8 @@ absl::StatusOr<TypePtr> ResultType(const Fun& f, const std::vector<TypePtr>& typ
             f, absl::StrCat("argument has type ", T(types[0]), ", expected an array of vectors"));
       }
       const TypePtr& v = types[0]->element;
-      return ArrayType(ScalarType(v->dtype), types[0]->length * v->width);
+      DFC_ASSIGN_OR_RETURN(ArithExpr length, fits(CheckedMul(types[0]->length, v->width)));
+      return ArrayType(ScalarType(v->dtype), length);
     }
     case Fun::Kind::kId:
       DFC_RETURN_IF_ERROR(arity(1));
@@ -210,16 +221,17 @@ absl::StatusOr<TypePtr> ResultType(const Fun& f, const std::vector<TypePtr>& typ
       return ArrayType(types[0]->element, p->size);
     case Fun::Kind::kConcat: {
       DFC_RETURN_IF_ERROR(arity(p->arity));
-      ArithExpr total = 0;
+      std::optional<ArithExpr> total = 0;
       for (int k = 0; k < p->arity; ++k) {
         DFC_RETURN_IF_ERROR(array(k));
         if (!TypeEquals(types[k]->element, types[0]->element)) {
           return TypeError(f, absl::StrCat("argument ", k, " has type ", T(types[k]),
                                            ", expected elements of type ", T(types[0]->element)));
         }
-        total = total + types[k]->length;
+        if (total) total = CheckedAdd(*total, types[k]->length);
       }
-      return ArrayType(types[0]->element, total);
+      DFC_ASSIGN_OR_RETURN(ArithExpr length, fits(total));
+      return ArrayType(types[0]->element, length);
     }
     case Fun::Kind::kRepeat:
       DFC_RETURN_IF_ERROR(arity(1));

@@ -1,6 +1,9 @@
 // Type inference, type errors, structural equality and hashing of IR expressions.
 #include "ir/expr.h"
 
+#include <cstdint>
+#include <limits>
+
 #include "gmock/gmock.h"
 #include "graph/check.h"
 #include "gtest/gtest.h"
@@ -76,6 +79,21 @@ TEST(ExprTest, SplitJoinTransposeTypes) {
   ExprPtr vec = Must(Call(AsVector(4), {MakeParam("D", F32({N * 16}))}));
   EXPECT_EQ(TypeToString(vec->type), "[float32<4>]_(N*4)");
   EXPECT_TRUE(TypeEquals(Must(Call(AsScalar(), {vec}))->type, F32({16 * N})));
+}
+
+// A length past int64 (sizes an absurd graph supplies) is a type error, not an abort.
+TEST(ExprTest, LengthsPastInt64AreTypeErrors) {
+  constexpr int64_t kBig = int64_t{1} << 40;
+  absl::StatusOr<ExprPtr> joined = Call(Join(), {MakeParam("A", F32({kBig, kBig}))});
+  ASSERT_FALSE(joined.ok());
+  EXPECT_THAT(std::string(joined.status().message()), HasSubstr("Join()"));
+  EXPECT_THAT(std::string(joined.status().message()), HasSubstr("overflows int64"));
+  const int64_t max = std::numeric_limits<int64_t>::max();
+  EXPECT_FALSE(Call(Pad(1, 0, PadMode::kClamp), {MakeParam("B", F32({max}))}).ok());
+  EXPECT_FALSE(Call(Concat(2), {MakeParam("C", F32({max})), MakeParam("D", F32({1}))}).ok());
+  ParamPtr vectors =
+      MakeParam("E", ArrayType(VectorType(DType::kFloat, 16), ArithExpr(int64_t{1} << 61)));
+  EXPECT_FALSE(Call(AsScalar(), {vectors}).ok());
 }
 
 TEST(ExprTest, ReduceReturnsTheAccumulatorNotAnArray) {

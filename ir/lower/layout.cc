@@ -193,9 +193,12 @@ Outputs LowerReshape(const LowerContext& ctx) {
   DFC_ASSIGN_OR_RETURN(SymbolicShape shape, IndexVector(ctx, 1, "shape"));
   const SymbolicShape from = ShapeOfExpr(in);
   const std::string requested = ShapeString(shape);
+  const auto too_many = [&] {
+    return ctx.Error(absl::StrCat("shape ", requested, " has more than 2^63 elements"));
+  };
   int unknown = -1;
   bool has_zero = false;
-  ArithExpr product = 1;
+  std::optional<ArithExpr> product = 1;
   for (int d = 0; d < static_cast<int>(shape.size()); ++d) {
     const std::optional<int64_t> c = shape[d].AsConstant();
     if (c && *c == -1) {
@@ -208,26 +211,36 @@ Outputs LowerReshape(const LowerContext& ctx) {
       return ctx.Error(absl::StrCat("shape ", requested, " has negative size ", *c, " at ", d));
     } else if (c && *c == 0) {
       has_zero = true;
-    } else {
-      product = product * shape[d];
+    } else if (product) {
+      product = CheckedMul(*product, shape[d]);
     }
   }
+  // Beside a 0, the other sizes only have to fit one by one, as TensorFlow's do.
+  if (!product && !has_zero) return too_many();
   if (unknown != -1) {
-    ArithExpr count = 1;
+    if (!product) return too_many();
+    std::optional<ArithExpr> counted = 1;
     for (const ArithExpr& d : from) {
       if (has_zero && d == ArithExpr(0)) continue;
-      count = count * d;
+      if (counted) counted = CheckedMul(*counted, d);
     }
-    const ArithExpr missing = count / product;
-    if (missing * product != count) {
+    if (!counted) {
+      return ctx.Error(absl::StrCat("the sizes of ", DebugType(in),
+                                    " other than 0 multiply to "
+                                    "more than 2^63, so the -1 in ",
+                                    requested, " has no value"));
+    }
+    const ArithExpr count = *counted;
+    const ArithExpr missing = count / *product;
+    if (missing * *product != count) {
       return ctx.Error(absl::StrCat("cannot reshape ", DebugType(in), " to ", requested, ": ",
                                     count.ToString(), " elements are not ",
-                                    product.is_constant() ? "" : "provably ", "a multiple of ",
-                                    product.ToString()));
+                                    product->is_constant() ? "" : "provably ", "a multiple of ",
+                                    product->ToString()));
     }
     shape[unknown] = missing;
   }
-  if (NumElements(shape) != NumElements(from)) {
+  if (CheckedNumElements(shape) != NumElements(from)) {
     return ctx.Error(absl::StrCat("cannot reshape ", DebugType(in), " (",
                                   NumElements(from).ToString(), " elements) to ", requested));
   }

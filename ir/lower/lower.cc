@@ -36,6 +36,14 @@ std::string InputName(const Node& node, int i) {
   return absl::StrCat("input ", i);
 }
 
+// A tensor of `type` can be indexed with int64: its element count fits. Every size the IR
+// computes afterwards (a stride, an offset, a flattened index) is at most that count, which is
+// what lets the simplifier treat an overflow as its own bug.
+bool Indexable(const TypePtr& type) {
+  const std::optional<SymbolicShape> shape = TensorShape(type);
+  return shape && CheckedNumElements(*shape).has_value();
+}
+
 }  // namespace
 
 absl::StatusOr<ExprPtr> LowerContext::Input(int i) const {
@@ -141,13 +149,25 @@ absl::StatusOr<std::vector<ExprPtr>> LowerNode(const Node& node,
                                                std::span<const LowerInput> inputs) {
   const Lowering* lowering = FindLowering(node.op);
   if (lowering == nullptr) return node.Error("has no lowering to the IR");
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    if (inputs[i].value != nullptr && !Indexable(inputs[i].value->type)) {
+      return node.Error(absl::StrCat(InputName(node, static_cast<int>(i)), " of type ",
+                                     TypeToString(inputs[i].value->type),
+                                     " has more than 2^63 elements"));
+    }
+  }
   LowerContext ctx(node, inputs);
   absl::StatusOr<std::vector<ExprPtr>> lowered = lowering->fn(ctx);
   if (!lowered.ok()) return node.Annotate(lowered.status());
   std::vector<ExprPtr> outputs = *std::move(lowered);
-  for (const ExprPtr& out : outputs) {
+  for (size_t k = 0; k < outputs.size(); ++k) {
+    const ExprPtr& out = outputs[k];
     if (out == nullptr || !TensorShape(out->type)) {
       return node.Error("lowering produced an output that is not a tensor");  // a dfc bug
+    }
+    if (!Indexable(out->type)) {
+      return node.Error(absl::StrCat("output ", k, " would be ", TypeToString(out->type),
+                                     ", which has more than 2^63 elements"));
     }
   }
   return outputs;

@@ -164,6 +164,16 @@ TEST(TileTest, SymbolicMultiple) {
                       {RandomTensor(DType::kFloat, {1, 3}, 1), IndexTensor({3, 1})}, batch));
 }
 
+// Multiples whose product with the shape overflows int64: an error naming the node, from the
+// type inference of the Joins, not an abort.
+TEST(TileTest, RefusesMultiplesPast2To63Elements) {
+  EXPECT_TRUE(BothRefuse(MakeNode("Tile", {}, 2),
+                         {RandomTensor(DType::kFloat, {2, 3}, 1),
+                          IndexTensor({int64_t{1} << 62, int64_t{1} << 62}, DType::kInt64)}));
+  EXPECT_TRUE(BothRefuse(MakeNode("Tile", {}, 2), {RandomTensor(DType::kFloat, {2, 3}, 1),
+                                                   IndexTensor({2147483647, 2147483647})}));
+}
+
 struct BroadcastCase {
   Shape shape;
   std::vector<int64_t> to;

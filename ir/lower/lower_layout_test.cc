@@ -107,6 +107,43 @@ TEST(ReshapeTest, RefusesBadShapeInput) {
       {RandomTensor(DType::kFloat, {6}, 3), IndexTensor({2, 3}, DType::kInt32, Shape{1, 2})}));
 }
 
+// Sizes whose product overflows int64 are the graph's fault: an error naming the node, as the
+// reference gives, not an abort in the size arithmetic (a fuzzer's find).
+TEST(ReshapeTest, RefusesShapesPast2To63Elements) {
+  constexpr int64_t kHuge = int64_t{1} << 40;
+  EXPECT_TRUE(BothRefuse(
+      MakeNode("Reshape", {}, 2),
+      {RandomTensor(DType::kFloat, {6}, 3), IndexTensor({2147483647, 2147483647, 2147483647})}));
+  EXPECT_TRUE(BothRefuse(
+      MakeNode("Reshape", {}, 2),
+      {RandomTensor(DType::kFloat, {6}, 3), IndexTensor({kHuge, kHuge, -1}, DType::kInt64)}));
+  // Beside a 0 the others need only fit one by one: [2^40, 0, 2^40] is an empty tensor. (Typed
+  // only: the interpreter behind Matches would build its 2^40 empty rows.)
+  TensorInfo data;
+  data.dtype = DType::kFloat;
+  data.shape = SymbolicShape{0};
+  TensorInfo shape = ConstantInfo(IndexTensor({kHuge, 0, kHuge}, DType::kInt64));
+  ir::ParamPtr p = ir::MakeParam("x", ir::TensorType(DType::kFloat, *data.shape));
+  std::vector<ir::LowerInput> inputs = {{p, &data}, {nullptr, &shape}};
+  absl::StatusOr<std::vector<ir::ExprPtr>> out = ir::LowerNode(MakeNode("Reshape", {}, 2), inputs);
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ(ir::TypeToString(out->at(0)->type), "[[[float32]_1099511627776]_0]_1099511627776");
+}
+
+TEST(LowerNodeTest, RefusesAnInputPast2To63Elements) {
+  Node node = MakeNode("Neg", {}, 1);
+  TensorInfo data;
+  data.dtype = DType::kFloat;
+  data.shape = SymbolicShape{int64_t{1} << 62, 4, 4};
+  ir::ParamPtr p = ir::MakeParam("x", ir::TensorType(DType::kFloat, *data.shape));
+  std::vector<ir::LowerInput> inputs = {{p, &data}};
+  absl::StatusOr<std::vector<ir::ExprPtr>> out = ir::LowerNode(node, inputs);
+  ASSERT_FALSE(out.ok());
+  EXPECT_THAT(std::string(out.status().message()), ::testing::HasSubstr("\"node\""));
+  EXPECT_THAT(std::string(out.status().message()),
+              ::testing::HasSubstr("has more than 2^63 elements"));
+}
+
 // The batch N: [N,28,28] to [-1,784] infers N; [N,784] to the symbolic shape [N,28,28].
 TEST(ReshapeTest, SymbolicBatch) {
   CheckOptions batch;
