@@ -317,7 +317,9 @@ bool UnifySizes(const Graph& graph, const std::vector<int>& nodes, const FoldRes
       if (!info.shape) break;
       shapes.push_back(*info.shape);
     }
-    if (shapes.size() != node.inputs.size()) continue;
+    // Every rule below relates two operands or more; a node with fewer (a malformed graph,
+    // refused later with its own error) has nothing to unify.
+    if (shapes.size() != node.inputs.size() || shapes.size() < 2) continue;
     if (def->family == "binary elementwise, with broadcasting" ||
         node.op == "SoftmaxCrossEntropyWithLogits") {
       if (node.op == "BiasAdd" || (node.op == "Select" && shapes[0].size() != shapes[1].size())) {
