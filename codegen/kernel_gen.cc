@@ -69,6 +69,11 @@ struct CVal {
   // AsScalar's result: the array of vectors whose lanes it lists (a Reduce by a combiner over
   // the lanes of one vector folds them as a tree of halves).
   std::shared_ptr<const CVal> lanes_of;
+  // An array whose every element is one work-item's (MapGlb): a kernel storing Join $ it
+  // gives each work-item an element, a block of the joined rows (blocks_of).
+  bool per_work_item = false;
+  // Join's result over such an array: the blocks it lists.
+  std::shared_ptr<const CVal> blocks_of;
 };
 
 // The C type of a scalar or vector value, in its compute type: "float", "float16".
@@ -994,8 +999,10 @@ absl::StatusOr<CVal> Generator::ApplyPattern(const ir::Pattern& p, std::vector<C
   using K = Fun::Kind;
   CVal out{result};
   switch (p.kind) {
-    case K::kMap:
     case K::kMapGlb:
+      out.per_work_item = true;
+      [[fallthrough]];
+    case K::kMap:
     case K::kMapWrg:
     case K::kMapLcl:
     case K::kMapSeq:
@@ -1044,6 +1051,7 @@ absl::StatusOr<CVal> Generator::ApplyPattern(const ir::Pattern& p, std::vector<C
       // there rather than write a division by zero that the OpenCL compiler warns about.
       const ArithExpr& row = args[0].type->element->length;
       const std::string m = row.AsConstant() == 0 ? "1L" : Size(row);
+      if (args[0].per_work_item) out.blocks_of = std::make_shared<const CVal>(args[0]);
       out.element = [array = args[0], m](const std::string& k) -> absl::StatusOr<CVal> {
         DFC_ASSIGN_OR_RETURN(CVal row, array.element(absl::StrCat("((", k, ") / ", m, ")")));
         return row.element(absl::StrCat("((", k, ") % ", m, ")"));
@@ -1292,7 +1300,18 @@ absl::StatusOr<Generator::EmittedKernel> Generator::EmitKernelMapped(
     }
     for (const Output& out : outputs) {
       em_->Emit(absl::StrCat("// ", out.comment));
-      if (out.type->is_array()) {
+      if (const CVal* blocks = out.value.blocks_of.get(); blocks != nullptr && lanes == 0) {
+        // Join $ MapGlb(f) $ x: work-item gid computes block f(x[gid]) once and stores its
+        // rows, where row by row each would compute its whole block again. The block's type
+        // ([b][m]) is the output's ([n·b][m]) cut in rows of b, so the bounds still come
+        // from the declared type.
+        em_->Emit(absl::StrCat("// MapGlb: work-item gid computes block gid of ",
+                               ir::TypeToString(blocks->type->element), " rows"));
+        stage.rows.push_back(blocks->type->length);
+        em_->OpenBlock(absl::StrCat("if (gid < ", Size(blocks->type->length), ")"));
+        DFC_ASSIGN_OR_RETURN(CVal block, blocks->element("gid"));
+        DFC_RETURN_IF_ERROR(Store(block, blocks->type->element, out.buffer, "gid"));
+      } else if (out.type->is_array()) {
         stage.rows.push_back(out.type->length);
         em_->OpenBlock(absl::StrCat("if (gid < ", Size(out.type->length), ")"));
         DFC_ASSIGN_OR_RETURN(CVal row, out.value.element("gid"));

@@ -315,8 +315,13 @@ Rule VectorizeColumns(int width) {
         if (!row->is_array() || !row->element->is_scalar()) {
           return Decline{"the Map is not over the rows of a matrix of scalars"};
         }
-        if (!e->type->element->is_scalar()) return Decline{"the Map's elements are not scalars"};
-        for (DType t : {row->element->dtype, e->type->element->dtype}) {
+        // F computes a scalar, or a row of them (a MatMul's row of outputs).
+        const ir::TypePtr& out = e->type->element;
+        const bool rows = out->is_array() && out->element->is_scalar();
+        if (!out->is_scalar() && !rows) {
+          return Decline{"the Map's elements are neither scalars nor arrays of scalars"};
+        }
+        for (DType t : {row->element->dtype, ir::BaseDType(out)}) {
           if (t == DType::kHalf || t == DType::kBool) {
             return Decline{"float16 and bool are not vectorised"};
           }
@@ -337,11 +342,26 @@ Rule VectorizeColumns(int width) {
           DFC_ASSIGN_OR_RETURN(ir::ExprPtr input, ir::Call(ir::Transpose(), {vectors}));
           Bindings env;
           DFC_ASSIGN_OR_RETURN(ir::FunPtr g, WidenFun(f, {input->type->element}, env, width));
-          DFC_ASSIGN_OR_RETURN(ir::ExprPtr lanes, ir::Call(ir::Map(g), {input}));
-          if (!IsVectorsOf(lanes, width)) {
-            return absl::InvalidArgumentError("the function does not compute a vector of lanes");
+          if (!rows) {
+            DFC_ASSIGN_OR_RETURN(ir::ExprPtr lanes, ir::Call(ir::Map(g), {input}));
+            if (!IsVectorsOf(lanes, width)) {
+              return absl::InvalidArgumentError("the function does not compute a vector of lanes");
+            }
+            return ir::Call(ir::AsScalar(), {lanes});
           }
-          return ir::Call(ir::AsScalar(), {lanes});
+          // A block of w rows from each v: Transpose $ Split(w) $ AsScalar $ F(v), one block a
+          // work-item (MapGlb), so that the code generator computes F(v) once for its w rows.
+          ir::ParamPtr v = ir::MakeParam("v", input->type->element);
+          DFC_ASSIGN_OR_RETURN(ir::ExprPtr lanes, ir::Call(g, {v}));
+          if (!IsVectorsOf(lanes, width)) {
+            return absl::InvalidArgumentError("the function does not compute vectors of lanes");
+          }
+          DFC_ASSIGN_OR_RETURN(ir::ExprPtr scalars, ir::Call(ir::AsScalar(), {lanes}));
+          DFC_ASSIGN_OR_RETURN(ir::ExprPtr split, ir::Call(ir::Split(width), {scalars}));
+          DFC_ASSIGN_OR_RETURN(ir::ExprPtr block, ir::Call(ir::Transpose(), {split}));
+          auto per_block = std::make_shared<ir::Lambda>(std::vector{v}, block);
+          DFC_ASSIGN_OR_RETURN(ir::ExprPtr blocks, ir::Call(ir::MapGlb(0, per_block), {input}));
+          return ir::Call(ir::Join(), {blocks});
         };
         absl::StatusOr<ir::ExprPtr> v = vectorised();
         if (!v.ok()) return Decline{std::string(v.status().message())};

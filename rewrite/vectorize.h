@@ -51,6 +51,14 @@ Rule VectorizeMaps(int width);
 // over w columns at once: each step of the dot multiplies one element of the row by w
 // neighbouring elements of a row of the right matrix, which a stored transpose
 // (storeTransposed) or the matrix itself gives as one vload<w>.
+// When F computes a row of scalars ([m]) from each row of X, the rows come back in blocks:
+//   Map(λc => F(c)) $ X
+//     => Join $ MapGlb(λv => Transpose $ Split(w) $ AsScalar $ F(v))
+//          $ Transpose $ Map(AsVector(w)) $ Transpose $ X
+// F(v) is [m] vectors; block row l is lane l of each. A work-item computes one block (MapGlb):
+// the Map over a MatMul's left rows becomes one over w of them at once, each step of a dot
+// product reading w neighbouring elements of a column of the left matrix, which its stored
+// transpose or, for a transpose_a MatMul, the matrix itself gives as one vload<w>.
 Rule VectorizeColumns(int width);
 
 }  // namespace dfc::rewrite

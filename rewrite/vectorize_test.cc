@@ -263,8 +263,38 @@ TEST(VectorizeColumnsTest, TheRowsOfAMatrixAndAWholeMatMul) {
   const ir::ExprPtr product = Must(MatMul(a, b));
   absl::StatusOr<std::vector<ir::ExprPtr>> places = ApplyAtEach(VectorizeColumns(4), product);
   ASSERT_TRUE(places.ok()) << places.status();
-  ASSERT_EQ(places->size(), 1u);  // the Map over columns; the Map over a's rows makes rows
+  ASSERT_EQ(places->size(), 1u);  // the Map over columns; a's N rows are no known multiple of 4
   ExpectEquivalent(product, places->front(), {a, b}, kSizes);
+}
+
+// A MatMul's Map over the rows of a, w rows at a time: each work-item (MapGlb) computes a
+// block of w output rows, lane l of its vectors being row l. With a stored as its transpose
+// (a transpose_a MatMul: xᵀ·dy), the rows of a are read as vectors straight from the matrix's
+// rows; and mapReduceInterchange then folds the block's dot products together.
+TEST(VectorizeColumnsTest, BlocksOfRowsOfAMatMul) {
+  const ir::ParamPtr a = ir::MakeParam("a", Ints({kN * 4, 7}));
+  const ir::ParamPtr b = ir::MakeParam("b", Ints({7, 12}));
+  const ir::ExprPtr product = Must(MatMul(a, b));
+  absl::StatusOr<std::vector<ir::ExprPtr>> places = ApplyAtEach(VectorizeColumns(4), product);
+  ASSERT_TRUE(places.ok()) << places.status();
+  ASSERT_EQ(places->size(), 2u);  // a's rows (the outer Map) and b's columns (the inner)
+  const ir::ExprPtr& blocks = places->front();
+  EXPECT_THAT(ir::ToString(blocks), HasSubstr("Join() o MapGlb(0)("));
+  for (const ir::ExprPtr& place : *places) ExpectEquivalent(product, place, {a, b}, kSizes);
+
+  const ir::ParamPtr at = ir::MakeParam("at", Ints({7, kN * 8}));
+  const ir::ExprPtr transposed_a = Must(ir::Call(ir::Transpose(), {at}));
+  const ir::ExprPtr gradient = Must(MatMul(transposed_a, b));
+  places = ApplyAtEach(VectorizeColumns(8), gradient);
+  ASSERT_TRUE(places.ok()) << places.status();
+  ASSERT_EQ(places->size(), 1u);  // b's 12 columns are not a multiple of 8
+  EXPECT_THAT(ir::ToString(places->front()), HasSubstr("Map(AsVector(8)) $ at"));
+  ExpectEquivalent(gradient, places->front(), {at, b}, kSizes);
+  absl::StatusOr<std::vector<ir::ExprPtr>> folded =
+      ApplyAtEach(MapReduceInterchange(), places->front());
+  ASSERT_TRUE(folded.ok()) << folded.status();
+  ASSERT_FALSE(folded->empty());
+  for (const ir::ExprPtr& f : *folded) ExpectEquivalent(gradient, f, {at, b}, kSizes);
 }
 
 TEST(VectorizeColumnsTest, DeclinesWithTheReason) {

@@ -3,7 +3,10 @@
 // GEMM compute on them what the reference executor does.
 #include "tests/workloads.h"
 
+#include <algorithm>
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
@@ -156,28 +159,47 @@ TEST(WorkloadsTest, TheChainVectorisedIsOneWalkOverVectors) {
 
 // vectorizeColumns(16) makes a MatMul's Map over its output columns one over 16 columns at a
 // time: each step of a dot product is one vload16 of a row of the right matrix — of b itself
-// for the square (its columns are b's rows read across), of b's stored transpose for dy.WT
-// (transpose_b: its columns are b's rows) — and each 16 outputs one vstore16. The lanes fold
+// for the square (its columns are b's rows read across; place 1, place 0 being a's rows), of
+// b's stored transpose for dy.WT (transpose_b: its columns are b's rows) — and each 16 outputs
+// one vstore16. Over a's rows (xT.dy, transpose_a: a's rows are x's columns), it makes blocks
+// of 16 output rows, one a work-item, reading 16 columns of x with one vload16 a step; with
+// mapReduceInterchange the block's 10 dot products fold together, x read once. The lanes fold
 // in the reference's order: within the tuner's tolerance for the dot's length.
-TEST(WorkloadsTest, AProductVectorisedAcrossItsColumnsReadsRowsOfVectors) {
+TEST(WorkloadsTest, AProductVectorisedAcrossItsColumnsOrRowsReadsRowsOfVectors) {
   absl::StatusOr<std::unique_ptr<DeviceExecutor>> executor = DeviceExecutor::Open("cpu", -1, {});
   if (!executor.ok()) GTEST_SKIP() << "no OpenCL CPU device: " << executor.status();
+  struct Case {
+    std::string label;
+    int64_t size;
+    std::vector<rewrite::Step> steps;
+    std::vector<std::string> code;
+  };
+  const std::vector<Case> cases = {
+      {"dy.WT",
+       100,
+       {{"vectorizeColumns(16)", 0}, {"storeTransposed", 0}},
+       {"vload16(0, tmp0 + ", "vstore16("}},
+      {"square", 256, {{"vectorizeColumns(16)", 1}}, {"vload16(0, in1 + ", "vstore16("}},
+      {"xT.dy",
+       100,
+       {{"vectorizeColumns(16)", 0}, {"mapReduceInterchange", 0}},
+       {"vload16(0, in0 + ", "work-item gid computes block gid", "  // [float32<16>]_10"}},
+  };
   for (const Contraction& c : Contractions()) {
-    const bool transposed = c.label == "dy.WT" && c.size == 100;
-    if (!transposed && !(c.label == "square" && c.size == 256)) continue;
+    const auto it = std::find_if(cases.begin(), cases.end(), [&](const Case& k) {
+      return k.label == c.label && k.size == c.size;
+    });
+    if (it == cases.end()) continue;
     const Workload w = MatMul(c);
     SCOPED_TRACE(w.name);
     absl::StatusOr<Graph> graph = w.graph();
     ASSERT_TRUE(graph.ok()) << graph.status();
     auto shared = std::make_shared<const Graph>(*std::move(graph));
-    std::vector<rewrite::Step> steps = {{"vectorizeColumns(16)", 0}};
-    if (transposed) steps.push_back({"storeTransposed", 0});
     absl::StatusOr<Plan> plan = CompilePlan(
-        shared, {.fetches = {{"c", 0}}, .profile = (*executor)->profile(), .steps = {steps}});
+        shared, {.fetches = {{"c", 0}}, .profile = (*executor)->profile(), .steps = {it->steps}});
     ASSERT_TRUE(plan.ok()) << plan.status();
     const std::string& source = plan->kernels[0].source;
-    EXPECT_THAT(source, HasSubstr(transposed ? "vload16(0, tmp0 + " : "vload16(0, in1 + "));
-    EXPECT_THAT(source, HasSubstr("vstore16("));
+    for (const std::string& code : it->code) EXPECT_THAT(source, HasSubstr(code));
     const Feeds feeds = w.feeds();
     std::vector<std::pair<TensorId, Tensor>> fed;
     for (const auto& [name, value] : feeds) fed.push_back({{name, 0}, value});
