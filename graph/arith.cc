@@ -769,9 +769,9 @@ std::string ShapeToString(const SymbolicShape& shape) {
 }
 
 ArithExpr NumElements(const SymbolicShape& shape) {
-  ArithExpr n = 1;
-  for (const ArithExpr& d : shape) n = n * d;
-  return n;
+  std::optional<ArithExpr> n = CheckedNumElements(shape);
+  DFC_CHECK(n.has_value() && "int64 overflow in size arithmetic");
+  return *std::move(n);
 }
 
 std::optional<ArithExpr> CheckedNumElements(const SymbolicShape& shape) {

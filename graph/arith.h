@@ -103,7 +103,7 @@ using SymbolicShape = std::vector<ArithExpr>;
 
 // "[N,784]"
 std::string ShapeToString(const SymbolicShape& shape);
-// The product of the dimensions (1 for a scalar).
+// The product of the dimensions (1 for a scalar, 0 when one is 0, however large the others).
 ArithExpr NumElements(const SymbolicShape& shape);
 // NumElements, or std::nullopt where the count overflows int64 (0 when a dimension is 0,
 // however large the others).

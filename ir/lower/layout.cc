@@ -225,10 +225,8 @@ Outputs LowerReshape(const LowerContext& ctx) {
       if (counted) counted = CheckedMul(*counted, d);
     }
     if (!counted) {
-      return ctx.Error(absl::StrCat("the sizes of ", DebugType(in),
-                                    " other than 0 multiply to "
-                                    "more than 2^63, so the -1 in ",
-                                    requested, " has no value"));
+      return ctx.Error(absl::StrCat("the sizes of ", DebugType(in), " but its 0s multiply to ",
+                                    "more than 2^63, so the -1 in ", requested, " has no value"));
     }
     const ArithExpr count = *counted;
     const ArithExpr missing = count / *product;

@@ -128,6 +128,14 @@ TEST(ReshapeTest, RefusesShapesPast2To63Elements) {
   absl::StatusOr<std::vector<ir::ExprPtr>> out = ir::LowerNode(MakeNode("Reshape", {}, 2), inputs);
   ASSERT_TRUE(out.ok()) << out.status();
   EXPECT_EQ(ir::TypeToString(out->at(0)->type), "[[[float32]_1099511627776]_0]_1099511627776");
+  // And back: an empty input whose other sizes multiply past 2^63 has 0 elements too.
+  data.shape = SymbolicShape{kHuge, kHuge, 0};
+  shape = ConstantInfo(IndexTensor({0, 5}));
+  p = ir::MakeParam("y", ir::TensorType(DType::kFloat, *data.shape));
+  inputs = {{p, &data}, {nullptr, &shape}};
+  out = ir::LowerNode(MakeNode("Reshape", {}, 2), inputs);
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ(ir::TypeToString(out->at(0)->type), "[[float32]_5]_0");
 }
 
 TEST(LowerNodeTest, RefusesAnInputPast2To63Elements) {
