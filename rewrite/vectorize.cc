@@ -342,21 +342,17 @@ Rule VectorizeColumns(int width) {
           DFC_ASSIGN_OR_RETURN(ir::ExprPtr input, ir::Call(ir::Transpose(), {vectors}));
           Bindings env;
           DFC_ASSIGN_OR_RETURN(ir::FunPtr g, WidenFun(f, {input->type->element}, env, width));
-          if (!rows) {
-            DFC_ASSIGN_OR_RETURN(ir::ExprPtr lanes, ir::Call(ir::Map(g), {input}));
-            if (!IsVectorsOf(lanes, width)) {
-              return absl::InvalidArgumentError("the function does not compute a vector of lanes");
-            }
-            return ir::Call(ir::AsScalar(), {lanes});
-          }
-          // A block of w rows from each v: Transpose $ Split(w) $ AsScalar $ F(v), one block a
+          // Scalars: a vector of lanes from each v (Map(F) $ vectors). Rows: [m] vectors from
+          // one v, the block of w rows Transpose $ Split(w) $ AsScalar $ F(v), one block a
           // work-item (MapGlb), so that the code generator computes F(v) once for its w rows.
           ir::ParamPtr v = ir::MakeParam("v", input->type->element);
-          DFC_ASSIGN_OR_RETURN(ir::ExprPtr lanes, ir::Call(g, {v}));
+          DFC_ASSIGN_OR_RETURN(ir::ExprPtr lanes,
+                               rows ? ir::Call(g, {v}) : ir::Call(ir::Map(g), {input}));
           if (!IsVectorsOf(lanes, width)) {
             return absl::InvalidArgumentError("the function does not compute vectors of lanes");
           }
           DFC_ASSIGN_OR_RETURN(ir::ExprPtr scalars, ir::Call(ir::AsScalar(), {lanes}));
+          if (!rows) return scalars;
           DFC_ASSIGN_OR_RETURN(ir::ExprPtr split, ir::Call(ir::Split(width), {scalars}));
           DFC_ASSIGN_OR_RETURN(ir::ExprPtr block, ir::Call(ir::Transpose(), {split}));
           auto per_block = std::make_shared<ir::Lambda>(std::vector{v}, block);
