@@ -89,20 +89,39 @@ inline DeviceExecutor& ExecutorFor(Strategy s) {
 }
 
 // Takes the variants the tuning database records for every cluster of `plan` on this device
-// at `size`'s bucket; false (and `plan` unchanged) when some cluster has none.
-inline absl::StatusOr<bool> TakeRecordedTuning(Plan& plan, const TuningDb& db, int64_t size) {
+// at `size`'s bucket; false (and `plan` unchanged) when some cluster has none, or has one whose
+// steps no longer make the variant it recorded (runtime/tuning_db.h's CheckReplays). An entry
+// from before variants were recorded is given the hash of the variant its steps make now, and
+// the database saved.
+inline absl::StatusOr<bool> TakeRecordedTuning(Plan& plan, TuningDb& db, int64_t size) {
   const std::string device = Shared().executor->device_name();
   PlanSpec spec = plan.spec;
   spec.steps.assign(plan.lowered.clusters.size(), {});
   spec.work_group_sizes.assign(plan.lowered.clusters.size(), -1);
+  std::vector<TuningEntry> stamped;
   for (size_t c = 0; c < plan.lowered.clusters.size(); ++c) {
-    const std::optional<TuningEntry> entry =
-        db.Find(ClusterHash(plan.lowered.clusters[c]), device, SizeBucket(size));
+    const ir::LoweredCluster& cluster = plan.lowered.clusters[c];
+    std::optional<TuningEntry> entry = db.Find(ClusterHash(cluster), device, SizeBucket(size));
     if (!entry || entry->bucket != SizeBucket(size)) return false;
+    if (absl::Status replays = CheckReplays(*entry, cluster); !replays.ok()) {
+      std::cerr << db.path() << ": cluster " << c << ": " << replays.message()
+                << "; tuning it again\n";
+      return false;
+    }
+    if (entry->variant.empty()) {
+      const auto& lambda = static_cast<const ir::Lambda&>(*cluster.lambda);
+      DFC_ASSIGN_OR_RETURN(const ir::ExprPtr body, rewrite::Replay(lambda.body, entry->steps));
+      entry->variant = VariantHash(body);
+      stamped.push_back(*entry);
+    }
     spec.steps[c] = entry->steps;
     spec.work_group_sizes[c] = entry->work_group_size;
   }
   DFC_ASSIGN_OR_RETURN(plan, CompilePlan(plan.graph, std::move(spec)));
+  if (!stamped.empty()) {
+    for (TuningEntry& entry : stamped) db.Record(std::move(entry));
+    DFC_RETURN_IF_ERROR(db.Save());
+  }
   return true;
 }
 

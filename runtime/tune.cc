@@ -165,6 +165,7 @@ TuningEntry RecordedChoice(const Plan& plan, const ClusterTuning& t, const std::
           .bucket = bucket,
           .nodes = t.nodes,
           .steps = best.steps,
+          .variant = best.variant,
           .work_group_size = best.work_group_size,
           .median_ms = best.median_ms,
           .default_ms = t.variants[0].median_ms};
@@ -296,6 +297,7 @@ absl::StatusOr<std::vector<ClusterTuning>> TunePlan(
     // Generates, runs and times `body` as the variant `result` describes (its steps name it;
     // its work_group_size, -1 for the profile's, sizes the MapGlb kernels).
     auto try_variant = [&](const ir::ExprPtr& body, VariantResult result) {
+      result.variant = VariantHash(body);
       codegen::KernelSource source;
       std::vector<double> times;
       if (!tuning.variants.empty() && Clock::now() > cluster_deadline) {

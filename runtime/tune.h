@@ -45,6 +45,7 @@ struct TuneOptions {
 struct VariantResult {
   std::string name;  // Variant::Name()
   std::vector<rewrite::Step> steps;
+  std::string variant;  // VariantHash of the body its steps made
   absl::Status status;  // why it cannot be used: not generated, not built, a wrong answer
   double median_ms = 0;
   double max_error = 0;  // against the reference executor, over the fetches

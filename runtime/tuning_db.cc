@@ -20,6 +20,15 @@ using json = nlohmann::json;
 
 constexpr int kFormat = 1;
 
+std::string Fnv1aHex(const std::string& text) {
+  uint64_t h = 14695981039346656037ull;
+  for (unsigned char c : text) {
+    h ^= c;
+    h *= 1099511628211ull;
+  }
+  return absl::StrFormat("%016x", h);
+}
+
 absl::Status Malformed(const std::string& path, const std::string& what) {
   return absl::InvalidArgumentError(
       absl::StrCat(path, ": not a dfc tuning database (", what, "); remove it to start afresh"));
@@ -61,6 +70,10 @@ absl::StatusOr<TuningDb> TuningDb::Load(const std::string& path) {
       if (!step.ok()) return Malformed(path, std::string(step.status().message()));
       entry.steps.push_back(*std::move(step));
     }
+    if (const auto variant = e.find("variant"); variant != e.end()) {
+      if (!variant->is_string()) return Malformed(path, "a variant that is not a string");
+      entry.variant = variant->get<std::string>();
+    }
     db.entries_.push_back(std::move(entry));
   }
   return db;
@@ -96,14 +109,12 @@ absl::Status TuningDb::Save() const {
   for (const TuningEntry& e : entries_) {
     json rules = json::array();
     for (const rewrite::Step& s : e.steps) rules.push_back(s.ToString());
-    entries.push_back({{"cluster", e.cluster},
-                       {"device", e.device},
-                       {"bucket", e.bucket},
-                       {"nodes", e.nodes},
-                       {"rules", rules},
-                       {"work_group_size", e.work_group_size},
-                       {"median_ms", e.median_ms},
-                       {"default_ms", e.default_ms}});
+    json entry = {{"cluster", e.cluster},     {"device", e.device},
+                  {"bucket", e.bucket},       {"nodes", e.nodes},
+                  {"rules", rules},           {"work_group_size", e.work_group_size},
+                  {"median_ms", e.median_ms}, {"default_ms", e.default_ms}};
+    if (!e.variant.empty()) entry["variant"] = e.variant;
+    entries.push_back(std::move(entry));
   }
   const json root = {{"format", kFormat}, {"entries", entries}};
   std::error_code error;
@@ -123,12 +134,25 @@ absl::Status TuningDb::Save() const {
 }
 
 std::string ClusterHash(const ir::LoweredCluster& cluster) {
-  uint64_t h = 14695981039346656037ull;
-  for (unsigned char c : ir::ToString(cluster.lambda)) {
-    h ^= c;
-    h *= 1099511628211ull;
+  return Fnv1aHex(ir::ToString(cluster.lambda));
+}
+
+std::string VariantHash(const ir::ExprPtr& body) { return Fnv1aHex(ir::ToString(body)); }
+
+absl::Status CheckReplays(const TuningEntry& entry, const ir::LoweredCluster& cluster) {
+  const auto& lambda = static_cast<const ir::Lambda&>(*cluster.lambda);
+  const std::string name = rewrite::Variant{entry.steps, nullptr}.Name();
+  absl::StatusOr<ir::ExprPtr> body = rewrite::Replay(lambda.body, entry.steps);
+  if (!body.ok()) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "its recorded steps (", name, ") no longer replay: ", body.status().message()));
   }
-  return absl::StrFormat("%016x", h);
+  if (!entry.variant.empty() && VariantHash(*body) != entry.variant) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("its recorded steps (", name, ") now make variant ", VariantHash(*body),
+                     ", not the ", entry.variant, " they were timed as: the rules changed since"));
+  }
+  return absl::OkStatus();
 }
 
 int64_t SizeBucket(int64_t batch) {

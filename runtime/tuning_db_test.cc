@@ -43,6 +43,7 @@ TEST(TuningDbTest, AMissingFileIsEmptyAndARecordSurvivesARoundTrip) {
               .device = "gpu0",
               .bucket = 1024,
               .steps = {{"vectorizeReduce(8)", 1}},
+              .variant = "0123456789abcdef",
               .work_group_size = 128,
               .median_ms = 1.2});
   ASSERT_TRUE(db->Save().ok());
@@ -56,6 +57,8 @@ TEST(TuningDbTest, AMissingFileIsEmptyAndARecordSurvivesARoundTrip) {
   EXPECT_EQ(e->steps[0].ToString(), "vectorizeReduce(8)@1");
   EXPECT_DOUBLE_EQ(e->median_ms, 1.2);
   EXPECT_EQ(e->work_group_size, 128);
+  EXPECT_EQ(e->variant, "0123456789abcdef");
+  EXPECT_EQ(again->Find("abc", "cpu0", 1024)->variant, "");  // recorded without one
   EXPECT_EQ(again->Find("abc", "cpu0", 1024)->work_group_size, -1);
   // Without a bucket: the largest recorded for that device.
   e = again->Find("abc", "gpu0", std::nullopt);
@@ -71,7 +74,9 @@ TEST(TuningDbTest, AMalformedFileIsAnErrorNamingIt) {
        {"not json", "{\"format\": 2, \"entries\": []}", "{\"format\": 1}",
         "{\"format\": 1, \"entries\": [{\"cluster\": \"a\"}]}",
         "{\"format\": 1, \"entries\": [{\"cluster\": \"a\", \"device\": \"d\", \"bucket\": 1, "
-        "\"rules\": [\"noPlace\"]}]}"}) {
+        "\"rules\": [\"noPlace\"]}]}",
+        "{\"format\": 1, \"entries\": [{\"cluster\": \"a\", \"device\": \"d\", \"bucket\": 1, "
+        "\"rules\": [], \"variant\": 7}]}"}) {
     SCOPED_TRACE(text);
     const std::string path = TempFile("bad.json");
     std::ofstream(path) << text;
@@ -95,6 +100,46 @@ TEST(TuningDbTest, TheClusterHashIsTheSameForTheSameExpression) {
   EXPECT_EQ(seed.size(), 16u);
   EXPECT_EQ(lower("seed_subgraph.pbtxt"), seed);
   EXPECT_NE(lower("relu_subgraph.pbtxt"), seed);
+}
+
+// Recorded steps are taken when they make the variant they were timed as: not when a step no
+// longer applies, nor when they make another expression (a rule changed since they were
+// recorded). An entry from before variants were recorded is taken if its steps replay.
+TEST(TuningDbTest, RecordedStepsAreCheckedAgainstTheVariantTheyMade) {
+  absl::StatusOr<Graph> graph =
+      LoadGraph(std::string(DFC_SOURCE_DIR) + "/models/seed_subgraph.pbtxt");
+  ASSERT_TRUE(graph.ok()) << graph.status();
+  absl::StatusOr<Plan> plan =
+      CompilePlan(std::make_shared<const Graph>(*std::move(graph)),
+                  {.fetches = {{"out", 0}}, .profile = *codegen::NamedProfile("cpu")});
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  const ir::LoweredCluster& cluster = plan->lowered.clusters[0];
+  const auto& lambda = static_cast<const ir::Lambda&>(*cluster.lambda);
+  const std::vector<rewrite::Step> steps = {{"storeTransposed", 0}, {"vectorizeReduce(8)", 0}};
+  absl::StatusOr<ir::ExprPtr> body = rewrite::Replay(lambda.body, steps);
+  ASSERT_TRUE(body.ok()) << body.status();
+  const std::string variant = VariantHash(*body);
+  EXPECT_EQ(variant.size(), 16u);
+  EXPECT_NE(variant, VariantHash(lambda.body));
+
+  TuningEntry entry{.cluster = ClusterHash(cluster), .steps = steps, .variant = variant};
+  EXPECT_TRUE(CheckReplays(entry, cluster).ok()) << CheckReplays(entry, cluster);
+  // Other steps that still apply, under the old hash: what a changed rule would make.
+  entry.steps = {{"storeTransposed", 0}, {"vectorizeReduce(16)", 0}};
+  absl::Status changed = CheckReplays(entry, cluster);
+  EXPECT_THAT(changed.message(),
+              HasSubstr("its recorded steps (storeTransposed@0 ; vectorizeReduce(16)@0) now make "
+                        "variant "));
+  EXPECT_THAT(changed.message(), HasSubstr("not the " + variant + " they were timed as"));
+  entry.steps = {{"storeTransposed", 0}, {"vectorizeReduce(8)", 9}};
+  EXPECT_THAT(CheckReplays(entry, cluster).message(),
+              HasSubstr("its recorded steps (storeTransposed@0 ; vectorizeReduce(8)@9) no longer "
+                        "replay: step vectorizeReduce(8)@9 does not apply"));
+  // Without a recorded variant: taken on trust if the steps replay.
+  entry.variant.clear();
+  EXPECT_FALSE(CheckReplays(entry, cluster).ok());
+  entry.steps = steps;
+  EXPECT_TRUE(CheckReplays(entry, cluster).ok());
 }
 
 TEST(TuningDbTest, SizeBuckets) {

@@ -399,8 +399,30 @@ TEST(CliTest, CompileTuneRecordsTheVariantAndALaterCompileTakesIt) {
   const nlohmann::json tuned = nlohmann::json::parse(std::ifstream(dir / "tuned" / "plan.json"));
   EXPECT_EQ(tuned["clusters"][0]["rules"], recorded["entries"][0]["rules"]);
 
-  // A compile without --tune takes what the database holds for the device present.
+  EXPECT_EQ(recorded["entries"][0]["variant"].get<std::string>().size(), 16u);
+
+  // Steps that make another variant than the one recorded (as when a rule changed since) are
+  // not taken: the cluster compiles to the default strategy, with a warning naming it.
   recorded["entries"][0]["rules"] = {"storeTransposed@0", "vectorizeReduce(8)@0"};
+  recorded["entries"][0]["variant"] = "0000000000000000";
+  std::ofstream(db) << recorded.dump();
+  r = Dfc("compile " + model + " --device cpu --tuning-db " + db + " -o " +
+          (dir / "stale").string() + " 2>&1");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output,
+              HasSubstr("dfc: warning: cluster 0 (matmul (MatMul), add (Add), relu (Relu), mul "
+                        "(Mul), out (Sum)): " +
+                        db +
+                        ": its recorded steps (storeTransposed@0 ; vectorizeReduce(8)@0) now "
+                        "make variant "));
+  EXPECT_THAT(r.output, HasSubstr("it takes the default strategy"));
+  EXPECT_THAT(r.output, ::testing::Not(HasSubstr("tuned variant")));
+  const nlohmann::json stale = nlohmann::json::parse(std::ifstream(dir / "stale" / "plan.json"));
+  EXPECT_EQ(stale["clusters"][0]["rules"], nlohmann::json::array());
+
+  // A compile without --tune takes what the database holds for the device present (an entry
+  // without a recorded variant, as files written before it was kept, on trust).
+  recorded["entries"][0].erase("variant");
   std::ofstream(db) << recorded.dump();
   r = Dfc("compile " + model + " --device cpu --tuning-db " + db + " -o " +
           (dir / "again").string());

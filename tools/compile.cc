@@ -154,11 +154,16 @@ int Compile(const std::vector<std::string>& argv_in) {
       std::optional<TuningEntry> entry =
           db->Find(ClusterHash(plan->lowered.clusters[c]), tuned_device,
                    args->Has("batch") ? std::optional(SizeBucket(batch)) : std::nullopt);
-      if (entry && (!entry->steps.empty() || entry->work_group_size >= 0)) {
-        spec.steps[c] = entry->steps;
-        spec.work_group_sizes[c] = entry->work_group_size;
-        ++taken;
+      if (!entry || (entry->steps.empty() && entry->work_group_size < 0)) continue;
+      if (absl::Status replays = CheckReplays(*entry, plan->lowered.clusters[c]); !replays.ok()) {
+        std::cerr << "dfc: warning: cluster " << c << " (" << absl::StrJoin(entry->nodes, ", ")
+                  << "): " << db->path() << ": " << replays.message()
+                  << "; it takes the default strategy (dfc compile --tune records it anew)\n";
+        continue;
       }
+      spec.steps[c] = entry->steps;
+      spec.work_group_sizes[c] = entry->work_group_size;
+      ++taken;
     }
     if (taken > 0) {
       plan = CompilePlan(shared_graph, spec);
