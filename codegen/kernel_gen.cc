@@ -74,6 +74,12 @@ struct CVal {
   bool per_work_item = false;
   // Join's result over such an array: the blocks it lists.
   std::shared_ptr<const CVal> blocks_of;
+  // Transpose's result over an array whose elements do arithmetic (each a column of the
+  // result, computed at once: a Reduce's accumulators, rewrite::BlockRows): the array of
+  // columns. Stored row by row, every row would compute every column again; Store walks the
+  // columns instead. rows_as_scalars: Map(AsScalar) of that, each row's vectors lane by lane.
+  std::shared_ptr<const CVal> columns_of;
+  bool rows_as_scalars = false;
 };
 
 // The C type of a scalar or vector value, in its compute type: "float", "float16".
@@ -320,6 +326,10 @@ class Generator {
   // array of the work-item, if it has a known size of at most kMaxPrivateElements.
   static bool FitsPrivately(const TypePtr& type);
   absl::StatusOr<CVal> MaterializePrivately(const CVal& value);
+  // Stores `value` (columns_of set, a [r][m] matrix of scalars) column by column: each column
+  // computed once, its r elements stored down the rows.
+  absl::Status StoreColumns(const CVal& value, const TypePtr& type, const std::string& buffer,
+                            const std::string& offset);
   // Emits `type name[elements];` (and the comment), counting its bytes in private_bytes_.
   void DeclarePrivateArray(const std::string& type, const std::string& name, int64_t elements,
                            int64_t element_bytes, const std::string& comment);
@@ -510,6 +520,10 @@ absl::Status Generator::Store(const CVal& value, const TypePtr& type, const std:
     return absl::InternalError(absl::StrCat("an output of type ", ir::TypeToString(type),
                                             " has a value of type ", ir::TypeToString(value.type)));
   }
+  if (value.columns_of != nullptr && !private_array && dtype != DType::kHalf && lanes_ == 0 &&
+      type->element->is_array() && type->element->element->is_scalar()) {
+    return StoreColumns(value, type, buffer, offset);
+  }
   // The lanes of vectors (AsScalar) into a global array of scalars: a vstore<w> a vector, each
   // vector computed once (read lane by lane, each lane would compute its vector again).
   if (value.lanes_of != nullptr && type->element->is_scalar() && dtype != DType::kHalf &&
@@ -533,6 +547,35 @@ absl::Status Generator::Store(const CVal& value, const TypePtr& type, const std:
   DFC_ASSIGN_OR_RETURN(CVal element, value.element(j));
   DFC_RETURN_IF_ERROR(Store(element, type->element, buffer,
                             absl::StrCat("(", offset, ") * ", n, " + ", j), private_array, unroll));
+  em_->CloseBlock();
+  return absl::OkStatus();
+}
+
+absl::Status Generator::StoreColumns(const CVal& value, const TypePtr& type,
+                                     const std::string& buffer, const std::string& offset) {
+  const CVal& columns = *value.columns_of;  // [m][r]
+  const TypePtr& leaf = columns.type->element->element;
+  const int w = value.rows_as_scalars ? leaf->width : 1;
+  if (value.rows_as_scalars != leaf->is_vector()) {
+    return absl::InternalError(absl::StrCat("columns of ", ir::TypeToString(columns.type),
+                                            " stored as ", ir::TypeToString(type)));
+  }
+  const std::string r = Size(type->length);
+  const std::string row = Size(type->element->length);
+  const std::string i = em_->Fresh("i");
+  const std::string j = em_->Fresh("j");
+  em_->OpenBlock(absl::StrCat("for (long ", i, " = 0; ", i, " < ", Size(columns.type->length),
+                              "; ++", i, ")"));
+  DFC_ASSIGN_OR_RETURN(CVal column, columns.element(i));
+  if (type->length.AsConstant()) em_->Emit("#pragma unroll");
+  em_->OpenBlock(absl::StrCat("for (long ", j, " = 0; ", j, " < ", r, "; ++", j, ")"));
+  DFC_ASSIGN_OR_RETURN(CVal element, column.element(j));
+  DFC_ASSIGN_OR_RETURN(std::string v, element.scalar());
+  const std::string at =
+      absl::StrCat("((", offset, ") * ", r, " + ", j, ") * ", row, " + ", i, " * ", w);
+  em_->Emit(w > 1 ? absl::StrCat("vstore", w, "(", v, ", 0, ", buffer, " + ", at, ");")
+                  : absl::StrCat(buffer, "[", at, "] = ", v, ";"));
+  em_->CloseBlock();
   em_->CloseBlock();
   return absl::OkStatus();
 }
@@ -1006,6 +1049,10 @@ absl::StatusOr<CVal> Generator::ApplyPattern(const ir::Pattern& p, std::vector<C
     case K::kMapWrg:
     case K::kMapLcl:
     case K::kMapSeq:
+      if (p.f->kind == K::kAsScalar && args[0].columns_of != nullptr) {
+        out.columns_of = args[0].columns_of;
+        out.rows_as_scalars = true;
+      }
       out.element = [this, &p, array = args[0], result,
                      env](const std::string& i) -> absl::StatusOr<CVal> {
         DFC_ASSIGN_OR_RETURN(CVal element, array.element(i));
@@ -1059,6 +1106,7 @@ absl::StatusOr<CVal> Generator::ApplyPattern(const ir::Pattern& p, std::vector<C
       return out;
     }
     case K::kTranspose:
+      if (args[0].computed) out.columns_of = std::make_shared<const CVal>(args[0]);
       out.element = [array = args[0], result](const std::string& i) -> absl::StatusOr<CVal> {
         CVal column{result->element};
         column.element = [array, i](const std::string& j) -> absl::StatusOr<CVal> {

@@ -36,8 +36,9 @@ struct ExploreOptions {
 };
 
 // The rules the explorer applies, by name: mapReduceInterchange, vectorizeReduce(w) and
-// vectorizeColumns(w) for each width, and at the root only storeTransposed (it binds at the
-// cluster's top level) and vectorizeMaps(w) for each width (every elementwise Map at once).
+// vectorizeColumns(w) for each width, blockRows(r) for blocks of 4, 8 and 16 rows, and at the
+// root only storeTransposed (it binds at the cluster's top level) and vectorizeMaps(w) for
+// each width (every elementwise Map at once).
 struct ExploreRule {
   Rule rule;
   bool root_only = false;

@@ -138,4 +138,84 @@ Rule MapMapInterchange() {
           }};
 }
 
+Rule BlockRows(int rows) {
+  return {
+      absl::StrCat("blockRows(", rows, ")"),
+      absl::StrCat("Map(λa => G(Map(λc => H(a, c)) $ C)) $ X => Join $ MapGlb(λb => Map(G) $ "
+                   "Transpose $ Map(λc => Map(λa => H(a, c)) $ b) $ C) $ Split(",
+                   rows, ") $ X"),
+      [rows](const ir::ExprPtr& e) -> Match {
+        const ir::FunCall* outer = CallOf(e, ir::Fun::Kind::kMap);
+        if (outer == nullptr) return Decline{"not a high-level Map"};
+        const ir::FunPtr& f = static_cast<const ir::Pattern&>(*outer->f).f;
+        if (f->kind != ir::Fun::Kind::kLambda) return Decline{"the Map's function is not a λ"};
+        const ir::ExprPtr& x = outer->args[0];
+        if ((x->type->length % rows).AsConstant() != std::optional<int64_t>(0)) {
+          return Decline{absl::StrCat("the ", x->type->length.ToString(),
+                                      " rows are not known to be a multiple of ", rows)};
+        }
+        const auto& lambda = static_cast<const ir::Lambda&>(*f);
+        const ir::ParamPtr a = lambda.params[0];
+        // G: views of the inner Map's result, outermost first.
+        std::vector<ir::FunPtr> views;
+        ir::ExprPtr at = lambda.body;
+        while (at->kind == ir::Expr::Kind::kFunCall) {
+          const auto& call = static_cast<const ir::FunCall&>(*at);
+          const ir::Fun::Kind k = call.f->kind;
+          if (call.args.size() != 1 ||
+              (k != ir::Fun::Kind::kAsScalar && k != ir::Fun::Kind::kJoin &&
+               k != ir::Fun::Kind::kSplit && k != ir::Fun::Kind::kTranspose &&
+               k != ir::Fun::Kind::kAsVector)) {
+            break;
+          }
+          views.push_back(call.f);
+          at = call.args[0];
+        }
+        const ir::FunCall* inner = CallOf(at, ir::Fun::Kind::kMap);
+        if (inner == nullptr) {
+          return Decline{"the Map's body is not a high-level Map, nor views of one"};
+        }
+        const ir::FunPtr& g = static_cast<const ir::Pattern&>(*inner->f).f;
+        if (g->kind != ir::Fun::Kind::kLambda)
+          return Decline{"the inner Map's function is not a λ"};
+        const ir::ExprPtr& columns = inner->args[0];
+        if (Reads(*columns, a.get()) > 0) {
+          return Decline{"the inner Map's array depends on the outer element"};
+        }
+        const auto& inner_lambda = static_cast<const ir::Lambda&>(*g);
+        return [rows, a, c = inner_lambda.params[0], h = inner_lambda.body, x, columns,
+                views]() -> absl::StatusOr<ir::ExprPtr> {
+          DFC_ASSIGN_OR_RETURN(ir::ExprPtr blocks_of_x, ir::Call(ir::Split(rows), {x}));
+          const ir::ParamPtr b = ir::MakeParam("b", blocks_of_x->type->element);
+          DFC_ASSIGN_OR_RETURN(
+              ir::ExprPtr per_row,
+              ir::Call(ir::Map(std::make_shared<ir::Lambda>(std::vector{a}, h)), {b}));
+          // The r rows' Reduces as one, each element of c read once for all of them.
+          DFC_ASSIGN_OR_RETURN(auto interchanged, ApplyAtRoot(MapReduceInterchange(), per_row));
+          if (auto* one_walk = std::get_if<ir::ExprPtr>(&interchanged)) per_row = *one_walk;
+          DFC_ASSIGN_OR_RETURN(
+              ir::ExprPtr per_column,
+              ir::Call(ir::Map(std::make_shared<ir::Lambda>(std::vector{c}, per_row)), {columns}));
+          DFC_ASSIGN_OR_RETURN(ir::ExprPtr block, ir::Call(ir::Transpose(), {per_column}));
+          if (views.size() == 1) {
+            DFC_ASSIGN_OR_RETURN(block, ir::Call(ir::Map(views[0]), {block}));
+          } else if (!views.empty()) {
+            const ir::ParamPtr y = ir::MakeParam("y", block->type->element);
+            ir::ExprPtr viewed = y;
+            for (auto it = views.rbegin(); it != views.rend(); ++it) {
+              DFC_ASSIGN_OR_RETURN(viewed, ir::Call(*it, {viewed}));
+            }
+            DFC_ASSIGN_OR_RETURN(
+                block,
+                ir::Call(ir::Map(std::make_shared<ir::Lambda>(std::vector{y}, viewed)), {block}));
+          }
+          DFC_ASSIGN_OR_RETURN(
+              ir::ExprPtr blocks,
+              ir::Call(ir::MapGlb(0, std::make_shared<ir::Lambda>(std::vector{b}, block)),
+                       {blocks_of_x}));
+          return ir::Call(ir::Join(), {blocks});
+        };
+      }};
+}
+
 }  // namespace dfc::rewrite

@@ -23,6 +23,19 @@ Rule MapReduceInterchange();
 // column-major result written row-major, or the walk that should be spread over work-items).
 Rule MapMapInterchange();
 
+// blockRows(r), register blocking of a walk over rows:
+//   Map(λa => G(Map(λc => H(a, c)) $ C)) $ X
+//     => Join $ MapGlb(λb => Map(G) $ Transpose $ Map(λc => Map(λa => H(a, c)) $ b) $ C)
+//          $ Split(r) $ X
+// for a high-level Map over X (its length a known multiple of r) whose body is a high-level
+// Map over C, which does not read a, under views G (AsScalar, Join, Split, Transpose,
+// AsVector). A work-item takes a block of r rows of X (MapGlb), and for each c computes H for
+// its r rows together; where H is a Reduce, Map(λa => H(a, c)) $ b is interchanged with it
+// (mapReduceInterchange), so each element of c is read once for the r rows, each row keeping
+// its own accumulator in the same order: the results are equal. A MatMul's rows so read each
+// step of its right matrix once for r rows of the left, r products per load rather than one.
+Rule BlockRows(int rows);
+
 }  // namespace dfc::rewrite
 
 #endif  // DFC_REWRITE_INTERCHANGE_H_

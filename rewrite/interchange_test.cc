@@ -1,10 +1,13 @@
-// mapReduceInterchange: a match, declines with their reasons, and equivalence on seeded random
-// inputs (exact: every column keeps its own fold, in the same order).
+// mapReduceInterchange, mapMapInterchange and blockRows: matches, declines with their reasons,
+// and equivalence on seeded random inputs (exact: every column keeps its own fold, in the same
+// order).
 #include "rewrite/interchange.h"
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "ir/printer.h"
 #include "rewrite/rule_testing.h"
+#include "rewrite/vectorize.h"
 
 namespace dfc::rewrite {
 namespace {
@@ -99,6 +102,62 @@ TEST(MapMapInterchangeTest, DeclinesWithTheReason) {
                           });
   }));
   EXPECT_EQ(DeclineReason(MapMapInterchange(), sums), "the Map's body is not a high-level Map");
+}
+
+// A MatMul's Map over a's rows, 4 rows a work-item: for each column of b, the 4 rows' dot
+// products fold together (mapReduceInterchange inside the block), each element of the column
+// read once for the 4 rows.
+TEST(BlockRowsTest, BlocksOfRowsShareEachColumn) {
+  const ir::ParamPtr a = ir::MakeParam("a", Ints({8, 7}));
+  const ir::ParamPtr b = ir::MakeParam("b", Ints({7, kN}));
+  const ir::ExprPtr product = Must(MatMul(a, b));
+  absl::StatusOr<std::vector<ir::ExprPtr>> places = ApplyAtEach(BlockRows(4), product);
+  ASSERT_TRUE(places.ok()) << places.status();
+  ASSERT_EQ(places->size(), 1u);  // the Map over columns has no Map in its body
+  const std::string text = ir::ToString(places->front());
+  EXPECT_THAT(text, HasSubstr("Join() o MapGlb(0)("));
+  EXPECT_THAT(text, HasSubstr("Split(4) $ a"));
+  EXPECT_THAT(text, HasSubstr("Repeat(4)"));  // the block's 4 accumulators
+  ExpectEquivalent(product, places->front(), {a, b}, kSizes);
+}
+
+// Over b's columns vectorised first (AsScalar $ Map(...) over vectors of 4 columns): the view
+// is mapped over the block's rows.
+TEST(BlockRowsTest, ViewsOfTheInnerMapAreMappedOverTheBlock) {
+  const ir::ParamPtr a = ir::MakeParam("a", Ints({6, 5}));
+  const ir::ParamPtr b = ir::MakeParam("b", Ints({5, 12}));
+  const ir::ExprPtr product = Must(MatMul(a, b));
+  absl::StatusOr<std::vector<ir::ExprPtr>> vectorised = ApplyAtEach(VectorizeColumns(4), product);
+  ASSERT_TRUE(vectorised.ok()) << vectorised.status();
+  ASSERT_EQ(vectorised->size(), 1u);  // b's columns; a's 6 rows are no multiple of 4
+  const ir::ExprPtr blocked = MustRewrite(BlockRows(2), vectorised->front());
+  ASSERT_NE(blocked, nullptr);
+  EXPECT_THAT(ir::ToString(blocked), HasSubstr("Map(AsScalar())"));
+  ExpectEquivalent(product, blocked, {a, b}, kSizes);
+}
+
+TEST(BlockRowsTest, DeclinesWithTheReason) {
+  const ir::ParamPtr a = ir::MakeParam("a", Ints({kN, 4}));
+  const ir::ParamPtr b = ir::MakeParam("b", Ints({4, 3}));
+  EXPECT_EQ(DeclineReason(BlockRows(4), a), "not a high-level Map");
+  EXPECT_EQ(DeclineReason(BlockRows(4), Must(MatMul(a, b))),
+            "the N rows are not known to be a multiple of 4");
+  const ir::ParamPtr m = ir::MakeParam("m", Ints({8, 3}));
+  EXPECT_EQ(DeclineReason(BlockRows(4), Must(ir::Call(ir::Map(ir::Id()), {m}))),
+            "the Map's function is not a λ");
+  const ir::ExprPtr sums = Must(ir::MapOver(m, [](ir::ExprPtr r) {
+    return ir::ReduceOver(ir::MakeLiteral(ir::Scalar::Int(DType::kInt32, 0)), r,
+                          [](ir::ExprPtr acc, ir::ExprPtr v) {
+                            return ir::Call(IntAdd(), {acc, v});
+                          });
+  }));
+  EXPECT_EQ(DeclineReason(BlockRows(4), sums),
+            "the Map's body is not a high-level Map, nor views of one");
+  const ir::ExprPtr doubled = Must(ir::MapOver(m, [](ir::ExprPtr r) {
+    return ir::MapOver(r, [](ir::ExprPtr v) { return ir::Call(IntAdd(), {v, v}); });
+  }));
+  EXPECT_EQ(DeclineReason(BlockRows(4), doubled),
+            "the inner Map's array depends on the outer element");
 }
 
 }  // namespace

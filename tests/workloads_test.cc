@@ -184,22 +184,35 @@ TEST(WorkloadsTest, AProductVectorisedAcrossItsColumnsOrRowsReadsRowsOfVectors) 
        100,
        {{"vectorizeColumns(16)", 0}, {"mapReduceInterchange", 0}},
        {"vload16(0, in0 + ", "work-item gid computes block gid", "  // [float32<16>]_10"}},
+      // And blocks of 8 rows, each step's vload16 of b shared by the 8 rows' accumulators, the
+      // block stored column by column.
+      {"square",
+       256,
+       {{"vectorizeColumns(16)", 1}, {"blockRows(8)", 0}},
+       {"work-item gid computes block gid of [[float32]_256]_8 rows", "  // [float32<16>]_8",
+        "vstore16("}},
   };
-  for (const Contraction& c : Contractions()) {
-    const auto it = std::find_if(cases.begin(), cases.end(), [&](const Case& k) {
-      return k.label == c.label && k.size == c.size;
-    });
-    if (it == cases.end()) continue;
-    const Workload w = MatMul(c);
-    SCOPED_TRACE(w.name);
+  const std::vector<Contraction> contractions = Contractions();
+  for (const Case& k : cases) {
+    const auto it =
+        std::find_if(contractions.begin(), contractions.end(),
+                     [&](const Contraction& c) { return k.label == c.label && k.size == c.size; });
+    ASSERT_NE(it, contractions.end()) << k.label << " " << k.size;
+    const Workload w = MatMul(*it);
+    SCOPED_TRACE(w.name + " " + (rewrite::Variant{k.steps, nullptr}.Name()));
     absl::StatusOr<Graph> graph = w.graph();
     ASSERT_TRUE(graph.ok()) << graph.status();
     auto shared = std::make_shared<const Graph>(*std::move(graph));
     absl::StatusOr<Plan> plan = CompilePlan(
-        shared, {.fetches = {{"c", 0}}, .profile = (*executor)->profile(), .steps = {it->steps}});
+        shared, {.fetches = {{"c", 0}}, .profile = (*executor)->profile(), .steps = {k.steps}});
     ASSERT_TRUE(plan.ok()) << plan.status();
     const std::string& source = plan->kernels[0].source;
-    for (const std::string& code : it->code) EXPECT_THAT(source, HasSubstr(code));
+    for (const std::string& code : k.code) EXPECT_THAT(source, HasSubstr(code));
+    if (k.steps.back().rule == "blockRows(8)") {
+      // Each column's 8 accumulators are computed once and stored down the block's rows: no
+      // walk over the rows encloses the dot products (which would compute each 8 times).
+      EXPECT_LT(source.find("  // [float32<16>]_8"), source.find("< 8L; ")) << source;
+    }
     const Feeds feeds = w.feeds();
     std::vector<std::pair<TensorId, Tensor>> fed;
     for (const auto& [name, value] : feeds) fed.push_back({{name, 0}, value});
