@@ -15,4 +15,6 @@ plot 'cpu-opencl-device_chain.dat' using 1:2 title 'copy' with linespoints lw 2 
      'cpu-opencl-device_chain.dat' using 1:3 title 'unfused' with linespoints lw 2 lc 2 pt 6, \
      'cpu-opencl-device_chain.dat' using 1:4 title 'default' with linespoints lw 2 lc 3 pt 7, \
      'cpu-opencl-device_chain.dat' using 1:5 title 'tuned' with linespoints lw 2 lc 4 pt 8, \
-     'cpu-opencl-device_chain.dat' using 1:6 title 'bandwidth floor' with lines dashtype 2 lw 2 lc rgb 'black'
+     'cpu-opencl-device_chain.dat' using 1:6 title 'hand' with linespoints lw 2 lc 5 pt 9, \
+     'cpu-opencl-device_chain.dat' using 1:7 title 'hand_cached' with linespoints lw 2 lc 6 pt 10, \
+     'cpu-opencl-device_chain.dat' using 1:8 title 'bandwidth floor' with lines dashtype 2 lw 2 lc rgb 'black'
