@@ -12,6 +12,7 @@
 #include "nlohmann/json.hpp"
 #include "runtime/device_executor.h"
 #include "runtime/interpreted.h"
+#include "runtime/tuning_db.h"
 
 namespace dfc {
 namespace {
@@ -75,6 +76,7 @@ json ClusterJson(const Plan& plan, int c) {
           {"temporaries", temporaries},
           {"size_arguments", kernel.size_args},
           {"rules", rules},
+          {"variant", plan.variants[c]},
           {"tuned_work_group_size", static_cast<size_t>(c) < plan.spec.work_group_sizes.size()
                                         ? plan.spec.work_group_sizes[c]
                                         : -1},
@@ -194,8 +196,9 @@ absl::StatusOr<Plan> CompilePlan(std::shared_ptr<const Graph> graph, PlanSpec sp
   }
   // As a run lowers it (LowerForFeeds): folding only what lowerings read statically. The
   // placeholders are fed at run time; their host units are skipped then.
-  ir::LowerOptions options{
-      .fold_only_static = true, .placeholder_shapes = spec.placeholder_shapes, .fusion = spec.fusion};
+  ir::LowerOptions options{.fold_only_static = true,
+                           .placeholder_shapes = spec.placeholder_shapes,
+                           .fusion = spec.fusion};
   ReferenceFoldOracle oracle;
   DFC_ASSIGN_OR_RETURN(ir::LoweredGraph lowered,
                        ir::LowerGraph(*graph, spec.fetches, spec.targets, {}, oracle, options));
@@ -205,6 +208,7 @@ absl::StatusOr<Plan> CompilePlan(std::shared_ptr<const Graph> graph, PlanSpec sp
                      " clusters, but the graph lowers to ", lowered.clusters.size()));
   }
   std::vector<codegen::KernelSource> kernels;
+  std::vector<std::string> variants;
   for (size_t c = 0; c < lowered.clusters.size(); ++c) {
     const std::vector<std::string> nodes = ClusterNodeNames(*graph, lowered.partition.clusters[c]);
     ir::LoweredCluster cluster = lowered.clusters[c];
@@ -220,6 +224,7 @@ absl::StatusOr<Plan> CompilePlan(std::shared_ptr<const Graph> graph, PlanSpec sp
       cluster.lambda = std::make_shared<ir::Lambda>(lambda.params, *std::move(body));
       rules = rewrite::Variant{spec.steps[c], nullptr}.Name();
     }
+    variants.push_back(VariantHash(static_cast<const ir::Lambda&>(*cluster.lambda).body));
     absl::StatusOr<codegen::KernelSource> kernel = codegen::GenerateKernel(
         cluster,
         {.name = absl::StrCat("dfc_cluster_", c),
@@ -237,7 +242,8 @@ absl::StatusOr<Plan> CompilePlan(std::shared_ptr<const Graph> graph, PlanSpec sp
   return Plan{.spec = std::move(spec),
               .graph = std::move(graph),
               .lowered = std::move(lowered),
-              .kernels = std::move(kernels)};
+              .kernels = std::move(kernels),
+              .variants = std::move(variants)};
 }
 
 absl::Status WritePlan(const Plan& plan, const std::string& graph_path, const fs::path& dir) {
@@ -375,6 +381,18 @@ absl::StatusOr<Plan> ReadPlan(const fs::path& dir) {
       return reader.Error(absl::StrCat("cluster ", c, " holds ", absl::StrJoin(nodes, ", "),
                                        ", but the graph's cluster ", c, " holds ",
                                        absl::StrJoin(lowered, ", "), ": compile it again"));
+    }
+    if (const auto variant = cluster.find("variant");
+        variant != cluster.end() && *variant != plan.variants[c]) {
+      return reader.Error(absl::StrCat(
+          "cluster ", c, "'s rules (",
+          rewrite::Variant{
+              c < plan.spec.steps.size() ? plan.spec.steps[c] : std::vector<rewrite::Step>{},
+              nullptr}
+              .Name(),
+          ") now make variant ", plan.variants[c], ", not the ",
+          variant->is_string() ? variant->get<std::string>() : variant->dump(),
+          " its kernels were generated from (the rules changed since): compile it again"));
     }
     DFC_ASSIGN_OR_RETURN(const json* source,
                          reader.Field(cluster, "source", json::value_t::string));

@@ -55,6 +55,10 @@ struct Plan {
   std::shared_ptr<const Graph> graph;
   ir::LoweredGraph lowered;  // for spec.fetches and spec.targets, placeholders fed at run time
   std::vector<codegen::KernelSource> kernels;  // one per cluster of `lowered`
+  // Per cluster, VariantHash (runtime/tuning_db.h) of the body its kernel was generated from:
+  // plan.json keeps it, so that a plan whose steps now make another variant (the rules changed
+  // since it was compiled) is refused rather than run with its old kernels.
+  std::vector<std::string> variants;
 };
 
 // Lowers `graph` as a run that feeds its placeholders does and generates every cluster's
@@ -66,8 +70,9 @@ absl::Status WritePlan(const Plan& plan, const std::string& graph_path,
                        const std::filesystem::path& dir);
 
 // Reads the plan in `dir`: compiles its graph again and takes each cluster's kernel source from
-// its file. A missing or malformed file, or a plan whose clusters are not its graph's, is an
-// error naming the file.
+// its file. A missing or malformed file, or a plan whose clusters are not its graph's (other
+// nodes, or steps that now make another variant than its kernels were made from), is an error
+// naming the file.
 absl::StatusOr<Plan> ReadPlan(const std::filesystem::path& dir);
 
 // Moves the initialisers out of `targets` and returns them: targets that feed nothing from a

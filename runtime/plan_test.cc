@@ -164,6 +164,13 @@ TEST(PlanTest, AWrongPlanDirectoryIsAnErrorNamingTheFile) {
   write(std::regex_replace(json, std::regex("\\(MatMul\\)"), "(MatMulX)"));
   EXPECT_THAT(error(), HasSubstr("compile it again"));
 
+  // Steps that now make another variant than the kernels were generated from: a rule changed
+  // since the plan was compiled, and its kernels' arguments and sizes may no longer be these.
+  write(std::regex_replace(json, std::regex("\"variant\": \"[0-9a-f]+\""),
+                           "\"variant\": \"0000000000000000\""));
+  EXPECT_THAT(error(), HasSubstr("cluster 0's rules (default) now make variant "));
+  EXPECT_THAT(error(), HasSubstr("not the 0000000000000000 its kernels were generated from"));
+
   write(json);
   fs::remove(dir / "kernels" / "cluster_0.cl");
   EXPECT_THAT(error(), HasSubstr("cluster_0.cl"));
