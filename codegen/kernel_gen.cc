@@ -74,10 +74,12 @@ struct CVal {
   bool per_work_item = false;
   // Join's result over such an array: the blocks it lists.
   std::shared_ptr<const CVal> blocks_of;
-  // Transpose's result over an array whose elements do arithmetic (each a column of the
-  // result, computed at once: a Reduce's accumulators, rewrite::BlockRows): the array of
-  // columns. Stored row by row, every row would compute every column again; Store walks the
-  // columns instead. rows_as_scalars: Map(AsScalar) of that, each row's vectors lane by lane.
+  // A Map whose function does arithmetic: reading an element emits its computation.
+  bool maps_computing = false;
+  // Transpose's result over such a Map (each element a column of the result, computed at once:
+  // a Reduce's accumulators, rewrite::BlockRows): the array of columns. Stored row by row,
+  // every row would compute every column again; Store walks the columns instead.
+  // rows_as_scalars: Map(AsScalar) of that, each row's vectors lane by lane.
   std::shared_ptr<const CVal> columns_of;
   bool rows_as_scalars = false;
 };
@@ -1049,6 +1051,7 @@ absl::StatusOr<CVal> Generator::ApplyPattern(const ir::Pattern& p, std::vector<C
     case K::kMapWrg:
     case K::kMapLcl:
     case K::kMapSeq:
+      out.maps_computing = Computes(*p.f);
       if (p.f->kind == K::kAsScalar && args[0].columns_of != nullptr) {
         out.columns_of = args[0].columns_of;
         out.rows_as_scalars = true;
@@ -1106,7 +1109,7 @@ absl::StatusOr<CVal> Generator::ApplyPattern(const ir::Pattern& p, std::vector<C
       return out;
     }
     case K::kTranspose:
-      if (args[0].computed) out.columns_of = std::make_shared<const CVal>(args[0]);
+      if (args[0].maps_computing) out.columns_of = std::make_shared<const CVal>(args[0]);
       out.element = [array = args[0], result](const std::string& i) -> absl::StatusOr<CVal> {
         CVal column{result->element};
         column.element = [array, i](const std::string& j) -> absl::StatusOr<CVal> {
