@@ -18,6 +18,7 @@
 #include "benchmark/benchmark.h"
 #include "graph/check.h"
 #include "runtime/bandwidth.h"
+#include "runtime/compare.h"
 #include "runtime/device_executor.h"
 #include "runtime/interpreted.h"
 #include "runtime/opencl/cl_error.h"
@@ -275,6 +276,16 @@ inline absl::StatusOr<double> LaunchAndTime(cl::ClContext& context, cl_kernel ke
   clGetEventProfilingInfo(event, CL_PROFILING_COMMAND_START, sizeof(start), &start, nullptr);
   clGetEventProfilingInfo(event, CL_PROFILING_COMMAND_END, sizeof(end), &end, nullptr);
   return (end - start) * 1e-9;
+}
+
+// A hand-written kernel's answer to `w`'s feeds (its first fetch), checked against the reference
+// executor's with the tolerance every variant of the rules is checked with.
+inline absl::Status CheckHandWritten(const workloads::Workload& w, const Tensor& actual) {
+  DFC_ASSIGN_OR_RETURN(std::vector<Tensor> expected, workloads::Reference(w, w.feeds()));
+  const Comparison c =
+      CompareTensors(actual, expected[0], VariantTolerance(expected[0], w.longest_reduction));
+  if (!c.equal) return absl::InternalError("the hand-written kernel is wrong: " + c.reason);
+  return absl::OkStatus();
 }
 
 // Times `w` as done by a hand-written kernel: `launch()` runs it once and returns its event

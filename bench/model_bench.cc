@@ -24,7 +24,6 @@
 #include <vector>
 
 #include "bench/bench_util.h"
-#include "runtime/compare.h"
 #include "runtime/opencl/cl_error.h"
 #include "runtime/opencl/program_cache.h"
 
@@ -191,11 +190,7 @@ void BM_ChainHand(benchmark::State& state, const Workload& w, bool cached) {
     DFC_ASSIGN_OR_RETURN(ChainHandKernel full, ChainHandKernel::Make(w, w.size));
     DFC_RETURN_IF_ERROR(full.Run().status());
     DFC_ASSIGN_OR_RETURN(Tensor actual, full.Output());
-    DFC_ASSIGN_OR_RETURN(std::vector<Tensor> expected, workloads::Reference(w, w.feeds()));
-    const Comparison c =
-        CompareTensors(actual, expected[0], VariantTolerance(expected[0], w.longest_reduction));
-    if (!c.equal) return absl::InternalError("the hand-written kernel is wrong: " + c.reason);
-    return absl::OkStatus();
+    return CheckHandWritten(w, actual);
   }();
   if (!ready.ok()) {
     state.SkipWithError(std::string(ready.message()).c_str());

@@ -22,7 +22,6 @@
 #include <string>
 
 #include "bench/bench_util.h"
-#include "runtime/compare.h"
 #include "runtime/opencl/cl_error.h"
 #include "runtime/opencl/program_cache.h"
 
@@ -170,18 +169,12 @@ absl::StatusOr<Tensor> HandKernel::Output() {
   return out;
 }
 
-// The hand-written kernel's answer, checked against the reference executor's with the
-// tolerance every variant of the rules is checked with.
+// The hand-written kernel's answer, checked against the reference executor's.
 absl::Status CheckHandKernel(int64_t n) {
-  const Workload w = workloads::Seed(n);
   DFC_ASSIGN_OR_RETURN(HandKernel hand, HandKernel::Make(n, n));
   DFC_RETURN_IF_ERROR(hand.Run().status());
   DFC_ASSIGN_OR_RETURN(Tensor actual, hand.Output());
-  DFC_ASSIGN_OR_RETURN(std::vector<Tensor> expected, workloads::Reference(w, w.feeds()));
-  const Comparison c =
-      CompareTensors(actual, expected[0], VariantTolerance(expected[0], w.longest_reduction));
-  if (!c.equal) return absl::InternalError("the hand-written kernel is wrong: " + c.reason);
-  return absl::OkStatus();
+  return CheckHandWritten(workloads::Seed(n), actual);
 }
 
 void BM_SeedHand(benchmark::State& state, int64_t n, bool rows_cached) {
