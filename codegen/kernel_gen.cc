@@ -7,6 +7,7 @@
 #include "codegen/kernel_gen.h"
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <map>
 #include <set>
@@ -74,6 +75,10 @@ struct CVal {
   bool per_work_item = false;
   // Join's result over such an array: the blocks it lists.
   std::shared_ptr<const CVal> blocks_of;
+  // With blocks_of, where only a prefix of the joined rows is the value (Reindex(n, i), the
+  // rows rewrite::BlockRows padded the last block with dropped): the row count n, in C. Rows
+  // at or past it are computed with their block and not stored.
+  std::string rows_below;
   // A Map whose function does arithmetic: reading an element emits its computation.
   bool maps_computing = false;
   // Transpose's result over such a Map (each element a column of the result, computed at once:
@@ -119,12 +124,14 @@ constexpr int64_t kMaxPrivateElements = 1024;
 constexpr int64_t kCopyBlockRows = 16;
 
 // The most scalars (vector lanes counted) a Reduce keeps in an accumulator array. The array is
-// meant to live in registers (every loop over it is unrolled), and it is held twice (the
-// accumulator and the next step's values): 256 scalars is 2 KiB of the work-item's, as many
-// registers as a GPU thread has. Larger, it would spill, its unrolled code would grow with it,
-// and a CPU driver that gives thousands of work-items a group overflows its thread's stack
-// (PoCL did, with 1024: a 784x256 layer's accumulator of 256 float4).
-constexpr int64_t kMaxAccumulatorScalars = 256;
+// meant to live in registers (every loop over it is unrolled, so the driver's compiler sees
+// each element as a value of its own): 512 scalars are the 32 vector registers of an AVX-512
+// core, and hold a block of 2 rows by 10 columns of float16 accumulators (rewrite::BlockRows,
+// 320). A GPU thread has fewer (255 32-bit registers on NVIDIA's): there a large one spills, and
+// the tuner's timing says so. Larger, its unrolled code would grow with it, and a CPU driver
+// that gives thousands of work-items a group overflows its thread's stack (PoCL did, with 1024:
+// a 784x256 layer's accumulator of 256 float4).
+constexpr int64_t kMaxAccumulatorScalars = 512;
 
 // Whether applying `f` does arithmetic (static: a UserFun or a Reduce anywhere in it).
 bool Computes(const ir::Fun& f);
@@ -194,6 +201,15 @@ std::string ScalarLiteral(const ir::Scalar& s) {
   }
   return absl::StrCat("((", type, ")", s.i, ")");
 }
+
+// The functions index arithmetic calls (Size, Pad): a prefetch's address may name them.
+constexpr std::array<absl::string_view, 5> kIndexFunctions = {"clamp", "min", "max", "dfc_floordiv",
+                                                              "dfc_floormod"};
+// The most prefetches a sequential loop's step issues for one read (the rows of a block): more
+// would cost more than the misses they save.
+constexpr int64_t kMaxPrefetchesAStep = 16;
+// The most columns StoreColumns unrolls.
+constexpr int64_t kUnrolledColumns = 16;
 
 // Software prefetch (DeviceProfile::prefetch_bytes): clang's builtin, which PoCL's and other
 // LLVM-based CPU drivers turn into prefetch instructions; nothing elsewhere (OpenCL's own
@@ -288,8 +304,11 @@ class Generator {
   // kernel never writes past the buffer the runtime allocated for it.
   // With `unroll`, loops of a known trip count are fully unrolled (an accumulator array kept
   // in registers).
+  // `rows_below` (C, optional): of value's rows, store only those whose index in the buffer,
+  // (offset) * length + j, is below it (CVal::rows_below).
   absl::Status Store(const CVal& value, const TypePtr& type, const std::string& buffer,
-                     const std::string& offset, bool private_array = false, bool unroll = false);
+                     const std::string& offset, bool private_array = false, bool unroll = false,
+                     const std::string& rows_below = "");
   // C text of a size expression; `index` names what the Reindex variable `i` stands for.
   std::string Size(const ArithExpr& e, const std::string& index = "");
 
@@ -329,9 +348,9 @@ class Generator {
   static bool FitsPrivately(const TypePtr& type);
   absl::StatusOr<CVal> MaterializePrivately(const CVal& value);
   // Stores `value` (columns_of set, a [r][m] matrix of scalars) column by column: each column
-  // computed once, its r elements stored down the rows.
+  // computed once, its r elements stored down the rows (those below `rows_below`, as Store).
   absl::Status StoreColumns(const CVal& value, const TypePtr& type, const std::string& buffer,
-                            const std::string& offset);
+                            const std::string& offset, const std::string& rows_below);
   // Emits `type name[elements];` (and the comment), counting its bytes in private_bytes_.
   void DeclarePrivateArray(const std::string& type, const std::string& name, int64_t elements,
                            int64_t element_bytes, const std::string& comment);
@@ -346,6 +365,14 @@ class Generator {
   std::vector<std::string> buffer_params_;  // the kernels' buffer parameters, in order
   std::set<std::string> global_buffers_;    // the inputs' and temporaries' names
   std::vector<SequentialLoop> seq_loops_;   // the open ReduceSeq loops, outermost first
+  // The open unrolled loops of Store (a step's accumulator elements, a block's rows): index,
+  // trip count, and how many sequential loops were open around it.
+  struct UnrolledLoop {
+    std::string index;
+    int64_t count;
+    size_t inside;
+  };
+  std::vector<UnrolledLoop> unrolled_;
   bool uses_prefetch_ = false;
   std::string name_;
   DeviceProfile profile_;
@@ -502,7 +529,8 @@ CVal Generator::Load(const std::string& buffer, DType dtype, const TypePtr& type
 }
 
 absl::Status Generator::Store(const CVal& value, const TypePtr& type, const std::string& buffer,
-                              const std::string& offset, bool private_array, bool unroll) {
+                              const std::string& offset, bool private_array, bool unroll,
+                              const std::string& rows_below) {
   const DType dtype = ir::BaseDType(type);
   if ((type->is_scalar() || type->is_vector()) && value.type->kind == type->kind) {
     DFC_ASSIGN_OR_RETURN(std::string v, value.scalar());
@@ -522,14 +550,14 @@ absl::Status Generator::Store(const CVal& value, const TypePtr& type, const std:
     return absl::InternalError(absl::StrCat("an output of type ", ir::TypeToString(type),
                                             " has a value of type ", ir::TypeToString(value.type)));
   }
-  if (value.columns_of != nullptr && !private_array && dtype != DType::kHalf && lanes_ == 0 &&
+  if (value.columns_of != nullptr && (private_array || dtype != DType::kHalf) && lanes_ == 0 &&
       type->element->is_array() && type->element->element->is_scalar()) {
-    return StoreColumns(value, type, buffer, offset);
+    return StoreColumns(value, type, buffer, offset, rows_below);
   }
   // The lanes of vectors (AsScalar) into a global array of scalars: a vstore<w> a vector, each
   // vector computed once (read lane by lane, each lane would compute its vector again).
   if (value.lanes_of != nullptr && type->element->is_scalar() && dtype != DType::kHalf &&
-      !private_array) {
+      !private_array && rows_below.empty()) {
     const CVal& vectors = *value.lanes_of;
     const int w = vectors.type->element->width;
     const std::string i = em_->Fresh("i");
@@ -544,17 +572,28 @@ absl::Status Generator::Store(const CVal& value, const TypePtr& type, const std:
   }
   const std::string j = em_->Fresh("j");
   const std::string n = Size(type->length);
-  if (unroll && type->length.AsConstant()) em_->Emit("#pragma unroll");
+  const std::optional<int64_t> count = type->length.AsConstant();
+  if (unroll && count) {
+    em_->Emit("#pragma unroll");
+    unrolled_.push_back({j, *count, seq_loops_.size()});
+  }
   em_->OpenBlock(absl::StrCat("for (long ", j, " = 0; ", j, " < ", n, "; ++", j, ")"));
-  DFC_ASSIGN_OR_RETURN(CVal element, value.element(j));
-  DFC_RETURN_IF_ERROR(Store(element, type->element, buffer,
-                            absl::StrCat("(", offset, ") * ", n, " + ", j), private_array, unroll));
+  const std::string at = absl::StrCat("(", offset, ") * ", n, " + ", j);
+  if (!rows_below.empty()) em_->OpenBlock(absl::StrCat("if (", at, " < ", rows_below, ")"));
+  absl::Status stored = [&]() -> absl::Status {
+    DFC_ASSIGN_OR_RETURN(CVal element, value.element(j));
+    return Store(element, type->element, buffer, at, private_array, unroll);
+  }();
+  if (unroll && count) unrolled_.pop_back();
+  DFC_RETURN_IF_ERROR(stored);
+  if (!rows_below.empty()) em_->CloseBlock();
   em_->CloseBlock();
   return absl::OkStatus();
 }
 
 absl::Status Generator::StoreColumns(const CVal& value, const TypePtr& type,
-                                     const std::string& buffer, const std::string& offset) {
+                                     const std::string& buffer, const std::string& offset,
+                                     const std::string& rows_below) {
   const CVal& columns = *value.columns_of;  // [m][r]
   const TypePtr& leaf = columns.type->element->element;
   const int w = value.rows_as_scalars ? leaf->width : 1;
@@ -566,17 +605,23 @@ absl::Status Generator::StoreColumns(const CVal& value, const TypePtr& type,
   const std::string row = Size(type->element->length);
   const std::string i = em_->Fresh("i");
   const std::string j = em_->Fresh("j");
+  // A few columns are unrolled: where they are a Reduce's accumulators (interchanged over the
+  // columns), an index that is not constant would keep the accumulators out of registers.
+  const std::optional<int64_t> m = columns.type->length.AsConstant();
+  if (m && *m <= kUnrolledColumns) em_->Emit("#pragma unroll");
   em_->OpenBlock(absl::StrCat("for (long ", i, " = 0; ", i, " < ", Size(columns.type->length),
                               "; ++", i, ")"));
   DFC_ASSIGN_OR_RETURN(CVal column, columns.element(i));
   if (type->length.AsConstant()) em_->Emit("#pragma unroll");
   em_->OpenBlock(absl::StrCat("for (long ", j, " = 0; ", j, " < ", r, "; ++", j, ")"));
+  const std::string row_at = absl::StrCat("(", offset, ") * ", r, " + ", j);
+  if (!rows_below.empty()) em_->OpenBlock(absl::StrCat("if (", row_at, " < ", rows_below, ")"));
   DFC_ASSIGN_OR_RETURN(CVal element, column.element(j));
   DFC_ASSIGN_OR_RETURN(std::string v, element.scalar());
-  const std::string at =
-      absl::StrCat("((", offset, ") * ", r, " + ", j, ") * ", row, " + ", i, " * ", w);
+  const std::string at = absl::StrCat("(", row_at, ") * ", row, " + ", i, " * ", w);
   em_->Emit(w > 1 ? absl::StrCat("vstore", w, "(", v, ", 0, ", buffer, " + ", at, ");")
                   : absl::StrCat(buffer, "[", at, "] = ", v, ";"));
+  if (!rows_below.empty()) em_->CloseBlock();
   em_->CloseBlock();
   em_->CloseBlock();
   return absl::OkStatus();
@@ -645,7 +690,10 @@ absl::StatusOr<CVal> Generator::ApplyLambda(const ir::Lambda& lambda, std::vecto
     if (top_level_ && v.type->is_array() && ir::TensorShape(v.type)) {
       DFC_ASSIGN_OR_RETURN(v, Materialize(v));
     } else if (!top_level_ && v.computed && v.type->is_array() &&
-               rewrite::Reads(*lambda.body, lambda.params[k].get()) > 1 && FitsPrivately(v.type)) {
+               (rewrite::Reads(*lambda.body, lambda.params[k].get()) > 1 ||
+                v.columns_of != nullptr) &&
+               FitsPrivately(v.type)) {
+      // (Read by rows, a Transpose of computed columns would compute every column a row.)
       DFC_ASSIGN_OR_RETURN(v, MaterializePrivately(v));
     } else {
       DFC_ASSIGN_OR_RETURN(v, Bind(std::move(v)));
@@ -749,22 +797,36 @@ CVal FromLeaves(const TypePtr& type, const std::function<Thunk(int)>& leaf, int&
   return out;
 }
 
-// The C identifiers `text` names, in order (not the suffixes of literals such as 784L).
-std::vector<std::string> Identifiers(absl::string_view text) {
+// `text` cut into words (runs of letters, digits and '_') and the single characters between.
+std::vector<absl::string_view> Tokens(absl::string_view text) {
   const auto part = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
-  std::vector<std::string> out;
+  std::vector<absl::string_view> out;
   for (size_t at = 0; at < text.size();) {
-    if (!part(text[at])) {
-      ++at;
-      continue;
+    size_t end = at + 1;
+    if (part(text[at])) {
+      while (end < text.size() && part(text[end])) ++end;
     }
-    size_t end = at;
-    while (end < text.size() && part(text[end])) ++end;
-    if (!std::isdigit(static_cast<unsigned char>(text[at]))) {
-      out.emplace_back(text.substr(at, end - at));
-    }
+    out.push_back(text.substr(at, end - at));
     at = end;
   }
+  return out;
+}
+
+// The C identifiers `text` names, in order (not the suffixes of literals such as 784L).
+std::vector<std::string> Identifiers(absl::string_view text) {
+  std::vector<std::string> out;
+  for (absl::string_view token : Tokens(text)) {
+    const unsigned char first = token[0];
+    if (std::isalpha(first) || first == '_') out.emplace_back(token);
+  }
+  return out;
+}
+
+// `text` with every whole identifier `name` replaced by `value`.
+std::string ReplaceIdentifier(absl::string_view text, absl::string_view name,
+                              absl::string_view value) {
+  std::string out;
+  for (absl::string_view token : Tokens(text)) absl::StrAppend(&out, token == name ? value : token);
   return out;
 }
 
@@ -778,18 +840,40 @@ void Generator::Prefetch(const std::string& pointer) {
   for (auto loop = seq_loops_.rbegin(); loop != seq_loops_.rend(); ++loop) {
     if (loop->emitter != em_ || !names_it(loop->index)) continue;
     // It goes first in the loop's body, so it may name only what is declared before: the
-    // buffer, gid, sizes and the indices of this loop and the sequential loops around it.
+    // buffer, gid, sizes, the indices of this loop and the sequential loops around it, and
+    // the index arithmetic's functions. The index of an unrolled loop inside it (the rows of a
+    // block, rewrite::BlockRows) takes each of its values: one prefetch a row.
+    const size_t depth = static_cast<size_t>(loop.base() - seq_loops_.begin());
+    std::vector<const UnrolledLoop*> expand;
     for (const std::string& name : names) {
       const bool known = name == "gid" || global_buffers_.contains(name) ||
                          name.rfind("size_", 0) == 0 ||
+                         std::ranges::find(kIndexFunctions, name) != kIndexFunctions.end() ||
                          std::any_of(seq_loops_.begin(), loop.base(),
                                      [&](const SequentialLoop& l) { return l.index == name; });
-      if (!known) return;
+      if (known) continue;
+      const auto unrolled = std::ranges::find_if(
+          unrolled_, [&](const UnrolledLoop& u) { return u.index == name && u.inside >= depth; });
+      if (unrolled == unrolled_.end()) return;
+      if (std::ranges::find(expand, &*unrolled) == expand.end()) expand.push_back(&*unrolled);
     }
-    if (!loop->prefetched.insert(pointer).second) return;
-    uses_prefetch_ = true;
-    em_->EmitFirst(loop->depth, absl::StrCat("DFC_PREFETCH((__global const char*)(", pointer,
-                                             ") + ", profile_.prefetch_bytes, ");"));
+    std::vector<std::string> pointers = {pointer};
+    for (const UnrolledLoop* u : expand) {
+      std::vector<std::string> each;
+      for (const std::string& p : pointers) {
+        for (int64_t v = 0; v < u->count; ++v) {
+          each.push_back(ReplaceIdentifier(p, u->index, absl::StrCat(v, "L")));
+        }
+      }
+      pointers = std::move(each);
+    }
+    if (static_cast<int64_t>(pointers.size()) > kMaxPrefetchesAStep) return;
+    for (const std::string& p : pointers) {
+      if (!loop->prefetched.insert(p).second) continue;
+      uses_prefetch_ = true;
+      em_->EmitFirst(loop->depth, absl::StrCat("DFC_PREFETCH((__global const char*)(", p, ") + ",
+                                               profile_.prefetch_bytes, ");"));
+    }
     return;
   }
 }
@@ -1127,6 +1211,9 @@ absl::StatusOr<CVal> Generator::ApplyPattern(const ir::Pattern& p, std::vector<C
       const std::string n = Size(args[0].type->length);
       out.element = [this, &p, array = args[0], left,
                      n](const std::string& j) -> absl::StatusOr<CVal> {
+        if (p.pad_mode == ir::PadMode::kClamp) {  // index arithmetic only: a prefetch can name it
+          return array.element(absl::StrCat("clamp((", j, ") - ", left, ", 0L, ", n, " - 1)"));
+        }
         const std::string src = em_->Fresh("src");
         em_->Emit(absl::StrCat("const long ", src, " = (", j, ") - ", left, ";"));
         switch (p.pad_mode) {
@@ -1138,7 +1225,7 @@ absl::StatusOr<CVal> Generator::ApplyPattern(const ir::Pattern& p, std::vector<C
                 [fill]() -> absl::StatusOr<CVal> { return fill; });
           }
           case ir::PadMode::kClamp:
-            return array.element(absl::StrCat("clamp(", src, ", 0L, ", n, " - 1)"));
+            break;  // above
           case ir::PadMode::kReflect:
             return array.element(absl::StrCat("(", src, " < 0 ? -", src, " : (", src, " >= ", n,
                                               " ? 2 * (", n, " - 1) - ", src, " : ", src, "))"));
@@ -1151,6 +1238,11 @@ absl::StatusOr<CVal> Generator::ApplyPattern(const ir::Pattern& p, std::vector<C
       return out;
     }
     case K::kReindex: {
+      // The first rows of blocks (the rows blockRows padded dropped): still stored by blocks.
+      if (args[0].blocks_of != nullptr && p.index_fn == ir::IndexVar()) {
+        out.blocks_of = args[0].blocks_of;
+        out.rows_below = Size(p.size);
+      }
       // A shift, out[i] = in[i + c], keeps a contiguous array contiguous.
       const ArithExpr offset = p.index_fn - ir::IndexVar();
       const std::vector<std::string> vars = offset.Variables();
@@ -1361,7 +1453,8 @@ absl::StatusOr<Generator::EmittedKernel> Generator::EmitKernelMapped(
         stage.rows.push_back(blocks->type->length);
         em_->OpenBlock(absl::StrCat("if (gid < ", Size(blocks->type->length), ")"));
         DFC_ASSIGN_OR_RETURN(CVal block, blocks->element("gid"));
-        DFC_RETURN_IF_ERROR(Store(block, blocks->type->element, out.buffer, "gid"));
+        DFC_RETURN_IF_ERROR(Store(block, blocks->type->element, out.buffer, "gid",
+                                  /*private_array=*/false, /*unroll=*/false, out.value.rows_below));
       } else if (out.type->is_array()) {
         stage.rows.push_back(out.type->length);
         em_->OpenBlock(absl::StrCat("if (gid < ", Size(out.type->length), ")"));

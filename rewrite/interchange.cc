@@ -1,6 +1,7 @@
 // Interchange rules (see interchange.h).
 #include "rewrite/interchange.h"
 
+#include <optional>
 #include <vector>
 
 #include "absl/container/flat_hash_set.h"
@@ -138,54 +139,194 @@ Rule MapMapInterchange() {
           }};
 }
 
+namespace {
+
+// The first high-level Map(λc => H) $ C in `e` (outermost first) whose function reads `a`, whose
+// array does not, and which reads no parameter bound between the outer Map and it (`inner`):
+// the walk blockRows gives a block of rows at once.
+ir::ExprPtr FindRowWalk(const ir::ExprPtr& e, const ir::Param* a,
+                        std::vector<const ir::Param*>& inner);
+
+ir::ExprPtr FindRowWalkIn(const ir::FunPtr& f, const ir::Param* a,
+                          std::vector<const ir::Param*>& inner) {
+  if (f->kind == ir::Fun::Kind::kUserFun) return nullptr;
+  if (f->kind == ir::Fun::Kind::kLambda) {
+    const auto& lambda = static_cast<const ir::Lambda&>(*f);
+    for (const ir::ParamPtr& p : lambda.params) inner.push_back(p.get());
+    ir::ExprPtr found = FindRowWalk(lambda.body, a, inner);
+    inner.resize(inner.size() - lambda.params.size());
+    return found;
+  }
+  const auto& pattern = static_cast<const ir::Pattern&>(*f);
+  return pattern.f == nullptr ? nullptr : FindRowWalkIn(pattern.f, a, inner);
+}
+
+ir::ExprPtr FindRowWalk(const ir::ExprPtr& e, const ir::Param* a,
+                        std::vector<const ir::Param*>& inner) {
+  if (e->kind != ir::Expr::Kind::kFunCall || Reads(*e, a) == 0) return nullptr;
+  if (const ir::FunCall* map = CallOf(e, ir::Fun::Kind::kMap); map != nullptr) {
+    const ir::FunPtr& g = static_cast<const ir::Pattern&>(*map->f).f;
+    bool closed = g->kind == ir::Fun::Kind::kLambda && Reads(*map->args[0], a) == 0;
+    for (const ir::Param* p : inner) closed = closed && Reads(*e, p) == 0;
+    if (closed) return e;
+  }
+  const auto& call = static_cast<const ir::FunCall&>(*e);
+  for (const ir::ExprPtr& arg : call.args) {
+    if (ir::ExprPtr found = FindRowWalk(arg, a, inner)) return found;
+  }
+  return FindRowWalkIn(call.f, a, inner);
+}
+
+// The views G of `walk` that make `body` (outermost first), or std::nullopt where the body
+// does more than view it.
+std::optional<std::vector<ir::FunPtr>> ViewsOf(const ir::ExprPtr& body, const ir::ExprPtr& walk) {
+  std::vector<ir::FunPtr> views;
+  ir::ExprPtr at = body;
+  while (at != walk) {
+    if (at->kind != ir::Expr::Kind::kFunCall) return std::nullopt;
+    const auto& call = static_cast<const ir::FunCall&>(*at);
+    const ir::Fun::Kind k = call.f->kind;
+    if (call.args.size() != 1 ||
+        (k != ir::Fun::Kind::kAsScalar && k != ir::Fun::Kind::kJoin && k != ir::Fun::Kind::kSplit &&
+         k != ir::Fun::Kind::kTranspose && k != ir::Fun::Kind::kAsVector)) {
+      return std::nullopt;
+    }
+    views.push_back(call.f);
+    at = call.args[0];
+  }
+  return views;
+}
+
+// Map(G) $ block for views G, outermost first (Map(λy => G(y)) for more than one).
+absl::StatusOr<ir::ExprPtr> MapViews(const std::vector<ir::FunPtr>& views, ir::ExprPtr block) {
+  if (views.empty()) return block;
+  if (views.size() == 1) return ir::Call(ir::Map(views[0]), {block});
+  const ir::ParamPtr y = ir::MakeParam("y", block->type->element);
+  ir::ExprPtr viewed = y;
+  for (auto it = views.rbegin(); it != views.rend(); ++it) {
+    DFC_ASSIGN_OR_RETURN(viewed, ir::Call(*it, {viewed}));
+  }
+  return ir::Call(ir::Map(std::make_shared<ir::Lambda>(std::vector{y}, viewed)), {block});
+}
+
+// Map(f) $ Zip(..., Map(g) $ X, ...) => Map(λp => f(Tuple(..., g(Get(i) $ p), ...))) $
+// Zip(..., X, ...): the high-level Maps of the Zip's arrays (chains of them) fused into the Map
+// over it, so that a row walk inside g is under the outer Map. nullptr where no array of the
+// Zip is such a Map.
+absl::StatusOr<ir::ExprPtr> FuseZippedMaps(const ir::FunCall& outer) {
+  const ir::FunCall* zip = CallOf(outer.args[0], ir::Fun::Kind::kZip);
+  if (zip == nullptr) return nullptr;
+  std::vector<ir::ExprPtr> arrays;
+  std::vector<std::vector<ir::FunPtr>> fns;  // per array: the functions of its Maps, outermost
+                                             // first (a chain Map(g) $ Map(h) $ X is g o h)
+  bool any = false;
+  for (ir::ExprPtr array : zip->args) {
+    fns.emplace_back();
+    while (const ir::FunCall* map = CallOf(array, ir::Fun::Kind::kMap)) {
+      fns.back().push_back(static_cast<const ir::Pattern&>(*map->f).f);
+      array = map->args[0];
+      any = true;
+    }
+    arrays.push_back(array);
+  }
+  if (!any) return nullptr;
+  DFC_ASSIGN_OR_RETURN(ir::ExprPtr pairs,
+                       ir::Call(ir::Zip(static_cast<int>(arrays.size())), arrays));
+  const ir::FunPtr f = static_cast<const ir::Pattern&>(*outer.f).f;
+  return ir::MapOver(
+      pairs,
+      [&](ir::ExprPtr p) -> absl::StatusOr<ir::ExprPtr> {
+        std::vector<ir::ExprPtr> fields;
+        for (size_t i = 0; i < fns.size(); ++i) {
+          DFC_ASSIGN_OR_RETURN(ir::ExprPtr field, ir::Call(ir::Get(static_cast<int>(i)), {p}));
+          for (auto g = fns[i].rbegin(); g != fns[i].rend(); ++g) {
+            // A λ takes its argument in place where that computes nothing (Get(i) $ p: a walk
+            // over the row then reads p itself) or is read once; else it stays bound once.
+            const auto* lambda = (*g)->kind == ir::Fun::Kind::kLambda
+                                     ? static_cast<const ir::Lambda*>(g->get())
+                                     : nullptr;
+            const bool innermost = g == fns[i].rbegin();  // its argument is Get(i) $ p
+            if (lambda != nullptr &&
+                (innermost || Reads(*lambda->body, lambda->params[0].get()) <= 1)) {
+              DFC_ASSIGN_OR_RETURN(field, Substitute(lambda->body, lambda->params[0].get(), field));
+            } else {
+              DFC_ASSIGN_OR_RETURN(field, ir::Call(*g, {field}));
+            }
+          }
+          fields.push_back(std::move(field));
+        }
+        DFC_ASSIGN_OR_RETURN(ir::ExprPtr tuple,
+                             ir::Call(ir::Tuple(static_cast<int>(fields.size())), fields));
+        return ir::Call(f, {tuple});
+      },
+      "p");
+}
+
+}  // namespace
+
 Rule BlockRows(int rows) {
   return {
       absl::StrCat("blockRows(", rows, ")"),
-      absl::StrCat("Map(λa => G(Map(λc => H(a, c)) $ C)) $ X => Join $ MapGlb(λb => Map(G) $ "
-                   "Transpose $ Map(λc => Map(λa => H(a, c)) $ b) $ C) $ Split(",
-                   rows, ") $ X"),
+      absl::StrCat("Map(λa => B(a, Map(λc => H(a, c)) $ C)) $ X => Join $ MapGlb(λb => (λt => "
+                   "Map(λ(a, v) => B(a, v)) $ Zip(b, t)) $ Transpose $ Map(λc => Map(λa => "
+                   "H(a, c)) $ b) $ C) $ Split(",
+                   rows, ") $ X (rows past a multiple of ", rows,
+                   ": X padded by its last row, and dropped from the result)"),
       [rows](const ir::ExprPtr& e) -> Match {
+        // Under a let (storeTransposed binds a constant's layout around the body): its body.
+        if (e->kind == ir::Expr::Kind::kFunCall) {
+          const auto& let = static_cast<const ir::FunCall&>(*e);
+          if (let.f->kind == ir::Fun::Kind::kLambda) {
+            const auto& lambda = static_cast<const ir::Lambda&>(*let.f);
+            Match in_body = BlockRows(rows).match(lambda.body);
+            if (const auto* declined = std::get_if<Decline>(&in_body)) return *declined;
+            return
+                [args = let.args, params = lambda.params,
+                 rewrite = std::get<Rewrite>(std::move(in_body))]() -> absl::StatusOr<ir::ExprPtr> {
+                  DFC_ASSIGN_OR_RETURN(ir::ExprPtr body, rewrite());
+                  return ir::Call(std::make_shared<ir::Lambda>(params, std::move(body)), args);
+                };
+          }
+        }
         const ir::FunCall* outer = CallOf(e, ir::Fun::Kind::kMap);
         if (outer == nullptr) return Decline{"not a high-level Map"};
         const ir::FunPtr& f = static_cast<const ir::Pattern&>(*outer->f).f;
         if (f->kind != ir::Fun::Kind::kLambda) return Decline{"the Map's function is not a λ"};
         const ir::ExprPtr& x = outer->args[0];
-        if ((x->type->length % rows).AsConstant() != std::optional<int64_t>(0)) {
-          return Decline{absl::StrCat("the ", x->type->length.ToString(),
-                                      " rows are not known to be a multiple of ", rows)};
+        const ArithExpr n = x->type->length;
+        if (n.AsConstant() && *n.AsConstant() < 2 * rows) {
+          return Decline{
+              absl::StrCat("the ", n.ToString(), " rows are fewer than two blocks of ", rows)};
         }
         const auto& lambda = static_cast<const ir::Lambda&>(*f);
         const ir::ParamPtr a = lambda.params[0];
-        // G: views of the inner Map's result, outermost first.
-        std::vector<ir::FunPtr> views;
-        ir::ExprPtr at = lambda.body;
-        while (at->kind == ir::Expr::Kind::kFunCall) {
-          const auto& call = static_cast<const ir::FunCall&>(*at);
-          const ir::Fun::Kind k = call.f->kind;
-          if (call.args.size() != 1 ||
-              (k != ir::Fun::Kind::kAsScalar && k != ir::Fun::Kind::kJoin &&
-               k != ir::Fun::Kind::kSplit && k != ir::Fun::Kind::kTranspose &&
-               k != ir::Fun::Kind::kAsVector)) {
-            break;
-          }
-          views.push_back(call.f);
-          at = call.args[0];
+        std::vector<const ir::Param*> inner;
+        const ir::ExprPtr walk = FindRowWalk(lambda.body, a.get(), inner);
+        if (walk == nullptr) {
+          // The walk may be in a Map zipped with other rows: fused first, it is in the body.
+          absl::StatusOr<ir::ExprPtr> fused = FuseZippedMaps(*outer);
+          if (fused.ok() && *fused != nullptr) return BlockRows(rows).match(*fused);
+          return Decline{
+              "the Map's body has no high-level Map over an array that does not read its "
+              "element (the walk a block of rows would share)"};
         }
-        const ir::FunCall* inner = CallOf(at, ir::Fun::Kind::kMap);
-        if (inner == nullptr) {
-          return Decline{"the Map's body is not a high-level Map, nor views of one"};
-        }
-        const ir::FunPtr& g = static_cast<const ir::Pattern&>(*inner->f).f;
-        if (g->kind != ir::Fun::Kind::kLambda)
-          return Decline{"the inner Map's function is not a λ"};
-        const ir::ExprPtr& columns = inner->args[0];
-        if (Reads(*columns, a.get()) > 0) {
-          return Decline{"the inner Map's array depends on the outer element"};
-        }
-        const auto& inner_lambda = static_cast<const ir::Lambda&>(*g);
-        return [rows, a, c = inner_lambda.params[0], h = inner_lambda.body, x, columns,
+        const std::optional<std::vector<ir::FunPtr>> views = ViewsOf(lambda.body, walk);
+        const auto& walk_call = static_cast<const ir::FunCall&>(*walk);
+        const auto& inner_lambda =
+            static_cast<const ir::Lambda&>(*static_cast<const ir::Pattern&>(*walk_call.f).f);
+        return [rows, n, a, c = inner_lambda.params[0], h = inner_lambda.body, x,
+                body = lambda.body, walk, columns = walk_call.args[0],
                 views]() -> absl::StatusOr<ir::ExprPtr> {
-          DFC_ASSIGN_OR_RETURN(ir::ExprPtr blocks_of_x, ir::Call(ir::Split(rows), {x}));
+          // A length not known to be a multiple of r: the last block repeats the last row, and
+          // the rows it adds are dropped from the result.
+          const bool whole = (n % rows).AsConstant() == std::optional<int64_t>(0);
+          ir::ExprPtr padded = x;
+          if (!whole) {
+            DFC_ASSIGN_OR_RETURN(padded, ir::Call(ir::Pad(0, ArithExpr::CeilDiv(n, rows) * rows - n,
+                                                          ir::PadMode::kClamp),
+                                                  {x}));
+          }
+          DFC_ASSIGN_OR_RETURN(ir::ExprPtr blocks_of_x, ir::Call(ir::Split(rows), {padded}));
           const ir::ParamPtr b = ir::MakeParam("b", blocks_of_x->type->element);
           DFC_ASSIGN_OR_RETURN(
               ir::ExprPtr per_row,
@@ -197,23 +338,38 @@ Rule BlockRows(int rows) {
               ir::ExprPtr per_column,
               ir::Call(ir::Map(std::make_shared<ir::Lambda>(std::vector{c}, per_row)), {columns}));
           DFC_ASSIGN_OR_RETURN(ir::ExprPtr block, ir::Call(ir::Transpose(), {per_column}));
-          if (views.size() == 1) {
-            DFC_ASSIGN_OR_RETURN(block, ir::Call(ir::Map(views[0]), {block}));
-          } else if (!views.empty()) {
-            const ir::ParamPtr y = ir::MakeParam("y", block->type->element);
-            ir::ExprPtr viewed = y;
-            for (auto it = views.rbegin(); it != views.rend(); ++it) {
-              DFC_ASSIGN_OR_RETURN(viewed, ir::Call(*it, {viewed}));
-            }
+          if (views) {
+            DFC_ASSIGN_OR_RETURN(block, MapViews(*views, block));
+          } else {
+            // The rest of the body, row by row, over the block's rows and their results.
             DFC_ASSIGN_OR_RETURN(
                 block,
-                ir::Call(ir::Map(std::make_shared<ir::Lambda>(std::vector{y}, viewed)), {block}));
+                ir::Let(
+                    block,
+                    [&](ir::ExprPtr t) -> absl::StatusOr<ir::ExprPtr> {
+                      DFC_ASSIGN_OR_RETURN(ir::ExprPtr pairs, ir::Call(ir::Zip(2), {b, t}));
+                      return ir::MapOver(
+                          pairs,
+                          [&](ir::ExprPtr pair) -> absl::StatusOr<ir::ExprPtr> {
+                            DFC_ASSIGN_OR_RETURN(ir::ExprPtr row, ir::Call(ir::Get(0), {pair}));
+                            DFC_ASSIGN_OR_RETURN(ir::ExprPtr result, ir::Call(ir::Get(1), {pair}));
+                            DFC_ASSIGN_OR_RETURN(
+                                ir::ExprPtr rest,
+                                ReplaceWhere(
+                                    body, [&](const ir::ExprPtr& y) { return y == walk; }, result));
+                            return Substitute(rest, a.get(), row);
+                          },
+                          "p");
+                    },
+                    "t"));
           }
           DFC_ASSIGN_OR_RETURN(
               ir::ExprPtr blocks,
               ir::Call(ir::MapGlb(0, std::make_shared<ir::Lambda>(std::vector{b}, block)),
                        {blocks_of_x}));
-          return ir::Call(ir::Join(), {blocks});
+          DFC_ASSIGN_OR_RETURN(ir::ExprPtr joined, ir::Call(ir::Join(), {blocks}));
+          if (whole) return joined;
+          return ir::Call(ir::Reindex(n, ir::IndexVar()), {joined});
         };
       }};
 }

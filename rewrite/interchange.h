@@ -24,16 +24,27 @@ Rule MapReduceInterchange();
 Rule MapMapInterchange();
 
 // blockRows(r), register blocking of a walk over rows:
-//   Map(λa => G(Map(λc => H(a, c)) $ C)) $ X
-//     => Join $ MapGlb(λb => Map(G) $ Transpose $ Map(λc => Map(λa => H(a, c)) $ b) $ C)
+//   Map(λa => B(a, Map(λc => H(a, c)) $ C)) $ X
+//     => Join $ MapGlb(λb => (λt => Map(λp => B(Get(0) $ p, Get(1) $ p)) $ Zip(b, t))
+//                              $ Transpose $ Map(λc => Map(λa => H(a, c)) $ b) $ C)
 //          $ Split(r) $ X
-// for a high-level Map over X (its length a known multiple of r) whose body is a high-level
-// Map over C, which does not read a, under views G (AsScalar, Join, Split, Transpose,
-// AsVector). A work-item takes a block of r rows of X (MapGlb), and for each c computes H for
-// its r rows together; where H is a Reduce, Map(λa => H(a, c)) $ b is interchanged with it
+// for a high-level Map over X (at least two blocks of rows) whose body holds a high-level Map
+// over C (the walk), where C does not read a and the walk reads no parameter bound inside the
+// body. A work-item takes a block of r rows of X (MapGlb), and for each c computes H for its r
+// rows together; where H is a Reduce, Map(λa => H(a, c)) $ b is interchanged with it
 // (mapReduceInterchange), so each element of c is read once for the r rows, each row keeping
 // its own accumulator in the same order: the results are equal. A MatMul's rows so read each
 // step of its right matrix once for r rows of the left, r products per load rather than one.
+//   - Where B only views the walk's result (AsScalar, Join, Split, Transpose, AsVector: G),
+//     the block is Map(G) $ Transpose $ ..., stored column by column.
+//   - Else the rest of B runs row by row over the block's rows and their results (t, the
+//     block's columns, computed once).
+//   - X's length not known to be a multiple of r: X is padded with its last row
+//     (Pad(0, r·⌈n/r⌉ − n, clamp)) and the result keeps its first n rows (Reindex(n, i)).
+//   - Map(f) $ Zip(..., Map(g) $ Y, ...) with no walk in f (the rows of a product zipped with
+//     other rows): the zipped Maps are fused into the Map over the Zip first, and its walk
+//     found there.
+//   - Under a let (λw => body) $ v (storeTransposed's), the rule applies to the body.
 Rule BlockRows(int rows);
 
 }  // namespace dfc::rewrite

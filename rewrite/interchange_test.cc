@@ -136,28 +136,95 @@ TEST(BlockRowsTest, ViewsOfTheInnerMapAreMappedOverTheBlock) {
   ExpectEquivalent(product, blocked, {a, b}, kSizes);
 }
 
+// Row counts past a multiple of the block (and under one block): the padded rows are dropped.
+const std::vector<SizeBindings> kRaggedSizes = {
+    {{"N", 1}}, {{"N", 3}}, {{"N", 5}}, {{"N", 13}}, {{"N", 96}}};
+
+// N rows, not known to be a multiple of 4: the last block repeats the last row, and the result
+// keeps the first N rows.
+TEST(BlockRowsTest, RowsPastAMultipleArePaddedAndDropped) {
+  const ir::ParamPtr a = ir::MakeParam("a", Ints({kN, 7}));
+  const ir::ParamPtr b = ir::MakeParam("b", Ints({7, 5}));
+  const ir::ExprPtr product = Must(MatMul(a, b));
+  const ir::ExprPtr blocked = MustRewrite(BlockRows(4), product);
+  ASSERT_NE(blocked, nullptr);
+  const std::string text = ir::ToString(blocked);
+  EXPECT_THAT(text, HasSubstr("Reindex(N"));
+  EXPECT_THAT(text, HasSubstr("Split(4) o Pad(0, "));
+  EXPECT_EQ(ir::TypeToString(blocked->type), "[[int32]_5]_N");
+  ExpectEquivalent(product, blocked, {a, b}, kRaggedSizes);
+}
+
+// Each row's sum of its products: the rest of the body (the Reduce over the row's results)
+// runs row by row over the block, on the columns computed once for the block.
+TEST(BlockRowsTest, TheRestOfTheBodyRunsRowByRowOverTheBlock) {
+  const ir::ParamPtr a = ir::MakeParam("a", Ints({kN, 6}));
+  const ir::ParamPtr b = ir::MakeParam("b", Ints({6, 4}));
+  const ir::ExprPtr sums = Must(ir::MapOver(a, [&](ir::ExprPtr row) -> absl::StatusOr<ir::ExprPtr> {
+    DFC_ASSIGN_OR_RETURN(ir::ExprPtr products, DotEachColumn(row, b));
+    return ir::ReduceOver(ir::MakeLiteral(ir::Scalar::Int(DType::kInt32, 0)), products,
+                          [](ir::ExprPtr acc, ir::ExprPtr v) {
+                            return ir::Call(IntAdd(), {acc, v});
+                          });
+  }));
+  const ir::ExprPtr blocked = MustRewrite(BlockRows(2), sums);
+  ASSERT_NE(blocked, nullptr);
+  const std::string text = ir::ToString(blocked);
+  EXPECT_THAT(text, HasSubstr("Zip(2) $ (b, t)"));
+  EXPECT_THAT(text, HasSubstr("Repeat(2)"));  // the block's 2 accumulators a column
+  ExpectEquivalent(sums, blocked, {a, b}, kRaggedSizes);
+}
+
+// Map(f) $ Zip(y, Map(g) $ a), the product's rows zipped with other rows (as the seed subgraph
+// multiplies the log-softmax of a product by labels): g is fused into the Map over the Zip, and
+// its walk over b's columns blocked there.
+TEST(BlockRowsTest, MapsZippedWithTheRowsAreFusedFirst) {
+  const ir::ParamPtr a = ir::MakeParam("a", Ints({kN, 6}));
+  const ir::ParamPtr b = ir::MakeParam("b", Ints({6, 4}));
+  const ir::ParamPtr y = ir::MakeParam("y", Ints({kN, 4}));
+  const ir::ExprPtr product = Must(MatMul(a, b));
+  const ir::ExprPtr pairs = Must(ir::Call(ir::Zip(2), {y, product}));
+  const ir::ExprPtr weighted =
+      Must(ir::MapOver(pairs, [](ir::ExprPtr t) -> absl::StatusOr<ir::ExprPtr> {
+        DFC_ASSIGN_OR_RETURN(ir::ExprPtr labels, ir::Call(ir::Get(0), {t}));
+        DFC_ASSIGN_OR_RETURN(ir::ExprPtr row, ir::Call(ir::Get(1), {t}));
+        DFC_ASSIGN_OR_RETURN(ir::ExprPtr both, ir::Call(ir::Zip(2), {labels, row}));
+        return ir::MapOver(both, [](ir::ExprPtr p) -> absl::StatusOr<ir::ExprPtr> {
+          DFC_ASSIGN_OR_RETURN(ir::ExprPtr l, ir::Call(ir::Get(0), {p}));
+          DFC_ASSIGN_OR_RETURN(ir::ExprPtr v, ir::Call(ir::Get(1), {p}));
+          return ir::Call(IntMul(), {l, v});
+        });
+      }));
+  const ir::ExprPtr blocked = MustRewrite(BlockRows(2), weighted);
+  ASSERT_NE(blocked, nullptr);
+  EXPECT_THAT(ir::ToString(blocked), HasSubstr("Zip(2) $ (y, a)"));
+  ExpectEquivalent(weighted, blocked, {a, b, y}, kRaggedSizes);
+}
+
 TEST(BlockRowsTest, DeclinesWithTheReason) {
   const ir::ParamPtr a = ir::MakeParam("a", Ints({kN, 4}));
-  const ir::ParamPtr b = ir::MakeParam("b", Ints({4, 3}));
   EXPECT_EQ(DeclineReason(BlockRows(4), a), "not a high-level Map");
-  EXPECT_EQ(DeclineReason(BlockRows(4), Must(MatMul(a, b))),
-            "the N rows are not known to be a multiple of 4");
   const ir::ParamPtr m = ir::MakeParam("m", Ints({8, 3}));
   EXPECT_EQ(DeclineReason(BlockRows(4), Must(ir::Call(ir::Map(ir::Id()), {m}))),
             "the Map's function is not a λ");
+  const ir::ParamPtr b = ir::MakeParam("b", Ints({3, 2}));
+  const ir::ParamPtr few = ir::MakeParam("few", Ints({7, 3}));
+  EXPECT_EQ(DeclineReason(BlockRows(4), Must(MatMul(few, b))),
+            "the 7 rows are fewer than two blocks of 4");
+  const char kNoWalk[] =
+      "the Map's body has no high-level Map over an array that does not read its element (the "
+      "walk a block of rows would share)";
   const ir::ExprPtr sums = Must(ir::MapOver(m, [](ir::ExprPtr r) {
     return ir::ReduceOver(ir::MakeLiteral(ir::Scalar::Int(DType::kInt32, 0)), r,
                           [](ir::ExprPtr acc, ir::ExprPtr v) {
                             return ir::Call(IntAdd(), {acc, v});
                           });
   }));
-  EXPECT_EQ(DeclineReason(BlockRows(4), sums),
-            "the Map's body is not a high-level Map, nor views of one");
+  EXPECT_EQ(DeclineReason(BlockRows(4), sums), kNoWalk);
   const ir::ExprPtr doubled = Must(ir::MapOver(m, [](ir::ExprPtr r) {
     return ir::MapOver(r, [](ir::ExprPtr v) { return ir::Call(IntAdd(), {v, v}); });
   }));
-  EXPECT_EQ(DeclineReason(BlockRows(4), doubled),
-            "the inner Map's array depends on the outer element");
+  EXPECT_EQ(DeclineReason(BlockRows(4), doubled), kNoWalk);
 }
 
 }  // namespace

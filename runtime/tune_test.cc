@@ -531,7 +531,7 @@ TEST(TunedVariantTest, AnAccumulatorTooLargeForRegistersIsRefusedByName) {
                    .steps = {{{"vectorizeReduce(4)", 0}, {"mapReduceInterchange", 0}}}});
   EXPECT_EQ(plan.status().code(), absl::StatusCode::kUnimplemented) << plan.status();
   EXPECT_THAT(plan.status().message(),
-              HasSubstr("(1024 scalars, more than the 256 a work-item keeps in registers)"));
+              HasSubstr("(1024 scalars, more than the 512 a work-item keeps in registers)"));
 }
 
 TEST(UnfusedChainTest, OneKernelPerOpWithTheMatMulThroughClblast) {
