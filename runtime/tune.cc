@@ -433,6 +433,8 @@ absl::StatusOr<std::vector<ClusterTuning>> TunePlan(
     const VariantResult& best = tuning.variants[tuning.best];
     if (best.status.ok() && tuning.best > 0) {
       plan.kernels[c] = kernels[tuning.best];
+      // (A plan built without CompilePlan, as conformance builds its own, keeps no hashes.)
+      if (c < plan.variants.size()) plan.variants[c] = best.variant;
       plan.spec.steps[c] = best.steps;
       plan.spec.work_group_sizes[c] = best.work_group_size;
     }

@@ -395,9 +395,13 @@ TEST(CliTest, CompileTuneRecordsTheVariantAndALaterCompileTakesIt) {
   ASSERT_EQ(recorded["entries"].size(), 1u);
   EXPECT_EQ(recorded["entries"][0]["bucket"], 64);
   EXPECT_EQ(recorded["entries"][0]["nodes"].size(), 5u);
-  // Whichever variant won, the plan holds its steps.
+  // Whichever variant won, the plan holds its steps and the hash of the variant they make, so
+  // that it runs as it is.
   const nlohmann::json tuned = nlohmann::json::parse(std::ifstream(dir / "tuned" / "plan.json"));
   EXPECT_EQ(tuned["clusters"][0]["rules"], recorded["entries"][0]["rules"]);
+  EXPECT_EQ(tuned["clusters"][0]["variant"], recorded["entries"][0]["variant"]);
+  r = Dfc("profile " + (dir / "tuned").string() + " --device cpu --batch 8 --steps 1 2>&1");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
 
   EXPECT_EQ(recorded["entries"][0]["variant"].get<std::string>().size(), 16u);
 
