@@ -208,8 +208,6 @@ constexpr std::array<absl::string_view, 5> kIndexFunctions = {"clamp", "min", "m
 // The most prefetches a sequential loop's step issues for one read (the rows of a block): more
 // would cost more than the misses they save.
 constexpr int64_t kMaxPrefetchesAStep = 16;
-// The most columns StoreColumns unrolls.
-constexpr int64_t kUnrolledColumns = 16;
 
 // Software prefetch (DeviceProfile::prefetch_bytes): clang's builtin, which PoCL's and other
 // LLVM-based CPU drivers turn into prefetch instructions; nothing elsewhere (OpenCL's own
@@ -605,10 +603,6 @@ absl::Status Generator::StoreColumns(const CVal& value, const TypePtr& type,
   const std::string row = Size(type->element->length);
   const std::string i = em_->Fresh("i");
   const std::string j = em_->Fresh("j");
-  // A few columns are unrolled: where they are a Reduce's accumulators (interchanged over the
-  // columns), an index that is not constant would keep the accumulators out of registers.
-  const std::optional<int64_t> m = columns.type->length.AsConstant();
-  if (m && *m <= kUnrolledColumns) em_->Emit("#pragma unroll");
   em_->OpenBlock(absl::StrCat("for (long ", i, " = 0; ", i, " < ", Size(columns.type->length),
                               "; ++", i, ")"));
   DFC_ASSIGN_OR_RETURN(CVal column, columns.element(i));

@@ -39,7 +39,7 @@ std::vector<ExploreRule> ExploreRules(const ExploreOptions& options) {
   for (int w : options.vector_widths) rules.push_back({VectorizeReduce(w)});
   for (int w : options.vector_widths) rules.push_back({VectorizeMaps(w), true});
   for (int w : options.vector_widths) rules.push_back({VectorizeColumns(w)});
-  for (int r : {2, 4, 8, 16}) rules.push_back({BlockRows(r), true});
+  for (int r : {2, 4, 8, 16}) rules.push_back({BlockRows(r), true, true});
   return rules;
 }
 
@@ -56,6 +56,7 @@ absl::StatusOr<std::vector<Variant>> Enumerate(const ir::ExprPtr& body,
     const size_t level_end = variants.size();
     for (size_t v = level_begin; v < level_end; ++v) {
       for (const ExploreRule& r : rules) {
+        if (r.refinement && !options.refinements) continue;
         DFC_ASSIGN_OR_RETURN(std::vector<ir::ExprPtr> rewrites, Rewrites(r, variants[v].body));
         for (size_t k = 0; k < rewrites.size(); ++k) {
           std::vector<size_t>& same_hash = seen[ir::ExprHash(rewrites[k])];
@@ -81,6 +82,7 @@ absl::StatusOr<std::vector<Variant>> Extend(const Variant& from, const ExploreOp
   ExploreOptions one = options;
   one.max_steps = 1;
   one.max_variants = std::numeric_limits<int>::max();
+  one.refinements = true;
   DFC_ASSIGN_OR_RETURN(std::vector<Variant> next, Enumerate(from.body, one));
   next.erase(next.begin());  // `from` itself
   for (Variant& v : next) v.steps.insert(v.steps.begin(), from.steps.begin(), from.steps.end());

@@ -33,24 +33,32 @@ struct ExploreOptions {
   std::vector<int> vector_widths = {4, 8, 16};  // from the device profile
   int max_steps = 3;
   int max_variants = 48;
+  // Whether the rules that only refine a variant (ExploreRule::refinement) are applied.
+  bool refinements = false;
 };
 
 // The rules the explorer applies, by name: mapReduceInterchange, vectorizeReduce(w) and
-// vectorizeColumns(w) for each width, blockRows(r) for blocks of 4, 8 and 16 rows, and at the
-// root only storeTransposed (it binds at the cluster's top level) and vectorizeMaps(w) for
-// each width (every elementwise Map at once).
+// vectorizeColumns(w) for each width, and at the root only storeTransposed (it binds at the
+// cluster's top level), vectorizeMaps(w) for each width (every elementwise Map at once) and
+// blockRows(r) for blocks of 2, 4, 8 and 16 rows. blockRows is a refinement: it blocks what
+// the steps before it made of a row, so Enumerate leaves it to Extend, where its four widths
+// would otherwise crowd the breadth-first levels past the cap (they did: the seed's tuned
+// schedule, three steps deep, was left out).
 struct ExploreRule {
   Rule rule;
   bool root_only = false;
+  bool refinement = false;
 };
 std::vector<ExploreRule> ExploreRules(const ExploreOptions& options);
 
 // The default and every variant reachable in at most max_steps steps, breadth first (fewest
-// steps first), structurally distinct, at most max_variants of them.
+// steps first), structurally distinct, at most max_variants of them (refinements only with
+// options.refinements).
 absl::StatusOr<std::vector<Variant>> Enumerate(const ir::ExprPtr& body,
                                                const ExploreOptions& options);
 
-// The variants one step beyond `from` (each rule at each place it applies), structurally
+// The variants one step beyond `from` (each rule at each place it applies, refinements
+// included), structurally
 // distinct from `from` and from each other: a greedy refinement of the best variant found,
 // which reaches further than a breadth-first enumeration capped at max_variants.
 absl::StatusOr<std::vector<Variant>> Extend(const Variant& from, const ExploreOptions& options);

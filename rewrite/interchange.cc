@@ -141,9 +141,11 @@ Rule MapMapInterchange() {
 
 namespace {
 
-// The first high-level Map(λc => H) $ C in `e` (outermost first) whose function reads `a`, whose
-// array does not, and which reads no parameter bound between the outer Map and it (`inner`):
-// the walk blockRows gives a block of rows at once.
+// What blockRows shares across a block of rows: the first (outermost) expression in `e` that
+// reads `a`, reads no parameter bound between the outer Map and it (`inner`), and is
+//   - a walk: a high-level Map(λc => H) $ C whose array does not read `a`, or
+//   - a fold: a Reduce whose init and step do not read `a` (a row's walk over columns already
+//     interchanged into one Reduce, mapReduceInterchange).
 ir::ExprPtr FindRowWalk(const ir::ExprPtr& e, const ir::Param* a,
                         std::vector<const ir::Param*>& inner);
 
@@ -164,12 +166,16 @@ ir::ExprPtr FindRowWalkIn(const ir::FunPtr& f, const ir::Param* a,
 ir::ExprPtr FindRowWalk(const ir::ExprPtr& e, const ir::Param* a,
                         std::vector<const ir::Param*>& inner) {
   if (e->kind != ir::Expr::Kind::kFunCall || Reads(*e, a) == 0) return nullptr;
+  bool shared = false;
   if (const ir::FunCall* map = CallOf(e, ir::Fun::Kind::kMap); map != nullptr) {
     const ir::FunPtr& g = static_cast<const ir::Pattern&>(*map->f).f;
-    bool closed = g->kind == ir::Fun::Kind::kLambda && Reads(*map->args[0], a) == 0;
-    for (const ir::Param* p : inner) closed = closed && Reads(*e, p) == 0;
-    if (closed) return e;
+    shared = g->kind == ir::Fun::Kind::kLambda && Reads(*map->args[0], a) == 0;
+  } else if (const ir::FunCall* reduce = ReduceCall(e); reduce != nullptr) {
+    shared = Reads(*reduce->args[0], a) == 0 &&
+             Reads(*static_cast<const ir::Pattern&>(*reduce->f).f, a) == 0;
   }
+  for (const ir::Param* p : inner) shared = shared && Reads(*e, p) == 0;
+  if (shared) return e;
   const auto& call = static_cast<const ir::FunCall&>(*e);
   for (const ir::ExprPtr& arg : call.args) {
     if (ir::ExprPtr found = FindRowWalk(arg, a, inner)) return found;
@@ -308,14 +314,20 @@ Rule BlockRows(int rows) {
           if (fused.ok() && *fused != nullptr) return BlockRows(rows).match(*fused);
           return Decline{
               "the Map's body has no high-level Map over an array that does not read its "
-              "element (the walk a block of rows would share)"};
+              "element, nor a Reduce whose init and step do not (what a block of rows would "
+              "share)"};
         }
-        const std::optional<std::vector<ir::FunPtr>> views = ViewsOf(lambda.body, walk);
-        const auto& walk_call = static_cast<const ir::FunCall&>(*walk);
-        const auto& inner_lambda =
-            static_cast<const ir::Lambda&>(*static_cast<const ir::Pattern&>(*walk_call.f).f);
-        return [rows, n, a, c = inner_lambda.params[0], h = inner_lambda.body, x,
-                body = lambda.body, walk, columns = walk_call.args[0],
+        // A walk over C: its function, parameter and array; a fold: none.
+        const ir::FunCall* walk_call = CallOf(walk, ir::Fun::Kind::kMap);
+        const ir::Lambda* inner_lambda =
+            walk_call == nullptr ? nullptr
+                                 : &static_cast<const ir::Lambda&>(
+                                       *static_cast<const ir::Pattern&>(*walk_call->f).f);
+        const std::optional<std::vector<ir::FunPtr>> views =
+            walk_call == nullptr ? std::nullopt : ViewsOf(lambda.body, walk);
+        return [rows, n, a, c = inner_lambda ? inner_lambda->params[0] : nullptr,
+                h = inner_lambda ? inner_lambda->body : walk, x, body = lambda.body, walk,
+                columns = walk_call ? walk_call->args[0] : nullptr,
                 views]() -> absl::StatusOr<ir::ExprPtr> {
           // A length not known to be a multiple of r: the last block repeats the last row, and
           // the rows it adds are dropped from the result.
@@ -334,10 +346,16 @@ Rule BlockRows(int rows) {
           // The r rows' Reduces as one, each element of c read once for all of them.
           DFC_ASSIGN_OR_RETURN(auto interchanged, ApplyAtRoot(MapReduceInterchange(), per_row));
           if (auto* one_walk = std::get_if<ir::ExprPtr>(&interchanged)) per_row = *one_walk;
-          DFC_ASSIGN_OR_RETURN(
-              ir::ExprPtr per_column,
-              ir::Call(ir::Map(std::make_shared<ir::Lambda>(std::vector{c}, per_row)), {columns}));
-          DFC_ASSIGN_OR_RETURN(ir::ExprPtr block, ir::Call(ir::Transpose(), {per_column}));
+          // A walk: the block's results, [r][m], are the columns' [m][r] transposed. A fold:
+          // the r rows' folds are the block's results.
+          ir::ExprPtr block = per_row;
+          if (columns != nullptr) {
+            DFC_ASSIGN_OR_RETURN(
+                ir::ExprPtr per_column,
+                ir::Call(ir::Map(std::make_shared<ir::Lambda>(std::vector{c}, per_row)),
+                         {columns}));
+            DFC_ASSIGN_OR_RETURN(block, ir::Call(ir::Transpose(), {per_column}));
+          }
           if (views) {
             DFC_ASSIGN_OR_RETURN(block, MapViews(*views, block));
           } else {

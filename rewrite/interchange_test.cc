@@ -111,14 +111,13 @@ TEST(BlockRowsTest, BlocksOfRowsShareEachColumn) {
   const ir::ParamPtr a = ir::MakeParam("a", Ints({8, 7}));
   const ir::ParamPtr b = ir::MakeParam("b", Ints({7, kN}));
   const ir::ExprPtr product = Must(MatMul(a, b));
-  absl::StatusOr<std::vector<ir::ExprPtr>> places = ApplyAtEach(BlockRows(4), product);
-  ASSERT_TRUE(places.ok()) << places.status();
-  ASSERT_EQ(places->size(), 1u);  // the Map over columns has no Map in its body
-  const std::string text = ir::ToString(places->front());
+  const ir::ExprPtr blocked = MustRewrite(BlockRows(4), product);
+  ASSERT_NE(blocked, nullptr);
+  const std::string text = ir::ToString(blocked);
   EXPECT_THAT(text, HasSubstr("Join() o MapGlb(0)("));
   EXPECT_THAT(text, HasSubstr("Split(4) $ a"));
   EXPECT_THAT(text, HasSubstr("Repeat(4)"));  // the block's 4 accumulators
-  ExpectEquivalent(product, places->front(), {a, b}, kSizes);
+  ExpectEquivalent(product, blocked, {a, b}, kSizes);
 }
 
 // Over b's columns vectorised first (AsScalar $ Map(...) over vectors of 4 columns): the view
@@ -201,6 +200,25 @@ TEST(BlockRowsTest, MapsZippedWithTheRowsAreFusedFirst) {
   ExpectEquivalent(weighted, blocked, {a, b, y}, kRaggedSizes);
 }
 
+// A product whose rows' walks over the 5 columns are already one Reduce each (5
+// accumulators, mapReduceInterchange): the block's 2 rows' Reduces become one of 2 x 5.
+TEST(BlockRowsTest, FoldsOverEachRowAreSharedByTheBlock) {
+  const ir::ParamPtr a = ir::MakeParam("a", Ints({kN, 6}));
+  const ir::ParamPtr b = ir::MakeParam("b", Ints({6, 5}));
+  const ir::ExprPtr product = Must(MatMul(a, b));
+  const ir::ExprPtr folded =
+      Must(ir::MapOver(a, [&](ir::ExprPtr row) -> absl::StatusOr<ir::ExprPtr> {
+        DFC_ASSIGN_OR_RETURN(ir::ExprPtr dots, DotEachColumn(row, b));
+        return MustRewrite(MapReduceInterchange(), dots);
+      }));
+  const ir::ExprPtr blocked = MustRewrite(BlockRows(2), folded);
+  ASSERT_NE(blocked, nullptr);
+  const std::string text = ir::ToString(blocked);
+  EXPECT_THAT(text, HasSubstr("Repeat(2)"));  // the block's 2 rows' accumulators
+  EXPECT_THAT(text, HasSubstr("Repeat(5)"));  // of 5 columns each
+  ExpectEquivalent(product, blocked, {a, b}, kRaggedSizes);
+}
+
 TEST(BlockRowsTest, DeclinesWithTheReason) {
   const ir::ParamPtr a = ir::MakeParam("a", Ints({kN, 4}));
   EXPECT_EQ(DeclineReason(BlockRows(4), a), "not a high-level Map");
@@ -211,20 +229,13 @@ TEST(BlockRowsTest, DeclinesWithTheReason) {
   const ir::ParamPtr few = ir::MakeParam("few", Ints({7, 3}));
   EXPECT_EQ(DeclineReason(BlockRows(4), Must(MatMul(few, b))),
             "the 7 rows are fewer than two blocks of 4");
-  const char kNoWalk[] =
-      "the Map's body has no high-level Map over an array that does not read its element (the "
-      "walk a block of rows would share)";
-  const ir::ExprPtr sums = Must(ir::MapOver(m, [](ir::ExprPtr r) {
-    return ir::ReduceOver(ir::MakeLiteral(ir::Scalar::Int(DType::kInt32, 0)), r,
-                          [](ir::ExprPtr acc, ir::ExprPtr v) {
-                            return ir::Call(IntAdd(), {acc, v});
-                          });
-  }));
-  EXPECT_EQ(DeclineReason(BlockRows(4), sums), kNoWalk);
+  const char kNothingShared[] =
+      "the Map's body has no high-level Map over an array that does not read its element, nor "
+      "a Reduce whose init and step do not (what a block of rows would share)";
   const ir::ExprPtr doubled = Must(ir::MapOver(m, [](ir::ExprPtr r) {
     return ir::MapOver(r, [](ir::ExprPtr v) { return ir::Call(IntAdd(), {v, v}); });
   }));
-  EXPECT_EQ(DeclineReason(BlockRows(4), doubled), kNoWalk);
+  EXPECT_EQ(DeclineReason(BlockRows(4), doubled), kNothingShared);
 }
 
 }  // namespace
