@@ -58,9 +58,9 @@ absl::StatusOr<std::vector<Variant>> Enumerate(const ir::ExprPtr& body,
                                                const ExploreOptions& options);
 
 // The variants one step beyond `from` (each rule at each place it applies, refinements
-// included), structurally
-// distinct from `from` and from each other: a greedy refinement of the best variant found,
-// which reaches further than a breadth-first enumeration capped at max_variants.
+// included), structurally distinct from `from` and from each other: a greedy refinement of the
+// best variant found, which reaches further than a breadth-first enumeration capped at
+// max_variants.
 absl::StatusOr<std::vector<Variant>> Extend(const Variant& from, const ExploreOptions& options);
 
 // The variants of `body` that differ from `from` in the parameter of one step: a

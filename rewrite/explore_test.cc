@@ -17,8 +17,7 @@ TEST(ExploreTest, EnumeratesDistinctEquivalentVariantsThatReplay) {
   const ir::ParamPtr a = ir::MakeParam("a", Ints({kN, 16}));
   const ir::ParamPtr b = ir::MakeParam("b", Ints({16, 3}));
   const ir::ExprPtr e = Must(MatMul(a, b));
-  // Every variant of up to 3 steps (blockRows' four widths at the root make more than the
-  // default cap of 48).
+  // Every variant of up to 3 steps, however many (the default cap is 48).
   absl::StatusOr<std::vector<Variant>> variants =
       Enumerate(e, {.vector_widths = {4, 8}, .max_variants = 1000});
   ASSERT_TRUE(variants.ok()) << variants.status();
@@ -56,6 +55,27 @@ TEST(ExploreTest, BoundedByTheVariantCount) {
       Enumerate(Must(MatMul(a, b)), {.vector_widths = {4, 8}, .max_variants = 5});
   ASSERT_TRUE(variants.ok()) << variants.status();
   EXPECT_EQ(variants->size(), 5u);
+}
+
+// blockRows is a refinement: never a breadth-first step, always among a variant's extensions
+// (here of a MatMul whose rows are a batch N, blocked with a padded last block).
+TEST(ExploreTest, BlockRowsOnlyRefinesAVariant) {
+  const ir::ParamPtr a = ir::MakeParam("a", Ints({kN, 16}));
+  const ir::ParamPtr b = ir::MakeParam("b", Ints({16, 3}));
+  const ir::ExprPtr e = Must(MatMul(a, b));
+  const ExploreOptions options{.vector_widths = {4, 8}, .max_variants = 1000};
+  absl::StatusOr<std::vector<Variant>> enumerated = Enumerate(e, options);
+  ASSERT_TRUE(enumerated.ok()) << enumerated.status();
+  for (const Variant& v : *enumerated)
+    EXPECT_THAT(v.Name(), ::testing::Not(HasSubstr("blockRows")));
+  absl::StatusOr<std::vector<Variant>> extended = Extend(enumerated->front(), options);
+  ASSERT_TRUE(extended.ok()) << extended.status();
+  std::vector<std::string> blocked;
+  for (const Variant& v : *extended) {
+    if (absl::StartsWith(v.Name(), "blockRows(")) blocked.push_back(v.Name());
+  }
+  EXPECT_THAT(blocked, ::testing::ElementsAre("blockRows(2)@0", "blockRows(4)@0", "blockRows(8)@0",
+                                              "blockRows(16)@0"));
 }
 
 TEST(ExploreTest, ExtendsAVariantByOneStepPastTheCap) {
