@@ -1205,11 +1205,8 @@ absl::StatusOr<CVal> Generator::ApplyPattern(const ir::Pattern& p, std::vector<C
       const std::string n = Size(args[0].type->length);
       out.element = [this, &p, array = args[0], left,
                      n](const std::string& j) -> absl::StatusOr<CVal> {
-        if (p.pad_mode == ir::PadMode::kClamp) {  // index arithmetic only: a prefetch can name it
-          return array.element(absl::StrCat("clamp((", j, ") - ", left, ", 0L, ", n, " - 1)"));
-        }
-        const std::string src = em_->Fresh("src");
-        em_->Emit(absl::StrCat("const long ", src, " = (", j, ") - ", left, ";"));
+        // The index into `array`: arithmetic only, so that a prefetch can name it.
+        const std::string src = absl::StrCat("((", j, ") - ", left, ")");
         switch (p.pad_mode) {
           case ir::PadMode::kConstant: {
             CVal fill = Filled(array.type->element, p.pad_value);
@@ -1219,7 +1216,7 @@ absl::StatusOr<CVal> Generator::ApplyPattern(const ir::Pattern& p, std::vector<C
                 [fill]() -> absl::StatusOr<CVal> { return fill; });
           }
           case ir::PadMode::kClamp:
-            break;  // above
+            return array.element(absl::StrCat("clamp(", src, ", 0L, ", n, " - 1)"));
           case ir::PadMode::kReflect:
             return array.element(absl::StrCat("(", src, " < 0 ? -", src, " : (", src, " >= ", n,
                                               " ? 2 * (", n, " - 1) - ", src, " : ", src, "))"));

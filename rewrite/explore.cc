@@ -47,6 +47,8 @@ absl::StatusOr<std::vector<Variant>> Enumerate(const ir::ExprPtr& body,
                                                const ExploreOptions& options) {
   const std::vector<ExploreRule> rules = ExploreRules(options);
   std::vector<Variant> variants = {{{}, body}};
+  if (options.usable) variants[0].usable = options.usable(body);
+  int usable = 1;  // the default counts, whether usable or not
   // Structural duplicates (two orders of independent rewrites) are kept once: by hash, then
   // by equality.
   absl::flat_hash_map<size_t, std::vector<size_t>> seen;
@@ -55,6 +57,7 @@ absl::StatusOr<std::vector<Variant>> Enumerate(const ir::ExprPtr& body,
   for (int depth = 0; depth < options.max_steps; ++depth) {
     const size_t level_end = variants.size();
     for (size_t v = level_begin; v < level_end; ++v) {
+      if (v > 0 && !variants[v].usable.ok()) continue;
       for (const ExploreRule& r : rules) {
         if (r.refinement && !options.refinements) continue;
         DFC_ASSIGN_OR_RETURN(std::vector<ir::ExprPtr> rewrites, Rewrites(r, variants[v].body));
@@ -65,10 +68,11 @@ absl::StatusOr<std::vector<Variant>> Enumerate(const ir::ExprPtr& body,
             duplicate = duplicate || ir::ExprEquals(variants[other].body, rewrites[k]);
           }
           if (duplicate) continue;
-          if (static_cast<int>(variants.size()) >= options.max_variants) return variants;
-          same_hash.push_back(variants.size());
           Variant next{variants[v].steps, rewrites[k]};
           next.steps.push_back({r.rule.name, static_cast<int>(k)});
+          if (options.usable) next.usable = options.usable(next.body);
+          if (next.usable.ok() && usable++ >= options.max_variants) return variants;
+          same_hash.push_back(variants.size());
           variants.push_back(std::move(next));
         }
       }

@@ -8,9 +8,11 @@
 #ifndef DFC_REWRITE_EXPLORE_H_
 #define DFC_REWRITE_EXPLORE_H_
 
+#include <functional>
 #include <string>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "ir/expr.h"
 #include "rewrite/rule.h"
@@ -26,6 +28,7 @@ struct Step {
 struct Variant {
   std::vector<Step> steps;  // empty: the expression as lowered (the default strategy)
   ir::ExprPtr body;
+  absl::Status usable;       // why ExploreOptions::usable refused it; OK if it did not
   std::string Name() const;  // the steps joined by " ; ", or "default"
 };
 
@@ -35,6 +38,12 @@ struct ExploreOptions {
   int max_variants = 48;
   // Whether the rules that only refine a variant (ExploreRule::refinement) are applied.
   bool refinements = false;
+  // Whether a variant can be made into kernels (the tuner asks the code generator); unset:
+  // every variant can. A variant it refuses is listed with the reason (Variant::usable), but
+  // it neither counts against max_variants nor is rewritten further: in Relu's cluster the
+  // chains of mapReduceInterchange over its output columns, each refused, filled the cap, and
+  // left out the three-step schedule the tuner had picked before.
+  std::function<absl::Status(const ir::ExprPtr&)> usable;
 };
 
 // The rules the explorer applies, by name: mapReduceInterchange, vectorizeReduce(w) and
@@ -52,8 +61,8 @@ struct ExploreRule {
 std::vector<ExploreRule> ExploreRules(const ExploreOptions& options);
 
 // The default and every variant reachable in at most max_steps steps, breadth first (fewest
-// steps first), structurally distinct, at most max_variants of them (refinements only with
-// options.refinements).
+// steps first), structurally distinct, at most max_variants usable ones (refinements only
+// with options.refinements). Only the default and usable variants are rewritten further.
 absl::StatusOr<std::vector<Variant>> Enumerate(const ir::ExprPtr& body,
                                                const ExploreOptions& options);
 

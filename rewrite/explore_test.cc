@@ -78,6 +78,53 @@ TEST(ExploreTest, BlockRowsOnlyRefinesAVariant) {
                                               "blockRows(16)@0"));
 }
 
+// A variant the code generator refuses (here: any made by mapReduceInterchange) is listed with
+// the reason, but neither counts against the cap nor is rewritten further; the usable variants
+// fill the cap.
+TEST(ExploreTest, RefusedVariantsAreListedButNotCountedOrExtended) {
+  const ir::ParamPtr a = ir::MakeParam("a", Ints({kN, 16}));
+  const ir::ParamPtr b = ir::MakeParam("b", Ints({16, 3}));
+  const ir::ExprPtr e = Must(MatMul(a, b));
+  ExploreOptions options{.vector_widths = {4, 8}, .max_variants = 12};
+  absl::StatusOr<std::vector<Variant>> all = Enumerate(e, options);
+  ASSERT_TRUE(all.ok()) << all.status();
+  std::vector<ir::ExprPtr> interchanged;  // every body a mapReduceInterchange step made
+  for (const Variant& v : *all) {
+    if (!v.steps.empty() && v.steps.back().rule == "mapReduceInterchange") {
+      interchanged.push_back(v.body);
+    }
+  }
+  ASSERT_FALSE(interchanged.empty());
+  options.usable = [&](const ir::ExprPtr& body) {
+    for (const ir::ExprPtr& refused : interchanged) {
+      if (ir::ExprEquals(body, refused)) return absl::UnimplementedError("refused");
+    }
+    return absl::OkStatus();
+  };
+  absl::StatusOr<std::vector<Variant>> variants = Enumerate(e, options);
+  ASSERT_TRUE(variants.ok()) << variants.status();
+  int usable = 0, refused = 0;
+  for (const Variant& v : *variants) {
+    SCOPED_TRACE(v.Name());
+    if (!v.usable.ok()) {
+      ++refused;
+      EXPECT_EQ(v.usable.message(), "refused");
+      EXPECT_EQ(v.steps.back().rule, "mapReduceInterchange");
+      continue;
+    }
+    ++usable;
+    // Nothing is made from a refused variant: every proper prefix of the steps was usable.
+    for (size_t k = 1; k < v.steps.size(); ++k) {
+      absl::StatusOr<ir::ExprPtr> prefix =
+          Replay(e, std::vector<Step>(v.steps.begin(), v.steps.begin() + k));
+      ASSERT_TRUE(prefix.ok()) << prefix.status();
+      EXPECT_TRUE(options.usable(*prefix).ok()) << "made from a refused variant";
+    }
+  }
+  EXPECT_EQ(usable, options.max_variants);
+  EXPECT_GT(refused, 0);
+}
+
 TEST(ExploreTest, ExtendsAVariantByOneStepPastTheCap) {
   const ir::ParamPtr a = ir::MakeParam("a", Ints({kN, 16}));
   const ir::ParamPtr b = ir::MakeParam("b", Ints({16, 3}));

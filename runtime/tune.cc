@@ -287,30 +287,43 @@ absl::StatusOr<std::vector<ClusterTuning>> TunePlan(
     ClusterTuning tuning{.cluster = static_cast<int>(c),
                          .nodes = ClusterNodeNames(graph, plan.lowered.partition.clusters[c])};
     const auto& lambda = static_cast<const ir::Lambda&>(*cluster.lambda);
+    // The kernels of the cluster with `body`, named by `steps`, its MapGlb kernels in
+    // work-groups of `work_group_size` (-1: the profile's).
+    auto generate = [&](const ir::ExprPtr& body, const std::vector<rewrite::Step>& steps,
+                        int work_group_size) {
+      ir::LoweredCluster rewritten = cluster;
+      rewritten.lambda = std::make_shared<ir::Lambda>(lambda.params, body);
+      return codegen::GenerateKernel(rewritten, {.name = absl::StrCat("dfc_cluster_", c),
+                                                 .nodes = tuning.nodes,
+                                                 .profile = executor.profile(),
+                                                 .rules = rewrite::Variant{steps, nullptr}.Name(),
+                                                 .work_group_size = work_group_size});
+    };
+    // The explorer neither counts nor rewrites further a variant the generator refuses.
+    rewrite::ExploreOptions explore = options.explore;
+    explore.usable = [&](const ir::ExprPtr& body) { return generate(body, {}, -1).status(); };
     DFC_ASSIGN_OR_RETURN(std::vector<rewrite::Variant> variants,
-                         rewrite::Enumerate(lambda.body, options.explore));
+                         rewrite::Enumerate(lambda.body, explore));
     const std::vector<int> work_group_sizes = WorkGroupSizes(executor.profile());
     size_t total = variants.size() + work_group_sizes.size();
     std::vector<codegen::KernelSource> kernels;
     std::vector<ir::ExprPtr> bodies;           // of tuning.variants
     std::vector<std::vector<double>> timings;  // of tuning.variants: every timed run
     // Generates, runs and times `body` as the variant `result` describes (its steps name it;
-    // its work_group_size, -1 for the profile's, sizes the MapGlb kernels).
-    auto try_variant = [&](const ir::ExprPtr& body, VariantResult result) {
+    // its work_group_size, -1 for the profile's, sizes the MapGlb kernels). `usable`: why the
+    // generator refused it when the explorer asked (nothing is generated then).
+    auto try_variant = [&](const ir::ExprPtr& body, VariantResult result,
+                           const absl::Status& usable = absl::OkStatus()) {
       result.variant = VariantHash(body);
       codegen::KernelSource source;
       std::vector<double> times;
-      if (!tuning.variants.empty() && Clock::now() > cluster_deadline) {
+      if (!usable.ok()) {
+        result.status = usable;
+      } else if (!tuning.variants.empty() && Clock::now() > cluster_deadline) {
         result.status = absl::DeadlineExceededError("not tried: the tuning budget was spent");
       } else {
-        ir::LoweredCluster rewritten = cluster;
-        rewritten.lambda = std::make_shared<ir::Lambda>(lambda.params, body);
-        absl::StatusOr<codegen::KernelSource> kernel = codegen::GenerateKernel(
-            rewritten, {.name = absl::StrCat("dfc_cluster_", c),
-                        .nodes = tuning.nodes,
-                        .profile = executor.profile(),
-                        .rules = rewrite::Variant{result.steps, nullptr}.Name(),
-                        .work_group_size = result.work_group_size});
+        absl::StatusOr<codegen::KernelSource> kernel =
+            generate(body, result.steps, result.work_group_size);
         if (kernel.ok()) {
           source = *kernel;
           executor.UseKernel(cluster, *std::move(kernel));
@@ -359,7 +372,7 @@ absl::StatusOr<std::vector<ClusterTuning>> TunePlan(
     };
     // Stages one and two: the algorithmic variants, each mapped as the profile says.
     for (const rewrite::Variant& variant : variants) {
-      try_variant(variant.body, {.name = variant.Name(), .steps = variant.steps});
+      try_variant(variant.body, {.name = variant.Name(), .steps = variant.steps}, variant.usable);
     }
     pick_best();
     // The variants not structurally equal to one tried before, each tried.
@@ -370,7 +383,7 @@ absl::StatusOr<std::vector<ClusterTuning>> TunePlan(
       });
       total += candidates.size();
       for (const rewrite::Variant& variant : candidates) {
-        try_variant(variant.body, {.name = variant.Name(), .steps = variant.steps});
+        try_variant(variant.body, {.name = variant.Name(), .steps = variant.steps}, variant.usable);
       }
     };
     // The machine's speed drifts between variants timed minutes apart (on a shared host, by
@@ -401,9 +414,8 @@ absl::StatusOr<std::vector<ClusterTuning>> TunePlan(
     for (int round = 0; round < options.refine_rounds && tuning.variants[tuning.best].status.ok();
          ++round) {
       const int from = tuning.best;
-      DFC_ASSIGN_OR_RETURN(
-          std::vector<rewrite::Variant> next,
-          rewrite::Extend({tuning.variants[from].steps, bodies[from]}, options.explore));
+      DFC_ASSIGN_OR_RETURN(std::vector<rewrite::Variant> next,
+                           rewrite::Extend({tuning.variants[from].steps, bodies[from]}, explore));
       try_untried(next);
       race();
       if (tuning.best == from) break;
@@ -413,7 +425,7 @@ absl::StatusOr<std::vector<ClusterTuning>> TunePlan(
       DFC_ASSIGN_OR_RETURN(
           std::vector<rewrite::Variant> widths,
           rewrite::OtherWidths(lambda.body, {tuning.variants[tuning.best].steps, nullptr},
-                               options.explore));
+                               explore));
       try_untried(widths);
       race();
     }

@@ -157,6 +157,24 @@ TEST(WorkloadsTest, TheChainVectorisedIsOneWalkOverVectors) {
   EXPECT_EQ((*executor)->fallbacks(), 0);
 }
 
+// Runs `plan`'s one cluster on `executor` with `w`'s feeds: its first fetch is the reference
+// executor's, within the tuner's tolerance for a variant (a reordered reduction).
+void ExpectTheReferenceAnswer(DeviceExecutor& executor, const Workload& w, const Graph& graph,
+                              const Plan& plan) {
+  const Feeds feeds = w.feeds();
+  std::vector<std::pair<TensorId, Tensor>> fed;
+  for (const auto& [name, value] : feeds) fed.push_back({{name, 0}, value});
+  absl::StatusOr<std::vector<Tensor>> want = Reference(w, feeds);
+  ASSERT_TRUE(want.ok()) << want.status();
+  executor.UseKernel(plan.lowered.clusters[0], plan.kernels[0]);
+  absl::StatusOr<std::vector<Tensor>> got =
+      executor.Run(graph, plan.lowered, fed, plan.spec.fetches);
+  ASSERT_TRUE(got.ok()) << got.status();
+  const Comparison compared =
+      CompareTensors((*got)[0], (*want)[0], VariantTolerance((*want)[0], w.longest_reduction));
+  EXPECT_TRUE(compared.equal) << compared.reason;
+}
+
 // vectorizeColumns(16) makes a MatMul's Map over its output columns one over 16 columns at a
 // time: each step of a dot product is one vload16 of a row of the right matrix — of b itself
 // for the square (its columns are b's rows read across; place 1, place 0 being a's rows), of
@@ -213,18 +231,7 @@ TEST(WorkloadsTest, AProductVectorisedAcrossItsColumnsOrRowsReadsRowsOfVectors) 
       // walk over the rows encloses the dot products (which would compute each 8 times).
       EXPECT_LT(source.find("  // [float32<16>]_8"), source.find("< 8L; ")) << source;
     }
-    const Feeds feeds = w.feeds();
-    std::vector<std::pair<TensorId, Tensor>> fed;
-    for (const auto& [name, value] : feeds) fed.push_back({{name, 0}, value});
-    absl::StatusOr<std::vector<Tensor>> want = Reference(w, feeds);
-    ASSERT_TRUE(want.ok()) << want.status();
-    (*executor)->UseKernel(plan->lowered.clusters[0], plan->kernels[0]);
-    absl::StatusOr<std::vector<Tensor>> got =
-        (*executor)->Run(*shared, plan->lowered, fed, plan->spec.fetches);
-    ASSERT_TRUE(got.ok()) << got.status();
-    const Comparison compared =
-        CompareTensors((*got)[0], (*want)[0], VariantTolerance((*want)[0], w.longest_reduction));
-    EXPECT_TRUE(compared.equal) << compared.reason;
+    ExpectTheReferenceAnswer(**executor, w, *shared, *plan);
   }
   EXPECT_EQ((*executor)->fallbacks(), 0);
 }
@@ -258,23 +265,12 @@ TEST(WorkloadsTest, TheSeedInBlocksOfTwoRowsComputesWhatTheReferenceDoes) {
   if ((*executor)->profile().prefetch_bytes > 0) {
     for (const char* row : {"(gid) * 2L + (0L)", "(gid) * 2L + (1L)"}) {
       EXPECT_THAT(source, HasSubstr(absl::StrCat("DFC_PREFETCH((__global const char*)(in0 + (0L + "
-                                                 "(clamp(((",
-                                                 row, ")) - 0L, 0L, size_N - 1))")))
+                                                 "(clamp((((",
+                                                 row, ")) - 0L), 0L, size_N - 1))")))
           << source;
     }
   }
-  const Feeds feeds = w.feeds();
-  std::vector<std::pair<TensorId, Tensor>> fed;
-  for (const auto& [name, value] : feeds) fed.push_back({{name, 0}, value});
-  absl::StatusOr<std::vector<Tensor>> want = Reference(w, feeds);
-  ASSERT_TRUE(want.ok()) << want.status();
-  (*executor)->UseKernel(plan->lowered.clusters[0], plan->kernels[0]);
-  absl::StatusOr<std::vector<Tensor>> got =
-      (*executor)->Run(*shared, plan->lowered, fed, plan->spec.fetches);
-  ASSERT_TRUE(got.ok()) << got.status();
-  const Comparison compared =
-      CompareTensors((*got)[0], (*want)[0], VariantTolerance((*want)[0], w.longest_reduction));
-  EXPECT_TRUE(compared.equal) << compared.reason;
+  ExpectTheReferenceAnswer(**executor, w, *shared, *plan);
   EXPECT_EQ((*executor)->fallbacks(), 0);
 }
 
