@@ -475,7 +475,7 @@ class DeviceExecutor::Run_ {
   // estimated work (flops and output bytes) by which the report shares the kernel's time.
   void RecordKernel(cl_event event, int index, const std::string& name, int dims,
                     std::vector<size_t> global, std::vector<size_t> local, uint64_t launch,
-                    const SizeBindings& sizes) {
+                    const SizeBindings& sizes, cl_event since = nullptr) {
     profiler::DeviceEventInfo info{.kind = profiler::DeviceEventKind::kKernel,
                                    .name = name,
                                    .dims = dims,
@@ -493,7 +493,7 @@ class DeviceExecutor::Run_ {
       info.node_work.push_back(flops +
                                static_cast<double>(NodeOutputBytes(graph_, lowered_, node, sizes)));
     }
-    profiler::RecordDeviceEvent(event, ex_.context_->queue(), std::move(info));
+    profiler::RecordDeviceEvent(event, ex_.context_->queue(), std::move(info), since);
   }
 
   // A cluster of one float32 MatMul through CLBlast's GEMM (Options::blas_matmul).
@@ -519,13 +519,15 @@ class DeviceExecutor::Run_ {
     out->buffer = std::make_shared<cl::ClBuffer>(std::move(c));
     cl_command_queue queue = ex_.context_->queue();
     cl_event event = nullptr;
-    cl_event before = nullptr;  // Launch_::since
-    if (ex_.options_.time_kernels) {
+    std::optional<profiler::RecordEvent> launch;
+    if (profiler::DeviceEnabled()) launch.emplace("launch clblast_sgemm");
+    // GEMM enqueues several kernels and returns the last one's event: its time starts at a
+    // marker enqueued before it (Launch_::since, and the profiler's device event).
+    cl_event before = nullptr;
+    if (ex_.options_.time_kernels || launch) {
       DFC_CL_RETURN_IF_ERROR(clEnqueueMarkerWithWaitList(queue, 0, nullptr, &before));
     }
     cl::ClEvent since(before);
-    std::optional<profiler::RecordEvent> launch;
-    if (profiler::DeviceEnabled()) launch.emplace("launch clblast_sgemm");
     const clblast::StatusCode status = clblast::Gemm<float>(
         clblast::Layout::kRowMajor, ta ? clblast::Transpose::kYes : clblast::Transpose::kNo,
         tb ? clblast::Transpose::kYes : clblast::Transpose::kNo, m, n, k, 1.0f, a_buffer->get(), 0,
@@ -535,7 +537,8 @@ class DeviceExecutor::Run_ {
                                               " failed with status ", static_cast<int>(status)));
     }
     if (launch) {
-      RecordKernel(event, index, "clblast_sgemm", 2, {m, n}, {0, 0}, launch->id(), sizes);
+      RecordKernel(event, index, "clblast_sgemm", 2, {m, n}, {0, 0}, launch->id(), sizes,
+                   since.get());
     }
     if (ex_.options_.time_kernels && event != nullptr) {
       launches_.push_back({index, "clblast_sgemm", cl::ClEvent(event), std::move(since)});

@@ -28,6 +28,7 @@
 #include "runtime/interpreted.h"
 #include "runtime/opencl/device.h"
 #include "runtime/plan.h"
+#include "runtime/profiler/profiler.h"
 #include "runtime/reference/session.h"
 #include "runtime/tune.h"
 #include "tests/test_util.h"
@@ -487,6 +488,21 @@ node {
   EXPECT_EQ(device->kernel_times()[0].kernel, "clblast_sgemm");
   EXPECT_GT(device->kernel_times()[0].nanoseconds, 0.5 * wall_ns);
   EXPECT_LE(device->kernel_times()[0].nanoseconds, wall_ns);
+  // The profiler's device event for it spans the same kernels (it ran at 1000 GFLOP/s and
+  // more by the last one's event).
+  profiler::SetState(profiler::State::kHostAndDevice);
+  const absl::Status run = device->Run(*graph, *lowered, feeds, fetches).status();
+  profiler::SetState(profiler::State::kDisabled);
+  absl::StatusOr<profiler::Profile> profile = profiler::Collect();
+  ASSERT_TRUE(run.ok()) << run;
+  ASSERT_TRUE(profile.ok()) << profile.status();
+  ASSERT_EQ(device->kernel_times().size(), 1u);
+  std::vector<int64_t> gemms;
+  for (const profiler::DeviceEvent& e : profile->device) {
+    if (e.info.name == "clblast_sgemm") gemms.push_back(e.end_ns - e.start_ns);
+  }
+  ASSERT_EQ(gemms.size(), 1u);
+  EXPECT_EQ(gemms[0], device->kernel_times()[0].nanoseconds);
 }
 
 TEST(LocalSizeForPrivateArraysTest, BoundsTheWorkGroupsPrivateArrays) {

@@ -21,6 +21,7 @@ namespace {
 // A device event between its launch and Collect(): the cl_event is retained.
 struct PendingDevice {
   cl_event event = nullptr;
+  cl_event since = nullptr;  // a marker before it, or null
   cl_command_queue queue = nullptr;
   int64_t recorded_ns = 0;
   DeviceEventInfo info;
@@ -146,13 +147,18 @@ const char* DirectionName(Direction d) {
   return "";
 }
 
-void RecordDeviceEvent(cl_event event, cl_command_queue queue, DeviceEventInfo info) {
+void RecordDeviceEvent(cl_event event, cl_command_queue queue, DeviceEventInfo info,
+                       cl_event since) {
   if (!DeviceEnabled() || event == nullptr) return;
   ThreadBlock& t = ThisThread();
   if (!Admit()) return;
   if (clRetainEvent(event) != CL_SUCCESS) return;
-  t.device.Append(PendingDevice{
-      .event = event, .queue = queue, .recorded_ns = NowNs(), .info = std::move(info)});
+  if (since != nullptr && clRetainEvent(since) != CL_SUCCESS) since = nullptr;
+  t.device.Append(PendingDevice{.event = event,
+                                .since = since,
+                                .queue = queue,
+                                .recorded_ns = NowNs(),
+                                .info = std::move(info)});
 }
 
 void SetEventCap(int64_t cap) { GetRegistry().cap.store(cap, std::memory_order_relaxed); }
@@ -191,6 +197,19 @@ absl::StatusOr<Profile> Collect() {
         CL_PROFILING_COMMAND_END};
     for (int k = 0; k < 4 && status == CL_SUCCESS; ++k) {
       status = clGetEventProfilingInfo(p.event, which[k], sizeof(cl_ulong), &t[k], nullptr);
+    }
+    if (p.since != nullptr) {
+      // Queued and submitted with the marker, started where it ended (never later than the
+      // last command itself started).
+      std::array<cl_ulong, 3> m{};
+      for (int k = 0; k < 3 && status == CL_SUCCESS; ++k) {
+        status = clGetEventProfilingInfo(p.since, which[k == 2 ? 3 : k], sizeof(cl_ulong), &m[k],
+                                         nullptr);
+      }
+      t[0] = std::min(t[0], m[0]);
+      t[1] = std::min(t[1], m[1]);
+      t[2] = std::min(t[2], m[2]);
+      clReleaseEvent(p.since);
     }
     clReleaseEvent(p.event);
     if (status != CL_SUCCESS) {

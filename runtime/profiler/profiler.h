@@ -98,7 +98,12 @@ struct DeviceEventInfo {
 
 // Keeps `event` (retained here) until Collect() reads its times. Does nothing unless the state
 // is kHostAndDevice; the queue must have been created with CL_QUEUE_PROFILING_ENABLE.
-void RecordDeviceEvent(cl_event event, cl_command_queue queue, DeviceEventInfo info);
+// `since`, if given (retained too), is a marker enqueued on the same in-order queue before the
+// commands `event` ends: the event is then taken to start where the marker ends, so that a
+// routine that enqueues several kernels and returns its last one's event (CLBlast's GEMM pads
+// and transposes its operands first) is timed whole.
+void RecordDeviceEvent(cl_event event, cl_command_queue queue, DeviceEventInfo info,
+                       cl_event since = nullptr);
 
 // One recorded host event, its times on the host clock.
 struct HostEvent {
