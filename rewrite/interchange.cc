@@ -1,6 +1,7 @@
 // Interchange rules (see interchange.h).
 #include "rewrite/interchange.h"
 
+#include <algorithm>
 #include <optional>
 #include <vector>
 
@@ -141,11 +142,33 @@ Rule MapMapInterchange() {
 
 namespace {
 
+// Whether `e` holds a Reduce that reads `a` (any Reduce, for a null `a`).
+bool HoldsAReduceOf(const ir::ExprPtr& e, const ir::Param* a);
+
+bool HoldsAReduceOfIn(const ir::FunPtr& f, const ir::Param* a) {
+  if (f->kind == ir::Fun::Kind::kUserFun) return false;
+  if (f->kind == ir::Fun::Kind::kLambda) {
+    return HoldsAReduceOf(static_cast<const ir::Lambda&>(*f).body, a);
+  }
+  const auto& pattern = static_cast<const ir::Pattern&>(*f);
+  return pattern.f != nullptr && HoldsAReduceOfIn(pattern.f, a);
+}
+
+bool HoldsAReduceOf(const ir::ExprPtr& e, const ir::Param* a) {
+  if (e->kind != ir::Expr::Kind::kFunCall || (a != nullptr && Reads(*e, a) == 0)) return false;
+  if (ReduceCall(e) != nullptr) return true;
+  const auto& call = static_cast<const ir::FunCall&>(*e);
+  return std::ranges::any_of(call.args,
+                             [&](const ir::ExprPtr& arg) { return HoldsAReduceOf(arg, a); }) ||
+         HoldsAReduceOfIn(call.f, a);
+}
+
 // What blockRows shares across a block of rows: the first (outermost) expression in `e` that
 // reads `a`, reads no parameter bound between the outer Map and it (`inner`), and is
 //   - a walk: a high-level Map(λc => H) $ C whose array does not read `a`, or
 //   - a fold: a Reduce whose init and step do not read `a` (a row's walk over columns already
-//     interchanged into one Reduce, mapReduceInterchange).
+//     interchanged into one Reduce, mapReduceInterchange), and whose input holds no Reduce
+//     that reads `a` (else what that Reduce is in).
 ir::ExprPtr FindRowWalk(const ir::ExprPtr& e, const ir::Param* a,
                         std::vector<const ir::Param*>& inner);
 
@@ -175,8 +198,16 @@ ir::ExprPtr FindRowWalk(const ir::ExprPtr& e, const ir::Param* a,
              Reads(*static_cast<const ir::Pattern&>(*reduce->f).f, a) == 0;
   }
   for (const ir::Param* p : inner) shared = shared && Reads(*e, p) == 0;
-  if (shared) return e;
   const auto& call = static_cast<const ir::FunCall&>(*e);
+  if (const ir::FunCall* fold = ReduceCall(e); shared && fold != nullptr) {
+    // A fold whose input holds a Reduce over the row would compute it once for each element
+    // it folds, were the fold blocked: what that Reduce is in is shared instead (Relu's sum
+    // over its 7 classes holds the row's walk over its 512 columns).
+    if (HoldsAReduceOf(fold->args[1], a)) {
+      if (ir::ExprPtr found = FindRowWalk(fold->args[1], a, inner)) return found;
+    }
+  }
+  if (shared) return e;
   for (const ir::ExprPtr& arg : call.args) {
     if (ir::ExprPtr found = FindRowWalk(arg, a, inner)) return found;
   }
@@ -215,50 +246,72 @@ absl::StatusOr<ir::ExprPtr> MapViews(const std::vector<ir::FunPtr>& views, ir::E
   return ir::Call(ir::Map(std::make_shared<ir::Lambda>(std::vector{y}, viewed)), {block});
 }
 
-// Map(f) $ Zip(..., Map(g) $ X, ...) => Map(λp => f(Tuple(..., g(Get(i) $ p), ...))) $
-// Zip(..., X, ...): the high-level Maps of the Zip's arrays (chains of them) fused into the Map
-// over it, so that a row walk inside g is under the outer Map. nullptr where no array of the
-// Zip is such a Map.
-absl::StatusOr<ir::ExprPtr> FuseZippedMaps(const ir::FunCall& outer) {
-  const ir::FunCall* zip = CallOf(outer.args[0], ir::Fun::Kind::kZip);
+// The functions of the chain of high-level Maps that computes `array`, outermost first (a
+// chain Map(g) $ Map(h) $ X is g o h); `array` becomes what the chain walks, X.
+std::vector<ir::FunPtr> MapChain(ir::ExprPtr& array) {
+  std::vector<ir::FunPtr> fns;
+  while (const ir::FunCall* map = CallOf(array, ir::Fun::Kind::kMap)) {
+    fns.push_back(static_cast<const ir::Pattern&>(*map->f).f);
+    array = map->args[0];
+  }
+  return fns;
+}
+
+// g1(g2(...gk(x))) for a chain's functions g1..gk. A λ takes its argument in place where that
+// computes nothing (the innermost, applied to x: a walk over the row then reads x itself) or
+// is read once; else it stays bound once.
+absl::StatusOr<ir::ExprPtr> ApplyChain(const std::vector<ir::FunPtr>& fns, ir::ExprPtr x) {
+  for (auto g = fns.rbegin(); g != fns.rend(); ++g) {
+    const auto* lambda =
+        (*g)->kind == ir::Fun::Kind::kLambda ? static_cast<const ir::Lambda*>(g->get()) : nullptr;
+    if (lambda != nullptr &&
+        (g == fns.rbegin() || Reads(*lambda->body, lambda->params[0].get()) <= 1)) {
+      DFC_ASSIGN_OR_RETURN(x, Substitute(lambda->body, lambda->params[0].get(), x));
+    } else {
+      DFC_ASSIGN_OR_RETURN(x, ir::Call(*g, {x}));
+    }
+  }
+  return x;
+}
+
+// The Maps that compute the rows `outer` (a high-level Map(f)) walks, fused into it, so that a
+// row walk inside them is under the outer Map:
+//   Map(f) $ Map(g) $ X => Map(λx => f(g(x))) $ X, and
+//   Map(f) $ Zip(..., Map(g) $ X, ...) => Map(λp => f(Tuple(..., g(Get(i) $ p), ...))) $
+//   Zip(..., X, ...).
+// nullptr where its array is neither a Map nor a Zip of one.
+absl::StatusOr<ir::ExprPtr> FuseRowMaps(const ir::FunCall& outer) {
+  const ir::FunPtr f = static_cast<const ir::Pattern&>(*outer.f).f;
+  ir::ExprPtr rows = outer.args[0];
+  if (std::vector<ir::FunPtr> chain = MapChain(rows); !chain.empty()) {
+    return ir::MapOver(
+        rows,
+        [&](ir::ExprPtr x) -> absl::StatusOr<ir::ExprPtr> {
+          DFC_ASSIGN_OR_RETURN(ir::ExprPtr row, ApplyChain(chain, x));
+          return ir::Call(f, {row});
+        },
+        "x");
+  }
+  const ir::FunCall* zip = CallOf(rows, ir::Fun::Kind::kZip);
   if (zip == nullptr) return nullptr;
   std::vector<ir::ExprPtr> arrays;
-  std::vector<std::vector<ir::FunPtr>> fns;  // per array: the functions of its Maps, outermost
-                                             // first (a chain Map(g) $ Map(h) $ X is g o h)
+  std::vector<std::vector<ir::FunPtr>> fns;  // per array: its chain's functions
   bool any = false;
   for (ir::ExprPtr array : zip->args) {
-    fns.emplace_back();
-    while (const ir::FunCall* map = CallOf(array, ir::Fun::Kind::kMap)) {
-      fns.back().push_back(static_cast<const ir::Pattern&>(*map->f).f);
-      array = map->args[0];
-      any = true;
-    }
+    fns.push_back(MapChain(array));
+    any = any || !fns.back().empty();
     arrays.push_back(array);
   }
   if (!any) return nullptr;
   DFC_ASSIGN_OR_RETURN(ir::ExprPtr pairs,
                        ir::Call(ir::Zip(static_cast<int>(arrays.size())), arrays));
-  const ir::FunPtr f = static_cast<const ir::Pattern&>(*outer.f).f;
   return ir::MapOver(
       pairs,
       [&](ir::ExprPtr p) -> absl::StatusOr<ir::ExprPtr> {
         std::vector<ir::ExprPtr> fields;
         for (size_t i = 0; i < fns.size(); ++i) {
           DFC_ASSIGN_OR_RETURN(ir::ExprPtr field, ir::Call(ir::Get(static_cast<int>(i)), {p}));
-          for (auto g = fns[i].rbegin(); g != fns[i].rend(); ++g) {
-            // A λ takes its argument in place where that computes nothing (Get(i) $ p: a walk
-            // over the row then reads p itself) or is read once; else it stays bound once.
-            const auto* lambda = (*g)->kind == ir::Fun::Kind::kLambda
-                                     ? static_cast<const ir::Lambda*>(g->get())
-                                     : nullptr;
-            const bool innermost = g == fns[i].rbegin();  // its argument is Get(i) $ p
-            if (lambda != nullptr &&
-                (innermost || Reads(*lambda->body, lambda->params[0].get()) <= 1)) {
-              DFC_ASSIGN_OR_RETURN(field, Substitute(lambda->body, lambda->params[0].get(), field));
-            } else {
-              DFC_ASSIGN_OR_RETURN(field, ir::Call(*g, {field}));
-            }
-          }
+          DFC_ASSIGN_OR_RETURN(field, ApplyChain(fns[i], field));
           fields.push_back(std::move(field));
         }
         DFC_ASSIGN_OR_RETURN(ir::ExprPtr tuple,
@@ -299,6 +352,14 @@ Rule BlockRows(int rows) {
         const ir::FunPtr& f = static_cast<const ir::Pattern&>(*outer->f).f;
         if (f->kind != ir::Fun::Kind::kLambda) return Decline{"the Map's function is not a λ"};
         const ir::ExprPtr& x = outer->args[0];
+        if (HoldsAReduceOf(x, nullptr)) {
+          // Rows computed by Maps with a Reduce in them (Relu's walk over its columns, under
+          // the bias, the Relu and the zip with in1): fused into the Map first, so that the
+          // walk is in its body, computed once a row, rather than once for each element a
+          // blocked fold of its body reads.
+          absl::StatusOr<ir::ExprPtr> fused = FuseRowMaps(*outer);
+          if (fused.ok() && *fused != nullptr) return BlockRows(rows).match(*fused);
+        }
         const ArithExpr n = x->type->length;
         if (n.AsConstant() && *n.AsConstant() < 2 * rows) {
           return Decline{
@@ -310,7 +371,7 @@ Rule BlockRows(int rows) {
         const ir::ExprPtr walk = FindRowWalk(lambda.body, a.get(), inner);
         if (walk == nullptr) {
           // The walk may be in a Map zipped with other rows: fused first, it is in the body.
-          absl::StatusOr<ir::ExprPtr> fused = FuseZippedMaps(*outer);
+          absl::StatusOr<ir::ExprPtr> fused = FuseRowMaps(*outer);
           if (fused.ok() && *fused != nullptr) return BlockRows(rows).match(*fused);
           return Decline{
               "the Map's body has no high-level Map over an array that does not read its "

@@ -219,6 +219,51 @@ TEST(BlockRowsTest, FoldsOverEachRowAreSharedByTheBlock) {
   ExpectEquivalent(product, blocked, {a, b}, kRaggedSizes);
 }
 
+// A fold over a row's results (Relu's sum over its classes) whose input holds the row's walk:
+// the walk is what the block shares. Blocking the outer fold instead computed the walk once
+// for each element the fold reads (Relu's kernel took 20 ms where the unblocked one took 3.8).
+TEST(BlockRowsTest, AFoldHoldingTheWalkLeavesTheWalkToBeShared) {
+  const ir::ParamPtr a = ir::MakeParam("a", Ints({kN, 6}));
+  const ir::ParamPtr b = ir::MakeParam("b", Ints({6, 5}));
+  const ir::ExprPtr summed =
+      Must(ir::MapOver(a, [&](ir::ExprPtr row) -> absl::StatusOr<ir::ExprPtr> {
+        DFC_ASSIGN_OR_RETURN(ir::ExprPtr dots, DotEachColumn(row, b));
+        const ir::ExprPtr walk = MustRewrite(MapReduceInterchange(), dots);
+        DFC_ASSIGN_OR_RETURN(ir::ExprPtr squares,
+                             ir::MapOver(walk, [](ir::ExprPtr d) -> absl::StatusOr<ir::ExprPtr> {
+                               return ir::Call(IntMul(), {d, d});
+                             }));
+        return ir::ReduceOver(ir::MakeLiteral(ir::Scalar::Int(DType::kInt32, 0)), squares,
+                              [](ir::ExprPtr acc, ir::ExprPtr v) {
+                                return ir::Call(IntAdd(), {acc, v});
+                              });
+      }));
+  const ir::ExprPtr blocked = MustRewrite(BlockRows(2), summed);
+  ASSERT_NE(blocked, nullptr);
+  const std::string text = ir::ToString(blocked);
+  // One Reduce of the block's 2 rows' 5 column accumulators; each row's sum after it.
+  EXPECT_THAT(text, HasSubstr("Repeat(2) o Repeat(5) $ 0")) << text;
+  ExpectEquivalent(summed, blocked, {a, b}, kRaggedSizes);
+
+  // The same with the walk in the Maps that compute the rows the fold's Map walks (as Relu's
+  // cluster is lowered): they are fused into it first.
+  const ir::ExprPtr walks =
+      Must(ir::MapOver(a, [&](ir::ExprPtr row) -> absl::StatusOr<ir::ExprPtr> {
+        DFC_ASSIGN_OR_RETURN(ir::ExprPtr dots, DotEachColumn(row, b));
+        return MustRewrite(MapReduceInterchange(), dots);
+      }));
+  const ir::ExprPtr sums = Must(ir::MapOver(walks, [](ir::ExprPtr dots) {
+    return ir::ReduceOver(ir::MakeLiteral(ir::Scalar::Int(DType::kInt32, 0)), dots,
+                          [](ir::ExprPtr acc, ir::ExprPtr v) {
+                            return ir::Call(IntAdd(), {acc, v});
+                          });
+  }));
+  const ir::ExprPtr fused = MustRewrite(BlockRows(2), sums);
+  ASSERT_NE(fused, nullptr);
+  EXPECT_THAT(ir::ToString(fused), HasSubstr("Repeat(2) o Repeat(5) $ 0")) << ir::ToString(fused);
+  ExpectEquivalent(sums, fused, {a, b}, kRaggedSizes);
+}
+
 TEST(BlockRowsTest, DeclinesWithTheReason) {
   const ir::ParamPtr a = ir::MakeParam("a", Ints({kN, 4}));
   EXPECT_EQ(DeclineReason(BlockRows(4), a), "not a high-level Map");

@@ -274,6 +274,40 @@ TEST(WorkloadsTest, TheSeedInBlocksOfTwoRowsComputesWhatTheReferenceDoes) {
   EXPECT_EQ((*executor)->fallbacks(), 0);
 }
 
+// Relu's subgraph in blocks of 2 rows: its rows are computed by Maps (the walk over the 512
+// columns, the bias, the Relu) zipped with in1's and folded by a sum over the 7 classes.
+// blockRows fuses those Maps into the Map over the rows and blocks the walk, 2 x 7
+// accumulators, not the sum (which would compute the walk once for each of the 7 classes).
+TEST(WorkloadsTest, ReluInBlocksOfTwoRowsSharesTheWalkNotTheSum) {
+  absl::StatusOr<std::unique_ptr<DeviceExecutor>> executor = DeviceExecutor::Open("cpu", -1, {});
+  if (!executor.ok()) GTEST_SKIP() << "no OpenCL CPU device: " << executor.status();
+  const Workload w = Relu(37);
+  absl::StatusOr<Graph> graph = w.graph();
+  ASSERT_TRUE(graph.ok()) << graph.status();
+  auto shared = std::make_shared<const Graph>(*std::move(graph));
+  const std::vector<rewrite::Step> steps = {{"storeTransposed", 0},
+                                            {"vectorizeReduce(8)", 0},
+                                            {"mapReduceInterchange", 1},
+                                            {"blockRows(2)", 0}};
+  std::vector<TensorId> fetches;
+  for (const std::string& fetch : w.fetches) fetches.push_back({fetch, 0});
+  absl::StatusOr<Plan> plan = CompilePlan(
+      shared, {.fetches = fetches, .profile = (*executor)->profile(), .steps = {steps}});
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  const std::string& source = plan->kernels[0].source;
+  EXPECT_THAT(source, HasSubstr("work-item gid computes block gid of [float32]_2 rows"));
+  EXPECT_THAT(source, HasSubstr("  // [[[float32<8>]_1]_7]_2"));
+  // The walk once: one loop over the row's 64 vectors.
+  size_t walks = 0;
+  for (size_t at = source.find("< 64L; "); at != std::string::npos;
+       at = source.find("< 64L; ", at + 1)) {
+    ++walks;
+  }
+  EXPECT_EQ(walks, 1u) << source;
+  ExpectTheReferenceAnswer(**executor, w, *shared, *plan);
+  EXPECT_EQ((*executor)->fallbacks(), 0);
+}
+
 // The models and the chain, run as model_bench runs them — the initialisers once, then the
 // step with its targets — unfused with CLBlast's GEMM, fused, and with each MatMul a kernel of
 // its own: each computes what the reference executor does.
