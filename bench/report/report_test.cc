@@ -153,6 +153,16 @@ TEST(TargetsTest, TheFloorIsTheTightestMeasuredAtTheSize) {
              Bench("seed/hand/N:65536", 8.79, R"(, "floor_fraction": 1.95, "floor_ms": 4.26)")}));
   EXPECT_EQ(Row(rows, "Seed subgraph within 1.3").verdict, Verdict::kMissed);
   EXPECT_THAT(Row(rows, "Seed subgraph within 1.3").measured, HasSubstr("= 2.35× the floor"));
+  EXPECT_EQ(Row(rows, "Relu subgraph").verdict, Verdict::kNotRun);
+
+  // The second graph's target, at its largest size: 3.43 / 2.55 = 1.35 (its own sample, 2.9,
+  // would say 1.18).
+  const std::vector<TargetResult> relu = EvaluateTargets(
+      Parse({Bench("relu/tuned/N:4096", 0.5, R"(, "floor_ms": 0.166)"),
+             Bench("relu/default/N:65536", 71.4, R"(, "floor_ms": 2.55)"),
+             Bench("relu/tuned/N:65536", 3.43, R"(, "floor_fraction": 1.18, "floor_ms": 2.90)")}));
+  EXPECT_EQ(Row(relu, "Relu subgraph").verdict, Verdict::kMet);
+  EXPECT_THAT(Row(relu, "Relu subgraph").measured, HasSubstr("1.35× the floor at N:65536"));
 }
 
 TEST(TargetsTest, EveryContractionShapeHasItsRow) {
