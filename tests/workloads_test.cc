@@ -10,6 +10,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
+#include "graph/check.h"
 #include "gtest/gtest.h"
 #include "runtime/compare.h"
 #include "runtime/device_executor.h"
@@ -157,10 +158,19 @@ TEST(WorkloadsTest, TheChainVectorisedIsOneWalkOverVectors) {
   EXPECT_EQ((*executor)->fallbacks(), 0);
 }
 
+// `w` compiled for `executor`'s device with its one cluster rewritten by `steps`.
+absl::StatusOr<Plan> CompileWithSteps(const DeviceExecutor& executor, const Workload& w,
+                                      const std::vector<rewrite::Step>& steps) {
+  DFC_ASSIGN_OR_RETURN(Graph graph, w.graph());
+  std::vector<TensorId> fetches;
+  for (const std::string& fetch : w.fetches) fetches.push_back({fetch, 0});
+  return CompilePlan(std::make_shared<const Graph>(std::move(graph)),
+                     {.fetches = fetches, .profile = executor.profile(), .steps = {steps}});
+}
+
 // Runs `plan`'s one cluster on `executor` with `w`'s feeds: its first fetch is the reference
 // executor's, within the tuner's tolerance for a variant (a reordered reduction).
-void ExpectTheReferenceAnswer(DeviceExecutor& executor, const Workload& w, const Graph& graph,
-                              const Plan& plan) {
+void ExpectTheReferenceAnswer(DeviceExecutor& executor, const Workload& w, const Plan& plan) {
   const Feeds feeds = w.feeds();
   std::vector<std::pair<TensorId, Tensor>> fed;
   for (const auto& [name, value] : feeds) fed.push_back({{name, 0}, value});
@@ -168,7 +178,7 @@ void ExpectTheReferenceAnswer(DeviceExecutor& executor, const Workload& w, const
   ASSERT_TRUE(want.ok()) << want.status();
   executor.UseKernel(plan.lowered.clusters[0], plan.kernels[0]);
   absl::StatusOr<std::vector<Tensor>> got =
-      executor.Run(graph, plan.lowered, fed, plan.spec.fetches);
+      executor.Run(*plan.graph, plan.lowered, fed, plan.spec.fetches);
   ASSERT_TRUE(got.ok()) << got.status();
   const Comparison compared =
       CompareTensors((*got)[0], (*want)[0], VariantTolerance((*want)[0], w.longest_reduction));
@@ -218,11 +228,7 @@ TEST(WorkloadsTest, AProductVectorisedAcrossItsColumnsOrRowsReadsRowsOfVectors) 
     ASSERT_NE(it, contractions.end()) << k.label << " " << k.size;
     const Workload w = MatMul(*it);
     SCOPED_TRACE(w.name + " " + (rewrite::Variant{k.steps, nullptr}.Name()));
-    absl::StatusOr<Graph> graph = w.graph();
-    ASSERT_TRUE(graph.ok()) << graph.status();
-    auto shared = std::make_shared<const Graph>(*std::move(graph));
-    absl::StatusOr<Plan> plan = CompilePlan(
-        shared, {.fetches = {{"c", 0}}, .profile = (*executor)->profile(), .steps = {k.steps}});
+    absl::StatusOr<Plan> plan = CompileWithSteps(**executor, w, k.steps);
     ASSERT_TRUE(plan.ok()) << plan.status();
     const std::string& source = plan->kernels[0].source;
     for (const std::string& code : k.code) EXPECT_THAT(source, HasSubstr(code));
@@ -231,7 +237,7 @@ TEST(WorkloadsTest, AProductVectorisedAcrossItsColumnsOrRowsReadsRowsOfVectors) 
       // walk over the rows encloses the dot products (which would compute each 8 times).
       EXPECT_LT(source.find("  // [float32<16>]_8"), source.find("< 8L; ")) << source;
     }
-    ExpectTheReferenceAnswer(**executor, w, *shared, *plan);
+    ExpectTheReferenceAnswer(**executor, w, *plan);
   }
   EXPECT_EQ((*executor)->fallbacks(), 0);
 }
@@ -245,18 +251,12 @@ TEST(WorkloadsTest, TheSeedInBlocksOfTwoRowsComputesWhatTheReferenceDoes) {
   absl::StatusOr<std::unique_ptr<DeviceExecutor>> executor = DeviceExecutor::Open("cpu", -1, {});
   if (!executor.ok()) GTEST_SKIP() << "no OpenCL CPU device: " << executor.status();
   const Workload w = Seed(37);
-  absl::StatusOr<Graph> graph = w.graph();
-  ASSERT_TRUE(graph.ok()) << graph.status();
-  auto shared = std::make_shared<const Graph>(*std::move(graph));
   const std::vector<rewrite::Step> steps = {{"storeTransposed", 0},
                                             {"vectorizeReduce(16)", 0},
                                             {"mapReduceInterchange", 0},
                                             {"vectorizeReduce(8)", 0},
                                             {"blockRows(2)", 0}};
-  std::vector<TensorId> fetches;
-  for (const std::string& fetch : w.fetches) fetches.push_back({fetch, 0});
-  absl::StatusOr<Plan> plan = CompilePlan(
-      shared, {.fetches = fetches, .profile = (*executor)->profile(), .steps = {steps}});
+  absl::StatusOr<Plan> plan = CompileWithSteps(**executor, w, steps);
   ASSERT_TRUE(plan.ok()) << plan.status();
   const std::string& source = plan->kernels[0].source;
   EXPECT_THAT(source, HasSubstr("work-item gid computes block gid of [[float32]_10]_2 rows"));
@@ -270,7 +270,7 @@ TEST(WorkloadsTest, TheSeedInBlocksOfTwoRowsComputesWhatTheReferenceDoes) {
           << source;
     }
   }
-  ExpectTheReferenceAnswer(**executor, w, *shared, *plan);
+  ExpectTheReferenceAnswer(**executor, w, *plan);
   EXPECT_EQ((*executor)->fallbacks(), 0);
 }
 
@@ -282,17 +282,11 @@ TEST(WorkloadsTest, ReluInBlocksOfTwoRowsSharesTheWalkNotTheSum) {
   absl::StatusOr<std::unique_ptr<DeviceExecutor>> executor = DeviceExecutor::Open("cpu", -1, {});
   if (!executor.ok()) GTEST_SKIP() << "no OpenCL CPU device: " << executor.status();
   const Workload w = Relu(37);
-  absl::StatusOr<Graph> graph = w.graph();
-  ASSERT_TRUE(graph.ok()) << graph.status();
-  auto shared = std::make_shared<const Graph>(*std::move(graph));
   const std::vector<rewrite::Step> steps = {{"storeTransposed", 0},
                                             {"vectorizeReduce(8)", 0},
                                             {"mapReduceInterchange", 1},
                                             {"blockRows(2)", 0}};
-  std::vector<TensorId> fetches;
-  for (const std::string& fetch : w.fetches) fetches.push_back({fetch, 0});
-  absl::StatusOr<Plan> plan = CompilePlan(
-      shared, {.fetches = fetches, .profile = (*executor)->profile(), .steps = {steps}});
+  absl::StatusOr<Plan> plan = CompileWithSteps(**executor, w, steps);
   ASSERT_TRUE(plan.ok()) << plan.status();
   const std::string& source = plan->kernels[0].source;
   EXPECT_THAT(source, HasSubstr("work-item gid computes block gid of [float32]_2 rows"));
@@ -304,7 +298,7 @@ TEST(WorkloadsTest, ReluInBlocksOfTwoRowsSharesTheWalkNotTheSum) {
     ++walks;
   }
   EXPECT_EQ(walks, 1u) << source;
-  ExpectTheReferenceAnswer(**executor, w, *shared, *plan);
+  ExpectTheReferenceAnswer(**executor, w, *plan);
   EXPECT_EQ((*executor)->fallbacks(), 0);
 }
 
