@@ -201,10 +201,11 @@ absl::StatusOr<Profile> Collect() {
     if (p.since != nullptr) {
       // Queued and submitted with the marker, started where it ended (never later than the
       // last command itself started).
+      const std::array<cl_profiling_info, 3> marker = {
+          CL_PROFILING_COMMAND_QUEUED, CL_PROFILING_COMMAND_SUBMIT, CL_PROFILING_COMMAND_END};
       std::array<cl_ulong, 3> m{};
       for (int k = 0; k < 3 && status == CL_SUCCESS; ++k) {
-        status = clGetEventProfilingInfo(p.since, which[k == 2 ? 3 : k], sizeof(cl_ulong), &m[k],
-                                         nullptr);
+        status = clGetEventProfilingInfo(p.since, marker[k], sizeof(cl_ulong), &m[k], nullptr);
       }
       t[0] = std::min(t[0], m[0]);
       t[1] = std::min(t[1], m[1]);
