@@ -17,4 +17,5 @@ plot 'cpu-opencl-device_seed.dat' using 1:2 title 'unfused' with linespoints lw 
      'cpu-opencl-device_seed.dat' using 1:5 title 'tuned' with linespoints lw 2 lc 4 pt 8, \
      'cpu-opencl-device_seed.dat' using 1:6 title 'hand' with linespoints lw 2 lc 5 pt 9, \
      'cpu-opencl-device_seed.dat' using 1:7 title 'hand_rows_cached' with linespoints lw 2 lc 6 pt 10, \
-     'cpu-opencl-device_seed.dat' using 1:8 title 'bandwidth floor' with lines dashtype 2 lw 2 lc rgb 'black'
+     'cpu-opencl-device_seed.dat' using 1:8 title 'hand_logits' with linespoints lw 2 lc 7 pt 11, \
+     'cpu-opencl-device_seed.dat' using 1:9 title 'bandwidth floor' with lines dashtype 2 lw 2 lc rgb 'black'
