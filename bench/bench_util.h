@@ -15,8 +15,8 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "base/status.h"
 #include "benchmark/benchmark.h"
-#include "graph/check.h"
 #include "runtime/bandwidth.h"
 #include "runtime/compare.h"
 #include "runtime/device_executor.h"
@@ -110,7 +110,7 @@ inline absl::StatusOr<bool> TakeRecordedTuning(Plan& plan, TuningDb& db, int64_t
       return false;
     }
     if (entry->variant.empty()) {
-      const auto& lambda = static_cast<const ir::Lambda&>(*cluster.lambda);
+      const auto& lambda = *cluster.lambda;
       DFC_ASSIGN_OR_RETURN(const ir::ExprPtr body, rewrite::Replay(lambda.body, entry->steps));
       entry->variant = VariantHash(body);
       stamped.push_back(*entry);

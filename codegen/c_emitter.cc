@@ -2,7 +2,8 @@
 #include "codegen/c_emitter.h"
 
 #include "absl/strings/str_cat.h"
-#include "graph/check.h"
+#include "base/check.h"
+#include "base/status.h"
 
 namespace dfc::codegen {
 

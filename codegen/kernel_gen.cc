@@ -18,10 +18,10 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "base/status.h"
 #include "codegen/c_emitter.h"
-#include "graph/check.h"
+#include "ir/analysis.h"
 #include "ir/lower/scalar_funs.h"
-#include "rewrite/rule.h"
 
 namespace dfc::codegen {
 namespace {
@@ -133,32 +133,6 @@ constexpr int64_t kCopyBlockRows = 16;
 // a 784x256 layer's accumulator of 256 float4).
 constexpr int64_t kMaxAccumulatorScalars = 512;
 
-// Whether applying `f` does arithmetic (static: a UserFun or a Reduce anywhere in it).
-bool Computes(const ir::Fun& f);
-bool Computes(const ir::Expr& e) {
-  if (e.kind != ir::Expr::Kind::kFunCall) return false;
-  const auto& call = static_cast<const ir::FunCall&>(e);
-  if (Computes(*call.f)) return true;
-  for (const ExprPtr& a : call.args) {
-    if (Computes(*a)) return true;
-  }
-  return false;
-}
-bool Computes(const ir::Fun& f) {
-  switch (f.kind) {
-    case Fun::Kind::kUserFun:
-    case Fun::Kind::kReduce:
-    case Fun::Kind::kReduceSeq:
-      return true;
-    case Fun::Kind::kLambda:
-      return Computes(*static_cast<const ir::Lambda&>(f).body);
-    default: {
-      const auto& p = static_cast<const ir::Pattern&>(f);
-      return p.f != nullptr && Computes(*p.f);
-    }
-  }
-}
-
 // The parameters bound where an expression is evaluated: the kernel's own (the root), and a
 // chain of frames, one for each lambda applied. A frame never changes once made, so a value
 // whose code is written later (an array's element function) keeps the bindings it was made
@@ -181,9 +155,6 @@ const CVal* Lookup(const Env& env, const ir::Param* param) {
   }
   return nullptr;
 }
-
-// Whether `f` is a combiner (UserFun::combiner), or λ(a, x) => c(a, x) of one.
-bool IsCombiner(const Fun& f);
 
 absl::Status Unsupported(absl::string_view what) {
   return absl::UnimplementedError(
@@ -666,7 +637,7 @@ absl::StatusOr<CVal> Generator::Apply(const Fun& f, std::vector<CVal> args, cons
       return CallUserFun(static_cast<const ir::UserFun&>(f), std::move(args));
     default: {
       // A pattern's value computes if its function does or any argument's value does.
-      bool computed = Computes(f);
+      bool computed = ir::Computes(f);
       for (const CVal& a : args) computed = computed || a.computed;
       DFC_ASSIGN_OR_RETURN(
           CVal v, ApplyPattern(static_cast<const ir::Pattern&>(f), std::move(args), result, env));
@@ -684,8 +655,7 @@ absl::StatusOr<CVal> Generator::ApplyLambda(const ir::Lambda& lambda, std::vecto
     if (top_level_ && v.type->is_array() && ir::TensorShape(v.type)) {
       DFC_ASSIGN_OR_RETURN(v, Materialize(v));
     } else if (!top_level_ && v.computed && v.type->is_array() &&
-               (rewrite::Reads(*lambda.body, lambda.params[k].get()) > 1 ||
-                v.columns_of != nullptr) &&
+               (ir::Reads(*lambda.body, lambda.params[k].get()) > 1 || v.columns_of != nullptr) &&
                FitsPrivately(v.type)) {
       // (Read by rows, a Transpose of computed columns would compute every column a row.)
       DFC_ASSIGN_OR_RETURN(v, MaterializePrivately(v));
@@ -906,7 +876,7 @@ absl::StatusOr<CVal> Generator::ReduceSeq(const ir::Pattern& p, std::vector<CVal
       return std::vector<std::string>{result};
     }
     if (array.lanes_of != nullptr && array.lanes_of->type->length.AsConstant() == 1 &&
-        IsCombiner(*p.f) && init.type->is_scalar()) {
+        ir::CombinerOf(p.f) != nullptr && init.type->is_scalar()) {
       DFC_ASSIGN_OR_RETURN(std::string result, EmitLaneTree(p, init, *array.lanes_of, env));
       return std::vector<std::string>{result};
     }
@@ -1005,18 +975,6 @@ absl::StatusOr<CVal> Generator::ReduceIntoPrivate(const ir::Pattern& p, const CV
   return result;
 }
 
-// Whether `f` is a combiner (UserFun::combiner), or λ(a, x) => c(a, x) of one.
-bool IsCombiner(const Fun& f) {
-  if (f.kind == Fun::Kind::kUserFun) return static_cast<const ir::UserFun&>(f).combiner;
-  if (f.kind != Fun::Kind::kLambda) return false;
-  const auto& lambda = static_cast<const ir::Lambda&>(f);
-  if (lambda.params.size() != 2 || lambda.body->kind != ir::Expr::Kind::kFunCall) return false;
-  const auto& call = static_cast<const ir::FunCall&>(*lambda.body);
-  return call.f->kind == Fun::Kind::kUserFun && call.args.size() == 2 &&
-         call.args[0].get() == lambda.params[0].get() &&
-         call.args[1].get() == lambda.params[1].get() && IsCombiner(*call.f);
-}
-
 absl::StatusOr<std::string> Generator::EmitLaneTree(const ir::Pattern& p, const CVal& init,
                                                     const CVal& vectors, const Env& env) {
   DFC_ASSIGN_OR_RETURN(CVal whole, vectors.element("0L"));
@@ -1051,7 +1009,7 @@ absl::StatusOr<std::string> Generator::EmitLaneTree(const ir::Pattern& p, const 
 bool Generator::SplitsAcrossWorkItems(const ir::Pattern& p, const CVal& init,
                                       const CVal& array) const {
   const TypePtr& element = array.type->element;
-  if (!IsCombiner(*p.f) || !init.type->is_scalar() || !element->is_scalar() ||
+  if (ir::CombinerOf(p.f) == nullptr || !init.type->is_scalar() || !element->is_scalar() ||
       element->dtype != init.type->dtype) {
     return false;
   }
@@ -1129,7 +1087,7 @@ absl::StatusOr<CVal> Generator::ApplyPattern(const ir::Pattern& p, std::vector<C
     case K::kMapWrg:
     case K::kMapLcl:
     case K::kMapSeq:
-      out.maps_computing = Computes(*p.f);
+      out.maps_computing = ir::Computes(*p.f);
       if (p.f->kind == K::kAsScalar && args[0].columns_of != nullptr) {
         out.columns_of = args[0].columns_of;
         out.rows_as_scalars = true;
@@ -1586,7 +1544,7 @@ absl::StatusOr<CVal> Generator::MaterializePrivately(const CVal& value) {
 }
 
 absl::StatusOr<KernelSource> Generator::Generate(const KernelOptions& options) {
-  const auto& lambda = static_cast<const ir::Lambda&>(*cluster_.lambda);
+  const auto& lambda = *cluster_.lambda;
   name_ = options.name;
   work_group_size_ =
       options.work_group_size >= 0 ? options.work_group_size : options.profile.WorkGroupSize();

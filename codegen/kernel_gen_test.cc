@@ -86,7 +86,7 @@ class KernelGenTest : public ::testing::Test {
 };
 
 bool HasBatchInput(const ir::LoweredCluster& cluster) {
-  const auto& lambda = static_cast<const ir::Lambda&>(*cluster.lambda);
+  const auto& lambda = *cluster.lambda;
   return std::any_of(lambda.params.begin(), lambda.params.end(), [](const ir::ParamPtr& p) {
     return ir::TypeToString(p->type).find("_N") != std::string::npos;
   });

@@ -16,7 +16,8 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "graph/check.h"
+#include "base/check.h"
+#include "base/status.h"
 
 namespace dfc {
 

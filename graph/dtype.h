@@ -8,7 +8,8 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
-#include "graph/check.h"
+#include "base/check.h"
+#include "base/status.h"
 #include "graph/half.h"
 
 namespace dfc {

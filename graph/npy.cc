@@ -21,7 +21,8 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "graph/check.h"
+#include "base/check.h"
+#include "base/status.h"
 
 namespace dfc {
 namespace {

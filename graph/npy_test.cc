@@ -101,7 +101,7 @@ INSTANTIATE_TEST_SUITE_P(
         RealFile{"dtype_tests__concat__uint8_rank2/expected/concat.npy", DType::kUInt8, {4, 3},
                  {1, 1, 1}},
         RealFile{"reduce_all__rank2_d0_keep/expected/All.npy", DType::kBool, {1, 4},
-                 {0, 0, 0, 0}},
+                 {1, 0, 0, 0}},
         // Scalars (shape ()).
         RealFile{"norm_tests__norm_6/expected/output.npy", DType::kFloat, {}, {12.393960952758789}},
         RealFile{"assert_type__rank0_int32/expected/Add.npy", DType::kInt32, {}, {2}},

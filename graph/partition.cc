@@ -16,7 +16,8 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
-#include "graph/check.h"
+#include "base/check.h"
+#include "base/status.h"
 #include "graph/ops.h"
 
 namespace dfc {

@@ -6,7 +6,8 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/hash/hash.h"
 #include "absl/strings/str_cat.h"
-#include "graph/check.h"
+#include "base/check.h"
+#include "base/status.h"
 
 namespace dfc::ir {
 namespace {
@@ -279,6 +280,12 @@ absl::StatusOr<ExprPtr> Call(FunPtr f, std::vector<ExprPtr> args) {
 }
 
 ArithExpr IndexVar() { return ArithExpr::Var("i"); }
+
+FunPtr WithFunction(const Pattern& pattern, FunPtr f) {
+  auto copy = std::make_shared<Pattern>(pattern);
+  copy->f = std::move(f);
+  return copy;
+}
 
 FunPtr Map(FunPtr f) { return NewPattern(Fun::Kind::kMap, std::move(f)); }
 FunPtr Reduce(FunPtr f) { return NewPattern(Fun::Kind::kReduce, std::move(f)); }

@@ -203,6 +203,10 @@ FunPtr ToGlobal(FunPtr f);
 FunPtr ToLocal(FunPtr f);
 FunPtr ToPrivate(FunPtr f);
 
+// The pattern `pattern` (Map(f), Reduce(f), To*(f)) applying `f` instead: the same kind,
+// dimension and every other field (MapGlb(d) stays MapGlb(d)).
+FunPtr WithFunction(const Pattern& pattern, FunPtr f);
+
 // The name a printer and an error use: "Map", "MapGlb(0)", "Split(784)", "λ", a UserFun's name.
 std::string FunName(const Fun& f);
 // True for Map, MapGlb, MapWrg, MapLcl, MapSeq (all share Map's type rule).

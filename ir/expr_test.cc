@@ -4,8 +4,9 @@
 #include <cstdint>
 #include <limits>
 
+#include "base/check.h"
+#include "base/status.h"
 #include "gmock/gmock.h"
-#include "graph/check.h"
 #include "gtest/gtest.h"
 #include "ir/lower/lower_util.h"
 #include "ir/printer.h"

@@ -6,7 +6,7 @@
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
-#include "graph/check.h"
+#include "base/status.h"
 
 namespace dfc::ir {
 

@@ -2,8 +2,9 @@
 // symbolic lengths bound at evaluation time.
 #include "ir/interpreter.h"
 
+#include "base/check.h"
+#include "base/status.h"
 #include "gmock/gmock.h"
-#include "graph/check.h"
 #include "gtest/gtest.h"
 #include "ir/lower/lower_util.h"
 

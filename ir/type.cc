@@ -4,7 +4,8 @@
 #include "absl/hash/hash.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "graph/check.h"
+#include "base/check.h"
+#include "base/status.h"
 
 namespace dfc::ir {
 

@@ -1,32 +1,28 @@
 // Layout rules (see data_layout.h).
 #include "rewrite/data_layout.h"
 
+#include <utility>
 #include <vector>
 
 #include "absl/container/flat_hash_set.h"
+#include "base/status.h"
 #include "ir/expr.h"
+#include "ir/traverse.h"
 
 namespace dfc::rewrite {
 namespace {
 
 // The parameters that λs inside `e` bind.
-void BoundParams(const ir::ExprPtr& e, absl::flat_hash_set<const ir::Param*>& out);
-void BoundParamsIn(const ir::FunPtr& f, absl::flat_hash_set<const ir::Param*>& out) {
-  if (f->kind == ir::Fun::Kind::kLambda) {
-    const auto& lambda = static_cast<const ir::Lambda&>(*f);
-    for (const ir::ParamPtr& p : lambda.params) out.insert(p.get());
-    BoundParams(lambda.body, out);
-    return;
-  }
-  if (f->kind == ir::Fun::Kind::kUserFun) return;
-  const auto& pattern = static_cast<const ir::Pattern&>(*f);
-  if (pattern.f != nullptr) BoundParamsIn(pattern.f, out);
-}
-void BoundParams(const ir::ExprPtr& e, absl::flat_hash_set<const ir::Param*>& out) {
-  if (e->kind != ir::Expr::Kind::kFunCall) return;
-  const auto& call = static_cast<const ir::FunCall&>(*e);
-  for (const ir::ExprPtr& a : call.args) BoundParams(a, out);
-  BoundParamsIn(call.f, out);
+absl::flat_hash_set<const ir::Param*> BoundParams(const ir::ExprPtr& e) {
+  struct Collector : ir::ExprVisitor {
+    absl::flat_hash_set<const ir::Param*> bound;
+    void VisitLambda(const ir::Lambda& lambda) override {
+      for (const ir::ParamPtr& p : lambda.params) bound.insert(p.get());
+      ir::ExprVisitor::VisitLambda(lambda);
+    }
+  } collector;
+  collector.Visit(e);
+  return std::move(collector.bound);
 }
 
 // Whether `e` is Transpose $ w for a parameter w not in `bound`.
@@ -36,38 +32,43 @@ bool IsTransposedInput(const ir::ExprPtr& e, const absl::flat_hash_set<const ir:
          !bound.contains(static_cast<const ir::Param*>(t->args[0].get()));
 }
 
-// The first Transpose $ w in `e` that is not already the value of a let.
-ir::ExprPtr FindTransposedInput(const ir::ExprPtr& e,
-                                const absl::flat_hash_set<const ir::Param*>& bound);
-ir::ExprPtr FindIn(const ir::FunPtr& f, const absl::flat_hash_set<const ir::Param*>& bound) {
-  if (f->kind == ir::Fun::Kind::kLambda) {
-    return FindTransposedInput(static_cast<const ir::Lambda&>(*f).body, bound);
+// The first Transpose $ w in a walk's start that is not already the value of a let.
+class TransposedInputFinder : public ir::ExprVisitor {
+ public:
+  explicit TransposedInputFinder(const absl::flat_hash_set<const ir::Param*>& bound)
+      : bound_(bound) {}
+  const ir::ExprPtr& found() const { return found_; }
+
+  void Visit(const ir::ExprPtr& e) override {
+    if (found_ != nullptr) return;
+    if (IsTransposedInput(e, bound_)) {
+      found_ = e;
+      return;
+    }
+    ir::ExprVisitor::Visit(e);
   }
-  if (f->kind == ir::Fun::Kind::kUserFun) return nullptr;
-  const auto& pattern = static_cast<const ir::Pattern&>(*f);
-  return pattern.f != nullptr ? FindIn(pattern.f, bound) : nullptr;
-}
-ir::ExprPtr FindTransposedInput(const ir::ExprPtr& e,
-                                const absl::flat_hash_set<const ir::Param*>& bound) {
-  if (IsTransposedInput(e, bound)) return e;
-  if (e->kind != ir::Expr::Kind::kFunCall) return nullptr;
-  const auto& call = static_cast<const ir::FunCall&>(*e);
-  const bool let = call.f->kind == ir::Fun::Kind::kLambda;
-  for (const ir::ExprPtr& a : call.args) {
-    if (let && IsTransposedInput(a, bound)) continue;  // already bound once
-    if (ir::ExprPtr found = FindTransposedInput(a, bound)) return found;
+  void VisitCall(const ir::FunCall& call) override {
+    if (call.f->kind != ir::Fun::Kind::kLambda) return ir::ExprVisitor::VisitCall(call);
+    for (const ir::ExprPtr& a : call.args) {
+      if (!IsTransposedInput(a, bound_)) Visit(a);  // else already bound once
+    }
+    VisitFun(*call.f);
   }
-  return FindIn(call.f, bound);
-}
+
+ private:
+  const absl::flat_hash_set<const ir::Param*>& bound_;
+  ir::ExprPtr found_;
+};
 
 }  // namespace
 
 Rule StoreTransposed() {
   return {"storeTransposed", "body[Transpose $ w] => (λ(wt) => body[wt]) $ (Transpose $ w)",
           [](const ir::ExprPtr& e) -> Match {
-            absl::flat_hash_set<const ir::Param*> bound;
-            BoundParams(e, bound);
-            const ir::ExprPtr transposed = FindTransposedInput(e, bound);
+            const absl::flat_hash_set<const ir::Param*> bound = BoundParams(e);
+            TransposedInputFinder finder(bound);
+            finder.Visit(e);
+            const ir::ExprPtr transposed = finder.found();
             if (transposed == nullptr) {
               return Decline{"no input is read transposed (Transpose $ w, w not bound inside)"};
             }
@@ -75,7 +76,7 @@ Rule StoreTransposed() {
               const ir::ParamPtr wt = ir::MakeParam("wt", transposed->type);
               DFC_ASSIGN_OR_RETURN(
                   ir::ExprPtr body,
-                  ReplaceWhere(
+                  ir::ReplaceWhere(
                       e, [&](const ir::ExprPtr& x) { return ir::ExprEquals(x, transposed); }, wt));
               return ir::Call(std::make_shared<ir::Lambda>(std::vector{wt}, body), {transposed});
             };

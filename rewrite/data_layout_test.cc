@@ -4,7 +4,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "rewrite/rule_testing.h"
+#include "tests/rule_testing.h"
 
 namespace dfc::rewrite {
 namespace {
@@ -21,7 +21,7 @@ TEST(StoreTransposedTest, AMatMulsWeightsAreBoundTransposedAtTheTop) {
   const auto* let = static_cast<const ir::FunCall*>(stored.get());
   ASSERT_EQ(let->f->kind, ir::Fun::Kind::kLambda);
   EXPECT_NE(CallOf(let->args[0], ir::Fun::Kind::kTranspose), nullptr);
-  EXPECT_EQ(Reads(*static_cast<const ir::Lambda&>(*let->f).body, b.get()), 0);
+  EXPECT_EQ(ir::Reads(*static_cast<const ir::Lambda&>(*let->f).body, b.get()), 0);
   ExpectEquivalent(e, stored, {a, b}, kSizes);
   // Applied again, it finds nothing left to store.
   EXPECT_EQ(DeclineReason(StoreTransposed(), stored),

@@ -8,6 +8,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "base/status.h"
 #include "rewrite/data_layout.h"
 #include "rewrite/interchange.h"
 #include "rewrite/vectorize.h"

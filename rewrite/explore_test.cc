@@ -5,7 +5,7 @@
 #include "absl/strings/match.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "rewrite/rule_testing.h"
+#include "tests/rule_testing.h"
 
 namespace dfc::rewrite {
 namespace {

@@ -2,6 +2,7 @@
 #include "rewrite/fission.h"
 
 #include "absl/strings/str_cat.h"
+#include "base/status.h"
 
 namespace dfc::rewrite {
 
@@ -34,7 +35,7 @@ Rule PartialReduce(ArithExpr n) {
             const ir::FunCall* reduce = CallOf(e, ir::Fun::Kind::kReduce);
             if (reduce == nullptr) return Decline{"not a high-level Reduce"};
             const ir::FunPtr& f = static_cast<const ir::Pattern&>(*reduce->f).f;
-            const ir::FunPtr combiner = CombinerOf(f);
+            const ir::FunPtr combiner = ir::CombinerOf(f);
             if (combiner == nullptr) return Decline{"the step is not a combiner"};
             const ir::ExprPtr init = reduce->args[0], x = reduce->args[1];
             if (std::optional<Decline> d = CheckIdempotentInit(*combiner, init)) return *d;

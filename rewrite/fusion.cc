@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "base/status.h"
 #include "ir/expr.h"
 
 namespace dfc::rewrite {
@@ -30,7 +31,7 @@ Rule MapFusion() {
                                DFC_ASSIGN_OR_RETURN(ir::ExprPtr gx, ir::Call(g.f, {p[0]}));
                                return ir::Call(f.f, {gx});
                              }));
-          return ir::Call(WithFunction(f, std::move(fused)), {x});
+          return ir::Call(ir::WithFunction(f, std::move(fused)), {x});
         };
       }};
 }
@@ -55,7 +56,7 @@ Rule ReduceMapFusion() {
                                return ir::Call(r.f, {p[0], gx});
                              },
                              {"a", "x"}));
-          return ir::Call(WithFunction(r, std::move(step)), {init, x});
+          return ir::Call(ir::WithFunction(r, std::move(step)), {init, x});
         };
       }};
 }

@@ -7,42 +7,30 @@
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
+#include "base/status.h"
 #include "ir/expr.h"
+#include "ir/traverse.h"
 
 namespace dfc::rewrite {
 namespace {
 
-// Reduces inside `e` that read `c` and no parameter bound between the Map and them (`inner`),
-// outermost first.
-void FindReduces(const ir::ExprPtr& e, const ir::Param* c, std::vector<const ir::Param*>& inner,
-                 std::vector<ir::ExprPtr>& out);
+// The Reduces inside a walk's start that read `c` and no parameter bound inside it, outermost
+// first.
+class ReducesReading : public ir::ScopedExprVisitor {
+ public:
+  explicit ReducesReading(const ir::Param* c) : c_(c) {}
+  std::vector<ir::ExprPtr>& found() { return found_; }
 
-void FindReducesIn(const ir::FunPtr& f, const ir::Param* c, std::vector<const ir::Param*>& inner,
-                   std::vector<ir::ExprPtr>& out) {
-  if (f->kind == ir::Fun::Kind::kLambda) {
-    const auto& lambda = static_cast<const ir::Lambda&>(*f);
-    for (const ir::ParamPtr& p : lambda.params) inner.push_back(p.get());
-    FindReduces(lambda.body, c, inner, out);
-    inner.resize(inner.size() - lambda.params.size());
-    return;
+  void Visit(const ir::ExprPtr& e) override {
+    if (e->kind != ir::Expr::Kind::kFunCall || ir::Reads(*e, c_) == 0) return;
+    if (ReduceCall(e) != nullptr && ReadsNothingBound(*e)) found_.push_back(e);
+    ir::ScopedExprVisitor::Visit(e);
   }
-  if (f->kind == ir::Fun::Kind::kUserFun) return;
-  const auto& pattern = static_cast<const ir::Pattern&>(*f);
-  if (pattern.f != nullptr) FindReducesIn(pattern.f, c, inner, out);
-}
 
-void FindReduces(const ir::ExprPtr& e, const ir::Param* c, std::vector<const ir::Param*>& inner,
-                 std::vector<ir::ExprPtr>& out) {
-  if (e->kind != ir::Expr::Kind::kFunCall || Reads(*e, c) == 0) return;
-  if (ReduceCall(e) != nullptr) {
-    bool closed = true;
-    for (const ir::Param* p : inner) closed = closed && Reads(*e, p) == 0;
-    if (closed) out.push_back(e);
-  }
-  const auto& call = static_cast<const ir::FunCall&>(*e);
-  for (const ir::ExprPtr& a : call.args) FindReduces(a, c, inner, out);
-  FindReducesIn(call.f, c, inner, out);
-}
+ private:
+  const ir::Param* const c_;
+  std::vector<ir::ExprPtr> found_;
+};
 
 }  // namespace
 
@@ -58,20 +46,20 @@ Rule MapReduceInterchange() {
         if (f->kind != ir::Fun::Kind::kLambda) return Decline{"the Map's function is not a λ"};
         const auto& lambda = static_cast<const ir::Lambda&>(*f);
         const ir::ParamPtr c = lambda.params[0];
-        std::vector<const ir::Param*> inner;
-        std::vector<ir::ExprPtr> reduces;
-        FindReduces(lambda.body, c.get(), inner, reduces);
+        ReducesReading finder(c.get());
+        finder.Visit(lambda.body);
+        const std::vector<ir::ExprPtr>& reduces = finder.found();
         if (reduces.empty()) return Decline{"no Reduce in the Map's body reads its element"};
         // The innermost Reduce that carries all of the body's dependence on c.
         for (auto it = reduces.rbegin(); it != reduces.rend(); ++it) {
           const ir::ExprPtr reduce = *it;
           const auto& call = static_cast<const ir::FunCall&>(*reduce);
           const ir::FunPtr& step = static_cast<const ir::Pattern&>(*call.f).f;
-          if (Reads(*call.args[0], c.get()) > 0 || Reads(*step, c.get()) > 0) continue;
+          if (ir::Reads(*call.args[0], c.get()) > 0 || ir::Reads(*step, c.get()) > 0) continue;
           const ir::ParamPtr v = ir::MakeParam("v", reduce->type);
-          absl::StatusOr<ir::ExprPtr> rest = ReplaceWhere(
+          absl::StatusOr<ir::ExprPtr> rest = ir::ReplaceWhere(
               lambda.body, [&](const ir::ExprPtr& x) { return x == reduce; }, v);
-          if (!rest.ok() || Reads(**rest, c.get()) > 0) continue;
+          if (!rest.ok() || ir::Reads(**rest, c.get()) > 0) continue;
           return [c, v, rest = *rest, init = call.args[0], elements = call.args[1], step,
                   columns = map->args[0], keep_e = e]() -> absl::StatusOr<ir::ExprPtr> {
             const ArithExpr n = columns->type->length;
@@ -123,7 +111,7 @@ Rule MapMapInterchange() {
               return Decline{"the inner Map's function is not a λ"};
             }
             const ir::ParamPtr a = lambda.params[0];
-            if (Reads(*inner->args[0], a.get()) > 0) {
+            if (ir::Reads(*inner->args[0], a.get()) > 0) {
               return Decline{"the inner Map's array depends on the outer element"};
             }
             const auto& inner_lambda = static_cast<const ir::Lambda&>(*g);
@@ -143,76 +131,60 @@ Rule MapMapInterchange() {
 namespace {
 
 // Whether `e` holds a Reduce that reads `a` (any Reduce, for a null `a`).
-bool HoldsAReduceOf(const ir::ExprPtr& e, const ir::Param* a);
-
-bool HoldsAReduceOfIn(const ir::FunPtr& f, const ir::Param* a) {
-  if (f->kind == ir::Fun::Kind::kUserFun) return false;
-  if (f->kind == ir::Fun::Kind::kLambda) {
-    return HoldsAReduceOf(static_cast<const ir::Lambda&>(*f).body, a);
-  }
-  const auto& pattern = static_cast<const ir::Pattern&>(*f);
-  return pattern.f != nullptr && HoldsAReduceOfIn(pattern.f, a);
-}
-
 bool HoldsAReduceOf(const ir::ExprPtr& e, const ir::Param* a) {
-  if (e->kind != ir::Expr::Kind::kFunCall || (a != nullptr && Reads(*e, a) == 0)) return false;
-  if (ReduceCall(e) != nullptr) return true;
-  const auto& call = static_cast<const ir::FunCall&>(*e);
-  return std::ranges::any_of(call.args,
-                             [&](const ir::ExprPtr& arg) { return HoldsAReduceOf(arg, a); }) ||
-         HoldsAReduceOfIn(call.f, a);
+  bool found = false;
+  ir::Walk(e, [&](const ir::ExprPtr& x) {
+    if (found || x->kind != ir::Expr::Kind::kFunCall || (a != nullptr && ir::Reads(*x, a) == 0)) {
+      return false;
+    }
+    found = ReduceCall(x) != nullptr;
+    return !found;
+  });
+  return found;
 }
 
-// What blockRows shares across a block of rows: the first (outermost) expression in `e` that
-// reads `a`, reads no parameter bound between the outer Map and it (`inner`), and is
+// What blockRows shares across a block of rows: the first (outermost) expression of the walk's
+// start that reads `a`, reads no parameter bound inside it, and is
 //   - a walk: a high-level Map(λc => H) $ C whose array does not read `a`, or
 //   - a fold: a Reduce whose init and step do not read `a` (a row's walk over columns already
 //     interchanged into one Reduce, mapReduceInterchange), and whose input holds no Reduce
 //     that reads `a` (else what that Reduce is in).
-ir::ExprPtr FindRowWalk(const ir::ExprPtr& e, const ir::Param* a,
-                        std::vector<const ir::Param*>& inner);
+class RowWalkFinder : public ir::ScopedExprVisitor {
+ public:
+  explicit RowWalkFinder(const ir::Param* a) : a_(a) {}
+  const ir::ExprPtr& found() const { return found_; }
 
-ir::ExprPtr FindRowWalkIn(const ir::FunPtr& f, const ir::Param* a,
-                          std::vector<const ir::Param*>& inner) {
-  if (f->kind == ir::Fun::Kind::kUserFun) return nullptr;
-  if (f->kind == ir::Fun::Kind::kLambda) {
-    const auto& lambda = static_cast<const ir::Lambda&>(*f);
-    for (const ir::ParamPtr& p : lambda.params) inner.push_back(p.get());
-    ir::ExprPtr found = FindRowWalk(lambda.body, a, inner);
-    inner.resize(inner.size() - lambda.params.size());
-    return found;
-  }
-  const auto& pattern = static_cast<const ir::Pattern&>(*f);
-  return pattern.f == nullptr ? nullptr : FindRowWalkIn(pattern.f, a, inner);
-}
-
-ir::ExprPtr FindRowWalk(const ir::ExprPtr& e, const ir::Param* a,
-                        std::vector<const ir::Param*>& inner) {
-  if (e->kind != ir::Expr::Kind::kFunCall || Reads(*e, a) == 0) return nullptr;
-  bool shared = false;
-  if (const ir::FunCall* map = CallOf(e, ir::Fun::Kind::kMap); map != nullptr) {
-    const ir::FunPtr& g = static_cast<const ir::Pattern&>(*map->f).f;
-    shared = g->kind == ir::Fun::Kind::kLambda && Reads(*map->args[0], a) == 0;
-  } else if (const ir::FunCall* reduce = ReduceCall(e); reduce != nullptr) {
-    shared = Reads(*reduce->args[0], a) == 0 &&
-             Reads(*static_cast<const ir::Pattern&>(*reduce->f).f, a) == 0;
-  }
-  for (const ir::Param* p : inner) shared = shared && Reads(*e, p) == 0;
-  const auto& call = static_cast<const ir::FunCall&>(*e);
-  if (const ir::FunCall* fold = ReduceCall(e); shared && fold != nullptr) {
-    // A fold whose input holds a Reduce over the row would compute it once for each element
-    // it folds, were the fold blocked: what that Reduce is in is shared instead (Relu's sum
-    // over its 7 classes holds the row's walk over its 512 columns).
-    if (HoldsAReduceOf(fold->args[1], a)) {
-      if (ir::ExprPtr found = FindRowWalk(fold->args[1], a, inner)) return found;
+  void Visit(const ir::ExprPtr& e) override {
+    if (found_ != nullptr || e->kind != ir::Expr::Kind::kFunCall || ir::Reads(*e, a_) == 0) {
+      return;
     }
+    if (!Shared(e)) return ir::ScopedExprVisitor::Visit(e);
+    // A fold whose input holds a Reduce over the row would compute it once for each element
+    // it folds, were the fold blocked: what that Reduce is in is shared instead.
+    if (const ir::FunCall* fold = ReduceCall(e);
+        fold != nullptr && HoldsAReduceOf(fold->args[1], a_)) {
+      Visit(fold->args[1]);
+      if (found_ != nullptr) return;
+    }
+    found_ = e;
   }
-  if (shared) return e;
-  for (const ir::ExprPtr& arg : call.args) {
-    if (ir::ExprPtr found = FindRowWalk(arg, a, inner)) return found;
+
+ private:
+  bool Shared(const ir::ExprPtr& e) const {
+    bool shared = false;
+    if (const ir::FunCall* map = CallOf(e, ir::Fun::Kind::kMap); map != nullptr) {
+      const ir::FunPtr& g = static_cast<const ir::Pattern&>(*map->f).f;
+      shared = g->kind == ir::Fun::Kind::kLambda && ir::Reads(*map->args[0], a_) == 0;
+    } else if (const ir::FunCall* reduce = ReduceCall(e); reduce != nullptr) {
+      shared = ir::Reads(*reduce->args[0], a_) == 0 &&
+               ir::Reads(*static_cast<const ir::Pattern&>(*reduce->f).f, a_) == 0;
+    }
+    return shared && ReadsNothingBound(*e);
   }
-  return FindRowWalkIn(call.f, a, inner);
-}
+
+  const ir::Param* const a_;
+  ir::ExprPtr found_;
+};
 
 // The views G of `walk` that make `body` (outermost first), or std::nullopt where the body
 // does more than view it.
@@ -265,8 +237,8 @@ absl::StatusOr<ir::ExprPtr> ApplyChain(const std::vector<ir::FunPtr>& fns, ir::E
     const auto* lambda =
         (*g)->kind == ir::Fun::Kind::kLambda ? static_cast<const ir::Lambda*>(g->get()) : nullptr;
     if (lambda != nullptr &&
-        (g == fns.rbegin() || Reads(*lambda->body, lambda->params[0].get()) <= 1)) {
-      DFC_ASSIGN_OR_RETURN(x, Substitute(lambda->body, lambda->params[0].get(), x));
+        (g == fns.rbegin() || ir::Reads(*lambda->body, lambda->params[0].get()) <= 1)) {
+      DFC_ASSIGN_OR_RETURN(x, ir::Substitute(lambda->body, lambda->params[0].get(), x));
     } else {
       DFC_ASSIGN_OR_RETURN(x, ir::Call(*g, {x}));
     }
@@ -367,8 +339,9 @@ Rule BlockRows(int rows) {
         }
         const auto& lambda = static_cast<const ir::Lambda&>(*f);
         const ir::ParamPtr a = lambda.params[0];
-        std::vector<const ir::Param*> inner;
-        const ir::ExprPtr walk = FindRowWalk(lambda.body, a.get(), inner);
+        RowWalkFinder finder(a.get());
+        finder.Visit(lambda.body);
+        const ir::ExprPtr walk = finder.found();
         if (walk == nullptr) {
           // The walk may be in a Map zipped with other rows: fused first, it is in the body.
           absl::StatusOr<ir::ExprPtr> fused = FuseRowMaps(*outer);
@@ -434,9 +407,9 @@ Rule BlockRows(int rows) {
                             DFC_ASSIGN_OR_RETURN(ir::ExprPtr result, ir::Call(ir::Get(1), {pair}));
                             DFC_ASSIGN_OR_RETURN(
                                 ir::ExprPtr rest,
-                                ReplaceWhere(
+                                ir::ReplaceWhere(
                                     body, [&](const ir::ExprPtr& y) { return y == walk; }, result));
-                            return Substitute(rest, a.get(), row);
+                            return ir::Substitute(rest, a.get(), row);
                           },
                           "p");
                     },

@@ -6,7 +6,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "ir/printer.h"
-#include "rewrite/rule_testing.h"
+#include "tests/rule_testing.h"
 #include "rewrite/vectorize.h"
 
 namespace dfc::rewrite {

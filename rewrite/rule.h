@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "ir/analysis.h"
 #include "ir/expr.h"
 
 namespace dfc::rewrite {
@@ -49,33 +50,11 @@ absl::StatusOr<ir::ExprPtr> ApplyOnce(const Rule& rule, const ir::ExprPtr& e);
 absl::StatusOr<ir::ExprPtr> ApplyEverywhere(const Rule& rule, const ir::ExprPtr& e,
                                             int* count = nullptr, int limit = 1000);
 
-// The function a pattern applies (Map(f), Reduce(f), To*(f)) replaced by `f`: the same pattern
-// otherwise (its dimension, its kind: MapGlb stays MapGlb).
-ir::FunPtr WithFunction(const ir::Pattern& pattern, ir::FunPtr f);
-
-// How often evaluating `e` (or applying `f`) reads `param`: 0, 1, or 2 for more than once (a
-// read inside the function of a Map or a Reduce happens once per element).
-int Reads(const ir::Expr& e, const ir::Param* param);
-int Reads(const ir::Fun& f, const ir::Param* param);
-
-// `e` with every read of `param` replaced by `value` (of param's type).
-absl::StatusOr<ir::ExprPtr> Substitute(const ir::ExprPtr& e, const ir::Param* param,
-                                       const ir::ExprPtr& value);
-
-// `e` with every subexpression for which `is_target` holds replaced by `value` (of its type);
-// subexpressions inside a target are not visited.
-absl::StatusOr<ir::ExprPtr> ReplaceWhere(const ir::ExprPtr& e,
-                                         const std::function<bool(const ir::ExprPtr&)>& is_target,
-                                         const ir::ExprPtr& value);
-
 // Every single rewrite of `e` by `rule`: one result for each place where it matches, in the
 // order ApplyOnce searches, at most `limit` of them. What an explorer branches on.
 absl::StatusOr<std::vector<ir::ExprPtr>> ApplyAtEach(const Rule& rule, const ir::ExprPtr& e,
                                                      int limit = 64);
 
-// The combiner (UserFun::combiner) a Reduce step is: the step itself, or the UserFun that
-// λ(a, x) => c(a, x) calls; nullptr for any other step.
-ir::FunPtr CombinerOf(const ir::FunPtr& step);
 // Declines unless `init` is a literal that `combiner` leaves unchanged when combined with itself
 // (0 for a sum, -inf for a max): then a fold may be split into parts that each start at init.
 std::optional<Decline> CheckIdempotentInit(const ir::Fun& combiner, const ir::ExprPtr& init);

@@ -3,7 +3,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "rewrite/rule_testing.h"
+#include "tests/rule_testing.h"
 #include "rewrite/simplify.h"
 
 namespace dfc::rewrite {

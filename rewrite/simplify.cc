@@ -5,6 +5,7 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "base/status.h"
 
 namespace dfc::rewrite {
 namespace {
@@ -74,14 +75,14 @@ Rule LetInline() {
             if (let == nullptr) return Decline{"not a let"};
             const auto& lambda = static_cast<const ir::Lambda&>(*let->f);
             for (const ir::ParamPtr& p : lambda.params) {
-              if (Reads(*lambda.body, p.get()) > 1) {
+              if (ir::Reads(*lambda.body, p.get()) > 1) {
                 return Decline{absl::StrCat("the body reads ", p->name, " more than once")};
               }
             }
             return [&lambda, args = let->args, keep_e = e]() -> absl::StatusOr<ir::ExprPtr> {
               ir::ExprPtr body = lambda.body;
               for (size_t k = 0; k < args.size(); ++k) {
-                DFC_ASSIGN_OR_RETURN(body, Substitute(body, lambda.params[k].get(), args[k]));
+                DFC_ASSIGN_OR_RETURN(body, ir::Substitute(body, lambda.params[k].get(), args[k]));
               }
               return body;
             };

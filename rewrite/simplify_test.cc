@@ -4,7 +4,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "rewrite/rule_testing.h"
+#include "tests/rule_testing.h"
 
 namespace dfc::rewrite {
 namespace {

@@ -7,8 +7,10 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
+#include "base/status.h"
 #include "ir/expr.h"
 #include "ir/printer.h"
+#include "ir/traverse.h"
 
 namespace dfc::rewrite {
 namespace {
@@ -68,7 +70,8 @@ absl::StatusOr<ir::ExprPtr> AsVectors(const ir::ExprPtr& x, int w) {
         // The same body, its parameter retyped: every call in it types again on vectors.
         const auto& lambda = static_cast<const ir::Lambda&>(*g);
         const ir::ParamPtr p = ir::MakeParam(lambda.params[0]->name, input->type->element);
-        DFC_ASSIGN_OR_RETURN(ir::ExprPtr body, Substitute(lambda.body, lambda.params[0].get(), p));
+        DFC_ASSIGN_OR_RETURN(ir::ExprPtr body,
+                             ir::Substitute(lambda.body, lambda.params[0].get(), p));
         return ir::Call(ir::Map(std::make_shared<ir::Lambda>(std::vector{p}, body)), {input});
       };
       absl::StatusOr<ir::ExprPtr> vectorised = over_vectors();
@@ -104,7 +107,7 @@ Rule VectorizeReduce(int width) {
         if (reduce == nullptr) return Decline{"not a high-level Reduce"};
         const ir::ExprPtr init = reduce->args[0], x = reduce->args[1];
         const ir::FunPtr& f = static_cast<const ir::Pattern&>(*reduce->f).f;
-        const ir::FunPtr combiner = CombinerOf(f);
+        const ir::FunPtr combiner = ir::CombinerOf(f);
         if (combiner == nullptr) return Decline{"the step is not a combiner"};
         if (!x->type->element->is_scalar()) return Decline{"the elements are not scalars"};
         if (x->type->element->dtype == DType::kHalf || x->type->element->dtype == DType::kBool) {
@@ -191,45 +194,37 @@ absl::StatusOr<ir::ExprPtr> VectorizedMap(const ir::ExprPtr& e, int width) {
 
 // Every Map of VectorizeMap's kind in `e`, outermost first (the Maps nested in its inputs are
 // read as vectors with it), but a Reduce's input: vectorizeReduce reads that with its Reduce.
-absl::StatusOr<ir::ExprPtr> VectorizeMaps(const ir::ExprPtr& e, int width, int& count);
-absl::StatusOr<ir::FunPtr> VectorizeMapsIn(const ir::FunPtr& f, int width, int& count) {
-  if (f->kind == ir::Fun::Kind::kLambda) {
-    const auto& lambda = static_cast<const ir::Lambda&>(*f);
-    DFC_ASSIGN_OR_RETURN(ir::ExprPtr body, VectorizeMaps(lambda.body, width, count));
-    return std::make_shared<ir::Lambda>(lambda.params, std::move(body));
-  }
-  if (f->kind == ir::Fun::Kind::kUserFun) return f;
-  const auto& pattern = static_cast<const ir::Pattern&>(*f);
-  if (pattern.f == nullptr) return f;
-  DFC_ASSIGN_OR_RETURN(ir::FunPtr inner, VectorizeMapsIn(pattern.f, width, count));
-  return WithFunction(pattern, std::move(inner));
-}
-absl::StatusOr<ir::ExprPtr> VectorizeMaps(const ir::ExprPtr& e, int width, int& count) {
-  if (e->kind != ir::Expr::Kind::kFunCall) return e;
-  if (!CheckElementwiseMap(e, width)) {
-    if (absl::StatusOr<ir::ExprPtr> vectorised = VectorizedMap(e, width); vectorised.ok()) {
-      ++count;
-      return vectorised;
+class MapVectorizer : public ir::ExprMutator {
+ public:
+  explicit MapVectorizer(int width) : width_(width) {}
+  int count() const { return count_; }
+
+  absl::StatusOr<ir::ExprPtr> Mutate(const ir::ExprPtr& e) override {
+    if (!CheckElementwiseMap(e, width_)) {
+      if (absl::StatusOr<ir::ExprPtr> vectorised = VectorizedMap(e, width_); vectorised.ok()) {
+        ++count_;
+        return vectorised;
+      }
     }
+    return ir::ExprMutator::Mutate(e);
   }
-  const auto& call = static_cast<const ir::FunCall&>(*e);
-  std::vector<ir::ExprPtr> args = call.args;
-  for (size_t k = 0; k < args.size(); ++k) {
-    const ir::FunCall* input = ir::IsReduce(call.f->kind) && k == 1 ? MapCall(args[k]) : nullptr;
-    if (input == nullptr) {
-      DFC_ASSIGN_OR_RETURN(args[k], VectorizeMaps(args[k], width, count));
-      continue;
-    }
-    std::vector<ir::ExprPtr> inputs = input->args;
-    for (ir::ExprPtr& a : inputs) {
-      DFC_ASSIGN_OR_RETURN(a, VectorizeMaps(a, width, count));
-    }
-    DFC_ASSIGN_OR_RETURN(ir::FunPtr g, VectorizeMapsIn(input->f, width, count));
-    DFC_ASSIGN_OR_RETURN(args[k], ir::Call(std::move(g), std::move(inputs)));
+
+  absl::StatusOr<ir::ExprPtr> MutateCall(const ir::ExprPtr& e, const ir::FunCall& call) override {
+    const ir::FunCall* input = ir::IsReduce(call.f->kind) ? MapCall(call.args[1]) : nullptr;
+    if (input == nullptr) return ir::ExprMutator::MutateCall(e, call);
+    // The Reduce's input Map itself stays: only what is inside it is vectorised.
+    std::vector<ir::ExprPtr> args = call.args;
+    DFC_ASSIGN_OR_RETURN(args[0], Mutate(call.args[0]));
+    DFC_ASSIGN_OR_RETURN(args[1], ir::ExprMutator::MutateCall(call.args[1], *input));
+    DFC_ASSIGN_OR_RETURN(ir::FunPtr f, MutateFun(call.f));
+    if (f == call.f && args == call.args) return e;
+    return ir::Call(std::move(f), std::move(args));
   }
-  DFC_ASSIGN_OR_RETURN(ir::FunPtr f, VectorizeMapsIn(call.f, width, count));
-  return ir::Call(std::move(f), std::move(args));
-}
+
+ private:
+  const int width_;
+  int count_ = 0;
+};
 
 }  // namespace
 
@@ -237,66 +232,73 @@ namespace {
 
 using Bindings = absl::flat_hash_map<const ir::Param*, ir::ExprPtr>;
 
-absl::StatusOr<ir::ExprPtr> Widen(const ir::ExprPtr& e, Bindings& env, int width);
+// An expression typed again on vectors (VectorizeColumns): the parameters of `env` replaced,
+// and every function applied to what its arguments now are.
+class Widener : public ir::ExprMutator {
+ public:
+  Widener(Bindings& env, int width) : env_(env), width_(width) {}
 
-// `f` applied to arguments of `types`: a Lambda's parameters retyped to them, and a pattern's
-// function to what the pattern applies it to.
-absl::StatusOr<ir::FunPtr> WidenFun(const ir::FunPtr& f, const std::vector<ir::TypePtr>& types,
-                                    Bindings& env, int width) {
-  if (f->kind == ir::Fun::Kind::kUserFun) return f;
-  if (f->kind == ir::Fun::Kind::kLambda) {
-    const auto& lambda = static_cast<const ir::Lambda&>(*f);
-    if (lambda.params.size() != types.size()) {
-      return absl::InvalidArgumentError("a λ applied to the wrong number of arguments");
-    }
-    std::vector<ir::ParamPtr> params;
-    for (size_t k = 0; k < types.size(); ++k) {
-      params.push_back(ir::MakeParam(lambda.params[k]->name, types[k]));
-      env[lambda.params[k].get()] = params.back();
-    }
-    DFC_ASSIGN_OR_RETURN(ir::ExprPtr body, Widen(lambda.body, env, width));
-    return std::make_shared<ir::Lambda>(std::move(params), std::move(body));
+  absl::StatusOr<ir::ExprPtr> MutateParam(const ir::ExprPtr& e) override {
+    const auto it = env_.find(static_cast<const ir::Param*>(e.get()));
+    return it == env_.end() ? e : it->second;
   }
-  const auto& pattern = static_cast<const ir::Pattern&>(*f);
-  if (pattern.f == nullptr) return f;
-  std::vector<ir::TypePtr> inner;
-  if (f->kind == ir::Fun::Kind::kMap) {
-    inner = {types[0]->element};
-  } else if (f->kind == ir::Fun::Kind::kReduce) {
-    inner = {types[0], types[1]->element};
-  } else {
-    return absl::InvalidArgumentError(
-        absl::StrCat(ir::ToString(f), "'s function is not typed again on vectors"));
-  }
-  DFC_ASSIGN_OR_RETURN(ir::FunPtr g, WidenFun(pattern.f, inner, env, width));
-  return WithFunction(pattern, std::move(g));
-}
 
-// `e` with the parameters of `env` replaced and every function typed again (VectorizeColumns).
-absl::StatusOr<ir::ExprPtr> Widen(const ir::ExprPtr& e, Bindings& env, int width) {
-  if (e->kind == ir::Expr::Kind::kParam) {
-    const auto it = env.find(static_cast<const ir::Param*>(e.get()));
-    return it == env.end() ? e : it->second;
+  absl::StatusOr<ir::ExprPtr> MutateCall(const ir::ExprPtr& e, const ir::FunCall& call) override {
+    std::vector<ir::ExprPtr> args;
+    for (const ir::ExprPtr& a : call.args) {
+      DFC_ASSIGN_OR_RETURN(ir::ExprPtr arg, Mutate(a));
+      args.push_back(std::move(arg));
+    }
+    if (call.f->kind == ir::Fun::Kind::kReduce && args[0]->type->is_scalar() &&
+        args[1]->type->element->is_vector()) {
+      // Every lane starts from the initial value: At(AsVector(w) $ Repeat(w) $ init, 0).
+      DFC_ASSIGN_OR_RETURN(ir::ExprPtr lanes, InEveryLane(args[0], width_));
+      const ir::ExprPtr zero = ir::MakeLiteral(ir::Scalar::Int(DType::kInt32, 0));
+      DFC_ASSIGN_OR_RETURN(args[0], ir::Call(ir::At(), {lanes, zero}));
+    }
+    std::vector<ir::TypePtr> types;
+    for (const ir::ExprPtr& a : args) types.push_back(a->type);
+    DFC_ASSIGN_OR_RETURN(ir::FunPtr f, WidenFun(call.f, types));
+    if (f == call.f && args == call.args) return e;
+    return ir::Call(std::move(f), std::move(args));
   }
-  if (e->kind != ir::Expr::Kind::kFunCall) return e;
-  const auto& call = static_cast<const ir::FunCall&>(*e);
-  std::vector<ir::ExprPtr> args;
-  std::vector<ir::TypePtr> types;
-  for (const ir::ExprPtr& a : call.args) {
-    DFC_ASSIGN_OR_RETURN(ir::ExprPtr arg, Widen(a, env, width));
-    args.push_back(std::move(arg));
+
+  // `f` applied to arguments of `types`: a Lambda's parameters retyped to them, and a
+  // pattern's function to what the pattern applies it to.
+  absl::StatusOr<ir::FunPtr> WidenFun(const ir::FunPtr& f, const std::vector<ir::TypePtr>& types) {
+    if (f->kind == ir::Fun::Kind::kUserFun) return f;
+    if (f->kind == ir::Fun::Kind::kLambda) {
+      const auto& lambda = static_cast<const ir::Lambda&>(*f);
+      if (lambda.params.size() != types.size()) {
+        return absl::InvalidArgumentError("a λ applied to the wrong number of arguments");
+      }
+      std::vector<ir::ParamPtr> params;
+      for (size_t k = 0; k < types.size(); ++k) {
+        params.push_back(ir::MakeParam(lambda.params[k]->name, types[k]));
+        env_[lambda.params[k].get()] = params.back();
+      }
+      DFC_ASSIGN_OR_RETURN(ir::ExprPtr body, Mutate(lambda.body));
+      return std::make_shared<ir::Lambda>(std::move(params), std::move(body));
+    }
+    const auto& pattern = static_cast<const ir::Pattern&>(*f);
+    if (pattern.f == nullptr) return f;
+    std::vector<ir::TypePtr> inner;
+    if (f->kind == ir::Fun::Kind::kMap) {
+      inner = {types[0]->element};
+    } else if (f->kind == ir::Fun::Kind::kReduce) {
+      inner = {types[0], types[1]->element};
+    } else {
+      return absl::InvalidArgumentError(
+          absl::StrCat(ir::ToString(f), "'s function is not typed again on vectors"));
+    }
+    DFC_ASSIGN_OR_RETURN(ir::FunPtr g, WidenFun(pattern.f, inner));
+    return ir::WithFunction(pattern, std::move(g));
   }
-  if (call.f->kind == ir::Fun::Kind::kReduce && args[0]->type->is_scalar() &&
-      args[1]->type->element->is_vector()) {
-    // Every lane starts from the initial value: At(AsVector(w) $ Repeat(w) $ init, 0).
-    DFC_ASSIGN_OR_RETURN(ir::ExprPtr lanes, InEveryLane(args[0], width));
-    DFC_ASSIGN_OR_RETURN(
-        args[0], ir::Call(ir::At(), {lanes, ir::MakeLiteral(ir::Scalar::Int(DType::kInt32, 0))}));
-  }
-  for (const ir::ExprPtr& a : args) types.push_back(a->type);
-  DFC_ASSIGN_OR_RETURN(ir::FunPtr f, WidenFun(call.f, types, env, width));
-  return ir::Call(std::move(f), std::move(args));
-}
+
+ private:
+  Bindings& env_;
+  const int width_;
+};
 
 }  // namespace
 
@@ -341,7 +343,8 @@ Rule VectorizeColumns(int width) {
                                ir::Call(ir::Map(ir::AsVector(width)), {columns}));
           DFC_ASSIGN_OR_RETURN(ir::ExprPtr input, ir::Call(ir::Transpose(), {vectors}));
           Bindings env;
-          DFC_ASSIGN_OR_RETURN(ir::FunPtr g, WidenFun(f, {input->type->element}, env, width));
+          Widener widener(env, width);
+          DFC_ASSIGN_OR_RETURN(ir::FunPtr g, widener.WidenFun(f, {input->type->element}));
           // Scalars: a vector of lanes from each v (Map(F) $ vectors). Rows: [m] vectors from
           // one v, the block of w rows Transpose $ Split(w) $ AsScalar $ F(v), one block a
           // work-item (MapGlb), so that the code generator computes F(v) once for its w rows.
@@ -382,10 +385,12 @@ Rule VectorizeMaps(int width) {
           absl::StrCat("vectorizeMap(", width,
                        ") at every Map of scalars, outermost first, but a Reduce's input"),
           [width](const ir::ExprPtr& e) -> Match {
-            int count = 0;
-            absl::StatusOr<ir::ExprPtr> vectorised = VectorizeMaps(e, width, count);
+            MapVectorizer vectorizer(width);
+            absl::StatusOr<ir::ExprPtr> vectorised = vectorizer.Mutate(e);
             if (!vectorised.ok()) return Decline{std::string(vectorised.status().message())};
-            if (count == 0) return Decline{"no Map of scalars reads its inputs as vectors"};
+            if (vectorizer.count() == 0) {
+              return Decline{"no Map of scalars reads its inputs as vectors"};
+            }
             return [v = *std::move(vectorised)]() -> absl::StatusOr<ir::ExprPtr> { return v; };
           }};
 }

@@ -9,7 +9,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "rewrite/interchange.h"
-#include "rewrite/rule_testing.h"
+#include "tests/rule_testing.h"
 
 namespace dfc::rewrite {
 namespace {

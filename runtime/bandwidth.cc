@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "graph/check.h"
+#include "base/status.h"
 #include "runtime/opencl/program_cache.h"
 
 namespace dfc {

@@ -15,9 +15,10 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
-#include "graph/check.h"
+#include "base/status.h"
 #include "graph/ops.h"
 #include "ir/value.h"
+#include "runtime/compile.h"
 #include "runtime/interpreted.h"
 #include "runtime/opencl/cl_error.h"
 #include "runtime/profiler/profiler.h"
@@ -419,7 +420,7 @@ class DeviceExecutor::Run_ {
   absl::Status RunCluster(int index, const SizeBindings& sizes) {
     const Cluster& cluster = lowered_.partition.clusters[index];
     const ir::LoweredCluster& lowered = lowered_.clusters[index];
-    const auto& lambda = static_cast<const ir::Lambda&>(*lowered.lambda);
+    const auto& lambda = *lowered.lambda;
     std::vector<std::shared_ptr<DeviceTensor>> params;
     for (size_t k = 0; k < lowered.params.size(); ++k) {
       DFC_ASSIGN_OR_RETURN(std::shared_ptr<DeviceTensor> value,
@@ -736,11 +737,11 @@ DeviceExecutor::CompiledCluster& DeviceExecutor::Compile(const Graph& graph, con
   };
   if (compiled.lambda == nullptr) {  // not given by a plan
     compiled.lambda = lowered.lambda;
-    absl::StatusOr<codegen::KernelSource> kernel = codegen::GenerateKernel(
-        lowered, {.name = name, .nodes = ClusterNodeNames(graph, cluster), .profile = profile_});
+    absl::StatusOr<ClusterKernel> kernel = CompileCluster(
+        lowered, {}, {.name = name, .nodes = ClusterNodeNames(graph, cluster), .profile = profile_});
     if (!kernel.ok()) return fail(kernel.status());
     ++kernels_generated_;
-    compiled.kernel = *std::move(kernel);
+    compiled.kernel = std::move(kernel->source);
   }
   if (options_.edit_source) options_.edit_source(compiled.kernel.source);
   // DFC_DUMP_KERNELS=DIR writes every kernel built there, as XLA's --xla_dump_to does.

@@ -6,7 +6,7 @@
 
 #include "absl/algorithm/container.h"
 #include "absl/strings/str_cat.h"
-#include "graph/check.h"
+#include "base/status.h"
 #include "graph/loader.h"
 #include "graph/ops.h"
 #include "runtime/interpreted.h"

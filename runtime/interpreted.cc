@@ -3,7 +3,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
-#include "graph/check.h"
+#include "base/status.h"
 #include "graph/ops.h"
 #include "ir/interpreter.h"
 #include "ir/lower/lower.h"
@@ -154,7 +154,7 @@ absl::StatusOr<std::vector<Tensor>> RunLowered(
       continue;
     }
     const ir::LoweredCluster& cluster = lowered.clusters[unit.cluster];
-    const auto& lambda = static_cast<const ir::Lambda&>(*cluster.lambda);
+    const auto& lambda = *cluster.lambda;
     std::vector<Tensor> params;
     for (size_t k = 0; k < cluster.params.size(); ++k) {
       DFC_ASSIGN_OR_RETURN(Tensor t, value_of(cluster.params[k]));

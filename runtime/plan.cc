@@ -6,10 +6,12 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "base/status.h"
 #include "graph/loader.h"
 #include "graph/ops.h"
 #include "ir/printer.h"
 #include "nlohmann/json.hpp"
+#include "runtime/compile.h"
 #include "runtime/device_executor.h"
 #include "runtime/interpreted.h"
 #include "runtime/tuning_db.h"
@@ -43,7 +45,7 @@ json ClusterJson(const Plan& plan, int c) {
   const ir::LoweredCluster& lc = plan.lowered.clusters[c];
   const codegen::KernelSource& kernel = plan.kernels[c];
   json inputs = json::array(), outputs = json::array();
-  const auto& lambda = static_cast<const ir::Lambda&>(*lc.lambda);
+  const auto& lambda = *lc.lambda;
   for (size_t k = 0; k < lc.params.size(); ++k) {
     inputs.push_back(TensorJson(lc.params[k], lambda.params[k]->type));
   }
@@ -211,33 +213,21 @@ absl::StatusOr<Plan> CompilePlan(std::shared_ptr<const Graph> graph, PlanSpec sp
   std::vector<std::string> variants;
   for (size_t c = 0; c < lowered.clusters.size(); ++c) {
     const std::vector<std::string> nodes = ClusterNodeNames(*graph, lowered.partition.clusters[c]);
-    ir::LoweredCluster cluster = lowered.clusters[c];
-    std::string rules;
-    if (c < spec.steps.size() && !spec.steps[c].empty()) {
-      const auto& lambda = static_cast<const ir::Lambda&>(*cluster.lambda);
-      absl::StatusOr<ir::ExprPtr> body = rewrite::Replay(lambda.body, spec.steps[c]);
-      if (!body.ok()) {
-        return absl::Status(body.status().code(),
-                            absl::StrCat("cluster ", c, " (", absl::StrJoin(nodes, ", "),
-                                         "): its rewrite steps: ", body.status().message()));
-      }
-      cluster.lambda = std::make_shared<ir::Lambda>(lambda.params, *std::move(body));
-      rules = rewrite::Variant{spec.steps[c], nullptr}.Name();
-    }
-    variants.push_back(VariantHash(static_cast<const ir::Lambda&>(*cluster.lambda).body));
-    absl::StatusOr<codegen::KernelSource> kernel = codegen::GenerateKernel(
-        cluster,
+    const rewrite::Variant variant{.steps = c < spec.steps.size() ? spec.steps[c]
+                                                                  : std::vector<rewrite::Step>{}};
+    absl::StatusOr<ClusterKernel> kernel = CompileCluster(
+        lowered.clusters[c], variant,
         {.name = absl::StrCat("dfc_cluster_", c),
          .nodes = nodes,
          .profile = spec.profile,
-         .rules = rules,
          .work_group_size = c < spec.work_group_sizes.size() ? spec.work_group_sizes[c] : -1});
     if (!kernel.ok()) {
       return absl::Status(kernel.status().code(),
                           absl::StrCat("cluster ", c, " (", absl::StrJoin(nodes, ", "),
                                        "): ", kernel.status().message()));
     }
-    kernels.push_back(*std::move(kernel));
+    kernels.push_back(std::move(kernel->source));
+    variants.push_back(std::move(kernel->variant));
   }
   return Plan{.spec = std::move(spec),
               .graph = std::move(graph),

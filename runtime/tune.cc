@@ -11,9 +11,11 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "base/status.h"
 #include "codegen/kernel_gen.h"
-#include "graph/check.h"
+#include "ir/traverse.h"
 #include "runtime/compare.h"
+#include "runtime/compile.h"
 #include "runtime/interpreted.h"
 #include "runtime/reference/session.h"
 
@@ -33,23 +35,16 @@ double ClusterMilliseconds(const DeviceExecutor& executor, int c) {
 
 // The longest Reduce in `e`, its length evaluated at the fed sizes (a training step's
 // gradients sum over the batch N); 0 if none.
-int64_t LongestReduction(const ir::ExprPtr& e, const SizeBindings& sizes);
-int64_t LongestReductionIn(const ir::FunPtr& f, const SizeBindings& sizes) {
-  if (f->kind == ir::Fun::Kind::kLambda) {
-    return LongestReduction(static_cast<const ir::Lambda&>(*f).body, sizes);
-  }
-  if (f->kind == ir::Fun::Kind::kUserFun) return 0;
-  const auto& p = static_cast<const ir::Pattern&>(*f);
-  return p.f != nullptr ? LongestReductionIn(p.f, sizes) : 0;
-}
 int64_t LongestReduction(const ir::ExprPtr& e, const SizeBindings& sizes) {
-  if (e->kind != ir::Expr::Kind::kFunCall) return 0;
-  const auto& call = static_cast<const ir::FunCall&>(*e);
-  int64_t longest = LongestReductionIn(call.f, sizes);
-  if (ir::IsReduce(call.f->kind)) {
-    longest = std::max(longest, call.args[1]->type->length.Evaluate(sizes).value_or(0));
-  }
-  for (const ir::ExprPtr& a : call.args) longest = std::max(longest, LongestReduction(a, sizes));
+  int64_t longest = 0;
+  ir::Walk(e, [&](const ir::ExprPtr& x) {
+    const auto* call =
+        x->kind == ir::Expr::Kind::kFunCall ? &static_cast<const ir::FunCall&>(*x) : nullptr;
+    if (call != nullptr && ir::IsReduce(call->f->kind)) {
+      longest = std::max(longest, call->args[1]->type->length.Evaluate(sizes).value_or(0));
+    }
+    return true;
+  });
   return longest;
 }
 
@@ -203,7 +198,7 @@ absl::StatusOr<std::vector<ClusterTuning>> TunePlan(
   for (const ir::LoweredCluster& cluster : plan.lowered.clusters) {
     longest_reduction =
         std::max(longest_reduction,
-                 LongestReduction(static_cast<const ir::Lambda&>(*cluster.lambda).body, sizes));
+                 LongestReduction(cluster.lambda->body, sizes));
   }
   DeviceExecutor::State state;
   reference::Session oracle(plan.graph);
@@ -286,18 +281,18 @@ absl::StatusOr<std::vector<ClusterTuning>> TunePlan(
         now + ClusterShare(deadline - now, plan.lowered.clusters.size() - c);
     ClusterTuning tuning{.cluster = static_cast<int>(c),
                          .nodes = ClusterNodeNames(graph, plan.lowered.partition.clusters[c])};
-    const auto& lambda = static_cast<const ir::Lambda&>(*cluster.lambda);
+    const auto& lambda = *cluster.lambda;
     // The kernels of the cluster with `body`, named by `steps`, its MapGlb kernels in
     // work-groups of `work_group_size` (-1: the profile's).
     auto generate = [&](const ir::ExprPtr& body, const std::vector<rewrite::Step>& steps,
-                        int work_group_size) {
-      ir::LoweredCluster rewritten = cluster;
-      rewritten.lambda = std::make_shared<ir::Lambda>(lambda.params, body);
-      return codegen::GenerateKernel(rewritten, {.name = absl::StrCat("dfc_cluster_", c),
-                                                 .nodes = tuning.nodes,
-                                                 .profile = executor.profile(),
-                                                 .rules = rewrite::Variant{steps, nullptr}.Name(),
-                                                 .work_group_size = work_group_size});
+                        int work_group_size) -> absl::StatusOr<codegen::KernelSource> {
+      DFC_ASSIGN_OR_RETURN(ClusterKernel kernel,
+                           CompileCluster(cluster, {.steps = steps, .body = body},
+                                          {.name = absl::StrCat("dfc_cluster_", c),
+                                           .nodes = tuning.nodes,
+                                           .profile = executor.profile(),
+                                           .work_group_size = work_group_size}));
+      return std::move(kernel.source);
     };
     // The explorer neither counts nor rewrites further a variant the generator refuses.
     rewrite::ExploreOptions explore = options.explore;

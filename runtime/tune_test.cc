@@ -10,8 +10,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
+#include "base/status.h"
 #include "gmock/gmock.h"
-#include "graph/check.h"
 #include "graph/loader.h"
 #include "gtest/gtest.h"
 #include "runtime/device_session.h"
@@ -207,7 +207,7 @@ TEST_F(TuneTest, VariantsTheGeneratorRefusesDoNotFillTheCap) {
 TEST_F(TuneTest, AVectorisedVariantReadsWithVectorLoadsAndKeepsItsAccumulatorsUnrolled) {
   Plan plan = Compile("seed_subgraph.pbtxt");
   const ir::LoweredCluster& cluster = plan.lowered.clusters[0];
-  const auto& lambda = static_cast<const ir::Lambda&>(*cluster.lambda);
+  const auto& lambda = *cluster.lambda;
   absl::StatusOr<ir::ExprPtr> body = rewrite::Replay(
       lambda.body,
       {{"storeTransposed", 0}, {"vectorizeReduce(16)", 0}, {"mapReduceInterchange", 0}});

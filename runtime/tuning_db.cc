@@ -140,7 +140,7 @@ std::string ClusterHash(const ir::LoweredCluster& cluster) {
 std::string VariantHash(const ir::ExprPtr& body) { return Fnv1aHex(ir::ToString(body)); }
 
 absl::Status CheckReplays(const TuningEntry& entry, const ir::LoweredCluster& cluster) {
-  const auto& lambda = static_cast<const ir::Lambda&>(*cluster.lambda);
+  const auto& lambda = *cluster.lambda;
   const std::string name = rewrite::Variant{entry.steps, nullptr}.Name();
   absl::StatusOr<ir::ExprPtr> body = rewrite::Replay(lambda.body, entry.steps);
   if (!body.ok()) {

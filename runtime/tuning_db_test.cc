@@ -114,7 +114,7 @@ TEST(TuningDbTest, RecordedStepsAreCheckedAgainstTheVariantTheyMade) {
                   {.fetches = {{"out", 0}}, .profile = *codegen::NamedProfile("cpu")});
   ASSERT_TRUE(plan.ok()) << plan.status();
   const ir::LoweredCluster& cluster = plan->lowered.clusters[0];
-  const auto& lambda = static_cast<const ir::Lambda&>(*cluster.lambda);
+  const auto& lambda = *cluster.lambda;
   const std::vector<rewrite::Step> steps = {{"storeTransposed", 0}, {"vectorizeReduce(8)", 0}};
   absl::StatusOr<ir::ExprPtr> body = rewrite::Replay(lambda.body, steps);
   ASSERT_TRUE(body.ok()) << body.status();

@@ -20,7 +20,7 @@ int64_t Elements(const Graph& graph, const ir::LoweredGraph& lowered, const Tens
 }  // namespace
 
 int64_t ClusterBytes(const ir::LoweredCluster& cluster, const SizeBindings& sizes) {
-  const auto& lambda = static_cast<const ir::Lambda&>(*cluster.lambda);
+  const auto& lambda = *cluster.lambda;
   int64_t bytes = 0;
   auto add = [&](const ir::TypePtr& type) {
     std::optional<SymbolicShape> shape = ir::TensorShape(type);

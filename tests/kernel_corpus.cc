@@ -26,6 +26,7 @@
 #include "graph/npy.h"
 #include "nlohmann/json.hpp"
 #include "rewrite/explore.h"
+#include "runtime/compile.h"
 #include "runtime/device_executor.h"
 #include "runtime/interpreted.h"
 #include "runtime/plan.h"
@@ -70,13 +71,14 @@ void WriteLowered(Corpus& corpus, const fs::path& dir, const Graph& graph,
                   const ir::LoweredGraph& lowered) {
   for (const codegen::DeviceProfile& profile : corpus.profiles) {
     for (size_t c = 0; c < lowered.clusters.size(); ++c) {
-      corpus.WriteKernel(
-          dir / profile.name, c,
-          codegen::GenerateKernel(
-              lowered.clusters[c],
-              {.name = absl::StrCat("dfc_cluster_", c),
-               .nodes = ClusterNodeNames(graph, lowered.partition.clusters[c]),
-               .profile = profile}));
+      absl::StatusOr<ClusterKernel> kernel = CompileCluster(
+          lowered.clusters[c], {},
+          {.name = absl::StrCat("dfc_cluster_", c),
+           .nodes = ClusterNodeNames(graph, lowered.partition.clusters[c]),
+           .profile = profile});
+      corpus.WriteKernel(dir / profile.name, c,
+                         kernel.ok() ? absl::StatusOr<codegen::KernelSource>(kernel->source)
+                                     : kernel.status());
     }
   }
 }

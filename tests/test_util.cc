@@ -8,8 +8,9 @@
 #include <random>
 
 #include "absl/strings/str_cat.h"
+#include "base/check.h"
+#include "base/status.h"
 #include "gmock/gmock.h"
-#include "graph/check.h"
 #include "gtest/gtest.h"
 #include "runtime/reference/kernel.h"
 

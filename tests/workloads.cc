@@ -5,7 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "graph/check.h"
+#include "base/status.h"
 #include "graph/loader.h"
 #include "graph/ops.h"
 #include "runtime/reference/session.h"

@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "base/status.h"
 #include "gmock/gmock.h"
-#include "graph/check.h"
 #include "gtest/gtest.h"
 #include "runtime/compare.h"
 #include "runtime/device_executor.h"

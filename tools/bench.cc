@@ -12,6 +12,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "base/status.h"
 #include "graph/loader.h"
 #include "graph/ops.h"
 #include "ir/type.h"

@@ -10,7 +10,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
-#include "graph/check.h"
+#include "base/status.h"
 #include "graph/npy.h"
 
 namespace dfc::cli {

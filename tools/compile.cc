@@ -12,6 +12,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "base/status.h"
 #include "codegen/device_profile.h"
 #include "graph/loader.h"
 #include "runtime/device_executor.h"

@@ -18,6 +18,7 @@
 #include "ir/lower/cluster.h"
 #include "nlohmann/json.hpp"
 #include "runtime/compare.h"
+#include "runtime/compile.h"
 #include "runtime/device_executor.h"
 #include "runtime/interpreted.h"
 #include "runtime/plan.h"
@@ -33,7 +34,6 @@ namespace fs = std::filesystem;
 constexpr char kUsage[] =
     "usage: dfc conformance DIR [--reference | --interpret | --device D [--platform N]\n"
     "                           [--profile P | --tune]] [--json FILE] [--filter REGEX]\n"
-    "                           [--known-defects FILE]\n"
     "  --reference      run on the host reference executor (the default for now)\n"
     "  --interpret      lower the graph to clusters of IR and run them with the IR interpreter\n"
     "                   (host ops on the reference executor); prints where device ops ran,\n"
@@ -47,19 +47,13 @@ constexpr char kUsage[] =
     "                   variant of the rewrite rules checked against the reference executor,\n"
     "                   the fastest kept), then judge the tuned run against TensorFlow\n"
     "  --json           also write every case's result to FILE\n"
-    "  --filter         only the cases whose folder name matches REGEX (search, not full match)\n"
-    "  --known-defects  a list of cases whose expected data is known to be wrong (see\n"
-    "                   tests/conformance_known_defects.tsv); they still run and count as\n"
-    "                   failed, but the exit status is 0 when every failure is such a case\n"
-    "                   and its defect is confirmed\n";
+    "  --filter         only the cases whose folder name matches REGEX (search, not full match)\n";
 
 struct CaseResult {
   std::string name;
   bool passed = false;
   std::string reason;  // the first failure
   double max_error = 0;
-  Tensor failed_expected;  // TensorFlow's value for the first output that differed, if any
-  bool compared = false;   // the failure is a comparison, not an error before it
   // --interpret: where the device-placed nodes went, and why some stayed on the host.
   int device_nodes = 0, clustered = 0, folded = 0, device_on_host = 0, clusters = 0;
   std::vector<std::string> host_device_nodes;
@@ -107,11 +101,11 @@ absl::StatusOr<std::vector<Tensor>> LowerAndRun(const Graph& graph,
               .lowered = *lowered};
     bool generated = true;
     for (size_t c = 0; c < lowered->clusters.size() && generated; ++c) {
-      absl::StatusOr<codegen::KernelSource> kernel = codegen::GenerateKernel(
-          lowered->clusters[c],
-          {.name = absl::StrCat("dfc_cluster_", c), .profile = device->profile()});
+      absl::StatusOr<ClusterKernel> kernel =
+          CompileCluster(lowered->clusters[c], {},
+                         {.name = absl::StrCat("dfc_cluster_", c), .profile = device->profile()});
       generated = kernel.ok();
-      if (generated) plan.kernels.push_back(*std::move(kernel));
+      if (generated) plan.kernels.push_back(std::move(kernel->source));
     }
     std::vector<std::pair<std::string, Tensor>> feeds_by_name;
     for (const reference::Feed& feed : feeds) feeds_by_name.push_back({feed.name, feed.value});
@@ -132,44 +126,6 @@ absl::StatusOr<std::vector<Tensor>> LowerAndRun(const Graph& graph,
   result.kernels = device->kernels_run() - kernels;
   result.fallbacks = device->fallbacks() - fallbacks;
   return out;
-}
-
-// Defects of the expected data that dfc can check itself. One kind so far:
-// "all-false-bool": the expected output that differs is a bool array with every element
-// False, although the case's own inputs make some element True.
-struct KnownDefect {
-  std::string kind;
-  std::string note;
-};
-
-absl::StatusOr<std::map<std::string, KnownDefect>> ReadKnownDefects(const std::string& path) {
-  absl::StatusOr<std::string> text = ReadFile(path);
-  if (!text.ok()) return text.status();
-  std::map<std::string, KnownDefect> defects;
-  int line_number = 0;
-  for (absl::string_view line : absl::StrSplit(*text, '\n')) {
-    ++line_number;
-    if (line.empty() || line[0] == '#') continue;
-    std::vector<std::string> fields = absl::StrSplit(line, '\t');
-    if (fields.size() != 3 || fields[1] != "all-false-bool") {
-      return absl::InvalidArgumentError(
-          absl::StrCat(path, ":", line_number, ": expected CASE<TAB>all-false-bool<TAB>NOTE"));
-    }
-    defects[fields[0]] = {fields[1], fields[2]};
-  }
-  return defects;
-}
-
-// True if the failure is the listed defect: a value comparison against an expected bool
-// array that is all False.
-bool ConfirmsDefect(const CaseResult& r, const KnownDefect& defect) {
-  if (defect.kind != "all-false-bool" || !r.compared) return false;
-  const Tensor& e = r.failed_expected;
-  if (e.dtype() != DType::kBool) return false;
-  for (bool v : e.flat<bool>()) {
-    if (v) return false;
-  }
-  return true;
 }
 
 absl::StatusOr<nlohmann::json> ReadManifest(const fs::path& dir) {
@@ -226,8 +182,6 @@ CaseResult RunCase(const fs::path& dir, Mode mode, DeviceExecutor* device, bool 
     const Comparison c = CompareTensors((*actual)[i], expected[i]);
     result.max_error = std::max(result.max_error, c.max_error);
     if (!c.equal) {
-      result.compared = true;
-      result.failed_expected = expected[i];
       return fail(absl::StrCat("output \"", fetches[i], "\": ", c.reason));
     }
   }
@@ -245,7 +199,6 @@ int Conformance(const std::vector<std::string>& argv) {
                                                {"profile", true},
                                                {"json", true},
                                                {"filter", true},
-                                               {"known-defects", true},
                                                {"tune"}});
   if (!args.ok()) return ReportUsage(std::string(args.status().message()), kUsage);
   if (args->Has("reference") + args->Has("interpret") + args->Has("device") > 1) {
@@ -297,18 +250,8 @@ int Conformance(const std::vector<std::string>& argv) {
   }
   std::sort(cases.begin(), cases.end());
 
-  std::map<std::string, KnownDefect> known;
-  if (args->Has("known-defects")) {
-    absl::StatusOr<std::map<std::string, KnownDefect>> read =
-        ReadKnownDefects(args->Get("known-defects"));
-    if (!read.ok()) return ReportError(read.status());
-    known = *std::move(read);
-  }
-
   int passed = 0;
   int failed = 0;
-  int confirmed_defects = 0;
-  int unexplained = 0;  // failures that are not a confirmed known defect, and stale listings
   int device_nodes = 0, clustered = 0, folded = 0, device_on_host = 0, clusters = 0;
   int64_t kernels = 0, fallbacks = 0;
   int tuned = 0, variants = 0;
@@ -327,31 +270,14 @@ int Conformance(const std::vector<std::string>& argv) {
     for (const std::string& host : r.host_device_nodes) {
       std::cout << "HOST " << r.name << ": " << host << "\n";
     }
-    auto listed = known.find(r.name);
-    std::string verdict = r.passed ? "passed" : "failed";
     if (r.passed) {
       ++passed;
-      if (listed != known.end()) {
-        ++unexplained;
-        verdict = "passed but listed as a known defect";
-        std::cout << "STALE " << r.name << ": passes, but is listed in "
-                  << args->Get("known-defects") << "; remove it from the list\n";
-      }
     } else {
       ++failed;
-      if (listed != known.end() && ConfirmsDefect(r, listed->second)) {
-        ++confirmed_defects;
-        verdict = "failed: known defect of the expected data";
-        std::cout << "FAIL " << r.name << ": " << r.reason
-                  << " [known defect of the expected data: " << listed->second.note << "]\n";
-      } else {
-        ++unexplained;
-        std::cout << "FAIL " << r.name << ": " << r.reason << "\n";
-      }
+      std::cout << "FAIL " << r.name << ": " << r.reason << "\n";
     }
     report.push_back({{"case", r.name},
                       {"passed", r.passed},
-                      {"verdict", verdict},
                       {"reason", r.reason},
                       {"max_error", r.max_error},
                       {"device_nodes_in_clusters", r.clustered},
@@ -367,7 +293,6 @@ int Conformance(const std::vector<std::string>& argv) {
                                                                      : "reference"},
                                    {"passed", passed},
                                    {"failed", failed},
-                                   {"confirmed_known_defects", confirmed_defects},
                                    {"cases", report}})
         << "\n";
     if (!out) {
@@ -375,11 +300,6 @@ int Conformance(const std::vector<std::string>& argv) {
           absl::InvalidArgumentError(absl::StrCat(args->Get("json"), ": cannot write the report")));
     }
   }
-  if (confirmed_defects > 0) {
-    std::cout << confirmed_defects << " of the failures are confirmed defects of the expected "
-              << "data listed in " << args->Get("known-defects") << "\n";
-  }
-  unexplained += device_on_host + fallbacks;
   if (mode != Mode::kReference) {
     std::cout << device_nodes << " device nodes: " << clustered << " in " << clusters
               << " clusters, " << folded << " folded at compile time, " << device_on_host
@@ -396,7 +316,7 @@ int Conformance(const std::vector<std::string>& argv) {
                  "size)\n";
   }
   std::cout << passed << " passed, " << failed << " failed\n";
-  return unexplained == 0 ? kExitOk : kExitInput;
+  return failed + device_on_host + fallbacks == 0 ? kExitOk : kExitInput;
 }
 
 }  // namespace dfc::cli

@@ -20,7 +20,7 @@ namespace dfc::ir {
 
 struct LoweredCluster {
   // λ(p0, ..., pk) => the output, or Tuple(k) of the outputs when there are several.
-  FunPtr lambda;
+  std::shared_ptr<const Lambda> lambda;
   // The tensor each parameter of `lambda` stands for: the cluster's inputs that some node reads
   // as data (inputs read only at compile time, such as axes, are not parameters).
   std::vector<TensorId> params;

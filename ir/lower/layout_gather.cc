@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "graph/check.h"
+#include "base/status.h"
 #include "ir/lower/layout_internal.h"
 #include "ir/lower/lower.h"
 #include "ir/lower/lower_util.h"

@@ -12,7 +12,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "graph/check.h"
+#include "base/status.h"
 #include "ir/lower/layout_internal.h"
 #include "ir/lower/lower.h"
 #include "ir/lower/lower_util.h"

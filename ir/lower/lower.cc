@@ -5,7 +5,8 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
-#include "graph/check.h"
+#include "base/check.h"
+#include "base/status.h"
 #include "graph/ops.h"
 
 namespace dfc::ir {

@@ -11,7 +11,7 @@
 #include "gtest/gtest.h"
 #include "ir/expr.h"
 #include "ir/interpreter.h"
-#include "ir/lower/layout_testing.h"
+#include "tests/layout_testing.h"
 #include "tests/test_util.h"
 
 namespace dfc {

@@ -11,7 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "gtest/gtest.h"
-#include "ir/lower/layout_testing.h"
+#include "tests/layout_testing.h"
 #include "tests/test_util.h"
 
 namespace dfc {

@@ -11,7 +11,7 @@
 #include "absl/strings/str_join.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "ir/lower/layout_testing.h"
+#include "tests/layout_testing.h"
 #include "ir/lower/lower.h"
 #include "tests/test_util.h"
 

@@ -5,7 +5,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "graph/check.h"
+#include "base/check.h"
+#include "base/status.h"
 #include "ir/lower/scalar_funs.h"
 
 namespace dfc::ir {

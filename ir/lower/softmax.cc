@@ -26,7 +26,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
-#include "graph/check.h"
+#include "base/status.h"
 #include "graph/dtype.h"
 #include "ir/expr.h"
 #include "ir/lower/broadcast.h"

@@ -5,7 +5,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "graph/check.h"
+#include "base/status.h"
 #include "runtime/opencl/cl_error.h"
 
 namespace dfc::cl {

@@ -9,7 +9,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "graph/check.h"
+#include "base/status.h"
 #include "runtime/opencl/cl_error.h"
 
 namespace dfc::cl {

@@ -16,7 +16,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "graph/check.h"
+#include "base/status.h"
 #include "runtime/opencl/cl_error.h"
 
 namespace dfc::cl {

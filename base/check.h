@@ -1,9 +1,7 @@
 // Internal invariant checks. Debian 12's Abseil predates absl/log, so these stand in for
 // ABSL_CHECK. They are for dfc's own bugs only: user errors are always a returned Status.
-#ifndef DFC_GRAPH_CHECK_H_
-#define DFC_GRAPH_CHECK_H_
-
-#include <string>
+#ifndef DFC_BASE_CHECK_H_
+#define DFC_BASE_CHECK_H_
 
 #include "absl/base/internal/raw_logging.h"
 #include "absl/status/status.h"
@@ -21,20 +19,4 @@
     }                                                                                   \
   } while (false)
 
-// Status plumbing: `DFC_RETURN_IF_ERROR(status)` and `DFC_ASSIGN_OR_RETURN(auto x, statusor)`.
-#define DFC_RETURN_IF_ERROR(expr)             \
-  do {                                        \
-    const ::absl::Status dfc_status = (expr); \
-    if (!dfc_status.ok()) return dfc_status;  \
-  } while (false)
-
-#define DFC_STATUS_CONCAT_INNER(a, b) a##b
-#define DFC_STATUS_CONCAT(a, b) DFC_STATUS_CONCAT_INNER(a, b)
-#define DFC_ASSIGN_OR_RETURN(lhs, expr) \
-  DFC_ASSIGN_OR_RETURN_IMPL(DFC_STATUS_CONCAT(dfc_statusor_, __LINE__), lhs, expr)
-#define DFC_ASSIGN_OR_RETURN_IMPL(statusor, lhs, expr) \
-  auto statusor = (expr);                              \
-  if (!statusor.ok()) return statusor.status();        \
-  lhs = std::move(statusor).value()
-
-#endif  // DFC_GRAPH_CHECK_H_
+#endif  // DFC_BASE_CHECK_H_

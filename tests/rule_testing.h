@@ -1,8 +1,8 @@
 // What every rule's test does (../shared/STYLE.md): after a match, the expression before and
 // after the rewrite are evaluated by the IR interpreter (the oracle) on the same seeded random
 // inputs, over several bindings of the size variables, and must give equal values.
-#ifndef DFC_REWRITE_RULE_TESTING_H_
-#define DFC_REWRITE_RULE_TESTING_H_
+#ifndef DFC_TESTS_RULE_TESTING_H_
+#define DFC_TESTS_RULE_TESTING_H_
 
 #include <random>
 #include <span>
@@ -174,4 +174,4 @@ inline const std::vector<SizeBindings> kSizes = {{{"N", 1}}, {{"N", 3}}, {{"N", 
 
 }  // namespace dfc::rewrite::testing
 
-#endif  // DFC_REWRITE_RULE_TESTING_H_
+#endif  // DFC_TESTS_RULE_TESTING_H_

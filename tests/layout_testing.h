@@ -2,8 +2,8 @@
 // layout_gather_test.cc): seeded random tensors of every dtype, and the oracle check against
 // the reference executor, extended for what tests/lower_testing.h does not cover (a static
 // input counted from the end, ConcatV2's axis; size variables in the input shapes).
-#ifndef DFC_IR_LOWER_LAYOUT_TESTING_H_
-#define DFC_IR_LOWER_LAYOUT_TESTING_H_
+#ifndef DFC_TESTS_LAYOUT_TESTING_H_
+#define DFC_TESTS_LAYOUT_TESTING_H_
 
 #include <algorithm>
 #include <cmath>
@@ -223,4 +223,4 @@ inline ::testing::AssertionResult BothRefuse(const Node& node, const std::vector
 
 }  // namespace dfc::testing
 
-#endif  // DFC_IR_LOWER_LAYOUT_TESTING_H_
+#endif  // DFC_TESTS_LAYOUT_TESTING_H_
