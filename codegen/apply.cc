@@ -1,0 +1,391 @@
+// Evaluating IR in the generator: expressions, λs, UserFuns, and the patterns as views
+// (index arithmetic) or calls into the folds (generator.h).
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "base/status.h"
+#include "codegen/generator.h"
+#include "ir/analysis.h"
+#include "ir/lower/scalar_funs.h"
+
+namespace dfc::codegen::gen {
+
+absl::StatusOr<CVal> Generator::Eval(const ExprPtr& expr, const Env& env) {
+  switch (expr->kind) {
+    case ir::Expr::Kind::kParam: {
+      const CVal* value = Lookup(env, static_cast<const ir::Param*>(expr.get()));
+      if (value == nullptr) {
+        return absl::InternalError(
+            absl::StrCat("parameter ", static_cast<const ir::Param&>(*expr).name, " is not bound"));
+      }
+      return *value;
+    }
+    case ir::Expr::Kind::kLiteral: {
+      const ir::Scalar& s = static_cast<const ir::Literal&>(*expr).value;
+      if (s.dtype == DType::kDouble) uses_double_ = true;
+      return CVal{expr->type,
+                  [text = ScalarLiteral(s)]() -> absl::StatusOr<std::string> { return text; }};
+    }
+    case ir::Expr::Kind::kFunCall: {
+      const auto& call = static_cast<const ir::FunCall&>(*expr);
+      std::vector<CVal> args;
+      for (const ExprPtr& a : call.args) {
+        DFC_ASSIGN_OR_RETURN(CVal v, Eval(a, env));
+        args.push_back(std::move(v));
+      }
+      // At a literal index known to be in range (a vector filled with a Reduce's initial
+      // value, rewrite::VectorizeColumns): the element itself, with no check to emit.
+      if (call.f->kind == Fun::Kind::kAt && call.args[1]->kind == ir::Expr::Kind::kLiteral) {
+        const int64_t i = static_cast<const ir::Literal&>(*call.args[1]).value.i;
+        const std::optional<int64_t> n = args[0].type->length.AsConstant();
+        if (n && i >= 0 && i < *n) return args[0].element(absl::StrCat(i, "L"));
+      }
+      return Apply(*call.f, std::move(args), expr->type, env);
+    }
+  }
+  return absl::InternalError("unknown expression kind");
+}
+
+absl::StatusOr<CVal> Generator::Apply(const Fun& f, std::vector<CVal> args, const TypePtr& result,
+                                      const Env& env) {
+  switch (f.kind) {
+    case Fun::Kind::kLambda:
+      return ApplyLambda(static_cast<const ir::Lambda&>(f), std::move(args), env);
+    case Fun::Kind::kUserFun:
+      return CallUserFun(static_cast<const ir::UserFun&>(f), std::move(args));
+    default: {
+      // A pattern's value computes if its function does or any argument's value does.
+      bool computed = ir::Computes(f);
+      for (const CVal& a : args) computed = computed || a.computed;
+      DFC_ASSIGN_OR_RETURN(
+          CVal v, ApplyPattern(static_cast<const ir::Pattern&>(f), std::move(args), result, env));
+      v.computed = v.computed || computed;
+      return v;
+    }
+  }
+}
+
+absl::StatusOr<CVal> Generator::ApplyLambda(const ir::Lambda& lambda, std::vector<CVal> args,
+                                            const Env& env) {
+  auto bound = std::make_shared<Frame>(Frame{.root = env->root, .parent = env, .bindings = {}});
+  for (size_t k = 0; k < args.size(); ++k) {
+    CVal v = std::move(args[k]);
+    if (top_level_ && v.type->is_array() && ir::TensorShape(v.type)) {
+      DFC_ASSIGN_OR_RETURN(v, Materialize(v));
+    } else if (!top_level_ && v.computed && v.type->is_array() &&
+               (ir::Reads(*lambda.body, lambda.params[k].get()) > 1 || v.columns_of != nullptr) &&
+               FitsPrivately(v.type)) {
+      // (Read by rows, a Transpose of computed columns would compute every column a row.)
+      DFC_ASSIGN_OR_RETURN(v, MaterializePrivately(v));
+    } else {
+      DFC_ASSIGN_OR_RETURN(v, Bind(std::move(v)));
+    }
+    bound->bindings[lambda.params[k].get()] = std::move(v);
+  }
+  return Eval(lambda.body, bound);
+}
+
+absl::StatusOr<CVal> Generator::CallUserFun(const ir::UserFun& f, std::vector<CVal> args) {
+  for (const TypePtr& t : f.param_types) {
+    if (!t->is_scalar()) return Unsupported(absl::StrCat("UserFun ", f.name, " on non-scalars"));
+    if (t->dtype == DType::kDouble) uses_double_ = true;
+    if (t->dtype == DType::kHalf) uses_half_ = true;
+  }
+  if (f.result_type->dtype == DType::kHalf) uses_half_ = true;
+  if (f.result_type->dtype == DType::kDouble) uses_double_ = true;
+  // Applied lane by lane to vectors of one width (the type rule): a twin whose parameters are
+  // vectors runs the same body, OpenCL C's arithmetic and builtins being lane-wise on vectors,
+  // and a scalar argument is widened to every lane. float16 (rounded after every operation) and
+  // bool (a comparison of vectors gives -1, not 1) are not vectorised.
+  int width = 1;
+  for (const CVal& a : args) width = a.type->is_vector() ? a.type->width : width;
+  std::string name = f.name;
+  if (width > 1) {
+    // OpenCL C's `if` takes a scalar condition: a body that branches is not lane-wise.
+    if (absl::StrContains(f.body, "if (") || absl::StrContains(f.body, "if(")) {
+      return Unsupported(
+          absl::StrCat("UserFun ", f.name, " on vectors (its body branches with `if`)"));
+    }
+    for (const TypePtr& t : f.param_types) {
+      if (t->dtype == DType::kHalf || t->dtype == DType::kBool) {
+        return Unsupported(
+            absl::StrCat("UserFun ", f.name, " on vectors of ", DTypeName(t->dtype)));
+      }
+    }
+    if (f.result_type->dtype == DType::kHalf || f.result_type->dtype == DType::kBool) {
+      return Unsupported(absl::StrCat("UserFun ", f.name, " on vectors"));
+    }
+    name = absl::StrCat(f.name, "_x", width);
+    vector_funs_.emplace(name, std::pair{&f, width});
+  } else {
+    user_funs_.emplace(f.name, &f);
+  }
+  const bool round = f.result_type->dtype == DType::kHalf;
+  const TypePtr result = width > 1 ? ir::VectorType(f.result_type->dtype, width) : f.result_type;
+  return CVal{.type = result,
+              .scalar = [name, args, round, width]() -> absl::StatusOr<std::string> {
+                std::vector<std::string> texts;
+                for (const CVal& a : args) {
+                  DFC_ASSIGN_OR_RETURN(std::string t, a.scalar());
+                  if (width > 1 && a.type->is_scalar()) {
+                    t = absl::StrCat("((", CType(ir::VectorType(a.type->dtype, width)), ")(", t,
+                                     "))");
+                  }
+                  texts.push_back(std::move(t));
+                }
+                std::string call = absl::StrCat(name, "(", absl::StrJoin(texts, ", "), ")");
+                return round ? absl::StrCat("dfc_round_half(", call, ")") : call;
+              },
+              .computed = true};
+}
+
+absl::StatusOr<CVal> Generator::ApplyPattern(const ir::Pattern& p, std::vector<CVal> args,
+                                             const TypePtr& result, const Env& env) {
+  using K = Fun::Kind;
+  CVal out{result};
+  switch (p.kind) {
+    case K::kMapGlb:
+      out.per_work_item = true;
+      [[fallthrough]];
+    case K::kMap:
+    case K::kMapWrg:
+    case K::kMapLcl:
+    case K::kMapSeq:
+      out.maps_computing = ir::Computes(*p.f);
+      if (p.f->kind == K::kAsScalar && args[0].columns_of != nullptr) {
+        out.columns_of = args[0].columns_of;
+        out.rows_as_scalars = true;
+      }
+      out.element = [this, &p, array = args[0], result,
+                     env](const std::string& i) -> absl::StatusOr<CVal> {
+        DFC_ASSIGN_OR_RETURN(CVal element, array.element(i));
+        const bool saved = top_level_;
+        top_level_ = false;
+        absl::StatusOr<CVal> v = Apply(*p.f, {std::move(element)}, result->element, env);
+        top_level_ = saved;
+        return v;
+      };
+      return out;
+    case K::kReduce:
+    case K::kReduceSeq:
+      return ReduceSeq(p, std::move(args), env);
+    case K::kZip:
+      out.element = [args](const std::string& i) -> absl::StatusOr<CVal> {
+        CVal tuple{nullptr};
+        std::vector<TypePtr> types;
+        for (const CVal& a : args) {
+          DFC_ASSIGN_OR_RETURN(CVal e, a.element(i));
+          types.push_back(e.type);
+          tuple.fields.push_back(std::move(e));
+        }
+        tuple.type = ir::TupleType(std::move(types));
+        return tuple;
+      };
+      return out;
+    case K::kGet:
+      return args[0].fields[p.index];
+    case K::kTuple:
+      out.fields = std::move(args);
+      return out;
+    case K::kId:
+    case K::kToGlobal:
+    case K::kToLocal:
+    case K::kToPrivate:
+      if (p.kind == K::kId) return args[0];
+      return Apply(*p.f, std::move(args), result, env);
+    case K::kSplit:
+      out.element = Windows(args[0], result->element, Size(p.size));
+      return out;
+    case K::kJoin: {
+      // Rows of length 0 join to an empty array, whose elements are never read: divide by 1
+      // there rather than write a division by zero that the OpenCL compiler warns about.
+      const ArithExpr& row = args[0].type->element->length;
+      const std::string m = row.AsConstant() == 0 ? "1L" : Size(row);
+      if (args[0].per_work_item) out.blocks_of = std::make_shared<const CVal>(args[0]);
+      out.element = [array = args[0], m](const std::string& k) -> absl::StatusOr<CVal> {
+        DFC_ASSIGN_OR_RETURN(CVal row, array.element(absl::StrCat("((", k, ") / ", m, ")")));
+        return row.element(absl::StrCat("((", k, ") % ", m, ")"));
+      };
+      return out;
+    }
+    case K::kTranspose:
+      if (args[0].maps_computing) out.columns_of = std::make_shared<const CVal>(args[0]);
+      out.element = [array = args[0], result](const std::string& i) -> absl::StatusOr<CVal> {
+        CVal column{result->element};
+        column.element = [array, i](const std::string& j) -> absl::StatusOr<CVal> {
+          DFC_ASSIGN_OR_RETURN(CVal row, array.element(j));
+          return row.element(i);
+        };
+        return column;
+      };
+      return out;
+    case K::kSlide:
+      out.element = Windows(args[0], result->element, Size(p.step));
+      return out;
+    case K::kPad: {
+      const std::string left = Size(p.left);
+      const std::string n = Size(args[0].type->length);
+      out.element = [this, &p, array = args[0], left,
+                     n](const std::string& j) -> absl::StatusOr<CVal> {
+        // The index into `array`: arithmetic only, so that a prefetch can name it.
+        const std::string src = absl::StrCat("((", j, ") - ", left, ")");
+        switch (p.pad_mode) {
+          case ir::PadMode::kConstant: {
+            CVal fill = Filled(array.type->element, p.pad_value);
+            return Select(
+                array.type->element, absl::StrCat(src, " >= 0 && ", src, " < ", n),
+                [array, src]() { return array.element(src); },
+                [fill]() -> absl::StatusOr<CVal> { return fill; });
+          }
+          case ir::PadMode::kClamp:
+            return array.element(absl::StrCat("clamp(", src, ", 0L, ", n, " - 1)"));
+          case ir::PadMode::kReflect:
+            return array.element(absl::StrCat("(", src, " < 0 ? -", src, " : (", src, " >= ", n,
+                                              " ? 2 * (", n, " - 1) - ", src, " : ", src, "))"));
+          case ir::PadMode::kSymmetric:
+            return array.element(absl::StrCat("(", src, " < 0 ? -", src, " - 1 : (", src, " >= ", n,
+                                              " ? 2 * ", n, " - 1 - ", src, " : ", src, "))"));
+        }
+        return absl::InternalError("unknown pad mode");
+      };
+      return out;
+    }
+    case K::kReindex: {
+      // The first rows of blocks (the rows blockRows padded dropped): still stored by blocks.
+      if (args[0].blocks_of != nullptr && p.index_fn == ir::IndexVar()) {
+        out.blocks_of = args[0].blocks_of;
+        out.rows_below = Size(p.size);
+      }
+      // A shift, out[i] = in[i + c], keeps a contiguous array contiguous.
+      const ArithExpr offset = p.index_fn - ir::IndexVar();
+      const std::vector<std::string> vars = offset.Variables();
+      if (!args[0].buffer.empty() && std::ranges::find(vars, "i") == vars.end()) {
+        out.buffer = args[0].buffer;
+        out.base = absl::StrCat("(", args[0].base, " + ", Size(offset), ")");
+      }
+      out.element = [this, &p, array = args[0]](const std::string& i) -> absl::StatusOr<CVal> {
+        const std::string at = em_->Fresh("at");
+        em_->Emit(absl::StrCat("const long ", at, " = ", Size(p.index_fn, i), ";"));
+        return array.element(at);
+      };
+      return out;
+    }
+    case K::kConcat:
+      out.element = [this, args](const std::string& i) -> absl::StatusOr<CVal> {
+        // Part k holds indices [start_k, start_k + n_k): select down the parts.
+        std::function<absl::StatusOr<CVal>(size_t, std::string)> part =
+            [&](size_t k, std::string start) -> absl::StatusOr<CVal> {
+          const std::string local = absl::StrCat("((", i, ") - (", start, "))");
+          if (k + 1 == args.size()) return args[k].element(local);
+          const std::string end = absl::StrCat("(", start, " + ", Size(args[k].type->length), ")");
+          const CVal& a = args[k];
+          absl::StatusOr<CVal> rest_value = part(k + 1, end);
+          if (!rest_value.ok()) return rest_value.status();
+          return Select(
+              a.type->element, absl::StrCat("(", i, ") < ", end),
+              [a, local]() { return a.element(local); },
+              [v = *rest_value]() -> absl::StatusOr<CVal> { return v; });
+        };
+        return part(0, "0L");
+      };
+      return out;
+    case K::kRepeat:
+      out.element = [value = args[0]](const std::string&) -> absl::StatusOr<CVal> { return value; };
+      return out;
+    case K::kIota:
+      out.element = [dtype = p.dtype](const std::string& i) -> absl::StatusOr<CVal> {
+        return CVal{ir::ScalarType(dtype), [dtype, i]() -> absl::StatusOr<std::string> {
+                      return absl::StrCat("((", ir::OpenCLType(dtype), ")(", i, "))");
+                    }};
+      };
+      return out;
+    case K::kSizeValue: {
+      const std::string value =
+          absl::StrCat("((", ir::OpenCLType(p.dtype), ")(", Size(p.size), "))");
+      out.scalar = [value]() -> absl::StatusOr<std::string> { return value; };
+      return out;
+    }
+    case K::kAt: {
+      const std::string n = Size(args[0].type->length);
+      // A runtime index out of range flags the error and reads zeros, never outside a buffer.
+      auto read = [this, array = args[0], index = args[1], n]() -> absl::StatusOr<CVal> {
+        DFC_ASSIGN_OR_RETURN(std::string i, index.scalar());
+        const std::string at = em_->Fresh("at");
+        em_->Emit(absl::StrCat("const long ", at, " = (long)(", i, ");"));
+        const std::string ok = absl::StrCat("(ulong)", at, " < (ulong)", n);
+        em_->Emit(absl::StrCat("if (!(", ok, ")) *dfc_error = 1;"));
+        return Select(
+            array.type->element, ok, [array, at]() { return array.element(at); },
+            [this, t = array.type->element]() -> absl::StatusOr<CVal> {
+              return Filled(t, ir::Scalar::Int(ir::BaseDType(t), 0));
+            });
+      };
+      // The index is read where the element is: defer through the value's shape.
+      if (result->is_scalar()) {
+        out.scalar = [read]() -> absl::StatusOr<std::string> {
+          DFC_ASSIGN_OR_RETURN(CVal v, read());
+          return v.scalar();
+        };
+        return out;
+      }
+      return read();
+    }
+    case K::kAsVector: {
+      const TypePtr vector = result->element;
+      const int w = vector->width;
+      if (vector->dtype == DType::kHalf) return Unsupported("a vector of float16");
+      // AsVector(w) $ AsScalar $ v, v of vectors of w lanes, is v: a row that one elementwise
+      // op computed as vectors is read so by the next (vectorizeMaps).
+      if (args[0].lanes_of != nullptr && ir::TypeEquals(args[0].lanes_of->type, result)) {
+        return *args[0].lanes_of;
+      }
+      out.element = [this, array = args[0], vector,
+                     w](const std::string& i) -> absl::StatusOr<CVal> {
+        const std::string first = absl::StrCat("(", i, ") * ", w);
+        if (!array.buffer.empty()) {  // contiguous: one load
+          const std::string pointer = absl::StrCat(array.buffer, " + ", array.base, " + ", first);
+          const bool global = global_buffers_.contains(array.buffer);
+          return CVal{vector, [this, pointer, global, w]() -> absl::StatusOr<std::string> {
+                        if (global) Prefetch(pointer);
+                        return absl::StrCat("vload", w, "(0, ", pointer, ")");
+                      }};
+        }
+        return CVal{vector, [array, vector, w, first]() -> absl::StatusOr<std::string> {
+                      std::vector<std::string> lanes;
+                      for (int k = 0; k < w; ++k) {
+                        DFC_ASSIGN_OR_RETURN(CVal e, array.element(absl::StrCat(first, " + ", k)));
+                        DFC_ASSIGN_OR_RETURN(std::string text, e.scalar());
+                        lanes.push_back(std::move(text));
+                      }
+                      return absl::StrCat("((", CType(vector), ")(", absl::StrJoin(lanes, ", "),
+                                          "))");
+                    }};
+      };
+      return out;
+    }
+    case K::kAsScalar: {
+      const TypePtr vector = args[0].type->element;
+      out.lanes_of = std::make_shared<const CVal>(args[0]);
+      out.element = [this, array = args[0], vector,
+                     scalar = result->element](const std::string& k) -> absl::StatusOr<CVal> {
+        return CVal{scalar, [this, array, vector, k]() -> absl::StatusOr<std::string> {
+                      const int w = vector->width;
+                      DFC_ASSIGN_OR_RETURN(CVal v,
+                                           array.element(absl::StrCat("((", k, ") / ", w, ")")));
+                      DFC_ASSIGN_OR_RETURN(std::string text, v.scalar());
+                      // A lane at a runtime index: through the address of a private copy.
+                      const std::string name = em_->Fresh("vec");
+                      em_->Emit(absl::StrCat("const ", CType(vector), " ", name, " = ", text, ";"));
+                      return absl::StrCat("((const ", ir::OpenCLType(vector->dtype), "*)&", name,
+                                          ")[(", k, ") % ", w, "]");
+                    }};
+      };
+      return out;
+    }
+    default:
+      break;
+  }
+  return Unsupported(ir::FunName(p));
+}
+
+}  // namespace dfc::codegen::gen

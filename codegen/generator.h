@@ -1,0 +1,325 @@
+// The kernel generator's internals, shared by its files: a staged twin of ir/interpreter.cc
+// (see kernel_gen.h, c_emitter.h).
+//
+// Where the interpreter holds a value, the generator holds a CVal: a scalar is a thunk that
+// emits what computes it and returns a C expression; an array is a length and a function from
+// a C index expression to the element's CVal (a view: nothing is stored); a tuple is its
+// fields. Values bound by a Lambda are computed once per scope (Memo).
+//
+// The Generator's members live by concept: values.cc (CVal helpers, sizes, loads), apply.cc
+// (evaluating expressions; the patterns as views), reduce.cc (the folds), store.cc (writing
+// values and private arrays), prefetch.cc (software prefetch) and kernel_gen.cc (mapping the
+// outputs onto work-items and assembling the program).
+#ifndef DFC_CODEGEN_GENERATOR_H_
+#define DFC_CODEGEN_GENERATOR_H_
+
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "codegen/c_emitter.h"
+#include "codegen/kernel_gen.h"
+
+namespace dfc::codegen::gen {
+
+using ir::ExprPtr;
+using ir::Fun;
+using ir::TypePtr;
+
+struct CVal;
+
+// A function that values hold, shared rather than copied when the value is: an element
+// function captures the values it reads, which capture theirs, so copying one by value would
+// copy the whole chain behind it (quadratic in a cluster's depth).
+template <typename Signature>
+class SharedFn;
+template <typename R, typename... Args>
+class SharedFn<R(Args...)> {
+ public:
+  SharedFn() = default;
+  template <typename F, typename = std::enable_if_t<!std::is_same_v<std::decay_t<F>, SharedFn>>>
+  SharedFn(F f)  // NOLINT: implicit, as std::function's
+      : f_(std::make_shared<const std::function<R(Args...)>>(std::move(f))) {}
+  R operator()(Args... args) const { return (*f_)(std::forward<Args>(args)...); }
+  explicit operator bool() const { return f_ != nullptr && static_cast<bool>(*f_); }
+
+ private:
+  std::shared_ptr<const std::function<R(Args...)>> f_;
+};
+using Thunk = SharedFn<absl::StatusOr<std::string>()>;
+using ElementFn = SharedFn<absl::StatusOr<CVal>(const std::string& index)>;
+using Lazy = std::function<absl::StatusOr<CVal>()>;
+
+struct CVal {
+  TypePtr type;
+  Thunk scalar;              // scalars
+  std::vector<CVal> fields;  // tuples
+  ElementFn element;         // arrays
+  // Reading an element does arithmetic (a UserFun, a Reduce), not only index arithmetic and
+  // loads: worth keeping in private memory when read more than once.
+  bool computed = false;
+  // An array of scalars stored contiguously, in a buffer or a private array: element i is
+  // `buffer[base + i]`, so that AsVector(w) reads w of them with one vload<w>. Empty when not
+  // known to be so (a view that reorders, a float16 buffer).
+  std::string buffer;
+  std::string base;
+  // AsScalar's result: the array of vectors whose lanes it lists (a Reduce by a combiner over
+  // the lanes of one vector folds them as a tree of halves).
+  std::shared_ptr<const CVal> lanes_of;
+  // An array whose every element is one work-item's (MapGlb): a kernel storing Join $ it
+  // gives each work-item an element, a block of the joined rows (blocks_of).
+  bool per_work_item = false;
+  // Join's result over such an array: the blocks it lists.
+  std::shared_ptr<const CVal> blocks_of;
+  // With blocks_of, where only a prefix of the joined rows is the value (Reindex(n, i), the
+  // rows rewrite::BlockRows padded the last block with dropped): the row count n, in C. Rows
+  // at or past it are computed with their block and not stored.
+  std::string rows_below;
+  // A Map whose function does arithmetic: reading an element emits its computation.
+  bool maps_computing = false;
+  // Transpose's result over such a Map (each element a column of the result, computed at once:
+  // a Reduce's accumulators, rewrite::BlockRows): the array of columns. Stored row by row,
+  // every row would compute every column again; Store walks the columns instead.
+  // rows_as_scalars: Map(AsScalar) of that, each row's vectors lane by lane.
+  std::shared_ptr<const CVal> columns_of;
+  bool rows_as_scalars = false;
+};
+
+// The C type of a scalar or vector value, in its compute type: "float", "float16".
+std::string CType(const TypePtr& type);
+
+// The scalar or vector at the bottom of nested arrays, or nullptr (a tuple).
+TypePtr LeafType(const TypePtr& type);
+
+// How many scalars or vectors (one slot each) a value of `type` holds: NumElements for a
+// tensor. Null for a tuple.
+std::optional<ArithExpr> Slots(const TypePtr& type);
+
+// The number of scalars of a tensor type, if it is a known constant.
+std::optional<int64_t> ConstantElements(const TypePtr& type);
+
+// The most elements a work-item keeps in a private array (4 KiB of float): recomputing an
+// element that does arithmetic costs more than writing and reading it once, and GPU drivers
+// keep arrays this size in registers or spill them to cached scratch memory without failing.
+constexpr int64_t kMaxPrivateElements = 1024;
+
+// The rows a CPU work-item copies together when it stores a view of a matrix (a transposed
+// input, rewrite::StoreTransposed): a cache line of floats. Row by row, each element a work-item
+// reads down a column of the input is a cache line of its own (the 784 columns of an
+// 8192x784 input took 9 ms that way); 16 rows at once read each line once, and write 16
+// sequential streams.
+constexpr int64_t kCopyBlockRows = 16;
+
+// The most scalars (vector lanes counted) a Reduce keeps in an accumulator array. The array is
+// meant to live in registers (every loop over it is unrolled, so the driver's compiler sees
+// each element as a value of its own): 512 scalars are the 32 vector registers of an AVX-512
+// core, and hold a block of 2 rows by 10 columns of float16 accumulators (rewrite::BlockRows,
+// 320). A GPU thread has fewer (255 32-bit registers on NVIDIA's): there a large one spills, and
+// the tuner's timing says so. Larger, its unrolled code would grow with it, and a CPU driver
+// that gives thousands of work-items a group overflows its thread's stack (PoCL did, with 1024:
+// a 784x256 layer's accumulator of 256 float4).
+constexpr int64_t kMaxAccumulatorScalars = 512;
+
+// The parameters bound where an expression is evaluated: the kernel's own (the root), and a
+// chain of frames, one for each lambda applied. A frame never changes once made, so a value
+// whose code is written later (an array's element function) keeps the bindings it was made
+// under; and applying a lambda costs its own parameters, not a copy of every enclosing binding
+// (a cluster of thousands of ops nests as many lambdas: copying made compiling quadratic).
+using Bindings = absl::flat_hash_map<const ir::Param*, CVal>;
+struct Frame {
+  std::shared_ptr<const Bindings> root;  // the kernel's parameters, looked up first
+  std::shared_ptr<const Frame> parent;   // null at the root
+  Bindings bindings;
+};
+using Env = std::shared_ptr<const Frame>;
+
+// The value `param` is bound to in `env`, or null. Parameters are distinct objects, never
+// shadowed, so the root is asked first: the kernel's inputs are read from deep inside.
+const CVal* Lookup(const Env& env, const ir::Param* param);
+
+// An IR construct the generator does not handle, as an Unimplemented error naming it.
+absl::Status Unsupported(absl::string_view what);
+
+// The OpenCL C literal of a scalar, in its compute type.
+std::string ScalarLiteral(const ir::Scalar& s);
+
+// Element i of Split(m) (stride m) and of Slide(size, step) (stride step): the window of
+// `array` that starts at element i * stride, of type `window`.
+ElementFn Windows(const CVal& array, const TypePtr& window, const std::string& stride);
+
+// The scalars and vectors of a value, depth first through tuples.
+absl::Status Leaves(const CVal& v, std::vector<const CVal*>& out);
+
+// A value of `type` whose k-th scalar (depth first) is names(k).
+CVal FromLeaves(const TypePtr& type, const std::function<Thunk(int)>& leaf, int& next);
+
+// The functions index arithmetic calls (Size, Pad): a prefetch's address may name them.
+constexpr std::array<absl::string_view, 5> kIndexFunctions = {"clamp", "min", "max", "dfc_floordiv",
+                                                              "dfc_floormod"};
+// The most prefetches a sequential loop's step issues for one read (the rows of a block): more
+// would cost more than the misses they save.
+constexpr int64_t kMaxPrefetchesAStep = 16;
+
+class Generator {
+ public:
+  explicit Generator(const ir::LoweredCluster& cluster) : cluster_(cluster) {}
+
+  absl::StatusOr<KernelSource> Generate(const KernelOptions& options);
+
+ private:
+  absl::StatusOr<CVal> Eval(const ExprPtr& expr, const Env& env);
+  absl::StatusOr<CVal> Apply(const Fun& f, std::vector<CVal> args, const TypePtr& result,
+                             const Env& env);
+  absl::StatusOr<CVal> ApplyLambda(const ir::Lambda& lambda, std::vector<CVal> args,
+                                   const Env& env);
+  absl::StatusOr<CVal> ApplyPattern(const ir::Pattern& p, std::vector<CVal> args,
+                                    const TypePtr& result, const Env& env);
+  absl::StatusOr<CVal> CallUserFun(const ir::UserFun& f, std::vector<CVal> args);
+  absl::StatusOr<CVal> ReduceSeq(const ir::Pattern& p, std::vector<CVal> args, const Env& env);
+  // A Reduce whose accumulator is an array (of known size, at most kMaxAccumulatorScalars
+  // scalars, vector lanes counted): kept in a private array of the work-item.
+  absl::StatusOr<CVal> ReduceIntoPrivate(const ir::Pattern& p, const CVal& init, const CVal& array,
+                                         const Env& env);
+  // Software prefetch (DeviceProfile::prefetch_bytes) of a vector read from global memory at
+  // `pointer`, if it streams: the row's own data (the pointer names gid), advancing with an
+  // enclosing sequential loop (it names the loop's index). The prefetch goes first in that
+  // loop's body, once per pointer, however deep inside the read is (an unrolled loop over
+  // columns would otherwise prefetch one line ten times). Data every work-item reads (a weight
+  // matrix) stays in cache and is not prefetched; nor is a lone scalar, which a loop stepping
+  // 4 bytes would prefetch 16 times a line.
+  void Prefetch(const std::string& pointer);
+  struct SequentialLoop {
+    std::string index;
+    const CEmitter* emitter;
+    int depth;  // the emitter's depth inside the loop's body
+    std::set<std::string> prefetched;
+  };
+  // Opens and closes a sequential loop's block, keeping seq_loops_.
+  void OpenSequentialLoop(const std::string& index, const std::string& header);
+  void CloseSequentialLoop();
+  // Whether a Reduce met in a MapWrg/MapLcl kernel is split across the work-items: its step is
+  // a combiner on its elements' type and it is long enough to share.
+  bool SplitsAcrossWorkItems(const ir::Pattern& p, const CVal& init, const CVal& array) const;
+  // A Reduce by a combiner over the lanes of one vector: the halves combined lane-wise until
+  // one lane is left (16 -> 8 -> 4 -> 2 -> 1), then with init. Returns the result's C name.
+  absl::StatusOr<std::string> EmitLaneTree(const ir::Pattern& p, const CVal& init,
+                                           const CVal& vectors, const Env& env);
+  // Emits the split Reduce (kernel_gen.h) and returns the C name of its result.
+  absl::StatusOr<std::string> EmitSplitReduce(const ir::Pattern& p, const CVal& init,
+                                              const CVal& array, const std::string& type,
+                                              const Env& env);
+
+  // A value whose scalars are computed once per scope: at once inside a kernel's loops, or
+  // at first use (hoisted to the output's block) for values of the whole cluster.
+  absl::StatusOr<CVal> Bind(CVal value);
+  // cond ? then : other, element by element; the branches are emitted only where taken.
+  CVal Select(const TypePtr& type, std::string cond, Lazy then, Lazy other);
+  // The value of `type` whose every scalar is `fill` (Pad's constant; zeros for an
+  // out-of-range At, which flags the error).
+  CVal Filled(const TypePtr& type, const ir::Scalar& fill);
+  // A tensor parameter in global memory: element offsets from `base`.
+  CVal Load(const std::string& buffer, DType dtype, const TypePtr& type, std::string base);
+  // Writes `value` as the output of `type`: loop bounds come from the declared type, so a
+  // kernel never writes past the buffer the runtime allocated for it.
+  // With `unroll`, loops of a known trip count are fully unrolled (an accumulator array kept
+  // in registers).
+  // `rows_below` (C, optional): of value's rows, store only those whose index in the buffer,
+  // (offset) * length + j, is below it (CVal::rows_below).
+  absl::Status Store(const CVal& value, const TypePtr& type, const std::string& buffer,
+                     const std::string& offset, bool private_array = false, bool unroll = false,
+                     const std::string& rows_below = "");
+  // C text of a size expression; `index` names what the Reindex variable `i` stands for.
+  std::string Size(const ArithExpr& e, const std::string& index = "");
+
+  struct Output {
+    CVal value;
+    TypePtr type;
+    std::string buffer;
+    std::string comment;
+  };
+  // Emits a kernel that writes `outputs` (work-item gid writes row gid of each) and returns
+  // its stage.
+  absl::Status EmitKernel(const std::string& name, const std::vector<Output>& outputs);
+  // The kernel under one mapping: MapWrg/MapLcl with `lanes` work-items a row, or MapGlb (0).
+  struct KernelText {
+    std::string locals;  // declarations of local memory
+    std::string body;
+  };
+  struct EmittedKernel {
+    KernelStage stage;
+    KernelText text;
+    int split_reduces = 0;
+  };
+  absl::StatusOr<EmittedKernel> EmitKernelMapped(const std::string& name,
+                                                 const std::vector<Output>& outputs, int lanes);
+  // Whether the rows of `outputs` are a known number too small to fill the device.
+  bool FewRows(const std::vector<Output>& outputs) const;
+  // A top-level array bound by a let: computed by a kernel of its own into a temporary.
+  absl::StatusOr<CVal> Materialize(const CVal& value);
+  // Emits a kernel that copies `value`, a view of a matrix of scalars (no arithmetic), into
+  // `buffer`: work-item gid copies the block of kCopyBlockRows rows from gid·kCopyBlockRows,
+  // column by column.
+  absl::Status EmitBlockedCopy(const std::string& name, const CVal& value,
+                               const std::string& buffer, const std::string& comment);
+  // An array a work-item reads several times and whose elements do arithmetic (a row of
+  // hidden units that every output of the next layer reads): computed once, into a private
+  // array of the work-item, if it has a known size of at most kMaxPrivateElements.
+  static bool FitsPrivately(const TypePtr& type);
+  absl::StatusOr<CVal> MaterializePrivately(const CVal& value);
+  // Stores `value` (columns_of set, a [r][m] matrix of scalars) column by column: each column
+  // computed once, its r elements stored down the rows (those below `rows_below`, as Store).
+  absl::Status StoreColumns(const CVal& value, const TypePtr& type, const std::string& buffer,
+                            const std::string& offset, const std::string& rows_below);
+  // Emits `type name[elements];` (and the comment), counting its bytes in private_bytes_.
+  void DeclarePrivateArray(const std::string& type, const std::string& name, int64_t elements,
+                           int64_t element_bytes, const std::string& comment);
+
+  const ir::LoweredCluster& cluster_;
+  int64_t block_counter_ = 0;
+  CEmitter* em_ = nullptr;
+  std::vector<KernelText> kernels_;  // the rendered kernel functions, in stage order
+  std::vector<KernelStage> stages_;
+  int64_t private_bytes_ = 0;  // of the kernel being emitted: KernelStage::private_bytes
+  std::vector<TypePtr> temporaries_;
+  std::vector<std::string> buffer_params_;  // the kernels' buffer parameters, in order
+  std::set<std::string> global_buffers_;    // the inputs' and temporaries' names
+  std::vector<SequentialLoop> seq_loops_;   // the open ReduceSeq loops, outermost first
+  // The open unrolled loops of Store (a step's accumulator elements, a block's rows): index,
+  // trip count, and how many sequential loops were open around it.
+  struct UnrolledLoop {
+    std::string index;
+    int64_t count;
+    size_t inside;
+  };
+  std::vector<UnrolledLoop> unrolled_;
+  bool uses_prefetch_ = false;
+  std::string name_;
+  DeviceProfile profile_;
+  int work_group_size_ = 0;  // of MapGlb kernels (0: the driver's choice)
+  std::set<std::string> size_vars_;
+  std::map<std::string, const ir::UserFun*> user_funs_;
+  std::map<std::string, std::pair<const ir::UserFun*, int>> vector_funs_;  // twins, widths
+  bool uses_double_ = false;
+  bool uses_half_ = false;
+  bool top_level_ = false;  // evaluating the cluster's body, outside every output's block
+  // MapWrg/MapLcl (kernel_gen.h): the work-items per row of the kernel being emitted (0: MapGlb),
+  // whether the code being emitted is one work-item's share of a split Reduce, how many Reduces
+  // the kernel split, and the compute types of the local-memory arrays that combine them.
+  int lanes_ = 0;
+  bool in_lane_loop_ = false;
+  int split_reduces_ = 0;
+  std::set<std::string> local_types_;
+};
+
+}  // namespace dfc::codegen::gen
+
+#endif  // DFC_CODEGEN_GENERATOR_H_

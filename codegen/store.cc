@@ -1,0 +1,204 @@
+// Writing values: stores into buffers and private arrays, a transposed view copied by
+// blocks, and values materialised by a kernel of their own or a private array (generator.h).
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "base/status.h"
+#include "codegen/generator.h"
+#include "ir/lower/scalar_funs.h"
+
+namespace dfc::codegen::gen {
+
+absl::Status Generator::Store(const CVal& value, const TypePtr& type, const std::string& buffer,
+                              const std::string& offset, bool private_array, bool unroll,
+                              const std::string& rows_below) {
+  const DType dtype = ir::BaseDType(type);
+  if ((type->is_scalar() || type->is_vector()) && value.type->kind == type->kind) {
+    DFC_ASSIGN_OR_RETURN(std::string v, value.scalar());
+    if (private_array) {
+      em_->Emit(absl::StrCat(buffer, "[", offset, "] = ", v, ";"));
+      return absl::OkStatus();
+    }
+    // Under MapWrg/MapLcl every work-item of the group holds the row: the first stores it.
+    em_->Emit(
+        absl::StrCat(lanes_ > 0 ? "if (lid == 0) " : "",
+                     dtype == DType::kHalf
+                         ? absl::StrCat("vstore_half_rte(", v, ", ", offset, ", ", buffer, ");")
+                         : absl::StrCat(buffer, "[", offset, "] = ", v, ";")));
+    return absl::OkStatus();
+  }
+  if (!type->is_array() || !value.type->is_array()) {
+    return absl::InternalError(absl::StrCat("an output of type ", ir::TypeToString(type),
+                                            " has a value of type ", ir::TypeToString(value.type)));
+  }
+  if (value.columns_of != nullptr && (private_array || dtype != DType::kHalf) && lanes_ == 0 &&
+      type->element->is_array() && type->element->element->is_scalar()) {
+    return StoreColumns(value, type, buffer, offset, rows_below);
+  }
+  // The lanes of vectors (AsScalar) into a global array of scalars: a vstore<w> a vector, each
+  // vector computed once (read lane by lane, each lane would compute its vector again).
+  if (value.lanes_of != nullptr && type->element->is_scalar() && dtype != DType::kHalf &&
+      !private_array && rows_below.empty()) {
+    const CVal& vectors = *value.lanes_of;
+    const int w = vectors.type->element->width;
+    const std::string i = em_->Fresh("i");
+    em_->OpenBlock(absl::StrCat("for (long ", i, " = 0; ", i, " < ", Size(vectors.type->length),
+                                "; ++", i, ")"));
+    DFC_ASSIGN_OR_RETURN(CVal vector, vectors.element(i));
+    DFC_ASSIGN_OR_RETURN(std::string v, vector.scalar());
+    em_->Emit(absl::StrCat(lanes_ > 0 ? "if (lid == 0) " : "", "vstore", w, "(", v, ", 0, ", buffer,
+                           " + (", offset, ") * ", Size(type->length), " + ", i, " * ", w, ");"));
+    em_->CloseBlock();
+    return absl::OkStatus();
+  }
+  const std::string j = em_->Fresh("j");
+  const std::string n = Size(type->length);
+  const std::optional<int64_t> count = type->length.AsConstant();
+  if (unroll && count) {
+    em_->Emit("#pragma unroll");
+    unrolled_.push_back({j, *count, seq_loops_.size()});
+  }
+  em_->OpenBlock(absl::StrCat("for (long ", j, " = 0; ", j, " < ", n, "; ++", j, ")"));
+  const std::string at = absl::StrCat("(", offset, ") * ", n, " + ", j);
+  if (!rows_below.empty()) em_->OpenBlock(absl::StrCat("if (", at, " < ", rows_below, ")"));
+  absl::Status stored = [&]() -> absl::Status {
+    DFC_ASSIGN_OR_RETURN(CVal element, value.element(j));
+    return Store(element, type->element, buffer, at, private_array, unroll);
+  }();
+  if (unroll && count) unrolled_.pop_back();
+  DFC_RETURN_IF_ERROR(stored);
+  if (!rows_below.empty()) em_->CloseBlock();
+  em_->CloseBlock();
+  return absl::OkStatus();
+}
+
+absl::Status Generator::StoreColumns(const CVal& value, const TypePtr& type,
+                                     const std::string& buffer, const std::string& offset,
+                                     const std::string& rows_below) {
+  const CVal& columns = *value.columns_of;  // [m][r]
+  const TypePtr& leaf = columns.type->element->element;
+  const int w = value.rows_as_scalars ? leaf->width : 1;
+  if (value.rows_as_scalars != leaf->is_vector()) {
+    return absl::InternalError(absl::StrCat("columns of ", ir::TypeToString(columns.type),
+                                            " stored as ", ir::TypeToString(type)));
+  }
+  const std::string r = Size(type->length);
+  const std::string row = Size(type->element->length);
+  const std::string i = em_->Fresh("i");
+  const std::string j = em_->Fresh("j");
+  em_->OpenBlock(absl::StrCat("for (long ", i, " = 0; ", i, " < ", Size(columns.type->length),
+                              "; ++", i, ")"));
+  DFC_ASSIGN_OR_RETURN(CVal column, columns.element(i));
+  if (type->length.AsConstant()) em_->Emit("#pragma unroll");
+  em_->OpenBlock(absl::StrCat("for (long ", j, " = 0; ", j, " < ", r, "; ++", j, ")"));
+  const std::string row_at = absl::StrCat("(", offset, ") * ", r, " + ", j);
+  if (!rows_below.empty()) em_->OpenBlock(absl::StrCat("if (", row_at, " < ", rows_below, ")"));
+  DFC_ASSIGN_OR_RETURN(CVal element, column.element(j));
+  DFC_ASSIGN_OR_RETURN(std::string v, element.scalar());
+  const std::string at = absl::StrCat("(", row_at, ") * ", row, " + ", i, " * ", w);
+  em_->Emit(w > 1 ? absl::StrCat("vstore", w, "(", v, ", 0, ", buffer, " + ", at, ");")
+                  : absl::StrCat(buffer, "[", at, "] = ", v, ";"));
+  if (!rows_below.empty()) em_->CloseBlock();
+  em_->CloseBlock();
+  em_->CloseBlock();
+  return absl::OkStatus();
+}
+
+absl::StatusOr<CVal> Generator::Materialize(const CVal& value) {
+  const std::string buffer = absl::StrCat("tmp", temporaries_.size());
+  const DType dtype = ir::BaseDType(value.type);
+  temporaries_.push_back(value.type);
+  global_buffers_.insert(buffer);
+  buffer_params_.push_back(absl::StrCat("__global ", StorageType(dtype), "* restrict ", buffer,
+                                        "  // ", ir::TypeToString(value.type)));
+  // Outside every output's block, the stage computes its value as the cluster's body would.
+  const bool saved = top_level_;
+  top_level_ = false;
+  const std::string stage = absl::StrCat(name_, "_s", stages_.size());
+  const std::string comment = absl::StrCat(buffer, ": ", ir::TypeToString(value.type));
+  // A GPU reads a transposed view with neighbouring work-items on neighbouring elements: its
+  // reads coalesce row by row.
+  const bool matrix = value.type->is_array() && value.type->element->is_array() &&
+                      value.type->element->element->is_scalar();
+  absl::Status emitted = !profile_.is_gpu && !value.computed && matrix
+                             ? EmitBlockedCopy(stage, value, buffer, comment)
+                             : EmitKernel(stage, {{value, value.type, buffer, comment}});
+  top_level_ = saved;
+  DFC_RETURN_IF_ERROR(emitted);
+  return Load(buffer, dtype, value.type, "0L");
+}
+
+absl::Status Generator::EmitBlockedCopy(const std::string& name, const CVal& value,
+                                        const std::string& buffer, const std::string& comment) {
+  CEmitter emitter(&block_counter_);
+  CEmitter* const outer = em_;
+  em_ = &emitter;
+  KernelStage stage{.name = name,
+                    .rows = {ArithExpr::CeilDiv(value.type->length, kCopyBlockRows)},
+                    .work_group_size = work_group_size_};
+  auto emit = [&]() -> absl::Status {
+    em_->Emit(absl::StrCat("// MapGlb(0) over blocks of ", kCopyBlockRows,
+                           " rows: work-item gid copies rows ", kCopyBlockRows, "*gid to ",
+                           kCopyBlockRows, "*gid + ", kCopyBlockRows - 1, ", column by column"));
+    em_->Emit("const long gid = get_global_id(0);");
+    em_->Emit(absl::StrCat("// ", comment));
+    const std::string rows = Size(value.type->length);
+    const std::string columns = Size(value.type->element->length);
+    const std::string j = em_->Fresh("j");
+    const std::string t = em_->Fresh("t");
+    const std::string row = em_->Fresh("row");
+    // Work-items past the rows (the global size rounded up to the work-group size) do nothing.
+    em_->OpenBlock(absl::StrCat("if (gid * ", kCopyBlockRows, " < ", rows, ")"));
+    em_->OpenBlock(absl::StrCat("for (long ", j, " = 0; ", j, " < ", columns, "; ++", j, ")"));
+    em_->Emit("#pragma unroll");
+    em_->OpenBlock(
+        absl::StrCat("for (long ", t, " = 0; ", t, " < ", kCopyBlockRows, "; ++", t, ")"));
+    em_->Emit(absl::StrCat("const long ", row, " = gid * ", kCopyBlockRows, " + ", t, ";"));
+    em_->OpenBlock(absl::StrCat("if (", row, " < ", rows, ")"));
+    DFC_ASSIGN_OR_RETURN(CVal elements, value.element(row));
+    DFC_ASSIGN_OR_RETURN(CVal element, elements.element(j));
+    DFC_RETURN_IF_ERROR(Store(element, value.type->element->element, buffer,
+                              absl::StrCat(row, " * ", columns, " + ", j)));
+    em_->CloseBlock();
+    em_->CloseBlock();
+    em_->CloseBlock();
+    em_->CloseBlock();
+    return absl::OkStatus();
+  };
+  const absl::Status status = emit();
+  em_ = outer;
+  DFC_RETURN_IF_ERROR(status);
+  const DType dtype = ir::BaseDType(value.type);
+  uses_half_ |= dtype == DType::kHalf;
+  uses_double_ |= dtype == DType::kDouble;
+  kernels_.push_back({.locals = "", .body = emitter.Finish()});
+  stages_.push_back(std::move(stage));
+  return absl::OkStatus();
+}
+
+bool Generator::FitsPrivately(const TypePtr& type) {
+  const std::optional<int64_t> n = ConstantElements(type);
+  return n && *n <= kMaxPrivateElements;
+}
+
+void Generator::DeclarePrivateArray(const std::string& type, const std::string& name,
+                                    int64_t elements, int64_t element_bytes,
+                                    const std::string& comment) {
+  elements = std::max<int64_t>(elements, 1);
+  em_->Emit(absl::StrCat(type, " ", name, "[", elements, "];",
+                         comment.empty() ? "" : absl::StrCat("  // ", comment)));
+  private_bytes_ += elements * element_bytes;
+}
+
+absl::StatusOr<CVal> Generator::MaterializePrivately(const CVal& value) {
+  const DType dtype = ir::BaseDType(value.type);
+  const int64_t n = *ConstantElements(value.type);
+  const std::string name = em_->Fresh("priv");
+  const std::string type = ir::OpenCLType(dtype);  // float16 is kept as float
+  DeclarePrivateArray(type, name, n, dtype == DType::kHalf ? 4 : SizeOf(dtype),
+                      absl::StrCat(ir::TypeToString(value.type), ", computed once"));
+  DFC_RETURN_IF_ERROR(Store(value, value.type, name, "0L", /*private_array=*/true));
+  return Load(name, dtype == DType::kHalf ? DType::kFloat : dtype, value.type, "0L");
+}
+
+}  // namespace dfc::codegen::gen

@@ -1,0 +1,240 @@
+// Values of the generator: C types, literals, windows, sizes, loads and bindings (generator.h).
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "base/status.h"
+#include "codegen/generator.h"
+#include "ir/lower/scalar_funs.h"
+
+namespace dfc::codegen::gen {
+
+// The C type of a scalar or vector value, in its compute type: "float", "float16".
+std::string CType(const TypePtr& type) {
+  const std::string scalar = ir::OpenCLType(type->dtype);
+  return type->is_vector() ? absl::StrCat(scalar, type->width) : scalar;
+}
+
+// The scalar or vector at the bottom of nested arrays, or nullptr (a tuple).
+TypePtr LeafType(const TypePtr& type) {
+  if (type->is_array()) return LeafType(type->element);
+  return type->is_scalar() || type->is_vector() ? type : nullptr;
+}
+
+// How many scalars or vectors (one slot each) a value of `type` holds: NumElements for a
+// tensor. Null for a tuple.
+std::optional<ArithExpr> Slots(const TypePtr& type) {
+  if (type->is_scalar() || type->is_vector()) return ArithExpr(1);
+  if (!type->is_array()) return std::nullopt;
+  std::optional<ArithExpr> element = Slots(type->element);
+  if (!element) return std::nullopt;
+  return type->length * *element;
+}
+
+const CVal* Lookup(const Env& env, const ir::Param* param) {
+  if (auto it = env->root->find(param); it != env->root->end()) return &it->second;
+  for (const Frame* frame = env.get(); frame != nullptr; frame = frame->parent.get()) {
+    if (auto it = frame->bindings.find(param); it != frame->bindings.end()) return &it->second;
+  }
+  return nullptr;
+}
+
+absl::Status Unsupported(absl::string_view what) {
+  return absl::UnimplementedError(
+      absl::StrCat(what, " is not supported by the OpenCL code generator yet"));
+}
+
+// The OpenCL C literal of a scalar, in its compute type.
+std::string ScalarLiteral(const ir::Scalar& s) {
+  const std::string type = ir::OpenCLType(s.dtype);
+  if (IsFloating(s.dtype)) return ir::FloatLiteral(s.dtype, s.f);
+  if (s.dtype == DType::kUInt64) return absl::StrCat(s.AsUInt64(), "UL");
+  if (s.dtype == DType::kInt64) {
+    if (s.i == INT64_MIN) return "(-9223372036854775807L - 1L)";
+    return absl::StrCat(s.i, "L");
+  }
+  return absl::StrCat("((", type, ")", s.i, ")");
+}
+
+// The number of scalars of a tensor type, if it is a known constant.
+std::optional<int64_t> ConstantElements(const TypePtr& type) {
+  const auto shape = ir::TensorShape(type);
+  if (!shape) return std::nullopt;
+  return NumElements(*shape).AsConstant();
+}
+
+// Element i of Split(m) (stride m) and of Slide(size, step) (stride step): the window of
+// `array` that starts at element i * stride, of type `window`.
+ElementFn Windows(const CVal& array, const TypePtr& window, const std::string& stride) {
+  return [array, window, stride](const std::string& i) -> absl::StatusOr<CVal> {
+    CVal w{window};
+    if (!array.buffer.empty()) {  // a window of a contiguous array is contiguous
+      w.buffer = array.buffer;
+      w.base = absl::StrCat("(", array.base, " + (", i, ") * ", stride, ")");
+    }
+    w.element = [array, stride, i](const std::string& j) {
+      return array.element(absl::StrCat("((", i, ") * ", stride, " + (", j, "))"));
+    };
+    return w;
+  };
+}
+
+// The scalars and vectors of a value, depth first through tuples.
+absl::Status Leaves(const CVal& v, std::vector<const CVal*>& out) {
+  if (v.type->is_tuple()) {
+    for (const CVal& f : v.fields) DFC_RETURN_IF_ERROR(Leaves(f, out));
+    return absl::OkStatus();
+  }
+  if (!v.type->is_scalar() && !v.type->is_vector()) {
+    return Unsupported(absl::StrCat("a Reduce accumulator of type ", ir::TypeToString(v.type)));
+  }
+  out.push_back(&v);
+  return absl::OkStatus();
+}
+
+// A value of `type` whose k-th scalar (depth first) is names(k).
+CVal FromLeaves(const TypePtr& type, const std::function<Thunk(int)>& leaf, int& next) {
+  CVal out{type};
+  if (type->is_tuple()) {
+    for (const TypePtr& t : type->elements) out.fields.push_back(FromLeaves(t, leaf, next));
+  } else {
+    out.scalar = leaf(next++);
+  }
+  return out;
+}
+
+std::string Generator::Size(const ArithExpr& e, const std::string& index) {
+  switch (e.kind()) {
+    case ArithExpr::Kind::kConst:
+      return absl::StrCat(*e.AsConstant(), "L");
+    case ArithExpr::Kind::kVar:
+      if (e.var_name() == ir::IndexVar().var_name() && !index.empty()) return index;
+      size_vars_.insert(e.var_name());
+      return absl::StrCat("size_", e.var_name());
+    case ArithExpr::Kind::kSum: {
+      std::vector<std::string> terms;
+      for (const ArithExpr& t : e.operands()) terms.push_back(Size(t, index));
+      return absl::StrCat("(", absl::StrJoin(terms, " + "), ")");
+    }
+    case ArithExpr::Kind::kProd: {
+      std::vector<std::string> factors;
+      if (e.coefficient() != 1) factors.push_back(absl::StrCat(e.coefficient(), "L"));
+      for (const ArithExpr& f : e.operands()) factors.push_back(Size(f, index));
+      return absl::StrCat("(", absl::StrJoin(factors, " * "), ")");
+    }
+    case ArithExpr::Kind::kDiv:
+    case ArithExpr::Kind::kMod:
+      return absl::StrCat(e.kind() == ArithExpr::Kind::kDiv ? "dfc_floordiv(" : "dfc_floormod(",
+                          Size(e.operands()[0], index), ", ", Size(e.operands()[1], index), ")");
+  }
+  return "0L";
+}
+
+absl::StatusOr<CVal> Generator::Bind(CVal value) {
+  if (value.type->is_array()) return value;  // a view: elements are computed where read
+  if (value.type->is_tuple()) {
+    for (CVal& field : value.fields) {
+      DFC_ASSIGN_OR_RETURN(field, Bind(std::move(field)));
+    }
+    return value;
+  }
+  if (!value.type->is_scalar() && !value.type->is_vector()) {
+    return Unsupported(ir::TypeToString(value.type));
+  }
+  const std::string type = CType(value.type);
+  auto memo = std::make_shared<Memo>(
+      &em_,
+      [this, type, thunk = value.scalar]() -> absl::StatusOr<std::vector<std::string>> {
+        DFC_ASSIGN_OR_RETURN(std::string expr, thunk());
+        std::string name = em_->Fresh("v");
+        em_->Emit(absl::StrCat("const ", type, " ", name, " = ", expr, ";"));
+        return std::vector<std::string>{name};
+      },
+      top_level_ ? 2 : -1);
+  value.scalar = [memo]() -> absl::StatusOr<std::string> {
+    DFC_ASSIGN_OR_RETURN(std::vector<std::string> names, memo->Get());
+    return names[0];
+  };
+  if (!top_level_) DFC_RETURN_IF_ERROR(memo->Get().status());
+  return value;
+}
+
+CVal Generator::Select(const TypePtr& type, std::string cond, Lazy then, Lazy other) {
+  CVal out{type};
+  if (type->is_tuple()) {
+    for (size_t k = 0; k < type->elements.size(); ++k) {
+      auto field = [k](Lazy whole) -> Lazy {
+        return [k, whole]() -> absl::StatusOr<CVal> {
+          DFC_ASSIGN_OR_RETURN(CVal v, whole());
+          return v.fields[k];
+        };
+      };
+      out.fields.push_back(Select(type->elements[k], cond, field(then), field(other)));
+    }
+  } else if (type->is_array()) {
+    out.element = [this, type, cond, then, other](const std::string& i) -> absl::StatusOr<CVal> {
+      auto element = [i](Lazy whole) -> Lazy {
+        return [i, whole]() -> absl::StatusOr<CVal> {
+          DFC_ASSIGN_OR_RETURN(CVal v, whole());
+          return v.element(i);
+        };
+      };
+      return Select(type->element, cond, element(then), element(other));
+    };
+  } else {
+    out.scalar = [this, type, cond, then, other]() -> absl::StatusOr<std::string> {
+      const std::string name = em_->Fresh("sel");
+      em_->Emit(absl::StrCat(ir::OpenCLType(type->dtype), " ", name, ";"));
+      for (const auto& [header, branch] : {std::pair{absl::StrCat("if (", cond, ")"), then},
+                                           std::pair{std::string("else"), other}}) {
+        em_->OpenBlock(header);
+        absl::StatusOr<CVal> v = branch();
+        absl::StatusOr<std::string> expr = v.ok() ? v->scalar() : v.status();
+        if (!expr.ok()) return expr.status();
+        em_->Emit(absl::StrCat(name, " = ", *expr, ";"));
+        em_->CloseBlock();
+      }
+      return name;
+    };
+  }
+  return out;
+}
+
+CVal Generator::Filled(const TypePtr& type, const ir::Scalar& fill) {
+  CVal out{type};
+  if (type->is_tuple()) {
+    for (const TypePtr& t : type->elements) out.fields.push_back(Filled(t, fill));
+  } else if (type->is_array()) {
+    out.element = [this, type, fill](const std::string&) -> absl::StatusOr<CVal> {
+      return Filled(type->element, fill);
+    };
+  } else {
+    // Pad's value has the array's dtype; a zero is made for each dtype.
+    const ir::Scalar value = fill.dtype == type->dtype ? fill : ir::Scalar::Int(type->dtype, 0);
+    out.scalar = [value]() -> absl::StatusOr<std::string> { return ScalarLiteral(value); };
+  }
+  return out;
+}
+
+CVal Generator::Load(const std::string& buffer, DType dtype, const TypePtr& type,
+                     std::string base) {
+  CVal out{type};
+  if (type->is_array()) {
+    const std::string stride = Size(*Slots(type->element));
+    if (type->element->is_scalar() && dtype != DType::kHalf) {
+      out.buffer = buffer;
+      out.base = base;
+    }
+    out.element = [this, buffer, dtype, type, base,
+                   stride](const std::string& i) -> absl::StatusOr<CVal> {
+      return Load(buffer, dtype, type->element,
+                  absl::StrCat("(", base, " + (", i, ") * ", stride, ")"));
+    };
+  } else {
+    out.scalar = [buffer, dtype, base]() -> absl::StatusOr<std::string> {
+      if (dtype == DType::kHalf) return absl::StrCat("vload_half(", base, ", ", buffer, ")");
+      return absl::StrCat(buffer, "[", base, "]");
+    };
+  }
+  return out;
+}
+
+}  // namespace dfc::codegen::gen
