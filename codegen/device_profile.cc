@@ -32,34 +32,60 @@ std::vector<std::string> NamedProfiles() { return {"amd", "nvidia", "intel", "ar
 
 absl::StatusOr<DeviceProfile> NamedProfile(absl::string_view name) {
   if (name == "amd") {
-    return DeviceProfile{
-        "amd", "AMD GPU (64-wide wavefronts, 64 KiB LDS)", 64, 60, 64 << 10, true, 1, 256, true};
+    return DeviceProfile{.name = "amd",
+                         .description = "AMD GPU (64-wide wavefronts, 64 KiB LDS)",
+                         .simd_width = 64,
+                         .compute_units = 60,
+                         .local_memory_bytes = 64 << 10,
+                         .local_memory_is_real = true,
+                         .preferred_vector_width = 1,
+                         .max_work_group_size = 256,
+                         .is_gpu = true};
   }
   if (name == "nvidia") {
-    return DeviceProfile{"nvidia", "NVIDIA GPU (32-wide warps, 48 KiB shared memory)",
-                         32,       46,
-                         48 << 10, true,
-                         1,        1024,
-                         true};
+    return DeviceProfile{.name = "nvidia",
+                         .description = "NVIDIA GPU (32-wide warps, 48 KiB shared memory)",
+                         .simd_width = 32,
+                         .compute_units = 46,
+                         .local_memory_bytes = 48 << 10,
+                         .local_memory_is_real = true,
+                         .preferred_vector_width = 1,
+                         .max_work_group_size = 1024,
+                         .is_gpu = true};
   }
   if (name == "intel") {
-    return DeviceProfile{"intel",  "Intel integrated GPU (16-wide sub-groups, 64 KiB SLM)",
-                         16,       96,
-                         64 << 10, true,
-                         1,        512,
-                         true};
+    return DeviceProfile{.name = "intel",
+                         .description = "Intel integrated GPU (16-wide sub-groups, 64 KiB SLM)",
+                         .simd_width = 16,
+                         .compute_units = 96,
+                         .local_memory_bytes = 64 << 10,
+                         .local_memory_is_real = true,
+                         .preferred_vector_width = 1,
+                         .max_work_group_size = 512,
+                         .is_gpu = true};
   }
   if (name == "arm") {
-    return DeviceProfile{
-        "arm", "ARM Mali GPU (local memory in global memory)", 16, 20, 32 << 10, false, 4, 384,
-        true};
+    return DeviceProfile{.name = "arm",
+                         .description = "ARM Mali GPU (local memory in global memory)",
+                         .simd_width = 16,
+                         .compute_units = 20,
+                         .local_memory_bytes = 32 << 10,
+                         .local_memory_is_real = false,
+                         .preferred_vector_width = 4,
+                         .max_work_group_size = 384,
+                         .is_gpu = true};
   }
   if (name == "cpu") {
-    return DeviceProfile{"cpu",     "multi-core CPU (local memory in global memory)",
-                         8,         8,
-                         512 << 10, false,
-                         8,         4096,
-                         false,     kCpuPrefetchBytes};
+    return DeviceProfile{.name = "cpu",
+                         .description = "multi-core CPU (local memory in global memory)",
+                         .simd_width = 8,
+                         .compute_units = 8,
+                         .local_memory_bytes = 512 << 10,
+                         .local_memory_is_real = false,
+                         .preferred_vector_width = 8,
+                         .max_work_group_size = 4096,
+                         .is_gpu = false,
+                         .prefetch_bytes = kCpuPrefetchBytes};
   }
   return absl::NotFoundError(absl::StrCat("no device profile \"", name, "\" (expected ",
                                           absl::StrJoin(NamedProfiles(), ", "),
