@@ -69,6 +69,17 @@ struct DeviceTensor {
 inline constexpr int64_t kPrivateBytesPerWorkGroup = 256 * 1024;
 size_t LocalSizeForPrivateArrays(int64_t private_bytes, size_t max_work_group_size);
 
+// How a kernel stage of `rows` rows is launched on a device whose work-groups hold at most
+// `max_work_group_size` items: a MapGlb stage gets its work-group size (or the driver's choice,
+// 0, bounded by its private arrays) and a global size rounded up to it; a MapWrg/MapLcl stage
+// gets exactly its work-group size, one group a row.
+struct StageLaunch {
+  size_t global = 0;
+  size_t local = 0;  // 0: the driver's choice
+};
+StageLaunch StageGeometry(const codegen::KernelStage& stage, int64_t rows,
+                          size_t max_work_group_size);
+
 class DeviceExecutor {
  public:
   struct Options {
@@ -140,7 +151,7 @@ class DeviceExecutor {
   const std::vector<KernelTime>& kernel_times() const { return kernel_times_; }
 
  private:
-  class Run_;  // one run's values and pending error flags (device_executor.cc)
+  class ActiveRun;  // one run's values and pending error flags (device_run.h)
 
   // A cluster's kernel, made on first use; `status` is why it could not be.
   struct CompiledCluster {

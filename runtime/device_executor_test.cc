@@ -514,6 +514,24 @@ TEST(LocalSizeForPrivateArraysTest, BoundsTheWorkGroupsPrivateArrays) {
   EXPECT_EQ(LocalSizeForPrivateArrays(int64_t{1} << 30, 4096), 1u);
 }
 
+TEST(StageGeometryTest, RoundsMapGlbUpAndGivesMapWrgAGroupARow) {
+  // MapGlb in work-groups of 64: 100 rows take two groups, and work-items past row 99 idle.
+  StageLaunch glb = StageGeometry({.work_group_size = 64}, 100, 1024);
+  EXPECT_EQ(glb.global, 128u);
+  EXPECT_EQ(glb.local, 64u);
+  // A plan's work-group larger than this device allows is cut to its limit.
+  EXPECT_EQ(StageGeometry({.work_group_size = 1024}, 100, 256).local, 256u);
+  // The driver's choice, unless private arrays bound it.
+  EXPECT_EQ(StageGeometry({.work_group_size = 0}, 100, 4096).local, 0u);
+  EXPECT_EQ(StageGeometry({.work_group_size = 0}, 100, 4096).global, 100u);
+  EXPECT_EQ(StageGeometry({.work_group_size = 0, .private_bytes = 1024}, 100, 4096).local, 256u);
+  // MapWrg/MapLcl: exactly its group a row, even past the device's limit (the launch fails
+  // there, and the cluster falls back).
+  StageLaunch wrg = StageGeometry({.work_group_size = 256, .work_group_per_row = true}, 10, 128);
+  EXPECT_EQ(wrg.local, 256u);
+  EXPECT_EQ(wrg.global, 2560u);
+}
+
 // The 784-256-10 MLP keeps each row's 256 hidden units in a private array. PoCL, left to
 // choose, ran 4096 of 8192 rows as one work-group on one thread's stack and overflowed it: the
 // process died (the default kernel, and the variant with its layers' Maps and Reduces

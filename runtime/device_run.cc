@@ -1,0 +1,252 @@
+// A run's execution units: host ops on the reference executor, clusters as generated kernels
+// (or on the host when their kernel fails), fetches and error flags (see device_run.h).
+#include "runtime/device_run.h"
+
+#include <algorithm>
+#include <optional>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "base/status.h"
+#include "runtime/interpreted.h"
+#include "runtime/opencl/cl_error.h"
+#include "runtime/profiler/profiler.h"
+#include "runtime/reference/kernel.h"
+#include "runtime/reference/session.h"
+#include "runtime/work_estimate.h"
+
+namespace dfc {
+
+absl::Status DeviceExecutor::ActiveRun::RunUnit(const ExecutionUnit& unit,
+                                                const SizeBindings& sizes) {
+  // The profiler's second level: each execution unit of the run.
+  std::optional<profiler::RecordEvent> span;
+  if (profiler::GetState() != profiler::State::kDisabled) {
+    span.emplace(unit.cluster >= 0 ? absl::StrCat("cluster ", unit.cluster)
+                                   : absl::StrCat("host ", graph_.node(unit.node).op, " ",
+                                                  graph_.node(unit.node).name));
+  }
+  if (unit.cluster >= 0) return RunCluster(unit.cluster, sizes);
+  const Node& node = graph_.node(unit.node);
+  const OpDef& def = DefOf(node);
+  if (AllOutputsFed(unit.node) || def.variable) return absl::OkStatus();
+  if (def.variable_ref_input && !node.inputs.empty() && IsVariableRead(node.inputs[0])) {
+    return RunVariableWrite(node);
+  }
+  return RunHostNode(node, def);
+}
+
+absl::StatusOr<std::vector<Tensor>> DeviceExecutor::ActiveRun::Fetch(
+    const std::vector<TensorId>& fetches) {
+  std::vector<Tensor> out;
+  for (const TensorId& id : fetches) {
+    DFC_ASSIGN_OR_RETURN(Tensor t, Host(id, nullptr));
+    out.push_back(std::move(t));
+  }
+  return out;
+}
+
+absl::StatusOr<std::vector<DeviceExecutor::KernelTime>> DeviceExecutor::ActiveRun::KernelTimes() {
+  std::vector<KernelTime> times;
+  for (const LaunchRecord& launch : launches_) {
+    cl_event event = launch.event.get();
+    DFC_CL_RETURN_IF_ERROR(clWaitForEvents(1, &event));
+    cl_ulong start = 0, end = 0;
+    DFC_CL_RETURN_IF_ERROR(
+        clGetEventProfilingInfo(event, CL_PROFILING_COMMAND_START, sizeof(start), &start, nullptr));
+    DFC_CL_RETURN_IF_ERROR(
+        clGetEventProfilingInfo(event, CL_PROFILING_COMMAND_END, sizeof(end), &end, nullptr));
+    if (cl_event since = launch.since.get(); since != nullptr) {
+      cl_ulong marker_end = 0;
+      DFC_CL_RETURN_IF_ERROR(clGetEventProfilingInfo(since, CL_PROFILING_COMMAND_END,
+                                                     sizeof(marker_end), &marker_end, nullptr));
+      start = std::min(start, marker_end);  // never less than the last kernel's own time
+    }
+    times.push_back({launch.cluster, launch.kernel, static_cast<int64_t>(end - start)});
+  }
+  return times;
+}
+
+absl::Status DeviceExecutor::ActiveRun::CheckErrors() {
+  std::vector<PendingError> pending = std::move(pending_);
+  pending_.clear();
+  for (const PendingError& p : pending) {
+    cl_int error = 0;
+    DFC_RETURN_IF_ERROR(ex_.context_->Read(*p.flag, &error, sizeof(error)));
+    if (error != 0) {
+      return absl::OutOfRangeError(
+          absl::StrCat(ClusterLabel(p.cluster),
+                       ": an index read at run time is out of range (a GatherV2 index, say)"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::shared_ptr<DeviceTensor>> DeviceExecutor::ActiveRun::Value(
+    const TensorId& id, const Node* consumer) {
+  if (IsVariableRead(id)) {
+    std::shared_ptr<DeviceTensor> current = Variable(id.node);
+    if (current == nullptr) {
+      return reference::UninitializedVariableError(
+          consumer != nullptr ? *consumer : *graph_.FindNode(id.node), id.node);
+    }
+    return current;
+  }
+  auto it = values_.find(id);
+  if (it == values_.end()) {
+    return absl::InternalError(absl::StrCat("tensor \"", id.ToString(), "\" was not computed"));
+  }
+  return it->second;
+}
+
+absl::StatusOr<Tensor> DeviceExecutor::ActiveRun::Host(const TensorId& id, const Node* consumer) {
+  DFC_ASSIGN_OR_RETURN(std::shared_ptr<DeviceTensor> value, Value(id, consumer));
+  if (!value->host) {
+    // Values a kernel computed: its index errors come before anything reads them.
+    DFC_RETURN_IF_ERROR(CheckErrors());
+    DFC_RETURN_IF_ERROR(ex_.Download(*value));
+  }
+  return *value->host;
+}
+
+absl::StatusOr<std::shared_ptr<cl::ClBuffer>> DeviceExecutor::ActiveRun::Buffer(
+    DeviceTensor& value) {
+  if (!value.buffer) {
+    DFC_ASSIGN_OR_RETURN(value.buffer, ex_.Upload(*value.host));
+  }
+  return value.buffer;
+}
+
+absl::Status DeviceExecutor::ActiveRun::RunHostNode(const Node& node, const OpDef& def) {
+  // A constant is made, and uploaded when a cluster reads it, once for all runs.
+  const bool constant = node.op == "Const";
+  if (constant) {
+    auto it = state_->constants.find(TensorId{node.name, 0});
+    if (it != state_->constants.end()) {
+      values_[it->first] = it->second;
+      return absl::OkStatus();
+    }
+  }
+  std::vector<Tensor> inputs;
+  for (const TensorId& id : node.inputs) {
+    DFC_ASSIGN_OR_RETURN(std::shared_ptr<DeviceTensor> value, Value(id, &node));
+    if (def.reads_only_shapes && !value->host) {  // Shape(x) copies nothing of x
+      DFC_ASSIGN_OR_RETURN(Tensor t, Tensor::ShapeOnly(value->dtype, value->shape));
+      inputs.push_back(std::move(t));
+      continue;
+    }
+    DFC_ASSIGN_OR_RETURN(Tensor t, Host(id, &node));
+    inputs.push_back(std::move(t));
+  }
+  reference::NodeState node_state;
+  if (def.stateful) {
+    // The run draws from its own copy of the node's stream; Commit keeps where it ended.
+    auto [rng, inserted] = rngs_.try_emplace(node.name);
+    if (inserted) {
+      const auto kept = state_->rngs.find(node.name);
+      if (kept != state_->rngs.end()) {
+        rng->second = kept->second;
+      } else {
+        rng->second.seed(reference::RandomSeed(node));
+      }
+    }
+    node_state.rng = &rng->second;
+  }
+  DFC_ASSIGN_OR_RETURN(std::vector<Tensor> outputs,
+                       reference::EvaluateNode(node, inputs, node_state));
+  for (int k = 0; k < static_cast<int>(outputs.size()); ++k) {
+    std::shared_ptr<DeviceTensor> value = OnHost(std::move(outputs[k]));
+    if (constant) state_->constants[TensorId{node.name, k}] = value;
+    values_[TensorId{node.name, k}] = std::move(value);
+  }
+  return absl::OkStatus();
+}
+
+const Node* DeviceExecutor::ActiveRun::ReaderOf(const Cluster& cluster, const TensorId& id) const {
+  for (int n : cluster.nodes) {
+    const Node& node = graph_.node(n);
+    if (std::find(node.inputs.begin(), node.inputs.end(), id) != node.inputs.end()) return &node;
+  }
+  return nullptr;
+}
+
+absl::Status DeviceExecutor::ActiveRun::RunCluster(int index, const SizeBindings& sizes) {
+  const Cluster& cluster = lowered_.partition.clusters[index];
+  const ir::LoweredCluster& lowered = lowered_.clusters[index];
+  const auto& lambda = *lowered.lambda;
+  std::vector<std::shared_ptr<DeviceTensor>> params;
+  for (size_t k = 0; k < lowered.params.size(); ++k) {
+    DFC_ASSIGN_OR_RETURN(std::shared_ptr<DeviceTensor> value,
+                         Value(lowered.params[k], ReaderOf(cluster, lowered.params[k])));
+    const ir::TypePtr& type = lambda.params[k]->type;
+    absl::StatusOr<Shape> shape = ir::ShapeUnder(type, sizes);
+    if (!shape.ok() || *shape != value->shape || ir::BaseDType(type) != value->dtype) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("tensor \"", lowered.params[k].ToString(), "\" is ", value->DebugType(),
+                       ", but the compiled cluster expects ", ir::TypeToString(type)));
+    }
+    params.push_back(std::move(value));
+  }
+  if (ex_.options_.blas_matmul && cluster.nodes.size() == 1 &&
+      graph_.node(cluster.nodes[0]).op == "MatMul" && params.size() == 2 &&
+      params[0]->dtype == DType::kFloat && params[1]->dtype == DType::kFloat) {
+    return BlasMatMul(index, graph_.node(cluster.nodes[0]), lowered, params, sizes);
+  }
+  CompiledCluster& compiled = ex_.Compile(graph_, cluster, lowered, index);
+  absl::Status launched = compiled.status;
+  if (launched.ok()) launched = Launch(index, compiled, lowered, params, sizes);
+  if (launched.ok()) {
+    ++ex_.kernels_run_;
+    return absl::OkStatus();
+  }
+  if (absl::IsInvalidArgument(launched) || absl::IsOutOfRange(launched)) return launched;
+  if (absl::IsUnavailable(launched)) {
+    // Out of memory or the device lost: the host cannot take over (the cluster's inputs are
+    // on the device), so the run ends here, naming the cluster, and its variables are left
+    // as they were (see Commit).
+    return absl::UnavailableError(
+        absl::StrCat(ClusterLabel(index), ": the device failed: ", launched.message()));
+  }
+  // Only a kernel that could not be made or launched falls back.
+  ++ex_.fallbacks_;
+  if (ex_.options_.warnings != nullptr && !compiled.warned) {
+    compiled.warned = true;
+    *ex_.options_.warnings << "dfc: warning: " << ClusterLabel(index)
+                           << " runs on the reference executor: its kernel failed: "
+                           << launched.message() << "\n";
+  }
+  DFC_ASSIGN_OR_RETURN(
+      std::vector<Tensor> outputs,
+      RunClusterByReference(graph_, cluster, lowered_.fold, sizes,
+                            [&](const TensorId& id) { return Host(id, ReaderOf(cluster, id)); }));
+  for (size_t k = 0; k < outputs.size(); ++k) {
+    values_[lowered.outputs[k]] = OnHost(std::move(outputs[k]));
+  }
+  return absl::OkStatus();
+}
+
+void DeviceExecutor::ActiveRun::RecordKernel(cl_event event, int index, const std::string& name,
+                                             int dims, std::vector<size_t> global,
+                                             std::vector<size_t> local, uint64_t launch,
+                                             const SizeBindings& sizes, cl_event since) {
+  profiler::DeviceEventInfo info{.kind = profiler::DeviceEventKind::kKernel,
+                                 .name = name,
+                                 .dims = dims,
+                                 .bytes = ClusterBytes(lowered_.clusters[index], sizes),
+                                 .launch = launch};
+  for (int k = 0; k < dims; ++k) {
+    info.global[k] = global[k];
+    info.local[k] = local[k];
+  }
+  for (int n : lowered_.partition.clusters[index].nodes) {
+    const Node& node = graph_.node(n);
+    const auto flops = static_cast<double>(NodeFlops(graph_, lowered_, node, sizes));
+    info.flops += flops;
+    info.nodes.push_back(node.name);
+    info.node_work.push_back(flops +
+                             static_cast<double>(NodeOutputBytes(graph_, lowered_, node, sizes)));
+  }
+  profiler::RecordDeviceEvent(event, ex_.context_->queue(), std::move(info), since);
+}
+
+}  // namespace dfc

@@ -1,0 +1,194 @@
+// One run of a DeviceExecutor (device_executor.h): the values computed so far, on the device,
+// the host or both, the variables written and random streams drawn (made the state's only when
+// the whole run succeeds), and the error flags of the kernels not yet read. Its members live in
+// device_run.cc (execution units, host ops, clusters, fetches), variable_writes.cc (Assign and
+// the updates of variables) and launch.cc (a cluster's kernels launched; CLBlast's GEMM).
+#ifndef DFC_RUNTIME_DEVICE_RUN_H_
+#define DFC_RUNTIME_DEVICE_RUN_H_
+
+#include <memory>
+#include <optional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "graph/ops.h"
+#include "runtime/device_executor.h"
+#include "runtime/opencl/cl_error.h"
+#include "runtime/opencl/handles.h"
+
+namespace dfc {
+
+// The op table's entry for `node`'s op (an empty one for an op outside it).
+inline const OpDef& DefOf(const Node& node) {
+  static const OpDef kUnknown;
+  const OpDef* def = FindOpDef(node.op);
+  return def != nullptr ? *def : kUnknown;
+}
+
+// A value that lives on the host until a kernel reads it.
+inline std::shared_ptr<DeviceTensor> OnHost(Tensor t) {
+  return std::make_shared<DeviceTensor>(
+      DeviceTensor{.dtype = t.dtype(), .shape = t.shape(), .host = std::move(t)});
+}
+
+// Sets the kernel arguments in order: buffers, then scalars of any type.
+class ArgSetter {
+ public:
+  explicit ArgSetter(cl_kernel kernel) : kernel_(kernel) {}
+  absl::Status Buffer(const cl::ClBuffer& b) {
+    cl_mem mem = b.get();
+    DFC_CL_RETURN_IF_ERROR(clSetKernelArg(kernel_, index_++, sizeof(cl_mem), &mem));
+    return absl::OkStatus();
+  }
+  template <typename T>
+  absl::Status Scalar(const T& value) {
+    DFC_CL_RETURN_IF_ERROR(clSetKernelArg(kernel_, index_++, sizeof(T), &value));
+    return absl::OkStatus();
+  }
+
+ private:
+  cl_kernel kernel_;
+  cl_uint index_ = 0;
+};
+
+class DeviceExecutor::ActiveRun {
+ public:
+  ActiveRun(DeviceExecutor& executor, const Graph& graph, const ir::LoweredGraph& lowered,
+            State* state)
+      : ex_(executor), graph_(graph), lowered_(lowered), state_(state ? state : &own_state_) {}
+
+  void Feed(const TensorId& id, const Tensor& value) {
+    fed_.insert(id);
+    values_[id] = OnHost(value);
+  }
+
+  absl::Status RunUnit(const ExecutionUnit& unit, const SizeBindings& sizes);
+
+  // The fetches, copied to the host after every kernel's error flag has been read.
+  absl::StatusOr<std::vector<Tensor>> Fetch(const std::vector<TensorId>& fetches);
+
+  // The device times of the kernels launched, once they have finished.
+  absl::StatusOr<std::vector<KernelTime>> KernelTimes();
+
+  absl::Status CheckErrors();
+
+  // "cluster 2 (matmul, add, softmax)": how errors and warnings name a cluster.
+  std::string ClusterLabel(int index) const {
+    return absl::StrCat(
+        "cluster ", index, " (",
+        absl::StrJoin(ClusterNodeNames(graph_, lowered_.partition.clusters[index]), ", "), ")");
+  }
+
+  // Makes the run's variable writes and random draws the state's. Called only when the whole
+  // run succeeded: a run that fails anywhere (a device fault, an index out of range) leaves
+  // every variable as it was, as a failed TensorFlow step does, and every random op's stream
+  // where it was, so that the step run again draws what it would have.
+  void Commit() {
+    for (auto& [name, value] : written_) state_->variables[name] = std::move(value);
+    written_.clear();
+    for (auto& [name, rng] : rngs_) state_->rngs[name] = rng;
+    rngs_.clear();
+  }
+
+ private:
+  struct PendingError {
+    int cluster;
+    std::shared_ptr<cl::ClBuffer> flag;
+  };
+  struct LaunchRecord {
+    int cluster;
+    std::string kernel;
+    cl::ClEvent event;
+    // For a library call that enqueues several kernels and ties `event` to its last only
+    // (CLBlast's indirect GEMM pads and transposes first): a marker enqueued just before the
+    // call. The launch is timed from the marker's end, when the call's first kernel may start.
+    cl::ClEvent since;
+  };
+  std::vector<LaunchRecord> launches_;
+
+  bool AllOutputsFed(int node) const {
+    const int n = graph_.num_outputs(node);
+    if (n <= 0) return false;
+    for (int k = 0; k < n; ++k) {
+      if (!fed_.contains(TensorId{graph_.node(node).name, k})) return false;
+    }
+    return true;
+  }
+
+  // A variable's value as this run sees it: what the run wrote, else what the state holds;
+  // null if neither has one.
+  std::shared_ptr<DeviceTensor> Variable(const std::string& name) const {
+    if (auto it = written_.find(name); it != written_.end()) return it->second;
+    if (auto it = state_->variables.find(name); it != state_->variables.end()) return it->second;
+    return nullptr;
+  }
+
+  // A read of a variable's current value (not a fed tensor that replaces it).
+  bool IsVariableRead(const TensorId& id) const {
+    const Node* producer = graph_.FindNode(id.node);
+    return producer != nullptr && DefOf(*producer).variable && !fed_.contains(id);
+  }
+
+  // The value of `id` as `consumer` (nullptr for a fetch) reads it now: a variable's current
+  // value, else what the run fed or computed.
+  absl::StatusOr<std::shared_ptr<DeviceTensor>> Value(const TensorId& id, const Node* consumer);
+
+  absl::StatusOr<Tensor> Host(const TensorId& id, const Node* consumer);
+
+  absl::StatusOr<std::shared_ptr<cl::ClBuffer>> Buffer(DeviceTensor& value);
+
+  absl::Status RunHostNode(const Node& node, const OpDef& def);
+
+  // Assign, AssignAdd, AssignSub, ApplyGradientDescent on a variable. Assign takes the value's
+  // buffer as the variable's; an update of a float or double variable runs on the device into
+  // a new buffer; anything else (another dtype, a mismatch to report) runs the reference kernel.
+  absl::Status RunVariableWrite(const Node& node);
+
+  // The node of `cluster` that reads `id` first (messages name it).
+  const Node* ReaderOf(const Cluster& cluster, const TensorId& id) const;
+
+  absl::Status RunCluster(int index, const SizeBindings& sizes);
+
+  // Gives the profiler a kernel of cluster `index`: the graph nodes it computes, each with its
+  // estimated work (flops and output bytes) by which the report shares the kernel's time.
+  void RecordKernel(cl_event event, int index, const std::string& name, int dims,
+                    std::vector<size_t> global, std::vector<size_t> local, uint64_t launch,
+                    const SizeBindings& sizes, cl_event since = nullptr);
+
+  // A cluster of one float32 MatMul through CLBlast's GEMM (Options::blas_matmul).
+  absl::Status BlasMatMul(int index, const Node& node, const ir::LoweredCluster& lowered,
+                          const std::vector<std::shared_ptr<DeviceTensor>>& params,
+                          const SizeBindings& sizes);
+
+  // InvalidArgument (the run's error, no fallback: the reference could not hold it either) if
+  // `value`'s size overflows 64 bits or exceeds the largest buffer the device makes.
+  absl::Status CheckDeviceSize(int index, const DeviceTensor& value) const;
+
+  // Enqueues every stage of the cluster's kernel; its outputs stay on the device.
+  absl::Status Launch(int index, const CompiledCluster& compiled, const ir::LoweredCluster& lowered,
+                      const std::vector<std::shared_ptr<DeviceTensor>>& params,
+                      const SizeBindings& sizes);
+
+  DeviceExecutor& ex_;
+  const Graph& graph_;
+  const ir::LoweredGraph& lowered_;
+  State own_state_;
+  State* state_;
+  absl::flat_hash_set<TensorId> fed_;
+  absl::flat_hash_map<TensorId, std::shared_ptr<DeviceTensor>> values_;
+  // The variables this run wrote and the random streams it drew from, made the state's by
+  // Commit.
+  absl::flat_hash_map<std::string, std::shared_ptr<DeviceTensor>> written_;
+  absl::flat_hash_map<std::string, std::mt19937_64> rngs_;
+  std::vector<PendingError> pending_;
+};
+
+}  // namespace dfc
+
+#endif  // DFC_RUNTIME_DEVICE_RUN_H_
