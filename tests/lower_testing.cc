@@ -47,15 +47,22 @@ namespace dfc::testing {
     return ::testing::AssertionFailure() << "lowering failed: " << lowered.status();
   }
   ir::Interpreter interpreter;
+  return InterpretedMatchesReference(interpreter, *lowered, env, {}, expected);
+}
+
+::testing::AssertionResult InterpretedMatchesReference(
+    ir::Interpreter& interpreter, const std::vector<ir::ExprPtr>& lowered,
+    const absl::flat_hash_map<const ir::Param*, ir::Value>& env, const SizeBindings& sizes,
+    const absl::StatusOr<std::vector<Tensor>>& expected) {
   std::vector<Tensor> actual;
-  for (const ir::ExprPtr& out : *lowered) {
+  for (const ir::ExprPtr& out : lowered) {
     absl::StatusOr<ir::Value> value = interpreter.Evaluate(out, env);
     if (!value.ok()) {
       if (!expected.ok()) return ::testing::AssertionSuccess();
       return ::testing::AssertionFailure()
              << "interpreting failed: " << value.status() << "\nIR: " << ir::ToString(out);
     }
-    absl::StatusOr<Tensor> tensor = ir::TensorFromValue(*value, out->type, {});
+    absl::StatusOr<Tensor> tensor = ir::TensorFromValue(*value, out->type, sizes);
     if (!tensor.ok()) {
       return ::testing::AssertionFailure()
              << "the interpreted value does not have the IR's type: " << tensor.status();
@@ -77,7 +84,7 @@ namespace dfc::testing {
       return ::testing::AssertionFailure()
              << "output " << k << ": " << c.reason << "\n  interpreted: " << actual[k].Preview()
              << "\n  reference:   " << (*expected)[k].Preview()
-             << "\n  IR: " << ir::ToString((*lowered)[k]);
+             << "\n  IR: " << ir::ToString(lowered[k]);
     }
   }
   return ::testing::AssertionSuccess();
