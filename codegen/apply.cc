@@ -30,6 +30,17 @@ absl::StatusOr<CVal> Generator::Eval(const ExprPtr& expr, const Env& env) {
       const auto& call = static_cast<const ir::FunCall&>(*expr);
       std::vector<CVal> args;
       for (const ExprPtr& a : call.args) {
+        // A tensor the cluster binds is stored by a kernel of its own, as the lowering said
+        // (rewrite::ToGlobalLet); evaluated where it is read instead, a chain of them would
+        // grow the code exponentially.
+        if (top_level_ && call.f->kind == Fun::Kind::kLambda && a->type->is_array() &&
+            ir::TensorShape(a->type) &&
+            (a->kind != ir::Expr::Kind::kFunCall ||
+             static_cast<const ir::FunCall&>(*a).f->kind != Fun::Kind::kToGlobal)) {
+          return absl::InternalError(absl::StrCat("a let at the cluster's top level binds a ",
+                                                  ir::TypeToString(a->type),
+                                                  " that is not lowered to ToGlobal"));
+        }
         DFC_ASSIGN_OR_RETURN(CVal v, Eval(a, env));
         args.push_back(std::move(v));
       }
@@ -54,6 +65,15 @@ absl::StatusOr<CVal> Generator::Apply(const Fun& f, std::vector<CVal> args, cons
     case Fun::Kind::kUserFun:
       return CallUserFun(static_cast<const ir::UserFun&>(f), std::move(args));
     default: {
+      if (f.kind == Fun::Kind::kToGlobal && top_level_) {
+        // Stored by a kernel of its own into a temporary, which later kernels read.
+        DFC_ASSIGN_OR_RETURN(
+            CVal v, Apply(*static_cast<const ir::Pattern&>(f).f, std::move(args), result, env));
+        if (!v.type->is_array() || !ir::TensorShape(v.type)) {
+          return Unsupported(absl::StrCat("ToGlobal of a ", ir::TypeToString(v.type)));
+        }
+        return Materialize(v);
+      }
       // A pattern's value computes if its function does or any argument's value does.
       bool computed = ir::Computes(f);
       for (const CVal& a : args) computed = computed || a.computed;
@@ -70,11 +90,9 @@ absl::StatusOr<CVal> Generator::ApplyLambda(const ir::Lambda& lambda, std::vecto
   auto bound = std::make_shared<Frame>(Frame{.root = env->root, .parent = env, .bindings = {}});
   for (size_t k = 0; k < args.size(); ++k) {
     CVal v = std::move(args[k]);
-    if (top_level_ && v.type->is_array() && ir::TensorShape(v.type)) {
-      DFC_ASSIGN_OR_RETURN(v, Materialize(v));
-    } else if (!top_level_ && v.computed && v.type->is_array() &&
-               (ir::Reads(*lambda.body, lambda.params[k].get()) > 1 || v.columns_of != nullptr) &&
-               FitsPrivately(v.type)) {
+    if (!top_level_ && v.computed && v.type->is_array() &&
+        (ir::Reads(*lambda.body, lambda.params[k].get()) > 1 || v.columns_of != nullptr) &&
+        FitsPrivately(v.type)) {
       // (Read by rows, a Transpose of computed columns would compute every column a row.)
       DFC_ASSIGN_OR_RETURN(v, MaterializePrivately(v));
     } else {

@@ -10,6 +10,7 @@
 #include "absl/strings/str_split.h"
 #include "base/status.h"
 #include "codegen/generator.h"
+#include "codegen/lower_for_device.h"
 #include "ir/lower/scalar_funs.h"
 
 namespace dfc::codegen {
@@ -293,7 +294,10 @@ std::string StorageType(DType dtype) {
 
 absl::StatusOr<KernelSource> GenerateKernel(const ir::LoweredCluster& cluster,
                                             const KernelOptions& options) {
-  gen::Generator generator(cluster);
+  ir::LoweredCluster lowered = cluster;
+  DFC_ASSIGN_OR_RETURN(ir::ExprPtr body, LowerForDevice(cluster.lambda->body));
+  lowered.lambda = std::make_shared<ir::Lambda>(cluster.lambda->params, std::move(body));
+  gen::Generator generator(lowered);
   return generator.Generate(options);
 }
 
