@@ -14,6 +14,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "graph/op_semantics/strided_slice.h"
 #include "graph/ops.h"
 
 namespace dfc {
@@ -247,42 +248,26 @@ std::optional<Infos> FoldSlice(const Node&, Inputs in) {
       SymbolicInfo(in[0].dtype, SymVec(v.begin() + *begin, v.begin() + *begin + *size), false));
 }
 
-// TensorFlow's strided_slice_op.cc canonicalisation, for one dimension.
+// A StridedSlice of a symbolic vector, resolved as graph/op_semantics/strided_slice.h
+// resolves it; an ellipsis or a new axis would make a result of another rank, left unfolded.
 std::optional<Infos> FoldStridedSlice(const Node& node, Inputs in) {
   if (in.size() != 4 || !IsSymbolicVector(in[0])) return std::nullopt;
-  const std::optional<int64_t> begin_in = ConstScalar(in[1]);
-  const std::optional<int64_t> end_in = ConstScalar(in[2]);
+  const std::optional<int64_t> begin = ConstScalar(in[1]);
+  const std::optional<int64_t> end = ConstScalar(in[2]);
   const std::optional<int64_t> stride = ConstScalar(in[3]);
-  const std::optional<int64_t> begin_mask = IntAttr(node, "begin_mask", 0);
-  const std::optional<int64_t> end_mask = IntAttr(node, "end_mask", 0);
-  const std::optional<int64_t> ellipsis_mask = IntAttr(node, "ellipsis_mask", 0);
-  const std::optional<int64_t> new_axis_mask = IntAttr(node, "new_axis_mask", 0);
-  const std::optional<int64_t> shrink_mask = IntAttr(node, "shrink_axis_mask", 0);
-  if (!begin_in || !end_in || !stride || *stride == 0 || !begin_mask || !end_mask ||
-      !ellipsis_mask || !new_axis_mask || !shrink_mask || *ellipsis_mask != 0 ||
-      *new_axis_mask != 0) {
+  const absl::StatusOr<StridedSliceMasks> masks = ReadStridedSliceMasks(node);
+  if (!begin || !end || !stride || !masks.ok() || masks->ellipsis != 0 || masks->new_axis != 0) {
     return std::nullopt;
   }
   const SymVec& v = *in[0].symbolic_value;
-  const int64_t n = static_cast<int64_t>(v.size());
-  const int64_t s = *stride;
-  if (*shrink_mask & 1) {
-    const int64_t i = *begin_in < 0 ? *begin_in + n : *begin_in;
-    if (s <= 0 || i < 0 || i >= n) return std::nullopt;
-    return One(SymbolicInfo(in[0].dtype, {v[i]}, true));
-  }
-  const int64_t lo = s > 0 ? 0 : -1;
-  const int64_t hi = s > 0 ? n : n - 1;
-  auto canonical = [&](int64_t x, bool masked, bool is_begin) {
-    if (masked) return (s > 0) == is_begin ? lo : hi;
-    const int64_t fwd = x < 0 ? x + n : x;
-    return std::clamp(fwd, lo, hi);
-  };
-  const int64_t b = canonical(*begin_in, *begin_mask & 1, true);
-  const int64_t e = canonical(*end_in, *end_mask & 1, false);
+  const int64_t begins[] = {*begin}, ends[] = {*end}, strides[] = {*stride};
+  const absl::StatusOr<StridedSliceResolution> slice =
+      ResolveStridedSlice(begins, ends, strides, *masks, Shape{static_cast<int64_t>(v.size())});
+  if (!slice.ok()) return std::nullopt;
+  const SliceDim& dim = slice->dims[0];
   SymVec out;
-  for (int64_t i = b; s > 0 ? i < e : i > e; i += s) out.push_back(v[i]);
-  return One(SymbolicInfo(in[0].dtype, std::move(out), false));
+  for (int64_t i = 0; i < dim.size; ++i) out.push_back(v[dim.begin + i * dim.stride]);
+  return One(SymbolicInfo(in[0].dtype, std::move(out), slice->final_shape.empty()));
 }
 
 std::optional<Infos> FoldGather(const Node& node, Inputs in) {

@@ -13,6 +13,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "base/status.h"
+#include "graph/op_semantics/strided_slice.h"
 #include "ir/lower/layout_internal.h"
 #include "ir/lower/lower.h"
 #include "ir/lower/lower_util.h"
@@ -200,19 +201,9 @@ Outputs LowerSlice(const LowerContext& ctx) {
   return One(ctx, SliceDims(in, slices));
 }
 
-// TensorFlow's ValidateStridedSliceOp as the reference writes it: the sparse spec (one entry
-// per begin/end/strides element, with an ellipsis and new axes) is expanded to a dense one
-// with an entry per input dimension, each clamped to the input; the final shape drops the
-// shrunk dimensions and inserts the new axes. A dimension of symbolic size can only be taken
-// whole (both ends masked, or a begin of 0 with a masked end) or indexed, since clamping needs
-// its value.
-constexpr int kNewAxis = -1;
-constexpr int kShrinkAxis = -2;
-
-bool Bit(int64_t mask, int i) {
-  return i >= 0 && i < 64 && ((static_cast<uint64_t>(mask) >> i) & 1) != 0;
-}
-
+// StridedSlice as graph/op_semantics/strided_slice.h resolves it, dimension by dimension so
+// that a dimension of symbolic size can be taken too: whole (both ends masked, or a begin of 0
+// with a masked end) or indexed, since clamping needs its value.
 Outputs LowerStridedSlice(const LowerContext& ctx) {
   if (ctx.num_inputs() != 4) {
     return ctx.Error(absl::StrCat("expects 4 inputs, got ", ctx.num_inputs()));
@@ -230,76 +221,28 @@ Outputs LowerStridedSlice(const LowerContext& ctx) {
   const SymbolicShape input = ShapeOfExpr(in);
   const int rank = static_cast<int>(input.size());
   if (rank >= 63) return ctx.Error(absl::StrCat("input rank ", rank, " is too large"));
-
-  int64_t masks[5];
-  const char* names[5] = {"begin_mask", "end_mask", "ellipsis_mask", "new_axis_mask",
-                          "shrink_axis_mask"};
-  for (int k = 0; k < 5; ++k) {
-    DFC_ASSIGN_OR_RETURN(masks[k], ctx.node().GetInt(names[k], 0));
-  }
-  const int64_t begin_mask = masks[0], end_mask = masks[1], new_axis_mask = masks[3],
-                shrink_mask = masks[4];
-  int64_t ellipsis_mask = masks[2];
-  const uint64_t ellipsis_bits = static_cast<uint64_t>(ellipsis_mask);
-  if ((ellipsis_bits & (ellipsis_bits - 1)) != 0) {
-    return ctx.Error(
-        absl::StrCat("ellipsis_mask ", ellipsis_mask, " marks more than one ellipsis"));
-  }
-  int sparse_dims = static_cast<int>(begin_in.size());
-  if (sparse_dims >= 63) return ctx.Error("begin, end and strides have more than 62 entries");
-
-  bool ellipsis_seen = false;
-  int new_axes_after_ellipsis = 0;
-  for (int i = 0; i < sparse_dims; ++i) {
-    if (ellipsis_seen && Bit(new_axis_mask, i)) ++new_axes_after_ellipsis;
-    if (Bit(ellipsis_mask, i)) ellipsis_seen = true;
-  }
-  if (!ellipsis_seen) {  // an implicit trailing ellipsis covers the unmentioned dimensions
-    ellipsis_mask |= int64_t{1} << sparse_dims;
-    ++sparse_dims;
-  }
-
-  std::vector<int64_t> begin(rank, 0), end(rank, 0), stride(rank, 1);
-  std::vector<bool> begin_masked(rank, true), end_masked(rank, true), shrink(rank, false);
-  std::vector<int> gather;  // per final dimension: a dense index, kNewAxis or kShrinkAxis
-  int full = 0;
-  for (int i = 0; i < sparse_dims; ++i) {
-    if (Bit(ellipsis_mask, i)) {
-      const int next = std::min(rank - (sparse_dims - i) + 1 + new_axes_after_ellipsis, rank);
-      for (; full < next; ++full) gather.push_back(full);
-    } else if (Bit(new_axis_mask, i)) {
-      gather.push_back(kNewAxis);
-    } else {
-      if (full == rank) {
-        return ctx.Error(
-            absl::StrCat("slice spec has more index entries than the input's rank ", rank));
-      }
-      begin[full] = begin_in[i];
-      end[full] = end_in[i];
-      stride[full] = stride_in[i];
-      begin_masked[full] = Bit(begin_mask, i);
-      end_masked[full] = Bit(end_mask, i);
-      shrink[full] = Bit(shrink_mask, i);
-      gather.push_back(shrink[full] ? kShrinkAxis : full);
-      ++full;
-    }
-  }
+  DFC_ASSIGN_OR_RETURN(StridedSliceMasks masks, ReadStridedSliceMasks(ctx.node()));
+  absl::StatusOr<DenseSliceSpec> dense =
+      ExpandStridedSlice(begin_in, end_in, stride_in, masks, rank);
+  if (!dense.ok()) return ctx.node().Annotate(dense.status());
 
   std::vector<DimSlice> slices;
   for (int i = 0; i < rank; ++i) {
-    const int64_t s = stride[i];
-    if (s == 0) return ctx.Error(absl::StrCat("strides[", i, "] is 0"));
+    const DenseSliceDim& d = dense->dims[i];
+    const int64_t s = d.stride;
     const std::optional<int64_t> dim = input[i].AsConstant();
     if (!dim) {
+      if (absl::Status checked = CheckSliceDim(d, i); !checked.ok()) {
+        return ctx.node().Annotate(checked);
+      }
       // An index into a dimension of unknown size n (x[0], x[-1]) is trusted to be in range,
       // as Slice's bounds are: a run where it is not reads outside the input.
-      if (shrink[i]) {
-        if (s < 0) return ctx.Error("only stride 1 is allowed on a shrunk (indexed) dimension");
-        slices.push_back({begin[i] < 0 ? input[i] + begin[i] : ArithExpr(begin[i]), s, 1});
+      if (d.shrink) {
+        slices.push_back({d.begin < 0 ? input[i] + d.begin : ArithExpr(d.begin), s, 1});
         continue;
       }
       // Otherwise only the whole dimension, in either direction: clamping needs n's value.
-      const bool whole = end_masked[i] && (begin_masked[i] || (s > 0 && begin[i] == 0));
+      const bool whole = d.end_masked && (d.begin_masked || (s > 0 && d.begin == 0));
       if (!whole) {
         return ctx.Error(absl::StrCat("dimension ", i, " of ", DebugType(in),
                                       " has a symbolic size: StridedSlice can only take it "
@@ -310,47 +253,23 @@ Outputs LowerStridedSlice(const LowerContext& ctx) {
       slices.push_back({s > 0 ? ArithExpr(0) : input[i] - 1, s, size});
       continue;
     }
-    int64_t b = begin[i], e = end[i];
-    if (shrink[i]) {
-      if (s < 0) return ctx.Error("only stride 1 is allowed on a shrunk (indexed) dimension");
-      const int64_t forward = b < 0 ? *dim + b : b;
-      if (forward < 0 || forward >= *dim) {
-        return ctx.Error(absl::StrCat("slice index ", b, " of dimension ", i,
-                                      " is out of bounds for size ", *dim));
-      }
-      b = forward;
-      e = forward + 1;
-    } else {
-      const int64_t lo = s > 0 ? 0 : -1;
-      const int64_t hi = s > 0 ? *dim : *dim - 1;
-      auto canonical = [&](int64_t x, bool masked, bool is_begin) {
-        if (masked) return (s > 0) == is_begin ? lo : hi;
-        const int64_t forward = x < 0 ? *dim + x : x;
-        return std::clamp(forward, lo, hi);
-      };
-      b = canonical(b, begin_masked[i], true);
-      e = canonical(e, end_masked[i], false);
-    }
-    const int64_t interval = e - b;
-    int64_t size = 0;
-    if (interval != 0 && (interval < 0) == (s < 0)) {
-      size = interval / s + (interval % s != 0 ? 1 : 0);
-    }
+    absl::StatusOr<SliceDim> clamped = ClampSliceDim(d, i, *dim);
+    if (!clamped.ok()) return ctx.node().Annotate(clamped.status());
     // An empty slice reads nothing: begin 0 keeps its index function inside the input.
-    slices.push_back({size == 0 ? 0 : b, s, size});
+    slices.push_back({clamped->size == 0 ? 0 : clamped->begin, s, clamped->size});
   }
 
   absl::StatusOr<ExprPtr> processed = SliceDims(in, slices);
   if (!processed.ok()) return ctx.node().Annotate(processed.status());
   SymbolicShape final_shape;
-  for (int g : gather) {
+  for (int g : dense->output_dims) {
     if (g >= 0) final_shape.push_back(slices[g].size);
     if (g == kNewAxis) final_shape.push_back(1);
   }
   // The final shape, dimension by dimension: new axes are Repeat(1), shrunk ones At 0.
   ExprPtr out = *processed;
   int depth = 0;
-  for (int g : gather) {
+  for (int g : dense->output_dims) {
     absl::StatusOr<ExprPtr> step = out;
     if (g == kNewAxis) {
       step = InsertUnitDim(out, depth++);

@@ -10,6 +10,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "graph/op_semantics/strided_slice.h"
 #include "runtime/reference/kernel.h"
 #include "runtime/reference/kernel_util.h"
 
@@ -211,132 +212,7 @@ absl::Status Slice(KernelContext& ctx) {
 }
 
 // --- StridedSlice --------------------------------------------------------------------------------
-// TensorFlow's ValidateStridedSliceOp (tensorflow/core/util/strided_slice_op.cc), step by step:
-// the "sparse" spec (one entry per begin/end/strides element, with ellipsis and new axes) is
-// expanded to a "dense" spec with one entry per input dimension; each dense entry is then
-// clamped to the input into (begin, stride, size); the final shape drops shrunk dimensions and
-// inserts new axes.
-
-constexpr int kNewAxis = -1;
-constexpr int kShrinkAxis = -2;
-
-bool Bit(int64_t mask, int i) {
-  return i >= 0 && i < 64 && ((static_cast<uint64_t>(mask) >> i) & 1) != 0;
-}
-
-struct StridedSliceSpec {
-  Shape processing_shape;                // one entry per input dimension
-  std::vector<int64_t> begin, stride;    // canonical, per input dimension
-  Shape final_shape;
-};
-
-absl::StatusOr<StridedSliceSpec> ComputeStridedSlice(const KernelContext& ctx, const Shape& input,
-                                                     const std::vector<int64_t>& begin_in,
-                                                     const std::vector<int64_t>& end_in,
-                                                     const std::vector<int64_t>& stride_in) {
-  const Node& node = ctx.node();
-  int64_t masks[5];
-  const char* names[5] = {"begin_mask", "end_mask", "ellipsis_mask", "new_axis_mask",
-                          "shrink_axis_mask"};
-  for (int k = 0; k < 5; ++k) {
-    absl::StatusOr<int64_t> m = node.GetInt(names[k], 0);
-    if (!m.ok()) return m.status();
-    masks[k] = *m;
-  }
-  const int64_t begin_mask = masks[0], end_mask = masks[1], new_axis_mask = masks[3],
-                shrink_mask = masks[4];
-  int64_t ellipsis_mask = masks[2];
-  const uint64_t ellipsis_bits = static_cast<uint64_t>(ellipsis_mask);
-  if ((ellipsis_bits & (ellipsis_bits - 1)) != 0) {
-    return ctx.Error(absl::StrCat("ellipsis_mask ", ellipsis_mask, " marks more than one ellipsis"));
-  }
-  int sparse_dims = static_cast<int>(begin_in.size());
-  if (sparse_dims >= 63) return ctx.Error("begin, end and strides have more than 62 entries");
-  const int rank = static_cast<int>(input.size());
-
-  bool ellipsis_seen = false;
-  int new_axes_after_ellipsis = 0;
-  for (int i = 0; i < sparse_dims; ++i) {
-    if (ellipsis_seen && Bit(new_axis_mask, i)) ++new_axes_after_ellipsis;
-    if (Bit(ellipsis_mask, i)) ellipsis_seen = true;
-  }
-  if (!ellipsis_seen) {  // an implicit trailing ellipsis covers the unmentioned dimensions
-    ellipsis_mask |= int64_t{1} << sparse_dims;
-    ++sparse_dims;
-  }
-
-  // Dense spec. Dimensions no entry reaches (only possible through an inconsistent spec)
-  // default to the whole dimension.
-  std::vector<int64_t> begin(rank, 0), end(rank, 0), stride(rank, 1);
-  std::vector<bool> begin_masked(rank, true), end_masked(rank, true), shrink(rank, false);
-  std::vector<int> gather;  // per final dimension: a dense index, kNewAxis or kShrinkAxis
-  int full = 0;
-  for (int i = 0; i < sparse_dims; ++i) {
-    if (Bit(ellipsis_mask, i)) {
-      const int next = std::min(rank - (sparse_dims - i) + 1 + new_axes_after_ellipsis, rank);
-      for (; full < next; ++full) gather.push_back(full);
-    } else if (Bit(new_axis_mask, i)) {
-      gather.push_back(kNewAxis);
-    } else {
-      if (full == rank) {
-        return ctx.Error(absl::StrCat("slice spec has more index entries than the input's rank ",
-                                      rank));
-      }
-      begin[full] = begin_in[i];
-      end[full] = end_in[i];
-      stride[full] = stride_in[i];
-      begin_masked[full] = Bit(begin_mask, i);
-      end_masked[full] = Bit(end_mask, i);
-      shrink[full] = Bit(shrink_mask, i);
-      gather.push_back(shrink[full] ? kShrinkAxis : full);
-      ++full;
-    }
-  }
-
-  StridedSliceSpec spec;
-  for (int i = 0; i < rank; ++i) {
-    const int64_t dim = input[i];
-    const int64_t s = stride[i];
-    if (s == 0) return ctx.Error(absl::StrCat("strides[", i, "] is 0"));
-    int64_t b = begin[i], e = end[i];
-    if (shrink[i]) {
-      if (s < 0) return ctx.Error("only stride 1 is allowed on a shrunk (indexed) dimension");
-      // The end of a shrunk dimension is ignored: foo[-1] comes as begin -1, end 0.
-      const int64_t forward = b < 0 ? dim + b : b;
-      if (forward < 0 || forward >= dim) {
-        return ctx.Error(absl::StrCat("slice index ", b, " of dimension ", i,
-                                      " is out of bounds for size ", dim));
-      }
-      b = forward;
-      e = forward + 1;
-    } else {
-      // Masked ends take the whole range in the stride's direction; others wrap once when
-      // negative and are clamped to [0, dim] (stride > 0) or [-1, dim-1] (stride < 0).
-      const int64_t lo = s > 0 ? 0 : -1;
-      const int64_t hi = s > 0 ? dim : dim - 1;
-      auto canonical = [&](int64_t x, bool masked, bool is_begin) {
-        if (masked) return (s > 0) == is_begin ? lo : hi;
-        const int64_t forward = x < 0 ? dim + x : x;
-        return std::clamp(forward, lo, hi);
-      };
-      b = canonical(b, begin_masked[i], true);
-      e = canonical(e, end_masked[i], false);
-    }
-    const int64_t interval = e - b;
-    int64_t size = 0;
-    if (interval != 0 && (interval < 0) == (s < 0)) {
-      size = interval / s + (interval % s != 0 ? 1 : 0);
-    }
-    spec.processing_shape.push_back(size);
-    spec.begin.push_back(b);
-    spec.stride.push_back(s);
-  }
-  for (int g : gather) {
-    if (g >= 0) spec.final_shape.push_back(spec.processing_shape[g]);
-    if (g == kNewAxis) spec.final_shape.push_back(1);
-  }
-  return spec;
-}
+// The spec is resolved by graph/op_semantics/strided_slice.h; the kernel copies what it says.
 
 absl::Status StridedSlice(KernelContext& ctx) {
   if (absl::Status s = CheckNumInputs(ctx, 4); !s.ok()) return s;
@@ -355,13 +231,15 @@ absl::Status StridedSlice(KernelContext& ctx) {
                                   " and ", ctx.input(3).DebugType()));
   }
   if (in.rank() >= 63) return ctx.Error(absl::StrCat("input rank ", in.rank(), " is too large"));
-  absl::StatusOr<StridedSliceSpec> spec =
-      ComputeStridedSlice(ctx, in.shape(), *begin, *end, *strides);
-  if (!spec.ok()) return spec.status();
+  absl::StatusOr<StridedSliceMasks> masks = ReadStridedSliceMasks(ctx.node());
+  if (!masks.ok()) return masks.status();
+  absl::StatusOr<StridedSliceResolution> spec =
+      ResolveStridedSlice(*begin, *end, *strides, *masks, in.shape());
+  if (!spec.ok()) return ctx.node().Annotate(spec.status());
   const std::vector<int64_t> in_strides = InputStrides(in);
   absl::StatusOr<Tensor> out =
       MapCopy(ctx, in, spec->processing_shape, nullptr, [&](int d, int64_t i) {
-        return (spec->begin[d] + i * spec->stride[d]) * in_strides[d];
+        return (spec->dims[d].begin + i * spec->dims[d].stride) * in_strides[d];
       });
   if (!out.ok()) return out.status();
   return Finish(ctx, out->Reshaped(spec->final_shape));
