@@ -3,13 +3,13 @@
 // a Map over Iota(depth)), Fill (nested Repeats of the value) and Range (a Map over Iota).
 #include <cmath>
 #include <cstdint>
-#include <limits>
 #include <string>
 #include <type_traits>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "base/status.h"
+#include "graph/op_semantics/range.h"
 #include "ir/lower/layout_internal.h"
 #include "ir/lower/lower.h"
 #include "ir/lower/lower_util.h"
@@ -205,33 +205,6 @@ Outputs LowerFill(const LowerContext& ctx) {
   return One(ctx, Filled(value, dims));
 }
 
-// Range's element count, computed as the reference computes it (without overflow).
-template <typename T>
-absl::StatusOr<int64_t> RangeSize(const LowerContext& ctx, T start, T limit, T delta) {
-  const auto text = [&] {
-    return absl::StrCat(" (start ", start, ", limit ", limit, ", delta ", delta, ")");
-  };
-  if (delta == 0) return ctx.Error(absl::StrCat("delta must not be 0", text()));
-  if (delta > 0 ? !(start <= limit) : !(start >= limit)) {
-    return ctx.Error(absl::StrCat(delta > 0 ? "start must be <= limit when delta > 0"
-                                            : "start must be >= limit when delta < 0",
-                                  text()));
-  }
-  if constexpr (std::is_integral_v<T>) {
-    const uint64_t span = delta > 0 ? static_cast<uint64_t>(limit) - static_cast<uint64_t>(start)
-                                    : static_cast<uint64_t>(start) - static_cast<uint64_t>(limit);
-    const uint64_t step =
-        delta > 0 ? static_cast<uint64_t>(delta) : uint64_t{0} - static_cast<uint64_t>(delta);
-    return static_cast<int64_t>(span / step + (span % step != 0 ? 1 : 0));
-  } else {
-    const T size = std::ceil(std::abs((limit - start) / delta));
-    if (!(size < static_cast<T>(std::numeric_limits<int64_t>::max()))) {
-      return ctx.Error(absl::StrCat("range has too many elements", text()));
-    }
-    return static_cast<int64_t>(size);
-  }
-}
-
 // start + i * delta with int64 wrap-around, as the reference computes it in uint64.
 template <typename T>
 FunPtr IntegerRangeFun() {
@@ -295,7 +268,9 @@ Outputs LowerRangeOf(const LowerContext& ctx, const Tensor& start_t, const Tenso
   const T start = start_t.data<T>()[0];
   const T limit = limit_t.data<T>()[0];
   const T delta = delta_t.data<T>()[0];
-  DFC_ASSIGN_OR_RETURN(int64_t n, RangeSize(ctx, start, limit, delta));
+  const absl::StatusOr<int64_t> size = RangeSize(start, limit, delta);
+  if (!size.ok()) return ctx.node().Annotate(size.status());
+  const int64_t n = *size;
   FunPtr f;
   if constexpr (std::is_integral_v<T>) {
     f = IntegerRangeFun<T>();

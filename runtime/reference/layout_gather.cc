@@ -3,13 +3,13 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
-#include <limits>
 #include <string>
 #include <type_traits>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "graph/op_semantics/range.h"
 #include "runtime/reference/kernel.h"
 #include "runtime/reference/kernel_util.h"
 
@@ -192,33 +192,6 @@ absl::Status Fill(KernelContext& ctx) {
   return absl::OkStatus();
 }
 
-// Range's element count, computed without overflow: ceil(|limit - start| / |delta|).
-template <typename T>
-absl::StatusOr<int64_t> RangeSize(const KernelContext& ctx, T start, T limit, T delta) {
-  const auto text = [&] { return absl::StrCat(" (start ", start, ", limit ", limit, ", delta ",
-                                              delta, ")"); };
-  if (delta == 0) return ctx.Error(absl::StrCat("delta must not be 0", text()));
-  if (delta > 0 ? !(start <= limit) : !(start >= limit)) {
-    return ctx.Error(absl::StrCat(delta > 0 ? "start must be <= limit when delta > 0"
-                                            : "start must be >= limit when delta < 0",
-                                  text()));
-  }
-  if constexpr (std::is_integral_v<T>) {
-    // Differences of int64 values can overflow int64, not uint64.
-    const uint64_t span = delta > 0 ? static_cast<uint64_t>(limit) - static_cast<uint64_t>(start)
-                                    : static_cast<uint64_t>(start) - static_cast<uint64_t>(limit);
-    const uint64_t step = delta > 0 ? static_cast<uint64_t>(delta)
-                                    : uint64_t{0} - static_cast<uint64_t>(delta);
-    return static_cast<int64_t>(span / step + (span % step != 0 ? 1 : 0));
-  } else {
-    const T size = std::ceil(std::abs((limit - start) / delta));
-    if (!(size < static_cast<T>(std::numeric_limits<int64_t>::max()))) {
-      return ctx.Error(absl::StrCat("range has too many elements", text()));
-    }
-    return static_cast<int64_t>(size);
-  }
-}
-
 absl::Status Range(KernelContext& ctx) {
   if (absl::Status s = CheckNumInputs(ctx, 3); !s.ok()) return s;
   DType dtype = ctx.input(0).dtype();
@@ -247,9 +220,9 @@ absl::Status Range(KernelContext& ctx) {
       const T start = ctx.input(0).data<T>()[0];
       const T limit = ctx.input(1).data<T>()[0];
       const T delta = ctx.input(2).data<T>()[0];
-      absl::StatusOr<int64_t> size = RangeSize(ctx, start, limit, delta);
+      absl::StatusOr<int64_t> size = RangeSize(start, limit, delta);
       if (!size.ok()) {
-        status = size.status();
+        status = ctx.node().Annotate(size.status());
         return;
       }
       absl::StatusOr<Tensor> out = AllocateOutput(ctx, dtype, {*size});
