@@ -1,8 +1,10 @@
-// Which dtypes an op is defined for, as a bit set of classes: the reference kernels refuse
-// the others, and the lowerings refuse exactly the same ones.
+// Which dtypes an op is defined for, as a bit set of classes or a named set: the reference
+// kernels refuse the others, and the lowerings refuse exactly the same ones.
 #ifndef DFC_GRAPH_DTYPE_CLASS_H_
 #define DFC_GRAPH_DTYPE_CLASS_H_
 
+#include <algorithm>
+#include <iterator>
 #include <string>
 #include <type_traits>
 
@@ -42,6 +44,17 @@ inline bool DTypeInClass(DType d, unsigned classes) {
   if (IsSigned(d)) return (classes & kSigned) != 0;
   if (IsInteger(d)) return (classes & kUnsigned) != 0;
   return false;
+}
+
+// The number types of OPS.md, which the reductions, scans and contractions are defined for:
+// every supported dtype but bool and uint16, uint32 and uint64 (added later, for graphs that
+// cast to them), so unlike kNumbers not a union of classes.
+inline constexpr DType kNumericDTypes[] = {DType::kHalf,  DType::kFloat, DType::kDouble,
+                                           DType::kInt8,  DType::kInt16, DType::kInt32,
+                                           DType::kInt64, DType::kUInt8};
+
+inline bool IsNumeric(DType d) {
+  return std::ranges::find(kNumericDTypes, d) != std::end(kNumericDTypes);
 }
 
 // "float16, float32, float64": the dtypes of `classes`, for error messages.

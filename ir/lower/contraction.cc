@@ -22,6 +22,7 @@
 #include "absl/strings/substitute.h"
 #include "base/status.h"
 #include "graph/dtype.h"
+#include "graph/dtype_class.h"
 #include "ir/expr.h"
 #include "ir/lower/broadcast.h"
 #include "ir/lower/lower.h"
@@ -30,23 +31,6 @@
 
 namespace dfc::ir {
 namespace {
-
-// The dtypes the reference's CheckNumeric accepts.
-bool IsNumeric(DType d) {
-  switch (d) {
-    case DType::kHalf:
-    case DType::kFloat:
-    case DType::kDouble:
-    case DType::kInt8:
-    case DType::kInt16:
-    case DType::kInt32:
-    case DType::kInt64:
-    case DType::kUInt8:
-      return true;
-    default:
-      return false;
-  }
-}
 
 // float16 products and sums are computed in float.
 DType ComputeDType(DType d) { return d == DType::kHalf ? DType::kFloat : d; }

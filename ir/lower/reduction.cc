@@ -24,6 +24,7 @@
 #include "base/check.h"
 #include "base/status.h"
 #include "graph/dtype.h"
+#include "graph/dtype_class.h"
 #include "ir/expr.h"
 #include "ir/lower/lower.h"
 #include "ir/lower/lower_util.h"
@@ -33,23 +34,6 @@ namespace dfc::ir {
 namespace {
 
 // --- dtypes ------------------------------------------------------------------------------------
-
-// The dtypes CheckNumeric accepts in the reference: every number type of OPS.md.
-bool IsNumeric(DType d) {
-  switch (d) {
-    case DType::kHalf:
-    case DType::kFloat:
-    case DType::kDouble:
-    case DType::kInt8:
-    case DType::kInt16:
-    case DType::kInt32:
-    case DType::kInt64:
-    case DType::kUInt8:
-      return true;
-    default:
-      return false;
-  }
-}
 
 absl::Status CheckDType(const LowerContext& ctx, DType d, bool ok, absl::string_view expected) {
   if (ok) return absl::OkStatus();

@@ -47,6 +47,10 @@ std::vector<int64_t> Strides(const Shape& shape) {
 }
 
 absl::Status CheckDType(const KernelContext& ctx, int i, std::initializer_list<DType> allowed) {
+  return CheckDType(ctx, i, std::span<const DType>(allowed.begin(), allowed.size()));
+}
+
+absl::Status CheckDType(const KernelContext& ctx, int i, std::span<const DType> allowed) {
   const DType d = ctx.input(i).dtype();
   for (DType a : allowed) {
     if (a == d) return absl::OkStatus();

@@ -3,10 +3,12 @@
 #define DFC_RUNTIME_REFERENCE_KERNEL_UTIL_H_
 
 #include <cstdint>
+#include <initializer_list>
+#include <span>
 #include <vector>
 
-#include "absl/strings/string_view.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "graph/tensor.h"
 #include "runtime/reference/kernel.h"
 
@@ -27,6 +29,7 @@ absl::StatusOr<int> NormalizeAxis(const KernelContext& ctx, int64_t axis, int ra
 std::vector<int64_t> Strides(const Shape& shape);
 
 // Fails unless input `i` has one of `allowed` dtypes.
+absl::Status CheckDType(const KernelContext& ctx, int i, std::span<const DType> allowed);
 absl::Status CheckDType(const KernelContext& ctx, int i, std::initializer_list<DType> allowed);
 
 // Fails unless the node has `n` inputs.

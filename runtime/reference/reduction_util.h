@@ -13,6 +13,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "graph/dtype.h"
+#include "graph/dtype_class.h"
 #include "graph/half.h"
 #include "graph/tensor.h"
 #include "runtime/reference/kernel.h"
@@ -59,11 +60,9 @@ T FromDouble(double value) {
   }
 }
 
-// Fails unless input `i` is a number type (every supported dtype but bool).
+// Fails unless input `i` is a number type of OPS.md (graph/dtype_class.h's IsNumeric).
 inline absl::Status CheckNumeric(const KernelContext& ctx, int i) {
-  return CheckDType(ctx, i,
-                    {DType::kHalf, DType::kFloat, DType::kDouble, DType::kInt8, DType::kInt16,
-                     DType::kInt32, DType::kInt64, DType::kUInt8});
+  return CheckDType(ctx, i, kNumericDTypes);
 }
 
 // Fails unless input `i` is float16, float32 or float64.
