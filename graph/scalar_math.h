@@ -100,6 +100,98 @@ C IntPow(C x, C n) {
   return result;
 }
 
+// TensorFlow's binary ops on one element of compute type C (float for float16), each written
+// once here so that the reference kernels and the UserFuns' host twins compute the same value.
+// The integer divisions expect a nonzero divisor and Pow a non-negative integer exponent: the
+// callers refuse the others first.
+
+// Div truncates integers toward zero; TruncateDiv also truncates floats.
+template <typename C>
+C Div(C x, C y) {
+  if constexpr (std::is_integral_v<C>) {
+    return TruncDiv(x, y);
+  } else {
+    return x / y;
+  }
+}
+template <typename C>
+C TruncateDiv(C x, C y) {
+  if constexpr (std::is_integral_v<C>) {
+    return TruncDiv(x, y);
+  } else {
+    return std::trunc(x / y);
+  }
+}
+// floor(x / y) on floats, as TensorFlow computes it.
+template <typename C>
+C FloorDiv(C x, C y) {
+  if constexpr (std::is_integral_v<C>) {
+    return FloorDivInt(x, y);
+  } else {
+    return std::floor(x / y);
+  }
+}
+// x / y, or 0 wherever y is 0 (floats only).
+template <typename C>
+C DivNoNan(C x, C y) {
+  return y == C(0) ? C(0) : x / y;
+}
+
+// Mod and TruncateMod take the dividend's sign (C's % and fmod), FloorMod the divisor's
+// (Python's %).
+template <typename C>
+C TruncateMod(C x, C y) {
+  if constexpr (std::is_integral_v<C>) {
+    return TruncMod(x, y);
+  } else {
+    return std::fmod(x, y);
+  }
+}
+template <typename C>
+C FloorMod(C x, C y) {
+  if constexpr (std::is_integral_v<C>) {
+    return FloorModInt(x, y);
+  } else {
+    const C r = std::fmod(x, y);
+    return r != C(0) && ((y < C(0)) != (r < C(0))) ? r + y : r;
+  }
+}
+
+// (x - y)^2, wrapping for integers.
+template <typename C>
+C SquaredDifference(C x, C y) {
+  const C d = WrapSub(x, y);
+  return WrapMul(d, d);
+}
+
+// Maximum and Minimum propagate a NaN from either side.
+template <typename C>
+C Maximum(C x, C y) {
+  if constexpr (!std::is_integral_v<C>) {
+    if (std::isnan(x)) return x;
+    if (std::isnan(y)) return y;
+  }
+  return x < y ? y : x;
+}
+template <typename C>
+C Minimum(C x, C y) {
+  if constexpr (!std::is_integral_v<C>) {
+    if (std::isnan(x)) return x;
+    if (std::isnan(y)) return y;
+  }
+  return y < x ? y : x;
+}
+
+// Integer pow by squaring, wrapping; std::pow on floats.
+template <typename C>
+C Pow(C x, C y) {
+  if constexpr (std::is_integral_v<C>) {
+    return IntPow(x, y);
+  } else {
+    return std::pow(x, y);
+  }
+}
+
 // 1 / (1 + exp(-x)) without overflow: exp is only taken of a non-positive number.
 template <typename C>
 C Sigmoid(C x) {

@@ -183,10 +183,8 @@ FunPtr SquaredDifferenceFun(DType d) {
     const std::string w = WideType(d);
     body = absl::StrCat(w, " d = (", w, ")x - (", w, ")y; return ", WrapTo(d, "d * d"), ";");
   }
-  return BinaryFun<kNumbers>(d, "squared_difference", body, []<typename C>(C a, C b) {
-    const C diff = WrapSub(a, b);
-    return WrapMul(diff, diff);
-  });
+  return BinaryFun<kNumbers>(d, "squared_difference", body,
+                             []<typename C>(C a, C b) { return SquaredDifference(a, b); });
 }
 
 // Div and TruncateDiv truncate integers toward zero; on floats Div is x / y and TruncateDiv
@@ -194,27 +192,12 @@ FunPtr SquaredDifferenceFun(DType d) {
 FunPtr DivFun(DType d) {
   const std::string body = IsFloating(d) ? "return x / y;" : IntDivBody(d, "return x / y;");
   return BinaryFun<kNumbers>(
-      d, "div", body,
-      []<typename C>(C a, C b) -> C {
-        if constexpr (std::is_integral_v<C>) {
-          return TruncDiv(a, b);
-        } else {
-          return a / b;
-        }
-      },
-      Guard::kNonzeroIntDivisor);
+      d, "div", body, []<typename C>(C a, C b) { return Div(a, b); }, Guard::kNonzeroIntDivisor);
 }
 FunPtr TruncateDivFun(DType d) {
   const std::string body = IsFloating(d) ? "return trunc(x / y);" : IntDivBody(d, "return x / y;");
   return BinaryFun<kNumbers>(
-      d, "truncate_div", body,
-      []<typename C>(C a, C b) -> C {
-        if constexpr (std::is_integral_v<C>) {
-          return TruncDiv(a, b);
-        } else {
-          return std::trunc(a / b);
-        }
-      },
+      d, "truncate_div", body, []<typename C>(C a, C b) { return TruncateDiv(a, b); },
       Guard::kNonzeroIntDivisor);
 }
 FunPtr RealDivFun(DType d) {
@@ -225,7 +208,7 @@ FunPtr DivNoNanFun(DType d) {
   const std::string zero = FloatLiteral(d, 0);
   return BinaryFun<kFloats>(d, "div_no_nan",
                             absl::StrCat("return y == ", zero, " ? ", zero, " : x / y;"),
-                            []<typename C>(C a, C b) { return b == C(0) ? C(0) : a / b; });
+                            []<typename C>(C a, C b) { return DivNoNan(a, b); });
 }
 // Floor division: floor(x / y) on floats, as TensorFlow computes it.
 FunPtr FloorDivFun(DType d) {
@@ -241,28 +224,14 @@ FunPtr FloorDivFun(DType d) {
                                       "q - 1 : q;"));
   }
   return BinaryFun<kNumbers>(
-      d, "floor_div", body,
-      []<typename C>(C a, C b) -> C {
-        if constexpr (std::is_integral_v<C>) {
-          return FloorDivInt(a, b);
-        } else {
-          return std::floor(a / b);
-        }
-      },
+      d, "floor_div", body, []<typename C>(C a, C b) { return FloorDiv(a, b); },
       Guard::kNonzeroIntDivisor);
 }
 // Mod and TruncateMod take the dividend's sign (C's % and fmod).
 FunPtr TruncateModFun(DType d) {
   const std::string body = IsFloating(d) ? "return fmod(x, y);" : IntModBody(d, "return x % y;");
   return BinaryFun<kNumbers>(
-      d, "truncate_mod", body,
-      []<typename C>(C a, C b) -> C {
-        if constexpr (std::is_integral_v<C>) {
-          return TruncMod(a, b);
-        } else {
-          return std::fmod(a, b);
-        }
-      },
+      d, "truncate_mod", body, []<typename C>(C a, C b) { return TruncateMod(a, b); },
       Guard::kNonzeroIntDivisor);
 }
 // FloorMod takes the divisor's sign (Python's %).
@@ -279,15 +248,7 @@ FunPtr FloorModFun(DType d) {
     body = IntModBody(d, fix);
   }
   return BinaryFun<kNumbers>(
-      d, "floor_mod", body,
-      []<typename C>(C a, C b) -> C {
-        if constexpr (std::is_integral_v<C>) {
-          return FloorModInt(a, b);
-        } else {
-          const C r = std::fmod(a, b);
-          return r != C(0) && ((b < C(0)) != (r < C(0))) ? r + b : r;
-        }
-      },
+      d, "floor_mod", body, []<typename C>(C a, C b) { return FloorMod(a, b); },
       Guard::kNonzeroIntDivisor);
 }
 
@@ -296,24 +257,14 @@ FunPtr FloorModFun(DType d) {
 FunPtr MaximumFun(DType d) {
   const std::string body = IsFloating(d) ? "return isnan(x) ? x : isnan(y) ? y : x < y ? y : x;"
                                          : "return x < y ? y : x;";
-  return BinaryFun<kNumbers>(d, "maximum", body, []<typename C>(C a, C b) -> C {
-    if constexpr (!std::is_integral_v<C>) {
-      if (std::isnan(a)) return a;
-      if (std::isnan(b)) return b;
-    }
-    return a < b ? b : a;
-  });
+  return BinaryFun<kNumbers>(d, "maximum", body,
+                             []<typename C>(C a, C b) { return Maximum(a, b); });
 }
 FunPtr MinimumFun(DType d) {
   const std::string body = IsFloating(d) ? "return isnan(x) ? x : isnan(y) ? y : y < x ? y : x;"
                                          : "return y < x ? y : x;";
-  return BinaryFun<kNumbers>(d, "minimum", body, []<typename C>(C a, C b) -> C {
-    if constexpr (!std::is_integral_v<C>) {
-      if (std::isnan(a)) return a;
-      if (std::isnan(b)) return b;
-    }
-    return b < a ? b : a;
-  });
+  return BinaryFun<kNumbers>(d, "minimum", body,
+                             []<typename C>(C a, C b) { return Minimum(a, b); });
 }
 
 // Integer pow by squaring, wrapping; a negative exponent is refused (the device loop would
@@ -331,14 +282,7 @@ FunPtr PowFun(DType d) {
                         WrapTo(d, "r"), ";");
   }
   return BinaryFun<kNumbers>(
-      d, "pow", body,
-      []<typename C>(C a, C b) -> C {
-        if constexpr (std::is_integral_v<C>) {
-          return IntPow(a, b);
-        } else {
-          return std::pow(a, b);
-        }
-      },
+      d, "pow", body, []<typename C>(C a, C b) { return Pow(a, b); },
       Guard::kNonnegativeIntExponent);
 }
 FunPtr Atan2Fun(DType d) {

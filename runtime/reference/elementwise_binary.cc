@@ -284,93 +284,33 @@ void RegisterBinaryKernels(KernelRegistry& registry) {
   }
   RegisterArith<kNumbers>(registry, "Sub", []<typename C>(C a, C b) { return WrapSub(a, b); });
   RegisterArith<kNumbers>(registry, "Mul", []<typename C>(C a, C b) { return WrapMul(a, b); });
-  RegisterArith<kNumbers>(registry, "SquaredDifference", []<typename C>(C a, C b) {
-    const C d = WrapSub(a, b);
-    return WrapMul(d, d);
-  });
+  RegisterArith<kNumbers>(registry, "SquaredDifference",
+                          []<typename C>(C a, C b) { return SquaredDifference(a, b); });
 
-  // Division. Div and TruncateDiv truncate integers toward zero (C semantics); FloorDiv
-  // floors (floats: floor(x / y), as TensorFlow computes it).
-  auto trunc_div = []<typename C>(C a, C b) -> C {
-    if constexpr (std::is_integral_v<C>) {
-      return TruncDiv(a, b);
-    } else {
-      return a / b;
-    }
-  };
-  RegisterArith<kNumbers>(registry, "Div", trunc_div, Guard::kNonzeroIntDivisor);
+  // Division and remainders (graph/scalar_math.h).
   RegisterArith<kNumbers>(
-      registry, "TruncateDiv",
-      []<typename C>(C a, C b) -> C {
-        if constexpr (std::is_integral_v<C>) {
-          return TruncDiv(a, b);
-        } else {
-          return std::trunc(a / b);
-        }
-      },
+      registry, "Div", []<typename C>(C a, C b) { return Div(a, b); }, Guard::kNonzeroIntDivisor);
+  RegisterArith<kNumbers>(
+      registry, "TruncateDiv", []<typename C>(C a, C b) { return TruncateDiv(a, b); },
       Guard::kNonzeroIntDivisor);
   RegisterArith<kFloats>(registry, "RealDiv", []<typename C>(C a, C b) { return a / b; });
-  RegisterArith<kFloats>(registry, "DivNoNan",
-                         []<typename C>(C a, C b) { return b == C(0) ? C(0) : a / b; });
+  RegisterArith<kFloats>(registry, "DivNoNan", []<typename C>(C a, C b) { return DivNoNan(a, b); });
   RegisterArith<kNumbers>(
-      registry, "FloorDiv",
-      []<typename C>(C a, C b) -> C {
-        if constexpr (std::is_integral_v<C>) {
-          return FloorDivInt(a, b);
-        } else {
-          return std::floor(a / b);
-        }
-      },
+      registry, "FloorDiv", []<typename C>(C a, C b) { return FloorDiv(a, b); },
+      Guard::kNonzeroIntDivisor);
+  for (const char* op : {"Mod", "TruncateMod"}) {
+    RegisterArith<kNumbers>(
+        registry, op, []<typename C>(C a, C b) { return TruncateMod(a, b); },
+        Guard::kNonzeroIntDivisor);
+  }
+  RegisterArith<kNumbers>(
+      registry, "FloorMod", []<typename C>(C a, C b) { return FloorMod(a, b); },
       Guard::kNonzeroIntDivisor);
 
-  // Remainders. Mod and TruncateMod take the dividend's sign (C's % and fmod); FloorMod takes
-  // the divisor's (Python's %).
-  auto trunc_mod = []<typename C>(C a, C b) -> C {
-    if constexpr (std::is_integral_v<C>) {
-      return TruncMod(a, b);
-    } else {
-      return std::fmod(a, b);
-    }
-  };
-  RegisterArith<kNumbers>(registry, "Mod", trunc_mod, Guard::kNonzeroIntDivisor);
-  RegisterArith<kNumbers>(registry, "TruncateMod", trunc_mod, Guard::kNonzeroIntDivisor);
+  RegisterArith<kNumbers>(registry, "Maximum", []<typename C>(C a, C b) { return Maximum(a, b); });
+  RegisterArith<kNumbers>(registry, "Minimum", []<typename C>(C a, C b) { return Minimum(a, b); });
   RegisterArith<kNumbers>(
-      registry, "FloorMod",
-      []<typename C>(C a, C b) -> C {
-        if constexpr (std::is_integral_v<C>) {
-          return FloorModInt(a, b);
-        } else {
-          const C r = std::fmod(a, b);
-          return r != C(0) && ((b < C(0)) != (r < C(0))) ? r + b : r;
-        }
-      },
-      Guard::kNonzeroIntDivisor);
-
-  // Maximum/Minimum propagate NaN from either side.
-  RegisterArith<kNumbers>(registry, "Maximum", []<typename C>(C a, C b) -> C {
-    if constexpr (!std::is_integral_v<C>) {
-      if (std::isnan(a)) return a;
-      if (std::isnan(b)) return b;
-    }
-    return a < b ? b : a;
-  });
-  RegisterArith<kNumbers>(registry, "Minimum", []<typename C>(C a, C b) -> C {
-    if constexpr (!std::is_integral_v<C>) {
-      if (std::isnan(a)) return a;
-      if (std::isnan(b)) return b;
-    }
-    return b < a ? b : a;
-  });
-
-  RegisterArith<kNumbers>(
-      registry, "Pow",
-      []<typename C>(C a, C b) -> C {
-        if constexpr (std::is_integral_v<C>) {
-          return IntPow(a, b);
-        } else {
-          return std::pow(a, b);
-        }
-      },
+      registry, "Pow", []<typename C>(C a, C b) { return Pow(a, b); },
       Guard::kNonnegativeIntExponent);
   RegisterArith<kFloats>(registry, "Atan2", []<typename C>(C y, C x) { return std::atan2(y, x); });
 
