@@ -596,15 +596,24 @@ absl::StatusOr<std::vector<ExprPtr>> LowerAddN(const LowerContext& ctx) {
   return std::vector<ExprPtr>{out};
 }
 
+// Select with a vector condition picks rows of the branches, so only operands of one rank
+// broadcast; BiasAdd aligns its bias with the channel dimension and has no hook.
+bool UnifySelect(const Node& node, std::span<const SymbolicShape> shapes, SizeUnifier& unifier) {
+  if (shapes[0].size() != shapes[1].size()) return false;
+  return UnifyBroadcast(node, shapes, unifier);
+}
+
 }  // namespace
 
 void RegisterBinaryLowerings(LoweringTable& table) {
-  for (const BinaryOp& op : kBinaryOps) table.push_back({std::string(op.op), {LowerBinary, {}}});
+  for (const BinaryOp& op : kBinaryOps) {
+    table.push_back({std::string(op.op), {LowerBinary, {}, UnifyBroadcast}});
+  }
   table.push_back({"BiasAdd", {LowerBiasAdd, {}}});
-  table.push_back({"Select", {LowerSelect, {}}});
-  table.push_back({"SelectV2", {LowerSelectV2, {}}});
-  table.push_back({"AddN", {LowerAddN, {}}});
-  table.push_back({"AccumulateNV2", {LowerAddN, {}}});
+  table.push_back({"Select", {LowerSelect, {}, UnifySelect}});
+  table.push_back({"SelectV2", {LowerSelectV2, {}, UnifyBroadcast}});
+  table.push_back({"AddN", {LowerAddN, {}, UnifyBroadcast}});
+  table.push_back({"AccumulateNV2", {LowerAddN, {}, UnifyBroadcast}});
 }
 
 }  // namespace dfc::ir

@@ -10,6 +10,7 @@
 #include "base/status.h"
 #include "graph/ops.h"
 #include "ir/lower/lower.h"
+#include "ir/lower/size_unifier.h"
 
 namespace dfc::ir {
 namespace {
@@ -224,92 +225,18 @@ absl::StatusOr<std::vector<TensorInfo>> InferShapesByLowering(const Node& node,
 
 namespace {
 
-// Size-variable unification, as TensorFlow's shape inference merges unknown dimensions: an op
-// that needs two dimensions equal (broadcasting operands, a contraction's inner dimensions)
-// and finds a variable against something else makes the variable that something.
-class Unifier {
- public:
-  explicit Unifier(absl::flat_hash_map<std::string, ArithExpr>& substitutions)
-      : substitutions_(substitutions) {}
-
-  // Records a = b where one side is a variable; true if that is new.
-  bool Unify(const ArithExpr& a, const ArithExpr& b) {
-    if (a == b) return false;
-    // Keep the earlier name (N over N1) when both are variables.
-    const bool a_var = a.kind() == ArithExpr::Kind::kVar;
-    const bool b_var = b.kind() == ArithExpr::Kind::kVar;
-    if (a_var && (!b_var || b.var_name() < a.var_name())) return Bind(a.var_name(), b);
-    if (b_var) return Bind(b.var_name(), a);
-    // A linear equation (N + N1 + N2 = 10, the rows of a concat of three placeholders):
-    // solve it for a variable that appears alone with coefficient 1 or -1, the latest-named.
-    const ArithExpr e = a - b;
-    std::vector<ArithExpr> terms =
-        e.kind() == ArithExpr::Kind::kSum ? e.operands() : std::vector<ArithExpr>{e};
-    std::optional<std::pair<std::string, ArithExpr>> best;
-    for (const ArithExpr& t : terms) {
-      std::string var;
-      ArithExpr value;
-      if (t.kind() == ArithExpr::Kind::kVar) {  // v + rest = 0: v = -rest
-        var = t.var_name();
-        value = t - e;
-      } else if (t.kind() == ArithExpr::Kind::kProd && t.coefficient() == -1 &&
-                 t.operands().size() == 1 && t.operands()[0].kind() == ArithExpr::Kind::kVar) {
-        var = t.operands()[0].var_name();  // -v + rest = 0: v = rest
-        value = e - t;
-      } else {
-        continue;
-      }
-      const std::vector<std::string> in_value = value.Variables();
-      if (std::find(in_value.begin(), in_value.end(), var) != in_value.end()) continue;
-      if (!best || best->first < var) best.emplace(var, value);
-    }
-    return best && Bind(best->first, best->second);
-  }
-
-  // Broadcasting operands: aligned from the right, every dimension that is not 1 is equal.
-  bool Broadcast(const std::vector<SymbolicShape>& shapes) {
-    size_t rank = 0;
-    for (const SymbolicShape& s : shapes) rank = std::max(rank, s.size());
-    bool changed = false;
-    for (size_t k = 0; k < rank; ++k) {
-      std::optional<ArithExpr> first;
-      for (const SymbolicShape& s : shapes) {
-        if (k >= s.size()) continue;
-        const ArithExpr& d = s[s.size() - 1 - k];
-        if (d == ArithExpr(1)) continue;
-        if (!first) {
-          first = d;
-        } else {
-          changed |= Unify(*first, d);
-        }
-      }
-    }
-    return changed;
-  }
-
- private:
-  bool Bind(const std::string& var, const ArithExpr& value) {
-    for (const std::string& v : value.Variables()) {
-      if (v == var) return false;  // N = N + 1 has no solution among sizes
-    }
-    absl::flat_hash_map<std::string, ArithExpr> one = {{var, value}};
-    for (auto& [name, expr] : substitutions_) expr = expr.Substitute(one);
-    substitutions_[var] = value;
-    return true;
-  }
-
-  absl::flat_hash_map<std::string, ArithExpr>& substitutions_;
-};
-
-// The equalities that the unfolded device nodes of `fold` need; true if any was new.
+// The equalities that the unfolded device nodes of `fold` need, as each op's lowering states
+// them; true if any was new.
 bool UnifySizes(const Graph& graph, const std::vector<int>& nodes, const FoldResult& fold,
                 absl::flat_hash_map<std::string, ArithExpr>& substitutions) {
-  Unifier unifier(substitutions);
+  SizeUnifier unifier(substitutions);
   bool changed = false;
   for (int i : nodes) {
     const Node& node = graph.node(i);
     const OpDef* def = FindOpDef(node.op);
     if (def == nullptr || def->placement == Placement::kHost || fold.folded[i]) continue;
+    const Lowering* lowering = FindLowering(node.op);
+    if (lowering == nullptr || lowering->unify_sizes == nullptr) continue;
     std::vector<SymbolicShape> shapes;
     for (int j = 0; j < static_cast<int>(node.inputs.size()); ++j) {
       if (ReadsStatically(node, j)) continue;
@@ -317,24 +244,10 @@ bool UnifySizes(const Graph& graph, const std::vector<int>& nodes, const FoldRes
       if (!info.shape) break;
       shapes.push_back(*info.shape);
     }
-    // Every rule below relates two operands or more; a node with fewer (a malformed graph,
-    // refused later with its own error) has nothing to unify.
+    // Every hook relates two operands or more; a node with fewer (a malformed graph, refused
+    // later with its own error) has nothing to unify.
     if (shapes.size() != node.inputs.size() || shapes.size() < 2) continue;
-    if (def->family == "binary elementwise, with broadcasting" ||
-        node.op == "SoftmaxCrossEntropyWithLogits") {
-      if (node.op == "BiasAdd" || (node.op == "Select" && shapes[0].size() != shapes[1].size())) {
-        continue;  // these align the smaller operand differently
-      }
-      changed |= unifier.Broadcast(shapes);
-    } else if (node.op == "MatMul" && shapes.size() == 2 && shapes[0].size() == 2 &&
-               shapes[1].size() == 2) {
-      const bool ta = node.GetBool("transpose_a", false).value_or(false);
-      const bool tb = node.GetBool("transpose_b", false).value_or(false);
-      changed |= unifier.Unify(shapes[0][ta ? 0 : 1], shapes[1][tb ? 1 : 0]);
-    } else if (node.op == "SparseSoftmaxCrossEntropyWithLogits" && shapes.size() == 2 &&
-               !shapes[0].empty() && !shapes[1].empty()) {
-      changed |= unifier.Unify(shapes[0][0], shapes[1][0]);
-    }
+    changed |= lowering->unify_sizes(node, shapes, unifier);
   }
   return changed;
 }

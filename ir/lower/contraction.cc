@@ -202,10 +202,18 @@ absl::StatusOr<std::vector<ExprPtr>> LowerMatMul(const LowerContext& ctx) {
   return std::vector<ExprPtr>{out};
 }
 
+// MatMul's inner dimensions, a's columns and b's rows (after the transposes), are one size.
+bool UnifyMatMul(const Node& node, std::span<const SymbolicShape> shapes, SizeUnifier& unifier) {
+  if (shapes.size() != 2 || shapes[0].size() != 2 || shapes[1].size() != 2) return false;
+  const bool ta = node.GetBool("transpose_a", false).value_or(false);
+  const bool tb = node.GetBool("transpose_b", false).value_or(false);
+  return unifier.Unify(shapes[0][ta ? 0 : 1], shapes[1][tb ? 1 : 0]);
+}
+
 }  // namespace
 
 void RegisterContractionLowerings(LoweringTable& table) {
-  table.push_back({"MatMul", {LowerMatMul<Batching::kNone>, {}}});
+  table.push_back({"MatMul", {LowerMatMul<Batching::kNone>, {}, UnifyMatMul}});
   table.push_back({"BatchMatMul", {LowerMatMul<Batching::kEqual>, {}}});
   table.push_back({"BatchMatMulV2", {LowerMatMul<Batching::kBroadcast>, {}}});
 }

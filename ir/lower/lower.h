@@ -14,6 +14,7 @@
 #include "graph/fold.h"
 #include "graph/node.h"
 #include "ir/expr.h"
+#include "ir/lower/size_unifier.h"
 
 namespace dfc::ir {
 
@@ -55,12 +56,21 @@ class LowerContext {
 // A lowering returns one expression per output of the node.
 using LowerFn = absl::StatusOr<std::vector<ExprPtr>> (*)(const LowerContext& ctx);
 
+// Records the size equalities that `node` needs between the shapes of its operands (every
+// input, none read statically), as TensorFlow's shape inference merges unknown dimensions;
+// true if any was new.
+using UnifySizesFn = bool (*)(const Node& node, std::span<const SymbolicShape> shapes,
+                              SizeUnifier& unifier);
+
 struct Lowering {
   LowerFn fn = nullptr;
   // Inputs read only at compile time (axes, perm, shape, paddings...): they are never kernel
   // parameters, and must be known when the node is lowered. A negative index counts from the
   // end (ConcatV2's axis is its last input, -1).
   std::vector<int> static_inputs;
+  // Set by ops whose operands' sizes must agree (broadcasting, contractions), so that a size
+  // variable met against another size is unified with it before the graph is lowered.
+  UnifySizesFn unify_sizes = nullptr;
 
   // Whether input `i` of a node with `num_inputs` inputs is one of the static ones.
   bool IsStaticInput(int i, int num_inputs) const;

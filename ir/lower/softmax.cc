@@ -414,13 +414,21 @@ absl::StatusOr<std::vector<ExprPtr>> LowerSparseCrossEntropy(const LowerContext&
   return std::vector<ExprPtr>{loss, backprop};
 }
 
+// The logits and the labels have one row each per batch element.
+bool UnifySparseCrossEntropy(const Node&, std::span<const SymbolicShape> shapes,
+                             SizeUnifier& unifier) {
+  if (shapes.size() != 2 || shapes[0].empty() || shapes[1].empty()) return false;
+  return unifier.Unify(shapes[0][0], shapes[1][0]);
+}
+
 }  // namespace
 
 void RegisterSoftmaxLowerings(LoweringTable& table) {
   table.push_back({"Softmax", {LowerSoftmax<false>, {}}});
   table.push_back({"LogSoftmax", {LowerSoftmax<true>, {}}});
-  table.push_back({"SoftmaxCrossEntropyWithLogits", {LowerCrossEntropy, {}}});
-  table.push_back({"SparseSoftmaxCrossEntropyWithLogits", {LowerSparseCrossEntropy, {}}});
+  table.push_back({"SoftmaxCrossEntropyWithLogits", {LowerCrossEntropy, {}, UnifyBroadcast}});
+  table.push_back({"SparseSoftmaxCrossEntropyWithLogits",
+                   {LowerSparseCrossEntropy, {}, UnifySparseCrossEntropy}});
 }
 
 }  // namespace dfc::ir
