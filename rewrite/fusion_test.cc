@@ -4,8 +4,8 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "ir/lower/lower_util.h"
-#include "tests/rule_testing.h"
 #include "rewrite/simplify.h"
+#include "tests/rule_testing.h"
 
 namespace dfc::rewrite {
 namespace {

@@ -6,8 +6,8 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "ir/printer.h"
-#include "tests/rule_testing.h"
 #include "rewrite/vectorize.h"
+#include "tests/rule_testing.h"
 
 namespace dfc::rewrite {
 namespace {

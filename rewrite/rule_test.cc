@@ -3,8 +3,8 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "tests/rule_testing.h"
 #include "rewrite/simplify.h"
+#include "tests/rule_testing.h"
 
 namespace dfc::rewrite {
 namespace {

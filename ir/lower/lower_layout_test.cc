@@ -11,8 +11,8 @@
 #include "absl/strings/str_join.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "tests/layout_testing.h"
 #include "ir/lower/lower.h"
+#include "tests/layout_testing.h"
 #include "tests/test_util.h"
 
 namespace dfc {
