@@ -7,7 +7,9 @@
 // cluster is one of them. A cluster whose kernel cannot be generated leaves a `.error` file with
 // the message instead, so a change in what is refused shows in the diff too.
 //
-//   kernel_corpus OUT_DIR [--filter REGEX]    (REGEX: on the item's path, e.g. "models/|seed")
+//   kernel_corpus OUT_DIR [--filter REGEX] [--no-refusals]
+// REGEX selects items by their path ("models/|seed"); with --no-refusals a refusal fails the
+// run (exit 1): CTest checks that every cluster of the corpus generates for every profile.
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
@@ -71,14 +73,14 @@ void WriteLowered(Corpus& corpus, const fs::path& dir, const Graph& graph,
                   const ir::LoweredGraph& lowered) {
   for (const codegen::DeviceProfile& profile : corpus.profiles) {
     for (size_t c = 0; c < lowered.clusters.size(); ++c) {
-      absl::StatusOr<ClusterKernel> kernel = CompileCluster(
-          lowered.clusters[c], {},
-          {.name = absl::StrCat("dfc_cluster_", c),
-           .nodes = ClusterNodeNames(graph, lowered.partition.clusters[c]),
-           .profile = profile});
-      corpus.WriteKernel(dir / profile.name, c,
-                         kernel.ok() ? absl::StatusOr<codegen::KernelSource>(kernel->source)
-                                     : kernel.status());
+      absl::StatusOr<ClusterKernel> kernel =
+          CompileCluster(lowered.clusters[c], {},
+                         {.name = absl::StrCat("dfc_cluster_", c),
+                          .nodes = ClusterNodeNames(graph, lowered.partition.clusters[c]),
+                          .profile = profile});
+      corpus.WriteKernel(
+          dir / profile.name, c,
+          kernel.ok() ? absl::StatusOr<codegen::KernelSource>(kernel->source) : kernel.status());
     }
   }
 }
@@ -203,7 +205,8 @@ void WriteWorkloads(Corpus& corpus, const TuningDb& db) {
         // an entry is this cluster's if its steps make the variant it recorded here.
         if (entry.cluster != hash || !CheckReplays(entry, cluster).ok()) continue;
         std::string key = absl::StrCat(hash, "_", entry.bucket, "_", entry.device);
-        std::replace_if(key.begin(), key.end(), [](char ch) { return !std::isalnum(ch); }, '_');
+        std::replace_if(
+            key.begin(), key.end(), [](char ch) { return !std::isalnum(ch); }, '_');
         if (written[key]) continue;
         written[key] = true;
         PlanSpec tuned = spec;
@@ -219,12 +222,21 @@ void WriteWorkloads(Corpus& corpus, const TuningDb& db) {
 
 int Main(int argc, char** argv) {
   if (argc < 2) {
-    std::cerr << "usage: kernel_corpus OUT_DIR [--filter REGEX]\n";
+    std::cerr << "usage: kernel_corpus OUT_DIR [--filter REGEX] [--no-refusals]\n";
     return 2;
   }
   Corpus corpus{.out = argv[1], .filter = std::regex("")};
-  for (int k = 2; k + 1 < argc; k += 2) {
-    if (std::string(argv[k]) == "--filter") corpus.filter = std::regex(argv[k + 1]);
+  bool no_refusals = false;
+  for (int k = 2; k < argc; ++k) {
+    const std::string flag = argv[k];
+    if (flag == "--filter" && k + 1 < argc) {
+      corpus.filter = std::regex(argv[++k]);
+    } else if (flag == "--no-refusals") {
+      no_refusals = true;
+    } else {
+      std::cerr << "kernel_corpus: unknown argument " << flag << "\n";
+      return 2;
+    }
   }
   for (const std::string& name : codegen::NamedProfiles()) {
     corpus.profiles.push_back(*codegen::NamedProfile(name));
@@ -242,7 +254,12 @@ int Main(int argc, char** argv) {
   WriteWorkloads(corpus, *db);
   std::cout << corpus.kernels << " kernels and " << corpus.errors << " refusals written to "
             << corpus.out.string() << "\n";
-  return 0;
+  if (no_refusals && corpus.errors > 0) {
+    std::cerr << "kernel_corpus: the generator refused " << corpus.errors
+              << " of them (their .error files say why)\n";
+    return 1;
+  }
+  return corpus.kernels > 0 ? 0 : 1;
 }
 
 }  // namespace
