@@ -137,15 +137,6 @@ void Walk(const ExprPtr& e, const std::function<bool(const ExprPtr&)>& visit) {
   Walker(visit).Visit(e);
 }
 
-bool AnyExpr(const ExprPtr& e, const std::function<bool(const ExprPtr&)>& pred) {
-  bool found = false;
-  Walk(e, [&](const ExprPtr& x) {
-    found = found || pred(x);
-    return !found;
-  });
-  return found;
-}
-
 absl::StatusOr<ExprPtr> ReplaceAt(const ExprPtr& e, int64_t position, const ExprPtr& value) {
   return PositionReplacer(position, value).Mutate(e);
 }

@@ -78,9 +78,6 @@ class ExprMutator {
 // expression's children are skipped.
 void Walk(const ExprPtr& e, const std::function<bool(const ExprPtr&)>& visit);
 
-// Whether `pred` holds for some expression of `e` (pre-order, stopping at the first).
-bool AnyExpr(const ExprPtr& e, const std::function<bool(const ExprPtr&)>& pred);
-
 // The expression of `e` at `position`, counted pre-order from 0 (e itself), replaced by
 // `value` of its type: what a search that numbered the places it could rewrite (ApplyAtEach)
 // rewrites one at a time. `e` itself if there is no such position.
