@@ -96,99 +96,11 @@ inline std::string SafeName(std::string text) {
   return text;
 }
 
-struct CheckOptions {
-  // (input, dimension) pairs whose size becomes the size variable N in the Params' types,
-  // bound to the actual size when interpreting. They must all have the same size.
-  std::vector<std::pair<int, int>> symbolic_dims;
-  // Static inputs known only symbolically (a shape computed from N): their symbolic values.
-  std::map<int, std::vector<ArithExpr>> symbolic_values;
-  // Size variables bound for interpreting besides those of symbolic_dims.
-  SizeBindings bindings;
-  // Data inputs whose value is also known at compile time (a constant fed to a kernel).
-  std::vector<int> known_data;
-  // The lowering must be a pure view: no UserFun is applied.
-  bool views_only = false;
-};
-
-// LoweringMatchesReference, with static inputs counted from the end when negative and the
-// options above.
-inline ::testing::AssertionResult LayoutMatchesReference(const Node& node,
-                                                         const std::vector<Tensor>& inputs,
-                                                         const CheckOptions& options = {}) {
-  absl::StatusOr<std::vector<Tensor>> expected = reference::EvaluateNode(node, inputs);
-  const ir::Lowering* lowering = ir::FindLowering(node.op);
-  if (lowering == nullptr) return ::testing::AssertionFailure() << node.op << " has no lowering";
-  const int n = static_cast<int>(inputs.size());
-  auto is_static = [&](int i) {
-    for (int s : lowering->static_inputs) {
-      if (s == i || (s < 0 && s + n == i)) return true;
-    }
-    return false;
-  };
-  SizeBindings sizes = options.bindings;
-  std::vector<TensorInfo> infos(n);
-  std::vector<ir::LowerInput> lower_inputs(n);
-  absl::flat_hash_map<const ir::Param*, ir::Value> env;
-  for (int i = 0; i < n; ++i) {
-    if (is_static(i)) {
-      infos[i] = ConstantInfo(inputs[i]);
-      if (auto it = options.symbolic_values.find(i); it != options.symbolic_values.end()) {
-        infos[i].value.reset();
-        infos[i].symbolic_value = it->second;
-      }
-      lower_inputs[i] = {nullptr, &infos[i]};
-      continue;
-    }
-    infos[i].dtype = inputs[i].dtype();
-    SymbolicShape shape = ToSymbolic(inputs[i].shape());
-    for (const auto& [input, dim] : options.symbolic_dims) {
-      if (input != i) continue;
-      shape[dim] = ArithExpr::Var("N");
-      sizes["N"] = inputs[i].dim(dim);
-    }
-    infos[i].shape = shape;
-    if (std::count(options.known_data.begin(), options.known_data.end(), i) > 0) {
-      infos[i].value = inputs[i];
-    }
-    ir::ParamPtr p = ir::MakeParam(absl::StrCat("in", i), ir::TensorType(inputs[i].dtype(), shape));
-    env[p.get()] = ir::ValueFromTensor(inputs[i]);
-    lower_inputs[i] = {p, &infos[i]};
-  }
-  absl::StatusOr<std::vector<ir::ExprPtr>> lowered = ir::LowerNode(node, lower_inputs);
-  if (!lowered.ok()) {
-    if (!expected.ok()) return ::testing::AssertionSuccess();
-    return ::testing::AssertionFailure() << "lowering failed: " << lowered.status();
-  }
-  ir::Interpreter interpreter(sizes);
-  ::testing::AssertionResult matches =
-      InterpretedMatchesReference(interpreter, *lowered, env, sizes, expected);
-  if (!matches || !expected.ok()) return matches;
-  if (options.views_only && !interpreter.calls().empty()) {
-    return ::testing::AssertionFailure()
-           << "applies " << interpreter.calls().begin()->first << ", expected views only";
-  }
-  return ::testing::AssertionSuccess();
-}
-
-// The shared oracle where it applies (no option, every static input counted from the start),
-// so that the tests exercise it; the extended one otherwise.
-inline ::testing::AssertionResult Matches(const Node& node, const std::vector<Tensor>& inputs,
-                                          const CheckOptions& options = {}) {
-  const ir::Lowering* lowering = ir::FindLowering(node.op);
-  const bool plain = lowering != nullptr && options.symbolic_dims.empty() &&
-                     options.symbolic_values.empty() && options.bindings.empty() &&
-                     options.known_data.empty() && !options.views_only &&
-                     std::none_of(lowering->static_inputs.begin(), lowering->static_inputs.end(),
-                                  [](int i) { return i < 0; });
-  if (plain) return LoweringMatchesReference(node, inputs);
-  return LayoutMatchesReference(node, inputs, options);
-}
-
 // The lowering refuses the node (when the reference does too): the error names the node.
 inline ::testing::AssertionResult BothRefuse(const Node& node, const std::vector<Tensor>& inputs) {
   absl::StatusOr<std::vector<Tensor>> expected = reference::EvaluateNode(node, inputs);
   if (expected.ok()) return ::testing::AssertionFailure() << "the reference accepts the inputs";
-  return LayoutMatchesReference(node, inputs);
+  return LoweringMatchesReference(node, inputs);
 }
 
 }  // namespace dfc::testing

@@ -12,44 +12,10 @@
 #include "runtime/reference/kernel.h"
 
 namespace dfc::testing {
+namespace {
 
-::testing::AssertionResult LoweringMatchesReference(const Node& node,
-                                                    const std::vector<Tensor>& inputs) {
-  absl::StatusOr<std::vector<Tensor>> expected = reference::EvaluateNode(node, inputs);
-
-  const ir::Lowering* lowering = ir::FindLowering(node.op);
-  if (lowering == nullptr) return ::testing::AssertionFailure() << node.op << " has no lowering";
-
-  // Static inputs are known values; data inputs are Params that only reveal dtype and shape,
-  // so the lowering has to compute with them.
-  std::vector<TensorInfo> infos(inputs.size());
-  std::vector<ir::LowerInput> lower_inputs(inputs.size());
-  absl::flat_hash_map<const ir::Param*, ir::Value> env;
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    const bool is_static =
-        lowering->IsStaticInput(static_cast<int>(i), static_cast<int>(inputs.size()));
-    if (is_static) {
-      infos[i] = ConstantInfo(inputs[i]);
-      lower_inputs[i] = {nullptr, &infos[i]};
-      continue;
-    }
-    infos[i].dtype = inputs[i].dtype();
-    infos[i].shape = ToSymbolic(inputs[i].shape());
-    ir::ParamPtr p =
-        ir::MakeParam(absl::StrCat("in", i), ir::TensorType(inputs[i].dtype(), *infos[i].shape));
-    env[p.get()] = ir::ValueFromTensor(inputs[i]);
-    lower_inputs[i] = {p, &infos[i]};
-  }
-
-  absl::StatusOr<std::vector<ir::ExprPtr>> lowered = ir::LowerNode(node, lower_inputs);
-  if (!lowered.ok()) {
-    if (!expected.ok()) return ::testing::AssertionSuccess();
-    return ::testing::AssertionFailure() << "lowering failed: " << lowered.status();
-  }
-  ir::Interpreter interpreter;
-  return InterpretedMatchesReference(interpreter, *lowered, env, {}, expected);
-}
-
+// `lowered` interpreted in `env`, each output compared with `expected`, the reference's values
+// (or its refusal, which the IR must share).
 ::testing::AssertionResult InterpretedMatchesReference(
     ir::Interpreter& interpreter, const std::vector<ir::ExprPtr>& lowered,
     const absl::flat_hash_map<const ir::Param*, ir::Value>& env, const SizeBindings& sizes,
@@ -86,6 +52,62 @@ namespace dfc::testing {
              << "\n  reference:   " << (*expected)[k].Preview()
              << "\n  IR: " << ir::ToString(lowered[k]);
     }
+  }
+  return ::testing::AssertionSuccess();
+}
+
+}  // namespace
+
+::testing::AssertionResult LoweringMatchesReference(const Node& node,
+                                                    const std::vector<Tensor>& inputs,
+                                                    const CheckOptions& options) {
+  absl::StatusOr<std::vector<Tensor>> expected = reference::EvaluateNode(node, inputs);
+  const ir::Lowering* lowering = ir::FindLowering(node.op);
+  if (lowering == nullptr) return ::testing::AssertionFailure() << node.op << " has no lowering";
+  const int n = static_cast<int>(inputs.size());
+  SizeBindings sizes = options.bindings;
+  std::vector<TensorInfo> infos(n);
+  std::vector<ir::LowerInput> lower_inputs(n);
+  absl::flat_hash_map<const ir::Param*, ir::Value> env;
+  // Static inputs are known values; data inputs are Params that only reveal dtype and shape,
+  // so the lowering has to compute with them.
+  for (int i = 0; i < n; ++i) {
+    if (lowering->IsStaticInput(i, n)) {
+      infos[i] = ConstantInfo(inputs[i]);
+      if (auto it = options.symbolic_values.find(i); it != options.symbolic_values.end()) {
+        infos[i].value.reset();
+        infos[i].symbolic_value = it->second;
+      }
+      lower_inputs[i] = {nullptr, &infos[i]};
+      continue;
+    }
+    infos[i].dtype = inputs[i].dtype();
+    SymbolicShape shape = ToSymbolic(inputs[i].shape());
+    for (const auto& [input, dim] : options.symbolic_dims) {
+      if (input != i) continue;
+      shape[dim] = ArithExpr::Var("N");
+      sizes["N"] = inputs[i].dim(dim);
+    }
+    infos[i].shape = shape;
+    if (std::count(options.known_data.begin(), options.known_data.end(), i) > 0) {
+      infos[i].value = inputs[i];
+    }
+    ir::ParamPtr p = ir::MakeParam(absl::StrCat("in", i), ir::TensorType(inputs[i].dtype(), shape));
+    env[p.get()] = ir::ValueFromTensor(inputs[i]);
+    lower_inputs[i] = {p, &infos[i]};
+  }
+  absl::StatusOr<std::vector<ir::ExprPtr>> lowered = ir::LowerNode(node, lower_inputs);
+  if (!lowered.ok()) {
+    if (!expected.ok()) return ::testing::AssertionSuccess();
+    return ::testing::AssertionFailure() << "lowering failed: " << lowered.status();
+  }
+  ir::Interpreter interpreter(sizes);
+  ::testing::AssertionResult matches =
+      InterpretedMatchesReference(interpreter, *lowered, env, sizes, expected);
+  if (!matches || !expected.ok()) return matches;
+  if (options.views_only && !interpreter.calls().empty()) {
+    return ::testing::AssertionFailure()
+           << "applies " << interpreter.calls().begin()->first << ", expected views only";
   }
   return ::testing::AssertionSuccess();
 }

@@ -2,17 +2,30 @@
 #ifndef DFC_TESTS_LOWER_TESTING_H_
 #define DFC_TESTS_LOWER_TESTING_H_
 
+#include <map>
+#include <utility>
 #include <vector>
 
-#include "absl/container/flat_hash_map.h"
-#include "absl/status/statusor.h"
 #include "graph/arith.h"
 #include "graph/node.h"
 #include "graph/tensor.h"
 #include "gtest/gtest.h"
-#include "ir/interpreter.h"
 
 namespace dfc::testing {
+
+struct CheckOptions {
+  // (input, dimension) pairs whose size becomes the size variable N in the Params' types,
+  // bound to the actual size when interpreting. They must all have the same size.
+  std::vector<std::pair<int, int>> symbolic_dims;
+  // Static inputs known only symbolically (a shape computed from N): their symbolic values.
+  std::map<int, std::vector<ArithExpr>> symbolic_values;
+  // Size variables bound for interpreting besides those of symbolic_dims.
+  SizeBindings bindings;
+  // Data inputs whose value is also known at compile time (a constant fed to a kernel).
+  std::vector<int> known_data;
+  // The lowering must be a pure view: no UserFun is applied.
+  bool views_only = false;
+};
 
 // Lowers `node` on `inputs` (the lowering's static inputs are given as known values, the
 // others as Params of their tensors' types), interprets the IR and compares each output with
@@ -20,15 +33,8 @@ namespace dfc::testing {
 // within DefaultTolerance (runtime/compare.h), the conformance suite's tolerance. When the
 // reference refuses the inputs, the lowering must refuse them too.
 ::testing::AssertionResult LoweringMatchesReference(const Node& node,
-                                                    const std::vector<Tensor>& inputs);
-
-// The second half of that check, for helpers that lower otherwise (tests/layout_testing.h):
-// `lowered` interpreted in `env` with `sizes` bound, each output compared with `expected`, the
-// reference's values (or its refusal, which the IR must share).
-::testing::AssertionResult InterpretedMatchesReference(
-    ir::Interpreter& interpreter, const std::vector<ir::ExprPtr>& lowered,
-    const absl::flat_hash_map<const ir::Param*, ir::Value>& env, const SizeBindings& sizes,
-    const absl::StatusOr<std::vector<Tensor>>& expected);
+                                                    const std::vector<Tensor>& inputs,
+                                                    const CheckOptions& options = {});
 
 }  // namespace dfc::testing
 

@@ -21,8 +21,8 @@ using ::dfc::testing::BothRefuse;
 using ::dfc::testing::CheckOptions;
 using ::dfc::testing::IndexTensor;
 using ::dfc::testing::LayoutDTypes;
+using ::dfc::testing::LoweringMatchesReference;
 using ::dfc::testing::MakeNode;
-using ::dfc::testing::Matches;
 using ::dfc::testing::RandomTensor;
 using ::dfc::testing::SafeName;
 using ::dfc::testing::ShapeName;
@@ -76,9 +76,10 @@ TEST_P(GatherTest, GatherV2) {
   const auto& [c, dtype] = GetParam();
   const Tensor params = RandomTensor(dtype, c.params, 1);
   for (DType index_dtype : {DType::kInt32, DType::kInt64}) {
-    EXPECT_TRUE(Matches(MakeNode("GatherV2", {{"batch_dims", c.batch_dims}}, 3),
-                        {params, IndexTensor(c.indices, index_dtype, c.index_shape),
-                         IndexTensor({c.axis}, DType::kInt32, Shape{})}))
+    EXPECT_TRUE(
+        LoweringMatchesReference(MakeNode("GatherV2", {{"batch_dims", c.batch_dims}}, 3),
+                                 {params, IndexTensor(c.indices, index_dtype, c.index_shape),
+                                  IndexTensor({c.axis}, DType::kInt32, Shape{})}))
         << DTypeName(index_dtype);
   }
 }
@@ -87,7 +88,7 @@ TEST(GatherTest, GatherAlongAxis0) {
   for (const GatherCase& c : kGathers) {
     if (c.axis != 0 || c.batch_dims != 0) continue;  // Gather has axis 0 only
     for (DType dtype : LayoutDTypes()) {
-      EXPECT_TRUE(Matches(
+      EXPECT_TRUE(LoweringMatchesReference(
           MakeNode("Gather", {}, 2),
           {RandomTensor(dtype, c.params, 2), IndexTensor(c.indices, DType::kInt64, c.index_shape)}))
           << ShapeName(c.params) << " " << Ints(c.indices) << " " << DTypeName(dtype);
@@ -114,11 +115,11 @@ TEST(GatherTest, SymbolicBatchOfIndices) {
   // An embedding lookup: params [10,4], indices [N,3].
   CheckOptions batch;
   batch.symbolic_dims = {{1, 0}};
-  EXPECT_TRUE(Matches(MakeNode("GatherV2", {}, 3),
-                      {RandomTensor(DType::kFloat, {10, 4}, 1),
-                       IndexTensor({9, 0, 3, 3, 1, 7}, DType::kInt32, Shape{2, 3}),
-                       IndexTensor({0}, DType::kInt32, Shape{})},
-                      batch));
+  EXPECT_TRUE(LoweringMatchesReference(MakeNode("GatherV2", {}, 3),
+                                       {RandomTensor(DType::kFloat, {10, 4}, 1),
+                                        IndexTensor({9, 0, 3, 3, 1, 7}, DType::kInt32, Shape{2, 3}),
+                                        IndexTensor({0}, DType::kInt32, Shape{})},
+                                       batch));
 }
 
 // --- OneHot -----------------------------------------------------------------------------------
@@ -154,8 +155,9 @@ TEST_P(OneHotTest, EveryAxis) {
   const Tensor off = RandomTensor(dtype, {}, 4);
   const int rank = static_cast<int>(c.shape.size());
   for (int axis = -2; axis <= rank + 1; ++axis) {
-    EXPECT_TRUE(Matches(MakeNode("OneHot", {{"axis", int64_t{axis}}}, 4),
-                        {indices, IndexTensor({c.depth}, DType::kInt32, Shape{}), on, off}))
+    EXPECT_TRUE(LoweringMatchesReference(
+        MakeNode("OneHot", {{"axis", int64_t{axis}}}, 4),
+        {indices, IndexTensor({c.depth}, DType::kInt32, Shape{}), on, off}))
         << "axis " << axis;
   }
 }
@@ -225,8 +227,9 @@ TEST_P(FillTest, MatchesReference) {
   const auto& [dims, dtype] = GetParam();
   CheckOptions views;
   views.views_only = true;
-  EXPECT_TRUE(Matches(MakeNode("Fill", {}, 2),
-                      {IndexTensor(dims, DType::kInt64), RandomTensor(dtype, {}, 5)}, views));
+  EXPECT_TRUE(LoweringMatchesReference(
+      MakeNode("Fill", {}, 2), {IndexTensor(dims, DType::kInt64), RandomTensor(dtype, {}, 5)},
+      views));
 }
 
 INSTANTIATE_TEST_SUITE_P(Layout, FillTest, Combine(ValuesIn(kFillDims), ValuesIn(LayoutDTypes())),
@@ -248,7 +251,8 @@ TEST(FillTest, RefusalsAndSymbolicDims) {
   CheckOptions batch;
   batch.symbolic_values[0] = {ArithExpr::Var("N"), 3};
   batch.bindings["N"] = 4;
-  EXPECT_TRUE(Matches(MakeNode("Fill", {}, 2), {IndexTensor({4, 3}), value}, batch));
+  EXPECT_TRUE(
+      LoweringMatchesReference(MakeNode("Fill", {}, 2), {IndexTensor({4, 3}), value}, batch));
 }
 
 // --- Range ------------------------------------------------------------------------------------
@@ -299,7 +303,7 @@ Tensor ScalarOf(DType dtype, double v) {
 
 TEST_P(RangeTest, MatchesReference) {
   const RangeCase& c = GetParam();
-  EXPECT_TRUE(Matches(
+  EXPECT_TRUE(LoweringMatchesReference(
       MakeNode("Range", {{"Tidx", c.dtype}}, 3),
       {ScalarOf(c.dtype, c.start), ScalarOf(c.dtype, c.limit), ScalarOf(c.dtype, c.delta)}));
 }

@@ -21,8 +21,8 @@ using ::dfc::testing::BothRefuse;
 using ::dfc::testing::CheckOptions;
 using ::dfc::testing::IndexTensor;
 using ::dfc::testing::LayoutDTypes;
+using ::dfc::testing::LoweringMatchesReference;
 using ::dfc::testing::MakeNode;
-using ::dfc::testing::Matches;
 using ::dfc::testing::RandomTensor;
 using ::dfc::testing::SafeName;
 using ::dfc::testing::ShapeName;
@@ -60,7 +60,8 @@ TEST_P(PermuteTest, EveryPermutation) {
   CheckOptions views;
   views.views_only = true;
   do {
-    EXPECT_TRUE(Matches(MakeNode("Transpose", {}, 2), {in, IndexTensor(perm)}, views))
+    EXPECT_TRUE(
+        LoweringMatchesReference(MakeNode("Transpose", {}, 2), {in, IndexTensor(perm)}, views))
         << "perm " << Ints(perm);
   } while (std::next_permutation(perm.begin(), perm.end()));
 }
@@ -78,8 +79,10 @@ TEST_P(PermuteTest, ReverseEverySubsetOfAxes) {
         negative.push_back(d - rank);
       }
     }
-    EXPECT_TRUE(Matches(MakeNode("ReverseV2", {}, 2), {in, IndexTensor(axes)})) << Ints(axes);
-    EXPECT_TRUE(Matches(MakeNode("ReverseV2", {}, 2), {in, IndexTensor(negative, DType::kInt64)}))
+    EXPECT_TRUE(LoweringMatchesReference(MakeNode("ReverseV2", {}, 2), {in, IndexTensor(axes)}))
+        << Ints(axes);
+    EXPECT_TRUE(LoweringMatchesReference(MakeNode("ReverseV2", {}, 2),
+                                         {in, IndexTensor(negative, DType::kInt64)}))
         << Ints(negative);
   }
 }
@@ -107,8 +110,10 @@ TEST(PermuteTest, SymbolicBatch) {
   CheckOptions batch;
   batch.symbolic_dims = {{0, 0}};
   const Tensor in = RandomTensor(DType::kFloat, {3, 2, 4}, 1);
-  EXPECT_TRUE(Matches(MakeNode("Transpose", {}, 2), {in, IndexTensor({2, 0, 1})}, batch));
-  EXPECT_TRUE(Matches(MakeNode("ReverseV2", {}, 2), {in, IndexTensor({0, 2})}, batch));
+  EXPECT_TRUE(
+      LoweringMatchesReference(MakeNode("Transpose", {}, 2), {in, IndexTensor({2, 0, 1})}, batch));
+  EXPECT_TRUE(
+      LoweringMatchesReference(MakeNode("ReverseV2", {}, 2), {in, IndexTensor({0, 2})}, batch));
 }
 
 // --- Tile, BroadcastTo ------------------------------------------------------------------------
@@ -143,8 +148,8 @@ TEST_P(TileTest, MatchesReference) {
   const auto& [c, dtype] = GetParam();
   CheckOptions views;
   views.views_only = true;
-  EXPECT_TRUE(Matches(MakeNode("Tile", {}, 2),
-                      {RandomTensor(dtype, c.shape, 3), IndexTensor(c.multiples)}, views));
+  EXPECT_TRUE(LoweringMatchesReference(
+      MakeNode("Tile", {}, 2), {RandomTensor(dtype, c.shape, 3), IndexTensor(c.multiples)}, views));
 }
 
 INSTANTIATE_TEST_SUITE_P(Layout, TileTest, Combine(ValuesIn(kTiles), ValuesIn(LayoutDTypes())),
@@ -160,8 +165,9 @@ TEST(TileTest, SymbolicMultiple) {
   CheckOptions batch;
   batch.symbolic_dims = {{0, 1}};
   batch.symbolic_values[1] = {ArithExpr::Var("N"), 1};
-  EXPECT_TRUE(Matches(MakeNode("Tile", {}, 2),
-                      {RandomTensor(DType::kFloat, {1, 3}, 1), IndexTensor({3, 1})}, batch));
+  EXPECT_TRUE(LoweringMatchesReference(
+      MakeNode("Tile", {}, 2), {RandomTensor(DType::kFloat, {1, 3}, 1), IndexTensor({3, 1})},
+      batch));
 }
 
 // Multiples whose product with the shape overflows int64: an error naming the node, from the
@@ -206,8 +212,9 @@ TEST_P(BroadcastToTest, MatchesReference) {
   const auto& [c, dtype] = GetParam();
   CheckOptions views;
   views.views_only = true;
-  EXPECT_TRUE(Matches(MakeNode("BroadcastTo", {}, 2),
-                      {RandomTensor(dtype, c.shape, 4), IndexTensor(c.to, DType::kInt64)}, views));
+  EXPECT_TRUE(LoweringMatchesReference(
+      MakeNode("BroadcastTo", {}, 2),
+      {RandomTensor(dtype, c.shape, 4), IndexTensor(c.to, DType::kInt64)}, views));
 }
 
 INSTANTIATE_TEST_SUITE_P(Layout, BroadcastToTest,
@@ -254,9 +261,9 @@ TEST_P(SliceTest, MatchesReference) {
   const auto& [c, dtype] = GetParam();
   CheckOptions views;
   views.views_only = true;
-  EXPECT_TRUE(Matches(MakeNode("Slice", {}, 3),
-                      {RandomTensor(dtype, c.shape, 5), IndexTensor(c.begin), IndexTensor(c.size)},
-                      views));
+  EXPECT_TRUE(LoweringMatchesReference(
+      MakeNode("Slice", {}, 3),
+      {RandomTensor(dtype, c.shape, 5), IndexTensor(c.begin), IndexTensor(c.size)}, views));
 }
 
 INSTANTIATE_TEST_SUITE_P(Layout, SliceTest, Combine(ValuesIn(kSlices), ValuesIn(LayoutDTypes())),
@@ -271,10 +278,10 @@ INSTANTIATE_TEST_SUITE_P(Layout, SliceTest, Combine(ValuesIn(kSlices), ValuesIn(
 TEST(SliceTest, SymbolicBatch) {
   CheckOptions batch;
   batch.symbolic_dims = {{0, 0}};
-  EXPECT_TRUE(Matches(
+  EXPECT_TRUE(LoweringMatchesReference(
       MakeNode("Slice", {}, 3),
       {RandomTensor(DType::kFloat, {3, 6}, 1), IndexTensor({0, 2}), IndexTensor({-1, 3})}, batch));
-  EXPECT_TRUE(Matches(
+  EXPECT_TRUE(LoweringMatchesReference(
       MakeNode("Slice", {}, 3),
       {RandomTensor(DType::kFloat, {3, 6}, 1), IndexTensor({1, 2}), IndexTensor({-1, 3})}, batch));
 }
@@ -337,10 +344,11 @@ TEST_P(StridedSliceTest, MatchesReference) {
                    {"shrink_axis_mask", c.shrink_mask}};
   CheckOptions views;
   views.views_only = true;
-  EXPECT_TRUE(Matches(MakeNode("StridedSlice", attrs, 4),
-                      {RandomTensor(dtype, c.shape, 6), IndexTensor(c.begin, DType::kInt64),
-                       IndexTensor(c.end, DType::kInt64), IndexTensor(c.strides, DType::kInt64)},
-                      views));
+  EXPECT_TRUE(LoweringMatchesReference(
+      MakeNode("StridedSlice", attrs, 4),
+      {RandomTensor(dtype, c.shape, 6), IndexTensor(c.begin, DType::kInt64),
+       IndexTensor(c.end, DType::kInt64), IndexTensor(c.strides, DType::kInt64)},
+      views));
 }
 
 INSTANTIATE_TEST_SUITE_P(Layout, StridedSliceTest,
@@ -361,10 +369,10 @@ TEST(StridedSliceTest, SymbolicBatch) {
   CheckOptions batch;
   batch.symbolic_dims = {{0, 0}};
   const Tensor in = RandomTensor(DType::kFloat, {3, 4}, 1);
-  EXPECT_TRUE(
-      Matches(MakeNode("StridedSlice", {{"begin_mask", int64_t{1}}, {"end_mask", int64_t{1}}}, 4),
-              {in, IndexTensor({0, 1}), IndexTensor({0, 3}), IndexTensor({1, 1})}, batch));
-  EXPECT_TRUE(Matches(
+  EXPECT_TRUE(LoweringMatchesReference(
+      MakeNode("StridedSlice", {{"begin_mask", int64_t{1}}, {"end_mask", int64_t{1}}}, 4),
+      {in, IndexTensor({0, 1}), IndexTensor({0, 3}), IndexTensor({1, 1})}, batch));
+  EXPECT_TRUE(LoweringMatchesReference(
       MakeNode(
           "StridedSlice",
           {{"begin_mask", int64_t{1}}, {"end_mask", int64_t{1}}, {"shrink_axis_mask", int64_t{2}}},
@@ -372,12 +380,13 @@ TEST(StridedSliceTest, SymbolicBatch) {
       {in, IndexTensor({0, -1}), IndexTensor({0, 0}), IndexTensor({-2, 1})}, batch));
   // x[-1] and x[1] on the batch dimension.
   for (int64_t index : {-1, 1}) {
-    EXPECT_TRUE(Matches(MakeNode("StridedSlice", {{"shrink_axis_mask", int64_t{1}}}, 4),
-                        {in, IndexTensor({index}), IndexTensor({index + 1}), IndexTensor({1})},
-                        batch));
+    EXPECT_TRUE(LoweringMatchesReference(
+        MakeNode("StridedSlice", {{"shrink_axis_mask", int64_t{1}}}, 4),
+        {in, IndexTensor({index}), IndexTensor({index + 1}), IndexTensor({1})}, batch));
   }
-  EXPECT_TRUE(Matches(MakeNode("StridedSlice", {{"end_mask", int64_t{1}}}, 4),
-                      {in, IndexTensor({0}), IndexTensor({0}), IndexTensor({2})}, batch));
+  EXPECT_TRUE(LoweringMatchesReference(MakeNode("StridedSlice", {{"end_mask", int64_t{1}}}, 4),
+                                       {in, IndexTensor({0}), IndexTensor({0}), IndexTensor({2})},
+                                       batch));
 }
 
 // --- Pad, PadV2, MirrorPad --------------------------------------------------------------------
@@ -410,12 +419,13 @@ TEST_P(PadTest, PadAndPadV2) {
   const auto& [c, dtype] = GetParam();
   const Tensor in = RandomTensor(dtype, c.shape, 7);
   const Tensor paddings = Paddings(c.paddings);
-  EXPECT_TRUE(Matches(MakeNode("Pad", {}, 2), {in, paddings})) << "Pad";
+  EXPECT_TRUE(LoweringMatchesReference(MakeNode("Pad", {}, 2), {in, paddings})) << "Pad";
   // A fed constant_values (a Param here) goes through Concat + Repeat; a one-element vector is
   // accepted as the scalar.
   for (const Shape& value_shape : {Shape{}, Shape{1}}) {
     const Tensor value = RandomTensor(dtype, value_shape, 8);
-    EXPECT_TRUE(Matches(MakeNode("PadV2", {}, 3), {in, paddings, value})) << "PadV2";
+    EXPECT_TRUE(LoweringMatchesReference(MakeNode("PadV2", {}, 3), {in, paddings, value}))
+        << "PadV2";
   }
 }
 
@@ -423,8 +433,8 @@ TEST_P(PadTest, MirrorPad) {
   const auto& [c, dtype] = GetParam();
   const Tensor in = RandomTensor(dtype, c.shape, 9);
   for (const char* mode : {"REFLECT", "SYMMETRIC"}) {
-    EXPECT_TRUE(Matches(MakeNode("MirrorPad", {{"mode", std::string(mode)}}, 2),
-                        {in, Paddings(c.paddings, DType::kInt64)}))
+    EXPECT_TRUE(LoweringMatchesReference(MakeNode("MirrorPad", {{"mode", std::string(mode)}}, 2),
+                                         {in, Paddings(c.paddings, DType::kInt64)}))
         << mode;
   }
 }
@@ -443,7 +453,7 @@ TEST(PadTest, PadV2WithAKnownValue) {
   CheckOptions known;
   known.known_data = {2};
   for (DType dtype : LayoutDTypes()) {
-    EXPECT_TRUE(Matches(
+    EXPECT_TRUE(LoweringMatchesReference(
         MakeNode("PadV2", {}, 3),
         {RandomTensor(dtype, {2, 3}, 1), Paddings({1, 0, 2, 1}), RandomTensor(dtype, {}, 2)},
         known))
@@ -467,10 +477,12 @@ TEST(PadTest, SymbolicBatch) {
   CheckOptions batch;
   batch.symbolic_dims = {{0, 0}};
   const Tensor in = RandomTensor(DType::kFloat, {3, 4}, 1);
-  EXPECT_TRUE(Matches(MakeNode("Pad", {}, 2), {in, Paddings({0, 0, 1, 2})}, batch));
-  EXPECT_TRUE(Matches(MakeNode("Pad", {}, 2), {in, Paddings({1, 0, 1, 2})}, batch));
-  EXPECT_TRUE(Matches(MakeNode("MirrorPad", {{"mode", std::string("REFLECT")}}, 2),
-                      {in, Paddings({0, 0, 1, 2})}, batch));
+  EXPECT_TRUE(
+      LoweringMatchesReference(MakeNode("Pad", {}, 2), {in, Paddings({0, 0, 1, 2})}, batch));
+  EXPECT_TRUE(
+      LoweringMatchesReference(MakeNode("Pad", {}, 2), {in, Paddings({1, 0, 1, 2})}, batch));
+  EXPECT_TRUE(LoweringMatchesReference(MakeNode("MirrorPad", {{"mode", std::string("REFLECT")}}, 2),
+                                       {in, Paddings({0, 0, 1, 2})}, batch));
 }
 
 }  // namespace
