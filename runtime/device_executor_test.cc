@@ -37,15 +37,8 @@
 namespace dfc {
 namespace {
 
-using testing::DeviceExecutorTest;
-using testing::ExpectAllEqual;
-using testing::Feeds;
 using ::testing::HasSubstr;
-using testing::LoadShared;
-using testing::Lower;
-using testing::RandomFloats;
-using testing::Reference;
-using testing::Rows;
+using namespace testing;  // NOLINT: the DeviceExecutor test helpers
 
 TEST_F(DeviceExecutorTest, OneCompiledPlanServesBatchSizes1To1000) {
   const absl::StatusOr<Graph> loaded = LoadShared("dl4j_mlp_00_frozen.pb");

@@ -37,15 +37,8 @@
 namespace dfc {
 namespace {
 
-using testing::DeviceExecutorTest;
-using testing::ExpectAllEqual;
-using testing::Feeds;
 using ::testing::HasSubstr;
-using testing::LoadShared;
-using testing::Lower;
-using testing::RandomFloats;
-using testing::Reference;
-using testing::Rows;
+using namespace testing;  // NOLINT: the DeviceExecutor test helpers
 
 // A value too large for the device (past the largest buffer it makes, or past 2^63 elements,
 // whose byte count would wrap to a small number) is refused, naming its cluster or node, before
