@@ -7,6 +7,7 @@
 #include "codegen/generator.h"
 #include "ir/analysis.h"
 #include "ir/lower/scalar_funs.h"
+#include "rewrite/lowering.h"
 
 namespace dfc::codegen::gen {
 
@@ -33,10 +34,7 @@ absl::StatusOr<CVal> Generator::Eval(const ExprPtr& expr, const Env& env) {
         // A tensor the cluster binds is stored by a kernel of its own, as the lowering said
         // (rewrite::ToGlobalLet); evaluated where it is read instead, a chain of them would
         // grow the code exponentially.
-        if (top_level_ && call.f->kind == Fun::Kind::kLambda && a->type->is_array() &&
-            ir::TensorShape(a->type) &&
-            (a->kind != ir::Expr::Kind::kFunCall ||
-             static_cast<const ir::FunCall&>(*a).f->kind != Fun::Kind::kToGlobal)) {
+        if (top_level_ && call.f->kind == Fun::Kind::kLambda && rewrite::IsUnstoredTensor(a)) {
           return absl::InternalError(absl::StrCat("a let at the cluster's top level binds a ",
                                                   ir::TypeToString(a->type),
                                                   " that is not lowered to ToGlobal"));

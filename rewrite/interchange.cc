@@ -19,7 +19,7 @@ namespace {
 class ReducesReading : public ir::ScopedExprVisitor {
  public:
   explicit ReducesReading(const ir::Param* c) : c_(c) {}
-  std::vector<ir::ExprPtr>& found() { return found_; }
+  const std::vector<ir::ExprPtr>& found() const { return found_; }
 
   void Visit(const ir::ExprPtr& e) override {
     if (e->kind != ir::Expr::Kind::kFunCall || ir::Reads(*e, c_) == 0) return;

@@ -10,13 +10,6 @@
 namespace dfc::rewrite {
 namespace {
 
-// Whether a let should store `arg`: a tensor (an array of scalars, however nested) that is not
-// stored already.
-bool Unstored(const ir::ExprPtr& arg) {
-  return arg->type->is_array() && ir::TensorShape(arg->type) &&
-         CallOf(arg, ir::Fun::Kind::kToGlobal) == nullptr;
-}
-
 class TopLevelRewrite : public ir::ExprMutator {
  public:
   explicit TopLevelRewrite(const Rule& rule) : rule_(rule) {}
@@ -42,18 +35,23 @@ class TopLevelRewrite : public ir::ExprMutator {
 
 }  // namespace
 
+bool IsUnstoredTensor(const ir::ExprPtr& arg) {
+  return arg->type->is_array() && ir::TensorShape(arg->type) &&
+         CallOf(arg, ir::Fun::Kind::kToGlobal) == nullptr;
+}
+
 Rule ToGlobalLet() {
   return {"toGlobal", "(λ(v) => B) $ x => (λ(v) => B) $ (ToGlobal(Id) $ x), x a tensor",
           [](const ir::ExprPtr& e) -> Match {
             const ir::FunCall* let = CallOf(e, ir::Fun::Kind::kLambda);
             if (let == nullptr) return Decline{"not a let"};
             bool any = false;
-            for (const ir::ExprPtr& arg : let->args) any = any || Unstored(arg);
+            for (const ir::ExprPtr& arg : let->args) any = any || IsUnstoredTensor(arg);
             if (!any) return Decline{"the let binds no tensor that is not stored already"};
             return [f = let->f, bound = let->args]() -> absl::StatusOr<ir::ExprPtr> {
               std::vector<ir::ExprPtr> args;
               for (const ir::ExprPtr& arg : bound) {
-                if (!Unstored(arg)) {
+                if (!IsUnstoredTensor(arg)) {
                   args.push_back(arg);
                   continue;
                 }

@@ -18,6 +18,10 @@ namespace dfc::rewrite {
 // grow the code exponentially.
 Rule ToGlobalLet();
 
+// Whether toGlobal stores `arg` of a let: a tensor (an array of scalars, however nested) that
+// is not ToGlobal already. The code generator refuses a top-level let that binds one.
+bool IsUnstoredTensor(const ir::ExprPtr& arg);
+
 // `e` with `rule` applied, pre-order, at every place evaluated once per kernel rather than
 // once per element: everything outside the functions of its Maps and Reduces (a let's value
 // and body, a pattern's arguments). What the rule rewrites is searched again.
