@@ -29,7 +29,9 @@ absl::StatusOr<CVal> Generator::Eval(const ExprPtr& expr, const Env& env) {
     }
     case ir::Expr::Kind::kFunCall: {
       const auto& call = static_cast<const ir::FunCall&>(*expr);
+      if (call.f->kind == Fun::Kind::kToGlobal && top_level_) return Materialize(call.args[0], env);
       std::vector<CVal> args;
+      std::vector<bool> kept;  // a let's arguments lowered to ToPrivate
       for (const ExprPtr& a : call.args) {
         // A tensor the cluster binds is stored by a kernel of its own, as the lowering said
         // (rewrite::ToGlobalLet); evaluated where it is read instead, a chain of them would
@@ -39,8 +41,13 @@ absl::StatusOr<CVal> Generator::Eval(const ExprPtr& expr, const Env& env) {
                                                   ir::TypeToString(a->type),
                                                   " that is not lowered to ToGlobal"));
         }
-        DFC_ASSIGN_OR_RETURN(CVal v, Eval(a, env));
+        const ir::FunCall* to_private = rewrite::CallOf(a, Fun::Kind::kToPrivate);
+        kept.push_back(to_private != nullptr && call.f->kind == Fun::Kind::kLambda);
+        DFC_ASSIGN_OR_RETURN(CVal v, Eval(kept.back() ? to_private->args[0] : a, env));
         args.push_back(std::move(v));
+      }
+      if (call.f->kind == Fun::Kind::kLambda) {
+        return ApplyLambda(static_cast<const ir::Lambda&>(*call.f), std::move(args), env, kept);
       }
       // At a literal index known to be in range (a vector filled with a Reduce's initial
       // value, rewrite::VectorizeColumns): the element itself, with no check to emit.
@@ -63,15 +70,6 @@ absl::StatusOr<CVal> Generator::Apply(const Fun& f, std::vector<CVal> args, cons
     case Fun::Kind::kUserFun:
       return CallUserFun(static_cast<const ir::UserFun&>(f), std::move(args));
     default: {
-      if (f.kind == Fun::Kind::kToGlobal && top_level_) {
-        // Stored by a kernel of its own into a temporary, which later kernels read.
-        DFC_ASSIGN_OR_RETURN(
-            CVal v, Apply(*static_cast<const ir::Pattern&>(f).f, std::move(args), result, env));
-        if (!v.type->is_array() || !ir::TensorShape(v.type)) {
-          return Unsupported(absl::StrCat("ToGlobal of a ", ir::TypeToString(v.type)));
-        }
-        return Materialize(v);
-      }
       // A pattern's value computes if its function does or any argument's value does.
       bool computed = ir::Computes(f);
       for (const CVal& a : args) computed = computed || a.computed;
@@ -84,21 +82,28 @@ absl::StatusOr<CVal> Generator::Apply(const Fun& f, std::vector<CVal> args, cons
 }
 
 absl::StatusOr<CVal> Generator::ApplyLambda(const ir::Lambda& lambda, std::vector<CVal> args,
-                                            const Env& env) {
+                                            const Env& env, const std::vector<bool>& kept) {
+  DFC_ASSIGN_OR_RETURN(Env bound, BindLet(lambda, std::move(args), env, kept));
+  return Eval(lambda.body, bound);
+}
+
+absl::StatusOr<Env> Generator::BindLet(const ir::Lambda& lambda, std::vector<CVal> args,
+                                       const Env& env, const std::vector<bool>& kept) {
   auto bound = std::make_shared<Frame>(Frame{.root = env->root, .parent = env, .bindings = {}});
   for (size_t k = 0; k < args.size(); ++k) {
     CVal v = std::move(args[k]);
-    if (!top_level_ && v.computed && v.type->is_array() &&
-        (ir::Reads(*lambda.body, lambda.params[k].get()) > 1 || v.columns_of != nullptr) &&
-        FitsPrivately(v.type)) {
-      // (Read by rows, a Transpose of computed columns would compute every column a row.)
+    if (k < kept.size() && kept[k]) {
+      if (top_level_ || !v.type->is_array() || !ConstantElements(v.type)) {
+        return absl::InternalError(absl::StrCat("ToPrivate of a ", ir::TypeToString(v.type),
+                                                top_level_ ? " outside the rows of a kernel" : ""));
+      }
       DFC_ASSIGN_OR_RETURN(v, MaterializePrivately(v));
     } else {
       DFC_ASSIGN_OR_RETURN(v, Bind(std::move(v)));
     }
     bound->bindings[lambda.params[k].get()] = std::move(v);
   }
-  return Eval(lambda.body, bound);
+  return Env(std::move(bound));
 }
 
 absl::StatusOr<CVal> Generator::CallUserFun(const ir::UserFun& f, std::vector<CVal> args) {
@@ -160,12 +165,14 @@ absl::StatusOr<CVal> Generator::ApplyPattern(const ir::Pattern& p, std::vector<C
   using K = Fun::Kind;
   CVal out{result};
   switch (p.kind) {
-    case K::kMapGlb:
-      out.per_work_item = true;
-      [[fallthrough]];
     case K::kMap:
-    case K::kMapWrg:
+    case K::kReduce:
     case K::kMapLcl:
+      // The lowering (LowerForDevice) maps every Map and Reduce onto the device.
+      return absl::InternalError(
+          absl::StrCat("the code generator met ", ir::FunName(p), ", which is not lowered"));
+    case K::kMapGlb:  // a kernel's rows (the lowering left no other)
+    case K::kMapWrg:
     case K::kMapSeq:
       out.maps_computing = ir::Computes(*p.f);
       if (p.f->kind == K::kAsScalar && args[0].columns_of != nullptr) {
@@ -182,8 +189,8 @@ absl::StatusOr<CVal> Generator::ApplyPattern(const ir::Pattern& p, std::vector<C
         return v;
       };
       return out;
-    case K::kReduce:
     case K::kReduceSeq:
+    case K::kReduceLcl:
       return ReduceSeq(p, std::move(args), env);
     case K::kZip:
       out.element = [args](const std::string& i) -> absl::StatusOr<CVal> {
@@ -217,7 +224,6 @@ absl::StatusOr<CVal> Generator::ApplyPattern(const ir::Pattern& p, std::vector<C
       // there rather than write a division by zero that the OpenCL compiler warns about.
       const ArithExpr& row = args[0].type->element->length;
       const std::string m = row.AsConstant() == 0 ? "1L" : Size(row);
-      if (args[0].per_work_item) out.blocks_of = std::make_shared<const CVal>(args[0]);
       out.element = [array = args[0], m](const std::string& k) -> absl::StatusOr<CVal> {
         DFC_ASSIGN_OR_RETURN(CVal row, array.element(absl::StrCat("((", k, ") / ", m, ")")));
         return row.element(absl::StrCat("((", k, ") % ", m, ")"));
@@ -267,11 +273,6 @@ absl::StatusOr<CVal> Generator::ApplyPattern(const ir::Pattern& p, std::vector<C
       return out;
     }
     case K::kReindex: {
-      // The first rows of blocks (the rows blockRows padded dropped): still stored by blocks.
-      if (args[0].blocks_of != nullptr && p.index_fn == ir::IndexVar()) {
-        out.blocks_of = args[0].blocks_of;
-        out.rows_below = Size(p.size);
-      }
       // A shift, out[i] = in[i + c], keeps a contiguous array contiguous.
       const ArithExpr offset = p.index_fn - ir::IndexVar();
       const std::vector<std::string> vars = offset.Variables();

@@ -75,15 +75,6 @@ struct CVal {
   // AsScalar's result: the array of vectors whose lanes it lists (a Reduce by a combiner over
   // the lanes of one vector folds them as a tree of halves).
   std::shared_ptr<const CVal> lanes_of;
-  // An array whose every element is one work-item's (MapGlb): a kernel storing Join $ it
-  // gives each work-item an element, a block of the joined rows (blocks_of).
-  bool per_work_item = false;
-  // Join's result over such an array: the blocks it lists.
-  std::shared_ptr<const CVal> blocks_of;
-  // With blocks_of, where only a prefix of the joined rows is the value (Reindex(n, i), the
-  // rows rewrite::BlockRows padded the last block with dropped): the row count n, in C. Rows
-  // at or past it are computed with their block and not stored.
-  std::string rows_below;
   // A Map whose function does arithmetic: reading an element emits its computation.
   bool maps_computing = false;
   // Transpose's result over such a Map (each element a column of the result, computed at once:
@@ -179,8 +170,13 @@ class Generator {
   absl::StatusOr<CVal> Eval(const ExprPtr& expr, const Env& env);
   absl::StatusOr<CVal> Apply(const Fun& f, std::vector<CVal> args, const TypePtr& result,
                              const Env& env);
-  absl::StatusOr<CVal> ApplyLambda(const ir::Lambda& lambda, std::vector<CVal> args,
-                                   const Env& env);
+  // `lambda` applied to `args`; those whose `kept` is set (ToPrivate) are computed into private
+  // arrays of the work-item first.
+  absl::StatusOr<CVal> ApplyLambda(const ir::Lambda& lambda, std::vector<CVal> args, const Env& env,
+                                   const std::vector<bool>& kept = {});
+  // The frame that binds `lambda`'s parameters to `args` (as ApplyLambda).
+  absl::StatusOr<Env> BindLet(const ir::Lambda& lambda, std::vector<CVal> args, const Env& env,
+                              const std::vector<bool>& kept);
   absl::StatusOr<CVal> ApplyPattern(const ir::Pattern& p, std::vector<CVal> args,
                                     const TypePtr& result, const Env& env);
   absl::StatusOr<CVal> CallUserFun(const ir::UserFun& f, std::vector<CVal> args);
@@ -206,14 +202,12 @@ class Generator {
   // Opens and closes a sequential loop's block, keeping seq_loops_.
   void OpenSequentialLoop(const std::string& index, const std::string& header);
   void CloseSequentialLoop();
-  // Whether a Reduce met in a MapWrg/MapLcl kernel is split across the work-items: its step is
-  // a combiner on its elements' type and it is long enough to share.
-  bool SplitsAcrossWorkItems(const ir::Pattern& p, const CVal& init, const CVal& array) const;
   // A Reduce by a combiner over the lanes of one vector: the halves combined lane-wise until
   // one lane is left (16 -> 8 -> 4 -> 2 -> 1), then with init. Returns the result's C name.
   absl::StatusOr<std::string> EmitLaneTree(const ir::Pattern& p, const CVal& init,
                                            const CVal& vectors, const Env& env);
-  // Emits the split Reduce (kernel_gen.h) and returns the C name of its result.
+  // Emits ReduceLcl, the Reduce split across the work-group (kernel_gen.h), and returns the C
+  // name of its result.
   absl::StatusOr<std::string> EmitSplitReduce(const ir::Pattern& p, const CVal& init,
                                               const CVal& array, const std::string& type,
                                               const Env& env);
@@ -240,14 +234,22 @@ class Generator {
   // C text of a size expression; `index` names what the Reindex variable `i` stands for.
   std::string Size(const ArithExpr& e, const std::string& index = "");
 
+  // A value a kernel stores, as the lowering mapped it (rewrite::MappedRows): work-item (or
+  // work-group) gid computes rows[gid], or block blocks[gid] of rows (those below rows_below,
+  // if set), or, for a scalar, work-item 0 computes it.
   struct Output {
-    CVal value;
+    CVal value;  // the rows, the blocks, or the scalar
     TypePtr type;
     std::string buffer;
     std::string comment;
+    bool by_work_groups = false;  // MapWrg(0), or a scalar whose Reduces are ReduceLcl(0)
+    bool blocks = false;
+    std::string rows_below;
   };
-  // Emits a kernel that writes `outputs` (work-item gid writes row gid of each) and returns
-  // its stage.
+  // `e`, a value the lowering mapped, evaluated at the top level as an Output.
+  absl::StatusOr<Output> MappedOutput(const ExprPtr& e, const Env& env, std::string buffer,
+                                      std::string comment);
+  // Emits the kernels that write `outputs`: those mapped by work-groups first, then the rest.
   absl::Status EmitKernel(const std::string& name, const std::vector<Output>& outputs);
   // The kernel under one mapping: MapWrg/MapLcl with `lanes` work-items a row, or MapGlb (0).
   struct KernelText {
@@ -257,23 +259,18 @@ class Generator {
   struct EmittedKernel {
     KernelStage stage;
     KernelText text;
-    int split_reduces = 0;
   };
   absl::StatusOr<EmittedKernel> EmitKernelMapped(const std::string& name,
                                                  const std::vector<Output>& outputs, int lanes);
-  // Whether the rows of `outputs` are a known number too small to fill the device.
-  bool FewRows(const std::vector<Output>& outputs) const;
-  // A top-level array bound by a let: computed by a kernel of its own into a temporary.
-  absl::StatusOr<CVal> Materialize(const CVal& value);
+  // A top-level array bound by a let, ToGlobal $ e: computed by a kernel of its own into a
+  // temporary.
+  absl::StatusOr<CVal> Materialize(const ExprPtr& e, const Env& env);
   // Emits a kernel that copies `value`, a view of a matrix of scalars (no arithmetic), into
   // `buffer`: work-item gid copies the block of kCopyBlockRows rows from gid·kCopyBlockRows,
   // column by column.
   absl::Status EmitBlockedCopy(const std::string& name, const CVal& value,
                                const std::string& buffer, const std::string& comment);
-  // An array a work-item reads several times and whose elements do arithmetic (a row of
-  // hidden units that every output of the next layer reads): computed once, into a private
-  // array of the work-item, if it has a known size of at most kMaxPrivateElements.
-  static bool FitsPrivately(const TypePtr& type);
+  // ToPrivate: an array computed once into a private array of the work-item.
   absl::StatusOr<CVal> MaterializePrivately(const CVal& value);
   // Stores `value` (columns_of set, a [r][m] matrix of scalars) column by column: each column
   // computed once, its r elements stored down the rows (those below `rows_below`, as Store).
@@ -312,11 +309,8 @@ class Generator {
   bool uses_half_ = false;
   bool top_level_ = false;  // evaluating the cluster's body, outside every output's block
   // MapWrg/MapLcl (kernel_gen.h): the work-items per row of the kernel being emitted (0: MapGlb),
-  // whether the code being emitted is one work-item's share of a split Reduce, how many Reduces
-  // the kernel split, and the compute types of the local-memory arrays that combine them.
+  // and the compute types of the local-memory arrays that combine its ReduceLcls.
   int lanes_ = 0;
-  bool in_lane_loop_ = false;
-  int split_reduces_ = 0;
   std::set<std::string> local_types_;
 };
 

@@ -12,6 +12,8 @@
 #include "codegen/generator.h"
 #include "codegen/lower_for_device.h"
 #include "ir/lower/scalar_funs.h"
+#include "ir/traverse.h"
+#include "rewrite/lowering.h"
 
 namespace dfc::codegen {
 namespace gen {
@@ -49,46 +51,54 @@ float dfc_round_half(float x) {
 
 }  // namespace
 
+absl::StatusOr<Generator::Output> Generator::MappedOutput(const ExprPtr& e, const Env& env,
+                                                          std::string buffer, std::string comment) {
+  Output out{.type = e->type, .buffer = std::move(buffer), .comment = std::move(comment)};
+  if (!e->type->is_array()) {
+    // One work-item computes a scalar, or one work-group where it splits its Reduces.
+    ir::Walk(e, [&](const ExprPtr& x) {
+      if (rewrite::CallOf(x, Fun::Kind::kToGlobal) != nullptr) return false;
+      out.by_work_groups = out.by_work_groups || rewrite::CallOf(x, Fun::Kind::kReduceLcl);
+      return !out.by_work_groups;
+    });
+    DFC_ASSIGN_OR_RETURN(out.value, Eval(e, env));
+    return out;
+  }
+  const ir::FunCall* rows = rewrite::MappedRows(e);
+  if (rows == nullptr) {
+    return absl::InternalError(
+        absl::StrCat("the rows of ", ir::TypeToString(e->type), " are not mapped onto the device"));
+  }
+  out.by_work_groups = rows->f->kind == Fun::Kind::kMapWrg;
+  out.blocks = rows != e.get();
+  if (const ir::FunCall* prefix = rewrite::CallOf(e, Fun::Kind::kReindex); prefix && out.blocks) {
+    out.rows_below = Size(static_cast<const ir::Pattern&>(*prefix->f).size);
+  }
+  ExprPtr mapped = e;  // the MapGlb or MapWrg call itself
+  while (mapped.get() != rows) mapped = static_cast<const ir::FunCall&>(*mapped).args[0];
+  DFC_ASSIGN_OR_RETURN(out.value, Eval(mapped, env));
+  return out;
+}
+
 absl::Status Generator::EmitKernel(const std::string& name, const std::vector<Output>& outputs) {
-  // MapWrg/MapLcl (kernel_gen.h) for the outputs of few rows whose code splits a Reduce (alone,
-  // an output that splits nothing would have every work-item repeat its row for nothing);
-  // MapGlb for the rest, in a kernel of its own after them.
+  // MapWrg/MapLcl (kernel_gen.h) for the outputs the lowering mapped by work-groups, MapGlb for
+  // the rest, in a kernel of its own after them.
   std::vector<Output> split, rest;
-  const int lanes = profile_.WorkGroupReductionSize();
-  for (const Output& out : outputs) {
-    if (lanes > 0 && FewRows({out})) {
-      DFC_ASSIGN_OR_RETURN(EmittedKernel trial, EmitKernelMapped(name, {out}, lanes));
-      if (trial.split_reduces > 0) {
-        split.push_back(out);
-        continue;
-      }
-    }
-    rest.push_back(out);
-  }
-  if (!split.empty() && !FewRows(split)) {  // too many rows together: the device is full
-    rest = outputs;
-    split.clear();
-  }
+  for (const Output& out : outputs) (out.by_work_groups ? split : rest).push_back(out);
   for (const auto& [group, mapped_lanes, stage_name] :
-       {std::tuple{&split, lanes, rest.empty() ? name : absl::StrCat(name, "_wrg")},
+       {std::tuple{&split, profile_.WorkGroupReductionSize(),
+                   rest.empty() ? name : absl::StrCat(name, "_wrg")},
         std::tuple{&rest, 0, name}}) {
     if (group->empty()) continue;
+    if (mapped_lanes <= 0 && group == &split) {
+      return absl::InternalError(
+          absl::StrCat("MapWrg on ", profile_.name, ", which does not reduce in work-groups"));
+    }
     DFC_ASSIGN_OR_RETURN(EmittedKernel kernel, EmitKernelMapped(stage_name, *group, mapped_lanes));
     kernels_.push_back(std::move(kernel.text));
     stages_.push_back(std::move(kernel.stage));
   }
   return absl::OkStatus();
-}
-
-bool Generator::FewRows(const std::vector<Output>& outputs) const {
-  int64_t rows = 0;
-  for (const Output& out : outputs) {
-    const std::optional<int64_t> n =
-        out.type->is_array() ? out.type->length.AsConstant() : std::optional<int64_t>(1);
-    if (!n) return false;  // a size variable: a batch, assumed to fill the device
-    rows += *n;
-  }
-  return rows < profile_.ConcurrentWorkItems();
 }
 
 absl::StatusOr<Generator::EmittedKernel> Generator::EmitKernelMapped(
@@ -97,7 +107,6 @@ absl::StatusOr<Generator::EmittedKernel> Generator::EmitKernelMapped(
   CEmitter* const outer = em_;
   em_ = &emitter;
   lanes_ = lanes;
-  split_reduces_ = 0;
   local_types_.clear();
   const int64_t outer_private_bytes = private_bytes_;  // of the kernel this one is nested in
   private_bytes_ = 0;
@@ -117,18 +126,19 @@ absl::StatusOr<Generator::EmittedKernel> Generator::EmitKernelMapped(
     }
     for (const Output& out : outputs) {
       em_->Emit(absl::StrCat("// ", out.comment));
-      if (const CVal* blocks = out.value.blocks_of.get(); blocks != nullptr && lanes == 0) {
+      if (out.blocks) {
         // Join $ MapGlb(f) $ x: work-item gid computes block f(x[gid]) once and stores its
         // rows, where row by row each would compute its whole block again. The block's type
         // ([b][m]) is the output's ([n·b][m]) cut in rows of b, so the bounds still come
         // from the declared type.
+        const CVal& blocks = out.value;
         em_->Emit(absl::StrCat("// MapGlb: work-item gid computes block gid of ",
-                               ir::TypeToString(blocks->type->element), " rows"));
-        stage.rows.push_back(blocks->type->length);
-        em_->OpenBlock(absl::StrCat("if (gid < ", Size(blocks->type->length), ")"));
-        DFC_ASSIGN_OR_RETURN(CVal block, blocks->element("gid"));
-        DFC_RETURN_IF_ERROR(Store(block, blocks->type->element, out.buffer, "gid",
-                                  /*private_array=*/false, /*unroll=*/false, out.value.rows_below));
+                               ir::TypeToString(blocks.type->element), " rows"));
+        stage.rows.push_back(blocks.type->length);
+        em_->OpenBlock(absl::StrCat("if (gid < ", Size(blocks.type->length), ")"));
+        DFC_ASSIGN_OR_RETURN(CVal block, blocks.element("gid"));
+        DFC_RETURN_IF_ERROR(Store(block, blocks.type->element, out.buffer, "gid",
+                                  /*private_array=*/false, /*unroll=*/false, out.rows_below));
       } else if (out.type->is_array()) {
         stage.rows.push_back(out.type->length);
         em_->OpenBlock(absl::StrCat("if (gid < ", Size(out.type->length), ")"));
@@ -160,7 +170,6 @@ absl::StatusOr<Generator::EmittedKernel> Generator::EmitKernelMapped(
     absl::StrAppend(&kernel.text.locals, "__local uchar dfc_has[", lanes, "];\n");
   }
   kernel.text.body = emitter.Finish();
-  kernel.split_reduces = split_reduces_;
   return kernel;
 }
 
@@ -186,23 +195,49 @@ absl::StatusOr<KernelSource> Generator::Generate(const KernelOptions& options) {
   const Env env =
       std::make_shared<const Frame>(Frame{.root = root, .parent = nullptr, .bindings = {}});
 
-  // The body's top level: what the whole cluster binds (its lets) is evaluated here, once.
+  // The body's top level: what the whole cluster binds (its lets) is evaluated here, once, and
+  // then the values its outputs store, as the lowering mapped them.
   CEmitter top(&block_counter_);
   em_ = &top;
   top_level_ = true;
-  absl::StatusOr<CVal> body = Eval(lambda.body, env);
-  top_level_ = false;
-  if (!body.ok()) return body.status();
   std::vector<Output> outputs;
-  for (size_t k = 0; k < cluster_.outputs.size(); ++k) {
-    const TypePtr& type = cluster_.output_types[k];
-    const std::string buffer = absl::StrCat("out", k);
-    buffer_params_.push_back(absl::StrCat("__global ", StorageType(ir::BaseDType(type)),
-                                          "* restrict ", buffer, "  // ",
-                                          cluster_.outputs[k].ToString()));
-    outputs.push_back({cluster_.outputs.size() == 1 ? *body : body->fields[k], type, buffer,
-                       absl::StrCat(cluster_.outputs[k].ToString(), ": ", ir::TypeToString(type))});
-  }
+  absl::Status evaluated = [&]() -> absl::Status {
+    Env scope = env;
+    ExprPtr e = lambda.body;
+    while (const ir::FunCall* let = rewrite::CallOf(e, Fun::Kind::kLambda)) {
+      const auto& f = static_cast<const ir::Lambda&>(*let->f);
+      std::vector<CVal> args;
+      for (const ExprPtr& a : let->args) {
+        DFC_ASSIGN_OR_RETURN(CVal v, Eval(a, scope));
+        args.push_back(std::move(v));
+      }
+      DFC_ASSIGN_OR_RETURN(scope, BindLet(f, std::move(args), scope, {}));
+      e = f.body;
+    }
+    const std::vector<ExprPtr> stored = rewrite::BodyOutputs(e);
+    if (stored.size() != cluster_.outputs.size()) {
+      return absl::InternalError(absl::StrCat("the cluster's body stores ", stored.size(),
+                                              " values for ", cluster_.outputs.size(), " outputs"));
+    }
+    for (size_t k = 0; k < stored.size(); ++k) {
+      const TypePtr& type = cluster_.output_types[k];
+      const std::string buffer = absl::StrCat("out", k);
+      DFC_ASSIGN_OR_RETURN(Output out, MappedOutput(stored[k], scope, buffer,
+                                                    absl::StrCat(cluster_.outputs[k].ToString(),
+                                                                 ": ", ir::TypeToString(type))));
+      out.type = type;
+      outputs.push_back(std::move(out));
+    }
+    // The outputs' buffers follow the temporaries' (made while evaluating them).
+    for (size_t k = 0; k < stored.size(); ++k) {
+      buffer_params_.push_back(
+          absl::StrCat("__global ", StorageType(ir::BaseDType(cluster_.output_types[k])),
+                       "* restrict ", outputs[k].buffer, "  // ", cluster_.outputs[k].ToString()));
+    }
+    return absl::OkStatus();
+  }();
+  top_level_ = false;
+  DFC_RETURN_IF_ERROR(evaluated);
   DFC_RETURN_IF_ERROR(EmitKernel(options.name, outputs));
   // Statements emitted at the top level itself (a runtime index read outside every Map) go
   // first in every kernel.
@@ -295,7 +330,7 @@ std::string StorageType(DType dtype) {
 absl::StatusOr<KernelSource> GenerateKernel(const ir::LoweredCluster& cluster,
                                             const KernelOptions& options) {
   ir::LoweredCluster lowered = cluster;
-  DFC_ASSIGN_OR_RETURN(ir::ExprPtr body, LowerForDevice(cluster.lambda->body));
+  DFC_ASSIGN_OR_RETURN(ir::ExprPtr body, LowerForDevice(cluster.lambda->body, options.profile));
   lowered.lambda = std::make_shared<ir::Lambda>(cluster.lambda->params, std::move(body));
   gen::Generator generator(lowered);
   return generator.Generate(options);

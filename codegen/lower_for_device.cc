@@ -1,12 +1,300 @@
 // The default lowering strategy (see lower_for_device.h).
 #include "codegen/lower_for_device.h"
 
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "base/status.h"
+#include "codegen/generator.h"
+#include "ir/analysis.h"
+#include "ir/traverse.h"
 #include "rewrite/lowering.h"
 
 namespace dfc::codegen {
+namespace {
 
-absl::StatusOr<ir::ExprPtr> LowerForDevice(const ir::ExprPtr& body) {
-  return rewrite::ApplyAtTopLevel(rewrite::ToGlobalLet(), body);
+using ir::ExprPtr;
+using ir::Fun;
+using ir::FunCall;
+
+const FunCall* CallKind(const ExprPtr& e, Fun::Kind kind) { return rewrite::CallOf(e, kind); }
+
+// `rule` rewritten at the root of `e`, or `e` where it declines.
+absl::StatusOr<ExprPtr> AtRoot(const rewrite::Rule& rule, const ExprPtr& e) {
+  DFC_ASSIGN_OR_RETURN(auto at_root, rewrite::ApplyAtRoot(rule, e));
+  if (auto* rewritten = std::get_if<ExprPtr>(&at_root)) return *rewritten;
+  return e;
+}
+
+// A kernel's work: everything it evaluates, but not what a ToGlobal inside stores (a kernel
+// of its own, made before).
+void WalkKernel(const ExprPtr& e, const std::function<bool(const ExprPtr&)>& visit) {
+  ir::Walk(e, [&](const ExprPtr& x) {
+    if (CallKind(x, Fun::Kind::kToGlobal) != nullptr) return false;
+    return visit(x);
+  });
+}
+
+// reduceLcl at the Reduces a work-group computes together: not those inside the elements or the
+// step of a Reduce it splits already (one work-item's share), nor a ToGlobal's.
+class SplitReduces : public ir::ExprMutator {
+ public:
+  explicit SplitReduces(int lanes) : rule_(rewrite::ReduceLclRule(0, lanes)) {}
+
+  absl::StatusOr<ExprPtr> Mutate(const ExprPtr& e) override {
+    if (CallKind(e, Fun::Kind::kToGlobal) != nullptr) return e;
+    DFC_ASSIGN_OR_RETURN(ExprPtr split, AtRoot(rule_, e));
+    if (split == e) return ir::ExprMutator::Mutate(e);
+    const auto& call = static_cast<const FunCall&>(*split);
+    DFC_ASSIGN_OR_RETURN(ExprPtr init, Mutate(call.args[0]));
+    if (init == call.args[0]) return split;
+    return ir::Call(call.f, {init, call.args[1]});
+  }
+
+  bool Matches(const ExprPtr& e) const {
+    bool found = false;
+    WalkKernel(e, [&](const ExprPtr& x) {
+      if (!found && CallKind(x, Fun::Kind::kReduce) != nullptr) {
+        found = std::holds_alternative<rewrite::Rewrite>(rule_.match(x));
+      }
+      return !found;
+    });
+    return found;
+  }
+
+ private:
+  rewrite::Rule rule_;
+};
+
+// The rows of kernels mapped onto work-items; roots() are the MapGlb and MapWrg calls made so.
+class KernelMapping {
+ public:
+  explicit KernelMapping(const DeviceProfile& profile)
+      : lanes_(profile.WorkGroupReductionSize()),
+        concurrent_(profile.ConcurrentWorkItems()),
+        split_(lanes_ > 0 ? lanes_ : 1) {}
+
+  // The values one kernel stores, mapped: MapWrg(0) for those of few rows whose work splits a
+  // Reduce (alone, an output that splits nothing would have every work-item repeat its row for
+  // nothing), unless together they would fill the device; MapGlb(0) for the rest.
+  absl::StatusOr<std::vector<ExprPtr>> Map(std::vector<ExprPtr> values) {
+    std::vector<bool> by_groups(values.size(), false);
+    int64_t rows = 0;
+    for (size_t k = 0; k < values.size() && lanes_ > 0; ++k) {
+      const std::optional<int64_t> n = values[k]->type->is_array()
+                                           ? values[k]->type->length.AsConstant()
+                                           : std::optional<int64_t>(1);
+      if (n && *n < concurrent_ && split_.Matches(values[k])) {
+        by_groups[k] = true;
+        rows += *n;
+      }
+    }
+    if (rows >= concurrent_) by_groups.assign(values.size(), false);  // the device is full
+    for (size_t k = 0; k < values.size(); ++k) {
+      ExprPtr& v = values[k];
+      if (by_groups[k]) {
+        DFC_ASSIGN_OR_RETURN(v, split_.Mutate(v));
+        if (v->type->is_array()) {
+          // Blocks of rows (Join $ MapGlb) are a view of the rows a work-group computes.
+          DFC_ASSIGN_OR_RETURN(v, rewrite::MappedRows(v) != nullptr
+                                      ? ir::Call(ir::MapWrg(0, ir::Id()), {v})
+                                      : AtRoot(rewrite::MapRows(Fun::Kind::kMapWrg, 0), v));
+        }
+      } else if (v->type->is_array()) {
+        DFC_ASSIGN_OR_RETURN(v, AtRoot(rewrite::MapRows(Fun::Kind::kMapGlb, 0), v));
+      }
+      if (const FunCall* root = rewrite::MappedRows(v)) roots_.insert(root);
+    }
+    return values;
+  }
+
+  const absl::flat_hash_set<const ir::Expr*>& roots() const { return roots_; }
+
+ private:
+  const int lanes_;
+  const int64_t concurrent_;
+  SplitReduces split_;
+  absl::flat_hash_set<const ir::Expr*> roots_;
+};
+
+// Each ToGlobal's value, at the top level, mapped as a kernel of its own.
+class StoredKernels : public ir::ExprMutator {
+ public:
+  explicit StoredKernels(KernelMapping& mapping) : mapping_(mapping) {}
+
+ protected:
+  absl::StatusOr<ExprPtr> MutateCall(const ExprPtr& e, const FunCall& call) override {
+    DFC_ASSIGN_OR_RETURN(ExprPtr inner, ir::ExprMutator::MutateCall(e, call));
+    const FunCall* stored = CallKind(inner, Fun::Kind::kToGlobal);
+    if (stored == nullptr) return inner;
+    DFC_ASSIGN_OR_RETURN(std::vector<ExprPtr> mapped, mapping_.Map({stored->args[0]}));
+    return ir::Call(stored->f, std::move(mapped));
+  }
+
+  absl::StatusOr<ir::FunPtr> MutatePattern(const ir::FunPtr& f,
+                                           const ir::Pattern& pattern) override {
+    if (ir::IsMap(pattern.kind) || ir::IsReduce(pattern.kind)) return f;  // not the top level
+    return ir::ExprMutator::MutatePattern(f, pattern);
+  }
+
+ private:
+  KernelMapping& mapping_;
+};
+
+// mapSeq and reduceSeq everywhere but at the kernels' roots.
+class Sequential : public ir::ExprMutator {
+ public:
+  explicit Sequential(const absl::flat_hash_set<const ir::Expr*>& roots) : roots_(roots) {}
+
+  absl::StatusOr<ExprPtr> Mutate(const ExprPtr& e) override {
+    if (e->kind != ir::Expr::Kind::kFunCall || roots_.contains(e.get())) {
+      return ir::ExprMutator::Mutate(e);
+    }
+    for (const rewrite::Rule& rule : {rewrite::MapSeqRule(), rewrite::ReduceSeqRule()}) {
+      DFC_ASSIGN_OR_RETURN(ExprPtr lowered, AtRoot(rule, e));
+      if (lowered != e) return ir::ExprMutator::Mutate(lowered);
+    }
+    return ir::ExprMutator::Mutate(e);
+  }
+
+ private:
+  const absl::flat_hash_set<const ir::Expr*>& roots_;
+};
+
+// toPrivate at the lets inside a work-item's code (the functions of Maps and Reduces). An array
+// computes where reading an element does arithmetic: its expression has a UserFun or a Reduce,
+// or reads a parameter bound to such an array that is not stored.
+class PrivateArrays : public ir::ExprMutator {
+ protected:
+  absl::StatusOr<ExprPtr> MutateCall(const ExprPtr& e, const FunCall& call) override {
+    if (call.f->kind == Fun::Kind::kLambda) return MutateLet(call);
+    const ir::FunCall* per_element = rewrite::MapCall(e);
+    if (per_element == nullptr) per_element = rewrite::ReduceCall(e);
+    const ir::FunPtr f =
+        per_element == nullptr ? nullptr : static_cast<const ir::Pattern&>(*per_element->f).f;
+    if (f == nullptr || f->kind != Fun::Kind::kLambda) return ir::ExprMutator::MutateCall(e, call);
+    // The function's last parameter is bound to each element (a Reduce's first, to its
+    // accumulator, a variable of the work-item).
+    const auto& lambda = static_cast<const ir::Lambda&>(*f);
+    for (const ir::ParamPtr& v : lambda.params) computes_[v.get()] = false;
+    computes_[lambda.params.back().get()] = Computes(call.args.back());
+    DFC_ASSIGN_OR_RETURN(ExprPtr kept, AtRoot(rewrite::ToPrivateElement(Worth()), e));
+    if (kept != e) {
+      // λ(u) => (λ(v) => B) $ (ToPrivate(Id) $ u): u is what v was.
+      const auto& outer = static_cast<const ir::Lambda&>(
+          *static_cast<const ir::Pattern&>(*static_cast<const FunCall&>(*kept).f).f);
+      for (size_t k = 0; k < lambda.params.size(); ++k) {
+        computes_[outer.params[k].get()] = computes_[lambda.params[k].get()];
+      }
+    }
+    return ir::ExprMutator::MutateCall(kept, static_cast<const FunCall&>(*kept));
+  }
+
+  absl::StatusOr<ir::FunPtr> MutatePattern(const ir::FunPtr& f,
+                                           const ir::Pattern& pattern) override {
+    const bool per_element = ir::IsMap(pattern.kind) || ir::IsReduce(pattern.kind);
+    depth_ += per_element;
+    absl::StatusOr<ir::FunPtr> mutated = ir::ExprMutator::MutatePattern(f, pattern);
+    depth_ -= per_element;
+    return mutated;
+  }
+
+ private:
+  absl::StatusOr<ExprPtr> MutateLet(const FunCall& call) {
+    const auto& lambda = static_cast<const ir::Lambda&>(*call.f);
+    std::vector<ExprPtr> args;
+    for (const ExprPtr& arg : call.args) {
+      DFC_ASSIGN_OR_RETURN(ExprPtr mutated, Mutate(arg));
+      args.push_back(std::move(mutated));
+    }
+    for (size_t k = 0; k < args.size(); ++k) {
+      computes_[lambda.params[k].get()] = Computes(args[k]);
+      bound_[lambda.params[k].get()] = args[k];
+    }
+    DFC_ASSIGN_OR_RETURN(ExprPtr let, ir::Call(call.f, args));
+    if (depth_ > 0) {
+      DFC_ASSIGN_OR_RETURN(let, AtRoot(rewrite::ToPrivateLet(Worth()), let));
+      for (size_t k = 0; k < args.size(); ++k) {
+        const ExprPtr& arg = static_cast<const FunCall&>(*let).args[k];
+        if (CallKind(arg, Fun::Kind::kToPrivate) != nullptr) {
+          computes_[lambda.params[k].get()] = false;  // read from the private array
+        }
+      }
+    }
+    DFC_ASSIGN_OR_RETURN(ExprPtr body, Mutate(lambda.body));
+    const auto& made = static_cast<const FunCall&>(*let);
+    if (body == lambda.body) return let;
+    return ir::Call(std::make_shared<ir::Lambda>(lambda.params, std::move(body)), made.args);
+  }
+
+  // Kept in a private array: v's value computes, and `body` reads it more than once (or reads a
+  // Transpose of computed rows, by columns, which would compute every row for each), and it
+  // has a known size of at most gen::kMaxPrivateElements.
+  rewrite::PrivateWorth Worth() const {
+    return [this](const ir::Param& v, const ir::Expr& body) {
+      auto computes = computes_.find(&v);
+      if (computes == computes_.end() || !computes->second) return false;
+      auto value = bound_.find(&v);
+      if (ir::Reads(body, &v) <= 1 && (value == bound_.end() || !ComputedColumns(value->second))) {
+        return false;
+      }
+      const std::optional<int64_t> n = gen::ConstantElements(v.type);
+      return n && *n <= gen::kMaxPrivateElements;
+    };
+  }
+
+  bool ComputedColumns(const ExprPtr& x) const {
+    const FunCall* transpose = CallKind(x, Fun::Kind::kTranspose);
+    if (transpose == nullptr) return false;
+    ExprPtr rows = transpose->args[0];
+    while (rows->kind == ir::Expr::Kind::kParam) {
+      auto it = bound_.find(static_cast<const ir::Param*>(rows.get()));
+      if (it == bound_.end()) return false;
+      rows = it->second;
+    }
+    const FunCall* map = rewrite::MapCall(rows);
+    return map != nullptr && ir::Computes(*static_cast<const ir::Pattern&>(*map->f).f);
+  }
+
+  bool Computes(const ExprPtr& e) const {
+    bool found = false;
+    ir::Walk(e, [&](const ExprPtr& x) {
+      if (found) return false;
+      if (x->kind == ir::Expr::Kind::kParam) {
+        auto it = computes_.find(static_cast<const ir::Param*>(x.get()));
+        found = it != computes_.end() && it->second;
+        return false;
+      }
+      if (x->kind != ir::Expr::Kind::kFunCall) return false;
+      const FunCall& call = static_cast<const FunCall&>(*x);
+      if (call.f->kind == Fun::Kind::kToGlobal || call.f->kind == Fun::Kind::kToPrivate) {
+        return false;  // read from memory
+      }
+      found = call.f->kind == Fun::Kind::kUserFun || ir::IsReduce(call.f->kind) ||
+              (call.f->kind != Fun::Kind::kLambda && ir::Computes(*call.f));
+      return !found;
+    });
+    return found;
+  }
+
+  int depth_ = 0;  // the Map and Reduce functions the walk is inside
+  absl::flat_hash_map<const ir::Param*, bool> computes_;
+  absl::flat_hash_map<const ir::Param*, ExprPtr> bound_;
+};
+
+}  // namespace
+
+absl::StatusOr<ir::ExprPtr> LowerForDevice(const ir::ExprPtr& body, const DeviceProfile& profile) {
+  DFC_ASSIGN_OR_RETURN(ExprPtr e, rewrite::ApplyAtTopLevel(rewrite::ToGlobalLet(), body));
+  KernelMapping mapping(profile);
+  DFC_ASSIGN_OR_RETURN(e, StoredKernels(mapping).Mutate(e));
+  DFC_ASSIGN_OR_RETURN(e, rewrite::ReplaceOutputs(e, [&](std::vector<ExprPtr> outputs) {
+                         return mapping.Map(std::move(outputs));
+                       }));
+  DFC_ASSIGN_OR_RETURN(e, Sequential(mapping.roots()).Mutate(e));
+  return PrivateArrays().Mutate(e);
 }
 
 }  // namespace dfc::codegen

@@ -1,17 +1,24 @@
 // The default lowering strategy (Lift's second stage): the lowering family's rules
-// (rewrite/lowering.h) applied to a cluster's body, making as IR the decisions the code
-// generator prints. So far, what is stored: every tensor the cluster binds at its top level is
-// ToGlobal, a kernel of its own. The mapping of rows onto work-items, private arrays and the
-// rule-specific stores are still the generator's (docs/DESIGN.md, "The stages as they are now").
+// (rewrite/lowering.h) applied to a cluster's body for a device profile, making as IR the
+// decisions the code generator prints:
+// - every tensor the cluster binds at its top level is ToGlobal, a kernel of its own;
+// - each kernel's rows are MapGlb(0), or MapWrg(0) with its Reduces by a combiner split across
+//   the work-group (ReduceLcl(0)) where the rows are a known number too few to fill the device
+//   and the profile reduces in work-groups;
+// - every other Map is a MapSeq and every other Reduce a ReduceSeq, computed by the work-item
+//   that reads them;
+// - an array a work-item binds, computes and reads more than once is ToPrivate if it fits.
+// What is left to the generator is named in docs/DESIGN.md, "The stages as they are now".
 #ifndef DFC_CODEGEN_LOWER_FOR_DEVICE_H_
 #define DFC_CODEGEN_LOWER_FOR_DEVICE_H_
 
 #include "absl/status/statusor.h"
+#include "codegen/device_profile.h"
 #include "ir/expr.h"
 
 namespace dfc::codegen {
 
-absl::StatusOr<ir::ExprPtr> LowerForDevice(const ir::ExprPtr& body);
+absl::StatusOr<ir::ExprPtr> LowerForDevice(const ir::ExprPtr& body, const DeviceProfile& profile);
 
 }  // namespace dfc::codegen
 

@@ -27,7 +27,11 @@ absl::StatusOr<CVal> Generator::ReduceSeq(const ir::Pattern& p, std::vector<CVal
   };
   DFC_RETURN_IF_ERROR(collect(init.type));
   auto compute = [this, &p, init, types, array, env]() -> absl::StatusOr<std::vector<std::string>> {
-    if (lanes_ > 0 && !in_lane_loop_ && SplitsAcrossWorkItems(p, init, array)) {
+    if (p.kind == Fun::Kind::kReduceLcl) {
+      if (lanes_ == 0 || types.size() != 1) {
+        return absl::InternalError(absl::StrCat("ReduceLcl of a ", ir::TypeToString(init.type),
+                                                lanes_ == 0 ? " outside MapWrg" : ""));
+      }
       DFC_ASSIGN_OR_RETURN(std::string result, EmitSplitReduce(p, init, array, types[0], env));
       return std::vector<std::string>{result};
     }
@@ -162,21 +166,9 @@ absl::StatusOr<std::string> Generator::EmitLaneTree(const ir::Pattern& p, const 
   return result;
 }
 
-bool Generator::SplitsAcrossWorkItems(const ir::Pattern& p, const CVal& init,
-                                      const CVal& array) const {
-  const TypePtr& element = array.type->element;
-  if (ir::CombinerOf(p.f) == nullptr || !init.type->is_scalar() || !element->is_scalar() ||
-      element->dtype != init.type->dtype) {
-    return false;
-  }
-  const std::optional<int64_t> n = array.type->length.AsConstant();
-  return !n || *n >= lanes_;  // a symbolic length is a batch: long
-}
-
 absl::StatusOr<std::string> Generator::EmitSplitReduce(const ir::Pattern& p, const CVal& init,
                                                        const CVal& array, const std::string& type,
                                                        const Env& env) {
-  ++split_reduces_;
   local_types_.insert(type);
   const std::string scratch = absl::StrCat("dfc_part_", type);
   auto named = [&](std::string text) {
@@ -193,14 +185,11 @@ absl::StatusOr<std::string> Generator::EmitSplitReduce(const ir::Pattern& p, con
   em_->Emit(absl::StrCat("uchar ", has, " = 0;"));
   em_->OpenBlock(absl::StrCat("for (long ", i, " = lid; ", i, " < ", Size(array.type->length), "; ",
                               i, " += ", lanes_, ")"));
-  const bool saved = in_lane_loop_;
-  in_lane_loop_ = true;
   const std::string x = em_->Fresh("x");
   absl::StatusOr<CVal> element = array.element(i);
   absl::StatusOr<std::string> value = element.ok() ? element->scalar() : element.status();
   if (value.ok()) em_->Emit(absl::StrCat("const ", type, " ", x, " = ", *value, ";"));
   absl::StatusOr<std::string> step = value.ok() ? combine(named(part), named(x)) : value.status();
-  in_lane_loop_ = saved;
   if (!step.ok()) return step.status();
   em_->Emit(absl::StrCat(part, " = ", has, " ? ", *step, " : ", x, ";"));
   em_->Emit(absl::StrCat(has, " = 1;"));

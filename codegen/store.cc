@@ -104,28 +104,33 @@ absl::Status Generator::StoreColumns(const CVal& value, const TypePtr& type,
   return absl::OkStatus();
 }
 
-absl::StatusOr<CVal> Generator::Materialize(const CVal& value) {
-  const std::string buffer = absl::StrCat("tmp", temporaries_.size());
-  const DType dtype = ir::BaseDType(value.type);
-  temporaries_.push_back(value.type);
+absl::StatusOr<CVal> Generator::Materialize(const ExprPtr& e, const Env& env) {
+  if (!e->type->is_array() || !ir::TensorShape(e->type)) {
+    return Unsupported(absl::StrCat("ToGlobal of a ", ir::TypeToString(e->type)));
+  }
+  // Evaluated first: the temporaries it reads are numbered before its own.
+  DFC_ASSIGN_OR_RETURN(Output out, MappedOutput(e, env, "", ""));
+  const std::string buffer = out.buffer = absl::StrCat("tmp", temporaries_.size());
+  const std::string comment = out.comment = absl::StrCat(buffer, ": ", ir::TypeToString(e->type));
+  const DType dtype = ir::BaseDType(e->type);
+  temporaries_.push_back(e->type);
   global_buffers_.insert(buffer);
   buffer_params_.push_back(absl::StrCat("__global ", StorageType(dtype), "* restrict ", buffer,
-                                        "  // ", ir::TypeToString(value.type)));
+                                        "  // ", ir::TypeToString(e->type)));
   // Outside every output's block, the stage computes its value as the cluster's body would.
   const bool saved = top_level_;
   top_level_ = false;
   const std::string stage = absl::StrCat(name_, "_s", stages_.size());
-  const std::string comment = absl::StrCat(buffer, ": ", ir::TypeToString(value.type));
   // A GPU reads a transposed view with neighbouring work-items on neighbouring elements: its
   // reads coalesce row by row.
-  const bool matrix = value.type->is_array() && value.type->element->is_array() &&
-                      value.type->element->element->is_scalar();
-  absl::Status emitted = !profile_.is_gpu && !value.computed && matrix
-                             ? EmitBlockedCopy(stage, value, buffer, comment)
-                             : EmitKernel(stage, {{value, value.type, buffer, comment}});
+  const bool matrix = e->type->element->is_array() && e->type->element->element->is_scalar();
+  absl::Status emitted =
+      !profile_.is_gpu && !out.value.computed && matrix && !out.blocks && !out.by_work_groups
+          ? EmitBlockedCopy(stage, out.value, buffer, comment)
+          : EmitKernel(stage, {out});
   top_level_ = saved;
   DFC_RETURN_IF_ERROR(emitted);
-  return Load(buffer, dtype, value.type, "0L");
+  return Load(buffer, dtype, e->type, "0L");
 }
 
 absl::Status Generator::EmitBlockedCopy(const std::string& name, const CVal& value,
@@ -174,11 +179,6 @@ absl::Status Generator::EmitBlockedCopy(const std::string& name, const CVal& val
   kernels_.push_back({.locals = "", .body = emitter.Finish()});
   stages_.push_back(std::move(stage));
   return absl::OkStatus();
-}
-
-bool Generator::FitsPrivately(const TypePtr& type) {
-  const std::optional<int64_t> n = ConstantElements(type);
-  return n && *n <= kMaxPrivateElements;
 }
 
 void Generator::DeclarePrivateArray(const std::string& type, const std::string& name,

@@ -98,7 +98,8 @@ absl::StatusOr<TypePtr> ResultType(const Fun& f, const std::vector<TypePtr>& typ
       return ArrayType(*element, types[0]->length);
     }
     case Fun::Kind::kReduce:
-    case Fun::Kind::kReduceSeq: {
+    case Fun::Kind::kReduceSeq:
+    case Fun::Kind::kReduceLcl: {
       DFC_RETURN_IF_ERROR(arity(2));
       DFC_RETURN_IF_ERROR(array(1));
       auto acc = ResultType(*p->f, {types[0], types[1]->element});
@@ -380,6 +381,11 @@ FunPtr MapLcl(int dim, FunPtr f) {
 }
 FunPtr MapSeq(FunPtr f) { return NewPattern(Fun::Kind::kMapSeq, std::move(f)); }
 FunPtr ReduceSeq(FunPtr f) { return NewPattern(Fun::Kind::kReduceSeq, std::move(f)); }
+FunPtr ReduceLcl(int dim, FunPtr f) {
+  auto p = NewPattern(Fun::Kind::kReduceLcl, std::move(f));
+  p->dim = dim;
+  return p;
+}
 FunPtr ToGlobal(FunPtr f) { return NewPattern(Fun::Kind::kToGlobal, std::move(f)); }
 FunPtr ToLocal(FunPtr f) { return NewPattern(Fun::Kind::kToLocal, std::move(f)); }
 FunPtr ToPrivate(FunPtr f) { return NewPattern(Fun::Kind::kToPrivate, std::move(f)); }
@@ -390,7 +396,8 @@ bool IsMap(Fun::Kind kind) {
 }
 
 bool IsReduce(Fun::Kind kind) {
-  return kind == Fun::Kind::kReduce || kind == Fun::Kind::kReduceSeq;
+  return kind == Fun::Kind::kReduce || kind == Fun::Kind::kReduceSeq ||
+         kind == Fun::Kind::kReduceLcl;
 }
 
 std::string FunName(const Fun& f) {
@@ -452,6 +459,8 @@ std::string FunName(const Fun& f) {
       return "MapSeq";
     case Fun::Kind::kReduceSeq:
       return "ReduceSeq";
+    case Fun::Kind::kReduceLcl:
+      return absl::StrCat("ReduceLcl(", p.dim, ")");
     case Fun::Kind::kToGlobal:
       return "ToGlobal";
     case Fun::Kind::kToLocal:

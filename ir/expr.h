@@ -102,6 +102,9 @@ struct Fun {
     kMapLcl,     // MapLcl(d)(f): one element per local work-item along dimension d
     kMapSeq,     // MapSeq(f): a sequential loop
     kReduceSeq,  // ReduceSeq(f): a sequential reduction loop
+    kReduceLcl,  // ReduceLcl(d)(f): one fold split across the local work-items of dimension d
+                 //   (item l folds elements l, l + L, ..., the partial results combined as a
+                 //   tree in local memory); f a combiner (UserFun::combiner) on scalars
     kToGlobal,   // ToGlobal(f): f, writing its result to global memory
     kToLocal,    // ToLocal(f): f, writing its result to local memory
     kToPrivate,  // ToPrivate(f): f, writing its result to private memory
@@ -157,7 +160,7 @@ enum class PadMode {
 // Every pattern: which fields matter depends on the kind (see Fun::Kind).
 struct Pattern : Fun {
   FunPtr f;               // Map*, Reduce*, To*
-  int dim = 0;            // MapGlb/MapWrg/MapLcl
+  int dim = 0;            // MapGlb/MapWrg/MapLcl/ReduceLcl
   int index = 0;          // Get
   int arity = 0;          // Zip, Tuple, Concat
   ArithExpr size;         // Split, Slide (window), AsVector (width), Reindex (out length),
@@ -199,6 +202,7 @@ FunPtr MapWrg(int dim, FunPtr f);
 FunPtr MapLcl(int dim, FunPtr f);
 FunPtr MapSeq(FunPtr f);
 FunPtr ReduceSeq(FunPtr f);
+FunPtr ReduceLcl(int dim, FunPtr f);
 FunPtr ToGlobal(FunPtr f);
 FunPtr ToLocal(FunPtr f);
 FunPtr ToPrivate(FunPtr f);

@@ -150,7 +150,8 @@ absl::StatusOr<Value> Interpreter::ApplyIn(const Fun& f, std::vector<Value> args
       return Value::Array(std::move(out));
     }
     case Fun::Kind::kReduce:
-    case Fun::Kind::kReduceSeq: {
+    case Fun::Kind::kReduceSeq:
+    case Fun::Kind::kReduceLcl: {  // a combiner's order of folding changes rounding only
       Value acc = std::move(args[0]);
       for (Value& element : args[1].elements) {
         std::vector<Value> two;

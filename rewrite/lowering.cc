@@ -4,7 +4,9 @@
 #include <utility>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "base/status.h"
+#include "ir/analysis.h"
 #include "ir/traverse.h"
 
 namespace dfc::rewrite {
@@ -61,6 +63,175 @@ Rule ToGlobalLet() {
               return ir::Call(f, std::move(args));
             };
           }};
+}
+
+const ir::FunCall* MappedRows(const ir::ExprPtr& e) {
+  if (const ir::FunCall* map = MapCall(e)) {
+    const ir::Fun::Kind kind = map->f->kind;
+    return kind == ir::Fun::Kind::kMapGlb || kind == ir::Fun::Kind::kMapWrg ? map : nullptr;
+  }
+  ir::ExprPtr joined = e;
+  if (const ir::FunCall* prefix = CallOf(e, ir::Fun::Kind::kReindex);
+      prefix != nullptr && static_cast<const ir::Pattern&>(*prefix->f).index_fn == ir::IndexVar()) {
+    joined = prefix->args[0];
+  }
+  const ir::FunCall* join = CallOf(joined, ir::Fun::Kind::kJoin);
+  return join == nullptr ? nullptr : CallOf(join->args[0], ir::Fun::Kind::kMapGlb);
+}
+
+Rule MapRows(ir::Fun::Kind kind, int dim) {
+  const bool glb = kind == ir::Fun::Kind::kMapGlb;
+  return {glb ? "mapGlb" : "mapWrg",
+          glb ? "Map(f) $ x => MapGlb(d)(f) $ x; x => MapGlb(d)(Id) $ x"
+              : "Map(f) $ x => MapWrg(d)(f) $ x; x => MapWrg(d)(Id) $ x",
+          [glb, dim](const ir::ExprPtr& e) -> Match {
+            if (!e->type->is_array()) return Decline{"not an array"};
+            if (MappedRows(e) != nullptr) return Decline{"the rows are mapped already"};
+            return [glb, dim, e]() -> absl::StatusOr<ir::ExprPtr> {
+              auto mapped = [&](ir::FunPtr f) {
+                return glb ? ir::MapGlb(dim, std::move(f)) : ir::MapWrg(dim, std::move(f));
+              };
+              if (const ir::FunCall* map = CallOf(e, ir::Fun::Kind::kMap)) {
+                return ir::Call(mapped(static_cast<const ir::Pattern&>(*map->f).f), map->args);
+              }
+              return ir::Call(mapped(ir::Id()), {e});
+            };
+          }};
+}
+
+Rule MapSeqRule() {
+  return {"mapSeq", "Map(f) => MapSeq(f), MapGlb(d)(f) => MapSeq(f)",
+          [](const ir::ExprPtr& e) -> Match {
+            const ir::FunCall* map = MapCall(e);
+            if (map == nullptr) return Decline{"not a Map"};
+            if (map->f->kind != ir::Fun::Kind::kMap && map->f->kind != ir::Fun::Kind::kMapGlb) {
+              return Decline{"lowered already"};
+            }
+            return [map]() -> absl::StatusOr<ir::ExprPtr> {
+              return ir::Call(ir::MapSeq(static_cast<const ir::Pattern&>(*map->f).f), map->args);
+            };
+          }};
+}
+
+Rule ReduceSeqRule() {
+  return {"reduceSeq", "Reduce(f) => ReduceSeq(f)", [](const ir::ExprPtr& e) -> Match {
+            const ir::FunCall* reduce = CallOf(e, ir::Fun::Kind::kReduce);
+            if (reduce == nullptr) return Decline{"not a high-level Reduce"};
+            return [reduce]() -> absl::StatusOr<ir::ExprPtr> {
+              return ir::Call(ir::ReduceSeq(static_cast<const ir::Pattern&>(*reduce->f).f),
+                              reduce->args);
+            };
+          }};
+}
+
+Rule ReduceLclRule(int dim, int lanes) {
+  return {"reduceLcl",
+          absl::StrCat("Reduce(f) $ (a, x) => ReduceLcl(d)(f) $ (a, x), f a combiner, x of at "
+                       "least ",
+                       lanes, " scalars"),
+          [dim, lanes](const ir::ExprPtr& e) -> Match {
+            const ir::FunCall* reduce = CallOf(e, ir::Fun::Kind::kReduce);
+            if (reduce == nullptr) return Decline{"not a high-level Reduce"};
+            const ir::FunPtr& step = static_cast<const ir::Pattern&>(*reduce->f).f;
+            if (ir::CombinerOf(step) == nullptr) return Decline{"its step is not a combiner"};
+            const ir::TypePtr& init = reduce->args[0]->type;
+            const ir::TypePtr& array = reduce->args[1]->type;
+            if (!init->is_scalar() || !array->element->is_scalar() ||
+                array->element->dtype != init->dtype) {
+              return Decline{"it does not fold scalars into a scalar of their dtype"};
+            }
+            const std::optional<int64_t> n = array->length.AsConstant();
+            if (n && *n < lanes) return Decline{"too short to share among the work-group"};
+            return [dim, step, reduce]() -> absl::StatusOr<ir::ExprPtr> {
+              return ir::Call(ir::ReduceLcl(dim, step), reduce->args);
+            };
+          }};
+}
+
+Rule ToPrivateLet(PrivateWorth worth) {
+  return {"toPrivate",
+          "(λ(v) => B) $ x => (λ(v) => B) $ (ToPrivate(Id) $ x), v an array worth keeping",
+          [worth = std::move(worth)](const ir::ExprPtr& e) -> Match {
+            const ir::FunCall* let = CallOf(e, ir::Fun::Kind::kLambda);
+            if (let == nullptr) return Decline{"not a let"};
+            const auto& lambda = static_cast<const ir::Lambda&>(*let->f);
+            std::vector<bool> kept(let->args.size());
+            bool any = false;
+            for (size_t k = 0; k < let->args.size(); ++k) {
+              kept[k] = let->args[k]->type->is_array() &&
+                        CallOf(let->args[k], ir::Fun::Kind::kToPrivate) == nullptr &&
+                        worth(*lambda.params[k], *lambda.body);
+              any = any || kept[k];
+            }
+            if (!any) return Decline{"no argument is worth a private array"};
+            return [let, kept]() -> absl::StatusOr<ir::ExprPtr> {
+              std::vector<ir::ExprPtr> args = let->args;
+              for (size_t k = 0; k < args.size(); ++k) {
+                if (!kept[k]) continue;
+                DFC_ASSIGN_OR_RETURN(args[k], ir::Call(ir::ToPrivate(ir::Id()), {args[k]}));
+              }
+              return ir::Call(let->f, std::move(args));
+            };
+          }};
+}
+
+Rule ToPrivateElement(PrivateWorth worth) {
+  return {"toPrivateElement",
+          "Map(λ(v) => B) $ X => Map(λ(u) => (λ(v) => B) $ (ToPrivate(Id) $ u)) $ X, v an array "
+          "worth keeping",
+          [worth = std::move(worth)](const ir::ExprPtr& e) -> Match {
+            const ir::FunCall* call = MapCall(e);
+            if (call == nullptr) call = ReduceCall(e);
+            if (call == nullptr) return Decline{"not a Map or a Reduce"};
+            const auto& p = static_cast<const ir::Pattern&>(*call->f);
+            if (p.f->kind != ir::Fun::Kind::kLambda) return Decline{"its function is no λ"};
+            const auto& lambda = static_cast<const ir::Lambda&>(*p.f);
+            const ir::ParamPtr& v = lambda.params.back();  // the element
+            if (!v->type->is_array() || !worth(*v, *lambda.body)) {
+              return Decline{"its element is not worth a private array"};
+            }
+            return [call, &p, &lambda]() -> absl::StatusOr<ir::ExprPtr> {
+              std::vector<ir::ParamPtr> params;
+              std::vector<ir::ExprPtr> reads;
+              for (const ir::ParamPtr& q : lambda.params) {
+                params.push_back(ir::MakeParam(q->name, q->type));
+                reads.push_back(params.back());
+              }
+              DFC_ASSIGN_OR_RETURN(reads.back(), ir::Call(ir::ToPrivate(ir::Id()), {reads.back()}));
+              // The other parameters (a Reduce's accumulator) are passed on as they are.
+              DFC_ASSIGN_OR_RETURN(ir::ExprPtr body, ir::Call(p.f, std::move(reads)));
+              return ir::Call(
+                  ir::WithFunction(p, std::make_shared<ir::Lambda>(params, std::move(body))),
+                  call->args);
+            };
+          }};
+}
+
+std::vector<ir::ExprPtr> BodyOutputs(const ir::ExprPtr& body) {
+  ir::ExprPtr e = body;
+  while (const ir::FunCall* let = CallOf(e, ir::Fun::Kind::kLambda)) {
+    e = static_cast<const ir::Lambda&>(*let->f).body;
+  }
+  if (const ir::FunCall* tuple = CallOf(e, ir::Fun::Kind::kTuple)) return tuple->args;
+  return {e};
+}
+
+absl::StatusOr<ir::ExprPtr> ReplaceOutputs(
+    const ir::ExprPtr& body,
+    const std::function<absl::StatusOr<std::vector<ir::ExprPtr>>(std::vector<ir::ExprPtr>)>&
+        rewrite) {
+  if (const ir::FunCall* let = CallOf(body, ir::Fun::Kind::kLambda)) {
+    const auto& lambda = static_cast<const ir::Lambda&>(*let->f);
+    DFC_ASSIGN_OR_RETURN(ir::ExprPtr inner, ReplaceOutputs(lambda.body, rewrite));
+    if (inner == lambda.body) return body;
+    return ir::Call(std::make_shared<ir::Lambda>(lambda.params, std::move(inner)), let->args);
+  }
+  const ir::FunCall* tuple = CallOf(body, ir::Fun::Kind::kTuple);
+  DFC_ASSIGN_OR_RETURN(std::vector<ir::ExprPtr> outputs,
+                       rewrite(tuple != nullptr ? tuple->args : std::vector<ir::ExprPtr>{body}));
+  if (tuple == nullptr) return outputs[0];
+  if (outputs == tuple->args) return body;
+  return ir::Call(tuple->f, std::move(outputs));
 }
 
 absl::StatusOr<ir::ExprPtr> ApplyAtTopLevel(const Rule& rule, const ir::ExprPtr& e) {

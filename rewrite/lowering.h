@@ -4,6 +4,9 @@
 #ifndef DFC_REWRITE_LOWERING_H_
 #define DFC_REWRITE_LOWERING_H_
 
+#include <functional>
+#include <vector>
+
 #include "absl/status/statusor.h"
 #include "ir/expr.h"
 #include "rewrite/rule.h"
@@ -21,6 +24,52 @@ Rule ToGlobalLet();
 // Whether toGlobal stores `arg` of a let: a tensor (an array of scalars, however nested) that
 // is not ToGlobal already. The code generator refuses a top-level let that binds one.
 bool IsUnstoredTensor(const ir::ExprPtr& arg);
+
+// mapGlb(d) and mapWrg(d), at a value a kernel stores (a cluster's output, ToGlobal's
+// argument), `kind` kMapGlb or kMapWrg:
+//   Map(f) $ x => MapGlb(d)(f) $ x        x => MapGlb(d)(Id) $ x, any other array x
+// Work-item gid (with MapWrg, work-group gid) computes row gid; a value already mapped
+// (MappedRows) declines.
+Rule MapRows(ir::Fun::Kind kind, int dim);
+
+// Whether `e`'s rows are mapped onto the device already: MapGlb(d)(f) $ x or MapWrg(d)(f) $ x,
+// or blocks of rows, Join $ MapGlb(d)(f) $ x (rewrite::BlockRows, VectorizeColumns), possibly
+// the first n rows of them, Reindex(n, i) $ Join $ MapGlb(d)(f) $ x. The MapGlb or MapWrg
+// call, or nullptr.
+const ir::FunCall* MappedRows(const ir::ExprPtr& e);
+
+// mapSeq and reduceSeq, for the code of one work-item: Map(f) => MapSeq(f) (also a MapGlb
+// read as a view, not stored by a kernel), Reduce(f) => ReduceSeq(f). A MapSeq's elements are
+// computed by the work-item that reads them, where it reads them (the generator's fusion).
+Rule MapSeqRule();
+Rule ReduceSeqRule();
+
+// reduceLcl(d): the work-group split of a reduction, for the rows of a MapWrg kernel:
+//   Reduce(f) $ (a, x) => ReduceLcl(d)(f) $ (a, x)
+// for f a combiner (UserFun::combiner), a a scalar and x an array of scalars of a's dtype with
+// at least `lanes` elements (a size variable, a batch, counts as many).
+Rule ReduceLclRule(int dim, int lanes);
+
+// toPrivate, for the values a work-item binds: a let's arguments,
+//   (λ(v) => B) $ x => (λ(v) => B) $ (ToPrivate(Id) $ x)
+// and the elements a Map's or a Reduce's function binds,
+//   Map(λ(v) => B) $ X => Map(λ(u) => (λ(v) => B) $ (ToPrivate(Id) $ u)) $ X
+// where v is an array and `worth(v, B)` holds (the strategy's reasons: v's value does
+// arithmetic, B reads it more than once, it fits a work-item's private memory).
+using PrivateWorth = std::function<bool(const ir::Param& v, const ir::Expr& body)>;
+Rule ToPrivateLet(PrivateWorth worth);
+Rule ToPrivateElement(PrivateWorth worth);
+
+// The values a cluster's body stores into its output buffers: the body's value after its
+// lets, each field of it if that is a Tuple. The lets' bodies are followed: outputs[k] is the
+// k-th output's expression, under the lets' parameters.
+std::vector<ir::ExprPtr> BodyOutputs(const ir::ExprPtr& body);
+
+// `body` with each of its outputs (BodyOutputs) replaced by `rewrite(outputs)[k]`.
+absl::StatusOr<ir::ExprPtr> ReplaceOutputs(
+    const ir::ExprPtr& body,
+    const std::function<absl::StatusOr<std::vector<ir::ExprPtr>>(std::vector<ir::ExprPtr>)>&
+        rewrite);
 
 // `e` with `rule` applied, pre-order, at every place evaluated once per kernel rather than
 // once per element: everything outside the functions of its Maps and Reduces (a let's value

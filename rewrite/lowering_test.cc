@@ -1,5 +1,6 @@
-// The lowering family: toGlobal matches a let of a tensor, declines with its reasons, changes
-// no value; ApplyAtTopLevel rewrites only what is evaluated once per kernel.
+// The lowering family: each rule matches what it lowers, declines with its reasons and changes
+// no value (on the IR interpreter); ApplyAtTopLevel rewrites only what is evaluated once per
+// kernel; BodyOutputs and ReplaceOutputs find the values a cluster stores.
 #include "rewrite/lowering.h"
 
 #include "gmock/gmock.h"
@@ -66,6 +67,130 @@ TEST(ApplyAtTopLevelTest, StoresTheLetsOfTheTopLevelOnly) {
   absl::StatusOr<ir::ExprPtr> again = ApplyAtTopLevel(ToGlobalLet(), *lowered);
   ASSERT_TRUE(again.ok());
   EXPECT_EQ(*again, *lowered);
+}
+
+TEST(MapRowsTest, MapsAMapsRowsOrWrapsAnyOtherArray) {
+  const ir::ParamPtr x = ir::MakeParam("x", Ints({kN, 4}));
+  const ir::ParamPtr b = ir::MakeParam("b", Ints({4, 3}));
+  const ir::ExprPtr product = Must(MatMul(x, b));
+  const ir::ExprPtr glb = MustRewrite(MapRows(ir::Fun::Kind::kMapGlb, 0), product);
+  ASSERT_NE(glb, nullptr);
+  EXPECT_THAT(ir::ToString(glb), ::testing::StartsWith("MapGlb(0)(λ(row) =>"));
+  EXPECT_EQ(MappedRows(glb), glb.get());
+  ExpectEquivalent(product, glb, {x, b}, kSizes);
+  EXPECT_EQ(DeclineReason(MapRows(ir::Fun::Kind::kMapWrg, 0), glb), "the rows are mapped already");
+  // A view that is not a Map: work-item gid computes its row gid.
+  const ir::ExprPtr columns = Must(ir::Call(ir::Transpose(), {b}));
+  const ir::ExprPtr wrg = MustRewrite(MapRows(ir::Fun::Kind::kMapWrg, 0), columns);
+  ASSERT_NE(wrg, nullptr);
+  EXPECT_THAT(ir::ToString(wrg), ::testing::StartsWith("MapWrg(0)(Id())"));
+  ExpectEquivalent(columns, wrg, {b}, kSizes);
+  const ir::ParamPtr v = ir::MakeParam("v", Ints({4}));
+  EXPECT_EQ(DeclineReason(MapRows(ir::Fun::Kind::kMapGlb, 0), Must(Dot(v, v))), "not an array");
+}
+
+TEST(MappedRowsTest, BlocksOfRowsAreMapped) {
+  const ir::ParamPtr x = ir::MakeParam("x", Ints({8, 3}));
+  const ir::ExprPtr blocks =
+      Must(ir::Call(ir::MapGlb(0, ir::Id()), {Must(ir::Call(ir::Split(ArithExpr(2)), {x}))}));
+  const ir::ExprPtr joined = Must(ir::Call(ir::Join(), {blocks}));
+  EXPECT_EQ(MappedRows(joined), blocks.get());
+  const ir::ExprPtr first = Must(ir::Call(ir::Reindex(ArithExpr(7), ir::IndexVar()), {joined}));
+  EXPECT_EQ(MappedRows(first), blocks.get());
+  EXPECT_EQ(MappedRows(x), nullptr);
+  EXPECT_EQ(MappedRows(Must(ir::Call(ir::Map(ir::Id()), {x}))), nullptr);
+}
+
+TEST(SequentialRulesTest, MapAndReduceBecomeSequential) {
+  const ir::ParamPtr a = ir::MakeParam("a", Ints({kN}));
+  const ir::ExprPtr dot = Must(Dot(a, a));
+  const ir::ExprPtr seq = MustRewrite(ReduceSeqRule(), dot);
+  ASSERT_NE(seq, nullptr);
+  EXPECT_EQ(CallOf(seq, ir::Fun::Kind::kReduceSeq)->args,
+            static_cast<const ir::FunCall&>(*dot).args);
+  ExpectEquivalent(dot, seq, {a}, kSizes);
+  EXPECT_EQ(DeclineReason(ReduceSeqRule(), seq), "not a high-level Reduce");
+  const ir::ExprPtr map = Must(ir::Call(ir::Map(Neg()), {ir::MakeParam("x", Floats({kN}))}));
+  const ir::ExprPtr mapped = MustRewrite(MapSeqRule(), map);
+  ASSERT_NE(mapped, nullptr);
+  EXPECT_TRUE(ir::TypeEquals(mapped->type, map->type));
+  EXPECT_EQ(DeclineReason(MapSeqRule(), mapped), "lowered already");
+  EXPECT_EQ(DeclineReason(MapSeqRule(), dot), "not a Map");
+}
+
+TEST(ReduceLclRuleTest, SplitsAFoldByACombinerOfScalarsLongEnough) {
+  const ir::ParamPtr a = ir::MakeParam("a", Ints({kN}));
+  const ir::ExprPtr sum = Must(ir::ReduceOver(ir::MakeLiteral(ir::Scalar::Int(DType::kInt32, 0)), a,
+                                              [](ir::ExprPtr acc, ir::ExprPtr v) {
+                                                return ir::Call(IntAdd(), {acc, v});
+                                              }));
+  const ir::ExprPtr split = MustRewrite(ReduceLclRule(0, 64), sum);
+  ASSERT_NE(split, nullptr);
+  EXPECT_THAT(ir::ToString(split), ::testing::StartsWith("ReduceLcl(0)("));
+  ExpectEquivalent(sum, split, {a}, kSizes);
+  const ir::ParamPtr short_array = ir::MakeParam("s", Ints({16}));
+  const ir::ExprPtr short_sum =
+      Must(ir::ReduceOver(ir::MakeLiteral(ir::Scalar::Int(DType::kInt32, 0)), short_array,
+                          [](ir::ExprPtr acc, ir::ExprPtr v) {
+                            return ir::Call(IntAdd(), {acc, v});
+                          }));
+  EXPECT_EQ(DeclineReason(ReduceLclRule(0, 64), short_sum),
+            "too short to share among the work-group");
+  // A dot product's step is a combiner only after its products: λ(acc, v) => iadd(acc, v).
+  const ir::ExprPtr not_combined = Must(ir::ReduceOver(
+      ir::MakeLiteral(ir::Scalar::Int(DType::kInt32, 0)), a, [](ir::ExprPtr acc, ir::ExprPtr v) {
+        return ir::Call(IntMul(), {acc, v});
+      }));
+  EXPECT_EQ(DeclineReason(ReduceLclRule(0, 64), not_combined), "its step is not a combiner");
+}
+
+TEST(ToPrivateTest, KeepsWhatTheStrategyFindsWorthIt) {
+  const ir::ParamPtr x = ir::MakeParam("x", Floats({kN}));
+  const ir::ExprPtr e = LetOfMap(x);
+  const PrivateWorth always = [](const ir::Param&, const ir::Expr&) { return true; };
+  const PrivateWorth never = [](const ir::Param&, const ir::Expr&) { return false; };
+  const ir::ExprPtr kept = MustRewrite(ToPrivateLet(always), e);
+  ASSERT_NE(kept, nullptr);
+  EXPECT_NE(CallOf(static_cast<const ir::FunCall&>(*kept).args[0], ir::Fun::Kind::kToPrivate),
+            nullptr);
+  ExpectEquivalent(e, kept, {x}, kSizes);
+  EXPECT_EQ(DeclineReason(ToPrivateLet(always), kept), "no argument is worth a private array");
+  EXPECT_EQ(DeclineReason(ToPrivateLet(never), e), "no argument is worth a private array");
+  // An element a Map's function reads: bound again by a let that keeps it.
+  const ir::ParamPtr m = ir::MakeParam("m", Ints({kN, 3}));
+  const ir::ParamPtr b = ir::MakeParam("b", Ints({3, 2}));
+  const ir::ExprPtr product = Must(MatMul(m, b));
+  const ir::ExprPtr rows = MustRewrite(ToPrivateElement(always), product);
+  ASSERT_NE(rows, nullptr);
+  EXPECT_THAT(ir::ToString(rows), ::testing::HasSubstr("ToPrivate(Id()) $ row"));
+  ExpectEquivalent(product, rows, {m, b}, kSizes);
+  EXPECT_EQ(DeclineReason(ToPrivateElement(never), product),
+            "its element is not worth a private array");
+}
+
+TEST(BodyOutputsTest, TheValuesAfterTheLetsFieldByField) {
+  const ir::ParamPtr x = ir::MakeParam("x", Floats({kN}));
+  const ir::ExprPtr negated = Must(ir::Call(ir::Map(Neg()), {x}));
+  const ir::ExprPtr doubled = Must(ir::Call(ir::Map(Twice()), {x}));
+  const ir::ExprPtr both = Must(ir::Call(ir::Tuple(2), {negated, doubled}));
+  EXPECT_EQ(BodyOutputs(both), (std::vector<ir::ExprPtr>{negated, doubled}));
+  const ir::ExprPtr let = LetOfMap(x);
+  ASSERT_EQ(BodyOutputs(let).size(), 1u);
+  EXPECT_EQ(BodyOutputs(let)[0],
+            static_cast<const ir::Lambda&>(*static_cast<const ir::FunCall&>(*let).f).body);
+  // Replaced under the let, the let's argument stays as it was.
+  absl::StatusOr<ir::ExprPtr> mapped = ReplaceOutputs(
+      let, [](std::vector<ir::ExprPtr> outputs) -> absl::StatusOr<std::vector<ir::ExprPtr>> {
+        for (ir::ExprPtr& o : outputs) {
+          DFC_ASSIGN_OR_RETURN(o, ir::Call(ir::MapGlb(0, ir::Id()), {o}));
+        }
+        return outputs;
+      });
+  ASSERT_TRUE(mapped.ok()) << mapped.status();
+  EXPECT_NE(MappedRows(BodyOutputs(*mapped)[0]), nullptr);
+  EXPECT_EQ(static_cast<const ir::FunCall&>(**mapped).args,
+            static_cast<const ir::FunCall&>(*let).args);
+  ExpectEquivalent(let, *mapped, {x}, kSizes);
 }
 
 }  // namespace

@@ -6,6 +6,9 @@
 #include <fstream>
 #include <set>
 
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "gmock/gmock.h"
 #include "graph/npy.h"
 #include "gtest/gtest.h"
@@ -15,7 +18,9 @@
 namespace dfc {
 namespace {
 
+using ::testing::ContainsRegex;
 using ::testing::HasSubstr;
+using ::testing::Not;
 namespace fs = std::filesystem;
 
 using Result = testing::CommandResult;
@@ -91,6 +96,39 @@ TEST(CliTest, InspectClustersShowsEachClusterAndItsIr) {
       Dfc("inspect " + Model("ngraph_test_axpy.pbtxt") + " --clusters --shapes 'mul=[2]'");
   EXPECT_EQ(not_placeholder.exit_code, 1);
   EXPECT_THAT(not_placeholder.output, HasSubstr("\"mul\", which is not a placeholder"));
+}
+
+TEST(CliTest, InspectLoweredShowsWhereEveryLoopOfEveryClusterRuns) {
+  for (const char* device : {"cpu", "amd"}) {
+    SCOPED_TRACE(device);
+    Result r = Dfc("inspect " + Model("dl4j_mnist_00_softmax_train.pbtxt") +
+                   " --clusters --lowered --device " + device);
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    // Every cluster, its rows mapped and no Map or Reduce left to the code generator.
+    std::vector<std::string> lowered;
+    for (absl::string_view line : absl::StrSplit(r.output, '\n')) {
+      if (absl::StrContains(line, "  lowered for ")) lowered.emplace_back(line);
+    }
+    EXPECT_EQ(lowered.size(), 6u) << r.output;
+    for (const std::string& line : lowered) {
+      EXPECT_THAT(line, HasSubstr(absl::StrCat("lowered for ", device, ": λ(")));
+      EXPECT_THAT(line, HasSubstr("MapGlb(0)("));
+      EXPECT_THAT(line, Not(ContainsRegex("(^|[^A-Za-z])(Map|Reduce)\\(")));
+    }
+    EXPECT_THAT(r.output, HasSubstr("ReduceSeq("));
+    EXPECT_THAT(r.output, HasSubstr("ToGlobal(Id()) o MapGlb(0)("));
+    // The GPU profile reduces the loss over the batch in a work-group.
+    if (std::string(device) == "amd") {
+      EXPECT_THAT(r.output, HasSubstr("ReduceLcl(0)("));
+    }
+  }
+  EXPECT_EQ(Dfc("inspect " + Model("ngraph_test_axpy.pbtxt") + " --lowered").exit_code, 2);
+  EXPECT_EQ(
+      Dfc("inspect " + Model("ngraph_test_axpy.pbtxt") + " --clusters --device amd").exit_code, 2);
+  Result unknown =
+      Dfc("inspect " + Model("ngraph_test_axpy.pbtxt") + " --clusters --lowered --device tpu");
+  EXPECT_EQ(unknown.exit_code, 2);
+  EXPECT_THAT(unknown.output, HasSubstr("tpu"));
 }
 
 TEST(CliTest, InspectJsonSurvivesNamesThatAreNotUtf8) {

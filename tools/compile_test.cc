@@ -2,6 +2,8 @@
 // each of the five device profiles builds on the OpenCL device present (a build test, not a
 // run: the kernels' values are tested by runtime/device_executor_test and conformance_device),
 // and plan.json names each cluster's kernels and source file.
+#include <unistd.h>
+
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -31,7 +33,10 @@ std::string ReadText(const fs::path& path) {
 void CompileAndBuild(const std::string& graph, const std::string& profile,
                      cl::ProgramCache& cache) {
   SCOPED_TRACE(graph + " for " + profile);
-  const fs::path out = fs::temp_directory_path() / ("dfc_compile_test_" + profile);
+  // Named for this process: two test runs at once (worktrees, the sanitised build) must not
+  // write into each other's plan.
+  const fs::path out =
+      fs::temp_directory_path() / ("dfc_compile_test_" + profile + "_" + std::to_string(getpid()));
   fs::remove_all(out);
   const testing::CommandResult r =
       testing::RunCommand(std::string(DFC_BINARY) + " compile " + graph + " --device " + profile +

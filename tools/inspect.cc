@@ -1,14 +1,18 @@
-// `dfc inspect GRAPH [--json] [--clusters [--ir]]`: node and op counts, placeholders, the nodes
-// nothing consumes, and the ops outside OPS.md with the nodes that use them; with --clusters,
-// the device clusters the graph compiles to (nodes, inputs, outputs and their types) and with
-// --ir each cluster's IR.
+// `dfc inspect GRAPH [--json] [--clusters [--ir] [--lowered [--device D]]]`: node and op counts,
+// placeholders, the nodes nothing consumes, and the ops outside OPS.md with the nodes that use
+// them; with --clusters, the device clusters the graph compiles to (nodes, inputs, outputs and
+// their types), with --ir each cluster's IR, and with --lowered its lowered IR for a device
+// profile (where each loop runs: MapGlb, MapWrg, ReduceLcl, MapSeq, ReduceSeq, To*).
 #include <iostream>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "codegen/device_profile.h"
+#include "codegen/lower_for_device.h"
 #include "graph/loader.h"
 #include "graph/ops.h"
 #include "ir/lower/cluster.h"
@@ -21,9 +25,14 @@ namespace dfc::cli {
 namespace {
 
 constexpr char kUsage[] =
-    "usage: dfc inspect GRAPH [--json] [--clusters [--ir]] [--fetch T1,T2...]\n"
+    "usage: dfc inspect GRAPH [--json] [--clusters [--ir] [--lowered [--device D]]] "
+    "[--fetch T1,T2...]\n"
     "  --clusters  fold constants, partition and lower: print each device cluster\n"
     "  --ir        with --clusters, also print each cluster's IR in Lift's notation\n"
+    "  --lowered   with --clusters, print each cluster's IR lowered for a device: where each\n"
+    "              loop runs (MapGlb, MapWrg, ReduceLcl, MapSeq, ReduceSeq) and what is\n"
+    "              stored (ToGlobal, ToPrivate), the form the code generator prints\n"
+    "  --device    the profile --lowered lowers for: amd|nvidia|intel|arm|cpu (default cpu)\n"
     "  --fetch     the tensors to compile for (default: every node nothing consumes whose\n"
     "              inputs are all supported ops)\n"
     "  --shapes    shapes for placeholders declared without one, e.g.\n"
@@ -103,7 +112,7 @@ std::string Describe(const Graph& graph, const FoldResult& fold, const TensorId&
 
 int PrintClusters(const Graph& graph, const std::vector<TensorId>& fetches,
                   const std::vector<std::string>& targets, const ir::LowerOptions& options,
-                  bool with_ir) {
+                  bool with_ir, const codegen::DeviceProfile* lowered_for) {
   ReferenceFoldOracle oracle;
   absl::StatusOr<ir::LoweredGraph> lowered =
       ir::LowerGraph(graph, fetches, targets, {}, oracle, options);
@@ -139,6 +148,12 @@ int PrintClusters(const Graph& graph, const std::vector<TensorId>& fetches,
                 << ir::TypeToString(lc.output_types[k]) << "\n";
     }
     if (with_ir) std::cout << "  ir: " << ir::ToString(lc.lambda) << "\n";
+    if (lowered_for != nullptr) {
+      absl::StatusOr<ir::ExprPtr> body = codegen::LowerForDevice(lc.lambda->body, *lowered_for);
+      if (!body.ok()) return ReportError(body.status());
+      std::cout << "  lowered for " << lowered_for->name << ": "
+                << ir::ToString(std::make_shared<ir::Lambda>(lc.lambda->params, *body)) << "\n";
+    }
   }
   return kExitOk;
 }
@@ -146,8 +161,13 @@ int PrintClusters(const Graph& graph, const std::vector<TensorId>& fetches,
 }  // namespace
 
 int Inspect(const std::vector<std::string>& argv) {
-  absl::StatusOr<Args> args =
-      ParseArgs(argv, {{"json"}, {"clusters"}, {"ir"}, {"fetch", true}, {"shapes", true}});
+  absl::StatusOr<Args> args = ParseArgs(argv, {{"json"},
+                                               {"clusters"},
+                                               {"ir"},
+                                               {"lowered"},
+                                               {"device", true},
+                                               {"fetch", true},
+                                               {"shapes", true}});
   if (!args.ok()) return ReportUsage(std::string(args.status().message()), kUsage);
   if (args->positional.size() != 1) return ReportUsage("expected one GRAPH", kUsage);
   const std::string& path = args->positional[0];
@@ -155,6 +175,12 @@ int Inspect(const std::vector<std::string>& argv) {
   if (!graph.ok()) return ReportError(graph.status());
   if (args->Has("ir") && !args->Has("clusters"))
     return ReportUsage("--ir needs --clusters", kUsage);
+  if (args->Has("lowered") && !args->Has("clusters")) {
+    return ReportUsage("--lowered needs --clusters", kUsage);
+  }
+  if (args->Has("device") && !args->Has("lowered")) {
+    return ReportUsage("--device needs --lowered", kUsage);
+  }
   if (args->Has("clusters")) {
     std::vector<TensorId> fetches;
     std::vector<std::string> targets;
@@ -173,7 +199,15 @@ int Inspect(const std::vector<std::string>& argv) {
       if (!shapes.ok()) return ReportUsage(std::string(shapes.status().message()), kUsage);
       options.placeholder_shapes = *std::move(shapes);
     }
-    return PrintClusters(*graph, fetches, targets, options, args->Has("ir"));
+    std::optional<codegen::DeviceProfile> profile;
+    if (args->Has("lowered")) {
+      absl::StatusOr<codegen::DeviceProfile> named =
+          codegen::NamedProfile(args->Has("device") ? args->Get("device") : "cpu");
+      if (!named.ok()) return ReportUsage(std::string(named.status().message()), kUsage);
+      profile = *std::move(named);
+    }
+    return PrintClusters(*graph, fetches, targets, options, args->Has("ir"),
+                         profile ? &*profile : nullptr);
   }
   const Summary summary = Summarize(*graph);
   if (args->Has("json")) {

@@ -1,0 +1,105 @@
+// The default lowering strategy: every Map and Reduce lowered (the generator refuses the
+// high-level ones), the rows of a kernel MapGlb, or MapWrg with ReduceLcl where the profile
+// reduces in work-groups and the rows are few, arrays read twice ToPrivate; values unchanged
+// on the IR interpreter.
+#include "codegen/lower_for_device.h"
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "ir/printer.h"
+#include "ir/traverse.h"
+#include "tests/rule_testing.h"
+
+namespace dfc::codegen {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+using ::testing::StartsWith;
+using namespace rewrite::testing;  // NOLINT: the rule-test helpers
+
+DeviceProfile Profile(const char* name) {
+  absl::StatusOr<DeviceProfile> profile = NamedProfile(name);
+  EXPECT_TRUE(profile.ok()) << profile.status();
+  return *profile;
+}
+
+ir::ExprPtr Lowered(const ir::ExprPtr& e, const char* profile) {
+  absl::StatusOr<ir::ExprPtr> lowered = LowerForDevice(e, Profile(profile));
+  EXPECT_TRUE(lowered.ok()) << lowered.status();
+  return lowered.ok() ? *lowered : e;
+}
+
+int CountKind(const ir::ExprPtr& e, ir::Fun::Kind kind) {
+  int n = 0;
+  ir::Walk(e, [&](const ir::ExprPtr& x) {
+    n += rewrite::CallOf(x, kind) != nullptr;
+    return true;
+  });
+  return n;
+}
+
+// Σ_j x[i][j] for each of the rows of x.
+ir::ExprPtr RowSums(const ir::ExprPtr& x) {
+  return Must(ir::MapOver(x, [](ir::ExprPtr row) {
+    return ir::ReduceOver(ir::MakeLiteral(ir::Scalar::Int(DType::kInt32, 0)), row,
+                          [](ir::ExprPtr acc, ir::ExprPtr v) {
+                            return ir::Call(IntAdd(), {acc, v});
+                          });
+  }));
+}
+
+TEST(LowerForDeviceTest, LowersEveryMapAndReduceOfAMatMul) {
+  const ir::ParamPtr a = ir::MakeParam("a", Ints({kN, 4}));
+  const ir::ParamPtr b = ir::MakeParam("b", Ints({4, 3}));
+  const ir::ExprPtr product = Must(MatMul(a, b));
+  for (const char* profile : {"cpu", "amd"}) {
+    SCOPED_TRACE(profile);
+    const ir::ExprPtr lowered = Lowered(product, profile);
+    EXPECT_THAT(ir::ToString(lowered), StartsWith("MapGlb(0)("));
+    EXPECT_EQ(CountKind(lowered, ir::Fun::Kind::kMap), 0) << ir::ToString(lowered);
+    EXPECT_EQ(CountKind(lowered, ir::Fun::Kind::kReduce), 0) << ir::ToString(lowered);
+    EXPECT_EQ(CountKind(lowered, ir::Fun::Kind::kReduceSeq), 1) << ir::ToString(lowered);
+    ExpectEquivalent(product, lowered, {a, b}, kSizes);
+  }
+}
+
+TEST(LowerForDeviceTest, FewRowsThatReduceAreMappedByWorkGroupsOnAGpu) {
+  // Eight long rows: a GPU would run eight work-items; a work-group a row shares each sum.
+  const ir::ParamPtr few = ir::MakeParam("x", Ints({8, kN}));
+  const ir::ExprPtr sums = RowSums(few);
+  const ir::ExprPtr gpu = Lowered(sums, "amd");
+  EXPECT_THAT(ir::ToString(gpu), StartsWith("MapWrg(0)("));
+  EXPECT_EQ(CountKind(gpu, ir::Fun::Kind::kReduceLcl), 1) << ir::ToString(gpu);
+  ExpectEquivalent(sums, gpu, {few}, kSizes);
+  // A CPU has no work-group reductions; a batch of rows fills any device.
+  EXPECT_THAT(ir::ToString(Lowered(sums, "cpu")), StartsWith("MapGlb(0)("));
+  const ir::ExprPtr batch = RowSums(ir::MakeParam("y", Ints({kN, 64})));
+  const ir::ExprPtr many = Lowered(batch, "amd");
+  EXPECT_THAT(ir::ToString(many), StartsWith("MapGlb(0)("));
+  EXPECT_EQ(CountKind(many, ir::Fun::Kind::kReduceLcl), 0);
+}
+
+TEST(LowerForDeviceTest, AComputedRowReadTwiceIsPrivate) {
+  // Each row of twice(x), bound once and read twice: by neg and as itself.
+  const ir::ParamPtr x = ir::MakeParam("x", Floats({kN, 4}));
+  const ir::ExprPtr doubled =
+      Must(ir::MapOver(x, [](ir::ExprPtr row) { return ir::Call(ir::Map(Twice()), {row}); }));
+  const ir::ExprPtr twice_then_neg = Must(ir::MapOver(doubled, [](ir::ExprPtr row) {
+    return ir::Let(row, [](ir::ExprPtr r) -> absl::StatusOr<ir::ExprPtr> {
+      DFC_ASSIGN_OR_RETURN(ir::ExprPtr neg, ir::Call(ir::Map(Neg()), {r}));
+      return ir::Call(ir::Zip(2), {neg, r});
+    });
+  }));
+  const ir::ExprPtr lowered = Lowered(twice_then_neg, "cpu");
+  EXPECT_EQ(CountKind(lowered, ir::Fun::Kind::kToPrivate), 1) << ir::ToString(lowered);
+  ExpectEquivalent(twice_then_neg, lowered, {x}, kSizes);
+  // A row of the input itself is read from memory as it is: nothing to keep.
+  const ir::ExprPtr plain = Must(ir::MapOver(x, [](ir::ExprPtr row) {
+    return ir::Let(row, [](ir::ExprPtr r) { return ir::Call(ir::Zip(2), {r, r}); });
+  }));
+  EXPECT_THAT(ir::ToString(Lowered(plain, "cpu")), Not(HasSubstr("ToPrivate")));
+}
+
+}  // namespace
+}  // namespace dfc::codegen
