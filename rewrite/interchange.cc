@@ -94,40 +94,6 @@ Rule MapReduceInterchange() {
       }};
 }
 
-Rule MapMapInterchange() {
-  return {"mapMapInterchange",
-          "Map(λa => Map(λb => f(a, b)) $ B) $ A => Transpose $ (Map(λb => Map(λa => f(a, b)) $ "
-          "A) $ B)",
-          [](const ir::ExprPtr& e) -> Match {
-            const ir::FunCall* outer = CallOf(e, ir::Fun::Kind::kMap);
-            if (outer == nullptr) return Decline{"not a high-level Map"};
-            const ir::FunPtr& f = static_cast<const ir::Pattern&>(*outer->f).f;
-            if (f->kind != ir::Fun::Kind::kLambda) return Decline{"the Map's function is not a λ"};
-            const auto& lambda = static_cast<const ir::Lambda&>(*f);
-            const ir::FunCall* inner = CallOf(lambda.body, ir::Fun::Kind::kMap);
-            if (inner == nullptr) return Decline{"the Map's body is not a high-level Map"};
-            const ir::FunPtr& g = static_cast<const ir::Pattern&>(*inner->f).f;
-            if (g->kind != ir::Fun::Kind::kLambda) {
-              return Decline{"the inner Map's function is not a λ"};
-            }
-            const ir::ParamPtr a = lambda.params[0];
-            if (ir::Reads(*inner->args[0], a.get()) > 0) {
-              return Decline{"the inner Map's array depends on the outer element"};
-            }
-            const auto& inner_lambda = static_cast<const ir::Lambda&>(*g);
-            return [a, b = inner_lambda.params[0], body = inner_lambda.body, as = outer->args[0],
-                    bs = inner->args[0]]() -> absl::StatusOr<ir::ExprPtr> {
-              DFC_ASSIGN_OR_RETURN(
-                  ir::ExprPtr over_a,
-                  ir::Call(ir::Map(std::make_shared<ir::Lambda>(std::vector{a}, body)), {as}));
-              DFC_ASSIGN_OR_RETURN(
-                  ir::ExprPtr over_b,
-                  ir::Call(ir::Map(std::make_shared<ir::Lambda>(std::vector{b}, over_a)), {bs}));
-              return ir::Call(ir::Transpose(), {over_b});
-            };
-          }};
-}
-
 namespace {
 
 // Whether `e` holds a Reduce that reads `a` (any Reduce, for a null `a`).

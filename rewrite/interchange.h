@@ -17,12 +17,6 @@ namespace dfc::rewrite {
 // the same order: the results are equal, not only close.
 Rule MapReduceInterchange();
 
-// mapMapInterchange:
-//   Map(λa => Map(λb => f(a, b)) $ B) $ A => Transpose $ (Map(λb => Map(λa => f(a, b)) $ A) $ B)
-// for high-level Maps, when B does not read a: which of two independent walks is outer (a
-// column-major result written row-major, or the walk that should be spread over work-items).
-Rule MapMapInterchange();
-
 // blockRows(r), register blocking of a walk over rows:
 //   Map(λa => B(a, Map(λc => H(a, c)) $ C)) $ X
 //     => Join $ MapGlb(λb => (λt => Map(λp => B(Get(0) $ p, Get(1) $ p)) $ Zip(b, t))

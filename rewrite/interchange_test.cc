@@ -1,6 +1,5 @@
-// mapReduceInterchange, mapMapInterchange and blockRows: matches, declines with their reasons,
-// and equivalence on seeded random inputs (exact: every column keeps its own fold, in the same
-// order).
+// mapReduceInterchange and blockRows: matches, declines with their reasons, and equivalence on
+// seeded random inputs (exact: every column keeps its own fold, in the same order).
 #include "rewrite/interchange.h"
 
 #include "gmock/gmock.h"
@@ -66,42 +65,6 @@ TEST(MapReduceInterchangeTest, DeclinesWithTheReason) {
     return ir::MapOver(r, [&](ir::ExprPtr v) { return ir::Call(IntAdd(), {v, sum}); });
   }));
   EXPECT_THAT(DeclineReason(MapReduceInterchange(), centred), HasSubstr("leaves other reads"));
-}
-
-TEST(MapMapInterchangeTest, TheOtherWalkOutsideAndTheResultTransposed) {
-  const ir::ParamPtr a = ir::MakeParam("a", Ints({kN}));
-  const ir::ParamPtr b = ir::MakeParam("b", Ints({5}));
-  // The outer product: Map(λx => Map(λy => imul(x, y)) $ b) $ a.
-  const ir::ExprPtr e = Must(ir::MapOver(a, [&](ir::ExprPtr x) {
-    return ir::MapOver(
-        b,
-        [&](ir::ExprPtr y) {
-          return ir::Call(IntMul(), {x, y});
-        },
-        "y");
-  }));
-  const ir::ExprPtr swapped = MustRewrite(MapMapInterchange(), e);
-  ASSERT_NE(swapped, nullptr);
-  EXPECT_NE(CallOf(swapped, ir::Fun::Kind::kTranspose), nullptr);
-  ExpectEquivalent(e, swapped, {a, b}, kSizes);
-}
-
-TEST(MapMapInterchangeTest, DeclinesWithTheReason) {
-  const ir::ParamPtr m = ir::MakeParam("m", Ints({kN, 3}));
-  EXPECT_EQ(DeclineReason(MapMapInterchange(), m), "not a high-level Map");
-  // The inner walk is over the outer element itself.
-  const ir::ExprPtr rows = Must(ir::MapOver(m, [](ir::ExprPtr r) {
-    return ir::MapOver(r, [](ir::ExprPtr v) { return ir::Call(IntAdd(), {v, v}); });
-  }));
-  EXPECT_EQ(DeclineReason(MapMapInterchange(), rows),
-            "the inner Map's array depends on the outer element");
-  const ir::ExprPtr sums = Must(ir::MapOver(m, [](ir::ExprPtr r) {
-    return ir::ReduceOver(ir::MakeLiteral(ir::Scalar::Int(DType::kInt32, 0)), r,
-                          [](ir::ExprPtr acc, ir::ExprPtr v) {
-                            return ir::Call(IntAdd(), {acc, v});
-                          });
-  }));
-  EXPECT_EQ(DeclineReason(MapMapInterchange(), sums), "the Map's body is not a high-level Map");
 }
 
 // A MatMul's Map over a's rows, 4 rows a work-item: for each column of b, the 4 rows' dot

@@ -4,7 +4,8 @@
 // notifyMatchFailure does. The driver applies rules and checks that every rewrite kept the
 // expression's type: a rule that changes a type is a bug in the rule, reported as Internal.
 //
-// Families live one to a file (fusion.h, simplify.h, fission.h), each with its test.
+// Families live one to a file (interchange.h, vectorize.h, data_layout.h, lowering.h), each with
+// its test.
 #ifndef DFC_REWRITE_RULE_H_
 #define DFC_REWRITE_RULE_H_
 
@@ -30,8 +31,8 @@ using Rewrite = std::function<absl::StatusOr<ir::ExprPtr>()>;
 using Match = std::variant<Rewrite, Decline>;
 
 struct Rule {
-  std::string name;  // "mapFusion"
-  std::string law;   // "Map(f) o Map(g) => Map(f o g)"
+  std::string name;  // "storeTransposed"
+  std::string law;   // "body[Transpose $ w] => (λ(wt) => body[wt]) $ (Transpose $ w)"
   std::function<Match(const ir::ExprPtr& e)> match;
 };
 

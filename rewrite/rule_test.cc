@@ -3,7 +3,6 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "rewrite/simplify.h"
 #include "tests/rule_testing.h"
 
 namespace dfc::rewrite {
@@ -11,6 +10,17 @@ namespace {
 
 using namespace testing;  // NOLINT: the rule-test helpers
 using ::testing::HasSubstr;
+
+// Join $ Split(n) $ x => x: two views that undo each other, for the driver to look for.
+Rule JoinSplitId() {
+  return {"joinSplitId", "Join o Split(n) => id", [](const ir::ExprPtr& e) -> Match {
+            const ir::FunCall* join = CallOf(e, ir::Fun::Kind::kJoin);
+            if (join == nullptr) return Decline{"not a Join"};
+            const ir::FunCall* split = CallOf(join->args[0], ir::Fun::Kind::kSplit);
+            if (split == nullptr) return Decline{"the Join's input is not a Split"};
+            return [x = split->args[0]]() -> absl::StatusOr<ir::ExprPtr> { return x; };
+          }};
+}
 
 TEST(RuleDriverTest, FindsAMatchInsideAMapsFunction) {
   // Map(λ row => Join $ Split(2) $ row) $ x: the match is in the Map's function.

@@ -155,7 +155,7 @@ Rule VectorizeReduce(int width) {
 
 namespace {
 
-// Why `e` is not a Map of scalars that vectorizeMap(w) reads as vectors, or nothing.
+// Why `e` is not a Map of scalars that vectorizeMaps(w) reads as vectors, or nothing.
 std::optional<Decline> CheckElementwiseMap(const ir::ExprPtr& e, int width) {
   const ir::FunCall* map = CallOf(e, ir::Fun::Kind::kMap);
   if (map == nullptr) return Decline{"not a high-level Map"};
@@ -192,8 +192,9 @@ absl::StatusOr<ir::ExprPtr> VectorizedMap(const ir::ExprPtr& e, int width) {
   return ir::Call(ir::AsScalar(), {vectors});
 }
 
-// Every Map of VectorizeMap's kind in `e`, outermost first (the Maps nested in its inputs are
-// read as vectors with it), but a Reduce's input: vectorizeReduce reads that with its Reduce.
+// Every Map of scalars in `e` that reads its inputs as vectors, outermost first (the Maps nested
+// in its inputs are read as vectors with it), but a Reduce's input: vectorizeReduce reads that
+// with its Reduce.
 class MapVectorizer : public ir::ExprMutator {
  public:
   explicit MapVectorizer(int width) : width_(width) {}
@@ -368,22 +369,11 @@ Rule VectorizeColumns(int width) {
       }};
 }
 
-Rule VectorizeMap(int width) {
-  return {absl::StrCat("vectorizeMap(", width, ")"),
-          absl::StrCat("Map(f) $ Zip(X1, ..., Xk) => AsScalar $ Map(f) $ Zip(AsVector(", width,
-                       ") $ X1, ...), an Xi that is such a Map read so in turn"),
-          [width](const ir::ExprPtr& e) -> Match {
-            if (std::optional<Decline> d = CheckElementwiseMap(e, width)) return *d;
-            absl::StatusOr<ir::ExprPtr> vectorised = VectorizedMap(e, width);
-            if (!vectorised.ok()) return Decline{std::string(vectorised.status().message())};
-            return [v = *std::move(vectorised)]() -> absl::StatusOr<ir::ExprPtr> { return v; };
-          }};
-}
-
 Rule VectorizeMaps(int width) {
   return {absl::StrCat("vectorizeMaps(", width, ")"),
-          absl::StrCat("vectorizeMap(", width,
-                       ") at every Map of scalars, outermost first, but a Reduce's input"),
+          absl::StrCat("Map(f) $ Zip(X1, ..., Xk) => AsScalar $ Map(f) $ Zip(AsVector(", width,
+                       ") $ X1, ...) at every Map of scalars, outermost first, an Xi that is "
+                       "such a Map read so in turn, but a Reduce's input"),
           [width](const ir::ExprPtr& e) -> Match {
             MapVectorizer vectorizer(width);
             absl::StatusOr<ir::ExprPtr> vectorised = vectorizer.Mutate(e);

@@ -24,18 +24,16 @@ namespace dfc::rewrite {
 // each range a Reindex view of X (of each array of the Zip).
 Rule VectorizeReduce(int width);
 
-// vectorizeMap(w): Map(f) $ X => AsScalar $ Map(f) $ AsVector(w) $ X, for a function f of
-// scalars (a UserFun, or a λ of UserFuns, Gets and Tuples, applied lane by lane to vectors)
-// over an array of scalars, or a Zip of them, whose length is a known multiple of w. An array
-// of the input that is itself such a Map is read as vectors in turn (a chain of elementwise
-// Maps over Zips becomes one over vectors), and AsVector(w) $ AsScalar $ v is v. The values
-// are equal: each element is computed by the same functions.
-Rule VectorizeMap(int width);
-
-// vectorizeMaps(w): vectorizeMap(w) at every place it applies, outermost first, in one step,
-// but at a Reduce's input Map (vectorizeReduce(w) reads that as vectors with its Reduce; alone,
-// a Reduce would fold the lanes one by one). An elementwise cluster (dl4j_transform_0's 18 ops)
-// has a Map per op, each in its own row function: the explorer would need a step for each.
+// vectorizeMaps(w): Map(f) $ X => AsScalar $ Map(f) $ AsVector(w) $ X at every place it
+// applies, outermost first, in one step: for a function f of scalars (a UserFun, or a λ of
+// UserFuns, Gets and Tuples, applied lane by lane to vectors) over an array of scalars, or a Zip
+// of them, whose length is a known multiple of w. An array of the input that is itself such a
+// Map is read as vectors in turn (a chain of elementwise Maps over Zips becomes one over
+// vectors), and AsVector(w) $ AsScalar $ v is v. The values are equal: each element is computed
+// by the same functions. A Reduce's input Map is left to vectorizeReduce(w), which reads it as
+// vectors with its Reduce (alone, a Reduce would fold the lanes one by one). An elementwise
+// cluster (dl4j_transform_0's 18 ops) has a Map per op, each in its own row function: one rule
+// applied at one place, the explorer would need a step for each.
 Rule VectorizeMaps(int width);
 
 // vectorizeColumns(w): a Map over the rows of a matrix X ([n][k] of scalars, n a known
