@@ -1,6 +1,8 @@
 // Tuning on the CPU device: every variant the explorer makes of the thesis' subgraph and of the
 // Relu subgraph either computes the reference's answer on the device or is refused by the
 // generator by name — none is wrong, none fails to build — and the plan takes the fastest.
+// A training step is tuned from its variables' initial values, and a tuned plan is written, read
+// and run. What a given variant's kernels are on each profile: tuned_variant_test.cc.
 #include "runtime/tune.h"
 
 #include <filesystem>
@@ -9,59 +11,19 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
-#include "absl/strings/str_split.h"
-#include "base/status.h"
 #include "gmock/gmock.h"
 #include "graph/loader.h"
 #include "gtest/gtest.h"
 #include "runtime/device_session.h"
 #include "runtime/reference/session.h"
 #include "tests/test_util.h"
+#include "tests/tune_testing.h"
 
 namespace dfc {
 namespace {
 
+using namespace testing;  // NOLINT: the tuning-test helpers
 using ::testing::HasSubstr;
-
-std::vector<std::pair<std::string, Tensor>> Feeds(int64_t n, int64_t features, int64_t classes) {
-  return {{"in1", testing::UniformFloats({n, classes}, 1, -1.0f, 1.0f)},
-          {"in2", testing::UniformFloats({n, features}, 2, -1.0f, 1.0f)},
-          {"in3", testing::UniformFloats({features, classes}, 3, -0.05f, 0.05f)},
-          {"in4", testing::UniformFloats({classes}, 4, -0.1f, 0.1f)}};
-}
-
-std::vector<std::pair<TensorId, Tensor>> DeviceFeeds(
-    const std::vector<std::pair<std::string, Tensor>>& feeds) {
-  std::vector<std::pair<TensorId, Tensor>> out;
-  for (const auto& [name, value] : feeds) out.push_back({{name, 0}, value});
-  return out;
-}
-
-// The reference executor's "out" for `feeds`.
-Tensor ReferenceOut(std::shared_ptr<const Graph> graph,
-                    const std::vector<std::pair<std::string, Tensor>>& feeds) {
-  std::vector<reference::Feed> reference_feeds;
-  for (const auto& [name, value] : feeds) reference_feeds.push_back({name, value});
-  reference::Session oracle(std::move(graph));
-  absl::StatusOr<std::vector<Tensor>> want = oracle.Run(reference_feeds, {"out"});
-  EXPECT_TRUE(want.ok()) << want.status();
-  return want.ok() ? (*want)[0] : Tensor();
-}
-
-// `got` agrees with `want` within the tolerance of a variant of a 784-term contraction.
-void ExpectAgrees(const Tensor& got, const Tensor& want) {
-  const Comparison cmp = CompareTensors(got, want, VariantTolerance(want, 784));
-  EXPECT_TRUE(cmp.equal) << cmp.reason;
-}
-
-// models/`model` compiled for the cpu profile with `steps` applied to its one cluster.
-absl::StatusOr<Plan> CompileWithSteps(const std::string& model, std::vector<rewrite::Step> steps) {
-  DFC_ASSIGN_OR_RETURN(Graph graph, LoadGraph(std::string(DFC_SOURCE_DIR) + "/models/" + model));
-  return CompilePlan(std::make_shared<const Graph>(std::move(graph)),
-                     {.fetches = {{"out", 0}},
-                      .profile = *codegen::NamedProfile("cpu"),
-                      .steps = {std::move(steps)}});
-}
 
 class TuneTest : public ::testing::Test {
  protected:
@@ -87,7 +49,7 @@ class TuneTest : public ::testing::Test {
     TuneOptions options{.warmup = 0, .runs = 1};
     options.explore.vector_widths = {16};
     absl::StatusOr<std::vector<ClusterTuning>> tunings =
-        TunePlan(plan, *executor_, Feeds(n, features, classes), options);
+        TunePlan(plan, *executor_, SubgraphFeeds(n, features, classes), options);
     EXPECT_TRUE(tunings.ok()) << tunings.status();
     return tunings.ok() ? *tunings : std::vector<ClusterTuning>{};
   }
@@ -162,7 +124,7 @@ TEST_F(TuneTest, TheBestVariantIsRefinedPastTheBreadthFirstSteps) {
   options.explore.vector_widths = {4, 8};
   options.explore.max_steps = 1;
   absl::StatusOr<std::vector<ClusterTuning>> tunings =
-      TunePlan(plan, *executor_, Feeds(37, 784, 10), options);
+      TunePlan(plan, *executor_, SubgraphFeeds(37, 784, 10), options);
   ASSERT_TRUE(tunings.ok()) << tunings.status();
   const ClusterTuning& t = (*tunings)[0];
   ExpectEveryVariantRightOrRefused(t);
@@ -187,7 +149,7 @@ TEST_F(TuneTest, VariantsTheGeneratorRefusesDoNotFillTheCap) {
   options.explore.vector_widths = {4};
   options.explore.max_variants = 10;
   absl::StatusOr<std::vector<ClusterTuning>> tunings =
-      TunePlan(plan, *executor_, Feeds(45, 512, 7), options);
+      TunePlan(plan, *executor_, SubgraphFeeds(45, 512, 7), options);
   ASSERT_TRUE(tunings.ok()) << tunings.status();
   int usable = 0, refused = 0;
   for (const VariantResult& v : (*tunings)[0].variants) {
@@ -399,7 +361,7 @@ TEST_F(TuneTest, ATunedPlanIsWrittenReadAgainAndRunsItsVariant) {
   absl::StatusOr<std::unique_ptr<DeviceSession>> session =
       DeviceSession::OpenPlan(dir.string(), {.device = "cpu"});
   ASSERT_TRUE(session.ok()) << session.status();
-  const auto feeds = Feeds(33, 784, 10);
+  const auto feeds = SubgraphFeeds(33, 784, 10);
   absl::StatusOr<std::vector<Tensor>> got = (*session)->Run(feeds, {"out"});
   ASSERT_TRUE(got.ok()) << got.status();
   EXPECT_EQ((*session)->executor().kernels_generated(), 0);
@@ -411,183 +373,6 @@ TEST_F(TuneTest, StepsThatDoNotApplyAreAnErrorNamingTheCluster) {
   absl::StatusOr<Plan> plan = CompileWithSteps("relu_subgraph.pbtxt", {{"vectorizeReduce(16)", 5}});
   EXPECT_THAT(plan.status().message(), HasSubstr("cluster 0 (matmul (MatMul), add (Add)"));
   EXPECT_THAT(plan.status().message(), HasSubstr("its rewrite steps: step vectorizeReduce(16)@5"));
-}
-
-TEST(TunedVariantTest, EveryProfilesKernelOfTheVariantComputesTheReferencesAnswer) {
-  // A tuned plan compiled for another device replays the steps under that device's profile
-  // (MapWrg/MapLcl reductions on GPUs): each is run here on the CPU device.
-  const std::string model = std::string(DFC_SOURCE_DIR) + "/models/seed_subgraph.pbtxt";
-  absl::StatusOr<Graph> graph = LoadGraph(model);
-  ASSERT_TRUE(graph.ok()) << graph.status();
-  auto shared = std::make_shared<const Graph>(*std::move(graph));
-  const auto feeds = Feeds(300, 784, 10);
-  const std::vector<std::pair<TensorId, Tensor>> device_feeds = DeviceFeeds(feeds);
-  const Tensor want = ReferenceOut(shared, feeds);
-  for (const std::string& name : codegen::NamedProfiles()) {
-    SCOPED_TRACE(name);
-    const codegen::DeviceProfile profile = *codegen::NamedProfile(name);
-    for (const std::vector<rewrite::Step>& steps :
-         {std::vector<rewrite::Step>{
-              {"storeTransposed", 0}, {"vectorizeReduce(4)", 0}, {"mapReduceInterchange", 0}},
-          std::vector<rewrite::Step>{{"vectorizeReduce(8)", 0}},
-          // And the softmax's sum of exps over 8 lanes, its last 2 terms one by one.
-          std::vector<rewrite::Step>{{"storeTransposed", 0},
-                                     {"vectorizeReduce(8)", 0},
-                                     {"mapReduceInterchange", 0},
-                                     {"vectorizeReduce(8)", 0}}}) {
-      absl::StatusOr<Plan> plan =
-          CompilePlan(shared, {.fetches = {{"out", 0}}, .profile = profile, .steps = {steps}});
-      ASSERT_TRUE(plan.ok()) << plan.status();
-      absl::StatusOr<std::unique_ptr<DeviceExecutor>> executor =
-          DeviceExecutor::Open("cpu", -1, {.profile = profile});
-      ASSERT_TRUE(executor.ok()) << executor.status();
-      (*executor)->UseKernel(plan->lowered.clusters[0], plan->kernels[0]);
-      DeviceExecutor::State state;
-      absl::StatusOr<std::vector<Tensor>> got =
-          (*executor)->Run(*shared, plan->lowered, device_feeds, {{"out", 0}}, &state);
-      ASSERT_TRUE(got.ok()) << got.status();
-      EXPECT_EQ((*executor)->fallbacks(), 0);
-      ExpectAgrees((*got)[0], want);
-    }
-  }
-}
-
-// A transposed input stored by a stage of its own (storeTransposed) is copied on a CPU in
-// blocks of 16 rows, column by column, each block reading a cache line of the input at a time;
-// on a GPU row by row, neighbouring work-items reading neighbouring elements. Here the weights:
-// 10 rows of 784, less than a block.
-TEST(TunedVariantTest, ACpuCopiesATransposedInputInBlocksOfRows) {
-  absl::StatusOr<Graph> graph =
-      LoadGraph(std::string(DFC_SOURCE_DIR) + "/models/seed_subgraph.pbtxt");
-  ASSERT_TRUE(graph.ok()) << graph.status();
-  auto shared = std::make_shared<const Graph>(*std::move(graph));
-  const auto feeds = Feeds(21, 784, 10);
-  const Tensor want = ReferenceOut(shared, feeds);
-  for (const char* name : {"cpu", "nvidia"}) {
-    SCOPED_TRACE(name);
-    const codegen::DeviceProfile profile = *codegen::NamedProfile(name);
-    absl::StatusOr<Plan> plan = CompilePlan(
-        shared, {.fetches = {{"out", 0}}, .profile = profile, .steps = {{{"storeTransposed", 0}}}});
-    ASSERT_TRUE(plan.ok()) << plan.status();
-    const codegen::KernelSource& kernel = plan->kernels[0];
-    ASSERT_EQ(kernel.stages.size(), 2u);
-    ASSERT_EQ(kernel.stages[0].rows.size(), 1u);
-    if (profile.is_gpu) {
-      EXPECT_EQ(kernel.stages[0].rows[0].AsConstant(), 10);
-      EXPECT_THAT(kernel.source, ::testing::Not(HasSubstr("blocks of 16 rows")));
-    } else {
-      EXPECT_EQ(kernel.stages[0].rows[0].AsConstant(), 1);
-      EXPECT_THAT(kernel.source, HasSubstr("MapGlb(0) over blocks of 16 rows"));
-      // The work-items past the rows skip the copy: each walking it idly took 13 ms here.
-      EXPECT_THAT(kernel.source, HasSubstr("if (gid * 16 < 10L)"));
-    }
-    absl::StatusOr<std::unique_ptr<DeviceExecutor>> executor =
-        DeviceExecutor::Open("cpu", -1, {.profile = profile});
-    ASSERT_TRUE(executor.ok()) << executor.status();
-    (*executor)->UseKernel(plan->lowered.clusters[0], kernel);
-    absl::StatusOr<std::vector<Tensor>> got =
-        (*executor)->Run(*shared, plan->lowered, DeviceFeeds(feeds), {{"out", 0}});
-    ASSERT_TRUE(got.ok()) << got.status();
-    EXPECT_EQ((*executor)->fallbacks(), 0);
-    ExpectAgrees((*got)[0], want);
-  }
-}
-
-// On a CPU the interchanged contraction's loop prefetches the row's own stream (the input x,
-// whose address names gid) once an iteration, ahead by the profile's prefetch_bytes, and not
-// the weights every work-item reads; a GPU profile prefetches nothing.
-TEST(TunedVariantTest, ACpuKernelPrefetchesTheRowItStreams) {
-  absl::StatusOr<Graph> graph =
-      LoadGraph(std::string(DFC_SOURCE_DIR) + "/models/seed_subgraph.pbtxt");
-  ASSERT_TRUE(graph.ok()) << graph.status();
-  auto shared = std::make_shared<const Graph>(*std::move(graph));
-  const std::vector<rewrite::Step> steps = {
-      {"storeTransposed", 0}, {"vectorizeReduce(16)", 0}, {"mapReduceInterchange", 0}};
-  for (const char* name : {"cpu", "nvidia"}) {
-    SCOPED_TRACE(name);
-    const codegen::DeviceProfile profile = *codegen::NamedProfile(name);
-    absl::StatusOr<Plan> plan =
-        CompilePlan(shared, {.fetches = {{"out", 0}}, .profile = profile, .steps = {steps}});
-    ASSERT_TRUE(plan.ok()) << plan.status();
-    const std::string& source = plan->kernels[0].source;
-    std::vector<std::string> prefetches;
-    for (absl::string_view line : absl::StrSplit(source, '\n')) {
-      if (absl::StrContains(line, "DFC_PREFETCH((")) prefetches.emplace_back(line);
-    }
-    if (profile.prefetch_bytes == 0) {
-      EXPECT_TRUE(prefetches.empty()) << source;
-      continue;
-    }
-    ASSERT_EQ(prefetches.size(), 1u) << source;
-    EXPECT_THAT(prefetches[0], HasSubstr("in0 + "));
-    EXPECT_THAT(prefetches[0], HasSubstr("gid"));
-    EXPECT_THAT(prefetches[0], HasSubstr(absl::StrCat(") + ", profile.prefetch_bytes, ");")));
-    EXPECT_THAT(source, HasSubstr("#define DFC_PREFETCH(p) __builtin_prefetch(p)"));
-  }
-}
-
-// The softmax's 10 exps, vectorised once the contraction is: exp(x - m) over 8 lanes with the
-// row's maximum m widened to every lane, read from the private row with one vload8; the last
-// two one by one.
-TEST(TunedVariantTest, TheSoftmaxsExpsRunOnVectorsWithTheMaximumInEveryLane) {
-  absl::StatusOr<Plan> plan = CompileWithSteps("seed_subgraph.pbtxt", {{"storeTransposed", 0},
-                                                                       {"vectorizeReduce(8)", 0},
-                                                                       {"mapReduceInterchange", 0},
-                                                                       {"vectorizeReduce(8)", 0}});
-  ASSERT_TRUE(plan.ok()) << plan.status();
-  const std::string& source = plan->kernels[0].source;
-  EXPECT_THAT(source,
-              ::testing::ContainsRegex(
-                  R"re(softmax_exp_float32_float32_x8\(v_[0-9]+, \(\(float8\)\(v_[0-9]+\)\)\))re"))
-      << source;
-  EXPECT_THAT(source, ::testing::ContainsRegex(R"re(vload8\(0, priv_[0-9]+ \+ )re"));
-  EXPECT_THAT(source, HasSubstr("softmax_exp_float32_float32(v_"));
-  EXPECT_THAT(source, HasSubstr(" + 8L)"));
-}
-
-TEST(TunedVariantTest, AnAccumulatorTooLargeForRegistersIsRefusedByName) {
-  // The frozen MLP's first layer, 784 -> 256, interchanged: 256 accumulators of 4 lanes. A CPU
-  // driver that ran it with thousands of work-items a group overflowed its stack.
-  absl::StatusOr<Graph> graph = LoadGraph(testing::SharedDir() + "/models/dl4j_mlp_00_frozen.pb");
-  ASSERT_TRUE(graph.ok()) << graph.status();
-  absl::StatusOr<Plan> plan =
-      CompilePlan(std::make_shared<const Graph>(*std::move(graph)),
-                  {.fetches = {{"output", 0}},
-                   .profile = *codegen::NamedProfile("cpu"),
-                   .steps = {{{"vectorizeReduce(4)", 0}, {"mapReduceInterchange", 0}}}});
-  EXPECT_EQ(plan.status().code(), absl::StatusCode::kUnimplemented) << plan.status();
-  EXPECT_THAT(plan.status().message(),
-              HasSubstr("(1024 scalars, more than the 512 a work-item keeps in registers)"));
-}
-
-TEST(UnfusedChainTest, OneKernelPerOpWithTheMatMulThroughClblast) {
-  absl::StatusOr<std::unique_ptr<DeviceExecutor>> executor =
-      DeviceExecutor::Open("cpu", -1, {.time_kernels = true, .blas_matmul = true});
-  ASSERT_TRUE(executor.ok()) << executor.status();
-  absl::StatusOr<Graph> graph =
-      LoadGraph(std::string(DFC_SOURCE_DIR) + "/models/seed_subgraph.pbtxt");
-  ASSERT_TRUE(graph.ok()) << graph.status();
-  auto shared = std::make_shared<const Graph>(*std::move(graph));
-  absl::StatusOr<Plan> plan = CompilePlan(
-      shared,
-      {.fetches = {{"out", 0}}, .profile = (*executor)->profile(), .fusion = Fusion::kNone});
-  ASSERT_TRUE(plan.ok()) << plan.status();
-  // MatMul, Add, Softmax, Log, Mul, Sum, Reshape: Shape is read only when compiling.
-  EXPECT_EQ(plan->lowered.clusters.size(), 7u);
-  const auto feeds = Feeds(50, 784, 10);
-  const std::vector<std::pair<TensorId, Tensor>> device_feeds = DeviceFeeds(feeds);
-  DeviceExecutor::State state;
-  absl::StatusOr<std::vector<Tensor>> got =
-      (*executor)->Run(*shared, plan->lowered, device_feeds, {{"out", 0}}, &state);
-  ASSERT_TRUE(got.ok()) << got.status();
-  EXPECT_EQ((*executor)->fallbacks(), 0);
-  int gemms = 0;
-  for (const DeviceExecutor::KernelTime& k : (*executor)->kernel_times()) {
-    gemms += k.kernel == "clblast_sgemm";
-  }
-  EXPECT_EQ(gemms, 1);
-  EXPECT_GE((*executor)->kernel_times().size(), 7u);
-  ExpectAgrees((*got)[0], ReferenceOut(shared, feeds));
 }
 
 // Each cluster may spend an equal share of what is left: the first of five, a fifth of the
