@@ -174,7 +174,6 @@ absl::StatusOr<CVal> Generator::ApplyPattern(const ir::Pattern& p, std::vector<C
     case K::kMapGlb:  // a kernel's rows (the lowering left no other)
     case K::kMapWrg:
     case K::kMapSeq:
-      out.maps_computing = ir::Computes(*p.f);
       if (p.f->kind == K::kAsScalar && args[0].columns_of != nullptr) {
         out.columns_of = args[0].columns_of;
         out.rows_as_scalars = true;
@@ -231,7 +230,8 @@ absl::StatusOr<CVal> Generator::ApplyPattern(const ir::Pattern& p, std::vector<C
       return out;
     }
     case K::kTranspose:
-      if (args[0].maps_computing) out.columns_of = std::make_shared<const CVal>(args[0]);
+    case K::kTransposeW:
+      if (p.kind == K::kTransposeW) out.columns_of = std::make_shared<const CVal>(args[0]);
       out.element = [array = args[0], result](const std::string& i) -> absl::StatusOr<CVal> {
         CVal column{result->element};
         column.element = [array, i](const std::string& j) -> absl::StatusOr<CVal> {

@@ -75,12 +75,10 @@ struct CVal {
   // AsScalar's result: the array of vectors whose lanes it lists (a Reduce by a combiner over
   // the lanes of one vector folds them as a tree of halves).
   std::shared_ptr<const CVal> lanes_of;
-  // A Map whose function does arithmetic: reading an element emits its computation.
-  bool maps_computing = false;
-  // Transpose's result over such a Map (each element a column of the result, computed at once:
-  // a Reduce's accumulators, rewrite::BlockRows): the array of columns. Stored row by row,
-  // every row would compute every column again; Store walks the columns instead.
-  // rows_as_scalars: Map(AsScalar) of that, each row's vectors lane by lane.
+  // TransposeW's result (the lowering's rewrite::TransposeWRule, where a Transpose's rows
+  // compute: a Reduce's accumulators, rewrite::BlockRows): the array of columns, which Store
+  // walks column by column, each computed once. rows_as_scalars: Map(AsScalar) of that, each
+  // row's vectors lane by lane.
   std::shared_ptr<const CVal> columns_of;
   bool rows_as_scalars = false;
 };

@@ -170,6 +170,11 @@ class PrivateArrays : public ir::ExprMutator {
  protected:
   absl::StatusOr<ExprPtr> MutateCall(const ExprPtr& e, const FunCall& call) override {
     if (call.f->kind == Fun::Kind::kLambda) return MutateLet(call);
+    if (call.f->kind == Fun::Kind::kTranspose) {
+      DFC_ASSIGN_OR_RETURN(ExprPtr inner, ir::ExprMutator::MutateCall(e, call));
+      return AtRoot(rewrite::TransposeWRule([this](const ExprPtr& x) { return RowsCompute(x); }),
+                    inner);
+    }
     const ir::FunCall* per_element = rewrite::MapCall(e);
     if (per_element == nullptr) per_element = rewrite::ReduceCall(e);
     const ir::FunPtr f =
@@ -180,6 +185,13 @@ class PrivateArrays : public ir::ExprMutator {
     const auto& lambda = static_cast<const ir::Lambda&>(*f);
     for (const ir::ParamPtr& v : lambda.params) computes_[v.get()] = false;
     computes_[lambda.params.back().get()] = Computes(call.args.back());
+    // An element of Map(λr => E) $ y is E, with r bound to an element of y.
+    if (const FunCall* rows = rewrite::MapCall(Resolved(call.args.back()))) {
+      const ir::FunPtr& g = static_cast<const ir::Pattern&>(*rows->f).f;
+      if (g->kind == Fun::Kind::kLambda) {
+        bound_[lambda.params.back().get()] = static_cast<const ir::Lambda&>(*g).body;
+      }
+    }
     DFC_ASSIGN_OR_RETURN(ExprPtr kept, AtRoot(rewrite::ToPrivateElement(Worth()), e));
     if (kept != e) {
       // λ(u) => (λ(v) => B) $ (ToPrivate(Id) $ u): u is what v was.
@@ -220,6 +232,7 @@ class PrivateArrays : public ir::ExprMutator {
         const ExprPtr& arg = static_cast<const FunCall&>(*let).args[k];
         if (CallKind(arg, Fun::Kind::kToPrivate) != nullptr) {
           computes_[lambda.params[k].get()] = false;  // read from the private array
+          bound_[lambda.params[k].get()] = arg;
         }
       }
     }
@@ -245,17 +258,25 @@ class PrivateArrays : public ir::ExprMutator {
     };
   }
 
-  bool ComputedColumns(const ExprPtr& x) const {
-    const FunCall* transpose = CallKind(x, Fun::Kind::kTranspose);
-    if (transpose == nullptr) return false;
-    ExprPtr rows = transpose->args[0];
-    while (rows->kind == ir::Expr::Kind::kParam) {
-      auto it = bound_.find(static_cast<const ir::Param*>(rows.get()));
-      if (it == bound_.end()) return false;
-      rows = it->second;
+  // `x` with the parameters bound by lets (and the elements of Maps, as far as known)
+  // replaced by their values, at its root only.
+  ExprPtr Resolved(ExprPtr x) const {
+    while (x->kind == ir::Expr::Kind::kParam) {
+      auto it = bound_.find(static_cast<const ir::Param*>(x.get()));
+      if (it == bound_.end()) break;
+      x = it->second;
     }
-    const FunCall* map = rewrite::MapCall(rows);
+    return x;
+  }
+
+  // Whether `x`'s rows do arithmetic: it is a Map whose function computes.
+  bool RowsCompute(const ExprPtr& x) const {
+    const FunCall* map = rewrite::MapCall(Resolved(x));
     return map != nullptr && ir::Computes(*static_cast<const ir::Pattern&>(*map->f).f);
+  }
+
+  bool ComputedColumns(const ExprPtr& x) const {
+    return CallKind(Resolved(x), Fun::Kind::kTransposeW) != nullptr;
   }
 
   bool Computes(const ExprPtr& e) const {

@@ -101,5 +101,25 @@ TEST(LowerForDeviceTest, AComputedRowReadTwiceIsPrivate) {
   EXPECT_THAT(ir::ToString(Lowered(plain, "cpu")), Not(HasSubstr("ToPrivate")));
 }
 
+TEST(LowerForDeviceTest, ATransposeOfComputedRowsIsWrittenByColumns) {
+  // Each block's rows doubled, then transposed: written column by column, each row computed
+  // once; a Transpose of the input's own rows stays a view.
+  const ir::ParamPtr x = ir::MakeParam("x", Floats({kN, 2, 3}));
+  const ir::ExprPtr blocks =
+      Must(ir::MapOver(x, [](ir::ExprPtr block) -> absl::StatusOr<ir::ExprPtr> {
+        DFC_ASSIGN_OR_RETURN(ir::ExprPtr doubled, ir::MapOver(block, [](ir::ExprPtr row) {
+                               return ir::Call(ir::Map(Twice()), {row});
+                             }));
+        return ir::Call(ir::Transpose(), {doubled});
+      }));
+  const ir::ExprPtr lowered = Lowered(blocks, "cpu");
+  EXPECT_EQ(CountKind(lowered, ir::Fun::Kind::kTransposeW), 1) << ir::ToString(lowered);
+  EXPECT_EQ(CountKind(lowered, ir::Fun::Kind::kTranspose), 0) << ir::ToString(lowered);
+  ExpectEquivalent(blocks, lowered, {x}, kSizes);
+  const ir::ExprPtr views =
+      Must(ir::MapOver(x, [](ir::ExprPtr block) { return ir::Call(ir::Transpose(), {block}); }));
+  EXPECT_EQ(CountKind(Lowered(views, "cpu"), ir::Fun::Kind::kTransposeW), 0);
+}
+
 }  // namespace
 }  // namespace dfc::codegen

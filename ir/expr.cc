@@ -161,7 +161,8 @@ absl::StatusOr<TypePtr> ResultType(const Fun& f, const std::vector<TypePtr>& typ
       DFC_ASSIGN_OR_RETURN(ArithExpr length, fits(CheckedMul(types[0]->length, inner->length)));
       return ArrayType(inner->element, length);
     }
-    case Fun::Kind::kTranspose: {
+    case Fun::Kind::kTranspose:
+    case Fun::Kind::kTransposeW: {
       DFC_RETURN_IF_ERROR(arity(1));
       DFC_RETURN_IF_ERROR(array(0));
       if (!types[0]->element->is_array()) {
@@ -389,6 +390,7 @@ FunPtr ReduceLcl(int dim, FunPtr f) {
 FunPtr ToGlobal(FunPtr f) { return NewPattern(Fun::Kind::kToGlobal, std::move(f)); }
 FunPtr ToLocal(FunPtr f) { return NewPattern(Fun::Kind::kToLocal, std::move(f)); }
 FunPtr ToPrivate(FunPtr f) { return NewPattern(Fun::Kind::kToPrivate, std::move(f)); }
+FunPtr TransposeW() { return NewPattern(Fun::Kind::kTransposeW); }
 
 bool IsMap(Fun::Kind kind) {
   return kind == Fun::Kind::kMap || kind == Fun::Kind::kMapGlb || kind == Fun::Kind::kMapWrg ||
@@ -467,6 +469,8 @@ std::string FunName(const Fun& f) {
       return "ToLocal";
     case Fun::Kind::kToPrivate:
       return "ToPrivate";
+    case Fun::Kind::kTransposeW:
+      return "TransposeW()";
   }
   return "?";
 }

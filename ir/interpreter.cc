@@ -195,7 +195,8 @@ absl::StatusOr<Value> Interpreter::ApplyIn(const Fun& f, std::vector<Value> args
       }
       return Value::Array(std::move(out));
     }
-    case Fun::Kind::kTranspose: {
+    case Fun::Kind::kTranspose:
+    case Fun::Kind::kTransposeW: {
       // The row count comes from the type: an empty outer array still has inner arrays.
       DFC_ASSIGN_OR_RETURN(int64_t rows, Size(types[0]->element->length));
       std::vector<Value> out(rows, Value::Array({}));

@@ -207,6 +207,16 @@ Rule ToPrivateElement(PrivateWorth worth) {
           }};
 }
 
+Rule TransposeWRule(std::function<bool(const ir::ExprPtr& x)> rows_compute) {
+  return {"transposeW", "Transpose $ x => TransposeW $ x, x's rows computed",
+          [rows_compute = std::move(rows_compute)](const ir::ExprPtr& e) -> Match {
+            const ir::FunCall* transpose = CallOf(e, ir::Fun::Kind::kTranspose);
+            if (transpose == nullptr) return Decline{"not a Transpose"};
+            if (!rows_compute(transpose->args[0])) return Decline{"its rows do no arithmetic"};
+            return [transpose]() { return ir::Call(ir::TransposeW(), transpose->args); };
+          }};
+}
+
 std::vector<ir::ExprPtr> BodyOutputs(const ir::ExprPtr& body) {
   ir::ExprPtr e = body;
   while (const ir::FunCall* let = CallOf(e, ir::Fun::Kind::kLambda)) {

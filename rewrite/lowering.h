@@ -60,6 +60,12 @@ using PrivateWorth = std::function<bool(const ir::Param& v, const ir::Expr& body
 Rule ToPrivateLet(PrivateWorth worth);
 Rule ToPrivateElement(PrivateWorth worth);
 
+// transposeW, where the rows of the transposed array compute (`rows_compute(x)`):
+//   Transpose $ x => TransposeW $ x
+// Read by rows, a Transpose of computed rows would compute every row for each element of a
+// row; written column by column, each is computed once.
+Rule TransposeWRule(std::function<bool(const ir::ExprPtr& x)> rows_compute);
+
 // The values a cluster's body stores into its output buffers: the body's value after its
 // lets, each field of it if that is a Tuple. The lets' bodies are followed: outputs[k] is the
 // k-th output's expression, under the lets' parameters.

@@ -168,6 +168,21 @@ TEST(ToPrivateTest, KeepsWhatTheStrategyFindsWorthIt) {
             "its element is not worth a private array");
 }
 
+TEST(TransposeWRuleTest, WritesComputedRowsColumnByColumn) {
+  const ir::ParamPtr x = ir::MakeParam("x", Floats({kN, 3}));
+  const ir::ExprPtr rows =
+      Must(ir::MapOver(x, [](ir::ExprPtr row) { return ir::Call(ir::Map(Twice()), {row}); }));
+  const ir::ExprPtr transposed = Must(ir::Call(ir::Transpose(), {rows}));
+  const auto computes = [](const ir::ExprPtr& e) { return MapCall(e) != nullptr; };
+  const ir::ExprPtr written = MustRewrite(TransposeWRule(computes), transposed);
+  ASSERT_NE(written, nullptr);
+  EXPECT_NE(CallOf(written, ir::Fun::Kind::kTransposeW), nullptr);
+  ExpectEquivalent(transposed, written, {x}, kSizes);
+  EXPECT_EQ(DeclineReason(TransposeWRule(computes), Must(ir::Call(ir::Transpose(), {x}))),
+            "its rows do no arithmetic");
+  EXPECT_EQ(DeclineReason(TransposeWRule(computes), written), "not a Transpose");
+}
+
 TEST(BodyOutputsTest, TheValuesAfterTheLetsFieldByField) {
   const ir::ParamPtr x = ir::MakeParam("x", Floats({kN}));
   const ir::ExprPtr negated = Must(ir::Call(ir::Map(Neg()), {x}));
