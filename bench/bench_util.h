@@ -178,9 +178,7 @@ inline absl::StatusOr<std::pair<double, double>> WorkOf(const workloads::Workloa
   Fixture& f = Shared();
   if (auto it = f.work.find(w.name); it != f.work.end()) return it->second;
   DFC_ASSIGN_OR_RETURN(Plan * plan, GetPlan(w, Strategy::kDefault));
-  std::vector<std::pair<TensorId, Tensor>> feeds;
-  for (auto& [name, value] : w.feeds()) feeds.push_back({{name, 0}, std::move(value)});
-  DFC_ASSIGN_OR_RETURN(SizeBindings sizes, BindSizes(plan->lowered, feeds));
+  DFC_ASSIGN_OR_RETURN(SizeBindings sizes, BindSizes(plan->lowered, w.feeds()));
   std::pair<double, double> work{0, 0};
   for (size_t c = 0; c < plan->lowered.clusters.size(); ++c) {
     work.first += ClusterBytes(plan->lowered.clusters[c], sizes);
@@ -241,8 +239,7 @@ inline void TimeWorkload(benchmark::State& state, const workloads::Workload& w, 
   for (size_t c = 0; c < (*plan)->lowered.clusters.size(); ++c) {
     executor.UseKernel((*plan)->lowered.clusters[c], (*plan)->kernels[c]);
   }
-  std::vector<std::pair<TensorId, Tensor>> feeds;
-  for (auto& [name, value] : w.feeds()) feeds.push_back({{name, 0}, std::move(value)});
+  const workloads::Feeds feeds = w.feeds();
   DeviceExecutor::State run_state;
   if (absl::Status init = RunInitialisers(**plan, executor, run_state); !init.ok()) {
     state.SkipWithError(std::string(init.message()).c_str());

@@ -141,7 +141,8 @@ class ChainHandKernel {
     DFC_ASSIGN_OR_RETURN(std::shared_ptr<cl::ClProgram> program, cache.Build(kChainHandKernel));
     DFC_ASSIGN_OR_RETURN(hand.kernel_, cl::ProgramCache::CreateKernel(*program, "chain_hand"));
     const workloads::Feeds feeds = w.feeds();
-    std::map<std::string, Tensor> by_name(feeds.begin(), feeds.end());
+    std::map<std::string, Tensor> by_name;
+    for (const Feed& feed : feeds) by_name[feed.id.node] = feed.value;
     const Tensor out = Tensor::Zeros(DType::kFloat, by_name["input_0"].shape());
     cl_uint arg = 0;
     for (const Tensor* t :

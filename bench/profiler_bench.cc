@@ -106,9 +106,8 @@ void BM_TrainingStep(benchmark::State& state) {
     state.SkipWithError("the MNIST training graph did not open on the device");
     return;
   }
-  const std::vector<std::pair<std::string, Tensor>> feeds = {
-      {"input", Tensor::Zeros(DType::kFloat, {100, 784})},
-      {"Placeholder", Tensor::Zeros(DType::kFloat, {100, 10})}};
+  const std::vector<Feed> feeds = {{{"input"}, Tensor::Zeros(DType::kFloat, {100, 784})},
+                                   {{"Placeholder"}, Tensor::Zeros(DType::kFloat, {100, 10})}};
   std::string error;
   auto step = [&] {
     absl::StatusOr<std::vector<Tensor>> out = session->Run(feeds, {"Mean"}, {"GradientDescent"});

@@ -35,7 +35,7 @@ void BM_MnistTrainingStep(benchmark::State& state) {
   Tensor y = Tensor::Zeros(DType::kFloat, {batch, 10});
   for (int i = 0; i < batch; ++i) y.mutable_data<float>()[i * 10 + i % 10] = 1.0f;
   for (auto _ : state) {
-    auto out = session.Run({{"input", x}, {"Placeholder", y}}, {"Mean"}, {"GradientDescent"});
+    auto out = session.Run({{{"input"}, x}, {{"Placeholder"}, y}}, {"Mean"}, {"GradientDescent"});
     if (!out.ok()) return state.SkipWithError(std::string(out.status().message()).c_str());
     benchmark::DoNotOptimize(out);
   }
@@ -50,7 +50,7 @@ void BM_FrozenMlpForward(benchmark::State& state) {
   reference::Session session(graph);
   Tensor x = RandomTensor({batch, 784}, 2);
   for (auto _ : state) {
-    auto out = session.Run({{"input", x}}, {"output"});
+    auto out = session.Run({{{"input"}, x}}, {"output"});
     if (!out.ok()) return state.SkipWithError(std::string(out.status().message()).c_str());
     benchmark::DoNotOptimize(out);
   }

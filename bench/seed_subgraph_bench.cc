@@ -151,7 +151,8 @@ absl::StatusOr<HandKernel> HandKernel::Make(int64_t n, HandMode mode) {
                                mode == HandMode::kLogitsOnly ? " -DLOGITS_ONLY" : "")));
   DFC_ASSIGN_OR_RETURN(hand.kernel_, cl::ProgramCache::CreateKernel(*program, "seed_hand"));
   const workloads::Feeds feeds = workloads::Seed(n).feeds();
-  std::map<std::string, Tensor> by_name(feeds.begin(), feeds.end());
+  std::map<std::string, Tensor> by_name;
+  for (const Feed& feed : feeds) by_name[feed.id.node] = feed.value;
   // The weights transposed: a constant's layout chosen before the run, as storeTransposed.
   Tensor wt = Tensor::Zeros(DType::kFloat, {kClasses, kFeatures});
   const float* weights = by_name["in3"].data<float>();

@@ -48,7 +48,7 @@ int main(int argc, char** argv) {
   for (size_t t = 0; t < batches.size(); ++t) {
     threads.emplace_back([&, t] {
       absl::StatusOr<std::vector<dfc::Tensor>> out =
-          (*session)->Run({{input, inputs[t]}}, {output});
+          (*session)->Run({{{input}, inputs[t]}}, {output});
       if (out.ok()) {
         results[t] = (*out)[0];
       } else {
@@ -61,7 +61,7 @@ int main(int argc, char** argv) {
   int wrong = 0;
   for (size_t t = 0; t < batches.size(); ++t) {
     absl::StatusOr<std::vector<dfc::Tensor>> sequential =
-        (*session)->Run({{input, inputs[t]}}, {output});
+        (*session)->Run({{{input}, inputs[t]}}, {output});
     if (!statuses[t].ok() || !sequential.ok()) {
       std::cerr << "embed_mlp: batch " << batches[t] << ": "
                 << (statuses[t].ok() ? sequential.status() : statuses[t]) << "\n";

@@ -621,9 +621,8 @@ TEST_F(MnistTrainTest, FoldedValuesAgreeWithTheSession) {
   for (int64_t batch : {3, 1}) {
     reference::Session session(graph_);
     ASSERT_TRUE(session.Run({}, {}, {"init"}).ok());
-    std::vector<reference::Feed> feeds = {
-        {"input", Tensor::Zeros(DType::kFloat, {batch, 784})},
-        {"Placeholder", Tensor::Zeros(DType::kFloat, {batch, 10})}};
+    std::vector<Feed> feeds = {{{"input"}, Tensor::Zeros(DType::kFloat, {batch, 784})},
+                               {{"Placeholder"}, Tensor::Zeros(DType::kFloat, {batch, 10})}};
     absl::StatusOr<std::vector<Tensor>> values = session.Run(feeds, fetches);
     ASSERT_TRUE(values.ok()) << values.status();
     const SizeBindings bindings = {{"N", batch}, {"N1", batch}};

@@ -24,7 +24,6 @@
 #include "runtime/opencl/cl_error.h"
 #include "runtime/profiler/profiler.h"
 #include "runtime/reference/kernel.h"
-#include "runtime/reference/session.h"
 #include "runtime/work_estimate.h"
 
 namespace dfc {
@@ -78,13 +77,11 @@ absl::StatusOr<std::unique_ptr<DeviceExecutor>> DeviceExecutor::Open(absl::strin
   return std::make_unique<DeviceExecutor>(std::move(context), std::move(cache), std::move(options));
 }
 
-absl::StatusOr<std::vector<Tensor>> DeviceExecutor::Run(
-    const Graph& graph, const ir::LoweredGraph& lowered,
-    const std::vector<std::pair<TensorId, Tensor>>& feeds, const std::vector<TensorId>& fetches,
-    State* state) {
-  for (const auto& [id, tensor] : feeds) {
-    DFC_RETURN_IF_ERROR(reference::CheckFeed(graph, id, tensor));
-  }
+absl::StatusOr<std::vector<Tensor>> DeviceExecutor::Run(const Graph& graph,
+                                                        const ir::LoweredGraph& lowered,
+                                                        const std::vector<Feed>& feeds,
+                                                        const std::vector<TensorId>& fetches,
+                                                        State* state) {
   // The queue records event times only while something reads them.
   DFC_RETURN_IF_ERROR(context_->SetProfiling(options_.time_kernels || profiler::DeviceEnabled()));
   // The profiler's first level: the graph run.

@@ -37,6 +37,7 @@
 #include "absl/strings/str_cat.h"
 #include "codegen/device_profile.h"
 #include "codegen/kernel_gen.h"
+#include "graph/feed.h"
 #include "graph/graph.h"
 #include "graph/tensor.h"
 #include "ir/lower/cluster.h"
@@ -124,10 +125,11 @@ class DeviceExecutor {
                                                               Options options);
 
   // Runs `lowered` (made by ir::LowerGraph for these fetches, targets and feeds) and returns
-  // the fetches. `state` holds the graph's variables and constants across runs; without one, a
-  // run keeps nothing (and a graph that reads a variable fails naming it).
+  // the fetches. The feeds were checked where they entered (CheckFeeds: a session, the command
+  // line). `state` holds the graph's variables and constants across runs; without one, a run
+  // keeps nothing (and a graph that reads a variable fails naming it).
   absl::StatusOr<std::vector<Tensor>> Run(const Graph& graph, const ir::LoweredGraph& lowered,
-                                          const std::vector<std::pair<TensorId, Tensor>>& feeds,
+                                          const std::vector<Feed>& feeds,
                                           const std::vector<TensorId>& fetches,
                                           State* state = nullptr);
 

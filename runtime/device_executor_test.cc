@@ -67,7 +67,7 @@ TEST_F(DeviceExecutorTest, OneCompiledPlanServesBatchSizes1To1000) {
     // those rows of the whole batch's output must agree with what it computes for them. Every
     // row is held to the reference below, at the float32 rounding's measured distance.
     const std::vector<int64_t> rows = {0, batch / 2, batch - 1};
-    const Feeds row_feeds = {{{"input", 0}, Rows(feeds[0].second, rows)}};
+    const Feeds row_feeds = {{{"input", 0}, Rows(feeds[0].value, rows)}};
     absl::StatusOr<std::vector<Tensor>> expected =
         RunInterpreted(graph, *lowered, row_feeds, fetches);
     ASSERT_TRUE(expected.ok()) << expected.status();
@@ -128,7 +128,7 @@ node { name: "out" op: "Tanh" input: "sum" attr { key: "T" value { type: DT_FLOA
     const Feeds feeds = {{{"x", 0}, RandomFloats({x_rows, 3}, 3)},
                          {{"y", 0}, RandomFloats({y_rows, 3}, 4)}};
     absl::StatusOr<std::vector<Tensor>> actual =
-        (*session)->Run({{"x", feeds[0].second}, {"y", feeds[1].second}}, {"out"});
+        (*session)->Run({{{"x"}, feeds[0].value}, {{"y"}, feeds[1].value}}, {"out"});
     ASSERT_TRUE(actual.ok()) << x_rows << " and " << y_rows << ": " << actual.status();
     absl::StatusOr<std::vector<Tensor>> expected = Reference(*graph, feeds, fetches);
     ASSERT_TRUE(expected.ok()) << expected.status();
@@ -153,7 +153,7 @@ TEST_F(DeviceExecutorTest, ASessionRunsFromSeveralThreadsAtOnce) {
   reference::Session reference(shared);
   for (int t = 0; t < kThreads; ++t) {
     inputs.push_back(testing::UniformFloats({1 + 5 * t, 784}, 10 + t, 0.0f, 1.0f));
-    absl::StatusOr<std::vector<Tensor>> want = reference.Run({{"input", inputs[t]}}, {"output"});
+    absl::StatusOr<std::vector<Tensor>> want = reference.Run({{{"input"}, inputs[t]}}, {"output"});
     ASSERT_TRUE(want.ok()) << want.status();
     expected.push_back((*want)[0]);
   }
@@ -163,7 +163,7 @@ TEST_F(DeviceExecutorTest, ASessionRunsFromSeveralThreadsAtOnce) {
     threads.emplace_back([&, t] {
       for (int run = 0; run < kRuns; ++run) {
         absl::StatusOr<std::vector<Tensor>> got =
-            (*session)->Run({{"input", inputs[t]}}, {"output"});
+            (*session)->Run({{{"input"}, inputs[t]}}, {"output"});
         if (!got.ok()) {
           failures[t] = std::string(got.status().message());
           return;

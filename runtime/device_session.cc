@@ -52,8 +52,7 @@ namespace {
 
 // Whether a run serves from `plan`: the same targets, fetches among the plan's, and feeds of
 // placeholders only (the plan was lowered with them unfed, as host units a feed replaces).
-bool PlanServes(const Plan& plan, const Graph& graph,
-                const std::vector<std::pair<TensorId, Tensor>>& feeds,
+bool PlanServes(const Plan& plan, const Graph& graph, const std::vector<Feed>& feeds,
                 const std::vector<TensorId>& fetches, const std::vector<std::string>& targets) {
   const std::set<std::string> wanted(targets.begin(), targets.end());
   if (wanted != std::set<std::string>(plan.spec.targets.begin(), plan.spec.targets.end())) {
@@ -74,16 +73,13 @@ bool PlanServes(const Plan& plan, const Graph& graph,
 
 }  // namespace
 
-absl::StatusOr<std::vector<Tensor>> DeviceSession::Run(
-    const std::vector<std::pair<std::string, Tensor>>& feeds,
-    const std::vector<std::string>& fetches, const std::vector<std::string>& targets) {
-  std::vector<std::pair<TensorId, Tensor>> fed;
+absl::StatusOr<std::vector<Tensor>> DeviceSession::Run(const std::vector<Feed>& feeds,
+                                                       const std::vector<std::string>& fetches,
+                                                       const std::vector<std::string>& targets) {
+  // The one check of the feeds: the executor below takes them as checked.
+  DFC_RETURN_IF_ERROR(CheckFeeds(*graph_, feeds));
   std::string key;  // what a lowering depends on besides the fed shapes (FedShapes)
-  for (const auto& [name, value] : feeds) {
-    DFC_ASSIGN_OR_RETURN(TensorId id, TensorId::Parse(name));
-    absl::StrAppend(&key, "feed ", id.ToString(), ";");
-    fed.emplace_back(std::move(id), value);
-  }
+  for (const Feed& feed : feeds) absl::StrAppend(&key, "feed ", feed.id.ToString(), ";");
   std::vector<TensorId> fetch_ids;
   for (const std::string& name : fetches) {
     DFC_ASSIGN_OR_RETURN(TensorId id, TensorId::Parse(name));
@@ -98,32 +94,33 @@ absl::StatusOr<std::vector<Tensor>> DeviceSession::Run(
     absl::StrAppend(&key, "target ", target, ";");
   }
   std::lock_guard<std::mutex> lock(mutex_);
-  if (plan_ != nullptr && PlanServes(*plan_, *graph_, fed, fetch_ids, targets)) {
-    return executor_->Run(*graph_, plan_->lowered, fed, fetch_ids, &state_);
+  if (plan_ != nullptr && PlanServes(*plan_, *graph_, feeds, fetch_ids, targets)) {
+    return executor_->Run(*graph_, plan_->lowered, feeds, fetch_ids, &state_);
   }
   // As LowerForFeeds chooses, each lowering made once: with the batch sizes symbolic, or, when
   // the feeds bind sizes the first took for one to 1 and something else (which TensorFlow
   // broadcasts), with each unknown dimension fed 1 taken as the constant 1.
   auto lowering = [&](bool ones_as_constants) -> absl::StatusOr<const ir::LoweredGraph*> {
     std::map<std::string, PartialShape> shapes;  // ordered, for the key
-    for (auto& [name, shape] : FedShapes(*graph_, fed, ones_as_constants)) shapes[name] = shape;
+    for (auto& [name, shape] : FedShapes(*graph_, feeds, ones_as_constants)) shapes[name] = shape;
     std::string shapes_key = key;
     for (const auto& [name, shape] : shapes) {
       absl::StrAppend(&shapes_key, "shape ", name, shape.ToString(), ";");
     }
     auto it = lowered_.find(shapes_key);
     if (it == lowered_.end()) {
-      DFC_ASSIGN_OR_RETURN(ir::LoweredGraph lowered,
-                           LowerForFeedShapes(*graph_, fetch_ids, fed, targets, ones_as_constants));
+      DFC_ASSIGN_OR_RETURN(
+          ir::LoweredGraph lowered,
+          LowerForFeedShapes(*graph_, fetch_ids, feeds, targets, ones_as_constants));
       it = lowered_.emplace(shapes_key, std::move(lowered)).first;
     }
     return &it->second;
   };
   DFC_ASSIGN_OR_RETURN(const ir::LoweredGraph* lowered, lowering(false));
-  if (!BindSizes(*lowered, fed).ok()) {
+  if (!BindSizes(*lowered, feeds).ok()) {
     DFC_ASSIGN_OR_RETURN(lowered, lowering(true));
   }
-  return executor_->Run(*graph_, *lowered, fed, fetch_ids, &state_);
+  return executor_->Run(*graph_, *lowered, feeds, fetch_ids, &state_);
 }
 
 }  // namespace dfc

@@ -5,7 +5,7 @@
 //
 //   absl::StatusOr<std::unique_ptr<DeviceSession>> session =
 //       DeviceSession::Open("model.pb", {.device = "auto"});
-//   absl::StatusOr<std::vector<Tensor>> out = (*session)->Run({{"input", x}}, {"output"});
+//   absl::StatusOr<std::vector<Tensor>> out = (*session)->Run({{{"input"}, x}}, {"output"});
 //
 // A plan compiled ahead of time (`dfc compile`, runtime/plan.h) opens with OpenPlan: its
 // kernels are built, not generated, and its initialisers run once.
@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "graph/feed.h"
 #include "graph/graph.h"
 #include "graph/tensor.h"
 #include "ir/lower/cluster.h"
@@ -51,12 +52,12 @@ class DeviceSession {
   static absl::StatusOr<std::unique_ptr<DeviceSession>> OpenPlan(const std::string& dir,
                                                                  Options options);
 
-  // Computes `fetches` ("node" or "node:1") from `feeds` (tensor name, value) and runs
-  // `targets` (nodes run for their effects: a training step, an initialiser). Variables live
-  // on the device from one run to the next. Errors: a feed or fetch naming no tensor, a feed
-  // that does not fit its placeholder, an op outside OPS.md, a variable read before it is
-  // initialised, a runtime index out of range.
-  absl::StatusOr<std::vector<Tensor>> Run(const std::vector<std::pair<std::string, Tensor>>& feeds,
+  // Computes `fetches` ("node" or "node:1") from `feeds` and runs `targets` (nodes run for
+  // their effects: a training step, an initialiser). Variables live on the device from one run
+  // to the next. Errors: a feed or fetch naming no tensor, a feed that does not fit its
+  // placeholder or a tensor fed twice (CheckFeeds, before anything runs), an op outside OPS.md,
+  // a variable read before it is initialised, a runtime index out of range.
+  absl::StatusOr<std::vector<Tensor>> Run(const std::vector<Feed>& feeds,
                                           const std::vector<std::string>& fetches,
                                           const std::vector<std::string>& targets = {});
 

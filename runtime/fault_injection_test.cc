@@ -35,7 +35,7 @@ class TrainingStep {
   }
 
   absl::StatusOr<std::vector<Tensor>> Step() {
-    return session_->Run({{"input", x_}, {"Placeholder", y_}}, {"Mean"}, {"GradientDescent"});
+    return session_->Run({{{"input"}, x_}, {{"Placeholder"}, y_}}, {"Mean"}, {"GradientDescent"});
   }
   std::vector<Tensor> Variables() {
     absl::StatusOr<std::vector<Tensor>> v = session_->Run({}, {"Variable", "Variable_1"});
@@ -147,13 +147,13 @@ node { name: "y" op: "Exp" input: "mul" attr { key: "T" value { type: DT_FLOAT }
   if (faulty == nullptr || clean == nullptr) GTEST_SKIP() << "no OpenCL CPU device";
   const Tensor x = testing::UniformFloats({8}, 3, -1, 1);
   faulty->executor().context()->InjectFault(FaultKind::kLaunch, 0, CL_OUT_OF_RESOURCES);
-  absl::StatusOr<std::vector<Tensor>> failed = faulty->Run({{"x", x}}, {"y"});
+  absl::StatusOr<std::vector<Tensor>> failed = faulty->Run({{{"x"}, x}}, {"y"});
   faulty->executor().context()->InjectFault(FaultKind::kLaunch, -1, CL_SUCCESS);
   ASSERT_FALSE(failed.ok());
   EXPECT_THAT(failed.status().message(), HasSubstr("CL_OUT_OF_RESOURCES"));
   for (int step = 0; step < 2; ++step) {
-    absl::StatusOr<std::vector<Tensor>> got = faulty->Run({{"x", x}}, {"y"});
-    absl::StatusOr<std::vector<Tensor>> want = clean->Run({{"x", x}}, {"y"});
+    absl::StatusOr<std::vector<Tensor>> got = faulty->Run({{{"x"}, x}}, {"y"});
+    absl::StatusOr<std::vector<Tensor>> want = clean->Run({{{"x"}, x}}, {"y"});
     ASSERT_TRUE(got.ok()) << got.status();
     ASSERT_TRUE(want.ok()) << want.status();
     EXPECT_TRUE((*got)[0].BitwiseEqual((*want)[0])) << "step " << step;

@@ -8,7 +8,6 @@
 #include "ir/interpreter.h"
 #include "ir/lower/lower.h"
 #include "runtime/reference/kernel.h"
-#include "runtime/reference/session.h"
 
 namespace dfc {
 
@@ -30,7 +29,7 @@ std::optional<PartialShape> FedPlaceholderShape(const Node& node, const Shape& f
                                                 bool ones_as_constants) {
   PartialShape shape = PlaceholderShape(node);
   if (shape.unknown_rank) return PartialShape{.dims = fed};
-  // A declared rank that differs is CheckFeed's error to word.
+  // A declared rank that differs is CheckFeeds' error to word.
   if (!ones_as_constants || shape.dims.size() != fed.size()) return std::nullopt;
   bool changed = false;
   for (size_t k = 0; k < fed.size(); ++k) {
@@ -43,19 +42,19 @@ std::optional<PartialShape> FedPlaceholderShape(const Node& node, const Shape& f
   return shape;
 }
 
-absl::StatusOr<ir::LoweredGraph> LowerForFeeds(
-    const Graph& graph, const std::vector<TensorId>& fetches,
-    const std::vector<std::pair<TensorId, Tensor>>& feeds,
-    const std::vector<std::string>& targets) {
+absl::StatusOr<ir::LoweredGraph> LowerForFeeds(const Graph& graph,
+                                               const std::vector<TensorId>& fetches,
+                                               const std::vector<Feed>& feeds,
+                                               const std::vector<std::string>& targets) {
   absl::StatusOr<ir::LoweredGraph> lowered =
       LowerForFeedShapes(graph, fetches, feeds, targets, /*ones_as_constants=*/false);
   if (!lowered.ok() || BindSizes(*lowered, feeds).ok()) return lowered;
   return LowerForFeedShapes(graph, fetches, feeds, targets, /*ones_as_constants=*/true);
 }
 
-absl::flat_hash_map<std::string, PartialShape> FedShapes(
-    const Graph& graph, const std::vector<std::pair<TensorId, Tensor>>& feeds,
-    bool ones_as_constants) {
+absl::flat_hash_map<std::string, PartialShape> FedShapes(const Graph& graph,
+                                                         const std::vector<Feed>& feeds,
+                                                         bool ones_as_constants) {
   absl::flat_hash_map<std::string, PartialShape> shapes;
   for (const auto& [id, tensor] : feeds) {
     const Node* node = graph.FindNode(id.node);
@@ -68,10 +67,11 @@ absl::flat_hash_map<std::string, PartialShape> FedShapes(
   return shapes;
 }
 
-absl::StatusOr<ir::LoweredGraph> LowerForFeedShapes(
-    const Graph& graph, const std::vector<TensorId>& fetches,
-    const std::vector<std::pair<TensorId, Tensor>>& feeds, const std::vector<std::string>& targets,
-    bool ones_as_constants) {
+absl::StatusOr<ir::LoweredGraph> LowerForFeedShapes(const Graph& graph,
+                                                    const std::vector<TensorId>& fetches,
+                                                    const std::vector<Feed>& feeds,
+                                                    const std::vector<std::string>& targets,
+                                                    bool ones_as_constants) {
   std::vector<TensorId> fed_ids;
   for (const auto& [id, tensor] : feeds) fed_ids.push_back(id);
   const ir::LowerOptions options{.fold_only_static = true,
@@ -81,7 +81,7 @@ absl::StatusOr<ir::LoweredGraph> LowerForFeedShapes(
 }
 
 absl::StatusOr<SizeBindings> BindSizes(const ir::LoweredGraph& lowered,
-                                       const std::vector<std::pair<TensorId, Tensor>>& feeds) {
+                                       const std::vector<Feed>& feeds) {
   SizeBindings sizes;
   absl::flat_hash_map<std::string, std::string> bound_by;  // variable -> "feed x, dimension 0"
   for (const SizeVariable& var : lowered.fold.size_variables) {
@@ -122,12 +122,10 @@ absl::StatusOr<SizeBindings> BindSizes(const ir::LoweredGraph& lowered,
   return sizes;
 }
 
-absl::StatusOr<std::vector<Tensor>> RunLowered(
-    const Graph& graph, const ir::LoweredGraph& lowered,
-    const std::vector<std::pair<TensorId, Tensor>>& feeds, const std::vector<TensorId>& fetches,
-    const ClusterRunner& run_cluster) {
-  for (const auto& [id, tensor] : feeds)
-    DFC_RETURN_IF_ERROR(reference::CheckFeed(graph, id, tensor));
+absl::StatusOr<std::vector<Tensor>> RunLowered(const Graph& graph, const ir::LoweredGraph& lowered,
+                                               const std::vector<Feed>& feeds,
+                                               const std::vector<TensorId>& fetches,
+                                               const ClusterRunner& run_cluster) {
   DFC_ASSIGN_OR_RETURN(SizeBindings sizes, BindSizes(lowered, feeds));
   absl::flat_hash_map<TensorId, Tensor> values;
   for (const auto& [id, tensor] : feeds) values[id] = tensor;
@@ -243,9 +241,10 @@ absl::StatusOr<std::vector<Tensor>> RunClusterByReference(const Graph& graph,
   return out;
 }
 
-absl::StatusOr<std::vector<Tensor>> RunInterpreted(
-    const Graph& graph, const ir::LoweredGraph& lowered,
-    const std::vector<std::pair<TensorId, Tensor>>& feeds, const std::vector<TensorId>& fetches) {
+absl::StatusOr<std::vector<Tensor>> RunInterpreted(const Graph& graph,
+                                                   const ir::LoweredGraph& lowered,
+                                                   const std::vector<Feed>& feeds,
+                                                   const std::vector<TensorId>& fetches) {
   return RunLowered(
       graph, lowered, feeds, fetches,
       [&](int index, std::vector<Tensor> params, const SizeBindings& sizes,

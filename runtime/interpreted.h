@@ -13,6 +13,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
+#include "graph/feed.h"
 #include "graph/fold.h"
 #include "graph/graph.h"
 #include "graph/tensor.h"
@@ -39,9 +40,9 @@ std::optional<PartialShape> FedPlaceholderShape(const Node& node, const Shape& f
 // FedPlaceholderShape of every fed placeholder that has one, by placeholder name: what
 // LowerForFeedShapes compiles for, so two runs whose FedShapes are equal (with the same fed
 // names, fetches and targets) share one lowering.
-absl::flat_hash_map<std::string, PartialShape> FedShapes(
-    const Graph& graph, const std::vector<std::pair<TensorId, Tensor>>& feeds,
-    bool ones_as_constants);
+absl::flat_hash_map<std::string, PartialShape> FedShapes(const Graph& graph,
+                                                         const std::vector<Feed>& feeds,
+                                                         bool ones_as_constants);
 
 // Lowers what `fetches` need for a run with `feeds`: folding only what lowerings read
 // statically (the rest stays in clusters), batch dimensions symbolic, and placeholders
@@ -52,21 +53,22 @@ absl::flat_hash_map<std::string, PartialShape> FedShapes(
 // of two placeholders added). TensorFlow also broadcasts a dimension of 1 against any size: when
 // the feeds bind those sizes to 1 and something else, the graph is lowered once more with each
 // unknown dimension fed 1 taken as the constant 1 (LowerForFeedShapes(..., true)).
-absl::StatusOr<ir::LoweredGraph> LowerForFeeds(
-    const Graph& graph, const std::vector<TensorId>& fetches,
-    const std::vector<std::pair<TensorId, Tensor>>& feeds,
-    const std::vector<std::string>& targets = {});
-absl::StatusOr<ir::LoweredGraph> LowerForFeedShapes(
-    const Graph& graph, const std::vector<TensorId>& fetches,
-    const std::vector<std::pair<TensorId, Tensor>>& feeds, const std::vector<std::string>& targets,
-    bool ones_as_constants);
+absl::StatusOr<ir::LoweredGraph> LowerForFeeds(const Graph& graph,
+                                               const std::vector<TensorId>& fetches,
+                                               const std::vector<Feed>& feeds,
+                                               const std::vector<std::string>& targets = {});
+absl::StatusOr<ir::LoweredGraph> LowerForFeedShapes(const Graph& graph,
+                                                    const std::vector<TensorId>& fetches,
+                                                    const std::vector<Feed>& feeds,
+                                                    const std::vector<std::string>& targets,
+                                                    bool ones_as_constants);
 
 // Binds every size variable of `fold` from the fed placeholders' shapes. A placeholder that is
 // not fed binds nothing; two feeds that disagree on one variable (the batch N) are an error.
 // The variables that unification replaced must agree with their replacements: a feed whose
 // batch differs from another's that the graph combines it with is an error naming both.
 absl::StatusOr<SizeBindings> BindSizes(const ir::LoweredGraph& lowered,
-                                       const std::vector<std::pair<TensorId, Tensor>>& feeds);
+                                       const std::vector<Feed>& feeds);
 
 // Looks up a tensor computed (or fed) earlier in a run.
 using ValueOf = std::function<absl::StatusOr<Tensor>(const TensorId&)>;
@@ -78,11 +80,12 @@ using ClusterRunner = std::function<absl::StatusOr<std::vector<Tensor>>(
     int index, std::vector<Tensor> params, const SizeBindings& sizes, const ValueOf& value_of)>;
 
 // Runs `lowered` (made by ir::LowerGraph for these fetches and feeds) and returns the fetches:
-// host nodes by the reference executor, clusters by `run_cluster`.
-absl::StatusOr<std::vector<Tensor>> RunLowered(
-    const Graph& graph, const ir::LoweredGraph& lowered,
-    const std::vector<std::pair<TensorId, Tensor>>& feeds, const std::vector<TensorId>& fetches,
-    const ClusterRunner& run_cluster);
+// host nodes by the reference executor, clusters by `run_cluster`. The feeds were checked where
+// they entered (CheckFeeds).
+absl::StatusOr<std::vector<Tensor>> RunLowered(const Graph& graph, const ir::LoweredGraph& lowered,
+                                               const std::vector<Feed>& feeds,
+                                               const std::vector<TensorId>& fetches,
+                                               const ClusterRunner& run_cluster);
 
 // Runs one cluster's nodes one by one on the reference executor (a kernel's fallback). Inputs
 // the lowerings read when compiling (a Reshape's shape) come from `fold`, evaluated with
@@ -98,9 +101,10 @@ absl::StatusOr<std::vector<Tensor>> RunClusterByReference(const Graph& graph,
 absl::StatusOr<Tensor> CompileTimeValue(const TensorInfo& info, const SizeBindings& sizes);
 
 // RunLowered with every cluster run by the IR interpreter.
-absl::StatusOr<std::vector<Tensor>> RunInterpreted(
-    const Graph& graph, const ir::LoweredGraph& lowered,
-    const std::vector<std::pair<TensorId, Tensor>>& feeds, const std::vector<TensorId>& fetches);
+absl::StatusOr<std::vector<Tensor>> RunInterpreted(const Graph& graph,
+                                                   const ir::LoweredGraph& lowered,
+                                                   const std::vector<Feed>& feeds,
+                                                   const std::vector<TensorId>& fetches);
 
 }  // namespace dfc
 

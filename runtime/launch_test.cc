@@ -316,7 +316,7 @@ TEST_F(DeviceExecutorTest, GpuProfilesSplitBatchReductionsAcrossWorkGroups) {
         EXPECT_TRUE(CompareTensors((*got)[k], (*want)[k], {}).equal) << fetches[k].ToString();
       }
       double magnitude = 0;
-      for (float v : feeds[0].second.flat<float>()) magnitude += std::fabs(v);
+      for (float v : feeds[0].value.flat<float>()) magnitude += std::fabs(v);
       const double sum_bound = SumOrderBound(n, magnitude);
       EXPECT_NEAR((*got)[0].flat<float>()[0], (*want)[0].flat<float>()[0], sum_bound);
       // The mean is the sum divided by n, rounded once more.
@@ -324,7 +324,7 @@ TEST_F(DeviceExecutorTest, GpuProfilesSplitBatchReductionsAcrossWorkGroups) {
       EXPECT_NEAR((*got)[1].flat<float>()[0], mean,
                   sum_bound / n + std::ldexp(std::fabs(mean), -23));
       // grad[r][c] = sum over the batch of a[k][r] * b[k][c] (the reference sums in double).
-      const auto a = feeds[2].second.flat<float>(), b = feeds[3].second.flat<float>();
+      const auto a = feeds[2].value.flat<float>(), b = feeds[3].value.flat<float>();
       const auto grad = (*got)[7].flat<float>(), want_grad = (*want)[7].flat<float>();
       for (int r = 0; r < 37; ++r) {
         for (int c = 0; c < 10; ++c) {

@@ -86,10 +86,10 @@ TEST(PlanTest, APlanForAnotherProfileTrainsAsTheReferenceDoes) {
     const Tensor x = testing::UniformFloats({n, 784}, step, 0.0f, 0.02f);
     const Tensor y = OneHot(n, step);
     absl::StatusOr<std::vector<Tensor>> want =
-        reference.Run({{"input", x}, {"Placeholder", y}}, {"Mean"}, {"GradientDescent"});
+        reference.Run({{{"input"}, x}, {{"Placeholder"}, y}}, {"Mean"}, {"GradientDescent"});
     ASSERT_TRUE(want.ok()) << want.status();
     absl::StatusOr<std::vector<Tensor>> got =
-        (*session)->Run({{"Placeholder", y}, {"input", x}}, {"Mean"}, {"GradientDescent"});
+        (*session)->Run({{{"Placeholder"}, y}, {{"input"}, x}}, {"Mean"}, {"GradientDescent"});
     ASSERT_TRUE(got.ok()) << "step " << step << ": " << got.status();
     // As in MnistTest.TrainsWithFusedKernelsAsTheReferenceDoes: float32 kernels against the
     // reference's double accumulation.
@@ -124,12 +124,12 @@ TEST(PlanTest, AKernelEditedSoThatItDoesNotBuildFallsBackAndStillAnswers) {
   if (absl::IsNotFound(session.status())) GTEST_SKIP() << session.status();
   ASSERT_TRUE(session.ok()) << session.status();
   const Tensor x = testing::UniformFloats({3, 784}, 1, 0.0f, 1.0f);
-  absl::StatusOr<std::vector<Tensor>> got = (*session)->Run({{"input", x}}, {"output"});
+  absl::StatusOr<std::vector<Tensor>> got = (*session)->Run({{{"input"}, x}}, {"output"});
   ASSERT_TRUE(got.ok()) << got.status();
   EXPECT_THAT(warnings.str(), HasSubstr("cluster 0 ("));
   EXPECT_THAT(warnings.str(), HasSubstr("runs on the reference executor"));
   absl::StatusOr<std::vector<Tensor>> want =
-      reference::Session((*session)->graph()).Run({{"input", x}}, {"output"});
+      reference::Session((*session)->graph()).Run({{{"input"}, x}}, {"output"});
   ASSERT_TRUE(want.ok()) << want.status();
   const std::vector<float> g = testing::Values<float>((*got)[0]);
   const std::vector<float> w = testing::Values<float>((*want)[0]);

@@ -181,24 +181,15 @@ std::chrono::nanoseconds ClusterShare(std::chrono::nanoseconds left, size_t clus
   return left / static_cast<int64_t>(clusters_left);
 }
 
-absl::StatusOr<std::vector<ClusterTuning>> TunePlan(
-    Plan& plan, DeviceExecutor& executor, const std::vector<std::pair<std::string, Tensor>>& feeds,
-    const TuneOptions& options) {
+absl::StatusOr<std::vector<ClusterTuning>> TunePlan(Plan& plan, DeviceExecutor& executor,
+                                                    const std::vector<Feed>& feeds,
+                                                    const TuneOptions& options) {
   if (options.runs < 1) return absl::InvalidArgumentError("tuning needs at least one timed run");
   const Graph& graph = *plan.graph;
-  std::vector<std::pair<TensorId, Tensor>> device_feeds;
-  std::vector<reference::Feed> reference_feeds;
-  for (const auto& [name, value] : feeds) {
-    DFC_ASSIGN_OR_RETURN(TensorId id, TensorId::Parse(name));
-    device_feeds.push_back({id, value});
-    reference_feeds.push_back({name, value});
-  }
-  DFC_ASSIGN_OR_RETURN(SizeBindings sizes, BindSizes(plan.lowered, device_feeds));
+  DFC_ASSIGN_OR_RETURN(SizeBindings sizes, BindSizes(plan.lowered, feeds));
   int64_t longest_reduction = 0;
   for (const ir::LoweredCluster& cluster : plan.lowered.clusters) {
-    longest_reduction =
-        std::max(longest_reduction,
-                 LongestReduction(cluster.lambda->body, sizes));
+    longest_reduction = std::max(longest_reduction, LongestReduction(cluster.lambda->body, sizes));
   }
   DeviceExecutor::State state;
   reference::Session oracle(plan.graph);
@@ -207,7 +198,7 @@ absl::StatusOr<std::vector<ClusterTuning>> TunePlan(
   std::vector<std::string> fetch_names;
   for (const TensorId& id : plan.spec.fetches) fetch_names.push_back(id.ToString());
   DFC_ASSIGN_OR_RETURN(std::vector<Tensor> expected,
-                       oracle.Run(reference_feeds, fetch_names, plan.spec.targets));
+                       oracle.Run(feeds, fetch_names, plan.spec.targets));
   std::vector<Tensor> expected_variables;
   if (!initial.names().empty()) {
     DFC_ASSIGN_OR_RETURN(expected_variables, oracle.Run({}, initial.names()));
@@ -242,8 +233,8 @@ absl::StatusOr<std::vector<ClusterTuning>> TunePlan(
     const int64_t fallbacks = executor.fallbacks();
     for (int run = 0; run < options.warmup + options.runs; ++run) {
       initial.Restore(state);
-      DFC_ASSIGN_OR_RETURN(std::vector<Tensor> out, executor.Run(graph, plan.lowered, device_feeds,
-                                                                 plan.spec.fetches, &state));
+      DFC_ASSIGN_OR_RETURN(std::vector<Tensor> out,
+                           executor.Run(graph, plan.lowered, feeds, plan.spec.fetches, &state));
       if (executor.fallbacks() != fallbacks) {
         return absl::InternalError("its kernel did not build or run (the cluster fell back)");
       }

@@ -19,6 +19,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "graph/feed.h"
 #include "graph/tensor.h"
 #include "rewrite/explore.h"
 #include "runtime/compare.h"
@@ -65,15 +66,16 @@ struct ClusterTuning {
 absl::Status RunInitialisers(const Plan& plan, DeviceExecutor& executor,
                              DeviceExecutor::State& state);
 
-// Tunes every cluster of `plan` on `executor`'s device with `feeds` (placeholder name,
-// value), which fix the sizes timed. The plan's fetches are compared with the reference
-// executor's, within VariantTolerance. `plan.kernels` and `plan.spec.steps` take each
-// cluster's best variant. A plan with targets (a training step) changes its variables every
-// run: each run starts from the values the plan's initialisers (spec.init, which it must have)
-// give them, and the values a variant's run leaves are checked against the oracle's too.
-absl::StatusOr<std::vector<ClusterTuning>> TunePlan(
-    Plan& plan, DeviceExecutor& executor, const std::vector<std::pair<std::string, Tensor>>& feeds,
-    const TuneOptions& options);
+// Tunes every cluster of `plan` on `executor`'s device with `feeds`, which fix the sizes
+// timed; the oracle (a reference Session) checks them before any of them runs on the device.
+// The plan's fetches are compared with the reference executor's, within VariantTolerance.
+// `plan.kernels` and `plan.spec.steps` take each cluster's best variant. A plan with targets (a
+// training step) changes its variables every run: each run starts from the values the plan's
+// initialisers (spec.init, which it must have) give them, and the values a variant's run leaves are
+// checked against the oracle's too.
+absl::StatusOr<std::vector<ClusterTuning>> TunePlan(Plan& plan, DeviceExecutor& executor,
+                                                    const std::vector<Feed>& feeds,
+                                                    const TuneOptions& options);
 
 // The tolerance a variant's answer is checked with. A variant differs from the default only
 // in the order in which it combines the terms of its reductions (UserFun::combiner), and

@@ -209,9 +209,9 @@ class TrainingStepTuneTest : public TuneTest {
                                 .profile = executor_->profile()});
   }
 
-  static std::vector<std::pair<std::string, Tensor>> StepFeeds(int64_t batch) {
-    return {{"input", testing::UniformFloats({batch, 784}, 5, 0.0f, 1.0f)},
-            {"Placeholder", testing::UniformFloats({batch, 10}, 6, 0.0f, 1.0f)}};
+  static std::vector<Feed> StepFeeds(int64_t batch) {
+    return {{{"input"}, testing::UniformFloats({batch, 784}, 5, 0.0f, 1.0f)},
+            {{"Placeholder"}, testing::UniformFloats({batch, 10}, 6, 0.0f, 1.0f)}};
   }
 
   std::shared_ptr<const Graph> graph_;
@@ -272,15 +272,12 @@ TEST_F(TrainingStepTuneTest, ATrainingStepIsTunedFromItsInitialValues) {
   ASSERT_TRUE(init.ok()) << init.status();
   DeviceExecutor::State state;
   ASSERT_TRUE(executor_->Run(*graph_, init->lowered, {}, {}, &state).ok());
-  std::vector<reference::Feed> reference_feeds;
-  for (const auto& [name, value] : feeds) reference_feeds.push_back({name, value});
   for (int step = 0; step < 3; ++step) {
     SCOPED_TRACE(step);
     absl::StatusOr<std::vector<Tensor>> got =
-        executor_->Run(*graph_, plan->lowered, DeviceFeeds(feeds), {{"Mean", 0}}, &state);
+        executor_->Run(*graph_, plan->lowered, feeds, {{"Mean", 0}}, &state);
     ASSERT_TRUE(got.ok()) << got.status();
-    absl::StatusOr<std::vector<Tensor>> want =
-        oracle.Run(reference_feeds, {"Mean"}, {"GradientDescent"});
+    absl::StatusOr<std::vector<Tensor>> want = oracle.Run(feeds, {"Mean"}, {"GradientDescent"});
     ASSERT_TRUE(want.ok()) << want.status();
     ExpectAgrees((*got)[0], (*want)[0]);
   }

@@ -33,7 +33,6 @@ TEST(TunedVariantTest, EveryProfilesKernelOfTheVariantComputesTheReferencesAnswe
   ASSERT_TRUE(graph.ok()) << graph.status();
   auto shared = std::make_shared<const Graph>(*std::move(graph));
   const auto feeds = SubgraphFeeds(300, 784, 10);
-  const std::vector<std::pair<TensorId, Tensor>> device_feeds = DeviceFeeds(feeds);
   const Tensor want = ReferenceOut(shared, feeds);
   for (const std::string& name : codegen::NamedProfiles()) {
     SCOPED_TRACE(name);
@@ -56,7 +55,7 @@ TEST(TunedVariantTest, EveryProfilesKernelOfTheVariantComputesTheReferencesAnswe
       (*executor)->UseKernel(plan->lowered.clusters[0], plan->kernels[0]);
       DeviceExecutor::State state;
       absl::StatusOr<std::vector<Tensor>> got =
-          (*executor)->Run(*shared, plan->lowered, device_feeds, {{"out", 0}}, &state);
+          (*executor)->Run(*shared, plan->lowered, feeds, {{"out", 0}}, &state);
       ASSERT_TRUE(got.ok()) << got.status();
       EXPECT_EQ((*executor)->fallbacks(), 0);
       ExpectAgrees((*got)[0], want);
@@ -98,7 +97,7 @@ TEST(TunedVariantTest, ACpuCopiesATransposedInputInBlocksOfRows) {
     ASSERT_TRUE(executor.ok()) << executor.status();
     (*executor)->UseKernel(plan->lowered.clusters[0], kernel);
     absl::StatusOr<std::vector<Tensor>> got =
-        (*executor)->Run(*shared, plan->lowered, DeviceFeeds(feeds), {{"out", 0}});
+        (*executor)->Run(*shared, plan->lowered, feeds, {{"out", 0}});
     ASSERT_TRUE(got.ok()) << got.status();
     EXPECT_EQ((*executor)->fallbacks(), 0);
     ExpectAgrees((*got)[0], want);
@@ -187,10 +186,9 @@ TEST(UnfusedChainTest, OneKernelPerOpWithTheMatMulThroughClblast) {
   // MatMul, Add, Softmax, Log, Mul, Sum, Reshape: Shape is read only when compiling.
   EXPECT_EQ(plan->lowered.clusters.size(), 7u);
   const auto feeds = SubgraphFeeds(50, 784, 10);
-  const std::vector<std::pair<TensorId, Tensor>> device_feeds = DeviceFeeds(feeds);
   DeviceExecutor::State state;
   absl::StatusOr<std::vector<Tensor>> got =
-      (*executor)->Run(*shared, plan->lowered, device_feeds, {{"out", 0}}, &state);
+      (*executor)->Run(*shared, plan->lowered, feeds, {{"out", 0}}, &state);
   ASSERT_TRUE(got.ok()) << got.status();
   EXPECT_EQ((*executor)->fallbacks(), 0);
   int gemms = 0;

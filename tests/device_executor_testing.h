@@ -21,7 +21,7 @@
 
 namespace dfc::testing {
 
-using Feeds = std::vector<std::pair<TensorId, Tensor>>;
+using Feeds = std::vector<Feed>;
 
 // Uniform in [-1, 1), the same for the same seed.
 inline Tensor RandomFloats(Shape shape, uint64_t seed) {
@@ -38,12 +38,10 @@ inline absl::StatusOr<ir::LoweredGraph> Lower(const Graph& graph,
 // The oracle: the reference session's values of `fetches` for `feeds`.
 inline absl::StatusOr<std::vector<Tensor>> Reference(const Graph& graph, const Feeds& feeds,
                                                      const std::vector<TensorId>& fetches) {
-  std::vector<reference::Feed> ref_feeds;
-  for (const auto& [id, t] : feeds) ref_feeds.push_back({id.ToString(), t});
   std::vector<std::string> names;
   for (const TensorId& id : fetches) names.push_back(id.ToString());
   reference::Session session(std::make_shared<const Graph>(graph));
-  return session.Run(ref_feeds, names);
+  return session.Run(feeds, names);
 }
 
 inline void ExpectAllEqual(const std::vector<Tensor>& actual, const std::vector<Tensor>& expected,

@@ -92,10 +92,8 @@ TEST(GraphGenTest, MakesValidGraphsOfManyOps) {
     absl::StatusOr<Graph> graph = ParseGraph(generated.text, "generated");
     ASSERT_TRUE(graph.ok()) << graph.status() << "\n" << generated.text;
     for (const Node& node : graph->nodes()) ops.insert(node.op);
-    std::vector<reference::Feed> feeds;
-    for (const auto& [name, value] : generated.feeds) feeds.push_back({name, value});
     reference::Session session(std::make_shared<const Graph>(*std::move(graph)));
-    absl::StatusOr<std::vector<Tensor>> out = session.Run(feeds, generated.fetches);
+    absl::StatusOr<std::vector<Tensor>> out = session.Run(generated.feeds, generated.fetches);
     ASSERT_TRUE(out.ok()) << out.status() << "\n" << generated.text;
   }
   EXPECT_GE(ops.size(), 40u);

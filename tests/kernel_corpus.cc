@@ -144,12 +144,13 @@ void WriteConformance(Corpus& corpus, const fs::path& cases) {
       corpus.Write(corpus.out / item / "load.error", "unreadable case\n");
       continue;
     }
-    std::vector<std::pair<TensorId, Tensor>> feeds;
+    std::vector<Feed> feeds;
     if (manifest.contains("inputs")) {
       for (const auto& [name, file] : manifest["inputs"].items()) {
-        absl::StatusOr<TensorId> id = TensorId::Parse(name);
         absl::StatusOr<Tensor> value = ReadNpy((dir / file.get<std::string>()).string());
-        if (id.ok() && value.ok()) feeds.emplace_back(*id, *std::move(value));
+        if (!value.ok()) continue;
+        absl::StatusOr<Feed> feed = ParseFeed(name, *std::move(value));
+        if (feed.ok()) feeds.push_back(*std::move(feed));
       }
     }
     std::vector<TensorId> fetches;

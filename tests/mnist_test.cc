@@ -16,7 +16,6 @@
 namespace dfc {
 namespace {
 
-using ::dfc::reference::Feed;
 using ::dfc::reference::Session;
 
 constexpr int kClasses = 10;
@@ -78,7 +77,7 @@ TEST(MnistTest, SoftmaxRegressionTrainsOnSyntheticBlobs) {
     auto [x, y] = data.Batch(kBatch);
     // "Mean" is the cross-entropy loss; "GradientDescent" applies one update to W and b.
     absl::StatusOr<std::vector<Tensor>> out =
-        session.Run({{"input", x}, {"Placeholder", y}}, {"Mean"}, {"GradientDescent"});
+        session.Run({{{"input"}, x}, {{"Placeholder"}, y}}, {"Mean"}, {"GradientDescent"});
     ASSERT_TRUE(out.ok()) << "step " << step << ": " << out.status();
     const float loss = (*out)[0].data<float>()[0];
     ASSERT_TRUE(std::isfinite(loss)) << "step " << step;
@@ -92,7 +91,7 @@ TEST(MnistTest, SoftmaxRegressionTrainsOnSyntheticBlobs) {
   // "Mean_1" is the accuracy: mean of Equal(ArgMax(logits), ArgMax(labels)).
   auto [x_test, y_test] = data.Batch(1000);
   absl::StatusOr<std::vector<Tensor>> accuracy =
-      session.Run({{"input", x_test}, {"Placeholder", y_test}}, {"Mean_1"});
+      session.Run({{{"input"}, x_test}, {{"Placeholder"}, y_test}}, {"Mean_1"});
   ASSERT_TRUE(accuracy.ok()) << accuracy.status();
   EXPECT_GT((*accuracy)[0].data<float>()[0], 0.9f);
 }
@@ -111,7 +110,7 @@ TEST(MnistTest, VariablesKeepTheirStateAcrossRuns) {
   ASSERT_TRUE(session.Run({}, {}, {"init"}).ok());
   BlobData data(7);
   auto [x, y] = data.Batch(10);
-  ASSERT_TRUE(session.Run({{"input", x}, {"Placeholder", y}}, {}, {"GradientDescent"}).ok());
+  ASSERT_TRUE(session.Run({{{"input"}, x}, {{"Placeholder"}, y}}, {}, {"GradientDescent"}).ok());
   absl::StatusOr<std::vector<Tensor>> w = session.Run({}, {"Variable", "Variable_1"});
   ASSERT_TRUE(w.ok()) << w.status();
   // One step from zeros moves b by -lr * mean(softmax - y) = -0.5 * (0.1 - freq(c)): the
@@ -143,7 +142,7 @@ TEST(MnistTest, FrozenTwinComputesXTimesWPlusB) {
   BlobData data(99);
   auto [x, y] = data.Batch(32);
   Session session(std::make_shared<const Graph>(*std::move(graph)));
-  absl::StatusOr<std::vector<Tensor>> out = session.Run({{"input", x}}, {"output"});
+  absl::StatusOr<std::vector<Tensor>> out = session.Run({{{"input"}, x}}, {"output"});
   ASSERT_TRUE(out.ok()) << out.status();
   const Tensor& logits = (*out)[0];
   ASSERT_EQ(logits.shape(), (Shape{32, kClasses}));
@@ -182,12 +181,12 @@ TEST(MnistTest, TrainsWithFusedKernelsAsTheReferenceDoes) {
   for (int step = 0; step < kSteps; ++step) {
     auto [x, y] = data.Batch(kBatch);
     absl::StatusOr<std::vector<Tensor>> expected =
-        reference.Run({{"input", x}, {"Placeholder", y}}, {"Mean"}, {"GradientDescent"});
+        reference.Run({{{"input"}, x}, {{"Placeholder"}, y}}, {"Mean"}, {"GradientDescent"});
     ASSERT_TRUE(expected.ok()) << "step " << step << ": " << expected.status();
     const DeviceExecutor& executor = (*device)->executor();
     const int64_t to_device = executor.bytes_to_device(), to_host = executor.bytes_to_host();
     absl::StatusOr<std::vector<Tensor>> actual =
-        (*device)->Run({{"input", x}, {"Placeholder", y}}, {"Mean"}, {"GradientDescent"});
+        (*device)->Run({{{"input"}, x}, {{"Placeholder"}, y}}, {"Mean"}, {"GradientDescent"});
     ASSERT_TRUE(actual.ok()) << "step " << step << ": " << actual.status();
     if (step > 0) {
       // W and b stay on the device: a step copies in the two feeds (and a host op's scalar:

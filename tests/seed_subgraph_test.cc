@@ -59,10 +59,10 @@ TEST_P(SeedSubgraphTest, FusedKernelsComputeWhatTheReferenceDoes) {
     Tensor y = Tensor::Zeros(DType::kFloat, {n, 10});
     for (int64_t i = 0; i < n; ++i) y.mutable_flat<float>()[i * 10 + i % 10] = -1.0f / n;
     absl::StatusOr<std::vector<Tensor>> got =
-        (*device)->Run({{"in1", y}, {"in2", x}, {"in3", w}, {"in4", b}}, {"out"});
+        (*device)->Run({{{"in1"}, y}, {{"in2"}, x}, {{"in3"}, w}, {{"in4"}, b}}, {"out"});
     ASSERT_TRUE(got.ok()) << got.status();
     absl::StatusOr<std::vector<Tensor>> want =
-        reference.Run({{"in1", y}, {"in2", x}, {"in3", w}, {"in4", b}}, {"out"});
+        reference.Run({{{"in1"}, y}, {{"in2"}, x}, {{"in3"}, w}, {{"in4"}, b}}, {"out"});
     ASSERT_TRUE(want.ok()) << want.status();
     ASSERT_EQ((*got)[0].shape(), (Shape{n, 10}));
     const Comparison c = CompareTensors((*got)[0], (*want)[0]);

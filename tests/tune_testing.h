@@ -11,6 +11,7 @@
 
 #include "base/status.h"
 #include "codegen/device_profile.h"
+#include "graph/feed.h"
 #include "graph/loader.h"
 #include "gtest/gtest.h"
 #include "rewrite/explore.h"
@@ -24,28 +25,17 @@ namespace dfc::testing {
 
 // The subgraphs' inputs, seeded: labels in1 [n, classes], rows in2 [n, features], weights in3
 // and bias in4.
-inline std::vector<std::pair<std::string, Tensor>> SubgraphFeeds(int64_t n, int64_t features,
-                                                                 int64_t classes) {
-  return {{"in1", UniformFloats({n, classes}, 1, -1.0f, 1.0f)},
-          {"in2", UniformFloats({n, features}, 2, -1.0f, 1.0f)},
-          {"in3", UniformFloats({features, classes}, 3, -0.05f, 0.05f)},
-          {"in4", UniformFloats({classes}, 4, -0.1f, 0.1f)}};
-}
-
-inline std::vector<std::pair<TensorId, Tensor>> DeviceFeeds(
-    const std::vector<std::pair<std::string, Tensor>>& feeds) {
-  std::vector<std::pair<TensorId, Tensor>> out;
-  for (const auto& [name, value] : feeds) out.push_back({{name, 0}, value});
-  return out;
+inline std::vector<Feed> SubgraphFeeds(int64_t n, int64_t features, int64_t classes) {
+  return {{{"in1"}, UniformFloats({n, classes}, 1, -1.0f, 1.0f)},
+          {{"in2"}, UniformFloats({n, features}, 2, -1.0f, 1.0f)},
+          {{"in3"}, UniformFloats({features, classes}, 3, -0.05f, 0.05f)},
+          {{"in4"}, UniformFloats({classes}, 4, -0.1f, 0.1f)}};
 }
 
 // The reference executor's "out" for `feeds`.
-inline Tensor ReferenceOut(std::shared_ptr<const Graph> graph,
-                           const std::vector<std::pair<std::string, Tensor>>& feeds) {
-  std::vector<reference::Feed> reference_feeds;
-  for (const auto& [name, value] : feeds) reference_feeds.push_back({name, value});
+inline Tensor ReferenceOut(std::shared_ptr<const Graph> graph, const std::vector<Feed>& feeds) {
   reference::Session oracle(std::move(graph));
-  absl::StatusOr<std::vector<Tensor>> want = oracle.Run(reference_feeds, {"out"});
+  absl::StatusOr<std::vector<Tensor>> want = oracle.Run(feeds, {"out"});
   EXPECT_TRUE(want.ok()) << want.status();
   return want.ok() ? (*want)[0] : Tensor();
 }

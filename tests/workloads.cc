@@ -24,10 +24,10 @@ Workload Subgraph(std::string family, std::string file, int64_t n, int64_t featu
   w.size = n;
   w.graph = [file] { return LoadGraph(absl::StrCat(DFC_SOURCE_DIR, "/models/", file)); };
   w.feeds = [=] {
-    return Feeds{{"in1", testing::UniformFloats({n, classes}, 1, -1.0f, 1.0f)},
-                 {"in2", testing::UniformFloats({n, features}, 2, -1.0f, 1.0f)},
-                 {"in3", testing::UniformFloats({features, classes}, 3, -0.05f, 0.05f)},
-                 {"in4", testing::UniformFloats({classes}, 4, -0.1f, 0.1f)}};
+    return Feeds{{{"in1"}, testing::UniformFloats({n, classes}, 1, -1.0f, 1.0f)},
+                 {{"in2"}, testing::UniformFloats({n, features}, 2, -1.0f, 1.0f)},
+                 {{"in3"}, testing::UniformFloats({features, classes}, 3, -0.05f, 0.05f)},
+                 {{"in4"}, testing::UniformFloats({classes}, 4, -0.1f, 0.1f)}};
   };
   w.fetches = {"out"};
   w.flops = 2.0 * features * classes * n;
@@ -77,8 +77,8 @@ Workload MatMul(const Contraction& c) {
   const std::string source = w.name;
   w.graph = [text, source] { return ParseGraph(text, source); };
   w.feeds = [=] {
-    return Feeds{{"a", testing::UniformFloats({a_rows, a_cols}, 5, -1.0f, 1.0f)},
-                 {"b", testing::UniformFloats({b_rows, b_cols}, 6, -1.0f, 1.0f)}};
+    return Feeds{{{"a"}, testing::UniformFloats({a_rows, a_cols}, 5, -1.0f, 1.0f)},
+                 {{"b"}, testing::UniformFloats({b_rows, b_cols}, 6, -1.0f, 1.0f)}};
   };
   w.fetches = {"c"};
   w.flops = 2.0 * c.m * c.k * c.n;
@@ -110,8 +110,8 @@ Workload Chain(int64_t elements) {
   };
   // In [0, 1): Acos's domain, and Rsqrt of a positive product.
   w.feeds = [rows] {
-    return Feeds{{"input_0", testing::UniformFloats({rows, kColumns}, 7, 0.0f, 1.0f)},
-                 {"input_1", testing::UniformFloats({rows, kColumns}, 8, 0.05f, 1.0f)}};
+    return Feeds{{{"input_0"}, testing::UniformFloats({rows, kColumns}, 7, 0.0f, 1.0f)},
+                 {{"input_1"}, testing::UniformFloats({rows, kColumns}, 8, 0.05f, 1.0f)}};
   };
   w.fetches = {"output"};
   w.flops = 18.0 * w.size;
@@ -138,7 +138,7 @@ Workload Model(std::string family, std::string file, int64_t batch,
       if (node.op != "Placeholder") continue;
       Shape shape = PlaceholderShape(node).dims;
       for (int64_t& d : shape) d = d < 0 ? batch : d;
-      feeds.push_back({node.name, testing::UniformFloats(shape, seed++, 0.0f, 1.0f)});
+      feeds.push_back({{node.name}, testing::UniformFloats(shape, seed++, 0.0f, 1.0f)});
     }
     return feeds;
   };
@@ -175,9 +175,7 @@ absl::StatusOr<std::vector<Tensor>> Reference(const Workload& w, const Feeds& fe
   DFC_ASSIGN_OR_RETURN(Graph graph, w.graph());
   reference::Session session(std::make_shared<const Graph>(std::move(graph)));
   if (!w.init.empty()) DFC_RETURN_IF_ERROR(session.Run({}, {}, w.init).status());
-  std::vector<reference::Feed> reference_feeds;
-  for (const auto& [name, value] : feeds) reference_feeds.push_back({name, value});
-  return session.Run(reference_feeds, w.fetches, w.targets);
+  return session.Run(feeds, w.fetches, w.targets);
 }
 
 }  // namespace dfc::workloads

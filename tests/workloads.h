@@ -12,12 +12,13 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "graph/feed.h"
 #include "graph/graph.h"
 #include "graph/tensor.h"
 
 namespace dfc::workloads {
 
-using Feeds = std::vector<std::pair<std::string, Tensor>>;  // placeholder name, value
+using Feeds = std::vector<Feed>;  // a value for each placeholder
 
 struct Workload {
   std::string family;  // what a plot draws as one figure: "seed", "relu", "matmul_x.W"...

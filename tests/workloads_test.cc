@@ -42,9 +42,7 @@ TEST(WorkloadsTest, FlopsAndBytesAreWhatTheCompiledGraphDoes) {
         CompilePlan(std::make_shared<const Graph>(*std::move(graph)), std::move(spec));
     ASSERT_TRUE(plan.ok()) << plan.status();
     ASSERT_EQ(plan->lowered.clusters.size(), 1u) << "one fused kernel";
-    std::vector<std::pair<TensorId, Tensor>> feeds;
-    for (auto& [name, value] : w.feeds()) feeds.push_back({{name, 0}, std::move(value)});
-    absl::StatusOr<SizeBindings> sizes = BindSizes(plan->lowered, feeds);
+    absl::StatusOr<SizeBindings> sizes = BindSizes(plan->lowered, w.feeds());
     ASSERT_TRUE(sizes.ok()) << sizes.status();
     EXPECT_EQ(ClusterBytes(plan->lowered.clusters[0], *sizes), w.bytes);
     // The workload counts the contraction's flops: the MatMul's, 2·m·k·n.
@@ -79,11 +77,9 @@ TEST(WorkloadsTest, DfcAndClblastComputeWhatTheReferenceDoes) {
           CompilePlan(std::make_shared<const Graph>(*std::move(graph)), std::move(spec));
       ASSERT_TRUE(plan.ok()) << plan.status();
       const Feeds feeds = w.feeds();
-      std::vector<std::pair<TensorId, Tensor>> fed;
-      for (const auto& [name, value] : feeds) fed.push_back({{name, 0}, value});
       DeviceExecutor::State state;
       absl::StatusOr<std::vector<Tensor>> got =
-          (*executor)->Run(*plan->graph, plan->lowered, fed, plan->spec.fetches, &state);
+          (*executor)->Run(*plan->graph, plan->lowered, feeds, plan->spec.fetches, &state);
       ASSERT_TRUE(got.ok()) << got.status();
       absl::StatusOr<std::vector<Tensor>> want = Reference(w, feeds);
       ASSERT_TRUE(want.ok()) << want.status();
@@ -112,9 +108,7 @@ TEST(WorkloadsTest, ChainIsOneKernelOfItsBytes) {
   ASSERT_TRUE(plan.ok()) << plan.status();
   ASSERT_EQ(plan->lowered.clusters.size(), 1u);
   EXPECT_EQ(plan->lowered.partition.clusters[0].nodes.size(), 18u);
-  std::vector<std::pair<TensorId, Tensor>> feeds;
-  for (auto& [name, value] : w.feeds()) feeds.push_back({{name, 0}, std::move(value)});
-  absl::StatusOr<SizeBindings> sizes = BindSizes(plan->lowered, feeds);
+  absl::StatusOr<SizeBindings> sizes = BindSizes(plan->lowered, w.feeds());
   ASSERT_TRUE(sizes.ok()) << sizes.status();
   EXPECT_EQ(ClusterBytes(plan->lowered.clusters[0], *sizes), w.bytes);
 }
@@ -131,8 +125,6 @@ TEST(WorkloadsTest, TheChainVectorisedIsOneWalkOverVectors) {
   absl::StatusOr<std::unique_ptr<DeviceExecutor>> executor = DeviceExecutor::Open("cpu", -1, {});
   if (!executor.ok()) GTEST_SKIP() << "no OpenCL CPU device: " << executor.status();
   const Feeds feeds = w.feeds();
-  std::vector<std::pair<TensorId, Tensor>> fed;
-  for (const auto& [name, value] : feeds) fed.push_back({{name, 0}, value});
   absl::StatusOr<std::vector<Tensor>> want = Reference(w, feeds);
   ASSERT_TRUE(want.ok()) << want.status();
   for (const int width : {4, 8, 16}) {
@@ -150,7 +142,7 @@ TEST(WorkloadsTest, TheChainVectorisedIsOneWalkOverVectors) {
     EXPECT_THAT(source, Not(HasSubstr("*)&")));  // a lane read through a private copy
     (*executor)->UseKernel(plan->lowered.clusters[0], plan->kernels[0]);
     absl::StatusOr<std::vector<Tensor>> got =
-        (*executor)->Run(*shared, plan->lowered, fed, plan->spec.fetches);
+        (*executor)->Run(*shared, plan->lowered, feeds, plan->spec.fetches);
     ASSERT_TRUE(got.ok()) << got.status();
     const Comparison c = CompareTensors((*got)[0], (*want)[0]);
     EXPECT_TRUE(c.equal) << c.reason;
@@ -172,13 +164,11 @@ absl::StatusOr<Plan> CompileWithSteps(const DeviceExecutor& executor, const Work
 // executor's, within the tuner's tolerance for a variant (a reordered reduction).
 void ExpectTheReferenceAnswer(DeviceExecutor& executor, const Workload& w, const Plan& plan) {
   const Feeds feeds = w.feeds();
-  std::vector<std::pair<TensorId, Tensor>> fed;
-  for (const auto& [name, value] : feeds) fed.push_back({{name, 0}, value});
   absl::StatusOr<std::vector<Tensor>> want = Reference(w, feeds);
   ASSERT_TRUE(want.ok()) << want.status();
   executor.UseKernel(plan.lowered.clusters[0], plan.kernels[0]);
   absl::StatusOr<std::vector<Tensor>> got =
-      executor.Run(*plan.graph, plan.lowered, fed, plan.spec.fetches);
+      executor.Run(*plan.graph, plan.lowered, feeds, plan.spec.fetches);
   ASSERT_TRUE(got.ok()) << got.status();
   const Comparison compared =
       CompareTensors((*got)[0], (*want)[0], VariantTolerance((*want)[0], w.longest_reduction));
@@ -330,10 +320,8 @@ TEST(WorkloadsTest, ModelsComputeWhatTheReferenceDoesUnderEveryFusion) {
       ASSERT_TRUE(plan.ok()) << plan.status();
       const Feeds feeds = w.feeds();
       ASSERT_FALSE(feeds.empty());
-      std::vector<std::pair<TensorId, Tensor>> fed;
-      for (const auto& [name, value] : feeds) fed.push_back({{name, 0}, value});
       absl::StatusOr<std::vector<Tensor>> got =
-          (*executor)->Run(*plan->graph, plan->lowered, fed, plan->spec.fetches, &state);
+          (*executor)->Run(*plan->graph, plan->lowered, feeds, plan->spec.fetches, &state);
       ASSERT_TRUE(got.ok()) << got.status();
       absl::StatusOr<std::vector<Tensor>> want = Reference(w, feeds);
       ASSERT_TRUE(want.ok()) << want.status();

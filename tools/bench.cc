@@ -39,11 +39,11 @@ constexpr char kUsage[] =
     "Placeholders are fed seeded uniform random values in [-1, 1); float placeholders only.\n";
 
 // The size variables' values at the sizes of `feeds`: bound from the placeholders' dims.
-SizeBindings BindSizes(const Plan& plan, const std::vector<std::pair<std::string, Tensor>>& feeds) {
+SizeBindings BindSizes(const Plan& plan, const std::vector<Feed>& feeds) {
   SizeBindings sizes;
-  for (const auto& [name, value] : feeds) {
-    if (plan.graph->FindNode(name) == nullptr) continue;
-    const TensorInfo& info = plan.lowered.fold.Info(*plan.graph, {name, 0});
+  for (const auto& [id, value] : feeds) {
+    if (plan.graph->FindNode(id.node) == nullptr) continue;
+    const TensorInfo& info = plan.lowered.fold.Info(*plan.graph, id);
     for (size_t d = 0; info.shape && d < info.shape->size() && d < value.shape().size(); ++d) {
       if ((*info.shape)[d].kind() == ArithExpr::Kind::kVar) {
         sizes[(*info.shape)[d].var_name()] = value.shape()[d];
@@ -55,16 +55,13 @@ SizeBindings BindSizes(const Plan& plan, const std::vector<std::pair<std::string
 
 // The median over `options.runs` runs (after `options.warmup`) of all the plan's kernel times.
 absl::StatusOr<double> MedianRunMs(DeviceExecutor& executor, const Plan& plan,
-                                   const std::vector<std::pair<std::string, Tensor>>& feeds,
-                                   const TuneOptions& options) {
-  std::vector<std::pair<TensorId, Tensor>> device_feeds;
-  for (const auto& [name, value] : feeds) device_feeds.push_back({{name, 0}, value});
+                                   const std::vector<Feed>& feeds, const TuneOptions& options) {
   DeviceExecutor::State state;
   DFC_RETURN_IF_ERROR(RunInitialisers(plan, executor, state));
   std::vector<double> times;
   for (int run = 0; run < options.warmup + options.runs; ++run) {
     DFC_RETURN_IF_ERROR(
-        executor.Run(*plan.graph, plan.lowered, device_feeds, plan.spec.fetches, &state).status());
+        executor.Run(*plan.graph, plan.lowered, feeds, plan.spec.fetches, &state).status());
     double ms = 0;
     for (const DeviceExecutor::KernelTime& k : executor.kernel_times()) ms += k.nanoseconds * 1e-6;
     if (run >= options.warmup) times.push_back(ms);
@@ -129,7 +126,7 @@ int Bench(const std::vector<std::string>& argv) {
   for (int64_t n : batches) {
     absl::StatusOr<Plan> plan = CompilePlan(graph, spec);
     if (!plan.ok()) return ReportError(plan.status());
-    absl::StatusOr<std::vector<std::pair<std::string, Tensor>>> feeds = RandomFeeds(*graph, n);
+    absl::StatusOr<std::vector<Feed>> feeds = RandomFeeds(*graph, n);
     if (!feeds.ok()) return ReportError(feeds.status());
     absl::StatusOr<std::vector<ClusterTuning>> tunings = TunePlan(*plan, **executor, *feeds, tune);
     if (!tunings.ok()) return ReportError(tunings.status());

@@ -166,8 +166,8 @@ absl::StatusOr<int> CountFlag(const Args& args, const std::string& flag, int fal
   return static_cast<int>(k);
 }
 
-absl::StatusOr<std::vector<reference::Feed>> ReadFeeds(const Args& args) {
-  std::vector<reference::Feed> feeds;
+absl::StatusOr<std::vector<Feed>> ReadFeeds(const Args& args) {
+  std::vector<Feed> feeds;
   for (const std::string& feed : args.All("feed")) {
     const size_t eq = feed.find('=');
     if (eq == std::string::npos || eq == 0 || eq + 1 == feed.size()) {
@@ -175,7 +175,8 @@ absl::StatusOr<std::vector<reference::Feed>> ReadFeeds(const Args& args) {
           absl::StrCat("--feed expects NAME=FILE.npy, got \"", feed, "\""));
     }
     DFC_ASSIGN_OR_RETURN(Tensor value, ReadNpy(feed.substr(eq + 1)));
-    feeds.push_back({feed.substr(0, eq), std::move(value)});
+    DFC_ASSIGN_OR_RETURN(Feed parsed, ParseFeed(feed.substr(0, eq), std::move(value)));
+    feeds.push_back(std::move(parsed));
   }
   return feeds;
 }
@@ -187,9 +188,9 @@ int ReportFeedsError(const absl::Status& status, const std::string& usage) {
   return ReportError(status);
 }
 
-absl::StatusOr<std::vector<std::pair<std::string, Tensor>>> RandomFeeds(
-    const Graph& graph, int64_t n, const std::set<std::string>& skip) {
-  std::vector<std::pair<std::string, Tensor>> feeds;
+absl::StatusOr<std::vector<Feed>> RandomFeeds(const Graph& graph, int64_t n,
+                                              const std::set<std::string>& skip) {
+  std::vector<Feed> feeds;
   std::mt19937 rng(static_cast<uint32_t>(n));
   std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
   for (int i = 0; i < graph.num_nodes(); ++i) {
@@ -206,7 +207,7 @@ absl::StatusOr<std::vector<std::pair<std::string, Tensor>>> RandomFeeds(
     for (int64_t d : declared.dims) shape.push_back(d < 0 ? n : d);
     Tensor t = Tensor::Zeros(DType::kFloat, shape);
     for (float& v : t.mutable_flat<float>()) v = uniform(rng);
-    feeds.push_back({node.name, std::move(t)});
+    feeds.push_back({.id = {node.name, 0}, .value = std::move(t)});
   }
   return feeds;
 }

@@ -12,11 +12,11 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "graph/feed.h"
 #include "graph/graph.h"
 #include "graph/ops.h"
 #include "nlohmann/json.hpp"
 #include "runtime/device_executor.h"
-#include "runtime/reference/session.h"
 
 namespace dfc::cli {
 
@@ -68,16 +68,17 @@ absl::StatusOr<std::vector<TensorId>> FetchList(const Args& args);
 // Seeded uniform [-1, 1) values for every placeholder of `graph`, unknown dims set to `n`:
 // what `dfc bench` and `dfc compile --tune` time with. Float placeholders of known rank only.
 // Placeholders named in `skip` get none.
-absl::StatusOr<std::vector<std::pair<std::string, Tensor>>> RandomFeeds(
-    const Graph& graph, int64_t n, const std::set<std::string>& skip = {});
+absl::StatusOr<std::vector<Feed>> RandomFeeds(const Graph& graph, int64_t n,
+                                              const std::set<std::string>& skip = {});
 
 // The integer value of `--flag` (`fallback` when absent), at least `min`; an InvalidArgument
 // error naming the flag otherwise.
 absl::StatusOr<int> CountFlag(const Args& args, const std::string& flag, int fallback, int min);
 
-// The tensors `--feed NAME=FILE.npy` give (the flag may repeat). A malformed flag is an
-// InvalidArgument error that starts with "--feed"; an unreadable file, the file's error.
-absl::StatusOr<std::vector<reference::Feed>> ReadFeeds(const Args& args);
+// The tensors `--feed NAME=FILE.npy` give (the flag may repeat), each NAME parsed (ParseFeed).
+// A malformed flag is an InvalidArgument error that starts with "--feed"; an unreadable file,
+// the file's error. The sessions they go to check them against the graph (CheckFeeds).
+absl::StatusOr<std::vector<Feed>> ReadFeeds(const Args& args);
 // Reports ReadFeeds' error: a malformed flag as a usage error with `usage`, a file's error as
 // an input error. Returns the exit status.
 int ReportFeedsError(const absl::Status& status, const std::string& usage);

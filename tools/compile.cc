@@ -131,8 +131,7 @@ int Compile(const std::vector<std::string>& argv_in) {
   if (!plan.ok()) return ReportError(plan.status());
   if (executor != nullptr) {
     tune.explore.vector_widths = VectorWidths(executor->profile());
-    absl::StatusOr<std::vector<std::pair<std::string, Tensor>>> feeds =
-        RandomFeeds(*shared_graph, batch);
+    absl::StatusOr<std::vector<Feed>> feeds = RandomFeeds(*shared_graph, batch);
     if (!feeds.ok()) return ReportError(feeds.status());
     absl::StatusOr<std::vector<ClusterTuning>> tunings = TunePlan(*plan, *executor, *feeds, tune);
     if (!tunings.ok()) return ReportError(tunings.status());

@@ -67,8 +67,7 @@ enum class Mode { kReference, kInterpret, kDevice };
 
 // Lowers the graph and runs clusters through the IR interpreter, or as kernels on `device`
 // when it is given, recording the placement.
-absl::StatusOr<std::vector<Tensor>> LowerAndRun(const Graph& graph,
-                                                const std::vector<reference::Feed>& feeds,
+absl::StatusOr<std::vector<Tensor>> LowerAndRun(const Graph& graph, const std::vector<Feed>& feeds,
                                                 const std::vector<std::string>& fetch_names,
                                                 DeviceExecutor* device, bool tune,
                                                 CaseResult& result) {
@@ -78,13 +77,9 @@ absl::StatusOr<std::vector<Tensor>> LowerAndRun(const Graph& graph,
     if (!id.ok()) return id.status();
     fetches.push_back(*id);
   }
-  std::vector<std::pair<TensorId, Tensor>> fed;
-  for (const reference::Feed& feed : feeds) {
-    absl::StatusOr<TensorId> id = TensorId::Parse(feed.name);
-    if (!id.ok()) return id.status();
-    fed.emplace_back(*id, feed.value);
-  }
-  absl::StatusOr<ir::LoweredGraph> lowered = LowerForFeeds(graph, fetches, fed);
+  // The case's inputs enter here: the one check of them, as a session's.
+  if (absl::Status checked = CheckFeeds(graph, feeds); !checked.ok()) return checked;
+  absl::StatusOr<ir::LoweredGraph> lowered = LowerForFeeds(graph, fetches, feeds);
   if (!lowered.ok()) return lowered.status();
   result.device_nodes = lowered->device_nodes;
   result.clustered = lowered->clustered;
@@ -92,7 +87,7 @@ absl::StatusOr<std::vector<Tensor>> LowerAndRun(const Graph& graph,
   result.device_on_host = lowered->device_on_host;
   result.clusters = static_cast<int>(lowered->clusters.size());
   result.host_device_nodes = lowered->host_device_nodes;
-  if (device == nullptr) return RunInterpreted(graph, *lowered, fed, fetches);
+  if (device == nullptr) return RunInterpreted(graph, *lowered, feeds, fetches);
   if (tune) {
     // Each cluster's variants, checked against the reference executor and timed; the fastest
     // is what the run below uses, and what TensorFlow's outputs then judge.
@@ -107,13 +102,11 @@ absl::StatusOr<std::vector<Tensor>> LowerAndRun(const Graph& graph,
       generated = kernel.ok();
       if (generated) plan.kernels.push_back(std::move(kernel->source));
     }
-    std::vector<std::pair<std::string, Tensor>> feeds_by_name;
-    for (const reference::Feed& feed : feeds) feeds_by_name.push_back({feed.name, feed.value});
     TuneOptions options{.warmup = 0, .runs = 1, .budget_seconds = 60};
     options.explore.vector_widths = VectorWidths(device->profile());
     options.explore.max_variants = 16;
     absl::StatusOr<std::vector<ClusterTuning>> tunings =
-        generated ? TunePlan(plan, *device, feeds_by_name, options)
+        generated ? TunePlan(plan, *device, feeds, options)
                   : absl::StatusOr<std::vector<ClusterTuning>>(std::vector<ClusterTuning>{});
     if (!tunings.ok()) return tunings.status();
     for (const ClusterTuning& t : *tunings) {
@@ -122,7 +115,7 @@ absl::StatusOr<std::vector<Tensor>> LowerAndRun(const Graph& graph,
     }
   }
   const int64_t kernels = device->kernels_run(), fallbacks = device->fallbacks();
-  absl::StatusOr<std::vector<Tensor>> out = device->Run(graph, *lowered, fed, fetches);
+  absl::StatusOr<std::vector<Tensor>> out = device->Run(graph, *lowered, feeds, fetches);
   result.kernels = device->kernels_run() - kernels;
   result.fallbacks = device->fallbacks() - fallbacks;
   return out;
@@ -148,13 +141,15 @@ CaseResult RunCase(const fs::path& dir, Mode mode, DeviceExecutor* device, bool 
   absl::StatusOr<nlohmann::json> manifest = ReadManifest(dir);
   if (!manifest.ok()) return fail(manifest.status().message());
 
-  std::vector<reference::Feed> feeds;
+  std::vector<Feed> feeds;
   if (manifest->contains("inputs") && (*manifest)["inputs"].is_object()) {
     for (const auto& [name, file] : (*manifest)["inputs"].items()) {
       if (!file.is_string()) return fail(absl::StrCat("input ", name, ": not a file name"));
       absl::StatusOr<Tensor> value = ReadNpy((dir / file.get<std::string>()).string());
       if (!value.ok()) return fail(value.status().message());
-      feeds.push_back({name, *std::move(value)});
+      absl::StatusOr<Feed> feed = ParseFeed(name, *std::move(value));
+      if (!feed.ok()) return fail(feed.status().message());
+      feeds.push_back(*std::move(feed));
     }
   }
   std::vector<std::string> fetches;

@@ -67,7 +67,7 @@ int Profile(const std::vector<std::string>& argv) {
        {steps.status(), warmup.status(), batch.status(), max_events.status(), platform.status()}) {
     if (!s.ok()) return ReportUsage(std::string(s.message()), kUsage);
   }
-  absl::StatusOr<std::vector<reference::Feed>> given = ReadFeeds(*args);
+  absl::StatusOr<std::vector<Feed>> given = ReadFeeds(*args);
   if (!given.ok()) return ReportFeedsError(given.status(), kUsage);
 
   const std::string& source = args->positional[0];
@@ -98,14 +98,10 @@ int Profile(const std::vector<std::string>& argv) {
   std::vector<std::string> fetches;
   for (const TensorId& id : *ids) fetches.push_back(id.ToString());
 
-  std::vector<std::pair<std::string, Tensor>> feeds;
+  std::vector<Feed> feeds = *std::move(given);
   std::set<std::string> fed;
-  for (reference::Feed& f : *given) {
-    fed.insert(f.name);
-    feeds.emplace_back(f.name, std::move(f.value));
-  }
-  absl::StatusOr<std::vector<std::pair<std::string, Tensor>>> random =
-      RandomFeeds(graph, *batch, fed);
+  for (const Feed& f : feeds) fed.insert(f.id.node);
+  absl::StatusOr<std::vector<Feed>> random = RandomFeeds(graph, *batch, fed);
   if (!random.ok()) return ReportError(random.status());
   for (auto& f : *random) feeds.push_back(std::move(f));
 

@@ -73,9 +73,9 @@ int Run(const std::vector<std::string>& argv) {
   absl::StatusOr<int> steps_flag = CountFlag(*args, "steps", 1, 1);
   if (!steps_flag.ok()) return ReportUsage(std::string(steps_flag.status().message()), kUsage);
   const int steps = *steps_flag;
-  absl::StatusOr<std::vector<reference::Feed>> read_feeds = ReadFeeds(*args);
+  absl::StatusOr<std::vector<Feed>> read_feeds = ReadFeeds(*args);
   if (!read_feeds.ok()) return ReportFeedsError(read_feeds.status(), kUsage);
-  std::vector<reference::Feed> feeds = *std::move(read_feeds);
+  const std::vector<Feed> feeds = *std::move(read_feeds);
 
   const bool on_device = !args->Has("reference");
   std::shared_ptr<const Graph> graph;
@@ -118,11 +118,9 @@ int Run(const std::vector<std::string>& argv) {
   std::function<absl::StatusOr<std::vector<Tensor>>()> run_step;
   std::function<absl::StatusOr<std::vector<Tensor>>()> run_init;
   reference::Session session(graph);
-  std::vector<std::pair<std::string, Tensor>> named_feeds;
   if (device != nullptr) {
-    for (const reference::Feed& feed : feeds) named_feeds.emplace_back(feed.name, feed.value);
     run_init = [&] { return device->Run({}, {}, inits); };
-    run_step = [&] { return device->Run(named_feeds, fetches, targets); };
+    run_step = [&] { return device->Run(feeds, fetches, targets); };
   } else {
     run_init = [&] { return session.Run(feeds, {}, inits); };
     run_step = [&] { return session.Run(feeds, fetches, targets); };

@@ -45,26 +45,20 @@ int Count(const std::string& text, const std::string& needle) {
 // Lowers `graph` for `fetches` and runs it through the interpreter and the reference session
 // on the same feeds; returns the lowered graph for inspection.
 LoweredGraph LowerAndCompare(const Graph& graph, const std::vector<std::string>& fetch_names,
-                             const std::vector<std::pair<std::string, Tensor>>& feeds) {
+                             const std::vector<Feed>& feeds) {
   std::vector<TensorId> fetches;
   for (const std::string& f : fetch_names) fetches.push_back(*TensorId::Parse(f));
-  std::vector<std::pair<TensorId, Tensor>> fed;
   std::vector<TensorId> fed_ids;
-  std::vector<reference::Feed> ref_feeds;
-  for (const auto& [name, t] : feeds) {
-    fed.emplace_back(*TensorId::Parse(name), t);
-    fed_ids.push_back(*TensorId::Parse(name));
-    ref_feeds.push_back({name, t});
-  }
+  for (const Feed& feed : feeds) fed_ids.push_back(feed.id);
   ReferenceFoldOracle oracle;
   absl::StatusOr<LoweredGraph> lowered =
       LowerGraph(graph, fetches, {}, fed_ids, oracle, {.fold_only_static = true});
   EXPECT_TRUE(lowered.ok()) << lowered.status();
   if (!lowered.ok()) return {};
-  absl::StatusOr<std::vector<Tensor>> actual = RunInterpreted(graph, *lowered, fed, fetches);
+  absl::StatusOr<std::vector<Tensor>> actual = RunInterpreted(graph, *lowered, feeds, fetches);
   EXPECT_TRUE(actual.ok()) << actual.status();
   reference::Session session(std::make_shared<const Graph>(graph));
-  absl::StatusOr<std::vector<Tensor>> expected = session.Run(ref_feeds, fetch_names);
+  absl::StatusOr<std::vector<Tensor>> expected = session.Run(feeds, fetch_names);
   EXPECT_TRUE(expected.ok()) << expected.status();
   if (actual.ok() && expected.ok()) {
     for (size_t k = 0; k < fetches.size(); ++k) {
@@ -97,7 +91,7 @@ TEST(ClusterTest, AValueReadTwiceIsComputedOnce) {
   });
   ASSERT_TRUE(graph.ok()) << graph.status();
   LoweredGraph lowered =
-      LowerAndCompare(*graph, {"out"}, {{"x", Random({5, 8}, 1)}, {"w", Random({8, 4}, 2)}});
+      LowerAndCompare(*graph, {"out"}, {{{"x"}, Random({5, 8}, 1)}, {{"w"}, Random({8, 4}, 2)}});
   ASSERT_EQ(lowered.clusters.size(), 1u);
   const std::string ir = ToString(lowered.clusters[0].lambda);
   EXPECT_EQ(Count(ir, "dot_add"), 1) << ir;
@@ -132,7 +126,7 @@ TEST(ClusterTest, LogOfASoftmaxReadOnlyByItIsALogSoftmax) {
     return interpreter.calls();
   };
 
-  LoweredGraph fused = LowerAndCompare(*graph, {"log"}, {{"x", x}});
+  LoweredGraph fused = LowerAndCompare(*graph, {"log"}, {{{"x"}, x}});
   ASSERT_EQ(fused.clusters.size(), 1u);
   absl::flat_hash_map<std::string, int64_t> n = calls(fused);
   EXPECT_EQ(n["softmax_log_sum_float32"], 5);
@@ -140,7 +134,7 @@ TEST(ClusterTest, LogOfASoftmaxReadOnlyByItIsALogSoftmax) {
   EXPECT_EQ(n["log_float32"], 0);
   EXPECT_EQ(n["softmax_float32_float32"], 0);
 
-  LoweredGraph both = LowerAndCompare(*graph, {"log", "softmax"}, {{"x", x}});
+  LoweredGraph both = LowerAndCompare(*graph, {"log", "softmax"}, {{{"x"}, x}});
   ASSERT_EQ(both.clusters.size(), 1u);
   n = calls(both);
   EXPECT_EQ(n["log_float32"], 5 * 6);
@@ -234,7 +228,7 @@ TEST(ClusterTest, AnInputReadByEveryOutputOfASplitIsComputedOnce) {
                                            "\n",
                                            "test");
   ASSERT_TRUE(graph.ok()) << graph.status();
-  LoweredGraph lowered = LowerAndCompare(*graph, {"b"}, {{"x", Random({2, 6}, 7)}});
+  LoweredGraph lowered = LowerAndCompare(*graph, {"b"}, {{{"x"}, Random({2, 6}, 7)}});
   ASSERT_EQ(lowered.clusters.size(), 1u);
   Interpreter interpreter;
   ASSERT_TRUE(
@@ -255,7 +249,7 @@ TEST(ClusterTest, AnInputReadTwiceIsOneParameter) {
       N("c", "Sub", {"b", "x"}, F32()),
   });
   ASSERT_TRUE(graph.ok()) << graph.status();
-  LoweredGraph lowered = LowerAndCompare(*graph, {"c"}, {{"x", Random({3, 4}, 3)}});
+  LoweredGraph lowered = LowerAndCompare(*graph, {"c"}, {{{"x"}, Random({3, 4}, 3)}});
   ASSERT_EQ(lowered.clusters.size(), 1u);
   EXPECT_EQ(lowered.clusters[0].params.size(), 1u);
   EXPECT_EQ(lowered.clusters[0].lambda->params.size(), 1u);
@@ -271,7 +265,7 @@ TEST(ClusterTest, BatchesThatAnOpCombinesUnify) {
   });
   ASSERT_TRUE(graph.ok()) << graph.status();
   LoweredGraph lowered =
-      LowerAndCompare(*graph, {"sum"}, {{"x", Random({2, 3}, 4)}, {"y", Random({2, 3}, 5)}});
+      LowerAndCompare(*graph, {"sum"}, {{{"x"}, Random({2, 3}, 4)}, {{"y"}, Random({2, 3}, 5)}});
   ASSERT_EQ(lowered.clusters.size(), 1u);
   EXPECT_EQ(TypeToString(lowered.clusters[0].output_types[0]), "[[float32]_3]_N");
 
@@ -341,7 +335,7 @@ TEST(ClusterTest, ABatchCombinedWithAConstantBecomesTheConstant) {
                                            "\n",
                                            "test");
   ASSERT_TRUE(graph.ok()) << graph.status();
-  LoweredGraph lowered = LowerAndCompare(*graph, {"m"}, {{"x", Random({2, 3}, 6)}});
+  LoweredGraph lowered = LowerAndCompare(*graph, {"m"}, {{{"x"}, Random({2, 3}, 6)}});
   EXPECT_EQ(lowered.device_on_host, 0);
   ASSERT_EQ(lowered.clusters.size(), 1u);
   EXPECT_EQ(TypeToString(lowered.clusters[0].output_types[0]), "[[float32]_3]_2");
@@ -417,8 +411,7 @@ TEST(ClusterTest, EverySharedModelLowersCompletely) {
     // Frozen models (no variables) also run: clusters interpreted against the reference
     // session, on random feeds with a batch of 2.
     bool stateful = false;
-    std::vector<std::pair<TensorId, Tensor>> feeds;
-    std::vector<reference::Feed> ref_feeds;
+    std::vector<Feed> feeds;
     for (int i = 0; i < graph->num_nodes(); ++i) {
       const Node& node = graph->node(i);
       const OpDef* def = FindOpDef(node.op);
@@ -431,7 +424,6 @@ TEST(ClusterTest, EverySharedModelLowersCompletely) {
       Tensor value =
           info.dtype == DType::kFloat ? Random(shape, i) : Tensor::Zeros(info.dtype, shape);
       feeds.push_back({{node.name, 0}, value});
-      ref_feeds.push_back({node.name, value});
     }
     // Every cluster, on its own: its inputs as the reference session computes them in one
     // run (after the variables' initialiser, for training graphs), interpreted, against the
@@ -453,7 +445,7 @@ TEST(ClusterTest, EverySharedModelLowersCompletely) {
         std::vector<std::string> names;
         for (const TensorId& id : cluster.params) names.push_back(id.ToString());
         for (const TensorId& id : cluster.outputs) names.push_back(id.ToString());
-        absl::StatusOr<std::vector<Tensor>> values = session.Run(ref_feeds, names);
+        absl::StatusOr<std::vector<Tensor>> values = session.Run(feeds, names);
         ASSERT_TRUE(values.ok()) << values.status();
         std::vector<Value> args;
         for (size_t k = 0; k < cluster.params.size(); ++k) {
@@ -486,7 +478,7 @@ TEST(ClusterTest, EverySharedModelLowersCompletely) {
     std::vector<std::string> fetch_names;
     for (const TensorId& f : fetches) fetch_names.push_back(f.ToString());
     reference::Session session(std::make_shared<const Graph>(*graph));
-    absl::StatusOr<std::vector<Tensor>> expected = session.Run(ref_feeds, fetch_names);
+    absl::StatusOr<std::vector<Tensor>> expected = session.Run(feeds, fetch_names);
     ASSERT_TRUE(expected.ok()) << expected.status();
     for (size_t k = 0; k < fetches.size(); ++k) {
       Comparison c = CompareTensors((*actual)[k], (*expected)[k]);

@@ -26,22 +26,6 @@ absl::Status UninitializedVariableError(const Node& consumer, absl::string_view 
                                      "e.g. --target init)"));
 }
 
-absl::Status CheckFeed(const Graph& graph, const TensorId& id, const Tensor& value) {
-  absl::StatusOr<int> i = graph.ResolveTensor(id, "feed");
-  if (!i.ok()) return i.status();
-  const Node& node = graph.node(*i);
-  if (node.op != "Placeholder" && node.op != "PlaceholderWithDefault") return absl::OkStatus();
-  absl::StatusOr<DType> dtype = node.GetType("dtype");
-  if (!dtype.ok()) return dtype.status();
-  const PartialShape shape = PlaceholderShape(node);
-  if (value.dtype() != *dtype || !shape.IsCompatibleWith(value.shape())) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("feed \"", id.ToString(), "\" is ", value.DebugType(), " but placeholder \"",
-                     node.name, "\" expects ", DTypeName(*dtype), shape.ToString()));
-  }
-  return absl::OkStatus();
-}
-
 absl::StatusOr<const Session::Plan*> Session::GetPlan(const std::vector<TensorId>& feed_ids,
                                                       const std::vector<std::string>& fetches,
                                                       const std::vector<std::string>& targets) {
@@ -75,16 +59,12 @@ absl::StatusOr<const Session::Plan*> Session::GetPlan(const std::vector<TensorId
 absl::StatusOr<std::vector<Tensor>> Session::Run(const std::vector<Feed>& feeds,
                                                  const std::vector<std::string>& fetches,
                                                  const std::vector<std::string>& targets) {
+  if (absl::Status s = CheckFeeds(*graph_, feeds); !s.ok()) return s;
   std::vector<TensorId> feed_ids;
   absl::flat_hash_map<TensorId, const Tensor*> fed;
   for (const Feed& feed : feeds) {
-    absl::StatusOr<TensorId> id = TensorId::Parse(feed.name);
-    if (!id.ok()) return absl::InvalidArgumentError(absl::StrCat("feed: ", id.status().message()));
-    if (absl::Status s = CheckFeed(*graph_, *id, feed.value); !s.ok()) return s;
-    if (!fed.emplace(*id, &feed.value).second) {
-      return absl::InvalidArgumentError(absl::StrCat("\"", feed.name, "\" is fed twice"));
-    }
-    feed_ids.push_back(*std::move(id));
+    fed.emplace(feed.id, &feed.value);
+    feed_ids.push_back(feed.id);
   }
   absl::StatusOr<const Plan*> plan = GetPlan(feed_ids, fetches, targets);
   if (!plan.ok()) return plan.status();

@@ -15,22 +15,12 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "graph/feed.h"
 #include "graph/graph.h"
 #include "graph/tensor.h"
 #include "runtime/reference/kernel.h"
 
 namespace dfc::reference {
-
-// A value given for a tensor ("x", "x:0", "split:1"), replacing what its producer computes.
-struct Feed {
-  std::string name;
-  Tensor value;
-};
-
-// OK if `value` may be fed to `id`: a tensor of the graph whose node, if a placeholder, has
-// that dtype and a shape compatible with the value's. The error names the feed, the
-// placeholder and what it expects.
-absl::Status CheckFeed(const Graph& graph, const TensorId& id, const Tensor& value);
 
 // The error of `consumer` reading variable `variable` before any initialiser ran.
 absl::Status UninitializedVariableError(const Node& consumer, absl::string_view variable);
@@ -41,9 +31,9 @@ class Session {
 
   // Computes `fetches` (tensor names) and runs `targets` (node names) with `feeds`; returns
   // the fetched values in order. Control inputs run first. Errors: a feed or fetch naming no
-  // node, a feed whose dtype or shape does not fit its placeholder, a placeholder left
-  // unfed, an unsupported op or dtype the fetches need (checked before anything runs), and
-  // any kernel's error, prefixed with its node.
+  // node, a feed whose dtype or shape does not fit its placeholder (CheckFeeds), a
+  // placeholder left unfed, an unsupported op or dtype the fetches need (checked before
+  // anything runs), and any kernel's error, prefixed with its node.
   absl::StatusOr<std::vector<Tensor>> Run(const std::vector<Feed>& feeds,
                                           const std::vector<std::string>& fetches,
                                           const std::vector<std::string>& targets = {});

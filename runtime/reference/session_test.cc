@@ -46,7 +46,7 @@ constexpr char kGraph[] = R"gd(
 TEST(SessionTest, ComputesFetchesFromFeeds) {
   auto session = SessionFor(kGraph);
   absl::StatusOr<std::vector<Tensor>> out =
-      session->Run({{"x", TN<float>({1, 2, 3, 4}, {2, 2})}}, {"y", "mul:0"});
+      session->Run({{{"x"}, TN<float>({1, 2, 3, 4}, {2, 2})}}, {"y", "mul:0"});
   ASSERT_TRUE(out.ok()) << out.status();
   EXPECT_EQ(Values<float>((*out)[0]), (std::vector<float>{3, 5, 7, 9}));
   EXPECT_EQ(Values<float>((*out)[1]), (std::vector<float>{2, 4, 6, 8}));
@@ -56,7 +56,7 @@ TEST(SessionTest, ComputesFetchesFromFeeds) {
 TEST(SessionTest, FeedOfTheWrongDtypeNamesPlaceholderAndBothTypes) {
   auto session = SessionFor(kGraph);
   absl::StatusOr<std::vector<Tensor>> out =
-      session->Run({{"x", TN<int32_t>({1, 2}, {1, 2})}}, {"y"});
+      session->Run({{{"x"}, TN<int32_t>({1, 2}, {1, 2})}}, {"y"});
   ASSERT_FALSE(out.ok());
   EXPECT_EQ(Message(out.status()),
             "feed \"x\" is int32[1,2] but placeholder \"x\" expects float32[?,2]");
@@ -65,7 +65,7 @@ TEST(SessionTest, FeedOfTheWrongDtypeNamesPlaceholderAndBothTypes) {
 TEST(SessionTest, FeedOfTheWrongShapeIsAnError) {
   auto session = SessionFor(kGraph);
   absl::StatusOr<std::vector<Tensor>> out =
-      session->Run({{"x", TN<float>({1, 2, 3}, {1, 3})}}, {"y"});
+      session->Run({{{"x"}, TN<float>({1, 2, 3}, {1, 3})}}, {"y"});
   ASSERT_FALSE(out.ok());
   EXPECT_THAT(Message(out.status()),
               HasSubstr("is float32[1,3] but placeholder \"x\" expects float32[?,2]"));
@@ -84,7 +84,7 @@ TEST(SessionTest, FetchOrFeedNamingNoNodeIsAnError) {
   absl::StatusOr<std::vector<Tensor>> out = session->Run({}, {"nothere"});
   ASSERT_FALSE(out.ok());
   EXPECT_EQ(Message(out.status()), "fetch \"nothere\" names no node");
-  out = session->Run({{"ghost", Tensor::Scalar<float>(1)}}, {"two"});
+  out = session->Run({{{"ghost"}, Tensor::Scalar<float>(1)}}, {"two"});
   ASSERT_FALSE(out.ok());
   EXPECT_EQ(Message(out.status()), "feed \"ghost\" names no node");
   out = session->Run({}, {"two:1"});
@@ -98,14 +98,14 @@ TEST(SessionTest, FetchOrFeedNamingNoNodeIsAnError) {
 TEST(SessionTest, UnsupportedOpIsNamedOnlyWhenAFetchNeedsIt) {
   auto session = SessionFor(kGraph);
   // "conv" is not needed for y: pruned, no error.
-  EXPECT_TRUE(session->Run({{"x", TN<float>({1, 2}, {1, 2})}}, {"y"}).ok());
+  EXPECT_TRUE(session->Run({{{"x"}, TN<float>({1, 2}, {1, 2})}}, {"y"}).ok());
   absl::StatusOr<std::vector<Tensor>> out =
-      session->Run({{"x", TN<float>({1, 2}, {1, 2})}}, {"weird"});
+      session->Run({{{"x"}, TN<float>({1, 2}, {1, 2})}}, {"weird"});
   ASSERT_FALSE(out.ok());
   EXPECT_THAT(Message(out.status()), HasSubstr("op \"Conv2D\" (used by node \"conv\")"));
   EXPECT_THAT(Message(out.status()), HasSubstr("not supported"));
   // Feeding conv's output cuts it off: then weird runs.
-  out = session->Run({{"conv", TN<float>({5}, {1})}}, {"weird"});
+  out = session->Run({{{"conv"}, TN<float>({5}, {1})}}, {"weird"});
   ASSERT_TRUE(out.ok()) << out.status();
   EXPECT_EQ(Values<float>((*out)[0]), (std::vector<float>{-5}));
 }
@@ -186,7 +186,7 @@ TEST(SessionTest, PlaceholderWithDefaultUsesTheFeedOrTheDefault) {
   absl::StatusOr<std::vector<Tensor>> out = session->Run({}, {"p"});
   ASSERT_TRUE(out.ok()) << out.status();
   EXPECT_EQ(Values<int32_t>((*out)[0]), (std::vector<int32_t>{7, 7}));
-  out = session->Run({{"p", TN<int32_t>({1, 2}, {2})}}, {"p"});
+  out = session->Run({{{"p"}, TN<int32_t>({1, 2}, {2})}}, {"p"});
   ASSERT_TRUE(out.ok()) << out.status();
   EXPECT_EQ(Values<int32_t>((*out)[0]), (std::vector<int32_t>{1, 2}));
 }

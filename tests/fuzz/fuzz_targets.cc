@@ -85,12 +85,7 @@ std::string GraphDiff(const uint8_t* data, size_t size) {
   const auto graph = std::make_shared<const Graph>(*std::move(parsed));
 
   // The reference's value of every node, for the fetches and for their scales.
-  std::vector<reference::Feed> feeds;
-  std::vector<std::pair<TensorId, Tensor>> fed;
-  for (const auto& [name, value] : generated.feeds) {
-    feeds.push_back({name, value});
-    fed.emplace_back(TensorId{name, 0}, value);
-  }
+  const std::vector<Feed>& feeds = generated.feeds;
   std::vector<std::string> names;
   for (const GeneratedNode& node : generated.nodes) names.push_back(node.name);
   reference::Session session(graph);
@@ -111,7 +106,7 @@ std::string GraphDiff(const uint8_t* data, size_t size) {
 
   std::vector<TensorId> fetches;
   for (const std::string& name : generated.fetches) fetches.push_back({name, 0});
-  absl::StatusOr<ir::LoweredGraph> lowered = LowerForFeeds(*graph, fetches, fed);
+  absl::StatusOr<ir::LoweredGraph> lowered = LowerForFeeds(*graph, fetches, feeds);
   if (!lowered.ok()) return defect(absl::StrCat("lowering fails: ", lowered.status().message()));
 
   // Tolerance: the three differ in the order of sums (a reordered sum of n terms moves by
@@ -129,7 +124,8 @@ std::string GraphDiff(const uint8_t* data, size_t size) {
     }
     return "";
   };
-  absl::StatusOr<std::vector<Tensor>> interpreted = RunInterpreted(*graph, *lowered, fed, fetches);
+  absl::StatusOr<std::vector<Tensor>> interpreted =
+      RunInterpreted(*graph, *lowered, feeds, fetches);
   if (!interpreted.ok()) {
     return defect(absl::StrCat("the interpreter fails: ", interpreted.status().message()));
   }
@@ -142,7 +138,7 @@ std::string GraphDiff(const uint8_t* data, size_t size) {
   // memory (the one on disk still spares rebuilding a kernel an earlier input made).
   DeviceExecutor executor(device.context, std::make_shared<cl::ProgramCache>(device.context),
                           {.warnings = &warnings});
-  absl::StatusOr<std::vector<Tensor>> ran = executor.Run(*graph, *lowered, fed, fetches);
+  absl::StatusOr<std::vector<Tensor>> ran = executor.Run(*graph, *lowered, feeds, fetches);
   if (!ran.ok()) return defect(absl::StrCat("the device run fails: ", ran.status().message()));
   // A kernel the code generator declines is a documented fallback; one it made that the
   // device cannot build or launch is a defect of the generated code.

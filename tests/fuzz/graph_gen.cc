@@ -131,7 +131,7 @@ class Generator {
     std::uniform_real_distribution<float> uniform(-2, 2);
     float* data = value.mutable_data<float>();
     for (int64_t k = 0; k < value.num_elements(); ++k) data[k] = uniform(rng_);
-    out_.feeds.push_back({name, std::move(value)});
+    out_.feeds.push_back({.id = {name, 0}, .value = std::move(value)});
     return {name, shape, 2};
   }
 

@@ -20,6 +20,7 @@
 #include <utility>
 #include <vector>
 
+#include "graph/feed.h"
 #include "graph/tensor.h"
 
 namespace dfc::fuzz {
@@ -52,10 +53,10 @@ struct GeneratedNode {
 };
 
 struct GeneratedGraph {
-  std::string text;                                   // the GraphDef in text format
-  std::vector<std::pair<std::string, Tensor>> feeds;  // a value for every placeholder
-  std::vector<std::string> fetches;                   // the tensors to compare
-  std::vector<GeneratedNode> nodes;                   // every node, inputs before readers
+  std::string text;                  // the GraphDef in text format
+  std::vector<Feed> feeds;           // a value for every placeholder
+  std::vector<std::string> fetches;  // the tensors to compare
+  std::vector<GeneratedNode> nodes;  // every node, inputs before readers
 };
 
 GeneratedGraph GenerateGraph(Choices& choices);
