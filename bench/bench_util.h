@@ -1,7 +1,7 @@
 // What the benchmark programs share: one device executor (and one that runs MatMuls through
 // CLBlast), the plans a workload (tests/workloads.h) is timed under, timing a plan by the
-// OpenCL event times of its kernels, and the counters every benchmark reports against a floor
-// measured in the same run.
+// OpenCL event times of its kernels (the profiler's device events: runtime/kernel_timer.h),
+// and the counters every benchmark reports against a floor measured in the same run.
 #ifndef DFC_BENCH_BENCH_UTIL_H_
 #define DFC_BENCH_BENCH_UTIL_H_
 
@@ -21,6 +21,7 @@
 #include "runtime/compare.h"
 #include "runtime/device_executor.h"
 #include "runtime/interpreted.h"
+#include "runtime/kernel_timer.h"
 #include "runtime/opencl/cl_error.h"
 #include "runtime/plan.h"
 #include "runtime/tune.h"
@@ -48,8 +49,8 @@ inline Fixture& Shared() {
     auto* f = new Fixture;
     const char* device = std::getenv("DFC_DEVICE");
     for (const bool blas : {false, true}) {
-      absl::StatusOr<std::unique_ptr<DeviceExecutor>> executor = DeviceExecutor::Open(
-          device != nullptr ? device : "auto", -1, {.time_kernels = true, .blas_matmul = blas});
+      absl::StatusOr<std::unique_ptr<DeviceExecutor>> executor =
+          DeviceExecutor::Open(device != nullptr ? device : "auto", -1, {.blas_matmul = blas});
       if (!executor.ok()) {
         f->error = std::string(executor.status().message());
         return f;
@@ -223,7 +224,7 @@ inline void ReportFloor(benchmark::State& state, const workloads::Workload& w,
 }
 
 // Times `w` under `s`: each iteration one run of its plan, its time the sum of the run's
-// kernels' OpenCL event times (the feeds' uploads are not in it).
+// kernels' device events as the profiler records them (the feeds' uploads are not in it).
 inline void TimeWorkload(benchmark::State& state, const workloads::Workload& w, Strategy s) {
   Fixture& f = Shared();
   if (!f.error.empty()) {
@@ -240,8 +241,12 @@ inline void TimeWorkload(benchmark::State& state, const workloads::Workload& w, 
     executor.UseKernel((*plan)->lowered.clusters[c], (*plan)->kernels[c]);
   }
   const workloads::Feeds feeds = w.feeds();
+  // The profiler records from the initialisers on, so that the queue records times throughout.
+  KernelTimer timer;
   DeviceExecutor::State run_state;
-  if (absl::Status init = RunInitialisers(**plan, executor, run_state); !init.ok()) {
+  absl::Status init = RunInitialisers(**plan, executor, run_state);
+  if (init.ok()) init = timer.Drop();
+  if (!init.ok()) {
     state.SkipWithError(std::string(init.message()).c_str());
     return;
   }
@@ -253,8 +258,12 @@ inline void TimeWorkload(benchmark::State& state, const workloads::Workload& w, 
       state.SkipWithError(std::string(out.status().message()).c_str());
       return;
     }
-    int64_t ns = 0;
-    for (const DeviceExecutor::KernelTime& k : executor.kernel_times()) ns += k.nanoseconds;
+    absl::StatusOr<std::vector<profiler::DeviceEvent>> kernels = timer.Take();
+    if (!kernels.ok()) {
+      state.SkipWithError(std::string(kernels.status().message()).c_str());
+      return;
+    }
+    const int64_t ns = KernelNanoseconds(*kernels);
     state.SetIterationTime(ns * 1e-9);
     total_seconds += ns * 1e-9;
   }

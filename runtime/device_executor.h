@@ -92,20 +92,9 @@ class DeviceExecutor {
     // Generate kernels for this profile rather than the device's: runs another device's
     // strategies (a GPU's MapWrg/MapLcl reductions) on the device present, to check them.
     std::optional<codegen::DeviceProfile> profile;
-    // Record every kernel launch's OpenCL event and, after each run, its device time
-    // (kernel_times()): what benchmarks time.
-    bool time_kernels = false;
     // Run a cluster that is one float32 MatMul through CLBlast's GEMM instead of a generated
     // kernel: the unfused chain's MatMul, as TensorFlow runs it (a vendor BLAS), for benchmarks.
     bool blas_matmul = false;
-  };
-
-  // One kernel launch of the last run: its cluster, its kernel and its device time (the
-  // OpenCL event's end - start).
-  struct KernelTime {
-    int cluster;
-    std::string kernel;
-    int64_t nanoseconds;
   };
 
   // What one graph keeps on the device between runs: its variables, the constants its
@@ -149,8 +138,6 @@ class DeviceExecutor {
   int64_t kernels_generated() const { return kernels_generated_; }
   int64_t bytes_to_device() const { return bytes_to_device_; }
   int64_t bytes_to_host() const { return bytes_to_host_; }
-  // With Options::time_kernels: the launches of the last run, in order.
-  const std::vector<KernelTime>& kernel_times() const { return kernel_times_; }
 
  private:
   class ActiveRun;  // one run's values and pending error flags (device_run.h)
@@ -188,7 +175,6 @@ class DeviceExecutor {
   int64_t kernels_generated_ = 0;
   int64_t bytes_to_device_ = 0;
   int64_t bytes_to_host_ = 0;
-  std::vector<KernelTime> kernel_times_;
 };
 
 // The profile code generation uses for a device that is present.

@@ -46,27 +46,6 @@ absl::StatusOr<std::vector<Tensor>> DeviceExecutor::ActiveRun::Fetch(
   return out;
 }
 
-absl::StatusOr<std::vector<DeviceExecutor::KernelTime>> DeviceExecutor::ActiveRun::KernelTimes() {
-  std::vector<KernelTime> times;
-  for (const LaunchRecord& launch : launches_) {
-    cl_event event = launch.event.get();
-    DFC_CL_RETURN_IF_ERROR(clWaitForEvents(1, &event));
-    cl_ulong start = 0, end = 0;
-    DFC_CL_RETURN_IF_ERROR(
-        clGetEventProfilingInfo(event, CL_PROFILING_COMMAND_START, sizeof(start), &start, nullptr));
-    DFC_CL_RETURN_IF_ERROR(
-        clGetEventProfilingInfo(event, CL_PROFILING_COMMAND_END, sizeof(end), &end, nullptr));
-    if (cl_event since = launch.since.get(); since != nullptr) {
-      cl_ulong marker_end = 0;
-      DFC_CL_RETURN_IF_ERROR(clGetEventProfilingInfo(since, CL_PROFILING_COMMAND_END,
-                                                     sizeof(marker_end), &marker_end, nullptr));
-      start = std::min(start, marker_end);  // never less than the last kernel's own time
-    }
-    times.push_back({launch.cluster, launch.kernel, static_cast<int64_t>(end - start)});
-  }
-  return times;
-}
-
 absl::Status DeviceExecutor::ActiveRun::CheckErrors() {
   std::vector<PendingError> pending = std::move(pending_);
   pending_.clear();
@@ -231,6 +210,7 @@ void DeviceExecutor::ActiveRun::RecordKernel(cl_event event, int index, const st
                                              const SizeBindings& sizes, cl_event since) {
   profiler::DeviceEventInfo info{.kind = profiler::DeviceEventKind::kKernel,
                                  .name = name,
+                                 .cluster = index,
                                  .dims = dims,
                                  .bytes = ClusterBytes(lowered_.clusters[index], sizes),
                                  .launch = launch};

@@ -73,9 +73,6 @@ class DeviceExecutor::ActiveRun {
   // The fetches, copied to the host after every kernel's error flag has been read.
   absl::StatusOr<std::vector<Tensor>> Fetch(const std::vector<TensorId>& fetches);
 
-  // The device times of the kernels launched, once they have finished.
-  absl::StatusOr<std::vector<KernelTime>> KernelTimes();
-
   absl::Status CheckErrors();
 
   // "cluster 2 (matmul, add, softmax)": how errors and warnings name a cluster.
@@ -101,16 +98,6 @@ class DeviceExecutor::ActiveRun {
     int cluster;
     std::shared_ptr<cl::ClBuffer> flag;
   };
-  struct LaunchRecord {
-    int cluster;
-    std::string kernel;
-    cl::ClEvent event;
-    // For a library call that enqueues several kernels and ties `event` to its last only
-    // (CLBlast's indirect GEMM pads and transposes first): a marker enqueued just before the
-    // call. The launch is timed from the marker's end, when the call's first kernel may start.
-    cl::ClEvent since;
-  };
-  std::vector<LaunchRecord> launches_;
 
   bool AllOutputsFed(int node) const {
     const int n = graph_.num_outputs(node);
@@ -156,7 +143,11 @@ class DeviceExecutor::ActiveRun {
   absl::Status RunCluster(int index, const SizeBindings& sizes);
 
   // Gives the profiler a kernel of cluster `index`: the graph nodes it computes, each with its
-  // estimated work (flops and output bytes) by which the report shares the kernel's time.
+  // estimated work (flops and output bytes) by which the report shares the kernel's time. Its
+  // device event is the kernel's only timing (runtime/kernel_timer.h reads it). `since`: for a
+  // library call that enqueues several kernels and ties `event` to its last only (CLBlast's
+  // indirect GEMM pads and transposes first), a marker enqueued just before the call, from
+  // whose end the launch is timed.
   void RecordKernel(cl_event event, int index, const std::string& name, int dims,
                     std::vector<size_t> global, std::vector<size_t> local, uint64_t launch,
                     const SizeBindings& sizes, cl_event since = nullptr);

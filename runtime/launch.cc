@@ -66,17 +66,16 @@ absl::Status DeviceExecutor::ActiveRun::BlasMatMul(
   cl_event event = nullptr;
   std::optional<profiler::RecordEvent> launch;
   if (profiler::DeviceEnabled()) launch.emplace("launch clblast_sgemm");
-  // GEMM enqueues several kernels and returns the last one's event: its time starts at a
-  // marker enqueued before it (LaunchRecord::since, and the profiler's device event).
+  // GEMM enqueues several kernels and returns the last one's event: its device event starts at
+  // a marker enqueued before it (RecordDeviceEvent's `since`).
   cl_event before = nullptr;
-  if (ex_.options_.time_kernels || launch) {
-    DFC_CL_RETURN_IF_ERROR(clEnqueueMarkerWithWaitList(queue, 0, nullptr, &before));
-  }
+  if (launch) DFC_CL_RETURN_IF_ERROR(clEnqueueMarkerWithWaitList(queue, 0, nullptr, &before));
   cl::ClEvent since(before);
   const clblast::StatusCode status = clblast::Gemm<float>(
       clblast::Layout::kRowMajor, ta ? clblast::Transpose::kYes : clblast::Transpose::kNo,
       tb ? clblast::Transpose::kYes : clblast::Transpose::kNo, m, n, k, 1.0f, a_buffer->get(), 0,
       a[1], b_buffer->get(), 0, b[1], 0.0f, out->buffer->get(), 0, n, &queue, &event);
+  cl::ClEvent owned(event);  // the profiler retains what it keeps
   if (status != clblast::StatusCode::kSuccess) {
     return absl::InternalError(absl::StrCat("CLBlast's GEMM for MatMul ", node.name,
                                             " failed with status ", static_cast<int>(status)));
@@ -84,11 +83,6 @@ absl::Status DeviceExecutor::ActiveRun::BlasMatMul(
   if (launch) {
     RecordKernel(event, index, "clblast_sgemm", 2, {m, n}, {0, 0}, launch->id(), sizes,
                  since.get());
-  }
-  if (ex_.options_.time_kernels && event != nullptr) {
-    launches_.push_back({index, "clblast_sgemm", cl::ClEvent(event), std::move(since)});
-  } else if (event != nullptr) {
-    clReleaseEvent(event);
   }
   ++ex_.kernels_run_;
   // A MatMul nothing reads (run for a control edge: a training step's gradient with respect
@@ -174,17 +168,12 @@ absl::Status DeviceExecutor::ActiveRun::Launch(
     // The profiler's third level: the launch on the host, linked to its kernel on the device.
     std::optional<profiler::RecordEvent> launch;
     if (profiler::DeviceEnabled()) launch.emplace(absl::StrCat("launch ", stage.name));
-    DFC_RETURN_IF_ERROR(
-        ex_.context_->Launch(compiled.stages[s].get(), global, local == 0 ? nullptr : &local,
-                             ex_.options_.time_kernels || launch ? &event : nullptr));
+    DFC_RETURN_IF_ERROR(ex_.context_->Launch(compiled.stages[s].get(), global,
+                                             local == 0 ? nullptr : &local,
+                                             launch ? &event : nullptr));
+    cl::ClEvent owned(event);  // the profiler retains what it keeps
     if (launch) {
       RecordKernel(event, index, stage.name, 1, {global}, {local}, launch->id(), sizes);
-    }
-    if (event == nullptr) continue;
-    if (ex_.options_.time_kernels) {
-      launches_.push_back({index, stage.name, cl::ClEvent(event), cl::ClEvent()});
-    } else {
-      clReleaseEvent(event);
     }
   }
   pending_.push_back({index, std::move(flag)});

@@ -1,7 +1,8 @@
 // A run's launches (runtime/launch.cc) on PoCL's CPU device: values too large for the device
-// refused before anything is allocated, every kernel timed (CLBlast's too), the launch geometry
-// (work-groups bounded by private arrays, MapWrg a group a row), and the GPU profiles' Reduces
-// split across work-groups, against the reference executor.
+// refused before anything is allocated, every kernel timed by the profiler's device events
+// (CLBlast's too, a variable's update not), the launch geometry (work-groups bounded by private
+// arrays, MapWrg a group a row), and the GPU profiles' Reduces split across work-groups, against
+// the reference executor.
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
@@ -26,6 +27,7 @@
 #include "runtime/device_executor.h"
 #include "runtime/device_session.h"
 #include "runtime/interpreted.h"
+#include "runtime/kernel_timer.h"
 #include "runtime/opencl/device.h"
 #include "runtime/plan.h"
 #include "runtime/profiler/profiler.h"
@@ -83,7 +85,8 @@ node { name: "out" op: "Tanh" input: "f" attr { key: "T" value { type: DT_FLOAT 
   }
 }
 
-// With time_kernels, every launch of a run is timed by its OpenCL event, once per stage.
+// While the profiler records, every launch of a run leaves a device event naming its cluster
+// and kernel, once per stage: the kernel times (runtime/kernel_timer.h).
 TEST_F(DeviceExecutorTest, TimesEveryKernelOfARun) {
   absl::StatusOr<Graph> graph = LoadShared("dl4j_mlp_00_frozen.pb");
   ASSERT_TRUE(graph.ok()) << graph.status();
@@ -91,15 +94,31 @@ TEST_F(DeviceExecutorTest, TimesEveryKernelOfARun) {
   const Feeds feeds = {{{"input", 0}, RandomFloats({3, 784}, 3)}};
   absl::StatusOr<ir::LoweredGraph> lowered = Lower(*graph, fetches, feeds);
   ASSERT_TRUE(lowered.ok()) << lowered.status();
-  std::unique_ptr<DeviceExecutor> device = MakeExecutor({.time_kernels = true});
-  for (int run = 0; run < 2; ++run) {
+  std::unique_ptr<DeviceExecutor> device = MakeExecutor();
+  {
+    KernelTimer timer;
+    for (int run = 0; run < 2; ++run) {
+      ASSERT_TRUE(device->Run(*graph, *lowered, feeds, fetches).ok());
+      absl::StatusOr<std::vector<profiler::DeviceEvent>> kernels = timer.Take();
+      ASSERT_TRUE(kernels.ok()) << kernels.status();
+      ASSERT_EQ(kernels->size(), 1u);  // one cluster of one stage, per run
+      EXPECT_EQ((*kernels)[0].info.cluster, 0);
+      EXPECT_EQ((*kernels)[0].info.name, "dfc_cluster_0");
+      EXPECT_GT(KernelNanoseconds(*kernels), 0);
+      EXPECT_EQ(KernelNanoseconds(*kernels, 0), KernelNanoseconds(*kernels));
+      EXPECT_EQ(KernelNanoseconds(*kernels, 1), 0);
+    }
+    // A run dropped is not in the next Take.
     ASSERT_TRUE(device->Run(*graph, *lowered, feeds, fetches).ok());
-    ASSERT_EQ(device->kernel_times().size(), 1u);  // one cluster of one stage, per run
-    EXPECT_EQ(device->kernel_times()[0].cluster, 0);
-    EXPECT_EQ(device->kernel_times()[0].kernel, "dfc_cluster_0");
-    EXPECT_GT(device->kernel_times()[0].nanoseconds, 0);
+    ASSERT_TRUE(timer.Drop().ok());
+    absl::StatusOr<std::vector<profiler::DeviceEvent>> none = timer.Take();
+    ASSERT_TRUE(none.ok()) << none.status();
+    EXPECT_TRUE(none->empty());
   }
-  EXPECT_TRUE(MakeExecutor()->Run(*graph, *lowered, feeds, fetches).ok());
+  // The timer put the profiler back as it found it, and the queue stops recording times.
+  EXPECT_EQ(profiler::GetState(), profiler::State::kDisabled);
+  EXPECT_TRUE(device->Run(*graph, *lowered, feeds, fetches).ok());
+  EXPECT_FALSE(device->context()->profiling());
 }
 
 // CLBlast's GEMM of two 1024 x 1024 matrices pads and transposes its operands in kernels of
@@ -123,32 +142,64 @@ node {
                        {{"b", 0}, RandomFloats({1024, 1024}, 2)}};
   absl::StatusOr<ir::LoweredGraph> lowered = Lower(*graph, fetches, feeds);
   ASSERT_TRUE(lowered.ok()) << lowered.status();
-  std::unique_ptr<DeviceExecutor> device =
-      MakeExecutor({.time_kernels = true, .blas_matmul = true});
+  std::unique_ptr<DeviceExecutor> device = MakeExecutor({.blas_matmul = true});
+  KernelTimer timer;
   ASSERT_TRUE(device->Run(*graph, *lowered, feeds, fetches).ok());  // CLBlast builds its kernels
+  ASSERT_TRUE(timer.Drop().ok());
   const auto start = std::chrono::steady_clock::now();
   ASSERT_TRUE(device->Run(*graph, *lowered, feeds, fetches).ok());
   const double wall_ns =
       std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - start).count();
-  ASSERT_EQ(device->kernel_times().size(), 1u);
-  EXPECT_EQ(device->kernel_times()[0].kernel, "clblast_sgemm");
-  EXPECT_GT(device->kernel_times()[0].nanoseconds, 0.5 * wall_ns);
-  EXPECT_LE(device->kernel_times()[0].nanoseconds, wall_ns);
-  // The profiler's device event for it spans the same kernels (it ran at 1000 GFLOP/s and
-  // more by the last one's event).
-  profiler::SetState(profiler::State::kHostAndDevice);
-  const absl::Status run = device->Run(*graph, *lowered, feeds, fetches).status();
-  profiler::SetState(profiler::State::kDisabled);
-  absl::StatusOr<profiler::Profile> profile = profiler::Collect();
-  ASSERT_TRUE(run.ok()) << run;
-  ASSERT_TRUE(profile.ok()) << profile.status();
-  ASSERT_EQ(device->kernel_times().size(), 1u);
-  std::vector<int64_t> gemms;
-  for (const profiler::DeviceEvent& e : profile->device) {
-    if (e.info.name == "clblast_sgemm") gemms.push_back(e.end_ns - e.start_ns);
+  absl::StatusOr<std::vector<profiler::DeviceEvent>> kernels = timer.Take();
+  ASSERT_TRUE(kernels.ok()) << kernels.status();
+  ASSERT_EQ(kernels->size(), 1u);
+  EXPECT_EQ((*kernels)[0].info.name, "clblast_sgemm");
+  EXPECT_EQ((*kernels)[0].info.cluster, 0);
+  EXPECT_GT(KernelNanoseconds(*kernels), 0.5 * wall_ns);
+  EXPECT_LE(KernelNanoseconds(*kernels), wall_ns);
+}
+
+// A training step's variable updates (dfc_update) are the profiler's kernels but no cluster's:
+// the kernel times leave them out.
+TEST_F(DeviceExecutorTest, KernelTimesLeaveOutVariableUpdates) {
+  absl::StatusOr<Graph> graph = LoadShared("dl4j_mnist_00_softmax_train.pbtxt");
+  ASSERT_TRUE(graph.ok()) << graph.status();
+  std::unique_ptr<DeviceExecutor> device = MakeExecutor();
+  DeviceExecutor::State state;
+  absl::StatusOr<ir::LoweredGraph> init = LowerForFeeds(*graph, {}, {}, {"init"});
+  ASSERT_TRUE(init.ok()) << init.status();
+  ASSERT_TRUE(device->Run(*graph, *init, {}, {}, &state).ok());
+  const std::vector<TensorId> fetches = {{"Mean", 0}};
+  const Feeds feeds = {{{"input", 0}, RandomFloats({4, 784}, 1)},
+                       {{"Placeholder", 0}, RandomFloats({4, 10}, 2)}};
+  absl::StatusOr<ir::LoweredGraph> step =
+      LowerForFeeds(*graph, fetches, feeds, {"GradientDescent"});
+  ASSERT_TRUE(step.ok()) << step.status();
+  int updates = 0;
+  {
+    profiler::SetState(profiler::State::kHostAndDevice);
+    const absl::Status run = device->Run(*graph, *step, feeds, fetches, &state).status();
+    profiler::SetState(profiler::State::kDisabled);
+    absl::StatusOr<profiler::Profile> profile = profiler::Collect();
+    ASSERT_TRUE(run.ok()) << run;
+    ASSERT_TRUE(profile.ok()) << profile.status();
+    for (const profiler::DeviceEvent& e : profile->device) {
+      if (e.info.name == "dfc_update") {
+        EXPECT_EQ(e.info.cluster, -1);
+        ++updates;
+      }
+    }
   }
-  ASSERT_EQ(gemms.size(), 1u);
-  EXPECT_EQ(gemms[0], device->kernel_times()[0].nanoseconds);
+  EXPECT_EQ(updates, 2);  // W and b
+  KernelTimer timer;
+  ASSERT_TRUE(device->Run(*graph, *step, feeds, fetches, &state).ok());
+  absl::StatusOr<std::vector<profiler::DeviceEvent>> kernels = timer.Take();
+  ASSERT_TRUE(kernels.ok()) << kernels.status();
+  ASSERT_FALSE(kernels->empty());
+  for (const profiler::DeviceEvent& e : *kernels) {
+    EXPECT_NE(e.info.name, "dfc_update");
+    EXPECT_GE(e.info.cluster, 0) << e.info.name;
+  }
 }
 
 TEST(LocalSizeForPrivateArraysTest, BoundsTheWorkGroupsPrivateArrays) {

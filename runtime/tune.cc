@@ -17,21 +17,13 @@
 #include "runtime/compare.h"
 #include "runtime/compile.h"
 #include "runtime/interpreted.h"
+#include "runtime/kernel_timer.h"
 #include "runtime/reference/session.h"
 
 namespace dfc {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-// The kernels of cluster `c` in the executor's last run, in milliseconds.
-double ClusterMilliseconds(const DeviceExecutor& executor, int c) {
-  int64_t ns = 0;
-  for (const DeviceExecutor::KernelTime& k : executor.kernel_times()) {
-    if (k.cluster == c) ns += k.nanoseconds;
-  }
-  return ns * 1e-6;
-}
 
 // The longest Reduce in `e`, its length evaluated at the fed sizes (a training step's
 // gradients sum over the batch N); 0 if none.
@@ -185,6 +177,9 @@ absl::StatusOr<std::vector<ClusterTuning>> TunePlan(Plan& plan, DeviceExecutor& 
                                                     const std::vector<Feed>& feeds,
                                                     const TuneOptions& options) {
   if (options.runs < 1) return absl::InvalidArgumentError("tuning needs at least one timed run");
+  // Kernels are timed by the profiler's device events, recorded from here on so that the
+  // executor's queue records times from its first run (the initialisers') to its last.
+  KernelTimer timer;
   const Graph& graph = *plan.graph;
   DFC_ASSIGN_OR_RETURN(SizeBindings sizes, BindSizes(plan.lowered, feeds));
   int64_t longest_reduction = 0;
@@ -233,12 +228,14 @@ absl::StatusOr<std::vector<ClusterTuning>> TunePlan(Plan& plan, DeviceExecutor& 
     const int64_t fallbacks = executor.fallbacks();
     for (int run = 0; run < options.warmup + options.runs; ++run) {
       initial.Restore(state);
+      DFC_RETURN_IF_ERROR(timer.Drop());  // what ran since the last timed run: its checks
       DFC_ASSIGN_OR_RETURN(std::vector<Tensor> out,
                            executor.Run(graph, plan.lowered, feeds, plan.spec.fetches, &state));
       if (executor.fallbacks() != fallbacks) {
         return absl::InternalError("its kernel did not build or run (the cluster fell back)");
       }
-      const double ms = ClusterMilliseconds(executor, c);
+      DFC_ASSIGN_OR_RETURN(const std::vector<profiler::DeviceEvent> kernels, timer.Take());
+      const double ms = static_cast<double>(KernelNanoseconds(kernels, c)) * 1e-6;
       if (run == 0) {
         DFC_RETURN_IF_ERROR(check(out, expected, fetch_names, "answer for ", result.max_error));
         DFC_ASSIGN_OR_RETURN(std::vector<Tensor> variables, initial.Read(executor, state));
@@ -255,7 +252,7 @@ absl::StatusOr<std::vector<ClusterTuning>> TunePlan(Plan& plan, DeviceExecutor& 
     std::ranges::sort(sorted);
     result.median_ms = sorted[sorted.size() / 2];
     if (result.median_ms <= 0) {
-      return absl::InternalError("no kernel time was recorded (Options::time_kernels is off?)");
+      return absl::InternalError("the profiler recorded no time for the cluster's kernels");
     }
     return absl::OkStatus();
   };

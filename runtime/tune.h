@@ -2,12 +2,12 @@
 // make (rewrite/explore.h, vector widths from the device profile), each mapped to threads and
 // memory as the profile says (MapGlb, or MapWrg/MapLcl reductions on GPUs), the best of them
 // extended one step at a time while that makes it faster, then the best with the other
-// work-group sizes the profile suggests. Each is generated, built and run
-// on the device, checked against the reference executor before it may win, and timed by its
-// kernels' OpenCL event times (the median of several runs after a warm-up); after each stage
-// the fastest few are timed again in turn, so that a drift of the machine's speed between
-// variants timed apart does not pick the winner; the fastest correct one replaces the
-// cluster's kernel in the plan.
+// work-group sizes the profile suggests. Each is generated, built and run on the device,
+// checked against the reference executor before it may win, and timed by its kernels' device
+// events as the profiler records them (runtime/kernel_timer.h; the median of several runs after
+// a warm-up); after each stage the fastest few are timed again in turn, so that a drift of the
+// machine's speed between variants timed apart does not pick the winner; the fastest correct
+// one replaces the cluster's kernel in the plan.
 #ifndef DFC_RUNTIME_TUNE_H_
 #define DFC_RUNTIME_TUNE_H_
 
@@ -69,10 +69,11 @@ absl::Status RunInitialisers(const Plan& plan, DeviceExecutor& executor,
 // Tunes every cluster of `plan` on `executor`'s device with `feeds`, which fix the sizes
 // timed; the oracle (a reference Session) checks them before any of them runs on the device.
 // The plan's fetches are compared with the reference executor's, within VariantTolerance.
-// `plan.kernels` and `plan.spec.steps` take each cluster's best variant. A plan with targets (a
-// training step) changes its variables every run: each run starts from the values the plan's
-// initialisers (spec.init, which it must have) give them, and the values a variant's run leaves are
-// checked against the oracle's too.
+// `plan.kernels` and `plan.spec.steps` take each cluster's best variant. A plan with targets
+// (a training step) changes its variables every run: each run starts from the values the
+// plan's initialisers (spec.init, which it must have) give them, and the values a variant's
+// run leaves are checked against the oracle's too. It turns the profiler on while it runs and
+// takes what it records (KernelTimer): nothing else may profile meanwhile.
 absl::StatusOr<std::vector<ClusterTuning>> TunePlan(Plan& plan, DeviceExecutor& executor,
                                                     const std::vector<Feed>& feeds,
                                                     const TuneOptions& options);

@@ -28,8 +28,7 @@ using ::testing::HasSubstr;
 class TuneTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    absl::StatusOr<std::unique_ptr<DeviceExecutor>> executor =
-        DeviceExecutor::Open("cpu", -1, {.time_kernels = true});
+    absl::StatusOr<std::unique_ptr<DeviceExecutor>> executor = DeviceExecutor::Open("cpu", -1, {});
     ASSERT_TRUE(executor.ok()) << executor.status();
     executor_ = *std::move(executor);
   }
@@ -289,15 +288,12 @@ TEST_F(TrainingStepTuneTest, ATrainingStepIsTunedFromItsInitialValues) {
 // of every cluster (the others are tuned with it in place), so no variant is right.
 TEST_F(TrainingStepTuneTest, AWrongUpdateIsCaughtThoughTheFetchesAreRight) {
   absl::StatusOr<std::unique_ptr<DeviceExecutor>> executor = DeviceExecutor::Open(
-      "cpu", -1,
-      {.edit_source =
-           [](std::string& source) {
-             if (!absl::StrContains(source, "gradients/MatMul_grad/MatMul_1")) return;
-             absl::StrReplaceAll({{"const long gid = get_global_id(0);",
-                                   "const long gid = get_global_id(0);\n  if (gid == 0) return;"}},
-                                 &source);
-           },
-       .time_kernels = true});
+      "cpu", -1, {.edit_source = [](std::string& source) {
+        if (!absl::StrContains(source, "gradients/MatMul_grad/MatMul_1")) return;
+        absl::StrReplaceAll({{"const long gid = get_global_id(0);",
+                              "const long gid = get_global_id(0);\n  if (gid == 0) return;"}},
+                            &source);
+      }});
   ASSERT_TRUE(executor.ok()) << executor.status();
   absl::StatusOr<Plan> plan = Compile({"init"});
   ASSERT_TRUE(plan.ok()) << plan.status();

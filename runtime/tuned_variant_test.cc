@@ -15,6 +15,7 @@
 #include "graph/loader.h"
 #include "gtest/gtest.h"
 #include "runtime/device_executor.h"
+#include "runtime/kernel_timer.h"
 #include "runtime/plan.h"
 #include "tests/test_util.h"
 #include "tests/tune_testing.h"
@@ -173,7 +174,7 @@ TEST(TunedVariantTest, AnAccumulatorTooLargeForRegistersIsRefusedByName) {
 
 TEST(UnfusedChainTest, OneKernelPerOpWithTheMatMulThroughClblast) {
   absl::StatusOr<std::unique_ptr<DeviceExecutor>> executor =
-      DeviceExecutor::Open("cpu", -1, {.time_kernels = true, .blas_matmul = true});
+      DeviceExecutor::Open("cpu", -1, {.blas_matmul = true});
   ASSERT_TRUE(executor.ok()) << executor.status();
   absl::StatusOr<Graph> graph =
       LoadGraph(std::string(DFC_SOURCE_DIR) + "/models/seed_subgraph.pbtxt");
@@ -187,16 +188,17 @@ TEST(UnfusedChainTest, OneKernelPerOpWithTheMatMulThroughClblast) {
   EXPECT_EQ(plan->lowered.clusters.size(), 7u);
   const auto feeds = SubgraphFeeds(50, 784, 10);
   DeviceExecutor::State state;
+  KernelTimer timer;
   absl::StatusOr<std::vector<Tensor>> got =
       (*executor)->Run(*shared, plan->lowered, feeds, {{"out", 0}}, &state);
   ASSERT_TRUE(got.ok()) << got.status();
   EXPECT_EQ((*executor)->fallbacks(), 0);
+  absl::StatusOr<std::vector<profiler::DeviceEvent>> kernels = timer.Take();
+  ASSERT_TRUE(kernels.ok()) << kernels.status();
   int gemms = 0;
-  for (const DeviceExecutor::KernelTime& k : (*executor)->kernel_times()) {
-    gemms += k.kernel == "clblast_sgemm";
-  }
+  for (const profiler::DeviceEvent& k : *kernels) gemms += k.info.name == "clblast_sgemm";
   EXPECT_EQ(gemms, 1);
-  EXPECT_GE((*executor)->kernel_times().size(), 7u);
+  EXPECT_GE(kernels->size(), 7u);
   ExpectAgrees((*got)[0], ReferenceOut(shared, feeds));
 }
 

@@ -15,6 +15,7 @@
 #include "runtime/compare.h"
 #include "runtime/device_executor.h"
 #include "runtime/interpreted.h"
+#include "runtime/kernel_timer.h"
 #include "runtime/plan.h"
 #include "runtime/tune.h"
 #include "runtime/work_estimate.h"
@@ -64,7 +65,7 @@ TEST(WorkloadsTest, DfcAndClblastComputeWhatTheReferenceDoes) {
   for (const bool blas : {false, true}) {
     SCOPED_TRACE(blas ? "CLBlast" : "dfc");
     absl::StatusOr<std::unique_ptr<DeviceExecutor>> executor =
-        DeviceExecutor::Open("cpu", -1, {.time_kernels = true, .blas_matmul = blas});
+        DeviceExecutor::Open("cpu", -1, {.blas_matmul = blas});
     if (!executor.ok()) GTEST_SKIP() << "no OpenCL CPU device: " << executor.status();
     for (const Workload& w : Small()) {
       if (w.flops > 3e8) continue;
@@ -78,9 +79,12 @@ TEST(WorkloadsTest, DfcAndClblastComputeWhatTheReferenceDoes) {
       ASSERT_TRUE(plan.ok()) << plan.status();
       const Feeds feeds = w.feeds();
       DeviceExecutor::State state;
+      KernelTimer timer;
       absl::StatusOr<std::vector<Tensor>> got =
           (*executor)->Run(*plan->graph, plan->lowered, feeds, plan->spec.fetches, &state);
       ASSERT_TRUE(got.ok()) << got.status();
+      absl::StatusOr<std::vector<profiler::DeviceEvent>> kernels = timer.Take();
+      ASSERT_TRUE(kernels.ok()) << kernels.status();
       absl::StatusOr<std::vector<Tensor>> want = Reference(w, feeds);
       ASSERT_TRUE(want.ok()) << want.status();
       // Either may sum the contraction in another order than the reference.
@@ -89,9 +93,9 @@ TEST(WorkloadsTest, DfcAndClblastComputeWhatTheReferenceDoes) {
       EXPECT_TRUE(c.equal) << c.reason;
       // A lone MatMul runs through CLBlast if asked; a fused cluster never does.
       const bool lone_matmul = w.family.starts_with("matmul_");
-      ASSERT_FALSE((*executor)->kernel_times().empty());
-      for (const DeviceExecutor::KernelTime& k : (*executor)->kernel_times()) {
-        EXPECT_EQ(k.kernel == "clblast_sgemm", blas && lone_matmul) << k.kernel;
+      ASSERT_FALSE(kernels->empty());
+      for (const profiler::DeviceEvent& k : *kernels) {
+        EXPECT_EQ(k.info.name == "clblast_sgemm", blas && lone_matmul) << k.info.name;
       }
     }
     EXPECT_EQ((*executor)->fallbacks(), 0);
@@ -300,8 +304,8 @@ TEST(WorkloadsTest, ModelsComputeWhatTheReferenceDoesUnderEveryFusion) {
   all.push_back(Chain(1 << 16));
   for (const Fusion fusion : {Fusion::kNone, Fusion::kAll, Fusion::kSeparateContractions}) {
     SCOPED_TRACE(static_cast<int>(fusion));
-    absl::StatusOr<std::unique_ptr<DeviceExecutor>> executor = DeviceExecutor::Open(
-        "cpu", -1, {.time_kernels = true, .blas_matmul = fusion == Fusion::kNone});
+    absl::StatusOr<std::unique_ptr<DeviceExecutor>> executor =
+        DeviceExecutor::Open("cpu", -1, {.blas_matmul = fusion == Fusion::kNone});
     if (!executor.ok()) GTEST_SKIP() << "no OpenCL CPU device: " << executor.status();
     for (const Workload& w : all) {
       SCOPED_TRACE(w.name);

@@ -17,6 +17,7 @@
 #include "graph/ops.h"
 #include "ir/type.h"
 #include "runtime/bandwidth.h"
+#include "runtime/kernel_timer.h"
 #include "runtime/tune.h"
 #include "runtime/work_estimate.h"
 #include "tools/cli.h"
@@ -56,14 +57,16 @@ SizeBindings BindSizes(const Plan& plan, const std::vector<Feed>& feeds) {
 // The median over `options.runs` runs (after `options.warmup`) of all the plan's kernel times.
 absl::StatusOr<double> MedianRunMs(DeviceExecutor& executor, const Plan& plan,
                                    const std::vector<Feed>& feeds, const TuneOptions& options) {
+  KernelTimer timer;
   DeviceExecutor::State state;
   DFC_RETURN_IF_ERROR(RunInitialisers(plan, executor, state));
+  DFC_RETURN_IF_ERROR(timer.Drop());
   std::vector<double> times;
   for (int run = 0; run < options.warmup + options.runs; ++run) {
     DFC_RETURN_IF_ERROR(
         executor.Run(*plan.graph, plan.lowered, feeds, plan.spec.fetches, &state).status());
-    double ms = 0;
-    for (const DeviceExecutor::KernelTime& k : executor.kernel_times()) ms += k.nanoseconds * 1e-6;
+    DFC_ASSIGN_OR_RETURN(const std::vector<profiler::DeviceEvent> kernels, timer.Take());
+    const double ms = static_cast<double>(KernelNanoseconds(kernels)) * 1e-6;
     if (run >= options.warmup) times.push_back(ms);
   }
   std::sort(times.begin(), times.end());
@@ -102,13 +105,12 @@ int Bench(const std::vector<std::string>& argv) {
   absl::StatusOr<Graph> loaded = LoadGraph(path);
   if (!loaded.ok()) return ReportError(loaded.status());
   auto graph = std::make_shared<const Graph>(*std::move(loaded));
-  absl::StatusOr<std::unique_ptr<DeviceExecutor>> executor =
-      OpenDeviceExecutor(*args, {.time_kernels = true});
+  absl::StatusOr<std::unique_ptr<DeviceExecutor>> executor = OpenDeviceExecutor(*args, {});
   if (!executor.ok()) return ReportError(executor.status());
   tune.explore.vector_widths = VectorWidths((*executor)->profile());
   // The unfused chain: one kernel per op, MatMuls through CLBlast (how TensorFlow runs it).
   absl::StatusOr<std::unique_ptr<DeviceExecutor>> blas =
-      OpenDeviceExecutor(*args, {.time_kernels = true, .blas_matmul = true});
+      OpenDeviceExecutor(*args, {.blas_matmul = true});
   if (!blas.ok()) return ReportError(blas.status());
   std::cout << "device: " << (*executor)->device_name() << " (profile "
             << (*executor)->profile().name << ")\n";

@@ -91,8 +91,7 @@ int Compile(const std::vector<std::string>& argv_in) {
   // kind --device names, if one is present.
   std::unique_ptr<DeviceExecutor> executor;
   if (args->Has("tune")) {
-    absl::StatusOr<std::unique_ptr<DeviceExecutor>> opened =
-        OpenDeviceExecutor(*args, {.time_kernels = true});
+    absl::StatusOr<std::unique_ptr<DeviceExecutor>> opened = OpenDeviceExecutor(*args, {});
     if (!opened.ok()) return ReportError(opened.status());
     executor = *std::move(opened);
   }

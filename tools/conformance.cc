@@ -210,7 +210,7 @@ int Conformance(const std::vector<std::string>& argv) {
                                            : Mode::kReference;
   std::unique_ptr<DeviceExecutor> device;
   if (mode == Mode::kDevice) {
-    DeviceExecutor::Options options{.warnings = &std::cerr, .time_kernels = args->Has("tune")};
+    DeviceExecutor::Options options{.warnings = &std::cerr};
     if (args->Has("profile")) {
       absl::StatusOr<codegen::DeviceProfile> profile = codegen::NamedProfile(args->Get("profile"));
       if (!profile.ok()) return ReportError(profile.status());

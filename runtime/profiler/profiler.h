@@ -87,6 +87,7 @@ struct DeviceEventInfo {
   std::string name;                // the kernel's name, or "write"/"read"/"copy"
   std::vector<std::string> nodes;  // the graph nodes it computes (kernels)
   std::vector<double> node_work;   // each node's estimated work, the attribution's weights
+  int cluster = -1;                // kernels: the cluster of the graph it computes, or -1
   int dims = 0;                    // kernels: the NDRange
   std::array<size_t, 3> global{};
   std::array<size_t, 3> local{};  // all 0: left to the driver
