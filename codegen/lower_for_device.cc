@@ -163,10 +163,11 @@ class Sequential : public ir::ExprMutator {
   const absl::flat_hash_set<const ir::Expr*>& roots_;
 };
 
-// toPrivate at the lets inside a work-item's code (the functions of Maps and Reduces). An array
-// computes where reading an element does arithmetic: its expression has a UserFun or a Reduce,
-// or reads a parameter bound to such an array that is not stored.
-class PrivateArrays : public ir::ExprMutator {
+// Where a work-item keeps what it computes: toPrivate at the lets inside its code (the functions
+// of Maps and Reduces) and at the elements those functions bind, transposeW at a Transpose of
+// computed rows. An array computes where reading an element does arithmetic: its expression
+// has a UserFun or a Reduce, or reads a parameter bound to such an array that is not stored.
+class WorkItemStorage : public ir::ExprMutator {
  protected:
   absl::StatusOr<ExprPtr> MutateCall(const ExprPtr& e, const FunCall& call) override {
     if (call.f->kind == Fun::Kind::kLambda) return MutateLet(call);
@@ -315,7 +316,7 @@ absl::StatusOr<ir::ExprPtr> LowerForDevice(const ir::ExprPtr& body, const Device
                          return mapping.Map(std::move(outputs));
                        }));
   DFC_ASSIGN_OR_RETURN(e, Sequential(mapping.roots()).Mutate(e));
-  return PrivateArrays().Mutate(e);
+  return WorkItemStorage().Mutate(e);
 }
 
 }  // namespace dfc::codegen
