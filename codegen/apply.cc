@@ -30,24 +30,14 @@ absl::StatusOr<CVal> Generator::Eval(const ExprPtr& expr, const Env& env) {
     case ir::Expr::Kind::kFunCall: {
       const auto& call = static_cast<const ir::FunCall&>(*expr);
       if (call.f->kind == Fun::Kind::kToGlobal && top_level_) return Materialize(call.args[0], env);
-      std::vector<CVal> args;
-      std::vector<bool> kept;  // a let's arguments lowered to ToPrivate
-      for (const ExprPtr& a : call.args) {
-        // A tensor the cluster binds is stored by a kernel of its own, as the lowering said
-        // (rewrite::ToGlobalLet); evaluated where it is read instead, a chain of them would
-        // grow the code exponentially.
-        if (top_level_ && call.f->kind == Fun::Kind::kLambda && rewrite::IsUnstoredTensor(a)) {
-          return absl::InternalError(absl::StrCat("a let at the cluster's top level binds a ",
-                                                  ir::TypeToString(a->type),
-                                                  " that is not lowered to ToGlobal"));
-        }
-        const ir::FunCall* to_private = rewrite::CallOf(a, Fun::Kind::kToPrivate);
-        kept.push_back(to_private != nullptr && call.f->kind == Fun::Kind::kLambda);
-        DFC_ASSIGN_OR_RETURN(CVal v, Eval(kept.back() ? to_private->args[0] : a, env));
-        args.push_back(std::move(v));
-      }
       if (call.f->kind == Fun::Kind::kLambda) {
-        return ApplyLambda(static_cast<const ir::Lambda&>(*call.f), std::move(args), env, kept);
+        DFC_ASSIGN_OR_RETURN(Env bound, BindLet(call, env));
+        return Eval(static_cast<const ir::Lambda&>(*call.f).body, bound);
+      }
+      std::vector<CVal> args;
+      for (const ExprPtr& a : call.args) {
+        DFC_ASSIGN_OR_RETURN(CVal v, Eval(a, env));
+        args.push_back(std::move(v));
       }
       // At a literal index known to be in range (a vector filled with a Reduce's initial
       // value, rewrite::VectorizeColumns): the element itself, with no check to emit.
@@ -82,13 +72,33 @@ absl::StatusOr<CVal> Generator::Apply(const Fun& f, std::vector<CVal> args, cons
 }
 
 absl::StatusOr<CVal> Generator::ApplyLambda(const ir::Lambda& lambda, std::vector<CVal> args,
-                                            const Env& env, const std::vector<bool>& kept) {
-  DFC_ASSIGN_OR_RETURN(Env bound, BindLet(lambda, std::move(args), env, kept));
+                                            const Env& env) {
+  DFC_ASSIGN_OR_RETURN(Env bound, Bound(lambda, std::move(args), env, {}));
   return Eval(lambda.body, bound);
 }
 
-absl::StatusOr<Env> Generator::BindLet(const ir::Lambda& lambda, std::vector<CVal> args,
-                                       const Env& env, const std::vector<bool>& kept) {
+absl::StatusOr<Env> Generator::BindLet(const ir::FunCall& let, const Env& env) {
+  std::vector<CVal> args;
+  std::vector<bool> kept;  // the arguments lowered to ToPrivate
+  for (const ExprPtr& a : let.args) {
+    // A tensor the cluster binds is stored by a kernel of its own, as the lowering said
+    // (rewrite::ToGlobalLet); evaluated where it is read instead, a chain of them would
+    // grow the code exponentially.
+    if (top_level_ && rewrite::IsUnstoredTensor(a)) {
+      return absl::InternalError(absl::StrCat("a let at the cluster's top level binds a ",
+                                              ir::TypeToString(a->type),
+                                              " that is not lowered to ToGlobal"));
+    }
+    const ir::FunCall* to_private = rewrite::CallOf(a, Fun::Kind::kToPrivate);
+    kept.push_back(to_private != nullptr);
+    DFC_ASSIGN_OR_RETURN(CVal v, Eval(kept.back() ? to_private->args[0] : a, env));
+    args.push_back(std::move(v));
+  }
+  return Bound(static_cast<const ir::Lambda&>(*let.f), std::move(args), env, kept);
+}
+
+absl::StatusOr<Env> Generator::Bound(const ir::Lambda& lambda, std::vector<CVal> args,
+                                     const Env& env, const std::vector<bool>& kept) {
   auto bound = std::make_shared<Frame>(Frame{.root = env->root, .parent = env, .bindings = {}});
   for (size_t k = 0; k < args.size(); ++k) {
     CVal v = std::move(args[k]);

@@ -168,13 +168,16 @@ class Generator {
   absl::StatusOr<CVal> Eval(const ExprPtr& expr, const Env& env);
   absl::StatusOr<CVal> Apply(const Fun& f, std::vector<CVal> args, const TypePtr& result,
                              const Env& env);
-  // `lambda` applied to `args`; those whose `kept` is set (ToPrivate) are computed into private
-  // arrays of the work-item first.
-  absl::StatusOr<CVal> ApplyLambda(const ir::Lambda& lambda, std::vector<CVal> args, const Env& env,
-                                   const std::vector<bool>& kept = {});
-  // The frame that binds `lambda`'s parameters to `args` (as ApplyLambda).
-  absl::StatusOr<Env> BindLet(const ir::Lambda& lambda, std::vector<CVal> args, const Env& env,
-                              const std::vector<bool>& kept);
+  absl::StatusOr<CVal> ApplyLambda(const ir::Lambda& lambda, std::vector<CVal> args,
+                                   const Env& env);
+  // The frame a let binds: its arguments evaluated (a ToPrivate one computed into a private
+  // array of the work-item) and bound to its λ's parameters. At the top level, a tensor
+  // argument must be ToGlobal (the lowering's toGlobal).
+  absl::StatusOr<Env> BindLet(const ir::FunCall& let, const Env& env);
+  // The frame binding `lambda`'s parameters to `args`, those whose `kept` is set in private
+  // arrays, the rest as they are (Bind).
+  absl::StatusOr<Env> Bound(const ir::Lambda& lambda, std::vector<CVal> args, const Env& env,
+                            const std::vector<bool>& kept);
   absl::StatusOr<CVal> ApplyPattern(const ir::Pattern& p, std::vector<CVal> args,
                                     const TypePtr& result, const Env& env);
   absl::StatusOr<CVal> CallUserFun(const ir::UserFun& f, std::vector<CVal> args);

@@ -56,27 +56,24 @@ absl::StatusOr<Generator::Output> Generator::MappedOutput(const ExprPtr& e, cons
   Output out{.type = e->type, .buffer = std::move(buffer), .comment = std::move(comment)};
   if (!e->type->is_array()) {
     // One work-item computes a scalar, or one work-group where it splits its Reduces.
-    ir::Walk(e, [&](const ExprPtr& x) {
-      if (rewrite::CallOf(x, Fun::Kind::kToGlobal) != nullptr) return false;
+    rewrite::WalkKernel(e, [&](const ExprPtr& x) {
       out.by_work_groups = out.by_work_groups || rewrite::CallOf(x, Fun::Kind::kReduceLcl);
       return !out.by_work_groups;
     });
     DFC_ASSIGN_OR_RETURN(out.value, Eval(e, env));
     return out;
   }
-  const ir::FunCall* rows = rewrite::MappedRows(e);
+  const ExprPtr rows = rewrite::MappedRows(e);  // the MapGlb or MapWrg call
   if (rows == nullptr) {
     return absl::InternalError(
         absl::StrCat("the rows of ", ir::TypeToString(e->type), " are not mapped onto the device"));
   }
-  out.by_work_groups = rows->f->kind == Fun::Kind::kMapWrg;
-  out.blocks = rows != e.get();
+  out.by_work_groups = static_cast<const ir::FunCall&>(*rows).f->kind == Fun::Kind::kMapWrg;
+  out.blocks = rows != e;
   if (const ir::FunCall* prefix = rewrite::CallOf(e, Fun::Kind::kReindex); prefix && out.blocks) {
     out.rows_below = Size(static_cast<const ir::Pattern&>(*prefix->f).size);
   }
-  ExprPtr mapped = e;  // the MapGlb or MapWrg call itself
-  while (mapped.get() != rows) mapped = static_cast<const ir::FunCall&>(*mapped).args[0];
-  DFC_ASSIGN_OR_RETURN(out.value, Eval(mapped, env));
+  DFC_ASSIGN_OR_RETURN(out.value, Eval(rows, env));
   return out;
 }
 
@@ -205,14 +202,8 @@ absl::StatusOr<KernelSource> Generator::Generate(const KernelOptions& options) {
     Env scope = env;
     ExprPtr e = lambda.body;
     while (const ir::FunCall* let = rewrite::CallOf(e, Fun::Kind::kLambda)) {
-      const auto& f = static_cast<const ir::Lambda&>(*let->f);
-      std::vector<CVal> args;
-      for (const ExprPtr& a : let->args) {
-        DFC_ASSIGN_OR_RETURN(CVal v, Eval(a, scope));
-        args.push_back(std::move(v));
-      }
-      DFC_ASSIGN_OR_RETURN(scope, BindLet(f, std::move(args), scope, {}));
-      e = f.body;
+      DFC_ASSIGN_OR_RETURN(scope, BindLet(*let, scope));
+      e = static_cast<const ir::Lambda&>(*let->f).body;
     }
     const std::vector<ExprPtr> stored = rewrite::BodyOutputs(e);
     if (stored.size() != cluster_.outputs.size()) {

@@ -28,15 +28,6 @@ absl::StatusOr<ExprPtr> AtRoot(const rewrite::Rule& rule, const ExprPtr& e) {
   return e;
 }
 
-// A kernel's work: everything it evaluates, but not what a ToGlobal inside stores (a kernel
-// of its own, made before).
-void WalkKernel(const ExprPtr& e, const std::function<bool(const ExprPtr&)>& visit) {
-  ir::Walk(e, [&](const ExprPtr& x) {
-    if (CallKind(x, Fun::Kind::kToGlobal) != nullptr) return false;
-    return visit(x);
-  });
-}
-
 // reduceLcl at the Reduces a work-group computes together: not those inside the elements or the
 // step of a Reduce it splits already (one work-item's share), nor a ToGlobal's.
 class SplitReduces : public ir::ExprMutator {
@@ -55,7 +46,7 @@ class SplitReduces : public ir::ExprMutator {
 
   bool Matches(const ExprPtr& e) const {
     bool found = false;
-    WalkKernel(e, [&](const ExprPtr& x) {
+    rewrite::WalkKernel(e, [&](const ExprPtr& x) {
       if (!found && CallKind(x, Fun::Kind::kReduce) != nullptr) {
         found = std::holds_alternative<rewrite::Rewrite>(rule_.match(x));
       }
@@ -105,7 +96,7 @@ class KernelMapping {
       } else if (v->type->is_array()) {
         DFC_ASSIGN_OR_RETURN(v, AtRoot(rewrite::MapRows(Fun::Kind::kMapGlb, 0), v));
       }
-      if (const FunCall* root = rewrite::MappedRows(v)) roots_.insert(root);
+      if (const ExprPtr root = rewrite::MappedRows(v)) roots_.insert(root.get());
     }
     return values;
   }
@@ -120,7 +111,7 @@ class KernelMapping {
 };
 
 // Each ToGlobal's value, at the top level, mapped as a kernel of its own.
-class StoredKernels : public ir::ExprMutator {
+class StoredKernels : public rewrite::TopLevelMutator {
  public:
   explicit StoredKernels(KernelMapping& mapping) : mapping_(mapping) {}
 
@@ -131,12 +122,6 @@ class StoredKernels : public ir::ExprMutator {
     if (stored == nullptr) return inner;
     DFC_ASSIGN_OR_RETURN(std::vector<ExprPtr> mapped, mapping_.Map({stored->args[0]}));
     return ir::Call(stored->f, std::move(mapped));
-  }
-
-  absl::StatusOr<ir::FunPtr> MutatePattern(const ir::FunPtr& f,
-                                           const ir::Pattern& pattern) override {
-    if (ir::IsMap(pattern.kind) || ir::IsReduce(pattern.kind)) return f;  // not the top level
-    return ir::ExprMutator::MutatePattern(f, pattern);
   }
 
  private:

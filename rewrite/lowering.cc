@@ -1,6 +1,7 @@
 // Lowering rules (see lowering.h).
 #include "rewrite/lowering.h"
 
+#include <algorithm>
 #include <utility>
 #include <vector>
 
@@ -12,7 +13,7 @@
 namespace dfc::rewrite {
 namespace {
 
-class TopLevelRewrite : public ir::ExprMutator {
+class TopLevelRewrite : public TopLevelMutator {
  public:
   explicit TopLevelRewrite(const Rule& rule) : rule_(rule) {}
 
@@ -24,18 +25,46 @@ class TopLevelRewrite : public ir::ExprMutator {
     return ir::ExprMutator::Mutate(e);
   }
 
-  // A Map's or a Reduce's function runs once per element: not the top level.
-  absl::StatusOr<ir::FunPtr> MutatePattern(const ir::FunPtr& f,
-                                           const ir::Pattern& pattern) override {
-    if (ir::IsMap(pattern.kind) || ir::IsReduce(pattern.kind)) return f;
-    return ir::ExprMutator::MutatePattern(f, pattern);
-  }
-
  private:
   const Rule& rule_;
 };
 
+// A let's arguments that `chosen` picks, each stored by `store(Id)` (toGlobal's and
+// toPrivate's rewrite, each with its own reasons to pick); declines with `none` if it picks
+// none.
+Match StoreLetArguments(
+    const ir::ExprPtr& e,
+    const std::function<bool(const ir::Lambda&, const ir::ExprPtr& arg, size_t k)>& chosen,
+    ir::FunPtr (*store)(ir::FunPtr), const char* none) {
+  const ir::FunCall* let = CallOf(e, ir::Fun::Kind::kLambda);
+  if (let == nullptr) return Decline{"not a let"};
+  const auto& lambda = static_cast<const ir::Lambda&>(*let->f);
+  std::vector<bool> kept(let->args.size());
+  for (size_t k = 0; k < let->args.size(); ++k) kept[k] = chosen(lambda, let->args[k], k);
+  if (std::ranges::find(kept, true) == kept.end()) return Decline{none};
+  return [let, kept, store]() -> absl::StatusOr<ir::ExprPtr> {
+    std::vector<ir::ExprPtr> args = let->args;
+    for (size_t k = 0; k < args.size(); ++k) {
+      if (!kept[k]) continue;
+      DFC_ASSIGN_OR_RETURN(args[k], ir::Call(store(ir::Id()), {args[k]}));
+    }
+    return ir::Call(let->f, std::move(args));
+  };
+}
+
 }  // namespace
+
+absl::StatusOr<ir::FunPtr> TopLevelMutator::MutatePattern(const ir::FunPtr& f,
+                                                          const ir::Pattern& pattern) {
+  if (ir::IsMap(pattern.kind) || ir::IsReduce(pattern.kind)) return f;
+  return ir::ExprMutator::MutatePattern(f, pattern);
+}
+
+void WalkKernel(const ir::ExprPtr& e, const std::function<bool(const ir::ExprPtr&)>& visit) {
+  ir::Walk(e, [&](const ir::ExprPtr& x) {
+    return CallOf(x, ir::Fun::Kind::kToGlobal) == nullptr && visit(x);
+  });
+}
 
 bool IsUnstoredTensor(const ir::ExprPtr& arg) {
   return arg->type->is_array() && ir::TensorShape(arg->type) &&
@@ -43,32 +72,20 @@ bool IsUnstoredTensor(const ir::ExprPtr& arg) {
 }
 
 Rule ToGlobalLet() {
-  return {"toGlobal", "(λ(v) => B) $ x => (λ(v) => B) $ (ToGlobal(Id) $ x), x a tensor",
-          [](const ir::ExprPtr& e) -> Match {
-            const ir::FunCall* let = CallOf(e, ir::Fun::Kind::kLambda);
-            if (let == nullptr) return Decline{"not a let"};
-            bool any = false;
-            for (const ir::ExprPtr& arg : let->args) any = any || IsUnstoredTensor(arg);
-            if (!any) return Decline{"the let binds no tensor that is not stored already"};
-            return [f = let->f, bound = let->args]() -> absl::StatusOr<ir::ExprPtr> {
-              std::vector<ir::ExprPtr> args;
-              for (const ir::ExprPtr& arg : bound) {
-                if (!IsUnstoredTensor(arg)) {
-                  args.push_back(arg);
-                  continue;
-                }
-                DFC_ASSIGN_OR_RETURN(ir::ExprPtr stored, ir::Call(ir::ToGlobal(ir::Id()), {arg}));
-                args.push_back(std::move(stored));
-              }
-              return ir::Call(f, std::move(args));
-            };
-          }};
+  return {
+      "toGlobal", "(λ(v) => B) $ x => (λ(v) => B) $ (ToGlobal(Id) $ x), x a tensor",
+      [](const ir::ExprPtr& e) -> Match {
+        return StoreLetArguments(
+            e,
+            [](const ir::Lambda&, const ir::ExprPtr& arg, size_t) { return IsUnstoredTensor(arg); },
+            ir::ToGlobal, "the let binds no tensor that is not stored already");
+      }};
 }
 
-const ir::FunCall* MappedRows(const ir::ExprPtr& e) {
+ir::ExprPtr MappedRows(const ir::ExprPtr& e) {
   if (const ir::FunCall* map = MapCall(e)) {
     const ir::Fun::Kind kind = map->f->kind;
-    return kind == ir::Fun::Kind::kMapGlb || kind == ir::Fun::Kind::kMapWrg ? map : nullptr;
+    return kind == ir::Fun::Kind::kMapGlb || kind == ir::Fun::Kind::kMapWrg ? e : nullptr;
   }
   ir::ExprPtr joined = e;
   if (const ir::FunCall* prefix = CallOf(e, ir::Fun::Kind::kReindex);
@@ -76,7 +93,8 @@ const ir::FunCall* MappedRows(const ir::ExprPtr& e) {
     joined = prefix->args[0];
   }
   const ir::FunCall* join = CallOf(joined, ir::Fun::Kind::kJoin);
-  return join == nullptr ? nullptr : CallOf(join->args[0], ir::Fun::Kind::kMapGlb);
+  if (join == nullptr || CallOf(join->args[0], ir::Fun::Kind::kMapGlb) == nullptr) return nullptr;
+  return join->args[0];
 }
 
 Rule MapRows(ir::Fun::Kind kind, int dim) {
@@ -149,30 +167,17 @@ Rule ReduceLclRule(int dim, int lanes) {
 }
 
 Rule ToPrivateLet(PrivateWorth worth) {
-  return {"toPrivate",
-          "(λ(v) => B) $ x => (λ(v) => B) $ (ToPrivate(Id) $ x), v an array worth keeping",
-          [worth = std::move(worth)](const ir::ExprPtr& e) -> Match {
-            const ir::FunCall* let = CallOf(e, ir::Fun::Kind::kLambda);
-            if (let == nullptr) return Decline{"not a let"};
-            const auto& lambda = static_cast<const ir::Lambda&>(*let->f);
-            std::vector<bool> kept(let->args.size());
-            bool any = false;
-            for (size_t k = 0; k < let->args.size(); ++k) {
-              kept[k] = let->args[k]->type->is_array() &&
-                        CallOf(let->args[k], ir::Fun::Kind::kToPrivate) == nullptr &&
-                        worth(*lambda.params[k], *lambda.body);
-              any = any || kept[k];
-            }
-            if (!any) return Decline{"no argument is worth a private array"};
-            return [let, kept]() -> absl::StatusOr<ir::ExprPtr> {
-              std::vector<ir::ExprPtr> args = let->args;
-              for (size_t k = 0; k < args.size(); ++k) {
-                if (!kept[k]) continue;
-                DFC_ASSIGN_OR_RETURN(args[k], ir::Call(ir::ToPrivate(ir::Id()), {args[k]}));
-              }
-              return ir::Call(let->f, std::move(args));
-            };
-          }};
+  return {
+      "toPrivate", "(λ(v) => B) $ x => (λ(v) => B) $ (ToPrivate(Id) $ x), v an array worth keeping",
+      [worth = std::move(worth)](const ir::ExprPtr& e) -> Match {
+        return StoreLetArguments(
+            e,
+            [&](const ir::Lambda& lambda, const ir::ExprPtr& arg, size_t k) {
+              return arg->type->is_array() && CallOf(arg, ir::Fun::Kind::kToPrivate) == nullptr &&
+                     worth(*lambda.params[k], *lambda.body);
+            },
+            ir::ToPrivate, "no argument is worth a private array");
+      }};
 }
 
 Rule ToPrivateElement(PrivateWorth worth) {

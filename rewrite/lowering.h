@@ -9,6 +9,7 @@
 
 #include "absl/status/statusor.h"
 #include "ir/expr.h"
+#include "ir/traverse.h"
 #include "rewrite/rule.h"
 
 namespace dfc::rewrite {
@@ -36,7 +37,7 @@ Rule MapRows(ir::Fun::Kind kind, int dim);
 // or blocks of rows, Join $ MapGlb(d)(f) $ x (rewrite::BlockRows, VectorizeColumns), possibly
 // the first n rows of them, Reindex(n, i) $ Join $ MapGlb(d)(f) $ x. The MapGlb or MapWrg
 // call, or nullptr.
-const ir::FunCall* MappedRows(const ir::ExprPtr& e);
+ir::ExprPtr MappedRows(const ir::ExprPtr& e);
 
 // mapSeq and reduceSeq, for the code of one work-item: Map(f) => MapSeq(f) (also a MapGlb
 // read as a view, not stored by a kernel), Reduce(f) => ReduceSeq(f). A MapSeq's elements are
@@ -76,6 +77,18 @@ absl::StatusOr<ir::ExprPtr> ReplaceOutputs(
     const ir::ExprPtr& body,
     const std::function<absl::StatusOr<std::vector<ir::ExprPtr>>(std::vector<ir::ExprPtr>)>&
         rewrite);
+
+// A kernel's work, walked as ir::Walk does: everything `e` evaluates, but not what a ToGlobal
+// inside it stores (a kernel of its own).
+void WalkKernel(const ir::ExprPtr& e, const std::function<bool(const ir::ExprPtr&)>& visit);
+
+// A mutator of what is evaluated once per kernel: a Map's or a Reduce's function, which runs
+// once per element, is left as it is.
+class TopLevelMutator : public ir::ExprMutator {
+ protected:
+  absl::StatusOr<ir::FunPtr> MutatePattern(const ir::FunPtr& f,
+                                           const ir::Pattern& pattern) override;
+};
 
 // `e` with `rule` applied, pre-order, at every place evaluated once per kernel rather than
 // once per element: everything outside the functions of its Maps and Reduces (a let's value

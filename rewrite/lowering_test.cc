@@ -76,7 +76,7 @@ TEST(MapRowsTest, MapsAMapsRowsOrWrapsAnyOtherArray) {
   const ir::ExprPtr glb = MustRewrite(MapRows(ir::Fun::Kind::kMapGlb, 0), product);
   ASSERT_NE(glb, nullptr);
   EXPECT_THAT(ir::ToString(glb), ::testing::StartsWith("MapGlb(0)(λ(row) =>"));
-  EXPECT_EQ(MappedRows(glb), glb.get());
+  EXPECT_EQ(MappedRows(glb), glb);
   ExpectEquivalent(product, glb, {x, b}, kSizes);
   EXPECT_EQ(DeclineReason(MapRows(ir::Fun::Kind::kMapWrg, 0), glb), "the rows are mapped already");
   // A view that is not a Map: work-item gid computes its row gid.
@@ -94,9 +94,9 @@ TEST(MappedRowsTest, BlocksOfRowsAreMapped) {
   const ir::ExprPtr blocks =
       Must(ir::Call(ir::MapGlb(0, ir::Id()), {Must(ir::Call(ir::Split(ArithExpr(2)), {x}))}));
   const ir::ExprPtr joined = Must(ir::Call(ir::Join(), {blocks}));
-  EXPECT_EQ(MappedRows(joined), blocks.get());
+  EXPECT_EQ(MappedRows(joined), blocks);
   const ir::ExprPtr first = Must(ir::Call(ir::Reindex(ArithExpr(7), ir::IndexVar()), {joined}));
-  EXPECT_EQ(MappedRows(first), blocks.get());
+  EXPECT_EQ(MappedRows(first), blocks);
   EXPECT_EQ(MappedRows(x), nullptr);
   EXPECT_EQ(MappedRows(Must(ir::Call(ir::Map(ir::Id()), {x}))), nullptr);
 }
