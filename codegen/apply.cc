@@ -184,10 +184,7 @@ absl::StatusOr<CVal> Generator::ApplyPattern(const ir::Pattern& p, std::vector<C
     case K::kMapGlb:  // a kernel's rows (the lowering left no other)
     case K::kMapWrg:
     case K::kMapSeq:
-      if (p.f->kind == K::kAsScalar && args[0].columns_of != nullptr) {
-        out.columns_of = args[0].columns_of;
-        out.rows_as_scalars = true;
-      }
+      if (p.f->kind == K::kAsScalar) out.writer = args[0].writer;
       out.element = [this, &p, array = args[0], result,
                      env](const std::string& i) -> absl::StatusOr<CVal> {
         DFC_ASSIGN_OR_RETURN(CVal element, array.element(i));
@@ -200,6 +197,7 @@ absl::StatusOr<CVal> Generator::ApplyPattern(const ir::Pattern& p, std::vector<C
       return out;
     case K::kReduceSeq:
     case K::kReduceLcl:
+    case K::kReduceLanes:
       return ReduceSeq(p, std::move(args), env);
     case K::kZip:
       out.element = [args](const std::string& i) -> absl::StatusOr<CVal> {
@@ -241,7 +239,11 @@ absl::StatusOr<CVal> Generator::ApplyPattern(const ir::Pattern& p, std::vector<C
     }
     case K::kTranspose:
     case K::kTransposeW:
-      if (p.kind == K::kTransposeW) out.columns_of = std::make_shared<const CVal>(args[0]);
+      if (p.kind == K::kTransposeW) {
+        out.writer = [this, columns = args[0]](const StoreTarget& target) {
+          return StoreColumns(columns, target);
+        };
+      }
       out.element = [array = args[0], result](const std::string& i) -> absl::StatusOr<CVal> {
         CVal column{result->element};
         column.element = [array, i](const std::string& j) -> absl::StatusOr<CVal> {
@@ -361,11 +363,6 @@ absl::StatusOr<CVal> Generator::ApplyPattern(const ir::Pattern& p, std::vector<C
       const TypePtr vector = result->element;
       const int w = vector->width;
       if (vector->dtype == DType::kHalf) return Unsupported("a vector of float16");
-      // AsVector(w) $ AsScalar $ v, v of vectors of w lanes, is v: a row that one elementwise
-      // op computed as vectors is read so by the next (vectorizeMaps).
-      if (args[0].lanes_of != nullptr && ir::TypeEquals(args[0].lanes_of->type, result)) {
-        return *args[0].lanes_of;
-      }
       out.element = [this, array = args[0], vector,
                      w](const std::string& i) -> absl::StatusOr<CVal> {
         const std::string first = absl::StrCat("(", i, ") * ", w);
@@ -392,7 +389,9 @@ absl::StatusOr<CVal> Generator::ApplyPattern(const ir::Pattern& p, std::vector<C
     }
     case K::kAsScalar: {
       const TypePtr vector = args[0].type->element;
-      out.lanes_of = std::make_shared<const CVal>(args[0]);
+      out.writer = [this, vectors = args[0]](const StoreTarget& target) {
+        return StoreVectors(vectors, target);
+      };
       out.element = [this, array = args[0], vector,
                      scalar = result->element](const std::string& k) -> absl::StatusOr<CVal> {
         return CVal{scalar, [this, array, vector, k]() -> absl::StatusOr<std::string> {

@@ -59,6 +59,19 @@ using Thunk = SharedFn<absl::StatusOr<std::string>()>;
 using ElementFn = SharedFn<absl::StatusOr<CVal>(const std::string& index)>;
 using Lazy = std::function<absl::StatusOr<CVal>()>;
 
+// Where Store writes a value: `type` at `offset` of `buffer` (a private array of the work-item's,
+// or a global buffer of which only the rows below `rows_below` are written, where it is set).
+struct StoreTarget {
+  const TypePtr& type;
+  const std::string& buffer;
+  const std::string& offset;
+  bool private_array;
+  const std::string& rows_below;
+};
+// A value's own way of being written (CVal::writer): true when written, false where it cannot
+// write to that target and Store writes the value element by element.
+using Writer = SharedFn<absl::StatusOr<bool>(const StoreTarget& target)>;
+
 struct CVal {
   TypePtr type;
   Thunk scalar;              // scalars
@@ -72,15 +85,11 @@ struct CVal {
   // known to be so (a view that reorders, a float16 buffer).
   std::string buffer;
   std::string base;
-  // AsScalar's result: the array of vectors whose lanes it lists (a Reduce by a combiner over
-  // the lanes of one vector folds them as a tree of halves).
-  std::shared_ptr<const CVal> lanes_of;
-  // TransposeW's result (the lowering's rewrite::TransposeWRule, where a Transpose's rows
-  // compute: a Reduce's accumulators, rewrite::BlockRows): the array of columns, which Store
-  // walks column by column, each computed once. rows_as_scalars: Map(AsScalar) of that, each
-  // row's vectors lane by lane.
-  std::shared_ptr<const CVal> columns_of;
-  bool rows_as_scalars = false;
+  // How the value is written where its pattern says more than its elements do, or null: a
+  // TransposeW's result column by column, each column computed once; AsScalar's vector by vector
+  // (vstore<w>), each vector computed once. A Map of AsScalar lists each row's vectors as the
+  // same memory, so it is written as its argument is.
+  Writer writer;
 };
 
 // The C type of a scalar or vector value, in its compute type: "float", "float16".
@@ -203,8 +212,8 @@ class Generator {
   // Opens and closes a sequential loop's block, keeping seq_loops_.
   void OpenSequentialLoop(const std::string& index, const std::string& header);
   void CloseSequentialLoop();
-  // A Reduce by a combiner over the lanes of one vector: the halves combined lane-wise until
-  // one lane is left (16 -> 8 -> 4 -> 2 -> 1), then with init. Returns the result's C name.
+  // ReduceLanes: the halves of one vector combined lane-wise until one lane is left
+  // (16 -> 8 -> 4 -> 2 -> 1), then with init. Returns the result's C name.
   absl::StatusOr<std::string> EmitLaneTree(const ir::Pattern& p, const CVal& init,
                                            const CVal& vectors, const Env& env);
   // Emits ReduceLcl, the Reduce split across the work-group (kernel_gen.h), and returns the C
@@ -273,10 +282,13 @@ class Generator {
                                const std::string& buffer, const std::string& comment);
   // ToPrivate: an array computed once into a private array of the work-item.
   absl::StatusOr<CVal> MaterializePrivately(const CVal& value);
-  // Stores `value` (columns_of set, a [r][m] matrix of scalars) column by column: each column
-  // computed once, its r elements stored down the rows (those below `rows_below`, as Store).
-  absl::Status StoreColumns(const CVal& value, const TypePtr& type, const std::string& buffer,
-                            const std::string& offset, const std::string& rows_below);
+  // TransposeW's writer: `columns` ([m][r] scalars or vectors of w lanes) stored as the rows
+  // of an [r][m·w] matrix of scalars, column by column: each column computed once, its r
+  // elements stored down the rows (those below `rows_below`).
+  absl::StatusOr<bool> StoreColumns(const CVal& columns, const StoreTarget& target);
+  // AsScalar's writer: `vectors` stored as an array of scalars in a global buffer, a vstore<w>
+  // a vector.
+  absl::StatusOr<bool> StoreVectors(const CVal& vectors, const StoreTarget& target);
   // Emits `type name[elements];` (and the comment), counting its bytes in private_bytes_.
   void DeclarePrivateArray(const std::string& type, const std::string& name, int64_t elements,
                            int64_t element_bytes, const std::string& comment);

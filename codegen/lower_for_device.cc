@@ -11,6 +11,7 @@
 #include "ir/analysis.h"
 #include "ir/traverse.h"
 #include "rewrite/lowering.h"
+#include "rewrite/vectorize.h"
 
 namespace dfc::codegen {
 namespace {
@@ -27,6 +28,25 @@ absl::StatusOr<ExprPtr> AtRoot(const rewrite::Rule& rule, const ExprPtr& e) {
   if (auto* rewritten = std::get_if<ExprPtr>(&at_root)) return *rewritten;
   return e;
 }
+
+// `rule` wherever it matches, innermost first: a place is rewritten after everything below it,
+// and again until the rule declines there.
+class BottomUp : public ir::ExprMutator {
+ public:
+  explicit BottomUp(rewrite::Rule rule) : rule_(std::move(rule)) {}
+
+  absl::StatusOr<ExprPtr> Mutate(const ExprPtr& e) override {
+    DFC_ASSIGN_OR_RETURN(ExprPtr current, ir::ExprMutator::Mutate(e));
+    for (;;) {
+      DFC_ASSIGN_OR_RETURN(ExprPtr next, AtRoot(rule_, current));
+      if (next == current) return current;
+      current = std::move(next);
+    }
+  }
+
+ private:
+  rewrite::Rule rule_;
+};
 
 // reduceLcl at the Reduces a work-group computes together: not those inside the elements or the
 // step of a Reduce it splits already (one work-item's share), nor a ToGlobal's.
@@ -137,7 +157,8 @@ class Sequential : public ir::ExprMutator {
     if (e->kind != ir::Expr::Kind::kFunCall || roots_.contains(e.get())) {
       return ir::ExprMutator::Mutate(e);
     }
-    for (const rewrite::Rule& rule : {rewrite::MapSeqRule(), rewrite::ReduceSeqRule()}) {
+    for (const rewrite::Rule& rule :
+         {rewrite::MapSeqRule(), rewrite::ReduceLanesRule(), rewrite::ReduceSeqRule()}) {
       DFC_ASSIGN_OR_RETURN(ExprPtr lowered, AtRoot(rule, e));
       if (lowered != e) return ir::ExprMutator::Mutate(lowered);
     }
@@ -294,7 +315,8 @@ class WorkItemStorage : public ir::ExprMutator {
 }  // namespace
 
 absl::StatusOr<ir::ExprPtr> LowerForDevice(const ir::ExprPtr& body, const DeviceProfile& profile) {
-  DFC_ASSIGN_OR_RETURN(ExprPtr e, rewrite::ApplyAtTopLevel(rewrite::ToGlobalLet(), body));
+  DFC_ASSIGN_OR_RETURN(ExprPtr e, BottomUp(rewrite::VectorsAcrossMaps()).Mutate(body));
+  DFC_ASSIGN_OR_RETURN(e, rewrite::ApplyAtTopLevel(rewrite::ToGlobalLet(), e));
   KernelMapping mapping(profile);
   DFC_ASSIGN_OR_RETURN(e, StoredKernels(mapping).Mutate(e));
   DFC_ASSIGN_OR_RETURN(e, rewrite::ReplaceOutputs(e, [&](std::vector<ExprPtr> outputs) {

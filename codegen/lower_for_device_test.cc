@@ -4,6 +4,7 @@
 // on the IR interpreter.
 #include "codegen/lower_for_device.h"
 
+#include "base/status.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "ir/printer.h"
@@ -119,6 +120,34 @@ TEST(LowerForDeviceTest, ATransposeOfComputedRowsIsWrittenByColumns) {
   const ir::ExprPtr views =
       Must(ir::MapOver(x, [](ir::ExprPtr block) { return ir::Call(ir::Transpose(), {block}); }));
   EXPECT_EQ(CountKind(Lowered(views, "cpu"), ir::Fun::Kind::kTransposeW), 0);
+}
+
+TEST(LowerForDeviceTest, VectorsStayVectorsAcrossRowsAndTheirLanesFoldAsATree) {
+  // Two row functions over vectors, as vectorizeMaps leaves an elementwise chain, then the sum of
+  // each row's lanes as vectorizeReduce leaves it: one vector folded by lanes.
+  const ir::ParamPtr x = ir::MakeParam("x", Ints({kN, 8}));
+  auto doubled = [](const ir::ExprPtr& rows) {
+    return Must(ir::MapOver(rows, [](ir::ExprPtr row) -> absl::StatusOr<ir::ExprPtr> {
+      DFC_ASSIGN_OR_RETURN(ir::ExprPtr v, ir::Call(ir::AsVector(4), {row}));
+      DFC_ASSIGN_OR_RETURN(ir::ExprPtr n, ir::MapOver(v, [](ir::ExprPtr lanes) {
+                             return ir::Call(IntAdd(), {lanes, lanes});
+                           }));
+      return ir::Call(ir::AsScalar(), {n});
+    }));
+  };
+  const ir::ExprPtr chain = doubled(doubled(x));
+  const ir::ExprPtr sums = Must(ir::MapOver(chain, [](ir::ExprPtr row) {
+    return ir::ReduceOver(ir::MakeLiteral(ir::Scalar::Int(DType::kInt32, 0)),
+                          Must(ir::Call(ir::AsScalar(), {Must(ir::Call(ir::AsVector(8), {row}))})),
+                          [](ir::ExprPtr acc, ir::ExprPtr v) {
+                            return ir::Call(IntAdd(), {acc, v});
+                          });
+  }));
+  const ir::ExprPtr lowered = Lowered(sums, "cpu");
+  EXPECT_EQ(CountKind(lowered, ir::Fun::Kind::kReduceLanes), 1) << ir::ToString(lowered);
+  EXPECT_EQ(CountKind(lowered, ir::Fun::Kind::kReduceSeq), 0) << ir::ToString(lowered);
+  EXPECT_EQ(CountKind(lowered, ir::Fun::Kind::kAsVector), 2) << ir::ToString(lowered);
+  ExpectEquivalent(sums, lowered, {x}, kSizes);
 }
 
 }  // namespace

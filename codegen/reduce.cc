@@ -35,9 +35,8 @@ absl::StatusOr<CVal> Generator::ReduceSeq(const ir::Pattern& p, std::vector<CVal
       DFC_ASSIGN_OR_RETURN(std::string result, EmitSplitReduce(p, init, array, types[0], env));
       return std::vector<std::string>{result};
     }
-    if (array.lanes_of != nullptr && array.lanes_of->type->length.AsConstant() == 1 &&
-        ir::CombinerOf(p.f) != nullptr && init.type->is_scalar()) {
-      DFC_ASSIGN_OR_RETURN(std::string result, EmitLaneTree(p, init, *array.lanes_of, env));
+    if (p.kind == Fun::Kind::kReduceLanes) {
+      DFC_ASSIGN_OR_RETURN(std::string result, EmitLaneTree(p, init, array, env));
       return std::vector<std::string>{result};
     }
     std::vector<const CVal*> init_leaves;

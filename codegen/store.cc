@@ -31,25 +31,10 @@ absl::Status Generator::Store(const CVal& value, const TypePtr& type, const std:
     return absl::InternalError(absl::StrCat("an output of type ", ir::TypeToString(type),
                                             " has a value of type ", ir::TypeToString(value.type)));
   }
-  if (value.columns_of != nullptr && (private_array || dtype != DType::kHalf) && lanes_ == 0 &&
-      type->element->is_array() && type->element->element->is_scalar()) {
-    return StoreColumns(value, type, buffer, offset, rows_below);
-  }
-  // The lanes of vectors (AsScalar) into a global array of scalars: a vstore<w> a vector, each
-  // vector computed once (read lane by lane, each lane would compute its vector again).
-  if (value.lanes_of != nullptr && type->element->is_scalar() && dtype != DType::kHalf &&
-      !private_array && rows_below.empty()) {
-    const CVal& vectors = *value.lanes_of;
-    const int w = vectors.type->element->width;
-    const std::string i = em_->Fresh("i");
-    em_->OpenBlock(absl::StrCat("for (long ", i, " = 0; ", i, " < ", Size(vectors.type->length),
-                                "; ++", i, ")"));
-    DFC_ASSIGN_OR_RETURN(CVal vector, vectors.element(i));
-    DFC_ASSIGN_OR_RETURN(std::string v, vector.scalar());
-    em_->Emit(absl::StrCat(lanes_ > 0 ? "if (lid == 0) " : "", "vstore", w, "(", v, ", 0, ", buffer,
-                           " + (", offset, ") * ", Size(type->length), " + ", i, " * ", w, ");"));
-    em_->CloseBlock();
-    return absl::OkStatus();
+  if (value.writer) {
+    DFC_ASSIGN_OR_RETURN(bool written,
+                         value.writer({type, buffer, offset, private_array, rows_below}));
+    if (written) return absl::OkStatus();
   }
   const std::string j = em_->Fresh("j");
   const std::string n = Size(type->length);
@@ -72,16 +57,36 @@ absl::Status Generator::Store(const CVal& value, const TypePtr& type, const std:
   return absl::OkStatus();
 }
 
-absl::Status Generator::StoreColumns(const CVal& value, const TypePtr& type,
-                                     const std::string& buffer, const std::string& offset,
-                                     const std::string& rows_below) {
-  const CVal& columns = *value.columns_of;  // [m][r]
-  const TypePtr& leaf = columns.type->element->element;
-  const int w = value.rows_as_scalars ? leaf->width : 1;
-  if (value.rows_as_scalars != leaf->is_vector()) {
-    return absl::InternalError(absl::StrCat("columns of ", ir::TypeToString(columns.type),
-                                            " stored as ", ir::TypeToString(type)));
+absl::StatusOr<bool> Generator::StoreVectors(const CVal& vectors, const StoreTarget& target) {
+  const TypePtr& type = target.type;
+  if (!type->element->is_scalar() || ir::BaseDType(type) == DType::kHalf || target.private_array ||
+      !target.rows_below.empty()) {
+    return false;
   }
+  const int w = vectors.type->element->width;
+  const std::string i = em_->Fresh("i");
+  em_->OpenBlock(absl::StrCat("for (long ", i, " = 0; ", i, " < ", Size(vectors.type->length),
+                              "; ++", i, ")"));
+  DFC_ASSIGN_OR_RETURN(CVal vector, vectors.element(i));
+  DFC_ASSIGN_OR_RETURN(std::string v, vector.scalar());
+  em_->Emit(absl::StrCat(lanes_ > 0 ? "if (lid == 0) " : "", "vstore", w, "(", v, ", 0, ",
+                         target.buffer, " + (", target.offset, ") * ", Size(type->length), " + ", i,
+                         " * ", w, ");"));
+  em_->CloseBlock();
+  return true;
+}
+
+absl::StatusOr<bool> Generator::StoreColumns(const CVal& columns, const StoreTarget& target) {
+  const TypePtr& type = target.type;
+  if ((!target.private_array && ir::BaseDType(type) == DType::kHalf) || lanes_ > 0 ||
+      !type->element->is_array() || !type->element->element->is_scalar()) {
+    return false;
+  }
+  const std::string& buffer = target.buffer;
+  const std::string& offset = target.offset;
+  const std::string& rows_below = target.rows_below;
+  const TypePtr& leaf = columns.type->element->element;  // columns: [m][r]
+  const int w = leaf->is_vector() ? leaf->width : 1;
   const std::string r = Size(type->length);
   const std::string row = Size(type->element->length);
   const std::string i = em_->Fresh("i");
@@ -101,7 +106,7 @@ absl::Status Generator::StoreColumns(const CVal& value, const TypePtr& type,
   if (!rows_below.empty()) em_->CloseBlock();
   em_->CloseBlock();
   em_->CloseBlock();
-  return absl::OkStatus();
+  return true;
 }
 
 absl::StatusOr<CVal> Generator::Materialize(const ExprPtr& e, const Env& env) {

@@ -113,6 +113,26 @@ absl::StatusOr<TypePtr> ResultType(const Fun& f, const std::vector<TypePtr>& typ
       }
       return types[0];
     }
+    case Fun::Kind::kReduceLanes: {
+      DFC_RETURN_IF_ERROR(arity(2));
+      DFC_RETURN_IF_ERROR(array(1));
+      const TypePtr& vector = types[1]->element;
+      if (!types[0]->is_scalar() || !vector->is_vector() || vector->dtype != types[0]->dtype ||
+          types[1]->length.AsConstant() != 1) {
+        return TypeError(f, absl::StrCat("on (", T(types[0]), ", ", T(types[1]),
+                                         "): expected a scalar and one vector of its dtype"));
+      }
+      auto acc = ResultType(*p->f, {types[0], types[0]});
+      if (!acc.ok()) {
+        return TypeError(
+            f, absl::StrCat("on (", T(types[0]), ", ", T(types[1]), "): ", acc.status().message()));
+      }
+      if (!TypeEquals(*acc, types[0])) {
+        return TypeError(f, absl::StrCat("the function returns ", T(*acc),
+                                         ", but the accumulator has type ", T(types[0])));
+      }
+      return types[0];
+    }
     case Fun::Kind::kZip: {
       DFC_RETURN_IF_ERROR(arity(p->arity));
       std::vector<TypePtr> fields;
@@ -387,6 +407,7 @@ FunPtr ReduceLcl(int dim, FunPtr f) {
   p->dim = dim;
   return p;
 }
+FunPtr ReduceLanes(FunPtr f) { return NewPattern(Fun::Kind::kReduceLanes, std::move(f)); }
 FunPtr ToGlobal(FunPtr f) { return NewPattern(Fun::Kind::kToGlobal, std::move(f)); }
 FunPtr ToLocal(FunPtr f) { return NewPattern(Fun::Kind::kToLocal, std::move(f)); }
 FunPtr ToPrivate(FunPtr f) { return NewPattern(Fun::Kind::kToPrivate, std::move(f)); }
@@ -399,7 +420,7 @@ bool IsMap(Fun::Kind kind) {
 
 bool IsReduce(Fun::Kind kind) {
   return kind == Fun::Kind::kReduce || kind == Fun::Kind::kReduceSeq ||
-         kind == Fun::Kind::kReduceLcl;
+         kind == Fun::Kind::kReduceLcl || kind == Fun::Kind::kReduceLanes;
 }
 
 std::string FunName(const Fun& f) {
@@ -463,6 +484,8 @@ std::string FunName(const Fun& f) {
       return "ReduceSeq";
     case Fun::Kind::kReduceLcl:
       return absl::StrCat("ReduceLcl(", p.dim, ")");
+    case Fun::Kind::kReduceLanes:
+      return "ReduceLanes";
     case Fun::Kind::kToGlobal:
       return "ToGlobal";
     case Fun::Kind::kToLocal:

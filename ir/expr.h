@@ -97,20 +97,23 @@ struct Fun {
     kSizeValue,  // SizeValue(n, S): () -> S, the value of a size expression (N*784) as the
                  //   integer dtype S: a count over a symbolic batch, a kernel argument
     // Lowered forms, for code generation: same type rules as Map / Reduce / Id.
-    kMapGlb,      // MapGlb(d)(f): one element per global work-item along dimension d
-    kMapWrg,      // MapWrg(d)(f): one element per work-group along dimension d
-    kMapLcl,      // MapLcl(d)(f): one element per local work-item along dimension d
-    kMapSeq,      // MapSeq(f): a sequential loop
-    kReduceSeq,   // ReduceSeq(f): a sequential reduction loop
-    kReduceLcl,   // ReduceLcl(d)(f): one fold split across the local work-items of dimension d
-                  //   (item l folds elements l, l + L, ..., the partial results combined as a
-                  //   tree in local memory); f a combiner (UserFun::combiner) on scalars
-    kToGlobal,    // ToGlobal(f): f, writing its result to global memory
-    kToLocal,     // ToLocal(f): f, writing its result to local memory
-    kToPrivate,   // ToPrivate(f): f, writing its result to private memory
-    kTransposeW,  // TransposeW(): Transpose, written column by column: each row of its
-                  //   argument (a column of the result) computed once and stored down the
-                  //   result's rows (Lift's write-side transpose)
+    kMapGlb,       // MapGlb(d)(f): one element per global work-item along dimension d
+    kMapWrg,       // MapWrg(d)(f): one element per work-group along dimension d
+    kMapLcl,       // MapLcl(d)(f): one element per local work-item along dimension d
+    kMapSeq,       // MapSeq(f): a sequential loop
+    kReduceSeq,    // ReduceSeq(f): a sequential reduction loop
+    kReduceLcl,    // ReduceLcl(d)(f): one fold split across the local work-items of dimension d
+                   //   (item l folds elements l, l + L, ..., the partial results combined as a
+                   //   tree in local memory); f a combiner (UserFun::combiner) on scalars
+    kReduceLanes,  // ReduceLanes(f): (S, [S<w>]1) -> S, the lanes of one vector folded as a
+                   //   tree of halves (w -> w/2 -> ... -> 1, f applied lane-wise), then with
+                   //   the accumulator; f a combiner on S (a lowered form of Reduce)
+    kToGlobal,     // ToGlobal(f): f, writing its result to global memory
+    kToLocal,      // ToLocal(f): f, writing its result to local memory
+    kToPrivate,    // ToPrivate(f): f, writing its result to private memory
+    kTransposeW,   // TransposeW(): Transpose, written column by column: each row of its
+                   //   argument (a column of the result) computed once and stored down the
+                   //   result's rows (Lift's write-side transpose)
   };
   const Kind kind;
 
@@ -206,6 +209,7 @@ FunPtr MapLcl(int dim, FunPtr f);
 FunPtr MapSeq(FunPtr f);
 FunPtr ReduceSeq(FunPtr f);
 FunPtr ReduceLcl(int dim, FunPtr f);
+FunPtr ReduceLanes(FunPtr f);
 FunPtr ToGlobal(FunPtr f);
 FunPtr ToLocal(FunPtr f);
 FunPtr ToPrivate(FunPtr f);
@@ -219,7 +223,7 @@ FunPtr WithFunction(const Pattern& pattern, FunPtr f);
 std::string FunName(const Fun& f);
 // True for Map, MapGlb, MapWrg, MapLcl, MapSeq (all share Map's type rule).
 bool IsMap(Fun::Kind kind);
-// True for Reduce, ReduceSeq.
+// True for Reduce, ReduceSeq, ReduceLcl, ReduceLanes.
 bool IsReduce(Fun::Kind kind);
 
 // ---- Building expressions --------------------------------------------------------------------

@@ -162,6 +162,23 @@ absl::StatusOr<Value> Interpreter::ApplyIn(const Fun& f, std::vector<Value> args
       }
       return acc;
     }
+    case Fun::Kind::kReduceLanes: {  // the device's order: lo and hi halves, then init
+      std::vector<Value> lanes = std::move(args[1].elements[0].elements);
+      for (size_t half = lanes.size() / 2; half >= 1; half /= 2) {
+        for (size_t l = 0; l < half; ++l) {
+          std::vector<Value> two;
+          two.push_back(std::move(lanes[l]));
+          two.push_back(std::move(lanes[l + half]));
+          DFC_ASSIGN_OR_RETURN(lanes[l],
+                               ApplyIn(*p.f, std::move(two), {types[0], types[0]}, frame));
+        }
+        lanes.resize(half);
+      }
+      std::vector<Value> two;
+      two.push_back(std::move(args[0]));
+      two.push_back(std::move(lanes[0]));
+      return ApplyIn(*p.f, std::move(two), {types[0], types[0]}, frame);
+    }
     case Fun::Kind::kZip: {
       size_t n = args[0].elements.size();
       std::vector<Value> out(n);

@@ -166,6 +166,29 @@ Rule ReduceLclRule(int dim, int lanes) {
           }};
 }
 
+Rule ReduceLanesRule() {
+  return {"reduceLanes",
+          "Reduce(f) $ (a, AsScalar $ v) => ReduceLanes(f) $ (a, v), f a combiner, v one vector",
+          [](const ir::ExprPtr& e) -> Match {
+            const ir::FunCall* reduce = CallOf(e, ir::Fun::Kind::kReduce);
+            if (reduce == nullptr) return Decline{"not a high-level Reduce"};
+            const ir::FunCall* lanes = CallOf(reduce->args[1], ir::Fun::Kind::kAsScalar);
+            if (lanes == nullptr) return Decline{"it does not fold the lanes of vectors"};
+            const ir::FunPtr& step = static_cast<const ir::Pattern&>(*reduce->f).f;
+            if (ir::CombinerOf(step) == nullptr) return Decline{"its step is not a combiner"};
+            const ir::ExprPtr& vectors = lanes->args[0];
+            const ir::TypePtr& init = reduce->args[0]->type;
+            const ir::TypePtr& vector = vectors->type->element;
+            if (!init->is_scalar() || vectors->type->length.AsConstant() != 1 ||
+                vector->dtype != init->dtype) {
+              return Decline{"it does not fold one vector into a scalar of its dtype"};
+            }
+            return [step, reduce, vectors]() -> absl::StatusOr<ir::ExprPtr> {
+              return ir::Call(ir::ReduceLanes(step), {reduce->args[0], vectors});
+            };
+          }};
+}
+
 Rule ToPrivateLet(PrivateWorth worth) {
   return {
       "toPrivate", "(λ(v) => B) $ x => (λ(v) => B) $ (ToPrivate(Id) $ x), v an array worth keeping",

@@ -51,6 +51,12 @@ Rule ReduceSeqRule();
 // at least `lanes` elements (a size variable, a batch, counts as many).
 Rule ReduceLclRule(int dim, int lanes);
 
+// reduceLanes, for a fold of the lanes of one vector (vectorizeReduce's partial results):
+//   Reduce(f) $ (a, AsScalar $ v) => ReduceLanes(f) $ (a, v)
+// for f a combiner, a a scalar and v one vector of a's dtype. The halves of the vector are
+// combined lane-wise (log2 w steps of vector arithmetic) rather than its w lanes one by one.
+Rule ReduceLanesRule();
+
 // toPrivate, for the values a work-item binds: a let's arguments,
 //   (λ(v) => B) $ x => (λ(v) => B) $ (ToPrivate(Id) $ x)
 // and the elements a Map's or a Reduce's function binds,

@@ -13,6 +13,8 @@ namespace dfc::rewrite {
 namespace {
 
 using namespace testing;  // NOLINT: the rule-test helpers
+using ::testing::HasSubstr;
+using ::testing::Not;
 
 // (λ(v) => Map(neg) $ v) $ (Map(twice) $ x): a value bound once, read by the body.
 ir::ExprPtr LetOfMap(const ir::ExprPtr& x) {
@@ -142,6 +144,35 @@ TEST(ReduceLclRuleTest, SplitsAFoldByACombinerOfScalarsLongEnough) {
         return ir::Call(IntMul(), {acc, v});
       }));
   EXPECT_EQ(DeclineReason(ReduceLclRule(0, 64), not_combined), "its step is not a combiner");
+}
+
+// Σ of the lanes of `vectors` (an array of int32 vectors) from 0, or of the products of them.
+ir::ExprPtr LaneFold(const ir::ExprPtr& vectors, const ir::FunPtr& step = IntAdd()) {
+  return Must(ir::ReduceOver(ir::MakeLiteral(ir::Scalar::Int(DType::kInt32, 0)),
+                             Must(ir::Call(ir::AsScalar(), {vectors})),
+                             [&](ir::ExprPtr acc, ir::ExprPtr v) {
+                               return ir::Call(step, {acc, v});
+                             }));
+}
+
+TEST(ReduceLanesRuleTest, FoldsTheLanesOfOneVectorAsATree) {
+  const ir::ParamPtr a = ir::MakeParam("a", Ints({8}));
+  const ir::ExprPtr sum = LaneFold(Must(ir::Call(ir::AsVector(8), {a})));
+  const ir::ExprPtr tree = MustRewrite(ReduceLanesRule(), sum);
+  ASSERT_NE(tree, nullptr);
+  EXPECT_THAT(ir::ToString(tree), ::testing::StartsWith("ReduceLanes(iadd)"));
+  EXPECT_THAT(ir::ToString(tree), Not(HasSubstr("AsScalar")));
+  ExpectEquivalent(sum, tree, {a}, kSizes);
+  EXPECT_EQ(DeclineReason(ReduceLanesRule(), tree), "not a high-level Reduce");
+  EXPECT_EQ(DeclineReason(ReduceLanesRule(), LaneFold(Must(ir::Call(ir::AsVector(4), {a})))),
+            "it does not fold one vector into a scalar of its dtype");  // two vectors
+  const ir::ExprPtr product = LaneFold(Must(ir::Call(ir::AsVector(8), {a})), IntMul());
+  EXPECT_EQ(DeclineReason(ReduceLanesRule(), product), "its step is not a combiner");
+  const ir::ExprPtr plain = Must(ir::ReduceOver(ir::MakeLiteral(ir::Scalar::Int(DType::kInt32, 0)),
+                                                a, [](ir::ExprPtr acc, ir::ExprPtr v) {
+                                                  return ir::Call(IntAdd(), {acc, v});
+                                                }));
+  EXPECT_EQ(DeclineReason(ReduceLanesRule(), plain), "it does not fold the lanes of vectors");
 }
 
 TEST(ToPrivateTest, KeepsWhatTheStrategyFindsWorthIt) {

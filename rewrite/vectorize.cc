@@ -385,4 +385,103 @@ Rule VectorizeMaps(int width) {
           }};
 }
 
+namespace {
+
+// Whether `e` is `AsVector(w) $ x` of the type of `vectors` (w the width of their lanes).
+bool ReadsAsVectors(const ir::ExprPtr& e, const ir::ExprPtr& x, const ir::TypePtr& vectors) {
+  const ir::FunCall* as_vector = CallOf(e, ir::Fun::Kind::kAsVector);
+  return as_vector != nullptr && ir::ExprEquals(as_vector->args[0], x) &&
+         ir::TypeEquals(e->type, vectors);
+}
+
+// How many times the parameter `p` occurs in `e`, and how many of those are the argument of a
+// call `accepted` holds for.
+std::pair<int, int> Occurrences(const ir::ExprPtr& e, const ir::Param* p,
+                                const std::function<bool(const ir::FunCall&)>& accepted) {
+  int all = 0, good = 0;
+  ir::Walk(e, [&](const ir::ExprPtr& x) {
+    if (x.get() == p) ++all;
+    if (x->kind == ir::Expr::Kind::kFunCall) {
+      const auto& call = static_cast<const ir::FunCall&>(*x);
+      for (const ir::ExprPtr& a : call.args) good += a.get() == p && accepted(call);
+    }
+    return true;
+  });
+  return {all, good};
+}
+
+}  // namespace
+
+Rule VectorsAcrossMaps() {
+  return {
+      "vectorsAcrossMaps",
+      "Map(λx => B[AsVector(w) $ x]) $ Map(λy => AsScalar $ G) $ X => Map(λx => B[x]) $ "
+      "Map(λy => G) $ X (also for one array of a Zip)",
+      [](const ir::ExprPtr& e) -> Match {
+        const ir::FunCall* outer = CallOf(e, ir::Fun::Kind::kMap);
+        if (outer == nullptr) return Decline{"not a high-level Map"};
+        const ir::FunPtr& f = static_cast<const ir::Pattern&>(*outer->f).f;
+        if (f->kind != ir::Fun::Kind::kLambda) return Decline{"its function is not a λ"};
+        const auto& consumer = static_cast<const ir::Lambda&>(*f);
+        const ir::ParamPtr& x = consumer.params[0];
+        const ir::FunCall* zip = CallOf(outer->args[0], ir::Fun::Kind::kZip);
+        std::vector<ir::ExprPtr> arrays =
+            zip != nullptr ? zip->args : std::vector<ir::ExprPtr>{outer->args[0]};
+        for (size_t i = 0; i < arrays.size(); ++i) {
+          // The producer: Map(λy => AsScalar $ G) $ X.
+          const ir::FunCall* inner = CallOf(arrays[i], ir::Fun::Kind::kMap);
+          const ir::FunPtr g =
+              inner == nullptr ? nullptr : static_cast<const ir::Pattern&>(*inner->f).f;
+          if (g == nullptr || g->kind != ir::Fun::Kind::kLambda) continue;
+          const auto& producer = static_cast<const ir::Lambda&>(*g);
+          const ir::FunCall* lanes = CallOf(producer.body, ir::Fun::Kind::kAsScalar);
+          if (lanes == nullptr) continue;
+          const ir::ExprPtr& vectors = lanes->args[0];
+          // The rows as the consumer reads them: x, or Get(i) $ x.
+          auto row = [&](const ir::ExprPtr& of) -> absl::StatusOr<ir::ExprPtr> {
+            return zip == nullptr ? of : ir::Call(ir::Get(static_cast<int>(i)), {of});
+          };
+          auto read = row(x);
+          if (!read.ok()) return Decline{std::string(read.status().message())};
+          const auto [all, as_vectors] =
+              Occurrences(consumer.body, x.get(), [&](const ir::FunCall& call) {
+                if (zip == nullptr) return false;  // counted below, through AsVector
+                const auto& p = static_cast<const ir::Pattern&>(*call.f);
+                return call.f->kind == ir::Fun::Kind::kGet && p.index != static_cast<int>(i);
+              });
+          int vector_reads = 0;
+          ir::Walk(consumer.body, [&](const ir::ExprPtr& y) {
+            vector_reads += ReadsAsVectors(y, *read, vectors->type);
+            return true;
+          });
+          if (vector_reads == 0 || vector_reads + as_vectors != all) continue;
+          const ir::FunPtr zip_f = zip == nullptr ? nullptr : zip->f;
+          return [f, g, zip_f, arrays, i, read = *read, vectors,
+                  rows = inner->args]() mutable -> absl::StatusOr<ir::ExprPtr> {
+            const auto& consumer = static_cast<const ir::Lambda&>(*f);
+            const ir::ParamPtr& x = consumer.params[0];
+            const auto& producer = static_cast<const ir::Lambda&>(*g);
+            DFC_ASSIGN_OR_RETURN(
+                arrays[i],
+                ir::Call(ir::Map(std::make_shared<ir::Lambda>(producer.params, vectors)), rows));
+            DFC_ASSIGN_OR_RETURN(ir::ExprPtr input,
+                                 zip_f == nullptr ? arrays[0] : ir::Call(zip_f, arrays));
+            const ir::ParamPtr x2 = ir::MakeParam(x->name, input->type->element);
+            DFC_ASSIGN_OR_RETURN(
+                ir::ExprPtr new_read,
+                zip_f == nullptr ? ir::ExprPtr(x2) : ir::Call(ir::Get(static_cast<int>(i)), {x2}));
+            DFC_ASSIGN_OR_RETURN(
+                ir::ExprPtr body,
+                ir::ReplaceWhere(
+                    consumer.body,
+                    [&](const ir::ExprPtr& y) { return ReadsAsVectors(y, read, vectors->type); },
+                    new_read));
+            DFC_ASSIGN_OR_RETURN(body, ir::Substitute(body, x.get(), x2));
+            return ir::Call(ir::Map(std::make_shared<ir::Lambda>(std::vector{x2}, body)), {input});
+          };
+        }
+        return Decline{"no array of it is rows of vectors listed as scalars and read back so"};
+      }};
+}
+
 }  // namespace dfc::rewrite

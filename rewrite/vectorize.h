@@ -36,6 +36,16 @@ Rule VectorizeReduce(int width);
 // applied at one place, the explorer would need a step for each.
 Rule VectorizeMaps(int width);
 
+// vectorsAcrossMaps: rows a Map computes as vectors and lists as scalars, read back as vectors
+// by the Map over them, are passed on as vectors:
+//   Map(λx => B[AsVector(w) $ x]) $ Map(λy => AsScalar $ G) $ X
+//     => Map(λx' => B[x']) $ Map(λy => G) $ X
+// where B reads x only so; likewise for one array of a Zip the outer Map walks, its rows read
+// only as AsVector(w) $ Get(i) $ t. vectorizeMaps makes such pairs at the rows of a chain of
+// elementwise ops (each op's row function is its own); without it each lane would compute its
+// vector again.
+Rule VectorsAcrossMaps();
+
 // vectorizeColumns(w): a Map over the rows of a matrix X ([n][k] of scalars, n a known
 // multiple of w) computing a scalar from each, w rows at a time:
 //   Map(λc => F(c)) $ X

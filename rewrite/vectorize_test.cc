@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "base/status.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "rewrite/interchange.h"
@@ -226,6 +227,57 @@ TEST(VectorizeMapsTest, EveryElementwiseMapInOneStepButAReducesInput) {
 
 // A row's dot product with each column of b (a MatMul's Map over its output columns), w
 // columns at a time: the columns of b are the rows of b itself read as vectors.
+// Map(λrow => AsScalar $ Map(ineg) $ AsVector(4) $ row) $ x: each row negated as vectors.
+ir::ExprPtr NegatedRowsAsVectors(const ir::ExprPtr& x) {
+  return Must(ir::MapOver(x, [](ir::ExprPtr row) -> absl::StatusOr<ir::ExprPtr> {
+    DFC_ASSIGN_OR_RETURN(ir::ExprPtr v, ir::Call(ir::AsVector(4), {row}));
+    DFC_ASSIGN_OR_RETURN(ir::ExprPtr negated, ir::Call(ir::Map(IntNeg()), {v}));
+    return ir::Call(ir::AsScalar(), {negated});
+  }));
+}
+
+TEST(VectorsAcrossMapsTest, RowsOfVectorsPassFromOneMapToTheNext) {
+  const ir::ParamPtr x = ir::MakeParam("x", Ints({kN, 8}));
+  const ir::ExprPtr e = NegatedRowsAsVectors(NegatedRowsAsVectors(x));
+  const ir::ExprPtr passed = MustRewrite(VectorsAcrossMaps(), e);
+  ASSERT_NE(passed, nullptr);
+  const std::string text = ir::ToString(passed);
+  EXPECT_EQ(Count(text, "AsVector(4)"), 1) << text;  // x's rows, read once as vectors
+  EXPECT_EQ(Count(text, "AsScalar"), 1) << text;     // the result's rows, listed once
+  ExpectEquivalent(e, passed, {x}, kSizes);
+  EXPECT_EQ(DeclineReason(VectorsAcrossMaps(), passed),
+            "no array of it is rows of vectors listed as scalars and read back so");
+}
+
+TEST(VectorsAcrossMapsTest, OneArrayOfAZip) {
+  // Each row: AsScalar $ Map(iadd) $ Zip(AsVector(4) $ t.0, AsVector(4) $ t.1), over
+  // Zip(-x as vectors, y): x's rows pass as vectors, y's are read as before.
+  const ir::ParamPtr x = ir::MakeParam("x", Ints({kN, 8}));
+  const ir::ParamPtr y = ir::MakeParam("y", Ints({kN, 8}));
+  const ir::ExprPtr rows = Must(ir::Call(ir::Zip(2), {NegatedRowsAsVectors(x), y}));
+  const ir::ExprPtr e = Must(ir::MapOver(rows, [](ir::ExprPtr t) -> absl::StatusOr<ir::ExprPtr> {
+    std::vector<ir::ExprPtr> vectors;
+    for (int k = 0; k < 2; ++k) {
+      DFC_ASSIGN_OR_RETURN(ir::ExprPtr row, ir::Call(ir::Get(k), {t}));
+      DFC_ASSIGN_OR_RETURN(ir::ExprPtr v, ir::Call(ir::AsVector(4), {row}));
+      vectors.push_back(std::move(v));
+    }
+    return ir::Call(ir::AsScalar(), {IntSum(vectors[0], vectors[1])});
+  }));
+  const ir::ExprPtr passed = MustRewrite(VectorsAcrossMaps(), e);
+  ASSERT_NE(passed, nullptr);
+  const std::string text = ir::ToString(passed);
+  EXPECT_EQ(Count(text, "AsVector(4)"), 2) << text;  // x's and y's rows
+  EXPECT_EQ(Count(text, "AsScalar"), 1) << text;
+  ExpectEquivalent(e, passed, {x, y}, kSizes);
+  // Read as scalars too, the rows are not passed as vectors.
+  const ir::ExprPtr scalars = Must(ir::MapOver(
+      NegatedRowsAsVectors(x), [](ir::ExprPtr row) { return ir::Call(ir::Map(IntNeg()), {row}); }));
+  EXPECT_EQ(DeclineReason(VectorsAcrossMaps(), scalars),
+            "no array of it is rows of vectors listed as scalars and read back so");
+  EXPECT_EQ(DeclineReason(VectorsAcrossMaps(), x), "not a high-level Map");
+}
+
 TEST(VectorizeColumnsTest, EachColumnsDotProductWColumnsAtOnce) {
   for (int w : {2, 4, 8, 16}) {
     SCOPED_TRACE(w);
