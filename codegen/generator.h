@@ -110,13 +110,6 @@ std::optional<int64_t> ConstantElements(const TypePtr& type);
 // keep arrays this size in registers or spill them to cached scratch memory without failing.
 constexpr int64_t kMaxPrivateElements = 1024;
 
-// The rows a CPU work-item copies together when it stores a view of a matrix (a transposed
-// input, rewrite::StoreTransposed): a cache line of floats. Row by row, each element a work-item
-// reads down a column of the input is a cache line of its own (the 784 columns of an
-// 8192x784 input took 9 ms that way); 16 rows at once read each line once, and write 16
-// sequential streams.
-constexpr int64_t kCopyBlockRows = 16;
-
 // The most scalars (vector lanes counted) a Reduce keeps in an accumulator array. The array is
 // meant to live in registers (every loop over it is unrolled, so the driver's compiler sees
 // each element as a value of its own): 512 scalars are the 32 vector registers of an AVX-512
@@ -275,11 +268,6 @@ class Generator {
   // A top-level array bound by a let, ToGlobal $ e: computed by a kernel of its own into a
   // temporary.
   absl::StatusOr<CVal> Materialize(const ExprPtr& e, const Env& env);
-  // Emits a kernel that copies `value`, a view of a matrix of scalars (no arithmetic), into
-  // `buffer`: work-item gid copies the block of kCopyBlockRows rows from gid·kCopyBlockRows,
-  // column by column.
-  absl::Status EmitBlockedCopy(const std::string& name, const CVal& value,
-                               const std::string& buffer, const std::string& comment);
   // ToPrivate: an array computed once into a private array of the work-item.
   absl::StatusOr<CVal> MaterializePrivately(const CVal& value);
   // TransposeW's writer: `columns` ([m][r] scalars or vectors of w lanes) stored as the rows

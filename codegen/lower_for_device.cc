@@ -130,22 +130,34 @@ class KernelMapping {
   absl::flat_hash_set<const ir::Expr*> roots_;
 };
 
-// Each ToGlobal's value, at the top level, mapped as a kernel of its own.
+// The rows a CPU work-item copies together when a kernel stores a matrix it does not compute
+// (a transposed input, rewrite::StoreTransposed): a cache line of floats.
+constexpr int kCopyBlockRows = 16;
+
+// Each ToGlobal's value, at the top level, mapped as a kernel of its own: on a CPU, a matrix
+// that is only a view of memory is copied by blocks of rows (storeByBlocks); a GPU reads a
+// transposed view with neighbouring work-items on neighbouring elements, coalesced row by row.
 class StoredKernels : public rewrite::TopLevelMutator {
  public:
-  explicit StoredKernels(KernelMapping& mapping) : mapping_(mapping) {}
+  StoredKernels(KernelMapping& mapping, const DeviceProfile& profile)
+      : mapping_(mapping), by_blocks_(!profile.is_gpu) {}
 
  protected:
   absl::StatusOr<ExprPtr> MutateCall(const ExprPtr& e, const FunCall& call) override {
     DFC_ASSIGN_OR_RETURN(ExprPtr inner, ir::ExprMutator::MutateCall(e, call));
     const FunCall* stored = CallKind(inner, Fun::Kind::kToGlobal);
     if (stored == nullptr) return inner;
-    DFC_ASSIGN_OR_RETURN(std::vector<ExprPtr> mapped, mapping_.Map({stored->args[0]}));
+    ExprPtr value = stored->args[0];
+    if (by_blocks_ && !ir::Computes(*value)) {
+      DFC_ASSIGN_OR_RETURN(value, AtRoot(rewrite::StoreByBlocks(kCopyBlockRows), value));
+    }
+    DFC_ASSIGN_OR_RETURN(std::vector<ExprPtr> mapped, mapping_.Map({std::move(value)}));
     return ir::Call(stored->f, std::move(mapped));
   }
 
  private:
   KernelMapping& mapping_;
+  const bool by_blocks_;
 };
 
 // mapSeq and reduceSeq everywhere but at the kernels' roots.
@@ -318,7 +330,7 @@ absl::StatusOr<ir::ExprPtr> LowerForDevice(const ir::ExprPtr& body, const Device
   DFC_ASSIGN_OR_RETURN(ExprPtr e, BottomUp(rewrite::VectorsAcrossMaps()).Mutate(body));
   DFC_ASSIGN_OR_RETURN(e, rewrite::ApplyAtTopLevel(rewrite::ToGlobalLet(), e));
   KernelMapping mapping(profile);
-  DFC_ASSIGN_OR_RETURN(e, StoredKernels(mapping).Mutate(e));
+  DFC_ASSIGN_OR_RETURN(e, StoredKernels(mapping, profile).Mutate(e));
   DFC_ASSIGN_OR_RETURN(e, rewrite::ReplaceOutputs(e, [&](std::vector<ExprPtr> outputs) {
                          return mapping.Map(std::move(outputs));
                        }));

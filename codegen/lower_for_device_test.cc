@@ -150,5 +150,22 @@ TEST(LowerForDeviceTest, VectorsStayVectorsAcrossRowsAndTheirLanesFoldAsATree) {
   ExpectEquivalent(sums, lowered, {x}, kSizes);
 }
 
+TEST(LowerForDeviceTest, ACpuCopiesAStoredViewOfAMatrixByBlocksOfRows) {
+  // (λ(t) => Map(λrow => Map(neg) $ row) $ t) $ Transpose $ x: the transposed input is stored
+  // for the rows that read it; a CPU writes it 16 rows a work-item, a GPU row by row.
+  const ir::ParamPtr x = ir::MakeParam("x", Floats({4, kN}));
+  const ir::ExprPtr e = Must(ir::Let(Must(ir::Call(ir::Transpose(), {x})), [](ir::ExprPtr t) {
+    return ir::MapOver(t, [](ir::ExprPtr row) { return ir::Call(ir::Map(Neg()), {row}); });
+  }));
+  const ir::ExprPtr cpu = Lowered(e, "cpu");
+  EXPECT_THAT(ir::ToString(cpu),
+              HasSubstr("ToGlobal(Id()) o Reindex(N, i => i) o Join() o MapGlb(0)(λ(b) => "
+                        "TransposeW() o Transpose() $ b)"));
+  ExpectEquivalent(e, cpu, {x}, kSizes);
+  const ir::ExprPtr amd = Lowered(e, "amd");
+  EXPECT_THAT(ir::ToString(amd), HasSubstr("ToGlobal(Id()) o MapGlb(0)(Id()) o Transpose() $ x"));
+  EXPECT_EQ(CountKind(amd, ir::Fun::Kind::kTransposeW), 0) << ir::ToString(amd);
+}
+
 }  // namespace
 }  // namespace dfc::codegen

@@ -1,5 +1,5 @@
-// Writing values: stores into buffers and private arrays, a transposed view copied by
-// blocks, and values materialised by a kernel of their own or a private array (generator.h).
+// Writing values: stores into buffers and private arrays (a write-side view's own writer),
+// and values materialised by a kernel of their own or a private array (generator.h).
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
@@ -78,8 +78,7 @@ absl::StatusOr<bool> Generator::StoreVectors(const CVal& vectors, const StoreTar
 
 absl::StatusOr<bool> Generator::StoreColumns(const CVal& columns, const StoreTarget& target) {
   const TypePtr& type = target.type;
-  if ((!target.private_array && ir::BaseDType(type) == DType::kHalf) || lanes_ > 0 ||
-      !type->element->is_array() || !type->element->element->is_scalar()) {
+  if (lanes_ > 0 || !type->element->is_array() || !type->element->element->is_scalar()) {
     return false;
   }
   const std::string& buffer = target.buffer;
@@ -99,10 +98,13 @@ absl::StatusOr<bool> Generator::StoreColumns(const CVal& columns, const StoreTar
   const std::string row_at = absl::StrCat("(", offset, ") * ", r, " + ", j);
   if (!rows_below.empty()) em_->OpenBlock(absl::StrCat("if (", row_at, " < ", rows_below, ")"));
   DFC_ASSIGN_OR_RETURN(CVal element, column.element(j));
-  DFC_ASSIGN_OR_RETURN(std::string v, element.scalar());
   const std::string at = absl::StrCat("(", row_at, ") * ", row, " + ", i, " * ", w);
-  em_->Emit(w > 1 ? absl::StrCat("vstore", w, "(", v, ", 0, ", buffer, " + ", at, ");")
-                  : absl::StrCat(buffer, "[", at, "] = ", v, ";"));
+  if (w > 1) {
+    DFC_ASSIGN_OR_RETURN(std::string v, element.scalar());
+    em_->Emit(absl::StrCat("vstore", w, "(", v, ", 0, ", buffer, " + ", at, ");"));
+  } else {
+    DFC_RETURN_IF_ERROR(Store(element, leaf, buffer, at, target.private_array));
+  }
   if (!rows_below.empty()) em_->CloseBlock();
   em_->CloseBlock();
   em_->CloseBlock();
@@ -126,64 +128,10 @@ absl::StatusOr<CVal> Generator::Materialize(const ExprPtr& e, const Env& env) {
   const bool saved = top_level_;
   top_level_ = false;
   const std::string stage = absl::StrCat(name_, "_s", stages_.size());
-  // A GPU reads a transposed view with neighbouring work-items on neighbouring elements: its
-  // reads coalesce row by row.
-  const bool matrix = e->type->element->is_array() && e->type->element->element->is_scalar();
-  absl::Status emitted =
-      !profile_.is_gpu && !out.value.computed && matrix && !out.blocks && !out.by_work_groups
-          ? EmitBlockedCopy(stage, out.value, buffer, comment)
-          : EmitKernel(stage, {out});
+  absl::Status emitted = EmitKernel(stage, {out});
   top_level_ = saved;
   DFC_RETURN_IF_ERROR(emitted);
   return Load(buffer, dtype, e->type, "0L");
-}
-
-absl::Status Generator::EmitBlockedCopy(const std::string& name, const CVal& value,
-                                        const std::string& buffer, const std::string& comment) {
-  CEmitter emitter(&block_counter_);
-  CEmitter* const outer = em_;
-  em_ = &emitter;
-  KernelStage stage{.name = name,
-                    .rows = {ArithExpr::CeilDiv(value.type->length, kCopyBlockRows)},
-                    .work_group_size = work_group_size_};
-  auto emit = [&]() -> absl::Status {
-    em_->Emit(absl::StrCat("// MapGlb(0) over blocks of ", kCopyBlockRows,
-                           " rows: work-item gid copies rows ", kCopyBlockRows, "*gid to ",
-                           kCopyBlockRows, "*gid + ", kCopyBlockRows - 1, ", column by column"));
-    em_->Emit("const long gid = get_global_id(0);");
-    em_->Emit(absl::StrCat("// ", comment));
-    const std::string rows = Size(value.type->length);
-    const std::string columns = Size(value.type->element->length);
-    const std::string j = em_->Fresh("j");
-    const std::string t = em_->Fresh("t");
-    const std::string row = em_->Fresh("row");
-    // Work-items past the rows (the global size rounded up to the work-group size) do nothing.
-    em_->OpenBlock(absl::StrCat("if (gid * ", kCopyBlockRows, " < ", rows, ")"));
-    em_->OpenBlock(absl::StrCat("for (long ", j, " = 0; ", j, " < ", columns, "; ++", j, ")"));
-    em_->Emit("#pragma unroll");
-    em_->OpenBlock(
-        absl::StrCat("for (long ", t, " = 0; ", t, " < ", kCopyBlockRows, "; ++", t, ")"));
-    em_->Emit(absl::StrCat("const long ", row, " = gid * ", kCopyBlockRows, " + ", t, ";"));
-    em_->OpenBlock(absl::StrCat("if (", row, " < ", rows, ")"));
-    DFC_ASSIGN_OR_RETURN(CVal elements, value.element(row));
-    DFC_ASSIGN_OR_RETURN(CVal element, elements.element(j));
-    DFC_RETURN_IF_ERROR(Store(element, value.type->element->element, buffer,
-                              absl::StrCat(row, " * ", columns, " + ", j)));
-    em_->CloseBlock();
-    em_->CloseBlock();
-    em_->CloseBlock();
-    em_->CloseBlock();
-    return absl::OkStatus();
-  };
-  const absl::Status status = emit();
-  em_ = outer;
-  DFC_RETURN_IF_ERROR(status);
-  const DType dtype = ir::BaseDType(value.type);
-  uses_half_ |= dtype == DType::kHalf;
-  uses_double_ |= dtype == DType::kDouble;
-  kernels_.push_back({.locals = "", .body = emitter.Finish()});
-  stages_.push_back(std::move(stage));
-  return absl::OkStatus();
 }
 
 void Generator::DeclarePrivateArray(const std::string& type, const std::string& name,

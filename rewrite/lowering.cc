@@ -97,6 +97,42 @@ ir::ExprPtr MappedRows(const ir::ExprPtr& e) {
   return join->args[0];
 }
 
+Rule StoreByBlocks(int rows) {
+  return {absl::StrCat("storeByBlocks(", rows, ")"),
+          absl::StrCat("x => Reindex(n, i) $ Join $ MapGlb(0)(λb => TransposeW $ Transpose $ b) $ "
+                       "Split(",
+                       rows, ") $ Pad(0, ⌈n/", rows, "⌉·", rows, " - n, clamp) $ x"),
+          [rows](const ir::ExprPtr& e) -> Match {
+            if (!e->type->is_array() || !e->type->element->is_array() ||
+                !e->type->element->element->is_scalar()) {
+              return Decline{"not a matrix of scalars"};
+            }
+            if (MappedRows(e) != nullptr) return Decline{"the rows are mapped already"};
+            return [rows, e]() -> absl::StatusOr<ir::ExprPtr> {
+              const ArithExpr& n = e->type->length;
+              const bool whole = (n % rows).AsConstant() == std::optional<int64_t>(0);
+              ir::ExprPtr padded = e;
+              if (!whole) {
+                DFC_ASSIGN_OR_RETURN(padded,
+                                     ir::Call(ir::Pad(0, ArithExpr::CeilDiv(n, rows) * rows - n,
+                                                      ir::PadMode::kClamp),
+                                              {e}));
+              }
+              DFC_ASSIGN_OR_RETURN(ir::ExprPtr blocks, ir::Call(ir::Split(rows), {padded}));
+              const ir::ParamPtr b = ir::MakeParam("b", blocks->type->element);
+              DFC_ASSIGN_OR_RETURN(ir::ExprPtr columns, ir::Call(ir::Transpose(), {b}));
+              DFC_ASSIGN_OR_RETURN(ir::ExprPtr block, ir::Call(ir::TransposeW(), {columns}));
+              DFC_ASSIGN_OR_RETURN(
+                  ir::ExprPtr mapped,
+                  ir::Call(ir::MapGlb(0, std::make_shared<ir::Lambda>(std::vector{b}, block)),
+                           {blocks}));
+              DFC_ASSIGN_OR_RETURN(ir::ExprPtr joined, ir::Call(ir::Join(), {mapped}));
+              if (whole) return joined;
+              return ir::Call(ir::Reindex(n, ir::IndexVar()), {joined});
+            };
+          }};
+}
+
 Rule MapRows(ir::Fun::Kind kind, int dim) {
   const bool glb = kind == ir::Fun::Kind::kMapGlb;
   return {glb ? "mapGlb" : "mapWrg",

@@ -33,6 +33,14 @@ bool IsUnstoredTensor(const ir::ExprPtr& arg);
 // (MappedRows) declines.
 Rule MapRows(ir::Fun::Kind kind, int dim);
 
+// storeByBlocks(r), for a matrix a kernel stores:
+//   x => Reindex(n, i) $ Join $ MapGlb(0)(λb => TransposeW $ Transpose $ b)
+//          $ Split(r) $ Pad(0, ⌈n/r⌉·r - n, clamp) $ x
+// (neither Pad nor Reindex where r divides n): work-item gid writes the r rows from r·gid,
+// column by column. A copy of a transposed view reads down the columns of its input: row by
+// row, each element read is a cache line of its own; r rows at once read each line once.
+Rule StoreByBlocks(int rows);
+
 // Whether `e`'s rows are mapped onto the device already: MapGlb(d)(f) $ x or MapWrg(d)(f) $ x,
 // or blocks of rows, Join $ MapGlb(d)(f) $ x (rewrite::BlockRows, VectorizeColumns), possibly
 // the first n rows of them, Reindex(n, i) $ Join $ MapGlb(d)(f) $ x. The MapGlb or MapWrg

@@ -103,6 +103,28 @@ TEST(MappedRowsTest, BlocksOfRowsAreMapped) {
   EXPECT_EQ(MappedRows(Must(ir::Call(ir::Map(ir::Id()), {x}))), nullptr);
 }
 
+TEST(StoreByBlocksTest, BlocksOfRowsWrittenColumnByColumn) {
+  // A batch of rows, padded to whole blocks and cut back; a known multiple, neither.
+  const ir::ParamPtr x = ir::MakeParam("x", Ints({4, kN}));
+  const ir::ExprPtr transposed = Must(ir::Call(ir::Transpose(), {x}));
+  const ir::ExprPtr blocks = MustRewrite(StoreByBlocks(16), transposed);
+  ASSERT_NE(blocks, nullptr);
+  EXPECT_THAT(ir::ToString(blocks),
+              ::testing::StartsWith("Reindex(N, i => i) o Join() o MapGlb(0)"));
+  EXPECT_THAT(ir::ToString(blocks), HasSubstr("TransposeW() o Transpose() $ b"));
+  EXPECT_NE(MappedRows(blocks), nullptr);
+  ExpectEquivalent(transposed, blocks, {x}, kSizes);
+  const ir::ParamPtr y = ir::MakeParam("y", Ints({32, 3}));
+  const ir::ExprPtr whole = MustRewrite(StoreByBlocks(16), y);
+  ASSERT_NE(whole, nullptr);
+  EXPECT_THAT(ir::ToString(whole), ::testing::StartsWith("Join() o MapGlb(0)"));
+  EXPECT_THAT(ir::ToString(whole), Not(HasSubstr("Pad")));
+  ExpectEquivalent(y, whole, {y}, kSizes);
+  EXPECT_EQ(DeclineReason(StoreByBlocks(16), whole), "the rows are mapped already");
+  EXPECT_EQ(DeclineReason(StoreByBlocks(16), ir::MakeParam("v", Ints({kN}))),
+            "not a matrix of scalars");
+}
+
 TEST(SequentialRulesTest, MapAndReduceBecomeSequential) {
   const ir::ParamPtr a = ir::MakeParam("a", Ints({kN}));
   const ir::ExprPtr dot = Must(Dot(a, a));

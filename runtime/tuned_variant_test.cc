@@ -86,12 +86,14 @@ TEST(TunedVariantTest, ACpuCopiesATransposedInputInBlocksOfRows) {
     ASSERT_EQ(kernel.stages[0].rows.size(), 1u);
     if (profile.is_gpu) {
       EXPECT_EQ(kernel.stages[0].rows[0].AsConstant(), 10);
-      EXPECT_THAT(kernel.source, ::testing::Not(HasSubstr("blocks of 16 rows")));
+      EXPECT_THAT(kernel.source, ::testing::Not(HasSubstr("computes block gid")));
     } else {
       EXPECT_EQ(kernel.stages[0].rows[0].AsConstant(), 1);
-      EXPECT_THAT(kernel.source, HasSubstr("MapGlb(0) over blocks of 16 rows"));
-      // The work-items past the rows skip the copy: each walking it idly took 13 ms here.
-      EXPECT_THAT(kernel.source, HasSubstr("if (gid * 16 < 10L)"));
+      // The lowering's storeByBlocks(16): one block of the 10 rows, written column by column.
+      EXPECT_THAT(kernel.source, HasSubstr("work-item gid computes block gid of"));
+      EXPECT_THAT(kernel.source, HasSubstr("_784]_16 rows"));
+      // The work-items past the blocks skip the copy: each walking it idly took 13 ms here.
+      EXPECT_THAT(kernel.source, HasSubstr("if (gid < 1L)"));
     }
     absl::StatusOr<std::unique_ptr<DeviceExecutor>> executor =
         DeviceExecutor::Open("cpu", -1, {.profile = profile});
