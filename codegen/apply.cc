@@ -1,6 +1,5 @@
 // Evaluating IR in the generator: expressions, λs, UserFuns, and the patterns as views
 // (index arithmetic) or calls into the folds (generator.h).
-#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "base/status.h"
@@ -132,20 +131,7 @@ absl::StatusOr<CVal> Generator::CallUserFun(const ir::UserFun& f, std::vector<CV
   for (const CVal& a : args) width = a.type->is_vector() ? a.type->width : width;
   std::string name = f.name;
   if (width > 1) {
-    // OpenCL C's `if` takes a scalar condition: a body that branches is not lane-wise.
-    if (absl::StrContains(f.body, "if (") || absl::StrContains(f.body, "if(")) {
-      return Unsupported(
-          absl::StrCat("UserFun ", f.name, " on vectors (its body branches with `if`)"));
-    }
-    for (const TypePtr& t : f.param_types) {
-      if (t->dtype == DType::kHalf || t->dtype == DType::kBool) {
-        return Unsupported(
-            absl::StrCat("UserFun ", f.name, " on vectors of ", DTypeName(t->dtype)));
-      }
-    }
-    if (f.result_type->dtype == DType::kHalf || f.result_type->dtype == DType::kBool) {
-      return Unsupported(absl::StrCat("UserFun ", f.name, " on vectors"));
-    }
+    if (std::optional<std::string> why = VectorRefusal(f)) return Unsupported(*why);
     name = absl::StrCat(f.name, "_x", width);
     vector_funs_.emplace(name, std::pair{&f, width});
   } else {

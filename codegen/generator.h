@@ -120,6 +120,17 @@ constexpr int64_t kMaxPrivateElements = 1024;
 // a 784x256 layer's accumulator of 256 float4).
 constexpr int64_t kMaxAccumulatorScalars = 512;
 
+// Why a work-item cannot keep `init` as a Reduce's accumulator, or nullopt: scalars and vectors
+// (in tuples) live in variables; an array needs a known size of at most kMaxAccumulatorScalars
+// scalars, not float16, and a work-item to keep it (inside a kernel's rows, `in_rows`).
+std::optional<std::string> AccumulatorRefusal(const TypePtr& init, bool in_rows);
+
+// Why UserFun `f` cannot be applied lane by lane to vectors, or nullopt. Its twin with vector
+// parameters runs the same body, OpenCL C's arithmetic and builtins being lane-wise; but `if`
+// takes a scalar condition, float16 is rounded after every operation, and a comparison of
+// vectors gives -1 where bool wants 1.
+std::optional<std::string> VectorRefusal(const ir::UserFun& f);
+
 // The parameters bound where an expression is evaluated: the kernel's own (the root), and a
 // chain of frames, one for each lambda applied. A frame never changes once made, so a value
 // whose code is written later (an array's element function) keeps the bindings it was made

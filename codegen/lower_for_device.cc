@@ -1,6 +1,9 @@
 // The default lowering strategy (see lower_for_device.h).
 #include "codegen/lower_for_device.h"
 
+#include <algorithm>
+#include <optional>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -324,6 +327,55 @@ class WorkItemStorage : public ir::ExprMutator {
   absl::flat_hash_map<const ir::Param*, ExprPtr> bound_;
 };
 
+// The first thing in lowered IR that a work-item cannot hold or compute: an array accumulator
+// outside a kernel's rows or beyond its registers, a UserFun that is not lane-wise applied to
+// vectors, vectors of float16. Inside a Map's or a Reduce's function is inside the rows.
+class Unmappable : public ir::ExprVisitor {
+ public:
+  const std::optional<std::string>& why() const { return why_; }
+
+  void Visit(const ExprPtr& e) override {
+    if (!why_) ir::ExprVisitor::Visit(e);
+  }
+
+  void VisitCall(const FunCall& call) override {
+    if (ir::IsReduce(call.f->kind)) why_ = gen::AccumulatorRefusal(call.args[0]->type, depth_ > 0);
+    if (const ir::UserFun* f = LaneWise(call); f != nullptr && !why_) why_ = gen::VectorRefusal(*f);
+    if (call.f->kind == Fun::Kind::kAsVector && ir::BaseDType(call.type) == DType::kHalf) {
+      why_ = "a vector of float16";
+    }
+    if (!why_) ir::ExprVisitor::VisitCall(call);
+  }
+
+  void VisitPattern(const ir::Pattern& pattern) override {
+    const bool per_element = ir::IsMap(pattern.kind) || ir::IsReduce(pattern.kind);
+    depth_ += per_element;
+    ir::ExprVisitor::VisitPattern(pattern);
+    depth_ -= per_element;
+  }
+
+ private:
+  // The UserFun `call` applies to vectors, called or as a pattern's function, or nullptr.
+  static const ir::UserFun* LaneWise(const FunCall& call) {
+    const auto vector = [](const ExprPtr& a) { return a->type->is_vector(); };
+    if (call.f->kind == Fun::Kind::kUserFun) {
+      return std::ranges::any_of(call.args, vector) ? &static_cast<const ir::UserFun&>(*call.f)
+                                                    : nullptr;
+    }
+    const bool map = ir::IsMap(call.f->kind), reduce = ir::IsReduce(call.f->kind);
+    if (!map && !reduce) return nullptr;
+    const ir::FunPtr& f = static_cast<const ir::Pattern&>(*call.f).f;
+    if (f->kind != Fun::Kind::kUserFun) return nullptr;
+    const bool on_vectors = call.f->kind == Fun::Kind::kReduceLanes ||
+                            call.args.back()->type->element->is_vector() ||
+                            (reduce && call.args[0]->type->is_vector());
+    return on_vectors ? &static_cast<const ir::UserFun&>(*f) : nullptr;
+  }
+
+  int depth_ = 0;
+  std::optional<std::string> why_;
+};
+
 }  // namespace
 
 absl::StatusOr<ir::ExprPtr> LowerForDevice(const ir::ExprPtr& body, const DeviceProfile& profile) {
@@ -335,7 +387,11 @@ absl::StatusOr<ir::ExprPtr> LowerForDevice(const ir::ExprPtr& body, const Device
                          return mapping.Map(std::move(outputs));
                        }));
   DFC_ASSIGN_OR_RETURN(e, Sequential(mapping.roots()).Mutate(e));
-  return WorkItemStorage().Mutate(e);
+  DFC_ASSIGN_OR_RETURN(e, WorkItemStorage().Mutate(e));
+  Unmappable unmappable;
+  unmappable.Visit(e);
+  if (unmappable.why()) return gen::Unsupported(*unmappable.why());
+  return e;
 }
 
 }  // namespace dfc::codegen

@@ -167,5 +167,40 @@ TEST(LowerForDeviceTest, ACpuCopiesAStoredViewOfAMatrixByBlocksOfRows) {
   EXPECT_EQ(CountKind(amd, ir::Fun::Kind::kTransposeW), 0) << ir::ToString(amd);
 }
 
+TEST(LowerForDeviceTest, DeclinesWhatAWorkItemCannotHold) {
+  // Σ over the rows of x as one accumulator row, [3] ints: a Reduce of the whole kernel, with no
+  // rows to map onto work-items.
+  const ir::ParamPtr x = ir::MakeParam("x", Ints({kN, 3}));
+  const ir::ExprPtr zeros =
+      Must(ir::Call(ir::Repeat(3), {ir::MakeLiteral(ir::Scalar::Int(DType::kInt32, 0))}));
+  const ir::ExprPtr column_sums =
+      Must(ir::ReduceOver(zeros, x, [](ir::ExprPtr acc, ir::ExprPtr row) {
+        return ir::MapOver(Must(ir::Call(ir::Zip(2), {acc, row})), [](ir::ExprPtr p) {
+          return ir::Call(IntAdd(),
+                          {Must(ir::Call(ir::Get(0), {p})), Must(ir::Call(ir::Get(1), {p}))});
+        });
+      }));
+  absl::StatusOr<ir::ExprPtr> lowered = LowerForDevice(column_sums, Profile("cpu"));
+  EXPECT_THAT(lowered.status().message(),
+              HasSubstr("a Reduce accumulator of type [int32]_3 outside the rows of a kernel"));
+  // A UserFun whose body branches, applied to vectors.
+  const ir::FunPtr relu = ir::MakeUserFun(
+      "irelu", {"x"}, "if (x < 0) return 0; return x;", {DType::kInt32}, DType::kInt32,
+      [](std::span<const ir::Scalar> a) -> absl::StatusOr<ir::Scalar> {
+        return ir::Scalar::Int(DType::kInt32, a[0].i < 0 ? 0 : a[0].i);
+      });
+  const ir::ParamPtr y = ir::MakeParam("y", Ints({kN, 8}));
+  const ir::ExprPtr rows = Must(ir::MapOver(y, [&](ir::ExprPtr row) -> absl::StatusOr<ir::ExprPtr> {
+    DFC_ASSIGN_OR_RETURN(ir::ExprPtr v, ir::Call(ir::AsVector(4), {row}));
+    DFC_ASSIGN_OR_RETURN(ir::ExprPtr r, ir::Call(ir::Map(relu), {v}));
+    return ir::Call(ir::AsScalar(), {r});
+  }));
+  lowered = LowerForDevice(rows, Profile("cpu"));
+  EXPECT_THAT(lowered.status().message(),
+              HasSubstr("UserFun irelu on vectors (its body branches with `if`)"));
+  // The same on scalars lowers.
+  EXPECT_TRUE(LowerForDevice(Must(ir::Call(ir::Map(ir::Map(relu)), {y})), Profile("cpu")).ok());
+}
+
 }  // namespace
 }  // namespace dfc::codegen

@@ -93,19 +93,11 @@ absl::StatusOr<CVal> Generator::ReduceSeq(const ir::Pattern& p, std::vector<CVal
 
 absl::StatusOr<CVal> Generator::ReduceIntoPrivate(const ir::Pattern& p, const CVal& init,
                                                   const CVal& array, const Env& env) {
-  const std::optional<ArithExpr> slots = Slots(init.type);
-  const std::optional<int64_t> n = slots ? slots->AsConstant() : std::nullopt;
+  if (std::optional<std::string> why = AccumulatorRefusal(init.type, !top_level_)) {
+    return Unsupported(*why);
+  }
+  const std::optional<int64_t> n = Slots(init.type)->AsConstant();
   const TypePtr leaf = LeafType(init.type);
-  if (!n || leaf == nullptr || leaf->dtype == DType::kHalf || top_level_) {
-    return Unsupported(absl::StrCat("a Reduce accumulator of type ", ir::TypeToString(init.type),
-                                    top_level_ ? " outside the rows of a kernel" : ""));
-  }
-  const int64_t scalars = *n * (leaf->is_vector() ? leaf->width : 1);
-  if (scalars > kMaxAccumulatorScalars) {
-    return Unsupported(absl::StrCat("a Reduce accumulator of type ", ir::TypeToString(init.type),
-                                    " (", scalars, " scalars, more than the ",
-                                    kMaxAccumulatorScalars, " a work-item keeps in registers)"));
-  }
   const std::string type = CType(leaf);
   const std::string acc = em_->Fresh("acc");
   const int64_t scalar_bytes = SizeOf(leaf->dtype) * (leaf->is_vector() ? leaf->width : 1);

@@ -13,6 +13,7 @@
 #include "absl/strings/str_join.h"
 #include "base/status.h"
 #include "codegen/kernel_gen.h"
+#include "codegen/lower_for_device.h"
 #include "ir/traverse.h"
 #include "runtime/compare.h"
 #include "runtime/compile.h"
@@ -282,9 +283,11 @@ absl::StatusOr<std::vector<ClusterTuning>> TunePlan(Plan& plan, DeviceExecutor& 
                                            .work_group_size = work_group_size}));
       return std::move(kernel.source);
     };
-    // The explorer neither counts nor rewrites further a variant the generator refuses.
+    // The explorer neither counts nor rewrites further a variant the device lowering declines.
     rewrite::ExploreOptions explore = options.explore;
-    explore.usable = [&](const ir::ExprPtr& body) { return generate(body, {}, -1).status(); };
+    explore.usable = [&](const ir::ExprPtr& body) {
+      return codegen::LowerForDevice(body, executor.profile()).status();
+    };
     DFC_ASSIGN_OR_RETURN(std::vector<rewrite::Variant> variants,
                          rewrite::Enumerate(lambda.body, explore));
     const std::vector<int> work_group_sizes = WorkGroupSizes(executor.profile());
