@@ -99,30 +99,20 @@ absl::StatusOr<TypePtr> ResultType(const Fun& f, const std::vector<TypePtr>& typ
     }
     case Fun::Kind::kReduce:
     case Fun::Kind::kReduceSeq:
-    case Fun::Kind::kReduceLcl: {
-      DFC_RETURN_IF_ERROR(arity(2));
-      DFC_RETURN_IF_ERROR(array(1));
-      auto acc = ResultType(*p->f, {types[0], types[1]->element});
-      if (!acc.ok()) {
-        return TypeError(
-            f, absl::StrCat("on (", T(types[0]), ", ", T(types[1]), "): ", acc.status().message()));
-      }
-      if (!TypeEquals(*acc, types[0])) {
-        return TypeError(f, absl::StrCat("the function returns ", T(*acc),
-                                         ", but the accumulator has type ", T(types[0])));
-      }
-      return types[0];
-    }
+    case Fun::Kind::kReduceLcl:
     case Fun::Kind::kReduceLanes: {
       DFC_RETURN_IF_ERROR(arity(2));
       DFC_RETURN_IF_ERROR(array(1));
-      const TypePtr& vector = types[1]->element;
-      if (!types[0]->is_scalar() || !vector->is_vector() || vector->dtype != types[0]->dtype ||
-          types[1]->length.AsConstant() != 1) {
-        return TypeError(f, absl::StrCat("on (", T(types[0]), ", ", T(types[1]),
-                                         "): expected a scalar and one vector of its dtype"));
+      TypePtr element = types[1]->element;
+      if (f.kind == Fun::Kind::kReduceLanes) {  // f folds the vector's lanes, scalars
+        if (!types[0]->is_scalar() || !element->is_vector() || element->dtype != types[0]->dtype ||
+            types[1]->length.AsConstant() != 1) {
+          return TypeError(f, absl::StrCat("on (", T(types[0]), ", ", T(types[1]),
+                                           "): expected a scalar and one vector of its dtype"));
+        }
+        element = types[0];
       }
-      auto acc = ResultType(*p->f, {types[0], types[0]});
+      auto acc = ResultType(*p->f, {types[0], element});
       if (!acc.ok()) {
         return TypeError(
             f, absl::StrCat("on (", T(types[0]), ", ", T(types[1]), "): ", acc.status().message()));
