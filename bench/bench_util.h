@@ -98,11 +98,11 @@ inline DeviceExecutor& ExecutorFor(Strategy s) {
 inline absl::StatusOr<bool> TakeRecordedTuning(Plan& plan, TuningDb& db, int64_t size) {
   const std::string device = Shared().executor->device_name();
   PlanSpec spec = plan.spec;
-  spec.steps.assign(plan.lowered.clusters.size(), {});
-  spec.work_group_sizes.assign(plan.lowered.clusters.size(), -1);
+  spec.steps.assign(plan.translated.clusters.size(), {});
+  spec.work_group_sizes.assign(plan.translated.clusters.size(), -1);
   std::vector<TuningEntry> stamped;
-  for (size_t c = 0; c < plan.lowered.clusters.size(); ++c) {
-    const ir::LoweredCluster& cluster = plan.lowered.clusters[c];
+  for (size_t c = 0; c < plan.translated.clusters.size(); ++c) {
+    const ir::TranslatedCluster& cluster = plan.translated.clusters[c];
     std::optional<TuningEntry> entry = db.Find(ClusterHash(cluster), device, SizeBucket(size));
     if (!entry || entry->bucket != SizeBucket(size)) return false;
     if (absl::Status replays = CheckReplays(*entry, cluster); !replays.ok()) {
@@ -179,11 +179,11 @@ inline absl::StatusOr<std::pair<double, double>> WorkOf(const workloads::Workloa
   Fixture& f = Shared();
   if (auto it = f.work.find(w.name); it != f.work.end()) return it->second;
   DFC_ASSIGN_OR_RETURN(Plan * plan, GetPlan(w, Strategy::kDefault));
-  DFC_ASSIGN_OR_RETURN(SizeBindings sizes, BindSizes(plan->lowered, w.feeds()));
+  DFC_ASSIGN_OR_RETURN(SizeBindings sizes, BindSizes(plan->translated, w.feeds()));
   std::pair<double, double> work{0, 0};
-  for (size_t c = 0; c < plan->lowered.clusters.size(); ++c) {
-    work.first += ClusterBytes(plan->lowered.clusters[c], sizes);
-    work.second += ClusterFlops(*plan->graph, plan->lowered, static_cast<int>(c), sizes);
+  for (size_t c = 0; c < plan->translated.clusters.size(); ++c) {
+    work.first += ClusterBytes(plan->translated.clusters[c], sizes);
+    work.second += ClusterFlops(*plan->graph, plan->translated, static_cast<int>(c), sizes);
   }
   f.work[w.name] = work;
   return work;
@@ -237,8 +237,8 @@ inline void TimeWorkload(benchmark::State& state, const workloads::Workload& w, 
     return;
   }
   DeviceExecutor& executor = ExecutorFor(s);
-  for (size_t c = 0; c < (*plan)->lowered.clusters.size(); ++c) {
-    executor.UseKernel((*plan)->lowered.clusters[c], (*plan)->kernels[c]);
+  for (size_t c = 0; c < (*plan)->translated.clusters.size(); ++c) {
+    executor.UseKernel((*plan)->translated.clusters[c], (*plan)->kernels[c]);
   }
   const workloads::Feeds feeds = w.feeds();
   // The profiler records from the initialisers on, so that the queue records times throughout.
@@ -252,8 +252,8 @@ inline void TimeWorkload(benchmark::State& state, const workloads::Workload& w, 
   }
   double total_seconds = 0;
   for (auto _ : state) {
-    absl::StatusOr<std::vector<Tensor>> out =
-        executor.Run(*(*plan)->graph, (*plan)->lowered, feeds, (*plan)->spec.fetches, &run_state);
+    absl::StatusOr<std::vector<Tensor>> out = executor.Run(
+        *(*plan)->graph, (*plan)->translated, feeds, (*plan)->spec.fetches, &run_state);
     if (!out.ok()) {
       state.SkipWithError(std::string(out.status().message()).c_str());
       return;

@@ -1,5 +1,5 @@
 // How loading and compiling scale with a graph's size, up to 100,000 nodes: the parse of a
-// text GraphDef, then CompilePlan (validation, pruning, folding, partitioning, lowering and code
+// text GraphDef, then CompilePlan (validation, pruning, folding, partitioning, translation and code
 // generation for the `amd` profile; nothing runs), and the heap the graph and the plan hold.
 // Two shapes of graph, each made here from a pattern repeated:
 //   - layers: Const weights [8,8] and bias [8], MatMul, BiasAdd, Tanh, Identity, chained

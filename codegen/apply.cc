@@ -5,7 +5,7 @@
 #include "base/status.h"
 #include "codegen/generator.h"
 #include "ir/analysis.h"
-#include "ir/lower/scalar_funs.h"
+#include "ir/from_tf/scalar_funs.h"
 #include "rewrite/lowering.h"
 
 namespace dfc::codegen::gen {

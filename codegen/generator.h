@@ -173,7 +173,7 @@ constexpr int64_t kMaxPrefetchesAStep = 16;
 
 class Generator {
  public:
-  explicit Generator(const ir::LoweredCluster& cluster) : cluster_(cluster) {}
+  explicit Generator(const ir::TranslatedCluster& cluster) : cluster_(cluster) {}
 
   absl::StatusOr<KernelSource> Generate(const KernelOptions& options);
 
@@ -292,7 +292,7 @@ class Generator {
   void DeclarePrivateArray(const std::string& type, const std::string& name, int64_t elements,
                            int64_t element_bytes, const std::string& comment);
 
-  const ir::LoweredCluster& cluster_;
+  const ir::TranslatedCluster& cluster_;
   int64_t block_counter_ = 0;
   CEmitter* em_ = nullptr;
   std::vector<KernelText> kernels_;  // the rendered kernel functions, in stage order

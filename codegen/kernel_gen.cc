@@ -11,7 +11,7 @@
 #include "base/status.h"
 #include "codegen/generator.h"
 #include "codegen/lower_for_device.h"
-#include "ir/lower/scalar_funs.h"
+#include "ir/from_tf/scalar_funs.h"
 #include "ir/traverse.h"
 #include "rewrite/lowering.h"
 
@@ -318,9 +318,9 @@ std::string StorageType(DType dtype) {
   return dtype == DType::kHalf ? "half" : ir::OpenCLType(dtype);
 }
 
-absl::StatusOr<KernelSource> GenerateKernel(const ir::LoweredCluster& cluster,
+absl::StatusOr<KernelSource> GenerateKernel(const ir::TranslatedCluster& cluster,
                                             const KernelOptions& options) {
-  ir::LoweredCluster lowered = cluster;
+  ir::TranslatedCluster lowered = cluster;
   DFC_ASSIGN_OR_RETURN(ir::ExprPtr body, LowerForDevice(cluster.lambda->body, options.profile));
   lowered.lambda = std::make_shared<ir::Lambda>(cluster.lambda->params, std::move(body));
   gen::Generator generator(lowered);

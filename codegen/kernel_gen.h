@@ -41,7 +41,7 @@
 #include "absl/status/statusor.h"
 #include "codegen/device_profile.h"
 #include "graph/arith.h"
-#include "ir/lower/cluster.h"
+#include "ir/from_tf/cluster.h"
 
 namespace dfc::codegen {
 
@@ -80,7 +80,7 @@ struct KernelOptions {
   std::vector<std::string> nodes;
   // The device the code is for.
   DeviceProfile profile = *NamedProfile("cpu");
-  // The rewrite steps that made the cluster's expression from its lowering, for the header
+  // The rewrite steps that made the cluster's expression from its translation, for the header
   // comment (rewrite::Variant::Name(); empty or "default": none).
   std::string rules;
   // The work-group size of the MapGlb kernels (0: the driver's choice); -1: the profile's.
@@ -90,7 +90,7 @@ struct KernelOptions {
 
 // Generates the kernel for `cluster`. An IR construct the generator does not handle yet (a
 // vector type, a Reduce whose accumulator is an array) is an error naming it.
-absl::StatusOr<KernelSource> GenerateKernel(const ir::LoweredCluster& cluster,
+absl::StatusOr<KernelSource> GenerateKernel(const ir::TranslatedCluster& cluster,
                                             const KernelOptions& options);
 
 // The C type a tensor of `dtype` is stored as in a buffer: "half" for float16 (read with

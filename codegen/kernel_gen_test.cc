@@ -39,11 +39,11 @@ int Count(const std::string& text, const std::string& needle) {
 
 struct Generated {
   std::vector<std::string> nodes;  // "name (Op)"
-  const ir::LoweredCluster* cluster;
+  const ir::TranslatedCluster* cluster;
   KernelSource kernel;
 };
 
-// The training graph lowered as `dfc inspect --clusters` lowers it: every supported output
+// The training graph translated as `dfc inspect --clusters` translates it: every supported output
 // nothing reads as a fetch, the no-output nodes (the training step) as targets, no feeds.
 class KernelGenTest : public ::testing::Test {
  protected:
@@ -66,26 +66,26 @@ class KernelGenTest : public ::testing::Test {
       targets.insert(targets.end(), target.begin(), target.end());
     }
     ReferenceFoldOracle oracle;
-    absl::StatusOr<ir::LoweredGraph> lowered =
-        ir::LowerGraph(*graph_, fetches, targets, {}, oracle);
-    ASSERT_TRUE(lowered.ok()) << lowered.status();
-    lowered_ = *std::move(lowered);
-    ASSERT_GE(lowered_.clusters.size(), 2u);
-    for (size_t c = 0; c < lowered_.clusters.size(); ++c) {
-      std::vector<std::string> nodes = ClusterNodeNames(*graph_, lowered_.partition.clusters[c]);
+    absl::StatusOr<ir::TranslatedGraph> translated =
+        ir::TranslateGraph(*graph_, fetches, targets, {}, oracle);
+    ASSERT_TRUE(translated.ok()) << translated.status();
+    translated_ = *std::move(translated);
+    ASSERT_GE(translated_.clusters.size(), 2u);
+    for (size_t c = 0; c < translated_.clusters.size(); ++c) {
+      std::vector<std::string> nodes = ClusterNodeNames(*graph_, translated_.partition.clusters[c]);
       absl::StatusOr<KernelSource> kernel =
-          GenerateKernel(lowered_.clusters[c], {.name = "k", .nodes = nodes});
+          GenerateKernel(translated_.clusters[c], {.name = "k", .nodes = nodes});
       ASSERT_TRUE(kernel.ok()) << "cluster " << c << ": " << kernel.status();
-      generated_.push_back({std::move(nodes), &lowered_.clusters[c], *std::move(kernel)});
+      generated_.push_back({std::move(nodes), &translated_.clusters[c], *std::move(kernel)});
     }
   }
 
   std::unique_ptr<Graph> graph_;
-  ir::LoweredGraph lowered_;
+  ir::TranslatedGraph translated_;
   std::vector<Generated> generated_;
 };
 
-bool HasBatchInput(const ir::LoweredCluster& cluster) {
+bool HasBatchInput(const ir::TranslatedCluster& cluster) {
   const auto& lambda = *cluster.lambda;
   return std::any_of(lambda.params.begin(), lambda.params.end(), [](const ir::ParamPtr& p) {
     return ir::TypeToString(p->type).find("_N") != std::string::npos;
@@ -212,11 +212,11 @@ TEST(KernelGenPrivateArrayTest, ARowReadManyTimesIsComputedOnceIntoAPrivateArray
   absl::StatusOr<Graph> graph = LoadGraph(testing::SharedDir() + "/models/dl4j_mlp_00_frozen.pb");
   ASSERT_TRUE(graph.ok()) << graph.status();
   ReferenceFoldOracle oracle;
-  absl::StatusOr<ir::LoweredGraph> lowered =
-      ir::LowerGraph(*graph, {TensorId{"output", 0}}, {}, {}, oracle, {.fold_only_static = true});
-  ASSERT_TRUE(lowered.ok()) << lowered.status();
-  ASSERT_EQ(lowered->clusters.size(), 1u);
-  absl::StatusOr<KernelSource> kernel = GenerateKernel(lowered->clusters[0], {.name = "k"});
+  absl::StatusOr<ir::TranslatedGraph> translated = ir::TranslateGraph(
+      *graph, {TensorId{"output", 0}}, {}, {}, oracle, {.fold_only_static = true});
+  ASSERT_TRUE(translated.ok()) << translated.status();
+  ASSERT_EQ(translated->clusters.size(), 1u);
+  absl::StatusOr<KernelSource> kernel = GenerateKernel(translated->clusters[0], {.name = "k"});
   ASSERT_TRUE(kernel.ok()) << kernel.status();
   const std::string& source = kernel->source;
   SCOPED_TRACE(source);

@@ -4,7 +4,7 @@
 #include "absl/strings/str_join.h"
 #include "base/status.h"
 #include "codegen/generator.h"
-#include "ir/lower/scalar_funs.h"
+#include "ir/from_tf/scalar_funs.h"
 
 namespace dfc::codegen::gen {
 

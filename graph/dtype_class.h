@@ -1,5 +1,5 @@
 // Which dtypes an op is defined for, as a bit set of classes or a named set: the reference
-// kernels refuse the others, and the lowerings refuse exactly the same ones.
+// kernels refuse the others, and the translations refuse exactly the same ones.
 #ifndef DFC_GRAPH_DTYPE_CLASS_H_
 #define DFC_GRAPH_DTYPE_CLASS_H_
 

@@ -1,6 +1,6 @@
 // A feed: a value given for a tensor of a graph in place of what its producer computes. It has
 // this one form from the command line down to the device, and is checked against the graph once,
-// where the user's feeds enter (the sessions, the command line): the executors and the lowering
+// where the user's feeds enter (the sessions, the command line): the executors and the translation
 // below them take their feeds as checked.
 #ifndef DFC_GRAPH_FEED_H_
 #define DFC_GRAPH_FEED_H_

@@ -758,7 +758,7 @@ class Folder {
     return absl::OkStatus();
   }
 
-  // Backwards from the inputs lowerings read at compile time: everything such a value is
+  // Backwards from the inputs translations read at compile time: everything such a value is
   // computed from is needed when compiling too.
   void MarkNeededStatically(const std::vector<int>& nodes) {
     for (auto it = nodes.rbegin(); it != nodes.rend(); ++it) {

@@ -2,8 +2,8 @@
 // size variables such as the batch `N`), values folded from constants, and the shape
 // arithmetic of gradient graphs folded symbolically (Shape -> Prod -> FloorDiv gives `N`).
 //
-// graph/ cannot run ops or lower them, so the caller supplies both as a FoldOracle: the
-// reference executor evaluates nodes on constants and the IR lowering infers device shapes.
+// graph/ cannot run ops or translate them, so the caller supplies both as a FoldOracle: the
+// reference executor evaluates nodes on constants and the IR translation infers device shapes.
 #ifndef DFC_GRAPH_FOLD_H_
 #define DFC_GRAPH_FOLD_H_
 
@@ -51,10 +51,10 @@ class FoldOracle {
   virtual absl::StatusOr<std::vector<Tensor>> Evaluate(const Node& node,
                                                        std::span<const Tensor> inputs) const = 0;
   // Output dtypes and shapes of a device-placed node that could not be folded (the caller
-  // passes the IR lowering). An error means "unknown"; it is not fatal to folding.
+  // passes the IR translation). An error means "unknown"; it is not fatal to folding.
   virtual absl::StatusOr<std::vector<TensorInfo>> InferShapes(
       const Node& node, std::span<const TensorInfo> inputs) const = 0;
-  // True when the device node's lowering reads input `input` only at compile time (an axis,
+  // True when the device node's translation reads input `input` only at compile time (an axis,
   // a shape): its producer must then be folded. Used by FoldOptions::fold_only_static.
   virtual bool ReadsStatically(const Node& node, int input) const {
     (void)node;
@@ -68,7 +68,7 @@ struct FoldOptions {
   // be equal, or one forced to equal a constant) replaces some by these expressions.
   absl::flat_hash_map<std::string, ArithExpr> size_substitutions;
   // Fold device and layout nodes only where their value is needed when the graph is compiled
-  // (read statically by a lowering, directly or through other nodes). The rest stays in
+  // (read statically by a translation, directly or through other nodes). The rest stays in
   // clusters: `dfc conformance --interpret` uses this so that the IR computes what the
   // cases test rather than the folder. Host nodes are always folded where they can be.
   bool fold_only_static = false;

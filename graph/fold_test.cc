@@ -34,7 +34,7 @@ using testing::T1;
 const ArithExpr kN = ArithExpr::Var("N");
 
 // The reference executor for values; for shapes, the rules of a handful of device ops (as the
-// IR lowering would give them), and "unknown" for everything else.
+// IR translation would give them), and "unknown" for everything else.
 class TestOracle : public FoldOracle {
  public:
   absl::StatusOr<std::vector<Tensor>> Evaluate(const Node& node,
@@ -579,7 +579,7 @@ TEST_F(MnistTrainTest, MeanGradientFoldsSymbolically) {
   EXPECT_FALSE(IsFolded("gradients/Mean_grad/Tile"));
   EXPECT_THAT(*Info("gradients/Mean_grad/Tile").shape, ElementsAre(kN));
 
-  // Each placeholder's batch is its own variable until unification (ir/lower) merges them.
+  // Each placeholder's batch is its own variable until unification (ir/from_tf) merges them.
   ASSERT_EQ(result_.size_variables.size(), 2u);
   EXPECT_EQ(result_.size_variables[0].name, "N");
   EXPECT_EQ(result_.size_variables[1].name, "N1");

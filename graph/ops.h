@@ -15,7 +15,7 @@
 namespace dfc {
 
 enum class Placement {
-  kDevice,  // lowered to the IR and fused into generated kernels
+  kDevice,  // translated to the IR and fused into generated kernels
   kLayout,  // device, or host when every input is a host constant
   kHost,    // plumbing, shapes, variables, random
 };

@@ -51,7 +51,7 @@ struct Partition {
 
 // `nodes`: the nodes to run, topological (edges from nodes outside it are ignored: fed
 // tensors). `clusterable(i)`: node i may go in a cluster (the caller decides: a device or
-// layout op, not folded, with a lowering). `fetches`: tensors the caller reads (they become
+// layout op, not folded, with a translation). `fetches`: tensors the caller reads (they become
 // cluster outputs). Errors: a node index out of range or repeated, `nodes` not topological,
 // a fetch that names no tensor. `compile_time(i, j)`: input j of clusterable node i is read
 // when compiling (an axis, a shape), not at run time: its edge neither joins nor orders units,

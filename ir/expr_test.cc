@@ -8,7 +8,7 @@
 #include "base/status.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "ir/lower/lower_util.h"
+#include "ir/from_tf/translate_util.h"
 #include "ir/printer.h"
 
 namespace dfc::ir {

@@ -1,5 +1,5 @@
 // The IR interpreter: evaluates any expression, high-level or lowered, on host values. It is
-// the oracle for every rewrite, and every lowering is checked by it against the reference
+// the oracle for every rewrite, and every translation is checked by it against the reference
 // executor. Lowered patterns evaluate as their high-level twins (MapGlb as Map, ReduceSeq as
 // Reduce, ToGlobal(f) as f): memory and parallelism do not change values.
 #ifndef DFC_IR_INTERPRETER_H_

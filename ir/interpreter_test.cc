@@ -6,7 +6,7 @@
 #include "base/status.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "ir/lower/lower_util.h"
+#include "ir/from_tf/translate_util.h"
 
 namespace dfc::ir {
 namespace {

@@ -26,7 +26,7 @@ struct Step {
 };
 
 struct Variant {
-  std::vector<Step> steps;  // empty: the expression as lowered (the default strategy)
+  std::vector<Step> steps;  // empty: the expression as translated (the default strategy)
   ir::ExprPtr body;
   absl::Status usable;       // why ExploreOptions::usable refused it; OK if it did not
   std::string Name() const;  // the steps joined by " ; ", or "default"

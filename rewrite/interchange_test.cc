@@ -209,7 +209,7 @@ TEST(BlockRowsTest, AFoldHoldingTheWalkLeavesTheWalkToBeShared) {
   ExpectEquivalent(summed, blocked, {a, b}, kRaggedSizes);
 
   // The same with the walk in the Maps that compute the rows the fold's Map walks (as Relu's
-  // cluster is lowered): they are fused into it first.
+  // cluster is translated): they are fused into it first.
   const ir::ExprPtr walks =
       Must(ir::MapOver(a, [&](ir::ExprPtr row) -> absl::StatusOr<ir::ExprPtr> {
         DFC_ASSIGN_OR_RETURN(ir::ExprPtr dots, DotEachColumn(row, b));

@@ -185,7 +185,7 @@ TEST(VectorizeMapsTest, DeclinesWithTheReason) {
 }
 
 // Rows of a matrix, each through two elementwise ops (each a Map over the rows whose function
-// maps the row: how the lowering makes an elementwise op of a cluster), then each row summed.
+// maps the row: how the translation makes an elementwise op of a cluster), then each row summed.
 TEST(VectorizeMapsTest, EveryElementwiseMapInOneStepButAReducesInput) {
   const ir::ParamPtr a = ir::MakeParam("a", Ints({kN, 8}));
   const ir::ParamPtr b = ir::MakeParam("b", Ints({kN, 8}));

@@ -10,10 +10,10 @@
 
 namespace dfc {
 
-absl::StatusOr<ClusterKernel> CompileCluster(const ir::LoweredCluster& cluster,
+absl::StatusOr<ClusterKernel> CompileCluster(const ir::TranslatedCluster& cluster,
                                              const rewrite::Variant& variant,
                                              codegen::KernelOptions options) {
-  ir::LoweredCluster rewritten = cluster;
+  ir::TranslatedCluster rewritten = cluster;
   if (variant.body != nullptr) {
     rewritten.lambda = std::make_shared<ir::Lambda>(cluster.lambda->params, variant.body);
   } else if (!variant.steps.empty()) {

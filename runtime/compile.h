@@ -9,7 +9,7 @@
 
 #include "absl/status/statusor.h"
 #include "codegen/kernel_gen.h"
-#include "ir/lower/cluster.h"
+#include "ir/from_tf/cluster.h"
 #include "rewrite/explore.h"
 
 namespace dfc {
@@ -20,10 +20,10 @@ struct ClusterKernel {
 };
 
 // The kernel of `cluster` as `variant` makes it: its body if it has one (a variant the explorer
-// made), else its steps replayed on the cluster's lowering (none: the default strategy).
+// made), else its steps replayed on the cluster's translation (none: the default strategy).
 // options.rules is the variant's name. A step that no longer applies is an error starting
 // "its rewrite steps: "; a construct the code generator refuses is an error naming it.
-absl::StatusOr<ClusterKernel> CompileCluster(const ir::LoweredCluster& cluster,
+absl::StatusOr<ClusterKernel> CompileCluster(const ir::TranslatedCluster& cluster,
                                              const rewrite::Variant& variant,
                                              codegen::KernelOptions options);
 

@@ -1,4 +1,4 @@
-// Running lowered graphs with generated kernels, values kept on the device (see
+// Running translated graphs with generated kernels, values kept on the device (see
 // device_executor.h).
 #include "runtime/device_executor.h"
 
@@ -78,7 +78,7 @@ absl::StatusOr<std::unique_ptr<DeviceExecutor>> DeviceExecutor::Open(absl::strin
 }
 
 absl::StatusOr<std::vector<Tensor>> DeviceExecutor::Run(const Graph& graph,
-                                                        const ir::LoweredGraph& lowered,
+                                                        const ir::TranslatedGraph& translated,
                                                         const std::vector<Feed>& feeds,
                                                         const std::vector<TensorId>& fetches,
                                                         State* state) {
@@ -87,10 +87,10 @@ absl::StatusOr<std::vector<Tensor>> DeviceExecutor::Run(const Graph& graph,
   DFC_RETURN_IF_ERROR(context_->SetProfiling(profiler::DeviceEnabled()));
   // The profiler's first level: the graph run.
   profiler::RecordEvent span("run");
-  DFC_ASSIGN_OR_RETURN(SizeBindings sizes, BindSizes(lowered, feeds));
-  ActiveRun run(*this, graph, lowered, state);
+  DFC_ASSIGN_OR_RETURN(SizeBindings sizes, BindSizes(translated, feeds));
+  ActiveRun run(*this, graph, translated, state);
   for (const auto& [id, tensor] : feeds) run.Feed(id, tensor);
-  for (const ExecutionUnit& unit : lowered.partition.schedule) {
+  for (const ExecutionUnit& unit : translated.partition.schedule) {
     DFC_RETURN_IF_ERROR(run.RunUnit(unit, sizes));
   }
   DFC_RETURN_IF_ERROR(run.CheckErrors());
@@ -99,15 +99,15 @@ absl::StatusOr<std::vector<Tensor>> DeviceExecutor::Run(const Graph& graph,
   return out;
 }
 
-void DeviceExecutor::UseKernel(const ir::LoweredCluster& cluster, codegen::KernelSource kernel) {
+void DeviceExecutor::UseKernel(const ir::TranslatedCluster& cluster, codegen::KernelSource kernel) {
   CompiledCluster& compiled = compiled_[cluster.lambda.get()];
   compiled = CompiledCluster{.lambda = cluster.lambda, .kernel = std::move(kernel)};
 }
 
 DeviceExecutor::CompiledCluster& DeviceExecutor::Compile(const Graph& graph, const Cluster& cluster,
-                                                         const ir::LoweredCluster& lowered,
+                                                         const ir::TranslatedCluster& translated,
                                                          int index) {
-  CompiledCluster& compiled = compiled_[lowered.lambda.get()];
+  CompiledCluster& compiled = compiled_[translated.lambda.get()];
   if (compiled.program != nullptr || !compiled.status.ok()) return compiled;
   const std::string name = absl::StrCat("dfc_cluster_", index);
   // Failures to make or build a kernel are Internal here, so that the run falls back on them.
@@ -116,9 +116,9 @@ DeviceExecutor::CompiledCluster& DeviceExecutor::Compile(const Graph& graph, con
     return compiled;
   };
   if (compiled.lambda == nullptr) {  // not given by a plan
-    compiled.lambda = lowered.lambda;
+    compiled.lambda = translated.lambda;
     absl::StatusOr<ClusterKernel> kernel = CompileCluster(
-        lowered, {},
+        translated, {},
         {.name = name, .nodes = ClusterNodeNames(graph, cluster), .profile = profile_});
     if (!kernel.ok()) return fail(kernel.status());
     ++kernels_generated_;

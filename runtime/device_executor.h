@@ -1,4 +1,4 @@
-// Running a lowered graph on an OpenCL device: every cluster as one generated kernel
+// Running a translated graph on an OpenCL device: every cluster as one generated kernel
 // (codegen/kernel_gen.h), host nodes on the reference executor.
 //
 // Tensors stay on the device. A cluster's outputs are left in device buffers for the clusters
@@ -40,7 +40,7 @@
 #include "graph/feed.h"
 #include "graph/graph.h"
 #include "graph/tensor.h"
-#include "ir/lower/cluster.h"
+#include "ir/from_tf/cluster.h"
 #include "runtime/opencl/context.h"
 #include "runtime/opencl/program_cache.h"
 
@@ -113,18 +113,18 @@ class DeviceExecutor {
   static absl::StatusOr<std::unique_ptr<DeviceExecutor>> Open(absl::string_view kind, int platform,
                                                               Options options);
 
-  // Runs `lowered` (made by ir::LowerGraph for these fetches, targets and feeds) and returns
+  // Runs `translated` (made by ir::TranslateGraph for these fetches, targets and feeds) and returns
   // the fetches. The feeds were checked where they entered (CheckFeeds: a session, the command
   // line). `state` holds the graph's variables and constants across runs; without one, a run
   // keeps nothing (and a graph that reads a variable fails naming it).
-  absl::StatusOr<std::vector<Tensor>> Run(const Graph& graph, const ir::LoweredGraph& lowered,
+  absl::StatusOr<std::vector<Tensor>> Run(const Graph& graph, const ir::TranslatedGraph& translated,
                                           const std::vector<Feed>& feeds,
                                           const std::vector<TensorId>& fetches,
                                           State* state = nullptr);
 
   // Runs `cluster` with `kernel` (from a compiled plan) instead of generating one. The cluster
   // must outlive the executor's use of it.
-  void UseKernel(const ir::LoweredCluster& cluster, codegen::KernelSource kernel);
+  void UseKernel(const ir::TranslatedCluster& cluster, codegen::KernelSource kernel);
 
   const std::string& device_name() const { return context_->info().device_name; }
   const std::shared_ptr<cl::ClContext>& context() const { return context_; }
@@ -153,7 +153,7 @@ class DeviceExecutor {
   };
 
   CompiledCluster& Compile(const Graph& graph, const Cluster& cluster,
-                           const ir::LoweredCluster& lowered, int index);
+                           const ir::TranslatedCluster& translated, int index);
   absl::StatusOr<std::shared_ptr<cl::ClBuffer>> Upload(const Tensor& tensor);
   absl::Status Download(DeviceTensor& value);
   // A new value var + factor * delta of var's dtype and shape, computed on the device from

@@ -22,7 +22,7 @@
 #include "graph/loader.h"
 #include "graph/ops.h"
 #include "gtest/gtest.h"
-#include "ir/lower/cluster.h"
+#include "ir/from_tf/cluster.h"
 #include "runtime/compare.h"
 #include "runtime/device_session.h"
 #include "runtime/interpreted.h"
@@ -45,15 +45,16 @@ TEST_F(DeviceExecutorTest, OneCompiledPlanServesBatchSizes1To1000) {
   ASSERT_TRUE(loaded.ok()) << loaded.status();
   const Graph& graph = *loaded;
   const std::vector<TensorId> fetches = {{"output", 0}};
-  // Lowered once, with no shape given: the batch stays the size variable N.
-  absl::StatusOr<ir::LoweredGraph> lowered = Lower(graph, fetches, {{{"input", 0}, Tensor()}});
-  ASSERT_TRUE(lowered.ok()) << lowered.status();
+  // Translated once, with no shape given: the batch stays the size variable N.
+  absl::StatusOr<ir::TranslatedGraph> translated =
+      Translate(graph, fetches, {{{"input", 0}, Tensor()}});
+  ASSERT_TRUE(translated.ok()) << translated.status();
   std::unique_ptr<DeviceExecutor> device = MakeExecutor();
   int64_t programs_after_first = -1;
   for (int64_t batch : {1, 7, 64, 1000}) {
     SCOPED_TRACE(absl::StrCat("batch ", batch));
     const Feeds feeds = {{{"input", 0}, RandomFloats({batch, 784}, batch)}};
-    absl::StatusOr<std::vector<Tensor>> actual = device->Run(graph, *lowered, feeds, fetches);
+    absl::StatusOr<std::vector<Tensor>> actual = device->Run(graph, *translated, feeds, fetches);
     ASSERT_TRUE(actual.ok()) << actual.status();
     // The oracle here is the IR interpreter, which computes in float32 in the kernel's order,
     // as TensorFlow does. The reference executor accumulates MatMul in double: this model's
@@ -69,7 +70,7 @@ TEST_F(DeviceExecutorTest, OneCompiledPlanServesBatchSizes1To1000) {
     const std::vector<int64_t> rows = {0, batch / 2, batch - 1};
     const Feeds row_feeds = {{{"input", 0}, Rows(feeds[0].value, rows)}};
     absl::StatusOr<std::vector<Tensor>> expected =
-        RunInterpreted(graph, *lowered, row_feeds, fetches);
+        RunInterpreted(graph, *translated, row_feeds, fetches);
     ASSERT_TRUE(expected.ok()) << expected.status();
     ASSERT_EQ((*actual)[0].shape(), (Shape{batch, 10}));
     ExpectAllEqual({Rows((*actual)[0], rows)}, *expected, fetches);
@@ -88,13 +89,13 @@ TEST_F(DeviceExecutorTest, OneCompiledPlanServesBatchSizes1To1000) {
   }
   EXPECT_GE(programs_after_first, 1);
   // Each cluster's kernel was generated once and launched at every batch size.
-  EXPECT_EQ(device->kernels_generated(), static_cast<int64_t>(lowered->clusters.size()));
+  EXPECT_EQ(device->kernels_generated(), static_cast<int64_t>(translated->clusters.size()));
   EXPECT_EQ(device->fallbacks(), 0);
   EXPECT_GE(device->kernels_run(), 4);
 }
 
 // TensorFlow broadcasts a dimension of 1 against any size, declared or not: two placeholders
-// of unknown batch, fed 4 and 1, added. A run lowers for that pattern (FedPlaceholderShape)
+// of unknown batch, fed 4 and 1, added. A run translates for that pattern (FedPlaceholderShape)
 // rather than take the two batches for one size variable. (Found by the differential fuzzer.)
 TEST_F(DeviceExecutorTest, AnUnknownDimensionFedOneBroadcasts) {
   constexpr char kGraph[] = R"graph(
@@ -112,15 +113,15 @@ node { name: "out" op: "Tanh" input: "sum" attr { key: "T" value { type: DT_FLOA
   for (const auto& [x_rows, y_rows] : {std::pair{4, 1}, {1, 4}, {4, 4}, {1, 1}}) {
     const Feeds feeds = {{{"x", 0}, RandomFloats({x_rows, 3}, 1)},
                          {{"y", 0}, RandomFloats({y_rows, 3}, 2)}};
-    absl::StatusOr<ir::LoweredGraph> lowered = Lower(*graph, fetches, feeds);
-    ASSERT_TRUE(lowered.ok()) << lowered.status();
-    absl::StatusOr<std::vector<Tensor>> actual = executor->Run(*graph, *lowered, feeds, fetches);
+    absl::StatusOr<ir::TranslatedGraph> translated = Translate(*graph, fetches, feeds);
+    ASSERT_TRUE(translated.ok()) << translated.status();
+    absl::StatusOr<std::vector<Tensor>> actual = executor->Run(*graph, *translated, feeds, fetches);
     ASSERT_TRUE(actual.ok()) << x_rows << " and " << y_rows << ": " << actual.status();
     absl::StatusOr<std::vector<Tensor>> expected = Reference(*graph, feeds, fetches);
     ASSERT_TRUE(expected.ok()) << expected.status();
     ExpectAllEqual(*actual, *expected, fetches);
   }
-  // A session does the same, and keeps one lowering for equal batches.
+  // A session does the same, and keeps one translation for equal batches.
   absl::StatusOr<std::unique_ptr<DeviceSession>> session =
       DeviceSession::Create(std::make_shared<const Graph>(*graph), {.device = "cpu"});
   ASSERT_TRUE(session.ok()) << session.status();
@@ -139,7 +140,7 @@ node { name: "out" op: "Tanh" input: "sum" attr { key: "T" value { type: DT_FLOA
 }
 
 // DeviceSession::Run from several threads at once (the runs serialise on the session's lock
-// and share its lowerings, kernels and buffer pool): each thread gets its own batch's answer.
+// and share its translations, kernels and buffer pool): each thread gets its own batch's answer.
 // Under ThreadSanitizer (DFC_SANITIZE=thread) this is the runtime's data-race check.
 TEST_F(DeviceExecutorTest, ASessionRunsFromSeveralThreadsAtOnce) {
   absl::StatusOr<Graph> graph = LoadShared("dl4j_mlp_00_frozen.pb");
@@ -183,14 +184,14 @@ TEST_F(DeviceExecutorTest, AKernelThatFailsToBuildFallsBack) {
   const Graph& graph = *loaded;
   const std::vector<TensorId> fetches = {{"output", 0}};
   const Feeds feeds = {{{"input", 0}, RandomFloats({3, 784}, 3)}};
-  absl::StatusOr<ir::LoweredGraph> lowered = Lower(graph, fetches, feeds);
-  ASSERT_TRUE(lowered.ok()) << lowered.status();
+  absl::StatusOr<ir::TranslatedGraph> translated = Translate(graph, fetches, feeds);
+  ASSERT_TRUE(translated.ok()) << translated.status();
   std::ostringstream warnings;
   std::unique_ptr<DeviceExecutor> device =
       MakeExecutor({.warnings = &warnings, .edit_source = [](std::string& source) {
                       source += "\nthis is not OpenCL C;\n";
                     }});
-  absl::StatusOr<std::vector<Tensor>> actual = device->Run(graph, *lowered, feeds, fetches);
+  absl::StatusOr<std::vector<Tensor>> actual = device->Run(graph, *translated, feeds, fetches);
   ASSERT_TRUE(actual.ok()) << actual.status();
   absl::StatusOr<std::vector<Tensor>> expected = Reference(graph, feeds, fetches);
   ASSERT_TRUE(expected.ok()) << expected.status();
@@ -269,16 +270,16 @@ TEST_F(DeviceExecutorTest, EveryFrozenSharedModelMatchesTheReference) {
       fetches.insert(fetches.end(), outs.begin(), outs.end());
     }
     ASSERT_FALSE(fetches.empty());
-    absl::StatusOr<ir::LoweredGraph> lowered = Lower(graph, fetches, feeds);
-    ASSERT_TRUE(lowered.ok()) << lowered.status();
+    absl::StatusOr<ir::TranslatedGraph> translated = Translate(graph, fetches, feeds);
+    ASSERT_TRUE(translated.ok()) << translated.status();
     std::unique_ptr<DeviceExecutor> device = MakeExecutor();
-    absl::StatusOr<std::vector<Tensor>> actual = device->Run(graph, *lowered, feeds, fetches);
+    absl::StatusOr<std::vector<Tensor>> actual = device->Run(graph, *translated, feeds, fetches);
     ASSERT_TRUE(actual.ok()) << actual.status();
     absl::StatusOr<std::vector<Tensor>> expected = Reference(graph, feeds, fetches);
     ASSERT_TRUE(expected.ok()) << expected.status();
     ExpectAllEqual(*actual, *expected, fetches);
     EXPECT_EQ(device->fallbacks(), 0);
-    EXPECT_EQ(device->kernels_run(), static_cast<int64_t>(lowered->clusters.size()));
+    EXPECT_EQ(device->kernels_run(), static_cast<int64_t>(translated->clusters.size()));
     ran.push_back(name);
   }
   for (const std::string& name : must_run) {
@@ -311,19 +312,19 @@ TEST_F(DeviceExecutorTest, AnOutOfRangeGatherIndexIsAnErrorNotACrash) {
   auto feeds_for = [&](std::vector<int32_t> indices) -> Feeds {
     return {{{"params", 0}, params}, {{"indices", 0}, testing::T1<int32_t>(indices)}};
   };
-  absl::StatusOr<ir::LoweredGraph> lowered = Lower(*graph, fetches, feeds_for({1, 4}));
-  ASSERT_TRUE(lowered.ok()) << lowered.status();
-  ASSERT_EQ(lowered->clusters.size(), 1u) << "the gather should run as a kernel";
+  absl::StatusOr<ir::TranslatedGraph> translated = Translate(*graph, fetches, feeds_for({1, 4}));
+  ASSERT_TRUE(translated.ok()) << translated.status();
+  ASSERT_EQ(translated->clusters.size(), 1u) << "the gather should run as a kernel";
   std::unique_ptr<DeviceExecutor> device = MakeExecutor();
 
   // In range first, so the error below is not a kernel that never works.
   absl::StatusOr<std::vector<Tensor>> good =
-      device->Run(*graph, *lowered, feeds_for({1, 4}), fetches);
+      device->Run(*graph, *translated, feeds_for({1, 4}), fetches);
   ASSERT_TRUE(good.ok()) << good.status();
   EXPECT_EQ(testing::Values<float>((*good)[0]), (std::vector<float>{11, 14}));
 
   absl::StatusOr<std::vector<Tensor>> bad =
-      device->Run(*graph, *lowered, feeds_for({1, 7}), fetches);
+      device->Run(*graph, *translated, feeds_for({1, 7}), fetches);
   ASSERT_FALSE(bad.ok()) << "index 7 of a 5-element params was accepted";
   EXPECT_THAT(std::string(bad.status().message()), HasSubstr("out of range"));
   EXPECT_EQ(device->fallbacks(), 0);

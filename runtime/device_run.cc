@@ -150,18 +150,18 @@ const Node* DeviceExecutor::ActiveRun::ReaderOf(const Cluster& cluster, const Te
 }
 
 absl::Status DeviceExecutor::ActiveRun::RunCluster(int index, const SizeBindings& sizes) {
-  const Cluster& cluster = lowered_.partition.clusters[index];
-  const ir::LoweredCluster& lowered = lowered_.clusters[index];
-  const auto& lambda = *lowered.lambda;
+  const Cluster& cluster = translated_.partition.clusters[index];
+  const ir::TranslatedCluster& translated = translated_.clusters[index];
+  const auto& lambda = *translated.lambda;
   std::vector<std::shared_ptr<DeviceTensor>> params;
-  for (size_t k = 0; k < lowered.params.size(); ++k) {
+  for (size_t k = 0; k < translated.params.size(); ++k) {
     DFC_ASSIGN_OR_RETURN(std::shared_ptr<DeviceTensor> value,
-                         Value(lowered.params[k], ReaderOf(cluster, lowered.params[k])));
+                         Value(translated.params[k], ReaderOf(cluster, translated.params[k])));
     const ir::TypePtr& type = lambda.params[k]->type;
     absl::StatusOr<Shape> shape = ir::ShapeUnder(type, sizes);
     if (!shape.ok() || *shape != value->shape || ir::BaseDType(type) != value->dtype) {
       return absl::InvalidArgumentError(
-          absl::StrCat("tensor \"", lowered.params[k].ToString(), "\" is ", value->DebugType(),
+          absl::StrCat("tensor \"", translated.params[k].ToString(), "\" is ", value->DebugType(),
                        ", but the compiled cluster expects ", ir::TypeToString(type)));
     }
     params.push_back(std::move(value));
@@ -169,11 +169,11 @@ absl::Status DeviceExecutor::ActiveRun::RunCluster(int index, const SizeBindings
   if (ex_.options_.blas_matmul && cluster.nodes.size() == 1 &&
       graph_.node(cluster.nodes[0]).op == "MatMul" && params.size() == 2 &&
       params[0]->dtype == DType::kFloat && params[1]->dtype == DType::kFloat) {
-    return BlasMatMul(index, graph_.node(cluster.nodes[0]), lowered, params, sizes);
+    return BlasMatMul(index, graph_.node(cluster.nodes[0]), translated, params, sizes);
   }
-  CompiledCluster& compiled = ex_.Compile(graph_, cluster, lowered, index);
+  CompiledCluster& compiled = ex_.Compile(graph_, cluster, translated, index);
   absl::Status launched = compiled.status;
-  if (launched.ok()) launched = Launch(index, compiled, lowered, params, sizes);
+  if (launched.ok()) launched = Launch(index, compiled, translated, params, sizes);
   if (launched.ok()) {
     ++ex_.kernels_run_;
     return absl::OkStatus();
@@ -196,10 +196,10 @@ absl::Status DeviceExecutor::ActiveRun::RunCluster(int index, const SizeBindings
   }
   DFC_ASSIGN_OR_RETURN(
       std::vector<Tensor> outputs,
-      RunClusterByReference(graph_, cluster, lowered_.fold, sizes,
+      RunClusterByReference(graph_, cluster, translated_.fold, sizes,
                             [&](const TensorId& id) { return Host(id, ReaderOf(cluster, id)); }));
   for (size_t k = 0; k < outputs.size(); ++k) {
-    values_[lowered.outputs[k]] = OnHost(std::move(outputs[k]));
+    values_[translated.outputs[k]] = OnHost(std::move(outputs[k]));
   }
   return absl::OkStatus();
 }
@@ -212,19 +212,19 @@ void DeviceExecutor::ActiveRun::RecordKernel(cl_event event, int index, const st
                                  .name = name,
                                  .cluster = index,
                                  .dims = dims,
-                                 .bytes = ClusterBytes(lowered_.clusters[index], sizes),
+                                 .bytes = ClusterBytes(translated_.clusters[index], sizes),
                                  .launch = launch};
   for (int k = 0; k < dims; ++k) {
     info.global[k] = global[k];
     info.local[k] = local[k];
   }
-  for (int n : lowered_.partition.clusters[index].nodes) {
+  for (int n : translated_.partition.clusters[index].nodes) {
     const Node& node = graph_.node(n);
-    const auto flops = static_cast<double>(NodeFlops(graph_, lowered_, node, sizes));
+    const auto flops = static_cast<double>(NodeFlops(graph_, translated_, node, sizes));
     info.flops += flops;
     info.nodes.push_back(node.name);
-    info.node_work.push_back(flops +
-                             static_cast<double>(NodeOutputBytes(graph_, lowered_, node, sizes)));
+    info.node_work.push_back(
+        flops + static_cast<double>(NodeOutputBytes(graph_, translated_, node, sizes)));
   }
   profiler::RecordDeviceEvent(event, ex_.context_->queue(), std::move(info), since);
 }

@@ -59,9 +59,12 @@ class ArgSetter {
 
 class DeviceExecutor::ActiveRun {
  public:
-  ActiveRun(DeviceExecutor& executor, const Graph& graph, const ir::LoweredGraph& lowered,
+  ActiveRun(DeviceExecutor& executor, const Graph& graph, const ir::TranslatedGraph& translated,
             State* state)
-      : ex_(executor), graph_(graph), lowered_(lowered), state_(state ? state : &own_state_) {}
+      : ex_(executor),
+        graph_(graph),
+        translated_(translated),
+        state_(state ? state : &own_state_) {}
 
   void Feed(const TensorId& id, const Tensor& value) {
     fed_.insert(id);
@@ -79,7 +82,7 @@ class DeviceExecutor::ActiveRun {
   std::string ClusterLabel(int index) const {
     return absl::StrCat(
         "cluster ", index, " (",
-        absl::StrJoin(ClusterNodeNames(graph_, lowered_.partition.clusters[index]), ", "), ")");
+        absl::StrJoin(ClusterNodeNames(graph_, translated_.partition.clusters[index]), ", "), ")");
   }
 
   // Makes the run's variable writes and random draws the state's. Called only when the whole
@@ -153,7 +156,7 @@ class DeviceExecutor::ActiveRun {
                     const SizeBindings& sizes, cl_event since = nullptr);
 
   // A cluster of one float32 MatMul through CLBlast's GEMM (Options::blas_matmul).
-  absl::Status BlasMatMul(int index, const Node& node, const ir::LoweredCluster& lowered,
+  absl::Status BlasMatMul(int index, const Node& node, const ir::TranslatedCluster& translated,
                           const std::vector<std::shared_ptr<DeviceTensor>>& params,
                           const SizeBindings& sizes);
 
@@ -162,13 +165,14 @@ class DeviceExecutor::ActiveRun {
   absl::Status CheckDeviceSize(int index, const DeviceTensor& value) const;
 
   // Enqueues every stage of the cluster's kernel; its outputs stay on the device.
-  absl::Status Launch(int index, const CompiledCluster& compiled, const ir::LoweredCluster& lowered,
+  absl::Status Launch(int index, const CompiledCluster& compiled,
+                      const ir::TranslatedCluster& translated,
                       const std::vector<std::shared_ptr<DeviceTensor>>& params,
                       const SizeBindings& sizes);
 
   DeviceExecutor& ex_;
   const Graph& graph_;
-  const ir::LoweredGraph& lowered_;
+  const ir::TranslatedGraph& translated_;
   State own_state_;
   State* state_;
   absl::flat_hash_set<TensorId> fed_;

@@ -35,7 +35,7 @@ absl::StatusOr<std::unique_ptr<DeviceSession>> DeviceSession::OpenPlan(const std
   session->plan_ = std::make_unique<Plan>(std::move(plan));
   const Plan& p = *session->plan_;
   for (size_t c = 0; c < p.kernels.size(); ++c) {
-    session->executor_->UseKernel(p.lowered.clusters[c], p.kernels[c]);
+    session->executor_->UseKernel(p.translated.clusters[c], p.kernels[c]);
   }
   if (!p.spec.init.empty()) {
     absl::StatusOr<std::vector<Tensor>> init = session->Run({}, {}, p.spec.init);
@@ -51,7 +51,7 @@ absl::StatusOr<std::unique_ptr<DeviceSession>> DeviceSession::OpenPlan(const std
 namespace {
 
 // Whether a run serves from `plan`: the same targets, fetches among the plan's, and feeds of
-// placeholders only (the plan was lowered with them unfed, as host units a feed replaces).
+// placeholders only (the plan was translated with them unfed, as host units a feed replaces).
 bool PlanServes(const Plan& plan, const Graph& graph, const std::vector<Feed>& feeds,
                 const std::vector<TensorId>& fetches, const std::vector<std::string>& targets) {
   const std::set<std::string> wanted(targets.begin(), targets.end());
@@ -78,7 +78,7 @@ absl::StatusOr<std::vector<Tensor>> DeviceSession::Run(const std::vector<Feed>& 
                                                        const std::vector<std::string>& targets) {
   // The one check of the feeds: the executor below takes them as checked.
   DFC_RETURN_IF_ERROR(CheckFeeds(*graph_, feeds));
-  std::string key;  // what a lowering depends on besides the fed shapes (FedShapes)
+  std::string key;  // what a translation depends on besides the fed shapes (FedShapes)
   for (const Feed& feed : feeds) absl::StrAppend(&key, "feed ", feed.id.ToString(), ";");
   std::vector<TensorId> fetch_ids;
   for (const std::string& name : fetches) {
@@ -95,32 +95,32 @@ absl::StatusOr<std::vector<Tensor>> DeviceSession::Run(const std::vector<Feed>& 
   }
   std::lock_guard<std::mutex> lock(mutex_);
   if (plan_ != nullptr && PlanServes(*plan_, *graph_, feeds, fetch_ids, targets)) {
-    return executor_->Run(*graph_, plan_->lowered, feeds, fetch_ids, &state_);
+    return executor_->Run(*graph_, plan_->translated, feeds, fetch_ids, &state_);
   }
-  // As LowerForFeeds chooses, each lowering made once: with the batch sizes symbolic, or, when
-  // the feeds bind sizes the first took for one to 1 and something else (which TensorFlow
+  // As TranslateForFeeds chooses, each translation made once: with the batch sizes symbolic, or,
+  // when the feeds bind sizes the first took for one to 1 and something else (which TensorFlow
   // broadcasts), with each unknown dimension fed 1 taken as the constant 1.
-  auto lowering = [&](bool ones_as_constants) -> absl::StatusOr<const ir::LoweredGraph*> {
+  auto translation = [&](bool ones_as_constants) -> absl::StatusOr<const ir::TranslatedGraph*> {
     std::map<std::string, PartialShape> shapes;  // ordered, for the key
     for (auto& [name, shape] : FedShapes(*graph_, feeds, ones_as_constants)) shapes[name] = shape;
     std::string shapes_key = key;
     for (const auto& [name, shape] : shapes) {
       absl::StrAppend(&shapes_key, "shape ", name, shape.ToString(), ";");
     }
-    auto it = lowered_.find(shapes_key);
-    if (it == lowered_.end()) {
+    auto it = translated_.find(shapes_key);
+    if (it == translated_.end()) {
       DFC_ASSIGN_OR_RETURN(
-          ir::LoweredGraph lowered,
-          LowerForFeedShapes(*graph_, fetch_ids, feeds, targets, ones_as_constants));
-      it = lowered_.emplace(shapes_key, std::move(lowered)).first;
+          ir::TranslatedGraph translated,
+          TranslateForFeedShapes(*graph_, fetch_ids, feeds, targets, ones_as_constants));
+      it = translated_.emplace(shapes_key, std::move(translated)).first;
     }
     return &it->second;
   };
-  DFC_ASSIGN_OR_RETURN(const ir::LoweredGraph* lowered, lowering(false));
-  if (!BindSizes(*lowered, feeds).ok()) {
-    DFC_ASSIGN_OR_RETURN(lowered, lowering(true));
+  DFC_ASSIGN_OR_RETURN(const ir::TranslatedGraph* translated, translation(false));
+  if (!BindSizes(*translated, feeds).ok()) {
+    DFC_ASSIGN_OR_RETURN(translated, translation(true));
   }
-  return executor_->Run(*graph_, *lowered, feeds, fetch_ids, &state_);
+  return executor_->Run(*graph_, *translated, feeds, fetch_ids, &state_);
 }
 
 }  // namespace dfc

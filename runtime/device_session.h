@@ -1,5 +1,5 @@
 // The C++ runtime API for embedding dfc: a frozen graph run many times on one OpenCL device,
-// each cluster as a generated kernel. A graph is lowered once for each combination of fetches
+// each cluster as a generated kernel. A graph is translated once for each combination of fetches
 // and fed tensors (and, for placeholders declared without a rank, the fed shapes); batch sizes
 // are size variables, so a new batch size reuses the same kernels.
 //
@@ -27,7 +27,7 @@
 #include "graph/feed.h"
 #include "graph/graph.h"
 #include "graph/tensor.h"
-#include "ir/lower/cluster.h"
+#include "ir/from_tf/cluster.h"
 #include "runtime/device_executor.h"
 #include "runtime/plan.h"
 
@@ -47,7 +47,7 @@ class DeviceSession {
                                                                Options options);
   // Opens the plan in `dir` and runs its initialisers. A run of the plan's targets that
   // fetches some of the plan's fetches and feeds only placeholders runs the plan's kernels
-  // (built for this device, whatever profile they were written for); any other run is lowered
+  // (built for this device, whatever profile they were written for); any other run is translated
   // and generated as in a session made by Create.
   static absl::StatusOr<std::unique_ptr<DeviceSession>> OpenPlan(const std::string& dir,
                                                                  Options options);
@@ -74,8 +74,8 @@ class DeviceSession {
   std::mutex mutex_;
   std::unique_ptr<DeviceExecutor> executor_;
   std::unique_ptr<Plan> plan_;
-  std::map<std::string, ir::LoweredGraph> lowered_;  // by fetches, targets and feeds
-  DeviceExecutor::State state_;                      // variables and constants
+  std::map<std::string, ir::TranslatedGraph> translated_;  // by fetches, targets and feeds
+  DeviceExecutor::State state_;                            // variables and constants
 };
 
 }  // namespace dfc

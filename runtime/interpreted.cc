@@ -1,12 +1,12 @@
-// Interpreted execution of lowered graphs (see interpreted.h).
+// Interpreted execution of translated graphs (see interpreted.h).
 #include "runtime/interpreted.h"
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "base/status.h"
 #include "graph/ops.h"
+#include "ir/from_tf/translate.h"
 #include "ir/interpreter.h"
-#include "ir/lower/lower.h"
 #include "runtime/reference/kernel.h"
 
 namespace dfc {
@@ -18,7 +18,7 @@ absl::StatusOr<std::vector<Tensor>> ReferenceFoldOracle::Evaluate(
 
 absl::StatusOr<std::vector<TensorInfo>> ReferenceFoldOracle::InferShapes(
     const Node& node, std::span<const TensorInfo> inputs) const {
-  return ir::InferShapesByLowering(node, inputs);
+  return ir::InferShapesByTranslation(node, inputs);
 }
 
 bool ReferenceFoldOracle::ReadsStatically(const Node& node, int input) const {
@@ -42,14 +42,14 @@ std::optional<PartialShape> FedPlaceholderShape(const Node& node, const Shape& f
   return shape;
 }
 
-absl::StatusOr<ir::LoweredGraph> LowerForFeeds(const Graph& graph,
-                                               const std::vector<TensorId>& fetches,
-                                               const std::vector<Feed>& feeds,
-                                               const std::vector<std::string>& targets) {
-  absl::StatusOr<ir::LoweredGraph> lowered =
-      LowerForFeedShapes(graph, fetches, feeds, targets, /*ones_as_constants=*/false);
-  if (!lowered.ok() || BindSizes(*lowered, feeds).ok()) return lowered;
-  return LowerForFeedShapes(graph, fetches, feeds, targets, /*ones_as_constants=*/true);
+absl::StatusOr<ir::TranslatedGraph> TranslateForFeeds(const Graph& graph,
+                                                      const std::vector<TensorId>& fetches,
+                                                      const std::vector<Feed>& feeds,
+                                                      const std::vector<std::string>& targets) {
+  absl::StatusOr<ir::TranslatedGraph> translated =
+      TranslateForFeedShapes(graph, fetches, feeds, targets, /*ones_as_constants=*/false);
+  if (!translated.ok() || BindSizes(*translated, feeds).ok()) return translated;
+  return TranslateForFeedShapes(graph, fetches, feeds, targets, /*ones_as_constants=*/true);
 }
 
 absl::flat_hash_map<std::string, PartialShape> FedShapes(const Graph& graph,
@@ -67,24 +67,24 @@ absl::flat_hash_map<std::string, PartialShape> FedShapes(const Graph& graph,
   return shapes;
 }
 
-absl::StatusOr<ir::LoweredGraph> LowerForFeedShapes(const Graph& graph,
-                                                    const std::vector<TensorId>& fetches,
-                                                    const std::vector<Feed>& feeds,
-                                                    const std::vector<std::string>& targets,
-                                                    bool ones_as_constants) {
+absl::StatusOr<ir::TranslatedGraph> TranslateForFeedShapes(const Graph& graph,
+                                                           const std::vector<TensorId>& fetches,
+                                                           const std::vector<Feed>& feeds,
+                                                           const std::vector<std::string>& targets,
+                                                           bool ones_as_constants) {
   std::vector<TensorId> fed_ids;
   for (const auto& [id, tensor] : feeds) fed_ids.push_back(id);
-  const ir::LowerOptions options{.fold_only_static = true,
-                                 .placeholder_shapes = FedShapes(graph, feeds, ones_as_constants)};
+  const ir::TranslateOptions options{
+      .fold_only_static = true, .placeholder_shapes = FedShapes(graph, feeds, ones_as_constants)};
   ReferenceFoldOracle oracle;
-  return ir::LowerGraph(graph, fetches, targets, fed_ids, oracle, options);
+  return ir::TranslateGraph(graph, fetches, targets, fed_ids, oracle, options);
 }
 
-absl::StatusOr<SizeBindings> BindSizes(const ir::LoweredGraph& lowered,
+absl::StatusOr<SizeBindings> BindSizes(const ir::TranslatedGraph& translated,
                                        const std::vector<Feed>& feeds) {
   SizeBindings sizes;
   absl::flat_hash_map<std::string, std::string> bound_by;  // variable -> "feed x, dimension 0"
-  for (const SizeVariable& var : lowered.fold.size_variables) {
+  for (const SizeVariable& var : translated.fold.size_variables) {
     for (const auto& [id, tensor] : feeds) {
       if (id.node != var.placeholder || id.index != 0) continue;
       if (var.dim >= static_cast<int>(tensor.shape().size())) {
@@ -99,7 +99,7 @@ absl::StatusOr<SizeBindings> BindSizes(const ir::LoweredGraph& lowered,
   // Unified variables: N1 -> N binds N from N1's feed if N has none, and must agree otherwise.
   for (bool progress = true; progress;) {
     progress = false;
-    for (const auto& [var, expr] : lowered.size_substitutions) {
+    for (const auto& [var, expr] : translated.size_substitutions) {
       auto bound = sizes.find(var);
       if (bound == sizes.end()) continue;
       absl::StatusOr<int64_t> value = expr.Evaluate(sizes);
@@ -122,11 +122,12 @@ absl::StatusOr<SizeBindings> BindSizes(const ir::LoweredGraph& lowered,
   return sizes;
 }
 
-absl::StatusOr<std::vector<Tensor>> RunLowered(const Graph& graph, const ir::LoweredGraph& lowered,
-                                               const std::vector<Feed>& feeds,
-                                               const std::vector<TensorId>& fetches,
-                                               const ClusterRunner& run_cluster) {
-  DFC_ASSIGN_OR_RETURN(SizeBindings sizes, BindSizes(lowered, feeds));
+absl::StatusOr<std::vector<Tensor>> RunTranslated(const Graph& graph,
+                                                  const ir::TranslatedGraph& translated,
+                                                  const std::vector<Feed>& feeds,
+                                                  const std::vector<TensorId>& fetches,
+                                                  const ClusterRunner& run_cluster) {
+  DFC_ASSIGN_OR_RETURN(SizeBindings sizes, BindSizes(translated, feeds));
   absl::flat_hash_map<TensorId, Tensor> values;
   for (const auto& [id, tensor] : feeds) values[id] = tensor;
   const ValueOf value_of = [&](const TensorId& id) -> absl::StatusOr<Tensor> {
@@ -137,7 +138,7 @@ absl::StatusOr<std::vector<Tensor>> RunLowered(const Graph& graph, const ir::Low
     return it->second;
   };
 
-  for (const ExecutionUnit& unit : lowered.partition.schedule) {
+  for (const ExecutionUnit& unit : translated.partition.schedule) {
     if (unit.node >= 0) {
       const Node& node = graph.node(unit.node);
       std::vector<Tensor> inputs;
@@ -151,7 +152,7 @@ absl::StatusOr<std::vector<Tensor>> RunLowered(const Graph& graph, const ir::Low
       }
       continue;
     }
-    const ir::LoweredCluster& cluster = lowered.clusters[unit.cluster];
+    const ir::TranslatedCluster& cluster = translated.clusters[unit.cluster];
     const auto& lambda = *cluster.lambda;
     std::vector<Tensor> params;
     for (size_t k = 0; k < cluster.params.size(); ++k) {
@@ -242,14 +243,14 @@ absl::StatusOr<std::vector<Tensor>> RunClusterByReference(const Graph& graph,
 }
 
 absl::StatusOr<std::vector<Tensor>> RunInterpreted(const Graph& graph,
-                                                   const ir::LoweredGraph& lowered,
+                                                   const ir::TranslatedGraph& translated,
                                                    const std::vector<Feed>& feeds,
                                                    const std::vector<TensorId>& fetches) {
-  return RunLowered(
-      graph, lowered, feeds, fetches,
+  return RunTranslated(
+      graph, translated, feeds, fetches,
       [&](int index, std::vector<Tensor> params, const SizeBindings& sizes,
           const ValueOf&) -> absl::StatusOr<std::vector<Tensor>> {
-        const ir::LoweredCluster& cluster = lowered.clusters[index];
+        const ir::TranslatedCluster& cluster = translated.clusters[index];
         std::vector<ir::Value> args;
         for (const Tensor& t : params) args.push_back(ir::ValueFromTensor(t));
         ir::Interpreter interpreter(sizes);

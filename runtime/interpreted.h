@@ -1,5 +1,5 @@
-// Running a lowered graph without a device: host nodes by the reference executor and every
-// cluster by the IR interpreter. It checks the lowering of whole graphs against the reference
+// Running a translated graph without a device: host nodes by the reference executor and every
+// cluster by the IR interpreter. It checks the translation of whole graphs against the reference
 // (`dfc conformance --interpret`) before any OpenCL exists.
 #ifndef DFC_RUNTIME_INTERPRETED_H_
 #define DFC_RUNTIME_INTERPRETED_H_
@@ -17,11 +17,11 @@
 #include "graph/fold.h"
 #include "graph/graph.h"
 #include "graph/tensor.h"
-#include "ir/lower/cluster.h"
+#include "ir/from_tf/cluster.h"
 
 namespace dfc {
 
-// Folding with the reference executor for constants and the IR lowering for device shapes.
+// Folding with the reference executor for constants and the IR translation for device shapes.
 class ReferenceFoldOracle : public FoldOracle {
  public:
   absl::StatusOr<std::vector<Tensor>> Evaluate(const Node& node,
@@ -38,57 +38,58 @@ std::optional<PartialShape> FedPlaceholderShape(const Node& node, const Shape& f
                                                 bool ones_as_constants);
 
 // FedPlaceholderShape of every fed placeholder that has one, by placeholder name: what
-// LowerForFeedShapes compiles for, so two runs whose FedShapes are equal (with the same fed
-// names, fetches and targets) share one lowering.
+// TranslateForFeedShapes compiles for, so two runs whose FedShapes are equal (with the same fed
+// names, fetches and targets) share one translation.
 absl::flat_hash_map<std::string, PartialShape> FedShapes(const Graph& graph,
                                                          const std::vector<Feed>& feeds,
                                                          bool ones_as_constants);
 
-// Lowers what `fetches` need for a run with `feeds`: folding only what lowerings read
+// Translates what `fetches` need for a run with `feeds`: folding only what translations read
 // statically (the rest stays in clusters), batch dimensions symbolic, and placeholders
 // declared without a rank compiled for the rank they are fed with. `targets` are nodes run
 // for their effects (a training step).
 //
-// The lowering takes the unknown dimensions that the graph combines for one size (the batch N
+// The translation takes the unknown dimensions that the graph combines for one size (the batch N
 // of two placeholders added). TensorFlow also broadcasts a dimension of 1 against any size: when
-// the feeds bind those sizes to 1 and something else, the graph is lowered once more with each
-// unknown dimension fed 1 taken as the constant 1 (LowerForFeedShapes(..., true)).
-absl::StatusOr<ir::LoweredGraph> LowerForFeeds(const Graph& graph,
-                                               const std::vector<TensorId>& fetches,
-                                               const std::vector<Feed>& feeds,
-                                               const std::vector<std::string>& targets = {});
-absl::StatusOr<ir::LoweredGraph> LowerForFeedShapes(const Graph& graph,
-                                                    const std::vector<TensorId>& fetches,
-                                                    const std::vector<Feed>& feeds,
-                                                    const std::vector<std::string>& targets,
-                                                    bool ones_as_constants);
+// the feeds bind those sizes to 1 and something else, the graph is translated once more with each
+// unknown dimension fed 1 taken as the constant 1 (TranslateForFeedShapes(..., true)).
+absl::StatusOr<ir::TranslatedGraph> TranslateForFeeds(const Graph& graph,
+                                                      const std::vector<TensorId>& fetches,
+                                                      const std::vector<Feed>& feeds,
+                                                      const std::vector<std::string>& targets = {});
+absl::StatusOr<ir::TranslatedGraph> TranslateForFeedShapes(const Graph& graph,
+                                                           const std::vector<TensorId>& fetches,
+                                                           const std::vector<Feed>& feeds,
+                                                           const std::vector<std::string>& targets,
+                                                           bool ones_as_constants);
 
 // Binds every size variable of `fold` from the fed placeholders' shapes. A placeholder that is
 // not fed binds nothing; two feeds that disagree on one variable (the batch N) are an error.
 // The variables that unification replaced must agree with their replacements: a feed whose
 // batch differs from another's that the graph combines it with is an error naming both.
-absl::StatusOr<SizeBindings> BindSizes(const ir::LoweredGraph& lowered,
+absl::StatusOr<SizeBindings> BindSizes(const ir::TranslatedGraph& translated,
                                        const std::vector<Feed>& feeds);
 
 // Looks up a tensor computed (or fed) earlier in a run.
 using ValueOf = std::function<absl::StatusOr<Tensor>(const TensorId&)>;
 
-// Computes cluster `index` of a lowered graph: `params` are the tensors of its Lambda's
+// Computes cluster `index` of a translated graph: `params` are the tensors of its Lambda's
 // parameters (checked against their types), `sizes` the bound size variables. Returns the
 // cluster's outputs in order.
 using ClusterRunner = std::function<absl::StatusOr<std::vector<Tensor>>(
     int index, std::vector<Tensor> params, const SizeBindings& sizes, const ValueOf& value_of)>;
 
-// Runs `lowered` (made by ir::LowerGraph for these fetches and feeds) and returns the fetches:
-// host nodes by the reference executor, clusters by `run_cluster`. The feeds were checked where
-// they entered (CheckFeeds).
-absl::StatusOr<std::vector<Tensor>> RunLowered(const Graph& graph, const ir::LoweredGraph& lowered,
-                                               const std::vector<Feed>& feeds,
-                                               const std::vector<TensorId>& fetches,
-                                               const ClusterRunner& run_cluster);
+// Runs `translated` (made by ir::TranslateGraph for these fetches and feeds) and returns the
+// fetches: host nodes by the reference executor, clusters by `run_cluster`. The feeds were checked
+// where they entered (CheckFeeds).
+absl::StatusOr<std::vector<Tensor>> RunTranslated(const Graph& graph,
+                                                  const ir::TranslatedGraph& translated,
+                                                  const std::vector<Feed>& feeds,
+                                                  const std::vector<TensorId>& fetches,
+                                                  const ClusterRunner& run_cluster);
 
 // Runs one cluster's nodes one by one on the reference executor (a kernel's fallback). Inputs
-// the lowerings read when compiling (a Reshape's shape) come from `fold`, evaluated with
+// the translations read when compiling (a Reshape's shape) come from `fold`, evaluated with
 // `sizes`: their producers need not have run (the partition does not wait for them).
 absl::StatusOr<std::vector<Tensor>> RunClusterByReference(const Graph& graph,
                                                           const Cluster& cluster,
@@ -100,9 +101,9 @@ absl::StatusOr<std::vector<Tensor>> RunClusterByReference(const Graph& graph,
 // bound by `sizes`); an error if `info` is neither.
 absl::StatusOr<Tensor> CompileTimeValue(const TensorInfo& info, const SizeBindings& sizes);
 
-// RunLowered with every cluster run by the IR interpreter.
+// RunTranslated with every cluster run by the IR interpreter.
 absl::StatusOr<std::vector<Tensor>> RunInterpreted(const Graph& graph,
-                                                   const ir::LoweredGraph& lowered,
+                                                   const ir::TranslatedGraph& translated,
                                                    const std::vector<Feed>& feeds,
                                                    const std::vector<TensorId>& fetches);
 

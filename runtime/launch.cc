@@ -43,14 +43,14 @@ size_t LocalSizeForPrivateArrays(int64_t private_bytes, size_t max_work_group_si
 }
 
 absl::Status DeviceExecutor::ActiveRun::BlasMatMul(
-    int index, const Node& node, const ir::LoweredCluster& lowered,
+    int index, const Node& node, const ir::TranslatedCluster& translated,
     const std::vector<std::shared_ptr<DeviceTensor>>& params, const SizeBindings& sizes) {
   const bool ta = node.GetBool("transpose_a", false).value_or(false);
   const bool tb = node.GetBool("transpose_b", false).value_or(false);
   const Shape& a = params[0]->shape;
   const Shape& b = params[1]->shape;
-  if (a.size() != 2 || b.size() != 2 || lowered.params[0] != node.inputs[0] ||
-      lowered.params[1] != node.inputs[1]) {
+  if (a.size() != 2 || b.size() != 2 || translated.params[0] != node.inputs[0] ||
+      translated.params[1] != node.inputs[1]) {
     return absl::InvalidArgumentError(absl::StrCat("MatMul ", node.name,
                                                    " is not A x B of two "
                                                    "matrices: CLBlast cannot run it"));
@@ -87,7 +87,7 @@ absl::Status DeviceExecutor::ActiveRun::BlasMatMul(
   ++ex_.kernels_run_;
   // A MatMul nothing reads (run for a control edge: a training step's gradient with respect
   // to its input, grouped with the one it uses) has no output to keep.
-  if (!lowered.outputs.empty()) values_[lowered.outputs[0]] = std::move(out);
+  if (!translated.outputs.empty()) values_[translated.outputs[0]] = std::move(out);
   return absl::OkStatus();
 }
 
@@ -109,14 +109,14 @@ absl::Status DeviceExecutor::ActiveRun::CheckDeviceSize(int index,
 }
 
 absl::Status DeviceExecutor::ActiveRun::Launch(
-    int index, const CompiledCluster& compiled, const ir::LoweredCluster& lowered,
+    int index, const CompiledCluster& compiled, const ir::TranslatedCluster& translated,
     const std::vector<std::shared_ptr<DeviceTensor>>& params, const SizeBindings& sizes) {
   const codegen::KernelSource& kernel = compiled.kernel;
   // Every temporary's and output's size first, so that a size the feeds make too large
   // (past 2^63 elements, or more than the device's largest buffer) is refused before anything
   // is allocated or launched.
   std::vector<std::shared_ptr<DeviceTensor>> made;
-  for (const auto* types : {&kernel.temporaries, &lowered.output_types}) {
+  for (const auto* types : {&kernel.temporaries, &translated.output_types}) {
     for (const ir::TypePtr& type : *types) {
       DFC_ASSIGN_OR_RETURN(Shape shape, ir::ShapeUnder(type, sizes));
       auto value = std::make_shared<DeviceTensor>(
@@ -177,7 +177,7 @@ absl::Status DeviceExecutor::ActiveRun::Launch(
     }
   }
   pending_.push_back({index, std::move(flag)});
-  for (size_t k = 0; k < outputs.size(); ++k) values_[lowered.outputs[k]] = outputs[k];
+  for (size_t k = 0; k < outputs.size(); ++k) values_[translated.outputs[k]] = outputs[k];
   return absl::OkStatus();
 }
 

@@ -22,7 +22,7 @@
 #include "graph/loader.h"
 #include "graph/ops.h"
 #include "gtest/gtest.h"
-#include "ir/lower/cluster.h"
+#include "ir/from_tf/cluster.h"
 #include "runtime/compare.h"
 #include "runtime/device_executor.h"
 #include "runtime/device_session.h"
@@ -65,14 +65,14 @@ node { name: "out" op: "Tanh" input: "f" attr { key: "T" value { type: DT_FLOAT 
     ASSERT_TRUE(graph.ok()) << graph.status();
     const Feeds feeds = {{{"x", 0}, Tensor::Scalar<float>(0.5f)}};
     const std::vector<TensorId> fetches = {{"out", 0}};
-    absl::StatusOr<ir::LoweredGraph> lowered = Lower(*graph, fetches, feeds);
-    ASSERT_TRUE(lowered.ok()) << lowered.status();
+    absl::StatusOr<ir::TranslatedGraph> translated = Translate(*graph, fetches, feeds);
+    ASSERT_TRUE(translated.ok()) << translated.status();
     std::unique_ptr<DeviceExecutor> executor = MakeExecutor();
     const int64_t allocated = executor->bytes_to_device();
-    absl::StatusOr<std::vector<Tensor>> out = executor->Run(*graph, *lowered, feeds, fetches);
+    absl::StatusOr<std::vector<Tensor>> out = executor->Run(*graph, *translated, feeds, fetches);
     ASSERT_FALSE(out.ok()) << dims;
     EXPECT_TRUE(absl::IsInvalidArgument(out.status())) << out.status();
-    // Past 2^63 elements the Fill does not lower (no int64 indexes it), so the reference on the
+    // Past 2^63 elements the Fill does not translate (no int64 indexes it), so the reference on the
     // host refuses it; below, the cluster holding it is refused before its buffers are made.
     const bool past_int64 = !absl::StartsWith(dims, "100000 ");
     EXPECT_THAT(out.status().message(),
@@ -92,13 +92,13 @@ TEST_F(DeviceExecutorTest, TimesEveryKernelOfARun) {
   ASSERT_TRUE(graph.ok()) << graph.status();
   const std::vector<TensorId> fetches = {{"output", 0}};
   const Feeds feeds = {{{"input", 0}, RandomFloats({3, 784}, 3)}};
-  absl::StatusOr<ir::LoweredGraph> lowered = Lower(*graph, fetches, feeds);
-  ASSERT_TRUE(lowered.ok()) << lowered.status();
+  absl::StatusOr<ir::TranslatedGraph> translated = Translate(*graph, fetches, feeds);
+  ASSERT_TRUE(translated.ok()) << translated.status();
   std::unique_ptr<DeviceExecutor> device = MakeExecutor();
   {
     KernelTimer timer;
     for (int run = 0; run < 2; ++run) {
-      ASSERT_TRUE(device->Run(*graph, *lowered, feeds, fetches).ok());
+      ASSERT_TRUE(device->Run(*graph, *translated, feeds, fetches).ok());
       absl::StatusOr<std::vector<profiler::DeviceEvent>> kernels = timer.Take();
       ASSERT_TRUE(kernels.ok()) << kernels.status();
       ASSERT_EQ(kernels->size(), 1u);  // one cluster of one stage, per run
@@ -109,7 +109,7 @@ TEST_F(DeviceExecutorTest, TimesEveryKernelOfARun) {
       EXPECT_EQ(KernelNanoseconds(*kernels, 1), 0);
     }
     // A run dropped is not in the next Take.
-    ASSERT_TRUE(device->Run(*graph, *lowered, feeds, fetches).ok());
+    ASSERT_TRUE(device->Run(*graph, *translated, feeds, fetches).ok());
     ASSERT_TRUE(timer.Drop().ok());
     absl::StatusOr<std::vector<profiler::DeviceEvent>> none = timer.Take();
     ASSERT_TRUE(none.ok()) << none.status();
@@ -117,7 +117,7 @@ TEST_F(DeviceExecutorTest, TimesEveryKernelOfARun) {
   }
   // The timer put the profiler back as it found it, and the queue stops recording times.
   EXPECT_EQ(profiler::GetState(), profiler::State::kDisabled);
-  EXPECT_TRUE(device->Run(*graph, *lowered, feeds, fetches).ok());
+  EXPECT_TRUE(device->Run(*graph, *translated, feeds, fetches).ok());
   EXPECT_FALSE(device->context()->profiling());
 }
 
@@ -140,14 +140,14 @@ node {
   const std::vector<TensorId> fetches = {{"c", 0}};
   const Feeds feeds = {{{"a", 0}, RandomFloats({1024, 1024}, 1)},
                        {{"b", 0}, RandomFloats({1024, 1024}, 2)}};
-  absl::StatusOr<ir::LoweredGraph> lowered = Lower(*graph, fetches, feeds);
-  ASSERT_TRUE(lowered.ok()) << lowered.status();
+  absl::StatusOr<ir::TranslatedGraph> translated = Translate(*graph, fetches, feeds);
+  ASSERT_TRUE(translated.ok()) << translated.status();
   std::unique_ptr<DeviceExecutor> device = MakeExecutor({.blas_matmul = true});
   KernelTimer timer;
-  ASSERT_TRUE(device->Run(*graph, *lowered, feeds, fetches).ok());  // CLBlast builds its kernels
+  ASSERT_TRUE(device->Run(*graph, *translated, feeds, fetches).ok());  // CLBlast builds its kernels
   ASSERT_TRUE(timer.Drop().ok());
   const auto start = std::chrono::steady_clock::now();
-  ASSERT_TRUE(device->Run(*graph, *lowered, feeds, fetches).ok());
+  ASSERT_TRUE(device->Run(*graph, *translated, feeds, fetches).ok());
   const double wall_ns =
       std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - start).count();
   absl::StatusOr<std::vector<profiler::DeviceEvent>> kernels = timer.Take();
@@ -166,14 +166,14 @@ TEST_F(DeviceExecutorTest, KernelTimesLeaveOutVariableUpdates) {
   ASSERT_TRUE(graph.ok()) << graph.status();
   std::unique_ptr<DeviceExecutor> device = MakeExecutor();
   DeviceExecutor::State state;
-  absl::StatusOr<ir::LoweredGraph> init = LowerForFeeds(*graph, {}, {}, {"init"});
+  absl::StatusOr<ir::TranslatedGraph> init = TranslateForFeeds(*graph, {}, {}, {"init"});
   ASSERT_TRUE(init.ok()) << init.status();
   ASSERT_TRUE(device->Run(*graph, *init, {}, {}, &state).ok());
   const std::vector<TensorId> fetches = {{"Mean", 0}};
   const Feeds feeds = {{{"input", 0}, RandomFloats({4, 784}, 1)},
                        {{"Placeholder", 0}, RandomFloats({4, 10}, 2)}};
-  absl::StatusOr<ir::LoweredGraph> step =
-      LowerForFeeds(*graph, fetches, feeds, {"GradientDescent"});
+  absl::StatusOr<ir::TranslatedGraph> step =
+      TranslateForFeeds(*graph, fetches, feeds, {"GradientDescent"});
   ASSERT_TRUE(step.ok()) << step.status();
   int updates = 0;
   {
@@ -250,9 +250,9 @@ TEST_F(DeviceExecutorTest, KernelsWithLargePrivateArraysRunOnManyRows) {
     const codegen::KernelStage& stage = plan->kernels[0].stages.back();
     EXPECT_GE(stage.private_bytes, 256 * 4);
     EXPECT_EQ(stage.work_group_size, 0) << "left to the driver";
-    device->UseKernel(plan->lowered.clusters[0], plan->kernels[0]);
+    device->UseKernel(plan->translated.clusters[0], plan->kernels[0]);
     absl::StatusOr<std::vector<Tensor>> out =
-        device->Run(*shared, plan->lowered, feeds, {{"output", 0}});
+        device->Run(*shared, plan->translated, feeds, {{"output", 0}});
     ASSERT_TRUE(out.ok()) << out.status();
     EXPECT_EQ(device->fallbacks(), 0);
     outputs.push_back((*out)[0]);
@@ -338,10 +338,10 @@ TEST_F(DeviceExecutorTest, GpuProfilesSplitBatchReductionsAcrossWorkGroups) {
     absl::StatusOr<codegen::DeviceProfile> profile = codegen::NamedProfile(name);
     ASSERT_TRUE(profile.ok());
     ASSERT_GT(profile->WorkGroupReductionSize(), 0);
-    absl::StatusOr<ir::LoweredGraph> lowered = Lower(*graph, fetches, feeds_for(5));
-    ASSERT_TRUE(lowered.ok()) << lowered.status();
+    absl::StatusOr<ir::TranslatedGraph> translated = Translate(*graph, fetches, feeds_for(5));
+    ASSERT_TRUE(translated.ok()) << translated.status();
     int split = 0;
-    for (const ir::LoweredCluster& cluster : lowered->clusters) {
+    for (const ir::TranslatedCluster& cluster : translated->clusters) {
       absl::StatusOr<codegen::KernelSource> kernel =
           codegen::GenerateKernel(cluster, {.profile = *profile});
       ASSERT_TRUE(kernel.ok()) << kernel.status();
@@ -359,7 +359,7 @@ TEST_F(DeviceExecutorTest, GpuProfilesSplitBatchReductionsAcrossWorkGroups) {
     for (int64_t n : {1, 5, 255, 256, 257, 3001}) {
       SCOPED_TRACE(absl::StrCat("N = ", n));
       const Feeds feeds = feeds_for(n);
-      absl::StatusOr<std::vector<Tensor>> got = device->Run(*graph, *lowered, feeds, fetches);
+      absl::StatusOr<std::vector<Tensor>> got = device->Run(*graph, *translated, feeds, fetches);
       ASSERT_TRUE(got.ok()) << got.status();
       absl::StatusOr<std::vector<Tensor>> want = Reference(*graph, feeds, fetches);
       ASSERT_TRUE(want.ok()) << want.status();

@@ -42,15 +42,15 @@ json ProfileJson(const codegen::DeviceProfile& p) {
 }
 
 json ClusterJson(const Plan& plan, int c) {
-  const ir::LoweredCluster& lc = plan.lowered.clusters[c];
+  const ir::TranslatedCluster& tc = plan.translated.clusters[c];
   const codegen::KernelSource& kernel = plan.kernels[c];
   json inputs = json::array(), outputs = json::array();
-  const auto& lambda = *lc.lambda;
-  for (size_t k = 0; k < lc.params.size(); ++k) {
-    inputs.push_back(TensorJson(lc.params[k], lambda.params[k]->type));
+  const auto& lambda = *tc.lambda;
+  for (size_t k = 0; k < tc.params.size(); ++k) {
+    inputs.push_back(TensorJson(tc.params[k], lambda.params[k]->type));
   }
-  for (size_t k = 0; k < lc.outputs.size(); ++k) {
-    outputs.push_back(TensorJson(lc.outputs[k], lc.output_types[k]));
+  for (size_t k = 0; k < tc.outputs.size(); ++k) {
+    outputs.push_back(TensorJson(tc.outputs[k], tc.output_types[k]));
   }
   json rules = json::array();
   if (static_cast<size_t>(c) < plan.spec.steps.size()) {
@@ -71,7 +71,7 @@ json ClusterJson(const Plan& plan, int c) {
              {"work_group_size", stage.work_group_size}});
   }
   return {{"cluster", c},
-          {"nodes", ClusterNodeNames(*plan.graph, plan.lowered.partition.clusters[c])},
+          {"nodes", ClusterNodeNames(*plan.graph, plan.translated.partition.clusters[c])},
           {"source", absl::StrCat("kernels/cluster_", c, ".cl")},
           {"inputs", inputs},
           {"outputs", outputs},
@@ -196,27 +196,28 @@ absl::StatusOr<Plan> CompilePlan(std::shared_ptr<const Graph> graph, PlanSpec sp
       }
     }
   }
-  // As a run lowers it (LowerForFeeds): folding only what lowerings read statically. The
+  // As a run translates it (TranslateForFeeds): folding only what translations read statically. The
   // placeholders are fed at run time; their host units are skipped then.
-  ir::LowerOptions options{.fold_only_static = true,
-                           .placeholder_shapes = spec.placeholder_shapes,
-                           .fusion = spec.fusion};
+  ir::TranslateOptions options{.fold_only_static = true,
+                               .placeholder_shapes = spec.placeholder_shapes,
+                               .fusion = spec.fusion};
   ReferenceFoldOracle oracle;
-  DFC_ASSIGN_OR_RETURN(ir::LoweredGraph lowered,
-                       ir::LowerGraph(*graph, spec.fetches, spec.targets, {}, oracle, options));
-  if (spec.steps.size() > lowered.clusters.size()) {
+  DFC_ASSIGN_OR_RETURN(ir::TranslatedGraph translated,
+                       ir::TranslateGraph(*graph, spec.fetches, spec.targets, {}, oracle, options));
+  if (spec.steps.size() > translated.clusters.size()) {
     return absl::InvalidArgumentError(
         absl::StrCat("rewrite steps are given for ", spec.steps.size(),
-                     " clusters, but the graph lowers to ", lowered.clusters.size()));
+                     " clusters, but the graph translates to ", translated.clusters.size()));
   }
   std::vector<codegen::KernelSource> kernels;
   std::vector<std::string> variants;
-  for (size_t c = 0; c < lowered.clusters.size(); ++c) {
-    const std::vector<std::string> nodes = ClusterNodeNames(*graph, lowered.partition.clusters[c]);
+  for (size_t c = 0; c < translated.clusters.size(); ++c) {
+    const std::vector<std::string> nodes =
+        ClusterNodeNames(*graph, translated.partition.clusters[c]);
     const rewrite::Variant variant{.steps = c < spec.steps.size() ? spec.steps[c]
                                                                   : std::vector<rewrite::Step>{}};
     absl::StatusOr<ClusterKernel> kernel = CompileCluster(
-        lowered.clusters[c], variant,
+        translated.clusters[c], variant,
         {.name = absl::StrCat("dfc_cluster_", c),
          .nodes = nodes,
          .profile = spec.profile,
@@ -231,7 +232,7 @@ absl::StatusOr<Plan> CompilePlan(std::shared_ptr<const Graph> graph, PlanSpec sp
   }
   return Plan{.spec = std::move(spec),
               .graph = std::move(graph),
-              .lowered = std::move(lowered),
+              .translated = std::move(translated),
               .kernels = std::move(kernels),
               .variants = std::move(variants)};
 }
@@ -258,7 +259,7 @@ absl::Status WritePlan(const Plan& plan, const std::string& graph_path, const fs
     }
   }
   json host = json::array(), schedule = json::array();
-  for (const ExecutionUnit& unit : plan.lowered.partition.schedule) {
+  for (const ExecutionUnit& unit : plan.translated.partition.schedule) {
     if (unit.node >= 0) {
       const Node& node = plan.graph->node(unit.node);
       host.push_back(absl::StrCat(node.name, " (", node.op, ")"));
@@ -268,7 +269,7 @@ absl::Status WritePlan(const Plan& plan, const std::string& graph_path, const fs
     }
   }
   json sizes = json::array(), fetches = json::array(), shapes = json::object();
-  for (const SizeVariable& var : plan.lowered.fold.size_variables) {
+  for (const SizeVariable& var : plan.translated.fold.size_variables) {
     sizes.push_back(
         json{{"name", var.name}, {"placeholder", var.placeholder}, {"dimension", var.dim}});
   }
@@ -355,22 +356,22 @@ absl::StatusOr<Plan> ReadPlan(const fs::path& dir) {
   DFC_ASSIGN_OR_RETURN(Plan plan,
                        CompilePlan(std::make_shared<const Graph>(std::move(graph)), spec));
 
-  // The plan's clusters must be the ones its graph lowers to today.
+  // The plan's clusters must be the ones its graph translates to today.
   DFC_ASSIGN_OR_RETURN(const json* clusters, reader.Field(root, "clusters", json::value_t::array));
   if (clusters->size() != plan.kernels.size()) {
     return reader.Error(absl::StrCat("the plan has ", clusters->size(), " clusters, but its graph ",
-                                     "lowers to ", plan.kernels.size(), ": compile it again"));
+                                     "translates to ", plan.kernels.size(), ": compile it again"));
   }
   for (size_t c = 0; c < plan.kernels.size(); ++c) {
     const json& cluster = (*clusters)[c];
     if (!cluster.is_object()) return reader.Error(absl::StrCat("cluster ", c, " is not an object"));
     DFC_ASSIGN_OR_RETURN(std::vector<std::string> nodes, reader.Strings(cluster, "nodes"));
-    const std::vector<std::string> lowered =
-        ClusterNodeNames(*plan.graph, plan.lowered.partition.clusters[c]);
-    if (nodes != lowered) {
+    const std::vector<std::string> translated =
+        ClusterNodeNames(*plan.graph, plan.translated.partition.clusters[c]);
+    if (nodes != translated) {
       return reader.Error(absl::StrCat("cluster ", c, " holds ", absl::StrJoin(nodes, ", "),
                                        ", but the graph's cluster ", c, " holds ",
-                                       absl::StrJoin(lowered, ", "), ": compile it again"));
+                                       absl::StrJoin(translated, ", "), ": compile it again"));
     }
     if (const auto variant = cluster.find("variant");
         variant != cluster.end() && *variant != plan.variants[c]) {

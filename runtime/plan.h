@@ -1,4 +1,4 @@
-// Compiled plans: a graph lowered and its kernels generated ahead of time for one device
+// Compiled plans: a graph translated and its kernels generated ahead of time for one device
 // profile (`dfc compile`), written to a directory, and opened again to run without generating
 // code (`dfc run DIR`, DeviceSession::OpenPlan).
 //
@@ -9,8 +9,8 @@
 //   DIR/graph.pb | graph.pbtxt a copy of the graph, so that the plan stands on its own
 //   DIR/kernels/cluster_K.cl   each cluster's OpenCL C
 //
-// Opening a plan lowers its graph again (lowering is deterministic and takes milliseconds; the
-// kernels' builds are what costs) and checks that every cluster holds the nodes plan.json says,
+// Opening a plan translates its graph again (translation is deterministic and takes milliseconds;
+// the kernels' builds are what costs) and checks that every cluster holds the nodes plan.json says,
 // so a plan's kernels never run on a graph they were not made for. The kernel files are used
 // as they are: an edited kernel runs if it builds, and otherwise falls back with a warning
 // naming its cluster, as any kernel that fails to build does.
@@ -27,7 +27,7 @@
 #include "codegen/device_profile.h"
 #include "codegen/kernel_gen.h"
 #include "graph/graph.h"
-#include "ir/lower/cluster.h"
+#include "ir/from_tf/cluster.h"
 #include "rewrite/explore.h"
 
 namespace dfc {
@@ -45,7 +45,7 @@ struct PlanSpec {
   // Per cluster, the work-group size of its MapGlb kernels as a tuning chose it (0: the
   // driver's choice); -1 (or no entry): the profile's.
   std::vector<int> work_group_sizes;
-  // ir::LowerOptions::fusion: Fusion::kNone makes every device node a cluster (kernel) of its
+  // ir::TranslateOptions::fusion: Fusion::kNone makes every device node a cluster (kernel) of its
   // own — the unfused chain benchmarks compare with. Not written to plan.json.
   Fusion fusion = Fusion::kAll;
 };
@@ -53,15 +53,16 @@ struct PlanSpec {
 struct Plan {
   PlanSpec spec;
   std::shared_ptr<const Graph> graph;
-  ir::LoweredGraph lowered;  // for spec.fetches and spec.targets, placeholders fed at run time
-  std::vector<codegen::KernelSource> kernels;  // one per cluster of `lowered`
+  ir::TranslatedGraph
+      translated;  // for spec.fetches and spec.targets, placeholders fed at run time
+  std::vector<codegen::KernelSource> kernels;  // one per cluster of `translated`
   // Per cluster, VariantHash (runtime/tuning_db.h) of the body its kernel was generated from:
   // plan.json keeps it, so that a plan whose steps now make another variant (the rules changed
   // since it was compiled) is refused rather than run with its old kernels.
   std::vector<std::string> variants;
 };
 
-// Lowers `graph` as a run that feeds its placeholders does and generates every cluster's
+// Translates `graph` as a run that feeds its placeholders does and generates every cluster's
 // kernel for spec.profile. A cluster whose kernel cannot be generated is an error naming it.
 absl::StatusOr<Plan> CompilePlan(std::shared_ptr<const Graph> graph, PlanSpec spec);
 

@@ -101,7 +101,7 @@ TEST(PlanTest, APlanForAnotherProfileTrainsAsTheReferenceDoes) {
   EXPECT_EQ(executor.fallbacks(), 0);
   EXPECT_EQ(executor.kernels_run(), 20 * static_cast<int64_t>((*session)->plan()->kernels.size()));
 
-  // A run the plan does not serve (no training step) is lowered now, and reads the variables
+  // A run the plan does not serve (no training step) is translated now, and reads the variables
   // the plan's runs trained.
   absl::StatusOr<std::vector<Tensor>> bias = (*session)->Run({}, {"Variable_1"});
   ASSERT_TRUE(bias.ok()) << bias.status();

@@ -84,7 +84,7 @@ class VariableStart {
   absl::StatusOr<std::vector<Tensor>> Read(DeviceExecutor& executor,
                                            DeviceExecutor::State& state) const {
     if (names_.empty()) return std::vector<Tensor>{};
-    return executor.Run(*read_->graph, read_->lowered, {}, read_->spec.fetches, &state);
+    return executor.Run(*read_->graph, read_->translated, {}, read_->spec.fetches, &state);
   }
 
  private:
@@ -100,7 +100,7 @@ absl::Status RunInitialisers(const Plan& plan, DeviceExecutor& executor,
   if (plan.spec.init.empty()) return absl::OkStatus();
   DFC_ASSIGN_OR_RETURN(Plan init, CompilePlan(plan.graph, {.targets = plan.spec.init,
                                                            .profile = executor.profile()}));
-  return executor.Run(*init.graph, init.lowered, {}, {}, &state).status();
+  return executor.Run(*init.graph, init.translated, {}, {}, &state).status();
 }
 
 Tolerance VariantTolerance(const Tensor& expected, int64_t longest_reduction) {
@@ -148,7 +148,7 @@ std::vector<int> WorkGroupSizes(const codegen::DeviceProfile& profile) {
 TuningEntry RecordedChoice(const Plan& plan, const ClusterTuning& t, const std::string& device,
                            int64_t bucket) {
   const VariantResult& best = t.variants[t.best];
-  return {.cluster = ClusterHash(plan.lowered.clusters[t.cluster]),
+  return {.cluster = ClusterHash(plan.translated.clusters[t.cluster]),
           .device = device,
           .bucket = bucket,
           .nodes = t.nodes,
@@ -182,9 +182,9 @@ absl::StatusOr<std::vector<ClusterTuning>> TunePlan(Plan& plan, DeviceExecutor& 
   // executor's queue records times from its first run (the initialisers') to its last.
   KernelTimer timer;
   const Graph& graph = *plan.graph;
-  DFC_ASSIGN_OR_RETURN(SizeBindings sizes, BindSizes(plan.lowered, feeds));
+  DFC_ASSIGN_OR_RETURN(SizeBindings sizes, BindSizes(plan.translated, feeds));
   int64_t longest_reduction = 0;
-  for (const ir::LoweredCluster& cluster : plan.lowered.clusters) {
+  for (const ir::TranslatedCluster& cluster : plan.translated.clusters) {
     longest_reduction = std::max(longest_reduction, LongestReduction(cluster.lambda->body, sizes));
   }
   DeviceExecutor::State state;
@@ -214,10 +214,10 @@ absl::StatusOr<std::vector<ClusterTuning>> TunePlan(Plan& plan, DeviceExecutor& 
     return absl::OkStatus();
   };
 
-  plan.spec.steps.resize(plan.lowered.clusters.size());
-  plan.spec.work_group_sizes.resize(plan.lowered.clusters.size(), -1);
-  for (size_t c = 0; c < plan.lowered.clusters.size(); ++c) {
-    executor.UseKernel(plan.lowered.clusters[c], plan.kernels[c]);
+  plan.spec.steps.resize(plan.translated.clusters.size());
+  plan.spec.work_group_sizes.resize(plan.translated.clusters.size(), -1);
+  for (size_t c = 0; c < plan.translated.clusters.size(); ++c) {
+    executor.UseKernel(plan.translated.clusters[c], plan.kernels[c]);
   }
   // Runs the plan with its current kernels: the median time of cluster c, and the answer's
   // largest error against the oracle (an error status if it is outside the tolerance).
@@ -231,7 +231,7 @@ absl::StatusOr<std::vector<ClusterTuning>> TunePlan(Plan& plan, DeviceExecutor& 
       initial.Restore(state);
       DFC_RETURN_IF_ERROR(timer.Drop());  // what ran since the last timed run: its checks
       DFC_ASSIGN_OR_RETURN(std::vector<Tensor> out,
-                           executor.Run(graph, plan.lowered, feeds, plan.spec.fetches, &state));
+                           executor.Run(graph, plan.translated, feeds, plan.spec.fetches, &state));
       if (executor.fallbacks() != fallbacks) {
         return absl::InternalError("its kernel did not build or run (the cluster fell back)");
       }
@@ -263,13 +263,13 @@ absl::StatusOr<std::vector<ClusterTuning>> TunePlan(Plan& plan, DeviceExecutor& 
       start + std::chrono::duration_cast<Clock::duration>(
                   std::chrono::duration<double>(options.budget_seconds));
   std::vector<ClusterTuning> tunings;
-  for (size_t c = 0; c < plan.lowered.clusters.size(); ++c) {
-    const ir::LoweredCluster& cluster = plan.lowered.clusters[c];
+  for (size_t c = 0; c < plan.translated.clusters.size(); ++c) {
+    const ir::TranslatedCluster& cluster = plan.translated.clusters[c];
     const Clock::time_point now = Clock::now();
     const Clock::time_point cluster_deadline =
-        now + ClusterShare(deadline - now, plan.lowered.clusters.size() - c);
+        now + ClusterShare(deadline - now, plan.translated.clusters.size() - c);
     ClusterTuning tuning{.cluster = static_cast<int>(c),
-                         .nodes = ClusterNodeNames(graph, plan.lowered.partition.clusters[c])};
+                         .nodes = ClusterNodeNames(graph, plan.translated.partition.clusters[c])};
     const auto& lambda = *cluster.lambda;
     // The kernels of the cluster with `body`, named by `steps`, its MapGlb kernels in
     // work-groups of `work_group_size` (-1: the profile's).
@@ -333,8 +333,8 @@ absl::StatusOr<std::vector<ClusterTuning>> TunePlan(Plan& plan, DeviceExecutor& 
         const double spent = std::chrono::duration<double>(Clock::now() - start).count();
         *options.progress << absl::StrFormat(
             "\rcluster %d/%d [%s%s] %d/%d variants, %.0f of %.0f s", c + 1,
-            plan.lowered.clusters.size(), std::string(done, '#'), std::string(kWidth - done, '.'),
-            tried, total, spent, options.budget_seconds);
+            plan.translated.clusters.size(), std::string(done, '#'),
+            std::string(kWidth - done, '.'), tried, total, spent, options.budget_seconds);
         options.progress->flush();
       } else if (options.progress != nullptr) {
         *options.progress << absl::StrFormat(

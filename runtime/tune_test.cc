@@ -167,13 +167,13 @@ TEST_F(TuneTest, VariantsTheGeneratorRefusesDoNotFillTheCap) {
 
 TEST_F(TuneTest, AVectorisedVariantReadsWithVectorLoadsAndKeepsItsAccumulatorsUnrolled) {
   Plan plan = Compile("seed_subgraph.pbtxt");
-  const ir::LoweredCluster& cluster = plan.lowered.clusters[0];
+  const ir::TranslatedCluster& cluster = plan.translated.clusters[0];
   const auto& lambda = *cluster.lambda;
   absl::StatusOr<ir::ExprPtr> body = rewrite::Replay(
       lambda.body,
       {{"storeTransposed", 0}, {"vectorizeReduce(16)", 0}, {"mapReduceInterchange", 0}});
   ASSERT_TRUE(body.ok()) << body.status();
-  ir::LoweredCluster rewritten = cluster;
+  ir::TranslatedCluster rewritten = cluster;
   rewritten.lambda = std::make_shared<ir::Lambda>(lambda.params, *body);
   absl::StatusOr<codegen::KernelSource> kernel =
       codegen::GenerateKernel(rewritten, {.profile = executor_->profile()});
@@ -270,11 +270,11 @@ TEST_F(TrainingStepTuneTest, ATrainingStepIsTunedFromItsInitialValues) {
   absl::StatusOr<Plan> init = CompilePlan(graph_, {.targets = {"init"}});
   ASSERT_TRUE(init.ok()) << init.status();
   DeviceExecutor::State state;
-  ASSERT_TRUE(executor_->Run(*graph_, init->lowered, {}, {}, &state).ok());
+  ASSERT_TRUE(executor_->Run(*graph_, init->translated, {}, {}, &state).ok());
   for (int step = 0; step < 3; ++step) {
     SCOPED_TRACE(step);
     absl::StatusOr<std::vector<Tensor>> got =
-        executor_->Run(*graph_, plan->lowered, feeds, {{"Mean", 0}}, &state);
+        executor_->Run(*graph_, plan->translated, feeds, {{"Mean", 0}}, &state);
     ASSERT_TRUE(got.ok()) << got.status();
     absl::StatusOr<std::vector<Tensor>> want = oracle.Run(feeds, {"Mean"}, {"GradientDescent"});
     ASSERT_TRUE(want.ok()) << want.status();

@@ -53,10 +53,10 @@ TEST(TunedVariantTest, EveryProfilesKernelOfTheVariantComputesTheReferencesAnswe
       absl::StatusOr<std::unique_ptr<DeviceExecutor>> executor =
           DeviceExecutor::Open("cpu", -1, {.profile = profile});
       ASSERT_TRUE(executor.ok()) << executor.status();
-      (*executor)->UseKernel(plan->lowered.clusters[0], plan->kernels[0]);
+      (*executor)->UseKernel(plan->translated.clusters[0], plan->kernels[0]);
       DeviceExecutor::State state;
       absl::StatusOr<std::vector<Tensor>> got =
-          (*executor)->Run(*shared, plan->lowered, feeds, {{"out", 0}}, &state);
+          (*executor)->Run(*shared, plan->translated, feeds, {{"out", 0}}, &state);
       ASSERT_TRUE(got.ok()) << got.status();
       EXPECT_EQ((*executor)->fallbacks(), 0);
       ExpectAgrees((*got)[0], want);
@@ -98,9 +98,9 @@ TEST(TunedVariantTest, ACpuCopiesATransposedInputInBlocksOfRows) {
     absl::StatusOr<std::unique_ptr<DeviceExecutor>> executor =
         DeviceExecutor::Open("cpu", -1, {.profile = profile});
     ASSERT_TRUE(executor.ok()) << executor.status();
-    (*executor)->UseKernel(plan->lowered.clusters[0], kernel);
+    (*executor)->UseKernel(plan->translated.clusters[0], kernel);
     absl::StatusOr<std::vector<Tensor>> got =
-        (*executor)->Run(*shared, plan->lowered, feeds, {{"out", 0}});
+        (*executor)->Run(*shared, plan->translated, feeds, {{"out", 0}});
     ASSERT_TRUE(got.ok()) << got.status();
     EXPECT_EQ((*executor)->fallbacks(), 0);
     ExpectAgrees((*got)[0], want);
@@ -187,12 +187,12 @@ TEST(UnfusedChainTest, OneKernelPerOpWithTheMatMulThroughClblast) {
       {.fetches = {{"out", 0}}, .profile = (*executor)->profile(), .fusion = Fusion::kNone});
   ASSERT_TRUE(plan.ok()) << plan.status();
   // MatMul, Add, Softmax, Log, Mul, Sum, Reshape: Shape is read only when compiling.
-  EXPECT_EQ(plan->lowered.clusters.size(), 7u);
+  EXPECT_EQ(plan->translated.clusters.size(), 7u);
   const auto feeds = SubgraphFeeds(50, 784, 10);
   DeviceExecutor::State state;
   KernelTimer timer;
   absl::StatusOr<std::vector<Tensor>> got =
-      (*executor)->Run(*shared, plan->lowered, feeds, {{"out", 0}}, &state);
+      (*executor)->Run(*shared, plan->translated, feeds, {{"out", 0}}, &state);
   ASSERT_TRUE(got.ok()) << got.status();
   EXPECT_EQ((*executor)->fallbacks(), 0);
   absl::StatusOr<std::vector<profiler::DeviceEvent>> kernels = timer.Take();

@@ -133,13 +133,13 @@ absl::Status TuningDb::Save() const {
   return absl::OkStatus();
 }
 
-std::string ClusterHash(const ir::LoweredCluster& cluster) {
+std::string ClusterHash(const ir::TranslatedCluster& cluster) {
   return Fnv1aHex(ir::ToString(cluster.lambda));
 }
 
 std::string VariantHash(const ir::ExprPtr& body) { return Fnv1aHex(ir::ToString(body)); }
 
-absl::Status CheckReplays(const TuningEntry& entry, const ir::LoweredCluster& cluster) {
+absl::Status CheckReplays(const TuningEntry& entry, const ir::TranslatedCluster& cluster) {
   const auto& lambda = *cluster.lambda;
   const std::string name = rewrite::Variant{entry.steps, nullptr}.Name();
   absl::StatusOr<ir::ExprPtr> body = rewrite::Replay(lambda.body, entry.steps);

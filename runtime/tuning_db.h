@@ -1,5 +1,5 @@
 // The tuning database: what tuning chose, on disk, so that it is done once. An entry is keyed
-// by the cluster (a stable hash of its lowered expression), the device it was timed on (its
+// by the cluster (a stable hash of its translated expression), the device it was timed on (its
 // OpenCL name) and a size bucket (the batch tuned at, rounded up to a power of two); it holds
 // the chosen variant's rewrite steps (none: the default strategy won), a hash of the
 // expression they made, and the times measured.
@@ -20,7 +20,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "ir/lower/cluster.h"
+#include "ir/from_tf/cluster.h"
 #include "rewrite/explore.h"
 
 namespace dfc {
@@ -64,7 +64,7 @@ class TuningDb {
 
 // A hash of the cluster's expression that is the same in every process (FNV-1a of its printed
 // form), as 16 hex digits.
-std::string ClusterHash(const ir::LoweredCluster& cluster);
+std::string ClusterHash(const ir::TranslatedCluster& cluster);
 
 // A hash of a cluster's body as a variant's steps rewrote it, the same in every process
 // (FNV-1a of its printed form), as 16 hex digits.
@@ -73,7 +73,7 @@ std::string VariantHash(const ir::ExprPtr& body);
 // Whether `entry`'s steps, replayed on `cluster`, still make the variant it recorded: an error
 // saying why not (a step that no longer applies, or another expression than the recorded one:
 // the rules changed since). An entry without a recorded variant passes if its steps replay.
-absl::Status CheckReplays(const TuningEntry& entry, const ir::LoweredCluster& cluster);
+absl::Status CheckReplays(const TuningEntry& entry, const ir::TranslatedCluster& cluster);
 
 // The size bucket of a batch: the power of two at or above it.
 int64_t SizeBucket(int64_t batch);

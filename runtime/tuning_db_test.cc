@@ -87,19 +87,19 @@ TEST(TuningDbTest, AMalformedFileIsAnErrorNamingIt) {
 }
 
 TEST(TuningDbTest, TheClusterHashIsTheSameForTheSameExpression) {
-  auto lower = [](const std::string& model) {
+  auto translate = [](const std::string& model) {
     absl::StatusOr<Graph> graph = LoadGraph(std::string(DFC_SOURCE_DIR) + "/models/" + model);
     EXPECT_TRUE(graph.ok()) << graph.status();
     absl::StatusOr<Plan> plan =
         CompilePlan(std::make_shared<const Graph>(*std::move(graph)),
                     {.fetches = {{"out", 0}}, .profile = *codegen::NamedProfile("cpu")});
     EXPECT_TRUE(plan.ok()) << plan.status();
-    return ClusterHash(plan->lowered.clusters[0]);
+    return ClusterHash(plan->translated.clusters[0]);
   };
-  const std::string seed = lower("seed_subgraph.pbtxt");
+  const std::string seed = translate("seed_subgraph.pbtxt");
   EXPECT_EQ(seed.size(), 16u);
-  EXPECT_EQ(lower("seed_subgraph.pbtxt"), seed);
-  EXPECT_NE(lower("relu_subgraph.pbtxt"), seed);
+  EXPECT_EQ(translate("seed_subgraph.pbtxt"), seed);
+  EXPECT_NE(translate("relu_subgraph.pbtxt"), seed);
 }
 
 // Recorded steps are taken when they make the variant they were timed as: not when a step no
@@ -113,7 +113,7 @@ TEST(TuningDbTest, RecordedStepsAreCheckedAgainstTheVariantTheyMade) {
       CompilePlan(std::make_shared<const Graph>(*std::move(graph)),
                   {.fetches = {{"out", 0}}, .profile = *codegen::NamedProfile("cpu")});
   ASSERT_TRUE(plan.ok()) << plan.status();
-  const ir::LoweredCluster& cluster = plan->lowered.clusters[0];
+  const ir::TranslatedCluster& cluster = plan->translated.clusters[0];
   const auto& lambda = *cluster.lambda;
   const std::vector<rewrite::Step> steps = {{"storeTransposed", 0}, {"vectorizeReduce(8)", 0}};
   absl::StatusOr<ir::ExprPtr> body = rewrite::Replay(lambda.body, steps);

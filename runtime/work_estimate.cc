@@ -9,9 +9,9 @@
 namespace dfc {
 namespace {
 
-int64_t Elements(const Graph& graph, const ir::LoweredGraph& lowered, const TensorId& id,
+int64_t Elements(const Graph& graph, const ir::TranslatedGraph& translated, const TensorId& id,
                  const SizeBindings& sizes) {
-  const TensorInfo& info = lowered.fold.Info(graph, id);
+  const TensorInfo& info = translated.fold.Info(graph, id);
   if (!info.shape) return 0;
   absl::StatusOr<int64_t> n = NumElements(*info.shape).Evaluate(sizes);
   return n.ok() ? *n : 0;
@@ -19,7 +19,7 @@ int64_t Elements(const Graph& graph, const ir::LoweredGraph& lowered, const Tens
 
 }  // namespace
 
-int64_t ClusterBytes(const ir::LoweredCluster& cluster, const SizeBindings& sizes) {
+int64_t ClusterBytes(const ir::TranslatedCluster& cluster, const SizeBindings& sizes) {
   const auto& lambda = *cluster.lambda;
   int64_t bytes = 0;
   auto add = [&](const ir::TypePtr& type) {
@@ -33,29 +33,29 @@ int64_t ClusterBytes(const ir::LoweredCluster& cluster, const SizeBindings& size
   return bytes;
 }
 
-int64_t NodeFlops(const Graph& graph, const ir::LoweredGraph& lowered, const Node& node,
+int64_t NodeFlops(const Graph& graph, const ir::TranslatedGraph& translated, const Node& node,
                   const SizeBindings& sizes) {
-  const int64_t out = Elements(graph, lowered, {node.name, 0}, sizes);
+  const int64_t out = Elements(graph, translated, {node.name, 0}, sizes);
   if (node.op != "MatMul" || node.inputs.empty()) return out;
-  const TensorInfo& a = lowered.fold.Info(graph, node.inputs[0]);
+  const TensorInfo& a = translated.fold.Info(graph, node.inputs[0]);
   const bool ta = node.GetBool("transpose_a", false).value_or(false);
   if (!a.shape || a.shape->size() != 2) return 0;
   absl::StatusOr<int64_t> k = (*a.shape)[ta ? 0 : 1].Evaluate(sizes);
   return k.ok() ? 2 * out * *k : 0;
 }
 
-int64_t NodeOutputBytes(const Graph& graph, const ir::LoweredGraph& lowered, const Node& node,
+int64_t NodeOutputBytes(const Graph& graph, const ir::TranslatedGraph& translated, const Node& node,
                         const SizeBindings& sizes) {
-  const TensorInfo& info = lowered.fold.Info(graph, {node.name, 0});
-  return Elements(graph, lowered, {node.name, 0}, sizes) *
+  const TensorInfo& info = translated.fold.Info(graph, {node.name, 0});
+  return Elements(graph, translated, {node.name, 0}, sizes) *
          static_cast<int64_t>(info.dtype == DType::kInvalid ? 0 : SizeOf(info.dtype));
 }
 
-int64_t ClusterFlops(const Graph& graph, const ir::LoweredGraph& lowered, int c,
+int64_t ClusterFlops(const Graph& graph, const ir::TranslatedGraph& translated, int c,
                      const SizeBindings& sizes) {
   int64_t flops = 0;
-  for (int i : lowered.partition.clusters[c].nodes) {
-    flops += NodeFlops(graph, lowered, graph.node(i), sizes);
+  for (int i : translated.partition.clusters[c].nodes) {
+    flops += NodeFlops(graph, translated, graph.node(i), sizes);
   }
   return flops;
 }

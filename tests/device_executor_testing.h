@@ -1,5 +1,5 @@
 // What the DeviceExecutor tests share (device_executor_test.cc, launch_test.cc): seeded inputs,
-// lowering as a run does, the reference executor's answers, and a fixture with PoCL's CPU
+// translation as a run does, the reference executor's answers, and a fixture with PoCL's CPU
 // device.
 #ifndef DFC_TESTS_DEVICE_EXECUTOR_TESTING_H_
 #define DFC_TESTS_DEVICE_EXECUTOR_TESTING_H_
@@ -28,11 +28,11 @@ inline Tensor RandomFloats(Shape shape, uint64_t seed) {
   return testing::UniformFloats(std::move(shape), seed, -1.0f, 1.0f);
 }
 
-// Lowers as `dfc run` and `dfc conformance --device` do.
-inline absl::StatusOr<ir::LoweredGraph> Lower(const Graph& graph,
-                                              const std::vector<TensorId>& fetches,
-                                              const Feeds& feeds) {
-  return LowerForFeeds(graph, fetches, feeds);
+// Translates as `dfc run` and `dfc conformance --device` do.
+inline absl::StatusOr<ir::TranslatedGraph> Translate(const Graph& graph,
+                                                     const std::vector<TensorId>& fetches,
+                                                     const Feeds& feeds) {
+  return TranslateForFeeds(graph, fetches, feeds);
 }
 
 // The oracle: the reference session's values of `fetches` for `feeds`.

@@ -1,7 +1,7 @@
 // The kernel corpus: the OpenCL C of every kernel dfc generates for the graphs it is tested and
 // benchmarked on, written to a folder, so that a change to the compiler can be diffed kernel by
 // kernel (tools/kernel-diff). It covers every cluster of ../shared/models (compiled as
-// `dfc compile` does), of the conformance cases (lowered for their feeds, as `dfc conformance`
+// `dfc compile` does), of the conformance cases (translated for their feeds, as `dfc conformance`
 // runs them) and of tests/workloads (under each fusion strategy bench/ times), for every named
 // device profile, with the default strategy and with every entry of bench/tuning.json whose
 // cluster is one of them. A cluster whose kernel cannot be generated leaves a `.error` file with
@@ -68,15 +68,15 @@ struct Corpus {
   }
 };
 
-// The kernels of `lowered`'s clusters for every profile, as a device run generates them.
-void WriteLowered(Corpus& corpus, const fs::path& dir, const Graph& graph,
-                  const ir::LoweredGraph& lowered) {
+// The kernels of `translated`'s clusters for every profile, as a device run generates them.
+void WriteTranslated(Corpus& corpus, const fs::path& dir, const Graph& graph,
+                     const ir::TranslatedGraph& translated) {
   for (const codegen::DeviceProfile& profile : corpus.profiles) {
-    for (size_t c = 0; c < lowered.clusters.size(); ++c) {
+    for (size_t c = 0; c < translated.clusters.size(); ++c) {
       absl::StatusOr<ClusterKernel> kernel =
-          CompileCluster(lowered.clusters[c], {},
+          CompileCluster(translated.clusters[c], {},
                          {.name = absl::StrCat("dfc_cluster_", c),
-                          .nodes = ClusterNodeNames(graph, lowered.partition.clusters[c]),
+                          .nodes = ClusterNodeNames(graph, translated.partition.clusters[c]),
                           .profile = profile});
       corpus.WriteKernel(
           dir / profile.name, c,
@@ -157,12 +157,12 @@ void WriteConformance(Corpus& corpus, const fs::path& cases) {
     for (const auto& [name, file] : manifest["outputs"].items()) {
       if (absl::StatusOr<TensorId> id = TensorId::Parse(name); id.ok()) fetches.push_back(*id);
     }
-    absl::StatusOr<ir::LoweredGraph> lowered = LowerForFeeds(*graph, fetches, feeds);
-    if (!lowered.ok()) {
-      corpus.Write(corpus.out / item / "lower.error", lowered.status().ToString());
+    absl::StatusOr<ir::TranslatedGraph> translated = TranslateForFeeds(*graph, fetches, feeds);
+    if (!translated.ok()) {
+      corpus.Write(corpus.out / item / "translate.error", translated.status().ToString());
       continue;
     }
-    WriteLowered(corpus, corpus.out / item, *graph, *lowered);
+    WriteTranslated(corpus, corpus.out / item, *graph, *translated);
   }
 }
 
@@ -198,8 +198,8 @@ void WriteWorkloads(Corpus& corpus, const TuningDb& db) {
     spec.profile = *codegen::NamedProfile("cpu");
     absl::StatusOr<Plan> plan = CompilePlan(shared, spec);
     if (!plan.ok()) continue;
-    for (size_t c = 0; c < plan->lowered.clusters.size(); ++c) {
-      const ir::LoweredCluster& cluster = plan->lowered.clusters[c];
+    for (size_t c = 0; c < plan->translated.clusters.size(); ++c) {
+      const ir::TranslatedCluster& cluster = plan->translated.clusters[c];
       const std::string hash = ClusterHash(cluster);
       for (const TuningEntry& entry : db.entries()) {
         // Clusters of other workloads may print alike (ClusterHash) and differ in their types:
@@ -211,8 +211,8 @@ void WriteWorkloads(Corpus& corpus, const TuningDb& db) {
         if (written[key]) continue;
         written[key] = true;
         PlanSpec tuned = spec;
-        tuned.steps.assign(plan->lowered.clusters.size(), {});
-        tuned.work_group_sizes.assign(plan->lowered.clusters.size(), -1);
+        tuned.steps.assign(plan->translated.clusters.size(), {});
+        tuned.work_group_sizes.assign(plan->translated.clusters.size(), -1);
         tuned.steps[c] = entry.steps;
         tuned.work_group_sizes[c] = entry.work_group_size;
         WritePlans(corpus, corpus.out / "tuned" / key, shared, tuned, {c});

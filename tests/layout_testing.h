@@ -1,6 +1,6 @@
-// Test helpers shared by the layout lowering tests (layout_test.cc, layout_slice_test.cc,
+// Test helpers shared by the layout translation tests (layout_test.cc, layout_slice_test.cc,
 // layout_gather_test.cc): seeded random tensors of every dtype, and the oracle check against
-// the reference executor, extended for what tests/lower_testing.h does not cover (a static
+// the reference executor, extended for what tests/translate_testing.h does not cover (a static
 // input counted from the end, ConcatV2's axis; size variables in the input shapes).
 #ifndef DFC_TESTS_LAYOUT_TESTING_H_
 #define DFC_TESTS_LAYOUT_TESTING_H_
@@ -21,12 +21,12 @@
 #include "graph/node.h"
 #include "graph/tensor.h"
 #include "gtest/gtest.h"
+#include "ir/from_tf/translate.h"
 #include "ir/interpreter.h"
-#include "ir/lower/lower.h"
 #include "ir/printer.h"
 #include "runtime/compare.h"
 #include "runtime/reference/kernel.h"
-#include "tests/lower_testing.h"
+#include "tests/translate_testing.h"
 
 namespace dfc::testing {
 
@@ -96,11 +96,11 @@ inline std::string SafeName(std::string text) {
   return text;
 }
 
-// The lowering refuses the node (when the reference does too): the error names the node.
+// The translation refuses the node (when the reference does too): the error names the node.
 inline ::testing::AssertionResult BothRefuse(const Node& node, const std::vector<Tensor>& inputs) {
   absl::StatusOr<std::vector<Tensor>> expected = reference::EvaluateNode(node, inputs);
   if (expected.ok()) return ::testing::AssertionFailure() << "the reference accepts the inputs";
-  return LoweringMatchesReference(node, inputs);
+  return TranslationMatchesReference(node, inputs);
 }
 
 }  // namespace dfc::testing

@@ -10,7 +10,7 @@
 #include "absl/strings/strip.h"
 #include "graph/ops.h"
 #include "gtest/gtest.h"
-#include "ir/lower/lower.h"
+#include "ir/from_tf/translate.h"
 #include "runtime/reference/kernel.h"
 #include "tests/test_util.h"
 
@@ -71,18 +71,19 @@ TEST(OpsTableTest, MatchesOpsMdAndEveryOpHasAKernel) {
   }
 }
 
-// Every op OPS.md runs on the device has a lowering to the IR, and nothing else does.
-TEST(OpsTableTest, EveryDeviceOpHasALowering) {
+// Every op OPS.md runs on the device has a translation to the IR, and nothing else does.
+TEST(OpsTableTest, EveryDeviceOpHasATranslation) {
   std::set<std::string> device;
   for (const OpsMdRow& row : ReadOpsMd()) {
     if (!absl::StartsWith(row.runs_on, "device")) continue;
     for (const std::string& op : row.ops) {
       device.insert(op);
-      EXPECT_NE(ir::FindLowering(op), nullptr) << op << " (" << row.family << ") has no lowering";
+      EXPECT_NE(ir::FindTranslation(op), nullptr)
+          << op << " (" << row.family << ") has no translation";
     }
   }
-  for (const std::string& op : ir::LoweredOps()) {
-    EXPECT_TRUE(device.contains(op)) << "lowering for " << op << ", which is not a device op";
+  for (const std::string& op : ir::TranslatedOps()) {
+    EXPECT_TRUE(device.contains(op)) << "translation for " << op << ", which is not a device op";
   }
 }
 

@@ -138,7 +138,8 @@ inline ir::FunPtr IntMul() {
                          });
 }
 
-// Reduce(iadd)(init, Map(λp => imul(p.0, p.1)) $ Zip(a, b)): a dot product as MatMul lowers it.
+// Reduce(iadd)(init, Map(λp => imul(p.0, p.1)) $ Zip(a, b)): a dot product as
+// MatMul's translation makes it.
 inline absl::StatusOr<ir::ExprPtr> Dot(const ir::ExprPtr& a, const ir::ExprPtr& b,
                                        int64_t init = 0) {
   DFC_ASSIGN_OR_RETURN(ir::ExprPtr pairs, ir::Call(ir::Zip(2), {a, b}));
@@ -161,7 +162,7 @@ inline absl::StatusOr<ir::ExprPtr> DotEachColumn(const ir::ExprPtr& row, const i
       columns, [&](ir::ExprPtr col) { return Dot(row, col); }, "col");
 }
 
-// A MatMul, a [N, k] times b [k, m], as dfc lowers it: a Map over a's rows of DotEachColumn.
+// A MatMul, a [N, k] times b [k, m], as dfc translates it: a Map over a's rows of DotEachColumn.
 inline absl::StatusOr<ir::ExprPtr> MatMul(const ir::ExprPtr& a, const ir::ExprPtr& b) {
   return ir::MapOver(
       a, [&](ir::ExprPtr row) { return DotEachColumn(row, b); }, "row");

@@ -18,17 +18,18 @@ namespace {
 
 // Shape(mul) is folded to [N, 10] when compiling, so the Reshape joins the cluster that
 // computes mul: the whole subgraph is one fused kernel, as in the thesis.
-TEST(SeedSubgraphLoweringTest, IsOneCluster) {
+TEST(SeedSubgraphTranslationTest, IsOneCluster) {
   absl::StatusOr<Graph> graph =
       LoadGraph(std::string(DFC_SOURCE_DIR) + "/models/seed_subgraph.pbtxt");
   ASSERT_TRUE(graph.ok()) << graph.status();
-  absl::StatusOr<ir::LoweredGraph> lowered = LowerForFeeds(*graph, {TensorId{"out", 0}}, {});
-  ASSERT_TRUE(lowered.ok()) << lowered.status();
-  ASSERT_EQ(lowered->clusters.size(), 1u);
-  EXPECT_EQ(lowered->partition.clusters[0].nodes.size(), 7u);
+  absl::StatusOr<ir::TranslatedGraph> translated =
+      TranslateForFeeds(*graph, {TensorId{"out", 0}}, {});
+  ASSERT_TRUE(translated.ok()) << translated.status();
+  ASSERT_EQ(translated->clusters.size(), 1u);
+  EXPECT_EQ(translated->partition.clusters[0].nodes.size(), 7u);
   // Shape and the Sum's axes are not run: nothing reads them at run time.
-  EXPECT_EQ(lowered->clusters[0].outputs, (std::vector<TensorId>{{"out", 0}}));
-  EXPECT_EQ(lowered->partition.schedule.size(), 5u);  // four placeholders and the cluster
+  EXPECT_EQ(translated->clusters[0].outputs, (std::vector<TensorId>{{"out", 0}}));
+  EXPECT_EQ(translated->partition.schedule.size(), 5u);  // four placeholders and the cluster
 }
 
 class SeedSubgraphTest : public ::testing::TestWithParam<bool> {};

@@ -42,15 +42,15 @@ TEST(WorkloadsTest, FlopsAndBytesAreWhatTheCompiledGraphDoes) {
     absl::StatusOr<Plan> plan =
         CompilePlan(std::make_shared<const Graph>(*std::move(graph)), std::move(spec));
     ASSERT_TRUE(plan.ok()) << plan.status();
-    ASSERT_EQ(plan->lowered.clusters.size(), 1u) << "one fused kernel";
-    absl::StatusOr<SizeBindings> sizes = BindSizes(plan->lowered, w.feeds());
+    ASSERT_EQ(plan->translated.clusters.size(), 1u) << "one fused kernel";
+    absl::StatusOr<SizeBindings> sizes = BindSizes(plan->translated, w.feeds());
     ASSERT_TRUE(sizes.ok()) << sizes.status();
-    EXPECT_EQ(ClusterBytes(plan->lowered.clusters[0], *sizes), w.bytes);
+    EXPECT_EQ(ClusterBytes(plan->translated.clusters[0], *sizes), w.bytes);
     // The workload counts the contraction's flops: the MatMul's, 2·m·k·n.
     double matmul_flops = 0;
     for (const Node& node : plan->graph->nodes()) {
       if (node.op == "MatMul") {
-        matmul_flops += NodeFlops(*plan->graph, plan->lowered, node, *sizes);
+        matmul_flops += NodeFlops(*plan->graph, plan->translated, node, *sizes);
       }
     }
     EXPECT_EQ(matmul_flops, w.flops);
@@ -81,7 +81,7 @@ TEST(WorkloadsTest, DfcAndClblastComputeWhatTheReferenceDoes) {
       DeviceExecutor::State state;
       KernelTimer timer;
       absl::StatusOr<std::vector<Tensor>> got =
-          (*executor)->Run(*plan->graph, plan->lowered, feeds, plan->spec.fetches, &state);
+          (*executor)->Run(*plan->graph, plan->translated, feeds, plan->spec.fetches, &state);
       ASSERT_TRUE(got.ok()) << got.status();
       absl::StatusOr<std::vector<profiler::DeviceEvent>> kernels = timer.Take();
       ASSERT_TRUE(kernels.ok()) << kernels.status();
@@ -110,11 +110,11 @@ TEST(WorkloadsTest, ChainIsOneKernelOfItsBytes) {
   absl::StatusOr<Plan> plan =
       CompilePlan(std::make_shared<const Graph>(*std::move(graph)), {.fetches = {{"output", 0}}});
   ASSERT_TRUE(plan.ok()) << plan.status();
-  ASSERT_EQ(plan->lowered.clusters.size(), 1u);
-  EXPECT_EQ(plan->lowered.partition.clusters[0].nodes.size(), 18u);
-  absl::StatusOr<SizeBindings> sizes = BindSizes(plan->lowered, w.feeds());
+  ASSERT_EQ(plan->translated.clusters.size(), 1u);
+  EXPECT_EQ(plan->translated.partition.clusters[0].nodes.size(), 18u);
+  absl::StatusOr<SizeBindings> sizes = BindSizes(plan->translated, w.feeds());
   ASSERT_TRUE(sizes.ok()) << sizes.status();
-  EXPECT_EQ(ClusterBytes(plan->lowered.clusters[0], *sizes), w.bytes);
+  EXPECT_EQ(ClusterBytes(plan->translated.clusters[0], *sizes), w.bytes);
 }
 
 // vectorizeMaps(w) makes the chain's 18 elementwise ops one walk over vectors: each row read
@@ -144,9 +144,9 @@ TEST(WorkloadsTest, TheChainVectorisedIsOneWalkOverVectors) {
     EXPECT_THAT(source, HasSubstr(absl::StrCat("float", width, " minimum_float32_x", width)));
     EXPECT_THAT(source, HasSubstr(absl::StrCat("acos_float32_x", width, "(")));
     EXPECT_THAT(source, Not(HasSubstr("*)&")));  // a lane read through a private copy
-    (*executor)->UseKernel(plan->lowered.clusters[0], plan->kernels[0]);
+    (*executor)->UseKernel(plan->translated.clusters[0], plan->kernels[0]);
     absl::StatusOr<std::vector<Tensor>> got =
-        (*executor)->Run(*shared, plan->lowered, feeds, plan->spec.fetches);
+        (*executor)->Run(*shared, plan->translated, feeds, plan->spec.fetches);
     ASSERT_TRUE(got.ok()) << got.status();
     const Comparison c = CompareTensors((*got)[0], (*want)[0]);
     EXPECT_TRUE(c.equal) << c.reason;
@@ -170,9 +170,9 @@ void ExpectTheReferenceAnswer(DeviceExecutor& executor, const Workload& w, const
   const Feeds feeds = w.feeds();
   absl::StatusOr<std::vector<Tensor>> want = Reference(w, feeds);
   ASSERT_TRUE(want.ok()) << want.status();
-  executor.UseKernel(plan.lowered.clusters[0], plan.kernels[0]);
+  executor.UseKernel(plan.translated.clusters[0], plan.kernels[0]);
   absl::StatusOr<std::vector<Tensor>> got =
-      executor.Run(*plan.graph, plan.lowered, feeds, plan.spec.fetches);
+      executor.Run(*plan.graph, plan.translated, feeds, plan.spec.fetches);
   ASSERT_TRUE(got.ok()) << got.status();
   const Comparison compared =
       CompareTensors((*got)[0], (*want)[0], VariantTolerance((*want)[0], w.longest_reduction));
@@ -316,7 +316,7 @@ TEST(WorkloadsTest, ModelsComputeWhatTheReferenceDoesUnderEveryFusion) {
       if (!w.init.empty()) {
         absl::StatusOr<Plan> init = CompilePlan(shared, {.targets = w.init});
         ASSERT_TRUE(init.ok()) << init.status();
-        ASSERT_TRUE((*executor)->Run(*shared, init->lowered, {}, {}, &state).ok());
+        ASSERT_TRUE((*executor)->Run(*shared, init->translated, {}, {}, &state).ok());
       }
       PlanSpec spec{.targets = w.targets, .profile = (*executor)->profile(), .fusion = fusion};
       for (const std::string& f : w.fetches) spec.fetches.push_back({f, 0});
@@ -325,7 +325,7 @@ TEST(WorkloadsTest, ModelsComputeWhatTheReferenceDoesUnderEveryFusion) {
       const Feeds feeds = w.feeds();
       ASSERT_FALSE(feeds.empty());
       absl::StatusOr<std::vector<Tensor>> got =
-          (*executor)->Run(*plan->graph, plan->lowered, feeds, plan->spec.fetches, &state);
+          (*executor)->Run(*plan->graph, plan->translated, feeds, plan->spec.fetches, &state);
       ASSERT_TRUE(got.ok()) << got.status();
       absl::StatusOr<std::vector<Tensor>> want = Reference(w, feeds);
       ASSERT_TRUE(want.ok()) << want.status();

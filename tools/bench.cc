@@ -44,7 +44,7 @@ SizeBindings BindSizes(const Plan& plan, const std::vector<Feed>& feeds) {
   SizeBindings sizes;
   for (const auto& [id, value] : feeds) {
     if (plan.graph->FindNode(id.node) == nullptr) continue;
-    const TensorInfo& info = plan.lowered.fold.Info(*plan.graph, id);
+    const TensorInfo& info = plan.translated.fold.Info(*plan.graph, id);
     for (size_t d = 0; info.shape && d < info.shape->size() && d < value.shape().size(); ++d) {
       if ((*info.shape)[d].kind() == ArithExpr::Kind::kVar) {
         sizes[(*info.shape)[d].var_name()] = value.shape()[d];
@@ -64,7 +64,7 @@ absl::StatusOr<double> MedianRunMs(DeviceExecutor& executor, const Plan& plan,
   std::vector<double> times;
   for (int run = 0; run < options.warmup + options.runs; ++run) {
     DFC_RETURN_IF_ERROR(
-        executor.Run(*plan.graph, plan.lowered, feeds, plan.spec.fetches, &state).status());
+        executor.Run(*plan.graph, plan.translated, feeds, plan.spec.fetches, &state).status());
     DFC_ASSIGN_OR_RETURN(const std::vector<profiler::DeviceEvent> kernels, timer.Take());
     const double ms = static_cast<double>(KernelNanoseconds(kernels)) * 1e-6;
     if (run >= options.warmup) times.push_back(ms);
@@ -149,8 +149,8 @@ int Bench(const std::vector<std::string>& argv) {
               << absl::StrFormat("%.1f", *bandwidth * 1e-9) << " GB/s\n";
     const SizeBindings sizes = BindSizes(*plan, *feeds);
     for (const ClusterTuning& t : *tunings) {
-      const int64_t bytes = ClusterBytes(plan->lowered.clusters[t.cluster], sizes);
-      const int64_t flops = ClusterFlops(*plan->graph, plan->lowered, t.cluster, sizes);
+      const int64_t bytes = ClusterBytes(plan->translated.clusters[t.cluster], sizes);
+      const int64_t flops = ClusterFlops(*plan->graph, plan->translated, t.cluster, sizes);
       const double cluster_floor_ms = bytes / *bandwidth * 1e3;
       floor_ms += cluster_floor_ms;
       const VariantResult& base = t.variants[0];

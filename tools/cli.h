@@ -58,7 +58,7 @@ absl::StatusOr<absl::flat_hash_map<std::string, PartialShape>> ParseShapes(absl:
 absl::StatusOr<int> PlatformIndex(const Args& args);
 
 // The OpenCL device that `--device KIND` (default auto) and `--platform N` name, with a program
-// cache in DefaultCacheDir(), ready to run lowered graphs.
+// cache in DefaultCacheDir(), ready to run translated graphs.
 absl::StatusOr<std::unique_ptr<DeviceExecutor>> OpenDeviceExecutor(const Args& args,
                                                                    DeviceExecutor::Options options);
 

@@ -146,15 +146,16 @@ int Compile(const std::vector<std::string>& argv_in) {
     std::cout << "recorded in " << db->path() << "\n";
   } else if (!tuned_device.empty()) {
     // Variants tuned earlier for this device.
-    spec.steps.resize(plan->lowered.clusters.size());
-    spec.work_group_sizes.resize(plan->lowered.clusters.size(), -1);
+    spec.steps.resize(plan->translated.clusters.size());
+    spec.work_group_sizes.resize(plan->translated.clusters.size(), -1);
     int taken = 0;
-    for (size_t c = 0; c < plan->lowered.clusters.size(); ++c) {
+    for (size_t c = 0; c < plan->translated.clusters.size(); ++c) {
       std::optional<TuningEntry> entry =
-          db->Find(ClusterHash(plan->lowered.clusters[c]), tuned_device,
+          db->Find(ClusterHash(plan->translated.clusters[c]), tuned_device,
                    args->Has("batch") ? std::optional(SizeBucket(batch)) : std::nullopt);
       if (!entry || (entry->steps.empty() && entry->work_group_size < 0)) continue;
-      if (absl::Status replays = CheckReplays(*entry, plan->lowered.clusters[c]); !replays.ok()) {
+      if (absl::Status replays = CheckReplays(*entry, plan->translated.clusters[c]);
+          !replays.ok()) {
         std::cerr << "dfc: warning: cluster " << c << " (" << absl::StrJoin(entry->nodes, ", ")
                   << "): " << db->path() << ": " << replays.message()
                   << "; it takes the default strategy (dfc compile --tune records it anew)\n";
@@ -175,7 +176,7 @@ int Compile(const std::vector<std::string>& argv_in) {
     return ReportError(written);
   }
   int host_ops = 0;
-  for (const ExecutionUnit& unit : plan->lowered.partition.schedule) host_ops += unit.node >= 0;
+  for (const ExecutionUnit& unit : plan->translated.partition.schedule) host_ops += unit.node >= 0;
   std::cout << "compiled " << path << " for " << profile->name << ": " << plan->kernels.size()
             << " clusters, " << host_ops << " host ops; wrote " << (out / "plan.json").string()
             << " and " << plan->kernels.size() << " kernel files\n";

@@ -15,7 +15,7 @@
 #include "graph/loader.h"
 #include "graph/npy.h"
 #include "graph/ops.h"
-#include "ir/lower/cluster.h"
+#include "ir/from_tf/cluster.h"
 #include "nlohmann/json.hpp"
 #include "runtime/compare.h"
 #include "runtime/compile.h"
@@ -35,7 +35,8 @@ constexpr char kUsage[] =
     "usage: dfc conformance DIR [--reference | --interpret | --device D [--platform N]\n"
     "                           [--profile P | --tune]] [--json FILE] [--filter REGEX]\n"
     "  --reference      run on the host reference executor (the default for now)\n"
-    "  --interpret      lower the graph to clusters of IR and run them with the IR interpreter\n"
+    "  --interpret      translate the graph to clusters of IR and run them with the IR "
+    "interpreter\n"
     "                   (host ops on the reference executor); prints where device ops ran,\n"
     "                   and a device op left to run on the host fails the run\n"
     "  --device         run every cluster as a generated OpenCL kernel on device D\n"
@@ -65,12 +66,13 @@ struct CaseResult {
 
 enum class Mode { kReference, kInterpret, kDevice };
 
-// Lowers the graph and runs clusters through the IR interpreter, or as kernels on `device`
+// Translates the graph and runs clusters through the IR interpreter, or as kernels on `device`
 // when it is given, recording the placement.
-absl::StatusOr<std::vector<Tensor>> LowerAndRun(const Graph& graph, const std::vector<Feed>& feeds,
-                                                const std::vector<std::string>& fetch_names,
-                                                DeviceExecutor* device, bool tune,
-                                                CaseResult& result) {
+absl::StatusOr<std::vector<Tensor>> TranslateAndRun(const Graph& graph,
+                                                    const std::vector<Feed>& feeds,
+                                                    const std::vector<std::string>& fetch_names,
+                                                    DeviceExecutor* device, bool tune,
+                                                    CaseResult& result) {
   std::vector<TensorId> fetches;
   for (const std::string& name : fetch_names) {
     absl::StatusOr<TensorId> id = TensorId::Parse(name);
@@ -79,25 +81,25 @@ absl::StatusOr<std::vector<Tensor>> LowerAndRun(const Graph& graph, const std::v
   }
   // The case's inputs enter here: the one check of them, as a session's.
   if (absl::Status checked = CheckFeeds(graph, feeds); !checked.ok()) return checked;
-  absl::StatusOr<ir::LoweredGraph> lowered = LowerForFeeds(graph, fetches, feeds);
-  if (!lowered.ok()) return lowered.status();
-  result.device_nodes = lowered->device_nodes;
-  result.clustered = lowered->clustered;
-  result.folded = lowered->folded;
-  result.device_on_host = lowered->device_on_host;
-  result.clusters = static_cast<int>(lowered->clusters.size());
-  result.host_device_nodes = lowered->host_device_nodes;
-  if (device == nullptr) return RunInterpreted(graph, *lowered, feeds, fetches);
+  absl::StatusOr<ir::TranslatedGraph> translated = TranslateForFeeds(graph, fetches, feeds);
+  if (!translated.ok()) return translated.status();
+  result.device_nodes = translated->device_nodes;
+  result.clustered = translated->clustered;
+  result.folded = translated->folded;
+  result.device_on_host = translated->device_on_host;
+  result.clusters = static_cast<int>(translated->clusters.size());
+  result.host_device_nodes = translated->host_device_nodes;
+  if (device == nullptr) return RunInterpreted(graph, *translated, feeds, fetches);
   if (tune) {
     // Each cluster's variants, checked against the reference executor and timed; the fastest
     // is what the run below uses, and what TensorFlow's outputs then judge.
     Plan plan{.spec = {.fetches = fetches, .profile = device->profile()},
               .graph = std::make_shared<const Graph>(graph),
-              .lowered = *lowered};
+              .translated = *translated};
     bool generated = true;
-    for (size_t c = 0; c < lowered->clusters.size() && generated; ++c) {
+    for (size_t c = 0; c < translated->clusters.size() && generated; ++c) {
       absl::StatusOr<ClusterKernel> kernel =
-          CompileCluster(lowered->clusters[c], {},
+          CompileCluster(translated->clusters[c], {},
                          {.name = absl::StrCat("dfc_cluster_", c), .profile = device->profile()});
       generated = kernel.ok();
       if (generated) plan.kernels.push_back(std::move(kernel->source));
@@ -115,7 +117,7 @@ absl::StatusOr<std::vector<Tensor>> LowerAndRun(const Graph& graph, const std::v
     }
   }
   const int64_t kernels = device->kernels_run(), fallbacks = device->fallbacks();
-  absl::StatusOr<std::vector<Tensor>> out = device->Run(graph, *lowered, feeds, fetches);
+  absl::StatusOr<std::vector<Tensor>> out = device->Run(graph, *translated, feeds, fetches);
   result.kernels = device->kernels_run() - kernels;
   result.fallbacks = device->fallbacks() - fallbacks;
   return out;
@@ -166,7 +168,7 @@ CaseResult RunCase(const fs::path& dir, Mode mode, DeviceExecutor* device, bool 
   if (!graph.ok()) return fail(graph.status().message());
   absl::StatusOr<std::vector<Tensor>> actual;
   if (mode != Mode::kReference) {
-    actual = LowerAndRun(*graph, feeds, fetches, device, tune, result);
+    actual = TranslateAndRun(*graph, feeds, fetches, device, tune, result);
   } else {
     reference::Session session(std::make_shared<const Graph>(*std::move(graph)));
     actual = session.Run(feeds, fetches);

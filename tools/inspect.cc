@@ -15,7 +15,7 @@
 #include "codegen/lower_for_device.h"
 #include "graph/loader.h"
 #include "graph/ops.h"
-#include "ir/lower/cluster.h"
+#include "ir/from_tf/cluster.h"
 #include "ir/printer.h"
 #include "nlohmann/json.hpp"
 #include "runtime/interpreted.h"
@@ -27,7 +27,7 @@ namespace {
 constexpr char kUsage[] =
     "usage: dfc inspect GRAPH [--json] [--clusters [--ir] [--lowered [--device D]]] "
     "[--fetch T1,T2...]\n"
-    "  --clusters  fold constants, partition and lower: print each device cluster\n"
+    "  --clusters  fold constants, partition and translate: print each device cluster\n"
     "  --ir        with --clusters, also print each cluster's IR in Lift's notation\n"
     "  --lowered   with --clusters, print each cluster's IR lowered for a device: where each\n"
     "              loop runs (MapGlb, MapWrg, ReduceLcl, MapSeq, ReduceSeq) and what is\n"
@@ -111,17 +111,17 @@ std::string Describe(const Graph& graph, const FoldResult& fold, const TensorId&
 }
 
 int PrintClusters(const Graph& graph, const std::vector<TensorId>& fetches,
-                  const std::vector<std::string>& targets, const ir::LowerOptions& options,
+                  const std::vector<std::string>& targets, const ir::TranslateOptions& options,
                   bool with_ir, const codegen::DeviceProfile* lowered_for) {
   ReferenceFoldOracle oracle;
-  absl::StatusOr<ir::LoweredGraph> lowered =
-      ir::LowerGraph(graph, fetches, targets, {}, oracle, options);
-  if (!lowered.ok()) return ReportError(lowered.status());
-  std::cout << "clusters: " << lowered->clusters.size()
-            << " (device nodes: " << lowered->device_nodes << ", " << lowered->clustered
-            << " in clusters, " << lowered->folded << " folded at compile time, "
-            << lowered->device_on_host << " on the host)\n";
-  for (const std::string& host : lowered->host_device_nodes) {
+  absl::StatusOr<ir::TranslatedGraph> translated =
+      ir::TranslateGraph(graph, fetches, targets, {}, oracle, options);
+  if (!translated.ok()) return ReportError(translated.status());
+  std::cout << "clusters: " << translated->clusters.size()
+            << " (device nodes: " << translated->device_nodes << ", " << translated->clustered
+            << " in clusters, " << translated->folded << " folded at compile time, "
+            << translated->device_on_host << " on the host)\n";
+  for (const std::string& host : translated->host_device_nodes) {
     std::cout << "  on the host: " << host << "\n";
   }
   for (const Node& node : graph.nodes()) {
@@ -131,28 +131,28 @@ int PrintClusters(const Graph& graph, const std::vector<TensorId>& fetches,
                 << "feeds cannot be compiled; give one with --shapes '" << node.name << "=[...]'\n";
     }
   }
-  for (size_t c = 0; c < lowered->clusters.size(); ++c) {
-    const Cluster& cluster = lowered->partition.clusters[c];
-    const ir::LoweredCluster& lc = lowered->clusters[c];
+  for (size_t c = 0; c < translated->clusters.size(); ++c) {
+    const Cluster& cluster = translated->partition.clusters[c];
+    const ir::TranslatedCluster& tc = translated->clusters[c];
     std::cout << "cluster " << c << ": " << cluster.nodes.size() << " nodes\n  nodes:";
     for (int i : cluster.nodes) {
       std::cout << " " << graph.node(i).name << " (" << graph.node(i).op << ")";
     }
     std::cout << "\n  inputs:\n";
-    for (const TensorId& id : lc.params) {
-      std::cout << "    " << Describe(graph, lowered->fold, id) << "\n";
+    for (const TensorId& id : tc.params) {
+      std::cout << "    " << Describe(graph, translated->fold, id) << "\n";
     }
     std::cout << "  outputs:\n";
-    for (size_t k = 0; k < lc.outputs.size(); ++k) {
-      std::cout << "    " << lc.outputs[k].ToString() << "  "
-                << ir::TypeToString(lc.output_types[k]) << "\n";
+    for (size_t k = 0; k < tc.outputs.size(); ++k) {
+      std::cout << "    " << tc.outputs[k].ToString() << "  "
+                << ir::TypeToString(tc.output_types[k]) << "\n";
     }
-    if (with_ir) std::cout << "  ir: " << ir::ToString(lc.lambda) << "\n";
+    if (with_ir) std::cout << "  ir: " << ir::ToString(tc.lambda) << "\n";
     if (lowered_for != nullptr) {
-      absl::StatusOr<ir::ExprPtr> body = codegen::LowerForDevice(lc.lambda->body, *lowered_for);
+      absl::StatusOr<ir::ExprPtr> body = codegen::LowerForDevice(tc.lambda->body, *lowered_for);
       if (!body.ok()) return ReportError(body.status());
       std::cout << "  lowered for " << lowered_for->name << ": "
-                << ir::ToString(std::make_shared<ir::Lambda>(lc.lambda->params, *body)) << "\n";
+                << ir::ToString(std::make_shared<ir::Lambda>(tc.lambda->params, *body)) << "\n";
     }
   }
   return kExitOk;
@@ -193,7 +193,7 @@ int Inspect(const std::vector<std::string>& argv) {
     } else {
       DefaultFetches(*graph, fetches, targets);
     }
-    ir::LowerOptions options;
+    ir::TranslateOptions options;
     if (args->Has("shapes")) {
       auto shapes = ParseShapes(args->Get("shapes"));
       if (!shapes.ok()) return ReportUsage(std::string(shapes.status().message()), kUsage);

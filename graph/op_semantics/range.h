@@ -1,5 +1,5 @@
 // TensorFlow's Range(start, limit, delta): its element count, the one copy that the reference
-// kernel and the lowering both size their output with.
+// kernel and the translation both size their output with.
 #ifndef DFC_GRAPH_OP_SEMANTICS_RANGE_H_
 #define DFC_GRAPH_OP_SEMANTICS_RANGE_H_
 

@@ -1,6 +1,6 @@
 // TensorFlow's StridedSlice spec resolved against an input (ValidateStridedSliceOp in
 // tensorflow/core/util/strided_slice_op.cc), the one copy that the reference kernel, the
-// constant folder and the lowering all slice through.
+// constant folder and the translation all slice through.
 #ifndef DFC_GRAPH_OP_SEMANTICS_STRIDED_SLICE_H_
 #define DFC_GRAPH_OP_SEMANTICS_STRIDED_SLICE_H_
 

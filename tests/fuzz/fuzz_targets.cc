@@ -27,7 +27,7 @@ absl::string_view View(const uint8_t* data, size_t size) {
   return absl::string_view(reinterpret_cast<const char*>(data), size);
 }
 
-// Everything after the parse: validation, pruning, folding, partitioning, lowering and code
+// Everything after the parse: validation, pruning, folding, partitioning, translation and code
 // generation. Any of them may refuse the graph; none may crash on it.
 std::string LoadAndCompile(absl::string_view bytes) {
   absl::StatusOr<Graph> graph = ParseGraph(bytes, "fuzz input");
@@ -106,8 +106,9 @@ std::string GraphDiff(const uint8_t* data, size_t size) {
 
   std::vector<TensorId> fetches;
   for (const std::string& name : generated.fetches) fetches.push_back({name, 0});
-  absl::StatusOr<ir::LoweredGraph> lowered = LowerForFeeds(*graph, fetches, feeds);
-  if (!lowered.ok()) return defect(absl::StrCat("lowering fails: ", lowered.status().message()));
+  absl::StatusOr<ir::TranslatedGraph> translated = TranslateForFeeds(*graph, fetches, feeds);
+  if (!translated.ok())
+    return defect(absl::StrCat("translation fails: ", translated.status().message()));
 
   // Tolerance: the three differ in the order of sums (a reordered sum of n terms moves by
   // about sqrt(n) ulps of its terms' magnitude, n <= 4096 here) and in libm (OpenCL allows 3
@@ -125,7 +126,7 @@ std::string GraphDiff(const uint8_t* data, size_t size) {
     return "";
   };
   absl::StatusOr<std::vector<Tensor>> interpreted =
-      RunInterpreted(*graph, *lowered, feeds, fetches);
+      RunInterpreted(*graph, *translated, feeds, fetches);
   if (!interpreted.ok()) {
     return defect(absl::StrCat("the interpreter fails: ", interpreted.status().message()));
   }
@@ -138,7 +139,7 @@ std::string GraphDiff(const uint8_t* data, size_t size) {
   // memory (the one on disk still spares rebuilding a kernel an earlier input made).
   DeviceExecutor executor(device.context, std::make_shared<cl::ProgramCache>(device.context),
                           {.warnings = &warnings});
-  absl::StatusOr<std::vector<Tensor>> ran = executor.Run(*graph, *lowered, feeds, fetches);
+  absl::StatusOr<std::vector<Tensor>> ran = executor.Run(*graph, *translated, feeds, fetches);
   if (!ran.ok()) return defect(absl::StrCat("the device run fails: ", ran.status().message()));
   // A kernel the code generator declines is a documented fallback; one it made that the
   // device cannot build or launch is a defect of the generated code.

@@ -16,7 +16,7 @@
 namespace dfc::fuzz {
 
 // A GraphDef in protobuf's binary format (inputs that DetectFormat calls text are skipped):
-// parsed, validated and, when valid, lowered and compiled for the `amd` device profile (no
+// parsed, validated and, when valid, translated and compiled for the `amd` device profile (no
 // device needed) with everything the graph computes as its fetches.
 std::string GraphDefBinary(const uint8_t* data, size_t size);
 // The same for the text format (inputs DetectFormat calls binary are skipped).

@@ -1,0 +1,357 @@
+// Graph and cluster translation (see cluster.h).
+#include "ir/from_tf/cluster.h"
+
+#include <algorithm>
+#include <optional>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_cat.h"
+#include "base/status.h"
+#include "graph/ops.h"
+#include "ir/from_tf/size_unifier.h"
+#include "ir/from_tf/translate.h"
+
+namespace dfc::ir {
+namespace {
+
+// A C-like name for a tensor: "gradients/Mean_grad/Tile:1" -> "Mean_grad_Tile_1". The leading
+// scope of gradient graphs repeats on every node and is dropped.
+std::string ParamName(const TensorId& id) {
+  std::string name = id.node;
+  if (name.rfind("gradients/", 0) == 0) name = name.substr(10);
+  if (id.index != 0) absl::StrAppend(&name, "_", id.index);
+  for (char& c : name) {
+    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+  }
+  if (name.empty() || std::isdigit(static_cast<unsigned char>(name[0]))) name = "t" + name;
+  return name;
+}
+
+bool IsDevicePlaced(const Node& node) {
+  const OpDef* def = FindOpDef(node.op);
+  return def != nullptr &&
+         (def->placement == Placement::kDevice || def->placement == Placement::kLayout);
+}
+
+// How many times `target` is reached walking the expression trees of `roots` (a DAG walked
+// as a tree: a node shared by two parents counts twice), through the bodies of functions.
+class OccurrenceCounter {
+ public:
+  explicit OccurrenceCounter(const Expr* target) : target_(target) {}
+
+  int Count(const ExprPtr& e) {
+    if (e.get() == target_) return 1;
+    if (e->kind != Expr::Kind::kFunCall) return 0;
+    if (auto it = memo_.find(e.get()); it != memo_.end()) return it->second;
+    const auto& call = static_cast<const FunCall&>(*e);
+    int n = CountFun(*call.f);
+    for (const ExprPtr& a : call.args) n += Count(a);
+    memo_[e.get()] = n;
+    return n;
+  }
+
+ private:
+  int CountFun(const Fun& f) {
+    if (f.kind == Fun::Kind::kLambda) return Count(static_cast<const Lambda&>(f).body);
+    if (f.kind == Fun::Kind::kUserFun) return 0;
+    const auto& p = static_cast<const Pattern&>(f);
+    return p.f ? CountFun(*p.f) : 0;
+  }
+
+  const Expr* target_;
+  absl::flat_hash_map<const Expr*, int> memo_;  // counts per subtree, so the walk is linear
+};
+
+int Occurrences(const std::vector<ExprPtr>& roots, const Expr* target) {
+  OccurrenceCounter counter(target);
+  int n = 0;
+  for (const ExprPtr& r : roots) n += counter.Count(r);
+  return n;
+}
+
+// Log(Softmax(x)) is translated as LogSoftmax(x) when nothing else reads the Softmax: the row's
+// (x - m) - log(s) takes one log a row where log(exp(x - m) / s) takes an exp and a log an
+// element, and it stays finite where exp(x - m) underflows to 0 (TensorFlow's grappler
+// rewrites the pair the same way, in its arithmetic optimizer's LogSoftmax stage). The node
+// keeps the Log's name, so errors and outputs are the Log's; the Softmax's own expression is
+// left unread and does not reach the cluster's Lambda.
+std::optional<Node> AsLogSoftmax(const Graph& graph, const Node& node,
+                                 const absl::flat_hash_set<std::string>& inside,
+                                 const absl::flat_hash_map<TensorId, int>& uses) {
+  if (node.op != "Log" || node.inputs.size() != 1) return std::nullopt;
+  const TensorId& in = node.inputs[0];
+  if (in.index != 0 || !inside.contains(in.node)) return std::nullopt;
+  const auto read = uses.find(in);
+  if (read == uses.end() || read->second != 1) return std::nullopt;
+  const Node* softmax = graph.FindNode(in.node);
+  if (softmax == nullptr || softmax->op != "Softmax") return std::nullopt;
+  return Node{.name = node.name,
+              .op = "LogSoftmax",
+              .device = node.device,
+              .inputs = softmax->inputs,
+              .attrs = softmax->attrs};
+}
+
+}  // namespace
+
+absl::StatusOr<TranslatedCluster> TranslateCluster(const Graph& graph, const Cluster& cluster,
+                                                   const FoldResult& fold) {
+  absl::flat_hash_set<std::string> inside;
+  for (int i : cluster.nodes) inside.insert(graph.node(i).name);
+
+  // How often each value made inside is read: by data inputs inside, and once more if it
+  // leaves the cluster. Read twice means bound once with a let.
+  absl::flat_hash_map<TensorId, int> uses;
+  absl::flat_hash_set<TensorId> read_as_data;
+  for (int i : cluster.nodes) {
+    const Node& node = graph.node(i);
+    const Translation* translation = FindTranslation(node.op);
+    if (translation == nullptr) return node.Error("has no translation to the IR");
+    for (int j = 0; j < static_cast<int>(node.inputs.size()); ++j) {
+      if (ReadsStatically(node, j)) continue;
+      read_as_data.insert(node.inputs[j]);
+      if (inside.contains(node.inputs[j].node)) ++uses[node.inputs[j]];
+    }
+  }
+  for (const TensorId& out : cluster.outputs) ++uses[out];
+
+  TranslatedCluster result;
+  result.outputs = cluster.outputs;
+  absl::flat_hash_map<TensorId, ExprPtr> values;
+  std::vector<ParamPtr> params;
+  for (const TensorId& input : cluster.inputs) {
+    if (!read_as_data.contains(input)) continue;
+    const TensorInfo& info = fold.Info(graph, input);
+    if (info.value && info.value->shape().empty()) {
+      values[input] = MakeLiteral(Scalar::FromTensor(*info.value, 0));
+      continue;
+    }
+    if (info.dtype == DType::kInvalid || !info.shape) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("tensor \"", input.ToString(), "\" enters a cluster with an unknown ",
+                       info.dtype == DType::kInvalid ? "dtype" : "shape"));
+    }
+    params.push_back(MakeParam(ParamName(input), TensorType(info.dtype, *info.shape)));
+    result.params.push_back(input);
+    values[input] = params.back();
+  }
+
+  std::vector<std::pair<ParamPtr, ExprPtr>> lets;
+  for (int i : cluster.nodes) {
+    const std::optional<Node> log_softmax = AsLogSoftmax(graph, graph.node(i), inside, uses);
+    const Node& node = log_softmax ? *log_softmax : graph.node(i);
+    std::vector<TranslateInput> inputs(node.inputs.size());
+    for (int j = 0; j < static_cast<int>(node.inputs.size()); ++j) {
+      const TensorId& id = node.inputs[j];
+      inputs[j].known = &fold.Info(graph, id);
+      if (!ReadsStatically(node, j)) inputs[j].value = values.at(id);
+    }
+    DFC_ASSIGN_OR_RETURN(std::vector<ExprPtr> outs, TranslateNode(node, inputs));
+    // A computed input that the translation reads in several places (each output of a Split, or
+    // twice within one expression) is bound once and the node translated again on the binding:
+    // otherwise every place would compute it, and an unrolled LSTM's steps would multiply.
+    bool rebound = false;
+    for (int j = 0; j < static_cast<int>(node.inputs.size()); ++j) {
+      const ExprPtr& value = inputs[j].value;
+      if (value == nullptr || value->kind != Expr::Kind::kFunCall) continue;
+      if (Occurrences(outs, value.get()) < 2) continue;
+      ParamPtr bound = MakeParam(ParamName(node.inputs[j]), value->type);
+      lets.emplace_back(bound, value);
+      values[node.inputs[j]] = bound;
+      for (TranslateInput& in : inputs) {
+        if (in.value == value) in.value = bound;
+      }
+      rebound = true;
+    }
+    if (rebound) {
+      DFC_ASSIGN_OR_RETURN(outs, TranslateNode(node, inputs));
+    }
+    for (int k = 0; k < static_cast<int>(outs.size()); ++k) {
+      TensorId id{node.name, k};
+      if (uses[id] >= 2 && outs[k]->kind == Expr::Kind::kFunCall) {
+        ParamPtr bound = MakeParam(ParamName(id), outs[k]->type);
+        lets.emplace_back(bound, outs[k]);
+        values[id] = bound;
+      } else {
+        values[id] = outs[k];
+      }
+    }
+  }
+
+  std::vector<ExprPtr> outputs;
+  for (const TensorId& out : cluster.outputs) {
+    outputs.push_back(values.at(out));
+    result.output_types.push_back(outputs.back()->type);
+  }
+  ExprPtr body;
+  if (outputs.size() == 1) {
+    body = outputs[0];
+  } else {
+    DFC_ASSIGN_OR_RETURN(body, Call(Tuple(static_cast<int>(outputs.size())), outputs));
+  }
+  // Lets nest in the order their values were made: each one's value may read earlier ones.
+  for (auto it = lets.rbegin(); it != lets.rend(); ++it) {
+    auto let = std::make_shared<Lambda>(std::vector<ParamPtr>{it->first}, body);
+    DFC_ASSIGN_OR_RETURN(body, Call(let, {it->second}));
+  }
+  result.lambda = std::make_shared<Lambda>(std::move(params), body);
+  return result;
+}
+
+absl::StatusOr<std::vector<TensorInfo>> InferShapesByTranslation(
+    const Node& node, std::span<const TensorInfo> inputs) {
+  const Translation* translation = FindTranslation(node.op);
+  if (translation == nullptr) return node.Error("has no translation to the IR");
+  std::vector<TranslateInput> translate_inputs(inputs.size());
+  for (int j = 0; j < static_cast<int>(inputs.size()); ++j) {
+    translate_inputs[j].known = &inputs[j];
+    if (ReadsStatically(node, j)) continue;
+    if (inputs[j].dtype == DType::kInvalid || !inputs[j].shape) {
+      return node.Error(absl::StrCat("the shape of input ", j, " is not known"));
+    }
+    translate_inputs[j].value = MakeParam("in", TensorType(inputs[j].dtype, *inputs[j].shape));
+  }
+  DFC_ASSIGN_OR_RETURN(std::vector<ExprPtr> outs, TranslateNode(node, translate_inputs));
+  std::vector<TensorInfo> infos;
+  for (const ExprPtr& out : outs) {
+    TensorInfo info;
+    info.dtype = BaseDType(out->type);
+    info.shape = TensorShape(out->type);
+    infos.push_back(std::move(info));
+  }
+  return infos;
+}
+
+namespace {
+
+// The equalities that the unfolded device nodes of `fold` need, as each op's translation states
+// them; true if any was new.
+bool UnifySizes(const Graph& graph, const std::vector<int>& nodes, const FoldResult& fold,
+                absl::flat_hash_map<std::string, ArithExpr>& substitutions) {
+  SizeUnifier unifier(substitutions);
+  bool changed = false;
+  for (int i : nodes) {
+    const Node& node = graph.node(i);
+    const OpDef* def = FindOpDef(node.op);
+    if (def == nullptr || def->placement == Placement::kHost || fold.folded[i]) continue;
+    const Translation* translation = FindTranslation(node.op);
+    if (translation == nullptr || translation->unify_sizes == nullptr) continue;
+    std::vector<SymbolicShape> shapes;
+    for (int j = 0; j < static_cast<int>(node.inputs.size()); ++j) {
+      if (ReadsStatically(node, j)) continue;
+      const TensorInfo& info = fold.Info(graph, node.inputs[j]);
+      if (!info.shape) break;
+      shapes.push_back(*info.shape);
+    }
+    // Every hook relates two operands or more; a node with fewer (a malformed graph, refused
+    // later with its own error) has nothing to unify.
+    if (shapes.size() != node.inputs.size() || shapes.size() < 2) continue;
+    changed |= translation->unify_sizes(node, shapes, unifier);
+  }
+  return changed;
+}
+
+}  // namespace
+
+absl::StatusOr<TranslatedGraph> TranslateGraph(const Graph& graph,
+                                               const std::vector<TensorId>& fetches,
+                                               const std::vector<std::string>& targets,
+                                               const std::vector<TensorId>& feeds,
+                                               const FoldOracle& oracle,
+                                               const TranslateOptions& options) {
+  absl::flat_hash_set<TensorId> fed(feeds.begin(), feeds.end());
+  DFC_ASSIGN_OR_RETURN(std::vector<int> nodes, NeededNodes(graph, fetches, targets, fed));
+  TranslatedGraph translated;
+  FoldOptions fold_options{.fold_only_static = options.fold_only_static,
+                           .placeholder_shapes = options.placeholder_shapes};
+  for (const auto& [name, shape] : options.placeholder_shapes) {
+    const Node* node = graph.FindNode(name);
+    if (node == nullptr || (node->op != "Placeholder" && node->op != "PlaceholderWithDefault")) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("a shape is given for \"", name, "\", which is not a placeholder"));
+    }
+    const PartialShape declared = PlaceholderShape(*node);
+    bool compatible = declared.unknown_rank || declared.dims.size() == shape.dims.size();
+    for (size_t d = 0; compatible && !declared.unknown_rank && d < shape.dims.size(); ++d) {
+      compatible = declared.dims[d] < 0 || declared.dims[d] == shape.dims[d];
+    }
+    if (!compatible) {
+      return absl::InvalidArgumentError(absl::StrCat("placeholder \"", name, "\" is declared ",
+                                                     declared.ToString(), ", not ",
+                                                     shape.ToString()));
+    }
+  }
+  // Fold, unify what the ops say must be equal, fold again with the merged sizes; each round
+  // removes a variable, so this ends.
+  for (;;) {
+    DFC_ASSIGN_OR_RETURN(translated.fold, FoldConstants(graph, nodes, oracle, fold_options));
+    if (!UnifySizes(graph, nodes, translated.fold, fold_options.size_substitutions)) break;
+  }
+  translated.size_substitutions = fold_options.size_substitutions;
+
+  // Why each device node that cannot be clustered stays on the host.
+  absl::flat_hash_map<int, std::string> host_reason;
+  for (int i : nodes) {
+    const Node& node = graph.node(i);
+    if (!IsDevicePlaced(node) || translated.fold.folded[i]) continue;
+    std::vector<TensorInfo> inputs;
+    for (const TensorId& id : node.inputs) inputs.push_back(translated.fold.Info(graph, id));
+    absl::StatusOr<std::vector<TensorInfo>> shapes = InferShapesByTranslation(node, inputs);
+    if (!shapes.ok()) host_reason[i] = std::string(shapes.status().message());
+  }
+
+  // A cluster that still fails to translate (a combination the single-node check cannot see)
+  // sends its failing node to the host, and the graph is partitioned again.
+  for (;;) {
+    auto clusterable = [&](int i) {
+      return IsDevicePlaced(graph.node(i)) && !translated.fold.folded[i] &&
+             !host_reason.contains(i);
+    };
+    // What a translation reads when compiling (a Reshape's shape, a Sum's axes) is a value of the
+    // fold, not a run-time input of the cluster.
+    auto compile_time = [&](int i, int j) { return ReadsStatically(graph.node(i), j); };
+    DFC_ASSIGN_OR_RETURN(translated.partition, PartitionGraph(graph, nodes, clusterable, fetches,
+                                                              compile_time, options.fusion));
+    translated.clusters.clear();
+    bool retry = false;
+    for (const Cluster& cluster : translated.partition.clusters) {
+      absl::StatusOr<TranslatedCluster> tc = TranslateCluster(graph, cluster, translated.fold);
+      if (!tc.ok()) {
+        // Blame the first node of the cluster that the message names, else the first node.
+        int blamed = cluster.nodes.front();
+        for (int i : cluster.nodes) {
+          if (tc.status().message().find("\"" + graph.node(i).name + "\"") !=
+              absl::string_view::npos) {
+            blamed = i;
+            break;
+          }
+        }
+        host_reason[blamed] = std::string(tc.status().message());
+        retry = true;
+        break;
+      }
+      translated.clusters.push_back(*std::move(tc));
+    }
+    if (!retry) break;
+  }
+
+  for (int i : nodes) {
+    const Node& node = graph.node(i);
+    if (!IsDevicePlaced(node)) continue;
+    ++translated.device_nodes;
+    if (translated.partition.cluster_of[i] >= 0) {
+      ++translated.clustered;
+    } else if (translated.fold.folded[i]) {
+      ++translated.folded;
+    } else {
+      ++translated.device_on_host;
+      auto it = host_reason.find(i);
+      translated.host_device_nodes.push_back(absl::StrCat(
+          node.name, " (", node.op, "): ", it == host_reason.end() ? "not clustered" : it->second));
+    }
+  }
+  return translated;
+}
+
+}  // namespace dfc::ir

@@ -1,0 +1,580 @@
+// Translations of the reductions and scans (OPS.md row 4): Sum Mean Max Min Prod All Any, ArgMax
+// ArgMin, Cumsum Cumprod, L2Loss and BiasAddGrad. Following the thesis, the reduced dimensions
+// are moved innermost with adjacent Transposes (TransposeTensor), joined into one, and folded
+// by a Reduce; keep_dims puts the size-1 dimensions back as Repeat(1) views.
+//
+// The reference kernels (runtime/reference/reduction.cc, scan.cc) fold from the first element
+// to the last; so do these Reduces, in the compute type (float for float16 and float32, double
+// for float64). Integer sums and products wrap modulo 2^bits, as the reference's do.
+#include <cmath>
+#include <cstdint>
+#include <functional>
+#include <limits>
+#include <optional>
+#include <span>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/substitute.h"
+#include "base/check.h"
+#include "base/status.h"
+#include "graph/dtype.h"
+#include "graph/dtype_class.h"
+#include "ir/expr.h"
+#include "ir/from_tf/scalar_funs.h"
+#include "ir/from_tf/translate.h"
+#include "ir/from_tf/translate_util.h"
+
+namespace dfc::ir {
+namespace {
+
+// --- dtypes ------------------------------------------------------------------------------------
+
+absl::Status CheckDType(const TranslateContext& ctx, DType d, bool ok, absl::string_view expected) {
+  if (ok) return absl::OkStatus();
+  return ctx.Error(absl::StrCat(ctx.node().op, " is not defined for dtype ", DTypeName(d),
+                                " (expected ", expected, ")"));
+}
+
+absl::Status CheckNumInputs(const TranslateContext& ctx, int n) {
+  if (ctx.num_inputs() == n) return absl::OkStatus();
+  return ctx.Error(absl::StrCat("expects ", n, " inputs, got ", ctx.num_inputs()));
+}
+
+// The highest (or lowest) value of an integer or bool dtype.
+Scalar IntLimit(DType d, bool highest) {
+  return DispatchDType(d, [&]<typename T>() {
+    if constexpr (std::is_integral_v<T>) {
+      return Scalar::Int(d, static_cast<int64_t>(highest ? std::numeric_limits<T>::max()
+                                                         : std::numeric_limits<T>::lowest()));
+    } else {
+      DFC_CHECK(false && "IntLimit of a floating dtype");
+      return Scalar{};
+    }
+  });
+}
+
+// Sums and products of float16 accumulate in float; every other dtype in itself.
+DType AccumulatorDType(DType d) { return d == DType::kHalf ? DType::kFloat : d; }
+
+// --- scalar arithmetic: OpenCL C text and its host twin ---------------------------------------
+
+enum class Arith { kAdd, kMul, kAddSquare };
+
+const char* ArithName(Arith op) {
+  switch (op) {
+    case Arith::kAdd:
+      return "add";
+    case Arith::kMul:
+      return "mul";
+    case Arith::kAddSquare:
+      return "add_square";
+  }
+  return "";
+}
+
+// `acc op x` for an accumulator of dtype `acc` (x is converted to it). Integers wrap: the
+// arithmetic is done in an unsigned type at least as wide as int, so nothing overflows.
+std::string ArithText(Arith op, DType acc) {
+  if (IsFloating(acc)) {
+    switch (op) {
+      case Arith::kAdd:
+        return "acc + x";
+      case Arith::kMul:
+        return "acc * x";
+      case Arith::kAddSquare:
+        return "acc + x * x";
+    }
+  }
+  const std::string wide = SizeOf(acc) == 8 ? "ulong" : "uint";
+  const char* sign = op == Arith::kMul ? "*" : "+";
+  return absl::Substitute("($0)(($1)acc $2 ($1)x)", OpenCLType(acc), wide, sign);
+}
+
+// The host twin of ArithText: `x` (any dtype) is converted to `acc_dtype` first.
+Scalar ArithHost(Arith op, DType acc_dtype, const Scalar& acc, const Scalar& x) {
+  if (acc_dtype == DType::kDouble) {
+    const double a = acc.f;
+    const double v = x.f;
+    return Scalar::Float(acc_dtype, op == Arith::kAdd   ? a + v
+                                    : op == Arith::kMul ? a * v
+                                                        : a + v * v);
+  }
+  if (IsFloating(acc_dtype)) {
+    const float a = static_cast<float>(acc.f);
+    const float v = static_cast<float>(x.f);
+    const float r = op == Arith::kAdd ? a + v : op == Arith::kMul ? a * v : a + v * v;
+    return Scalar::Float(acc_dtype, r);
+  }
+  // Integers: x.i holds the sign-extended value, as static_cast<uint64_t> in the reference.
+  const uint64_t a = static_cast<uint64_t>(acc.i);
+  const uint64_t v = static_cast<uint64_t>(x.i);
+  return Scalar::Int(acc_dtype, static_cast<int64_t>(op == Arith::kMul ? a * v : a + v));
+}
+
+// λ(acc, x) => acc op x, the step of a Sum, Prod or L2Loss.
+// A sum or product whose accumulator is its elements' dtype is a combiner; a sum of squares,
+// or of float16 in float, is not.
+FunPtr ArithFun(Arith op, DType acc, DType x) {
+  const std::string name =
+      absl::StrCat("reduce_", ArithName(op), "_", DTypeName(acc), "_", DTypeName(x));
+  const std::string body = absl::StrCat("return ", ArithText(op, acc), ";");
+  auto host = [op, acc](std::span<const Scalar> a) -> absl::StatusOr<Scalar> {
+    return ArithHost(op, acc, a[0], a[1]);
+  };
+  if (acc == x && op != Arith::kAddSquare) return MakeCombiner(name, body, acc, host);
+  return MakeUserFun(name, {"acc", "x"}, body, {acc, x}, acc, host);
+}
+
+// Whether x is strictly above (`is_max`) or below `best`: NaN never is.
+bool Beats(const Scalar& x, const Scalar& best, bool is_max) {
+  if (IsFloating(x.dtype)) return is_max ? x.f > best.f : x.f < best.f;
+  return is_max ? x.i > best.i : x.i < best.i;
+}
+
+// The step of Max / Min: NaN wins and stays (Eigen's PropagateNaN reducers), otherwise the
+// larger (smaller) value.
+FunPtr ExtremeFun(bool is_max, DType d) {
+  const char* cmp = is_max ? ">" : "<";
+  const std::string body = IsFloating(d)
+                               ? absl::StrCat("return (isnan(x) || x ", cmp, " acc) ? x : acc;")
+                               : absl::StrCat("return x ", cmp, " acc ? x : acc;");
+  return MakeCombiner(absl::StrCat(is_max ? "reduce_max_" : "reduce_min_", DTypeName(d)), body, d,
+                      [is_max](std::span<const Scalar> a) -> absl::StatusOr<Scalar> {
+                        if (IsFloating(a[1].dtype) && std::isnan(a[1].f)) return a[1];
+                        return Beats(a[1], a[0], is_max) ? a[1] : a[0];
+                      });
+}
+
+FunPtr LogicalFun(bool is_all) {
+  return MakeCombiner(
+      is_all ? "reduce_all_bool" : "reduce_any_bool",
+      is_all ? "return (acc && x) ? 1 : 0;" : "return (acc || x) ? 1 : 0;", DType::kBool,
+      [is_all](std::span<const Scalar> a) -> absl::StatusOr<Scalar> {
+        return Scalar::Bool(is_all ? (a[0].i != 0 && a[1].i != 0) : (a[0].i != 0 || a[1].i != 0));
+      });
+}
+
+// acc / n rounded to `out`, for a floating accumulator (Mean, and L2Loss with n = 2).
+FunPtr FloatDivideFun(DType acc, DType out) {
+  return MakeUserFun(absl::StrCat("reduce_divide_", DTypeName(acc), "_to_", DTypeName(out)),
+                     {"acc", "n"}, "return acc / n;", {acc, acc}, out,
+                     [acc, out](std::span<const Scalar> a) -> absl::StatusOr<Scalar> {
+                       if (acc == DType::kDouble) return Scalar::Float(out, a[0].f / a[1].f);
+                       const float r = static_cast<float>(a[0].f) / static_cast<float>(a[1].f);
+                       return Scalar::Float(out, r);
+                     });
+}
+
+// The integer Mean: the int64 sum divided by the count (truncating), converted to `out`; an
+// empty mean is 0, the sum's identity, as in TensorFlow.
+FunPtr IntMeanFun(DType out) {
+  return MakeUserFun(absl::StrCat("reduce_mean_int64_to_", DTypeName(out)), {"acc", "n"},
+                     absl::Substitute("return n == 0 ? ($0)0 : ($0)(acc / n);", OpenCLType(out)),
+                     {DType::kInt64, DType::kInt64}, out,
+                     [out](std::span<const Scalar> a) -> absl::StatusOr<Scalar> {
+                       if (a[1].i == 0) return Scalar::Int(out, 0);
+                       return Scalar::Int(out, a[0].i / a[1].i);
+                     });
+}
+
+// --- the reduction skeleton ----------------------------------------------------------------------
+
+// Reduces a line ([T]_n, the reduced elements in C order) to one scalar.
+using LineFn = std::function<absl::StatusOr<ExprPtr>(ExprPtr line, const ArithExpr& n)>;
+
+// The thesis' reduction: the dimensions marked in `reduced` are moved innermost (keeping their
+// order), joined into one line, and `reduce_line` is mapped over the kept dimensions. With
+// keep_dims, a size-1 dimension is put back where each reduced one was.
+absl::StatusOr<ExprPtr> ReduceDims(const ExprPtr& x, const std::vector<bool>& reduced,
+                                   bool keep_dims, const LineFn& reduce_line) {
+  const SymbolicShape shape = ShapeOfExpr(x);
+  std::vector<int> perm;
+  ArithExpr n = 1;
+  for (int d = 0; d < static_cast<int>(shape.size()); ++d) {
+    if (!reduced[d]) perm.push_back(d);
+  }
+  const int kept = static_cast<int>(perm.size());
+  for (int d = 0; d < static_cast<int>(shape.size()); ++d) {
+    if (reduced[d]) {
+      perm.push_back(d);
+      n = n * shape[d];
+    }
+  }
+  DFC_ASSIGN_OR_RETURN(ExprPtr moved, TransposeTensor(x, perm));
+  DFC_ASSIGN_OR_RETURN(ExprPtr out,
+                       MapAtDepth(moved, kept, [&](ExprPtr block) -> absl::StatusOr<ExprPtr> {
+                         DFC_ASSIGN_OR_RETURN(ExprPtr line, Flatten(block));
+                         return reduce_line(line, n);
+                       }));
+  if (keep_dims) {
+    for (int d = 0; d < static_cast<int>(shape.size()); ++d) {
+      if (!reduced[d]) continue;
+      DFC_ASSIGN_OR_RETURN(out, MapAtDepth(out, d, [](ExprPtr e) { return Call(Repeat(1), {e}); }));
+    }
+  }
+  return out;
+}
+
+// A fold of a line with `step` from `init`, then `finish` (if any) applied to the result.
+LineFn Fold(ExprPtr init, FunPtr step,
+            std::function<absl::StatusOr<ExprPtr>(ExprPtr acc, const ArithExpr& n)> finish = {}) {
+  return [init = std::move(init), step = std::move(step), finish = std::move(finish)](
+             ExprPtr line, const ArithExpr& n) -> absl::StatusOr<ExprPtr> {
+    DFC_ASSIGN_OR_RETURN(ExprPtr acc, ReduceOver(init, line, [&](ExprPtr a, ExprPtr x) {
+                           return Apply(step, {a, x});
+                         }));
+    if (!finish) return acc;
+    return finish(acc, n);
+  };
+}
+
+// --- the reduction axes --------------------------------------------------------------------------
+
+// Input `i` as the reference's ReadIndexVector reads it: int32 or int64, rank 0 or 1.
+absl::StatusOr<std::vector<int64_t>> IndexVector(const TranslateContext& ctx, int i,
+                                                 absl::string_view what) {
+  if (const Tensor* t = ctx.StaticTensor(i)) {
+    if (t->dtype() != DType::kInt32 && t->dtype() != DType::kInt64) {
+      return ctx.Error(absl::StrCat(what, " must be int32 or int64, got ", t->DebugType()));
+    }
+    if (t->rank() > 1) {
+      return ctx.Error(absl::StrCat(what, " must be a scalar or a vector, got ", t->DebugType()));
+    }
+  }
+  return ctx.StaticInts(i);
+}
+
+absl::StatusOr<int64_t> IndexScalar(const TranslateContext& ctx, int i, absl::string_view what) {
+  DFC_ASSIGN_OR_RETURN(std::vector<int64_t> v, IndexVector(ctx, i, what));
+  if (v.size() != 1) {
+    return ctx.Error(absl::StrCat(what, " must have one element, got ", v.size()));
+  }
+  return v[0];
+}
+
+absl::StatusOr<int> NormalizeAxis(const TranslateContext& ctx, int64_t axis, int rank) {
+  if (axis < -rank || axis >= rank) {
+    return ctx.Error(absl::StrCat("axis ", axis, " is out of range for rank ", rank, " (expected [",
+                                  -rank, ", ", rank, "))"));
+  }
+  return static_cast<int>(axis < 0 ? axis + rank : axis);
+}
+
+// The reference's ReducedAxes: each axis in range, none named twice.
+absl::StatusOr<std::vector<bool>> ReducedAxes(const TranslateContext& ctx,
+                                              const std::vector<int64_t>& axes, int rank) {
+  std::vector<bool> reduced(rank, false);
+  for (int64_t axis : axes) {
+    DFC_ASSIGN_OR_RETURN(int d, NormalizeAxis(ctx, axis, rank));
+    if (reduced[d]) {
+      return ctx.Error(
+          absl::StrCat("reduction axis ", axis, " (dimension ", d, ") is listed more than once"));
+    }
+    reduced[d] = true;
+  }
+  return reduced;
+}
+
+// --- Sum Mean Prod Max Min All Any -------------------------------------------------------------
+
+enum class ReduceKind { kSum, kMean, kProd, kMax, kMin, kAll, kAny };
+
+// How one line of `kind` over dtype `d` is folded, as the reference's ReduceGroup.
+LineFn ReducerFor(ReduceKind kind, DType d) {
+  const DType acc = AccumulatorDType(d);
+  switch (kind) {
+    case ReduceKind::kSum:
+    case ReduceKind::kProd: {
+      const bool sum = kind == ReduceKind::kSum;
+      FunPtr step = ArithFun(sum ? Arith::kAdd : Arith::kMul, acc, d);
+      ExprPtr init = Lit(acc, sum ? 0 : 1);
+      if (acc == d) return Fold(init, step);
+      return Fold(init, step,
+                  [acc, d](ExprPtr a, const ArithExpr&) { return Apply(CastFun(acc, d), {a}); });
+    }
+    case ReduceKind::kMean:
+      if (IsFloating(d)) {
+        return Fold(Lit(acc, 0), ArithFun(Arith::kAdd, acc, d),
+                    [acc, d](ExprPtr a, const ArithExpr& n) -> absl::StatusOr<ExprPtr> {
+                      DFC_ASSIGN_OR_RETURN(ExprPtr count, SizeAsScalar(n, acc));
+                      return Apply(FloatDivideFun(acc, d), {a, count});
+                    });
+      }
+      // TensorFlow sums narrow integers in 64 bits, then divides.
+      return Fold(Lit(DType::kInt64, 0), ArithFun(Arith::kAdd, DType::kInt64, d),
+                  [d](ExprPtr a, const ArithExpr& n) -> absl::StatusOr<ExprPtr> {
+                    DFC_ASSIGN_OR_RETURN(ExprPtr count, SizeAsScalar(n, DType::kInt64));
+                    return Apply(IntMeanFun(d), {a, count});
+                  });
+    case ReduceKind::kMax:
+    case ReduceKind::kMin: {
+      const bool is_max = kind == ReduceKind::kMax;
+      ExprPtr init;
+      if (IsFloating(d)) {
+        init = Lit(d, is_max ? -std::numeric_limits<double>::infinity()
+                             : std::numeric_limits<double>::infinity());
+      } else {
+        init = MakeLiteral(IntLimit(d, !is_max));
+      }
+      return Fold(init, ExtremeFun(is_max, d));
+    }
+    case ReduceKind::kAll:
+    case ReduceKind::kAny: {
+      const bool is_all = kind == ReduceKind::kAll;
+      return Fold(MakeLiteral(Scalar::Bool(is_all)), LogicalFun(is_all));
+    }
+  }
+  return {};
+}
+
+template <ReduceKind kind>
+absl::StatusOr<std::vector<ExprPtr>> TranslateReduce(const TranslateContext& ctx) {
+  DFC_RETURN_IF_ERROR(CheckNumInputs(ctx, 2));
+  DFC_ASSIGN_OR_RETURN(ExprPtr x, ctx.Input(0));
+  const DType d = BaseDType(x->type);
+  constexpr bool kLogical = kind == ReduceKind::kAll || kind == ReduceKind::kAny;
+  if constexpr (kLogical) {
+    DFC_RETURN_IF_ERROR(CheckDType(ctx, d, d == DType::kBool, "bool"));
+  } else {
+    DFC_RETURN_IF_ERROR(CheckDType(ctx, d, IsNumeric(d), "a number type"));
+  }
+  DFC_ASSIGN_OR_RETURN(bool keep_dims, ctx.node().GetBool("keep_dims", false));
+  DFC_ASSIGN_OR_RETURN(std::vector<int64_t> axes, IndexVector(ctx, 1, "reduction_indices"));
+  DFC_ASSIGN_OR_RETURN(std::vector<bool> reduced, ReducedAxes(ctx, axes, Rank(x)));
+  // TensorFlow returns the input itself when nothing is reduced, whatever keep_dims says.
+  if (axes.empty()) return std::vector<ExprPtr>{x};
+  DFC_ASSIGN_OR_RETURN(ExprPtr out, ReduceDims(x, reduced, keep_dims, ReducerFor(kind, d)));
+  return std::vector<ExprPtr>{out};
+}
+
+// L2Loss(t) = sum(t^2) / 2, a scalar.
+absl::StatusOr<std::vector<ExprPtr>> TranslateL2Loss(const TranslateContext& ctx) {
+  DFC_RETURN_IF_ERROR(CheckNumInputs(ctx, 1));
+  DFC_ASSIGN_OR_RETURN(ExprPtr t, ctx.Input(0));
+  const DType d = BaseDType(t->type);
+  DFC_RETURN_IF_ERROR(CheckDType(ctx, d, IsFloating(d), "float16, float32 or float64"));
+  const DType acc = AccumulatorDType(d);
+  DFC_ASSIGN_OR_RETURN(ExprPtr line, Flatten(t));
+  DFC_ASSIGN_OR_RETURN(ExprPtr sum, ReduceOver(Lit(acc, 0), line, [&](ExprPtr a, ExprPtr x) {
+                         return Apply(ArithFun(Arith::kAddSquare, acc, d), {a, x});
+                       }));
+  DFC_ASSIGN_OR_RETURN(ExprPtr out, Apply(FloatDivideFun(acc, d), {sum, Lit(acc, 2)}));
+  return std::vector<ExprPtr>{out};
+}
+
+// BiasAddGrad(out_backprop): the sum over every dimension but the channel one.
+absl::StatusOr<std::vector<ExprPtr>> TranslateBiasAddGrad(const TranslateContext& ctx) {
+  DFC_RETURN_IF_ERROR(CheckNumInputs(ctx, 1));
+  DFC_ASSIGN_OR_RETURN(ExprPtr g, ctx.Input(0));
+  const DType d = BaseDType(g->type);
+  DFC_RETURN_IF_ERROR(CheckDType(ctx, d, IsNumeric(d), "a number type"));
+  const absl::StatusOr<std::string> format = ctx.node().GetString("data_format", "NHWC");
+  if (!format.ok()) return format.status();
+  const bool nchw = *format == "NCHW";
+  if (!nchw && *format != "NHWC") {
+    return ctx.Error(absl::StrCat("data_format must be NHWC or NCHW, got \"", *format, "\""));
+  }
+  const int rank = Rank(g);
+  if (rank < 2) {
+    return ctx.Error(absl::StrCat("out_backprop must have rank >= 2, got rank ", rank));
+  }
+  const int channel = nchw ? 1 : rank - 1;
+  std::vector<bool> reduced(rank, true);
+  reduced[channel] = false;
+  DFC_ASSIGN_OR_RETURN(ExprPtr out, ReduceDims(g, reduced, false, ReducerFor(ReduceKind::kSum, d)));
+  return std::vector<ExprPtr>{out};
+}
+
+// --- ArgMax ArgMin -----------------------------------------------------------------------------
+
+// The value an arg-reduction starts from: the storage type's lowest (highest) value, +-65504
+// for float16, kept in the compute type.
+ExprPtr ArgStart(bool is_max, DType d) {
+  switch (d) {
+    case DType::kHalf:
+      return Lit(DType::kFloat, is_max ? -65504.0 : 65504.0);
+    case DType::kFloat:
+      return Lit(d,
+                 is_max ? std::numeric_limits<float>::lowest() : std::numeric_limits<float>::max());
+    case DType::kDouble:
+      return Lit(
+          d, is_max ? std::numeric_limits<double>::lowest() : std::numeric_limits<double>::max());
+    default:
+      return MakeLiteral(IntLimit(d, !is_max));
+  }
+}
+
+// The arg-reduction step on the (best, index) accumulator: x at j replaces best only when
+// strictly better, so ties keep the first index and NaN never wins (Eigen's ArgMaxPairReducer).
+FunPtr ArgBestFun(bool is_max, DType v, DType d) {
+  return MakeUserFun(
+      absl::StrCat(is_max ? "argmax_value_" : "argmin_value_", DTypeName(v), "_", DTypeName(d)),
+      {"best", "x"}, absl::StrCat("return x ", is_max ? ">" : "<", " best ? x : best;"), {v, d}, v,
+      [is_max, v](std::span<const Scalar> a) -> absl::StatusOr<Scalar> {
+        if (!Beats(a[1], a[0], is_max)) return a[0];
+        return IsFloating(v) ? Scalar::Float(v, a[1].f) : Scalar::Int(v, a[1].i);
+      });
+}
+
+FunPtr ArgIndexFun(bool is_max, DType v, DType d, DType index) {
+  return MakeUserFun(
+      absl::StrCat(is_max ? "argmax_index_" : "argmin_index_", DTypeName(v), "_", DTypeName(d), "_",
+                   DTypeName(index)),
+      {"best", "k", "x", "j"}, absl::StrCat("return x ", is_max ? ">" : "<", " best ? j : k;"),
+      {v, index, d, index}, index, [is_max](std::span<const Scalar> a) -> absl::StatusOr<Scalar> {
+        return Beats(a[2], a[0], is_max) ? a[3] : a[1];
+      });
+}
+
+template <bool is_max>
+absl::StatusOr<std::vector<ExprPtr>> TranslateArg(const TranslateContext& ctx) {
+  DFC_RETURN_IF_ERROR(CheckNumInputs(ctx, 2));
+  DFC_ASSIGN_OR_RETURN(ExprPtr x, ctx.Input(0));
+  const DType d = BaseDType(x->type);
+  DFC_RETURN_IF_ERROR(
+      CheckDType(ctx, d, IsNumeric(d) || d == DType::kBool, "a number type or bool"));
+  DFC_ASSIGN_OR_RETURN(DType index, ctx.node().GetType("output_type", DType::kInt64));
+  if (index != DType::kInt32 && index != DType::kInt64) {
+    return ctx.Error(absl::StrCat("output_type must be int32 or int64, got ", DTypeName(index)));
+  }
+  DFC_ASSIGN_OR_RETURN(int64_t dimension, IndexScalar(ctx, 1, "dimension"));
+  const int rank = Rank(x);
+  DFC_ASSIGN_OR_RETURN(int axis, NormalizeAxis(ctx, dimension, rank));
+  const ArithExpr n = ShapeOfExpr(x)[axis];
+  if (n == ArithExpr(0)) {
+    return ctx.Error(absl::StrCat("cannot take the arg", is_max ? "max" : "min",
+                                  " of an empty axis: dimension ", axis, " has size 0"));
+  }
+  const DType v = d == DType::kHalf ? DType::kFloat : d;
+  FunPtr best_fn = ArgBestFun(is_max, v, d);
+  FunPtr index_fn = ArgIndexFun(is_max, v, d, index);
+  DFC_ASSIGN_OR_RETURN(ExprPtr init,
+                       Call(Tuple(2), {ArgStart(is_max, d), MakeLiteral(Scalar::Int(index, 0))}));
+  std::vector<bool> reduced(rank, false);
+  reduced[axis] = true;
+  auto line_fn = [&](ExprPtr line, const ArithExpr& len) -> absl::StatusOr<ExprPtr> {
+    DFC_ASSIGN_OR_RETURN(ExprPtr iota, Call(Iota(len, index), {}));
+    DFC_ASSIGN_OR_RETURN(ExprPtr pairs, Call(Zip(2), {line, iota}));
+    DFC_ASSIGN_OR_RETURN(
+        ExprPtr acc, ReduceOver(init, pairs, [&](ExprPtr a, ExprPtr p) -> absl::StatusOr<ExprPtr> {
+          DFC_ASSIGN_OR_RETURN(ExprPtr best, Call(Get(0), {a}));
+          DFC_ASSIGN_OR_RETURN(ExprPtr k, Call(Get(1), {a}));
+          DFC_ASSIGN_OR_RETURN(ExprPtr xv, Call(Get(0), {p}));
+          DFC_ASSIGN_OR_RETURN(ExprPtr j, Call(Get(1), {p}));
+          DFC_ASSIGN_OR_RETURN(ExprPtr new_best, Apply(best_fn, {best, xv}));
+          DFC_ASSIGN_OR_RETURN(ExprPtr new_k, Apply(index_fn, {best, k, xv, j}));
+          return Call(Tuple(2), {new_best, new_k});
+        }));
+    return Call(Get(1), {acc});
+  };
+  DFC_ASSIGN_OR_RETURN(ExprPtr out, ReduceDims(x, reduced, false, line_fn));
+  return std::vector<ExprPtr>{out};
+}
+
+// --- Cumsum Cumprod ------------------------------------------------------------------------------
+
+// The scan step: element x at j joins the output at i when j <= i (j < i if exclusive).
+FunPtr ScanStepFun(Arith op, bool exclusive, DType acc, DType d) {
+  const char* cmp = exclusive ? "<" : "<=";
+  return MakeUserFun(absl::StrCat("scan_", ArithName(op), exclusive ? "_exclusive_" : "_",
+                                  DTypeName(acc), "_", DTypeName(d)),
+                     {"acc", "x", "j", "i"},
+                     absl::StrCat("return j ", cmp, " i ? ", ArithText(op, acc), " : acc;"),
+                     {acc, d, DType::kInt64, DType::kInt64}, acc,
+                     [op, exclusive, acc](std::span<const Scalar> a) -> absl::StatusOr<Scalar> {
+                       const bool joins = exclusive ? a[2].i < a[3].i : a[2].i <= a[3].i;
+                       if (!joins) return a[0];
+                       return ArithHost(op, acc, a[0], a[1]);
+                     });
+}
+
+// Reverses a line: a view.
+absl::StatusOr<ExprPtr> Reversed(const ExprPtr& line, const ArithExpr& n) {
+  return Call(Reindex(n, n - 1 - IndexVar()), {line});
+}
+
+template <bool is_prod>
+absl::StatusOr<std::vector<ExprPtr>> TranslateScan(const TranslateContext& ctx) {
+  DFC_RETURN_IF_ERROR(CheckNumInputs(ctx, 2));
+  DFC_ASSIGN_OR_RETURN(ExprPtr x, ctx.Input(0));
+  const DType d = BaseDType(x->type);
+  DFC_RETURN_IF_ERROR(CheckDType(ctx, d, IsNumeric(d), "a number type"));
+  DFC_ASSIGN_OR_RETURN(bool exclusive, ctx.node().GetBool("exclusive", false));
+  DFC_ASSIGN_OR_RETURN(bool reverse, ctx.node().GetBool("reverse", false));
+  DFC_ASSIGN_OR_RETURN(int64_t axis_value, IndexScalar(ctx, 1, "axis"));
+  const int rank = Rank(x);
+  DFC_ASSIGN_OR_RETURN(int axis, NormalizeAxis(ctx, axis_value, rank));
+  const ArithExpr n = ShapeOfExpr(x)[axis];
+  const DType acc = AccumulatorDType(d);
+  const Arith op = is_prod ? Arith::kMul : Arith::kAdd;
+  FunPtr step = ScanStepFun(op, exclusive, acc, d);
+  ExprPtr init = Lit(acc, is_prod ? 1 : 0);
+
+  // Output i folds x[0..i] in order (from the far end when reversed, as the reference does):
+  // a Reduce over Zip(x, Iota) per output, O(n^2) but a plain Map of Reduces.
+  auto scan_line = [&](ExprPtr line) -> absl::StatusOr<ExprPtr> {
+    if (reverse) {
+      DFC_ASSIGN_OR_RETURN(line, Reversed(line, n));
+    }
+    DFC_ASSIGN_OR_RETURN(ExprPtr positions, Call(Iota(n, DType::kInt64), {}));
+    DFC_ASSIGN_OR_RETURN(ExprPtr pairs, Call(Zip(2), {line, positions}));
+    DFC_ASSIGN_OR_RETURN(
+        ExprPtr out,
+        MapOver(
+            positions,
+            [&](ExprPtr i) -> absl::StatusOr<ExprPtr> {
+              DFC_ASSIGN_OR_RETURN(
+                  ExprPtr a,
+                  ReduceOver(init, pairs, [&](ExprPtr a, ExprPtr p) -> absl::StatusOr<ExprPtr> {
+                    DFC_ASSIGN_OR_RETURN(ExprPtr xv, Call(Get(0), {p}));
+                    DFC_ASSIGN_OR_RETURN(ExprPtr j, Call(Get(1), {p}));
+                    return Apply(step, {a, xv, j, i});
+                  }));
+              if (acc == d) return a;
+              return Apply(CastFun(acc, d), {a});
+            },
+            "i"));
+    if (reverse) {
+      DFC_ASSIGN_OR_RETURN(out, Reversed(out, n));
+    }
+    return out;
+  };
+
+  // The scanned axis goes innermost and comes back after.
+  std::vector<int> perm, inverse(rank);
+  for (int k = 0; k < rank; ++k) {
+    if (k != axis) perm.push_back(k);
+  }
+  perm.push_back(axis);
+  for (int k = 0; k < rank; ++k) inverse[perm[k]] = k;
+  DFC_ASSIGN_OR_RETURN(ExprPtr moved, TransposeTensor(x, perm));
+  DFC_ASSIGN_OR_RETURN(ExprPtr scanned, MapAtDepth(moved, rank - 1, scan_line));
+  DFC_ASSIGN_OR_RETURN(ExprPtr out, TransposeTensor(scanned, inverse));
+  return std::vector<ExprPtr>{out};
+}
+
+}  // namespace
+
+void RegisterReductionTranslations(TranslationTable& table) {
+  table.push_back({"Sum", {TranslateReduce<ReduceKind::kSum>, {1}}});
+  table.push_back({"Mean", {TranslateReduce<ReduceKind::kMean>, {1}}});
+  table.push_back({"Prod", {TranslateReduce<ReduceKind::kProd>, {1}}});
+  table.push_back({"Max", {TranslateReduce<ReduceKind::kMax>, {1}}});
+  table.push_back({"Min", {TranslateReduce<ReduceKind::kMin>, {1}}});
+  table.push_back({"All", {TranslateReduce<ReduceKind::kAll>, {1}}});
+  table.push_back({"Any", {TranslateReduce<ReduceKind::kAny>, {1}}});
+  table.push_back({"ArgMax", {TranslateArg<true>, {1}}});
+  table.push_back({"ArgMin", {TranslateArg<false>, {1}}});
+  table.push_back({"Cumsum", {TranslateScan<false>, {1}}});
+  table.push_back({"Cumprod", {TranslateScan<true>, {1}}});
+  table.push_back({"L2Loss", {TranslateL2Loss, {}}});
+  table.push_back({"BiasAddGrad", {TranslateBiasAddGrad, {}}});
+}
+
+}  // namespace dfc::ir

@@ -1,0 +1,63 @@
+// Building blocks shared by the translations: the thesis' nested Maps, element-by-element Zips,
+// dimension permutations built from adjacent Transposes, and reshapes as Join then Split.
+#ifndef DFC_IR_FROM_TF_TRANSLATE_UTIL_H_
+#define DFC_IR_FROM_TF_TRANSLATE_UTIL_H_
+
+#include <functional>
+#include <span>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "graph/arith.h"
+#include "ir/expr.h"
+
+namespace dfc::ir {
+
+using ScalarFn = std::function<absl::StatusOr<ExprPtr>(ExprPtr)>;
+using ScalarsFn = std::function<absl::StatusOr<ExprPtr>(std::span<const ExprPtr>)>;
+
+// The rank of a tensor-typed expression (0 for a scalar).
+int Rank(const ExprPtr& tensor);
+// Its dims (the expression must have a tensor type: checked).
+SymbolicShape ShapeOfExpr(const ExprPtr& tensor);
+
+// Map^depth(λ(x) => f(x)) $ t: f applied to every element `depth` array levels down.
+absl::StatusOr<ExprPtr> MapAtDepth(const ExprPtr& t, int depth, const ScalarFn& f);
+// One Map per dimension, down to the scalars (the thesis' unary translation).
+absl::StatusOr<ExprPtr> MapScalars(const ExprPtr& t, const ScalarFn& f);
+// Tensors of one shape, combined element by element: nested Map(λ(p) => f(Get(0) $ p, ...))
+// over Zips, one level per dimension.
+absl::StatusOr<ExprPtr> ZipScalars(std::vector<ExprPtr> tensors, const ScalarsFn& f);
+
+// Output dim k is input dim perm[k]. Built from Map^d(Transpose) swaps of adjacent dims, in
+// bubble-sort order; the identity permutation returns t itself.
+absl::StatusOr<ExprPtr> TransposeTensor(const ExprPtr& t, std::span<const int> perm);
+// Swaps dimensions d and d+1: Map^d(Transpose()) $ t.
+absl::StatusOr<ExprPtr> SwapAdjacent(const ExprPtr& t, int d);
+
+// The same elements in C order with another shape: Join down to one dimension, then Split up
+// to `shape`; to a scalar, the one element through At. The element counts must be provably
+// equal.
+absl::StatusOr<ExprPtr> ReshapeTensor(const ExprPtr& t, const SymbolicShape& shape);
+// `t`, whose leading from.size() dims are `from`, with those dims stretched to `to` by NumPy
+// broadcasting (the caller has checked it applies): a size-1 dim becomes Repeat of its one
+// element, a missing leading dim Repeat of the whole. Views only. Trailing dims of `t` beyond
+// `from` (a batched matrix's rows and columns) are left as they are.
+absl::StatusOr<ExprPtr> StretchTensor(ExprPtr t, const SymbolicShape& from,
+                                      const SymbolicShape& to);
+// All dims joined into one: [[T]_m]_n -> [T]_(n*m); a scalar becomes [T]_1.
+absl::StatusOr<ExprPtr> Flatten(const ExprPtr& t);
+
+// The value of a size as a scalar of `dtype`: a literal when it is a constant, else
+// SizeValue (converted for a floating dtype), so a count over a symbolic batch is known when
+// the kernel runs.
+absl::StatusOr<ExprPtr> SizeAsScalar(const ArithExpr& n, DType dtype);
+
+// A scalar literal of `dtype` (floating values rounded to it, integers wrapped).
+ExprPtr Lit(DType dtype, double value);
+// f(args...) for a UserFun made on the fly.
+absl::StatusOr<ExprPtr> Apply(const FunPtr& f, std::vector<ExprPtr> args);
+
+}  // namespace dfc::ir
+
+#endif  // DFC_IR_FROM_TF_TRANSLATE_UTIL_H_

@@ -1,0 +1,373 @@
+// Translations of the unary elementwise ops (OPS.md row 1): one Map per dimension down to the
+// scalars, applying a UserFun (the thesis' method). The UserFuns mirror the reference kernels
+// of runtime/reference/elementwise_unary.cc: the same dtypes accepted, float16 computed in
+// float, integers wrapping modulo 2^bits, NaN kept where the reference keeps it.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <functional>
+#include <span>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/substitute.h"
+#include "base/check.h"
+#include "base/status.h"
+#include "graph/dtype.h"
+#include "graph/dtype_class.h"
+#include "graph/half.h"
+#include "graph/scalar_math.h"
+#include "ir/expr.h"
+#include "ir/from_tf/scalar_funs.h"
+#include "ir/from_tf/translate.h"
+#include "ir/from_tf/translate_util.h"
+
+namespace dfc::ir {
+namespace {
+
+// --- dtype classes, as the reference kernels name them -------------------------------------
+
+// The reference's refusal, as a translation error naming the node.
+absl::Status CheckClass(const TranslateContext& ctx, DType d, unsigned classes) {
+  if (DTypeInClass(d, classes)) return absl::OkStatus();
+  const std::string names = DTypeClassNames(classes);
+  return ctx.Error(absl::StrCat(ctx.node().op, " is not defined for dtype ", DTypeName(d),
+                                " (expected one of ", names, ")"));
+}
+
+absl::Status CheckOneInput(const TranslateContext& ctx) {
+  if (ctx.num_inputs() == 1) return absl::OkStatus();
+  return ctx.Error(absl::StrCat("expected 1 input, got ", ctx.num_inputs()));
+}
+
+// --- host arithmetic, as the reference writes it ---------------------------------------------
+
+// --- one op: which dtypes, and its UserFun for each ------------------------------------------
+
+template <typename R>
+struct IsStatusOr : std::false_type {};
+template <typename R>
+struct IsStatusOr<absl::StatusOr<R>> : std::true_type {};
+
+// Bodies by dtype kind, in which $0 is the OpenCL C compute type and $1 the unsigned type
+// integer arithmetic wraps in. An empty `uints` means `ints`.
+struct Bodies {
+  std::string floats;
+  std::string ints = {};
+  std::string uints = {};
+  std::string bools = {};
+};
+
+using BodyText = std::function<std::string(DType)>;
+
+BodyText ByKind(Bodies b) {
+  return [b = std::move(b)](DType d) {
+    const std::string& text = IsFloating(d)                      ? b.floats
+                              : d == DType::kBool                ? b.bools
+                              : !IsSigned(d) && !b.uints.empty() ? b.uints
+                                                                 : b.ints;
+    DFC_CHECK(!text.empty());
+    return absl::Substitute(text, OpenCLType(d), SizeOf(d) == 8 ? "ulong" : "uint");
+  };
+}
+
+struct UnaryOp {
+  unsigned classes = 0;
+  std::function<FunPtr(DType)> make;  // the UserFun for an accepted dtype
+};
+
+// An op computing `op` on the compute type of each accepted dtype, as the reference's
+// MapSameType (or MapToBool when `kToBool`). `op` may return StatusOr to refuse a value.
+template <unsigned kClasses, bool kToBool = false, typename Op>
+UnaryOp MakeOp(std::string name, BodyText body, Op op) {
+  UnaryOp result;
+  result.classes = kClasses;
+  result.make = [name = std::move(name), body = std::move(body), op](DType d) -> FunPtr {
+    UserFun::HostFn host = DispatchDType(d, [&]<typename T>() -> UserFun::HostFn {
+      if constexpr (InClass<T>(kClasses)) {
+        return [op](std::span<const Scalar> args) -> absl::StatusOr<Scalar> {
+          auto r = op(ScalarAs<T>(args[0]));
+          if constexpr (IsStatusOr<decltype(r)>::value) {
+            if (!r.ok()) return r.status();
+            return ScalarOf<T>(*r);
+          } else if constexpr (kToBool) {
+            return Scalar::Bool(r);
+          } else {
+            return ScalarOf<T>(static_cast<ComputeType<T>>(r));
+          }
+        };
+      } else {
+        return nullptr;
+      }
+    });
+    DFC_CHECK(host != nullptr);
+    return MakeUserFun(absl::StrCat(name, "_", DTypeName(d)), {"x"}, body(d), {d},
+                       kToBool ? DType::kBool : d, std::move(host));
+  };
+  return result;
+}
+
+// SELU's constants: scale, and scale * alpha rounded once (as TensorFlow does).
+constexpr double kSeluScale = 1.0507009873554804934193349852946;
+constexpr double kSeluScaleAlpha = 1.7580993408473768599402175208123;
+
+// The ops that are one UserFun applied to every element.
+const absl::flat_hash_map<std::string, UnaryOp>& ElementwiseOps() {
+  static const auto* ops = [] {
+    auto* m = new absl::flat_hash_map<std::string, UnaryOp>;
+    auto math = [m](const char* op, const char* name, const char* fn, auto host) {
+      (*m)[op] = MakeOp<kFloats>(name, ByKind({absl::StrCat("return ", fn, "(x);")}), host);
+    };
+
+    // Signed magnitudes; integers wrap, so Abs and Neg of INT_MIN give INT_MIN.
+    (*m)["Abs"] = MakeOp<kFloats | kSigned>(
+        "abs", ByKind({"return fabs(x);", "return x < 0 ? ($0)(($1)0 - ($1)x) : x;"}),
+        []<typename C>(C x) -> C {
+          if constexpr (std::is_integral_v<C>) {
+            return x < 0 ? WrapNeg(x) : x;
+          } else {
+            return std::fabs(x);
+          }
+        });
+    (*m)["Neg"] =
+        MakeOp<kFloats | kSigned>("neg", ByKind({"return -x;", "return ($0)(($1)0 - ($1)x);"}),
+                                  []<typename C>(C x) { return WrapNeg(x); });
+    // Sign of 0 is 0, of NaN is NaN.
+    (*m)["Sign"] =
+        MakeOp<kNumbers>("sign",
+                         ByKind({"return isnan(x) ? x : ($0)((0 < x) - (x < 0));",
+                                 "return ($0)((0 < x) - (x < 0));", "return x > 0 ? 1 : 0;"}),
+                         []<typename C>(C x) -> C {
+                           if constexpr (!std::is_integral_v<C>) {
+                             if (std::isnan(x)) return x;
+                           }
+                           return static_cast<C>((C(0) < x) - (x < C(0)));
+                         });
+    (*m)["Square"] =
+        MakeOp<kNumbers>("square", ByKind({"return x * x;", "return ($0)(($1)x * ($1)x);"}),
+                         []<typename C>(C x) { return WrapMul(x, x); });
+    // Integer 1/x truncates to 1, -1 or 0; 1/0 is refused, as the reference refuses it (a
+    // device cannot report it, and gives 0).
+    const UnaryOp reciprocal =
+        MakeOp<kNumbers>("reciprocal",
+                         ByKind({"return 1 / x;", "return x == 1 ? 1 : (x == -1 ? -1 : 0);",
+                                 "return x == 1 ? 1 : 0;"}),
+                         []<typename C>(C x) -> absl::StatusOr<C> {
+                           if constexpr (std::is_integral_v<C>) {
+                             if (x == C{0})
+                               return absl::InvalidArgumentError("Integer division by zero");
+                             if (x == C{1}) return C{1};
+                             if constexpr (std::is_signed_v<C>) {
+                               if (x == C{-1}) return C{-1};
+                             }
+                             return C{0};
+                           } else {
+                             return C{1} / x;
+                           }
+                         });
+    (*m)["Reciprocal"] = reciprocal;
+    (*m)["Inv"] = reciprocal;
+
+    // Rounding. Round and Rint are half to even (rint in the default rounding mode; OpenCL's
+    // round() is half away from zero); Round is the identity on integers.
+    (*m)["Floor"] = MakeOp<kFloats>("floor", ByKind({"return floor(x);"}),
+                                    []<typename C>(C x) { return std::floor(x); });
+    (*m)["Ceil"] = MakeOp<kFloats>("ceil", ByKind({"return ceil(x);"}),
+                                   []<typename C>(C x) { return std::ceil(x); });
+    (*m)["Round"] = MakeOp<kNumbers>("round", ByKind({"return rint(x);", "return x;"}),
+                                     []<typename C>(C x) -> C {
+                                       if constexpr (std::is_integral_v<C>) {
+                                         return x;
+                                       } else {
+                                         return std::nearbyint(x);
+                                       }
+                                     });
+    (*m)["Rint"] = MakeOp<kFloats>("rint", ByKind({"return rint(x);"}),
+                                   []<typename C>(C x) { return std::nearbyint(x); });
+
+    // Exponentials, logarithms, roots, trigonometry: OpenCL's built-ins of the same names.
+    math("Exp", "exp", "exp", []<typename C>(C x) { return std::exp(x); });
+    math("Expm1", "expm1", "expm1", []<typename C>(C x) { return std::expm1(x); });
+    math("Log", "log", "log", []<typename C>(C x) { return std::log(x); });
+    math("Log1p", "log1p", "log1p", []<typename C>(C x) { return std::log1p(x); });
+    math("Sqrt", "sqrt", "sqrt", []<typename C>(C x) { return std::sqrt(x); });
+    (*m)["Rsqrt"] = MakeOp<kFloats>("rsqrt", ByKind({"return 1 / sqrt(x);"}),
+                                    []<typename C>(C x) { return C(1) / std::sqrt(x); });
+    math("Sin", "sin", "sin", []<typename C>(C x) { return std::sin(x); });
+    math("Cos", "cos", "cos", []<typename C>(C x) { return std::cos(x); });
+    math("Tan", "tan", "tan", []<typename C>(C x) { return std::tan(x); });
+    math("Asin", "asin", "asin", []<typename C>(C x) { return std::asin(x); });
+    math("Acos", "acos", "acos", []<typename C>(C x) { return std::acos(x); });
+    math("Atan", "atan", "atan", []<typename C>(C x) { return std::atan(x); });
+    math("Sinh", "sinh", "sinh", []<typename C>(C x) { return std::sinh(x); });
+    math("Cosh", "cosh", "cosh", []<typename C>(C x) { return std::cosh(x); });
+    math("Tanh", "tanh", "tanh", []<typename C>(C x) { return std::tanh(x); });
+    math("Asinh", "asinh", "asinh", []<typename C>(C x) { return std::asinh(x); });
+    math("Acosh", "acosh", "acosh", []<typename C>(C x) { return std::acosh(x); });
+    math("Atanh", "atanh", "atanh", []<typename C>(C x) { return std::atanh(x); });
+    math("Erf", "erf", "erf", []<typename C>(C x) { return std::erf(x); });
+    math("Erfc", "erfc", "erfc", []<typename C>(C x) { return std::erfc(x); });
+
+    // Activations. `x < 0 ? 0 : x` rather than max(), which would turn NaN into 0.
+    (*m)["Sigmoid"] = MakeOp<kFloats>("sigmoid",
+                                      ByKind({"if (x >= 0) return 1 / (1 + exp(-x));\n"
+                                              "$0 e = exp(x);\n"
+                                              "return e / (1 + e);"}),
+                                      []<typename C>(C x) { return Sigmoid(x); });
+    (*m)["Relu"] = MakeOp<kNumbers>(
+        "relu", ByKind({"return x < 0 ? 0 : x;", "return x < 0 ? 0 : x;", "return x;"}),
+        []<typename C>(C x) { return x < C(0) ? C(0) : x; });
+    (*m)["Relu6"] = MakeOp<kNumbers>(
+        "relu6",
+        ByKind({"$0 y = x < 0 ? 0 : x;\nreturn y > 6 ? 6 : y;",
+                "$0 y = x < 0 ? 0 : x;\nreturn y > 6 ? 6 : y;", "return x > 6 ? 6 : x;"}),
+        []<typename C>(C x) {
+          const C y = x < C(0) ? C(0) : x;
+          return y > C(6) ? C(6) : y;
+        });
+    (*m)["Elu"] = MakeOp<kFloats>("elu", ByKind({"return x < 0 ? expm1(x) : x;"}),
+                                  []<typename C>(C x) { return x < C(0) ? std::expm1(x) : x; });
+    (*m)["Selu"] = MakeOp<kFloats>(
+        "selu",
+        [](DType d) {
+          return absl::Substitute("return x < 0 ? $0 * expm1(x) : $1 * x;",
+                                  FloatLiteral(d, kSeluScaleAlpha), FloatLiteral(d, kSeluScale));
+        },
+        []<typename C>(C x) {
+          return x < C(0) ? C(kSeluScaleAlpha) * std::expm1(x) : C(kSeluScale) * x;
+        });
+    (*m)["Softplus"] =
+        MakeOp<kFloats>("softplus", ByKind({"return (x < 0 ? 0 : x) + log1p(exp(-fabs(x)));"}),
+                        []<typename C>(C x) { return Softplus(x); });
+    (*m)["Softsign"] = MakeOp<kFloats>("softsign", ByKind({"return x / (1 + fabs(x));"}),
+                                       []<typename C>(C x) { return x / (C(1) + std::fabs(x)); });
+
+    // Predicates: float in, bool out.
+    (*m)["IsNan"] = MakeOp<kFloats, true>("is_nan", ByKind({"return isnan(x) ? 1 : 0;"}),
+                                          []<typename C>(C x) { return std::isnan(x); });
+    (*m)["IsInf"] = MakeOp<kFloats, true>("is_inf", ByKind({"return isinf(x) ? 1 : 0;"}),
+                                          []<typename C>(C x) { return std::isinf(x); });
+    (*m)["IsFinite"] = MakeOp<kFloats, true>("is_finite", ByKind({"return isfinite(x) ? 1 : 0;"}),
+                                             []<typename C>(C x) { return std::isfinite(x); });
+    (*m)["LogicalNot"] =
+        MakeOp<kBools>("logical_not", ByKind({.floats = "", .bools = "return x ? 0 : 1;"}),
+                       [](bool x) { return !x; });
+    return m;
+  }();
+  return *ops;
+}
+
+absl::StatusOr<std::vector<ExprPtr>> One(absl::StatusOr<ExprPtr> e) {
+  if (!e.ok()) return e.status();
+  return std::vector<ExprPtr>{*std::move(e)};
+}
+
+// Map^rank(λ(x) => f(x, extra...)) $ input.
+absl::StatusOr<std::vector<ExprPtr>> MapFun(const TranslateContext& ctx, const FunPtr& f,
+                                            std::vector<ExprPtr> extra = {}) {
+  DFC_ASSIGN_OR_RETURN(ExprPtr input, ctx.Input(0));
+  absl::StatusOr<ExprPtr> out = MapScalars(input, [&](ExprPtr x) {
+    std::vector<ExprPtr> args = {std::move(x)};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return Apply(f, std::move(args));
+  });
+  if (!out.ok()) return ctx.node().Annotate(out.status());
+  return One(std::move(out));
+}
+
+absl::StatusOr<std::vector<ExprPtr>> TranslateElementwise(const TranslateContext& ctx) {
+  const auto it = ElementwiseOps().find(ctx.node().op);
+  DFC_CHECK(it != ElementwiseOps().end());
+  DFC_RETURN_IF_ERROR(CheckOneInput(ctx));
+  DFC_ASSIGN_OR_RETURN(DType dtype, ctx.InputDType(0));
+  DFC_RETURN_IF_ERROR(CheckClass(ctx, dtype, it->second.classes));
+  return MapFun(ctx, it->second.make(dtype));
+}
+
+// LeakyRelu: x > 0 ? x : x * alpha. alpha is a literal of T, so float16 uses alpha rounded to
+// half, as TensorFlow converts it to T before multiplying.
+absl::StatusOr<std::vector<ExprPtr>> TranslateLeakyRelu(const TranslateContext& ctx) {
+  DFC_RETURN_IF_ERROR(CheckOneInput(ctx));
+  DFC_ASSIGN_OR_RETURN(const float alpha, ctx.node().GetFloat("alpha", 0.2f));
+  DFC_ASSIGN_OR_RETURN(DType dtype, ctx.InputDType(0));
+  DFC_RETURN_IF_ERROR(CheckClass(ctx, dtype, kFloats));
+  UserFun::HostFn host = DispatchDType(dtype, [&]<typename T>() -> UserFun::HostFn {
+    return [](std::span<const Scalar> args) -> absl::StatusOr<Scalar> {
+      using C = ComputeType<T>;
+      const C x = ScalarAs<T>(args[0]);
+      const C a = ScalarAs<T>(args[1]);
+      return ScalarOf<T>(x > C(0) ? x : x * a);
+    };
+  });
+  const FunPtr f =
+      MakeUserFun(absl::StrCat("leaky_relu_", DTypeName(dtype)), {"x", "alpha"},
+                  "return x > 0 ? x : x * alpha;", {dtype, dtype}, dtype, std::move(host));
+  return MapFun(ctx, f, {Lit(dtype, alpha)});
+}
+
+// Cast: SrcT must be the input's dtype; DstT any computable dtype.
+absl::StatusOr<std::vector<ExprPtr>> TranslateCast(const TranslateContext& ctx) {
+  DFC_RETURN_IF_ERROR(CheckOneInput(ctx));
+  DFC_ASSIGN_OR_RETURN(DType from, ctx.InputDType(0));
+  DFC_RETURN_IF_ERROR(CheckClass(ctx, from, kAll));
+  DFC_ASSIGN_OR_RETURN(DType src, ctx.node().GetType("SrcT", from));
+  if (src != from) {
+    return ctx.Error(
+        absl::StrCat("SrcT is ", DTypeName(src), " but the input is ", DTypeName(from)));
+  }
+  DFC_ASSIGN_OR_RETURN(DType to, ctx.node().GetType("DstT"));
+  if (!IsSupported(to) || to == DType::kString) {
+    return ctx.Error(absl::StrCat("cannot cast to DstT ", DTypeName(to)));
+  }
+  DFC_ASSIGN_OR_RETURN(const bool truncate, ctx.node().GetBool("Truncate", false));
+  // A cast to the same dtype changes no value.
+  if (from == to) return One(ctx.Input(0));
+  return MapFun(ctx, CastFun(from, to, truncate));
+}
+
+// Identity, StopGradient, Snapshot, PreventGradient: the input expression itself.
+absl::StatusOr<std::vector<ExprPtr>> TranslatePassThrough(const TranslateContext& ctx) {
+  DFC_RETURN_IF_ERROR(CheckOneInput(ctx));
+  return One(ctx.Input(0));
+}
+
+// ZerosLike and OnesLike: the constant repeated to the input's shape. The input's values are
+// never read, so the kernel does not load them.
+template <int kValue>
+absl::StatusOr<std::vector<ExprPtr>> TranslateFillLike(const TranslateContext& ctx) {
+  DFC_RETURN_IF_ERROR(CheckOneInput(ctx));
+  DFC_ASSIGN_OR_RETURN(DType dtype, ctx.InputDType(0));
+  DFC_RETURN_IF_ERROR(CheckClass(ctx, dtype, kAll));
+  DFC_ASSIGN_OR_RETURN(SymbolicShape shape, ctx.InputShape(0));
+  ExprPtr out = Lit(dtype, kValue);
+  for (auto dim = shape.rbegin(); dim != shape.rend(); ++dim) {
+    absl::StatusOr<ExprPtr> repeated = Call(Repeat(*dim), {out});
+    if (!repeated.ok()) return ctx.node().Annotate(repeated.status());
+    out = *std::move(repeated);
+  }
+  return std::vector<ExprPtr>{out};
+}
+
+}  // namespace
+
+void RegisterUnaryTranslations(TranslationTable& table) {
+  std::vector<std::string> ops;
+  for (const auto& entry : ElementwiseOps()) ops.push_back(entry.first);
+  std::sort(ops.begin(), ops.end());  // a deterministic table
+  for (const std::string& op : ops) table.push_back({op, Translation{&TranslateElementwise, {}}});
+  table.push_back({"LeakyRelu", Translation{&TranslateLeakyRelu, {}}});
+  table.push_back({"Cast", Translation{&TranslateCast, {}}});
+  for (const char* op : {"Identity", "StopGradient", "Snapshot", "PreventGradient"}) {
+    table.push_back({op, Translation{&TranslatePassThrough, {}}});
+  }
+  table.push_back({"ZerosLike", Translation{&TranslateFillLike<0>, {}}});
+  table.push_back({"OnesLike", Translation{&TranslateFillLike<1>, {}}});
+}
+
+}  // namespace dfc::ir
