@@ -4,7 +4,6 @@
 #include "absl/strings/str_join.h"
 #include "base/status.h"
 #include "codegen/generator.h"
-#include "ir/analysis.h"
 #include "ir/from_tf/scalar_funs.h"
 #include "rewrite/lowering.h"
 
@@ -58,15 +57,8 @@ absl::StatusOr<CVal> Generator::Apply(const Fun& f, std::vector<CVal> args, cons
       return ApplyLambda(static_cast<const ir::Lambda&>(f), std::move(args), env);
     case Fun::Kind::kUserFun:
       return CallUserFun(static_cast<const ir::UserFun&>(f), std::move(args));
-    default: {
-      // A pattern's value computes if its function does or any argument's value does.
-      bool computed = ir::Computes(f);
-      for (const CVal& a : args) computed = computed || a.computed;
-      DFC_ASSIGN_OR_RETURN(
-          CVal v, ApplyPattern(static_cast<const ir::Pattern&>(f), std::move(args), result, env));
-      v.computed = v.computed || computed;
-      return v;
-    }
+    default:
+      return ApplyPattern(static_cast<const ir::Pattern&>(f), std::move(args), result, env);
   }
 }
 
@@ -123,10 +115,8 @@ absl::StatusOr<CVal> Generator::CallUserFun(const ir::UserFun& f, std::vector<CV
   }
   if (f.result_type->dtype == DType::kHalf) uses_half_ = true;
   if (f.result_type->dtype == DType::kDouble) uses_double_ = true;
-  // Applied lane by lane to vectors of one width (the type rule): a twin whose parameters are
-  // vectors runs the same body, OpenCL C's arithmetic and builtins being lane-wise on vectors,
-  // and a scalar argument is widened to every lane. float16 (rounded after every operation) and
-  // bool (a comparison of vectors gives -1, not 1) are not vectorised.
+  // Applied lane by lane to vectors of one width (the type rule): a twin with vector parameters
+  // (VectorRefusal), a scalar argument widened to every lane.
   int width = 1;
   for (const CVal& a : args) width = a.type->is_vector() ? a.type->width : width;
   std::string name = f.name;
@@ -139,21 +129,19 @@ absl::StatusOr<CVal> Generator::CallUserFun(const ir::UserFun& f, std::vector<CV
   }
   const bool round = f.result_type->dtype == DType::kHalf;
   const TypePtr result = width > 1 ? ir::VectorType(f.result_type->dtype, width) : f.result_type;
-  return CVal{.type = result,
-              .scalar = [name, args, round, width]() -> absl::StatusOr<std::string> {
-                std::vector<std::string> texts;
-                for (const CVal& a : args) {
-                  DFC_ASSIGN_OR_RETURN(std::string t, a.scalar());
-                  if (width > 1 && a.type->is_scalar()) {
-                    t = absl::StrCat("((", CType(ir::VectorType(a.type->dtype, width)), ")(", t,
-                                     "))");
-                  }
-                  texts.push_back(std::move(t));
-                }
-                std::string call = absl::StrCat(name, "(", absl::StrJoin(texts, ", "), ")");
-                return round ? absl::StrCat("dfc_round_half(", call, ")") : call;
-              },
-              .computed = true};
+  return CVal{
+      .type = result, .scalar = [name, args, round, width]() -> absl::StatusOr<std::string> {
+        std::vector<std::string> texts;
+        for (const CVal& a : args) {
+          DFC_ASSIGN_OR_RETURN(std::string t, a.scalar());
+          if (width > 1 && a.type->is_scalar()) {
+            t = absl::StrCat("((", CType(ir::VectorType(a.type->dtype, width)), ")(", t, "))");
+          }
+          texts.push_back(std::move(t));
+        }
+        std::string call = absl::StrCat(name, "(", absl::StrJoin(texts, ", "), ")");
+        return round ? absl::StrCat("dfc_round_half(", call, ")") : call;
+      }};
 }
 
 absl::StatusOr<CVal> Generator::ApplyPattern(const ir::Pattern& p, std::vector<CVal> args,

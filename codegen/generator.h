@@ -77,9 +77,6 @@ struct CVal {
   Thunk scalar;              // scalars
   std::vector<CVal> fields;  // tuples
   ElementFn element;         // arrays
-  // Reading an element does arithmetic (a UserFun, a Reduce), not only index arithmetic and
-  // loads: worth keeping in private memory when read more than once.
-  bool computed = false;
   // An array of scalars stored contiguously, in a buffer or a private array: element i is
   // `buffer[base + i]`, so that AsVector(w) reads w of them with one vload<w>. Empty when not
   // known to be so (a view that reorders, a float16 buffer).

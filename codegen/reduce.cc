@@ -121,9 +121,7 @@ absl::StatusOr<CVal> Generator::ReduceIntoPrivate(const ir::Pattern& p, const CV
   em_->Emit(absl::StrCat("for (int ", q, " = 0; ", q, " < ", *n, "; ++", q, ") ", acc, "[", q,
                          "] = ", next, "[", q, "];"));
   CloseSequentialLoop();
-  CVal result = Load(acc, leaf->dtype, init.type, "0L");
-  result.computed = true;
-  return result;
+  return Load(acc, leaf->dtype, init.type, "0L");
 }
 
 absl::StatusOr<std::string> Generator::EmitLaneTree(const ir::Pattern& p, const CVal& init,
