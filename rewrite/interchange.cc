@@ -331,14 +331,7 @@ Rule BlockRows(int rows) {
                 views]() -> absl::StatusOr<ir::ExprPtr> {
           // A length not known to be a multiple of r: the last block repeats the last row, and
           // the rows it adds are dropped from the result.
-          const bool whole = (n % rows).AsConstant() == std::optional<int64_t>(0);
-          ir::ExprPtr padded = x;
-          if (!whole) {
-            DFC_ASSIGN_OR_RETURN(padded, ir::Call(ir::Pad(0, ArithExpr::CeilDiv(n, rows) * rows - n,
-                                                          ir::PadMode::kClamp),
-                                                  {x}));
-          }
-          DFC_ASSIGN_OR_RETURN(ir::ExprPtr blocks_of_x, ir::Call(ir::Split(rows), {padded}));
+          DFC_ASSIGN_OR_RETURN(ir::ExprPtr blocks_of_x, SplitIntoBlocks(x, rows));
           const ir::ParamPtr b = ir::MakeParam("b", blocks_of_x->type->element);
           DFC_ASSIGN_OR_RETURN(
               ir::ExprPtr per_row,
@@ -386,8 +379,7 @@ Rule BlockRows(int rows) {
               ir::Call(ir::MapGlb(0, std::make_shared<ir::Lambda>(std::vector{b}, block)),
                        {blocks_of_x}));
           DFC_ASSIGN_OR_RETURN(ir::ExprPtr joined, ir::Call(ir::Join(), {blocks}));
-          if (whole) return joined;
-          return ir::Call(ir::Reindex(n, ir::IndexVar()), {joined});
+          return FirstRows(joined, n);
         };
       }};
 }

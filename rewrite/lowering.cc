@@ -109,16 +109,7 @@ Rule StoreByBlocks(int rows) {
             }
             if (MappedRows(e) != nullptr) return Decline{"the rows are mapped already"};
             return [rows, e]() -> absl::StatusOr<ir::ExprPtr> {
-              const ArithExpr& n = e->type->length;
-              const bool whole = (n % rows).AsConstant() == std::optional<int64_t>(0);
-              ir::ExprPtr padded = e;
-              if (!whole) {
-                DFC_ASSIGN_OR_RETURN(padded,
-                                     ir::Call(ir::Pad(0, ArithExpr::CeilDiv(n, rows) * rows - n,
-                                                      ir::PadMode::kClamp),
-                                              {e}));
-              }
-              DFC_ASSIGN_OR_RETURN(ir::ExprPtr blocks, ir::Call(ir::Split(rows), {padded}));
+              DFC_ASSIGN_OR_RETURN(ir::ExprPtr blocks, SplitIntoBlocks(e, rows));
               const ir::ParamPtr b = ir::MakeParam("b", blocks->type->element);
               DFC_ASSIGN_OR_RETURN(ir::ExprPtr columns, ir::Call(ir::Transpose(), {b}));
               DFC_ASSIGN_OR_RETURN(ir::ExprPtr block, ir::Call(ir::TransposeW(), {columns}));
@@ -127,8 +118,7 @@ Rule StoreByBlocks(int rows) {
                   ir::Call(ir::MapGlb(0, std::make_shared<ir::Lambda>(std::vector{b}, block)),
                            {blocks}));
               DFC_ASSIGN_OR_RETURN(ir::ExprPtr joined, ir::Call(ir::Join(), {mapped}));
-              if (whole) return joined;
-              return ir::Call(ir::Reindex(n, ir::IndexVar()), {joined});
+              return FirstRows(joined, e->type->length);
             };
           }};
 }

@@ -115,6 +115,22 @@ absl::StatusOr<std::vector<ir::ExprPtr>> ApplyAtEach(const Rule& rule, const ir:
   return out;
 }
 
+absl::StatusOr<ir::ExprPtr> SplitIntoBlocks(const ir::ExprPtr& x, int rows) {
+  const ArithExpr& n = x->type->length;
+  ir::ExprPtr padded = x;
+  if ((n % rows).AsConstant() != std::optional<int64_t>(0)) {
+    DFC_ASSIGN_OR_RETURN(
+        padded,
+        ir::Call(ir::Pad(0, ArithExpr::CeilDiv(n, rows) * rows - n, ir::PadMode::kClamp), {x}));
+  }
+  return ir::Call(ir::Split(rows), {padded});
+}
+
+absl::StatusOr<ir::ExprPtr> FirstRows(const ir::ExprPtr& joined, const ArithExpr& n) {
+  if (joined->type->length == n) return joined;
+  return ir::Call(ir::Reindex(n, ir::IndexVar()), {joined});
+}
+
 const ir::FunCall* CallOf(const ir::ExprPtr& e, ir::Fun::Kind kind) {
   if (e->kind != ir::Expr::Kind::kFunCall) return nullptr;
   const auto* call = static_cast<const ir::FunCall*>(e.get());

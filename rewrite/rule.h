@@ -60,6 +60,13 @@ absl::StatusOr<std::vector<ir::ExprPtr>> ApplyAtEach(const Rule& rule, const ir:
 // (0 for a sum, -inf for a max): then a fold may be split into parts that each start at init.
 std::optional<Decline> CheckIdempotentInit(const ir::Fun& combiner, const ir::ExprPtr& init);
 
+// Blocks of `rows` rows: Split(rows) $ x, where x's length is no known multiple of `rows` first
+// padded with its last row (Pad(0, ⌈n/rows⌉·rows - n, clamp)); and the inverse's last step,
+// the first n rows of the blocks' rows joined (Reindex(n, i) $ joined, or `joined` itself
+// where nothing was padded).
+absl::StatusOr<ir::ExprPtr> SplitIntoBlocks(const ir::ExprPtr& x, int rows);
+absl::StatusOr<ir::ExprPtr> FirstRows(const ir::ExprPtr& joined, const ArithExpr& n);
+
 // Pattern helpers for matches: `e` as a call of a function of `kind`, or nullptr.
 const ir::FunCall* CallOf(const ir::ExprPtr& e, ir::Fun::Kind kind);
 // The same for any Map kind (Map, MapGlb, MapWrg, MapLcl, MapSeq) and any Reduce kind.
