@@ -336,7 +336,7 @@ absl::StatusOr<CVal> Generator::ApplyPattern(const ir::Pattern& p, std::vector<C
     case K::kAsVector: {
       const TypePtr vector = result->element;
       const int w = vector->width;
-      if (vector->dtype == DType::kHalf) return Unsupported("a vector of float16");
+      if (std::optional<std::string> why = AsVectorRefusal(vector->dtype)) return Unsupported(*why);
       out.element = [this, array = args[0], vector,
                      w](const std::string& i) -> absl::StatusOr<CVal> {
         const std::string first = absl::StrCat("(", i, ") * ", w);

@@ -122,6 +122,10 @@ constexpr int64_t kMaxAccumulatorScalars = 512;
 // scalars, not float16, and a work-item to keep it (inside a kernel's rows, `in_rows`).
 std::optional<std::string> AccumulatorRefusal(const TypePtr& init, bool in_rows);
 
+// Why AsVector cannot make vectors of `dtype`, or nullopt: float16 is computed as float, one
+// scalar at a time.
+std::optional<std::string> AsVectorRefusal(DType dtype);
+
 // Why UserFun `f` cannot be applied lane by lane to vectors, or nullopt. Its twin with vector
 // parameters runs the same body, OpenCL C's arithmetic and builtins being lane-wise; but `if`
 // takes a scalar condition, float16 is rounded after every operation, and a comparison of

@@ -341,8 +341,8 @@ class Unmappable : public ir::ExprVisitor {
   void VisitCall(const FunCall& call) override {
     if (ir::IsReduce(call.f->kind)) why_ = gen::AccumulatorRefusal(call.args[0]->type, depth_ > 0);
     if (const ir::UserFun* f = LaneWise(call); f != nullptr && !why_) why_ = gen::VectorRefusal(*f);
-    if (call.f->kind == Fun::Kind::kAsVector && ir::BaseDType(call.type) == DType::kHalf) {
-      why_ = "a vector of float16";
+    if (call.f->kind == Fun::Kind::kAsVector && !why_) {
+      why_ = gen::AsVectorRefusal(ir::BaseDType(call.type));
     }
     if (!why_) ir::ExprVisitor::VisitCall(call);
   }

@@ -91,6 +91,11 @@ std::optional<std::string> AccumulatorRefusal(const TypePtr& init, bool in_rows)
   return std::nullopt;
 }
 
+std::optional<std::string> AsVectorRefusal(DType dtype) {
+  if (dtype == DType::kHalf) return "a vector of float16";
+  return std::nullopt;
+}
+
 std::optional<std::string> VectorRefusal(const ir::UserFun& f) {
   if (absl::StrContains(f.body, "if (") || absl::StrContains(f.body, "if(")) {
     return absl::StrCat("UserFun ", f.name, " on vectors (its body branches with `if`)");

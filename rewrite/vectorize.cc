@@ -394,20 +394,25 @@ bool ReadsAsVectors(const ir::ExprPtr& e, const ir::ExprPtr& x, const ir::TypePt
          ir::TypeEquals(e->type, vectors);
 }
 
-// How many times the parameter `p` occurs in `e`, and how many of those are the argument of a
-// call `accepted` holds for.
-std::pair<int, int> Occurrences(const ir::ExprPtr& e, const ir::Param* p,
-                                const std::function<bool(const ir::FunCall&)>& accepted) {
-  int all = 0, good = 0;
-  ir::Walk(e, [&](const ir::ExprPtr& x) {
-    if (x.get() == p) ++all;
-    if (x->kind == ir::Expr::Kind::kFunCall) {
-      const auto& call = static_cast<const ir::FunCall&>(*x);
-      for (const ir::ExprPtr& a : call.args) good += a.get() == p && accepted(call);
+// Whether `body` reads the parameter `x` only as `AsVector(w) $ read` (of the type of `vectors`),
+// at least once, or as another field of it (Get(j) $ x, j != `field`; `field` < 0: x is no
+// tuple, `read` is x itself).
+bool ReadsOnlyAsVectors(const ir::ExprPtr& body, const ir::Param* x, const ir::ExprPtr& read,
+                        const ir::TypePtr& vectors, int field) {
+  int reads = 0, accounted = 0, as_vectors = 0;
+  ir::Walk(body, [&](const ir::ExprPtr& e) {
+    reads += e.get() == x;
+    if (ReadsAsVectors(e, read, vectors)) {
+      ++as_vectors;
+      ++accounted;
+    } else if (const ir::FunCall* get = CallOf(e, ir::Fun::Kind::kGet);
+               field >= 0 && get != nullptr && get->args[0].get() == x &&
+               static_cast<const ir::Pattern&>(*get->f).index != field) {
+      ++accounted;
     }
     return true;
   });
-  return {all, good};
+  return as_vectors > 0 && accounted == reads;
 }
 
 }  // namespace
@@ -438,23 +443,11 @@ Rule VectorsAcrossMaps() {
           if (lanes == nullptr) continue;
           const ir::ExprPtr& vectors = lanes->args[0];
           // The rows as the consumer reads them: x, or Get(i) $ x.
-          auto row = [&](const ir::ExprPtr& of) -> absl::StatusOr<ir::ExprPtr> {
-            return zip == nullptr ? of : ir::Call(ir::Get(static_cast<int>(i)), {of});
-          };
-          auto read = row(x);
+          const int field = zip == nullptr ? -1 : static_cast<int>(i);
+          auto read =
+              zip == nullptr ? absl::StatusOr<ir::ExprPtr>(x) : ir::Call(ir::Get(field), {x});
           if (!read.ok()) return Decline{std::string(read.status().message())};
-          const auto [all, as_vectors] =
-              Occurrences(consumer.body, x.get(), [&](const ir::FunCall& call) {
-                if (zip == nullptr) return false;  // counted below, through AsVector
-                const auto& p = static_cast<const ir::Pattern&>(*call.f);
-                return call.f->kind == ir::Fun::Kind::kGet && p.index != static_cast<int>(i);
-              });
-          int vector_reads = 0;
-          ir::Walk(consumer.body, [&](const ir::ExprPtr& y) {
-            vector_reads += ReadsAsVectors(y, *read, vectors->type);
-            return true;
-          });
-          if (vector_reads == 0 || vector_reads + as_vectors != all) continue;
+          if (!ReadsOnlyAsVectors(consumer.body, x.get(), *read, vectors->type, field)) continue;
           const ir::FunPtr zip_f = zip == nullptr ? nullptr : zip->f;
           return [f, g, zip_f, arrays, i, read = *read, vectors,
                   rows = inner->args]() mutable -> absl::StatusOr<ir::ExprPtr> {
