@@ -42,7 +42,7 @@ absl::StatusOr<CVal> Generator::Eval(const ExprPtr& expr, const Env& env) {
       if (call.f->kind == Fun::Kind::kAt && call.args[1]->kind == ir::Expr::Kind::kLiteral) {
         const int64_t i = static_cast<const ir::Literal&>(*call.args[1]).value.i;
         const std::optional<int64_t> n = args[0].type->length.AsConstant();
-        if (n && i >= 0 && i < *n) return args[0].element(absl::StrCat(i, "L"));
+        if (n && i >= 0 && i < *n) return args[0].element(ArithExpr(i));
       }
       return Apply(*call.f, std::move(args), expr->type, env);
     }
@@ -160,7 +160,7 @@ absl::StatusOr<CVal> Generator::ApplyPattern(const ir::Pattern& p, std::vector<C
     case K::kMapSeq:
       if (p.f->kind == K::kAsScalar) out.writer = args[0].writer;
       out.element = [this, &p, array = args[0], result,
-                     env](const std::string& i) -> absl::StatusOr<CVal> {
+                     env](const ArithExpr& i) -> absl::StatusOr<CVal> {
         DFC_ASSIGN_OR_RETURN(CVal element, array.element(i));
         const bool saved = top_level_;
         top_level_ = false;
@@ -174,7 +174,7 @@ absl::StatusOr<CVal> Generator::ApplyPattern(const ir::Pattern& p, std::vector<C
     case K::kReduceLanes:
       return ReduceSeq(p, std::move(args), env);
     case K::kZip:
-      out.element = [args](const std::string& i) -> absl::StatusOr<CVal> {
+      out.element = [args](const ArithExpr& i) -> absl::StatusOr<CVal> {
         CVal tuple{nullptr};
         std::vector<TypePtr> types;
         for (const CVal& a : args) {
@@ -198,16 +198,16 @@ absl::StatusOr<CVal> Generator::ApplyPattern(const ir::Pattern& p, std::vector<C
       if (p.kind == K::kId) return args[0];
       return Apply(*p.f, std::move(args), result, env);
     case K::kSplit:
-      out.element = Windows(args[0], result->element, Size(p.size));
+      out.element = Windows(args[0], result->element, p.size);
       return out;
     case K::kJoin: {
       // Rows of length 0 join to an empty array, whose elements are never read: divide by 1
-      // there rather than write a division by zero that the OpenCL compiler warns about.
+      // there rather than by zero.
       const ArithExpr& row = args[0].type->element->length;
-      const std::string m = row.AsConstant() == 0 ? "1L" : Size(row);
-      out.element = [array = args[0], m](const std::string& k) -> absl::StatusOr<CVal> {
-        DFC_ASSIGN_OR_RETURN(CVal row, array.element(absl::StrCat("((", k, ") / ", m, ")")));
-        return row.element(absl::StrCat("((", k, ") % ", m, ")"));
+      const ArithExpr m = row.AsConstant() == 0 ? ArithExpr(1) : row;
+      out.element = [array = args[0], m](const ArithExpr& k) -> absl::StatusOr<CVal> {
+        DFC_ASSIGN_OR_RETURN(CVal row, array.element(k / m));
+        return row.element(k % m);
       };
       return out;
     }
@@ -218,9 +218,9 @@ absl::StatusOr<CVal> Generator::ApplyPattern(const ir::Pattern& p, std::vector<C
           return StoreColumns(columns, target);
         };
       }
-      out.element = [array = args[0], result](const std::string& i) -> absl::StatusOr<CVal> {
+      out.element = [array = args[0], result](const ArithExpr& i) -> absl::StatusOr<CVal> {
         CVal column{result->element};
-        column.element = [array, i](const std::string& j) -> absl::StatusOr<CVal> {
+        column.element = [array, i](const ArithExpr& j) -> absl::StatusOr<CVal> {
           DFC_ASSIGN_OR_RETURN(CVal row, array.element(j));
           return row.element(i);
         };
@@ -228,33 +228,41 @@ absl::StatusOr<CVal> Generator::ApplyPattern(const ir::Pattern& p, std::vector<C
       };
       return out;
     case K::kSlide:
-      out.element = Windows(args[0], result->element, Size(p.step));
+      out.element = Windows(args[0], result->element, p.step);
       return out;
     case K::kPad: {
-      const std::string left = Size(p.left);
-      const std::string n = Size(args[0].type->length);
-      out.element = [this, &p, array = args[0], left,
-                     n](const std::string& j) -> absl::StatusOr<CVal> {
-        // The index into `array`: arithmetic only, so that a prefetch can name it.
-        const std::string src = absl::StrCat("((", j, ") - ", left, ")");
-        switch (p.pad_mode) {
-          case ir::PadMode::kConstant: {
-            CVal fill = Filled(array.type->element, p.pad_value);
-            return Select(
-                array.type->element, absl::StrCat(src, " >= 0 && ", src, " < ", n),
-                [array, src]() { return array.element(src); },
-                [fill]() -> absl::StatusOr<CVal> { return fill; });
-          }
-          case ir::PadMode::kClamp:
-            return array.element(absl::StrCat("clamp(", src, ", 0L, ", n, " - 1)"));
-          case ir::PadMode::kReflect:
-            return array.element(absl::StrCat("(", src, " < 0 ? -", src, " : (", src, " >= ", n,
-                                              " ? 2 * (", n, " - 1) - ", src, " : ", src, "))"));
-          case ir::PadMode::kSymmetric:
-            return array.element(absl::StrCat("(", src, " < 0 ? -", src, " - 1 : (", src, " >= ", n,
-                                              " ? 2 * ", n, " - 1 - ", src, " : ", src, "))"));
+      out.element = [this, &p, array = args[0]](const ArithExpr& j) -> absl::StatusOr<CVal> {
+        const ArithExpr src = j - p.left;  // the index into `array`
+        const std::string n = Print(array.type->length);
+        if (p.pad_mode == ir::PadMode::kConstant) {
+          CVal fill = Filled(array.type->element, p.pad_value);
+          const std::string at = Print(src);
+          return Select(
+              array.type->element, absl::StrCat(at, " >= 0 && ", at, " < ", n),
+              [array, src]() { return array.element(src); },
+              [fill]() -> absl::StatusOr<CVal> { return fill; });
         }
-        return absl::InternalError("unknown pad mode");
+        if (p.pad_mode == ir::PadMode::kClamp) {
+          return array.element(ArithExpr::Min(ArithExpr::Max(src, 0), array.type->length - 1));
+        }
+        // A mirrored border: an index of its own, in range.
+        const std::string at = Print(src);
+        std::string index;
+        switch (p.pad_mode) {
+          case ir::PadMode::kReflect:
+            index = absl::StrCat("(", at, " < 0 ? -", at, " : (", at, " >= ", n, " ? 2 * (", n,
+                                 " - 1) - ", at, " : ", at, "))");
+            break;
+          case ir::PadMode::kSymmetric:
+            index = absl::StrCat("(", at, " < 0 ? -", at, " - 1 : (", at, " >= ", n, " ? 2 * ", n,
+                                 " - 1 - ", at, " : ", at, "))");
+            break;
+          default:
+            return absl::InternalError("unknown pad mode");
+        }
+        const std::string name = em_->Fresh("at");
+        em_->Emit(absl::StrCat("const long ", name, " = ", index, ";"));
+        return array.element(CVar(name));
       };
       return out;
     }
@@ -262,54 +270,56 @@ absl::StatusOr<CVal> Generator::ApplyPattern(const ir::Pattern& p, std::vector<C
       // A shift, out[i] = in[i + c], keeps a contiguous array contiguous.
       const ArithExpr offset = p.index_fn - ir::IndexVar();
       const std::vector<std::string> vars = offset.Variables();
-      if (!args[0].buffer.empty() && std::ranges::find(vars, "i") == vars.end()) {
+      if (!args[0].buffer.empty() &&
+          std::ranges::find(vars, ir::IndexVar().var_name()) == vars.end()) {
         out.buffer = args[0].buffer;
-        out.base = absl::StrCat("(", args[0].base, " + ", Size(offset), ")");
+        out.base = args[0].base + offset;
       }
-      out.element = [this, &p, array = args[0]](const std::string& i) -> absl::StatusOr<CVal> {
+      out.element = [this, &p, array = args[0]](const ArithExpr& i) -> absl::StatusOr<CVal> {
         const std::string at = em_->Fresh("at");
-        em_->Emit(absl::StrCat("const long ", at, " = ", Size(p.index_fn, i), ";"));
-        return array.element(at);
+        const ArithExpr index = p.index_fn.Substitute({{ir::IndexVar().var_name(), i}});
+        em_->Emit(absl::StrCat("const long ", at, " = ", Print(index), ";"));
+        return array.element(CVar(at));
       };
       return out;
     }
     case K::kConcat:
-      out.element = [this, args](const std::string& i) -> absl::StatusOr<CVal> {
+      out.element = [this, args](const ArithExpr& i) -> absl::StatusOr<CVal> {
         // Part k holds indices [start_k, start_k + n_k): select down the parts.
-        std::function<absl::StatusOr<CVal>(size_t, std::string)> part =
-            [&](size_t k, std::string start) -> absl::StatusOr<CVal> {
-          const std::string local = absl::StrCat("((", i, ") - (", start, "))");
+        std::function<absl::StatusOr<CVal>(size_t, const ArithExpr&)> part =
+            [&](size_t k, const ArithExpr& start) -> absl::StatusOr<CVal> {
+          const ArithExpr local = i - start;
           if (k + 1 == args.size()) return args[k].element(local);
-          const std::string end = absl::StrCat("(", start, " + ", Size(args[k].type->length), ")");
+          const ArithExpr end = start + args[k].type->length;
           const CVal& a = args[k];
           absl::StatusOr<CVal> rest_value = part(k + 1, end);
           if (!rest_value.ok()) return rest_value.status();
           return Select(
-              a.type->element, absl::StrCat("(", i, ") < ", end),
+              a.type->element, absl::StrCat(Print(i), " < ", Print(end)),
               [a, local]() { return a.element(local); },
               [v = *rest_value]() -> absl::StatusOr<CVal> { return v; });
         };
-        return part(0, "0L");
+        return part(0, 0);
       };
       return out;
     case K::kRepeat:
-      out.element = [value = args[0]](const std::string&) -> absl::StatusOr<CVal> { return value; };
+      out.element = [value = args[0]](const ArithExpr&) -> absl::StatusOr<CVal> { return value; };
       return out;
     case K::kIota:
-      out.element = [dtype = p.dtype](const std::string& i) -> absl::StatusOr<CVal> {
-        return CVal{ir::ScalarType(dtype), [dtype, i]() -> absl::StatusOr<std::string> {
-                      return absl::StrCat("((", ir::OpenCLType(dtype), ")(", i, "))");
+      out.element = [this, dtype = p.dtype](const ArithExpr& i) -> absl::StatusOr<CVal> {
+        return CVal{ir::ScalarType(dtype), [this, dtype, i]() -> absl::StatusOr<std::string> {
+                      return absl::StrCat("((", ir::OpenCLType(dtype), ")(", Print(i), "))");
                     }};
       };
       return out;
     case K::kSizeValue: {
       const std::string value =
-          absl::StrCat("((", ir::OpenCLType(p.dtype), ")(", Size(p.size), "))");
+          absl::StrCat("((", ir::OpenCLType(p.dtype), ")(", Print(p.size), "))");
       out.scalar = [value]() -> absl::StatusOr<std::string> { return value; };
       return out;
     }
     case K::kAt: {
-      const std::string n = Size(args[0].type->length);
+      const std::string n = Print(args[0].type->length);
       // A runtime index out of range flags the error and reads zeros, never outside a buffer.
       auto read = [this, array = args[0], index = args[1], n]() -> absl::StatusOr<CVal> {
         DFC_ASSIGN_OR_RETURN(std::string i, index.scalar());
@@ -318,7 +328,7 @@ absl::StatusOr<CVal> Generator::ApplyPattern(const ir::Pattern& p, std::vector<C
         const std::string ok = absl::StrCat("(ulong)", at, " < (ulong)", n);
         em_->Emit(absl::StrCat("if (!(", ok, ")) *dfc_error = 1;"));
         return Select(
-            array.type->element, ok, [array, at]() { return array.element(at); },
+            array.type->element, ok, [array, at]() { return array.element(CVar(at)); },
             [this, t = array.type->element]() -> absl::StatusOr<CVal> {
               return Filled(t, ir::Scalar::Int(ir::BaseDType(t), 0));
             });
@@ -337,21 +347,22 @@ absl::StatusOr<CVal> Generator::ApplyPattern(const ir::Pattern& p, std::vector<C
       const TypePtr vector = result->element;
       const int w = vector->width;
       if (std::optional<std::string> why = AsVectorRefusal(vector->dtype)) return Unsupported(*why);
-      out.element = [this, array = args[0], vector,
-                     w](const std::string& i) -> absl::StatusOr<CVal> {
-        const std::string first = absl::StrCat("(", i, ") * ", w);
+      out.element = [this, array = args[0], vector, w](const ArithExpr& i) -> absl::StatusOr<CVal> {
+        const ArithExpr first = i * w;
         if (!array.buffer.empty()) {  // contiguous: one load
-          const std::string pointer = absl::StrCat(array.buffer, " + ", array.base, " + ", first);
+          const ArithExpr offset = array.base + first;
           const bool global = global_buffers_.contains(array.buffer);
-          return CVal{vector, [this, pointer, global, w]() -> absl::StatusOr<std::string> {
-                        if (global) Prefetch(pointer);
-                        return absl::StrCat("vload", w, "(0, ", pointer, ")");
-                      }};
+          return CVal{
+              vector,
+              [this, buffer = array.buffer, offset, global, w]() -> absl::StatusOr<std::string> {
+                if (global) Prefetch(buffer, offset);
+                return absl::StrCat("vload", w, "(0, ", buffer, " + ", Print(offset), ")");
+              }};
         }
         return CVal{vector, [array, vector, w, first]() -> absl::StatusOr<std::string> {
                       std::vector<std::string> lanes;
                       for (int k = 0; k < w; ++k) {
-                        DFC_ASSIGN_OR_RETURN(CVal e, array.element(absl::StrCat(first, " + ", k)));
+                        DFC_ASSIGN_OR_RETURN(CVal e, array.element(first + k));
                         DFC_ASSIGN_OR_RETURN(std::string text, e.scalar());
                         lanes.push_back(std::move(text));
                       }
@@ -367,17 +378,16 @@ absl::StatusOr<CVal> Generator::ApplyPattern(const ir::Pattern& p, std::vector<C
         return StoreVectors(vectors, target);
       };
       out.element = [this, array = args[0], vector,
-                     scalar = result->element](const std::string& k) -> absl::StatusOr<CVal> {
+                     scalar = result->element](const ArithExpr& k) -> absl::StatusOr<CVal> {
         return CVal{scalar, [this, array, vector, k]() -> absl::StatusOr<std::string> {
                       const int w = vector->width;
-                      DFC_ASSIGN_OR_RETURN(CVal v,
-                                           array.element(absl::StrCat("((", k, ") / ", w, ")")));
+                      DFC_ASSIGN_OR_RETURN(CVal v, array.element(k / w));
                       DFC_ASSIGN_OR_RETURN(std::string text, v.scalar());
                       // A lane at a runtime index: through the address of a private copy.
                       const std::string name = em_->Fresh("vec");
                       em_->Emit(absl::StrCat("const ", CType(vector), " ", name, " = ", text, ";"));
                       return absl::StrCat("((const ", ir::OpenCLType(vector->dtype), "*)&", name,
-                                          ")[(", k, ") % ", w, "]");
+                                          ")[", Print(k % w), "]");
                     }};
       };
       return out;

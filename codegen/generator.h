@@ -56,17 +56,27 @@ class SharedFn<R(Args...)> {
   std::shared_ptr<const std::function<R(Args...)>> f_;
 };
 using Thunk = SharedFn<absl::StatusOr<std::string>()>;
-using ElementFn = SharedFn<absl::StatusOr<CVal>(const std::string& index)>;
+using ElementFn = SharedFn<absl::StatusOr<CVal>(const ArithExpr& index)>;
 using Lazy = std::function<absl::StatusOr<CVal>()>;
+
+// Index arithmetic is ArithExpr until printed (Generator::Print), so that its simplification
+// applies and a prefetch reads the loop indices an address names (Variables()). Besides size
+// variables (printed size_N), an index names C variables of the generator's: gid, loop indices,
+// and an index computed into a variable of its own (a Reindex's, a runtime index, a mirrored
+// border). CVar marks them with a leading '$', which no size variable has. Every one is
+// non-negative wherever an element is read through it, so a division whose operands are sums
+// and products of them is C's own (Print).
+ArithExpr CVar(absl::string_view name);
+bool IsCVar(absl::string_view var_name);
 
 // Where Store writes a value: `type` at `offset` of `buffer` (a private array of the work-item's,
 // or a global buffer of which only the rows below `rows_below` are written, where it is set).
 struct StoreTarget {
   const TypePtr& type;
   const std::string& buffer;
-  const std::string& offset;
+  const ArithExpr& offset;
   bool private_array;
-  const std::string& rows_below;
+  const std::optional<ArithExpr>& rows_below;
 };
 // A value's own way of being written (CVal::writer): true when written, false where it cannot
 // write to that target and Store writes the value element by element.
@@ -81,7 +91,7 @@ struct CVal {
   // `buffer[base + i]`, so that AsVector(w) reads w of them with one vload<w>. Empty when not
   // known to be so (a view that reorders, a float16 buffer).
   std::string buffer;
-  std::string base;
+  ArithExpr base;
   // How the value is written where its pattern says more than its elements do, or null: a
   // TransposeW's result column by column, each column computed once; AsScalar's vector by vector
   // (vstore<w>), each vector computed once. A Map of AsScalar lists each row's vectors as the
@@ -157,7 +167,7 @@ std::string ScalarLiteral(const ir::Scalar& s);
 
 // Element i of Split(m) (stride m) and of Slide(size, step) (stride step): the window of
 // `array` that starts at element i * stride, of type `window`.
-ElementFn Windows(const CVal& array, const TypePtr& window, const std::string& stride);
+ElementFn Windows(const CVal& array, const TypePtr& window, const ArithExpr& stride);
 
 // The scalars and vectors of a value, depth first through tuples.
 absl::Status Leaves(const CVal& v, std::vector<const CVal*>& out);
@@ -165,9 +175,6 @@ absl::Status Leaves(const CVal& v, std::vector<const CVal*>& out);
 // A value of `type` whose k-th scalar (depth first) is names(k).
 CVal FromLeaves(const TypePtr& type, const std::function<Thunk(int)>& leaf, int& next);
 
-// The functions index arithmetic calls (Size, Pad): a prefetch's address may name them.
-constexpr std::array<absl::string_view, 5> kIndexFunctions = {"clamp", "min", "max", "dfc_floordiv",
-                                                              "dfc_floormod"};
 // The most prefetches a sequential loop's step issues for one read (the rows of a block): more
 // would cost more than the misses they save.
 constexpr int64_t kMaxPrefetchesAStep = 16;
@@ -207,15 +214,16 @@ class Generator {
   // columns would otherwise prefetch one line ten times). Data every work-item reads (a weight
   // matrix) stays in cache and is not prefetched; nor is a lone scalar, which a loop stepping
   // 4 bytes would prefetch 16 times a line.
-  void Prefetch(const std::string& pointer);
+  void Prefetch(const std::string& buffer, const ArithExpr& offset);
   struct SequentialLoop {
-    std::string index;
+    std::string index;  // the CVar's name
     const CEmitter* emitter;
     int depth;  // the emitter's depth inside the loop's body
     std::set<std::string> prefetched;
   };
   // Opens and closes a sequential loop's block, keeping seq_loops_.
-  void OpenSequentialLoop(const std::string& index, const std::string& header);
+  // `for (long index = 0; index < count; ++index)`; returns the index.
+  ArithExpr OpenSequentialLoop(const ArithExpr& count);
   void CloseSequentialLoop();
   // ReduceLanes: the halves of one vector combined lane-wise until one lane is left
   // (16 -> 8 -> 4 -> 2 -> 1), then with init. Returns the result's C name.
@@ -236,18 +244,20 @@ class Generator {
   // out-of-range At, which flags the error).
   CVal Filled(const TypePtr& type, const ir::Scalar& fill);
   // A tensor parameter in global memory: element offsets from `base`.
-  CVal Load(const std::string& buffer, DType dtype, const TypePtr& type, std::string base);
+  CVal Load(const std::string& buffer, DType dtype, const TypePtr& type, const ArithExpr& base);
   // Writes `value` as the output of `type`: loop bounds come from the declared type, so a
   // kernel never writes past the buffer the runtime allocated for it.
   // With `unroll`, loops of a known trip count are fully unrolled (an accumulator array kept
   // in registers).
-  // `rows_below` (C, optional): of value's rows, store only those whose index in the buffer,
-  // (offset) * length + j, is below it (CVal::rows_below).
+  // `rows_below` (optional): of value's rows, store only those whose index in the buffer,
+  // offset * length + j, is below it (a block's rows past the array's end).
   absl::Status Store(const CVal& value, const TypePtr& type, const std::string& buffer,
-                     const std::string& offset, bool private_array = false, bool unroll = false,
-                     const std::string& rows_below = "");
-  // C text of a size expression; `index` names what the Reindex variable `i` stands for.
-  std::string Size(const ArithExpr& e, const std::string& index = "");
+                     const ArithExpr& offset, bool private_array = false, bool unroll = false,
+                     const std::optional<ArithExpr>& rows_below = std::nullopt);
+  // The C text of a size or an index; the size variables it names become kernel arguments.
+  std::string Print(const ArithExpr& e);
+  // A loop's C header over `index` (a CVar) from 0 to `count`.
+  std::string ForHeader(const ArithExpr& index, const ArithExpr& count);
 
   // A value a kernel stores, as the lowering mapped it (rewrite::MappedRows): work-item (or
   // work-group) gid computes rows[gid], or block blocks[gid] of rows (those below rows_below,
@@ -259,7 +269,7 @@ class Generator {
     std::string comment;
     bool by_work_groups = false;  // MapWrg(0), or a scalar whose Reduces are ReduceLcl(0)
     bool blocks = false;
-    std::string rows_below;
+    std::optional<ArithExpr> rows_below;
   };
   // `e`, a value the lowering mapped, evaluated at the top level as an Output.
   absl::StatusOr<Output> MappedOutput(const ExprPtr& e, const Env& env, std::string buffer,
@@ -306,7 +316,7 @@ class Generator {
   // The open unrolled loops of Store (a step's accumulator elements, a block's rows): index,
   // trip count, and how many sequential loops were open around it.
   struct UnrolledLoop {
-    std::string index;
+    std::string index;  // the CVar's name
     int64_t count;
     size_t inside;
   };

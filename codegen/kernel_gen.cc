@@ -71,7 +71,7 @@ absl::StatusOr<Generator::Output> Generator::MappedOutput(const ExprPtr& e, cons
   out.by_work_groups = static_cast<const ir::FunCall&>(*rows).f->kind == Fun::Kind::kMapWrg;
   out.blocks = rows != e;
   if (const ir::FunCall* prefix = rewrite::CallOf(e, Fun::Kind::kReindex); prefix && out.blocks) {
-    out.rows_below = Size(static_cast<const ir::Pattern&>(*prefix->f).size);
+    out.rows_below = static_cast<const ir::Pattern&>(*prefix->f).size;
   }
   DFC_ASSIGN_OR_RETURN(out.value, Eval(rows, env));
   return out;
@@ -132,19 +132,19 @@ absl::StatusOr<Generator::EmittedKernel> Generator::EmitKernelMapped(
         em_->Emit(absl::StrCat("// MapGlb: work-item gid computes block gid of ",
                                ir::TypeToString(blocks.type->element), " rows"));
         stage.rows.push_back(blocks.type->length);
-        em_->OpenBlock(absl::StrCat("if (gid < ", Size(blocks.type->length), ")"));
-        DFC_ASSIGN_OR_RETURN(CVal block, blocks.element("gid"));
-        DFC_RETURN_IF_ERROR(Store(block, blocks.type->element, out.buffer, "gid",
+        em_->OpenBlock(absl::StrCat("if (gid < ", Print(blocks.type->length), ")"));
+        DFC_ASSIGN_OR_RETURN(CVal block, blocks.element(CVar("gid")));
+        DFC_RETURN_IF_ERROR(Store(block, blocks.type->element, out.buffer, CVar("gid"),
                                   /*private_array=*/false, /*unroll=*/false, out.rows_below));
       } else if (out.type->is_array()) {
         stage.rows.push_back(out.type->length);
-        em_->OpenBlock(absl::StrCat("if (gid < ", Size(out.type->length), ")"));
-        DFC_ASSIGN_OR_RETURN(CVal row, out.value.element("gid"));
-        DFC_RETURN_IF_ERROR(Store(row, out.type->element, out.buffer, "gid"));
+        em_->OpenBlock(absl::StrCat("if (gid < ", Print(out.type->length), ")"));
+        DFC_ASSIGN_OR_RETURN(CVal row, out.value.element(CVar("gid")));
+        DFC_RETURN_IF_ERROR(Store(row, out.type->element, out.buffer, CVar("gid")));
       } else {
         stage.rows.push_back(1);
         em_->OpenBlock("if (gid == 0)");
-        DFC_RETURN_IF_ERROR(Store(out.value, out.type, out.buffer, "0L"));
+        DFC_RETURN_IF_ERROR(Store(out.value, out.type, out.buffer, 0));
       }
       em_->CloseBlock();
       const DType dtype = ir::BaseDType(out.type);
@@ -187,7 +187,7 @@ absl::StatusOr<KernelSource> Generator::Generate(const KernelOptions& options) {
     global_buffers_.insert(name);
     buffer_params_.push_back(absl::StrCat("__global const ", StorageType(dtype), "* restrict ",
                                           name, "  // ", cluster_.params[k].ToString()));
-    (*root)[lambda.params[k].get()] = Load(name, dtype, type, "0L");
+    (*root)[lambda.params[k].get()] = Load(name, dtype, type, 0);
   }
   const Env env =
       std::make_shared<const Frame>(Frame{.root = root, .parent = nullptr, .bindings = {}});

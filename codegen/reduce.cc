@@ -47,9 +47,7 @@ absl::StatusOr<CVal> Generator::ReduceSeq(const ir::Pattern& p, std::vector<CVal
       acc.push_back(em_->Fresh("acc"));
       em_->Emit(absl::StrCat(types[k], " ", acc.back(), " = ", v, ";"));
     }
-    const std::string i = em_->Fresh("i");
-    OpenSequentialLoop(i, absl::StrCat("for (long ", i, " = 0; ", i, " < ",
-                                       Size(array.type->length), "; ++", i, ")"));
+    const ArithExpr i = OpenSequentialLoop(array.type->length);
     int next = 0;
     CVal acc_val = FromLeaves(
         init.type,
@@ -104,29 +102,27 @@ absl::StatusOr<CVal> Generator::ReduceIntoPrivate(const ir::Pattern& p, const CV
   DeclarePrivateArray(type, acc, *n, scalar_bytes, ir::TypeToString(init.type));
   // Every loop over the accumulator is unrolled, so that the driver's compiler can keep it in
   // registers: a private array indexed by loop counters lives in (cached) memory.
-  DFC_RETURN_IF_ERROR(Store(init, init.type, acc, "0L", /*private_array=*/true, /*unroll=*/true));
-  const std::string i = em_->Fresh("i");
-  OpenSequentialLoop(i, absl::StrCat("for (long ", i, " = 0; ", i, " < ", Size(array.type->length),
-                                     "; ++", i, ")"));
+  DFC_RETURN_IF_ERROR(Store(init, init.type, acc, 0, /*private_array=*/true, /*unroll=*/true));
+  const ArithExpr i = OpenSequentialLoop(array.type->length);
   DFC_ASSIGN_OR_RETURN(CVal element, array.element(i));
   DFC_ASSIGN_OR_RETURN(
       CVal step,
-      Apply(*p.f, {Load(acc, leaf->dtype, init.type, "0L"), std::move(element)}, init.type, env));
+      Apply(*p.f, {Load(acc, leaf->dtype, init.type, 0), std::move(element)}, init.type, env));
   // Every new element is computed before any is assigned: an element may read the old others.
   const std::string next = em_->Fresh("next");
   DeclarePrivateArray(type, next, *n, scalar_bytes, "");
-  DFC_RETURN_IF_ERROR(Store(step, init.type, next, "0L", /*private_array=*/true, /*unroll=*/true));
+  DFC_RETURN_IF_ERROR(Store(step, init.type, next, 0, /*private_array=*/true, /*unroll=*/true));
   const std::string q = em_->Fresh("q");
   em_->Emit("#pragma unroll");
   em_->Emit(absl::StrCat("for (int ", q, " = 0; ", q, " < ", *n, "; ++", q, ") ", acc, "[", q,
                          "] = ", next, "[", q, "];"));
   CloseSequentialLoop();
-  return Load(acc, leaf->dtype, init.type, "0L");
+  return Load(acc, leaf->dtype, init.type, 0);
 }
 
 absl::StatusOr<std::string> Generator::EmitLaneTree(const ir::Pattern& p, const CVal& init,
                                                     const CVal& vectors, const Env& env) {
-  DFC_ASSIGN_OR_RETURN(CVal whole, vectors.element("0L"));
+  DFC_ASSIGN_OR_RETURN(CVal whole, vectors.element(0));
   const DType dtype = whole.type->dtype;
   DFC_ASSIGN_OR_RETURN(std::string text, whole.scalar());
   std::string name = em_->Fresh("lanes");
@@ -172,10 +168,10 @@ absl::StatusOr<std::string> Generator::EmitSplitReduce(const ir::Pattern& p, con
   const std::string part = em_->Fresh("part"), has = em_->Fresh("has"), i = em_->Fresh("i");
   em_->Emit(absl::StrCat(type, " ", part, " = ", init_value, ";"));
   em_->Emit(absl::StrCat("uchar ", has, " = 0;"));
-  em_->OpenBlock(absl::StrCat("for (long ", i, " = lid; ", i, " < ", Size(array.type->length), "; ",
-                              i, " += ", lanes_, ")"));
+  em_->OpenBlock(absl::StrCat("for (long ", i, " = lid; ", i, " < ", Print(array.type->length),
+                              "; ", i, " += ", lanes_, ")"));
   const std::string x = em_->Fresh("x");
-  absl::StatusOr<CVal> element = array.element(i);
+  absl::StatusOr<CVal> element = array.element(CVar(i));
   absl::StatusOr<std::string> value = element.ok() ? element->scalar() : element.status();
   if (value.ok()) em_->Emit(absl::StrCat("const ", type, " ", x, " = ", *value, ";"));
   absl::StatusOr<std::string> step = value.ok() ? combine(named(part), named(x)) : value.status();

@@ -10,21 +10,21 @@
 namespace dfc::codegen::gen {
 
 absl::Status Generator::Store(const CVal& value, const TypePtr& type, const std::string& buffer,
-                              const std::string& offset, bool private_array, bool unroll,
-                              const std::string& rows_below) {
+                              const ArithExpr& offset, bool private_array, bool unroll,
+                              const std::optional<ArithExpr>& rows_below) {
   const DType dtype = ir::BaseDType(type);
   if ((type->is_scalar() || type->is_vector()) && value.type->kind == type->kind) {
     DFC_ASSIGN_OR_RETURN(std::string v, value.scalar());
     if (private_array) {
-      em_->Emit(absl::StrCat(buffer, "[", offset, "] = ", v, ";"));
+      em_->Emit(absl::StrCat(buffer, "[", Print(offset), "] = ", v, ";"));
       return absl::OkStatus();
     }
     // Under MapWrg/MapLcl every work-item of the group holds the row: the first stores it.
-    em_->Emit(
-        absl::StrCat(lanes_ > 0 ? "if (lid == 0) " : "",
-                     dtype == DType::kHalf
-                         ? absl::StrCat("vstore_half_rte(", v, ", ", offset, ", ", buffer, ");")
-                         : absl::StrCat(buffer, "[", offset, "] = ", v, ";")));
+    em_->Emit(absl::StrCat(
+        lanes_ > 0 ? "if (lid == 0) " : "",
+        dtype == DType::kHalf
+            ? absl::StrCat("vstore_half_rte(", v, ", ", Print(offset), ", ", buffer, ");")
+            : absl::StrCat(buffer, "[", Print(offset), "] = ", v, ";")));
     return absl::OkStatus();
   }
   if (!type->is_array() || !value.type->is_array()) {
@@ -36,23 +36,22 @@ absl::Status Generator::Store(const CVal& value, const TypePtr& type, const std:
                          value.writer({type, buffer, offset, private_array, rows_below}));
     if (written) return absl::OkStatus();
   }
-  const std::string j = em_->Fresh("j");
-  const std::string n = Size(type->length);
+  const ArithExpr j = CVar(em_->Fresh("j"));
   const std::optional<int64_t> count = type->length.AsConstant();
   if (unroll && count) {
     em_->Emit("#pragma unroll");
-    unrolled_.push_back({j, *count, seq_loops_.size()});
+    unrolled_.push_back({j.var_name(), *count, seq_loops_.size()});
   }
-  em_->OpenBlock(absl::StrCat("for (long ", j, " = 0; ", j, " < ", n, "; ++", j, ")"));
-  const std::string at = absl::StrCat("(", offset, ") * ", n, " + ", j);
-  if (!rows_below.empty()) em_->OpenBlock(absl::StrCat("if (", at, " < ", rows_below, ")"));
+  em_->OpenBlock(ForHeader(j, type->length));
+  const ArithExpr at = offset * type->length + j;
+  if (rows_below) em_->OpenBlock(absl::StrCat("if (", Print(at), " < ", Print(*rows_below), ")"));
   absl::Status stored = [&]() -> absl::Status {
     DFC_ASSIGN_OR_RETURN(CVal element, value.element(j));
     return Store(element, type->element, buffer, at, private_array, unroll);
   }();
   if (unroll && count) unrolled_.pop_back();
   DFC_RETURN_IF_ERROR(stored);
-  if (!rows_below.empty()) em_->CloseBlock();
+  if (rows_below) em_->CloseBlock();
   em_->CloseBlock();
   return absl::OkStatus();
 }
@@ -60,18 +59,16 @@ absl::Status Generator::Store(const CVal& value, const TypePtr& type, const std:
 absl::StatusOr<bool> Generator::StoreVectors(const CVal& vectors, const StoreTarget& target) {
   const TypePtr& type = target.type;
   if (!type->element->is_scalar() || ir::BaseDType(type) == DType::kHalf || target.private_array ||
-      !target.rows_below.empty()) {
+      target.rows_below) {
     return false;
   }
   const int w = vectors.type->element->width;
-  const std::string i = em_->Fresh("i");
-  em_->OpenBlock(absl::StrCat("for (long ", i, " = 0; ", i, " < ", Size(vectors.type->length),
-                              "; ++", i, ")"));
+  const ArithExpr i = CVar(em_->Fresh("i"));
+  em_->OpenBlock(ForHeader(i, vectors.type->length));
   DFC_ASSIGN_OR_RETURN(CVal vector, vectors.element(i));
   DFC_ASSIGN_OR_RETURN(std::string v, vector.scalar());
   em_->Emit(absl::StrCat(lanes_ > 0 ? "if (lid == 0) " : "", "vstore", w, "(", v, ", 0, ",
-                         target.buffer, " + (", target.offset, ") * ", Size(type->length), " + ", i,
-                         " * ", w, ");"));
+                         target.buffer, " + ", Print(target.offset * type->length + i * w), ");"));
   em_->CloseBlock();
   return true;
 }
@@ -82,30 +79,27 @@ absl::StatusOr<bool> Generator::StoreColumns(const CVal& columns, const StoreTar
     return false;
   }
   const std::string& buffer = target.buffer;
-  const std::string& offset = target.offset;
-  const std::string& rows_below = target.rows_below;
+  const std::optional<ArithExpr>& rows_below = target.rows_below;
   const TypePtr& leaf = columns.type->element->element;  // columns: [m][r]
   const int w = leaf->is_vector() ? leaf->width : 1;
-  const std::string r = Size(type->length);
-  const std::string row = Size(type->element->length);
-  const std::string i = em_->Fresh("i");
-  const std::string j = em_->Fresh("j");
-  em_->OpenBlock(absl::StrCat("for (long ", i, " = 0; ", i, " < ", Size(columns.type->length),
-                              "; ++", i, ")"));
+  const ArithExpr i = CVar(em_->Fresh("i"));
+  const ArithExpr j = CVar(em_->Fresh("j"));
+  em_->OpenBlock(ForHeader(i, columns.type->length));
   DFC_ASSIGN_OR_RETURN(CVal column, columns.element(i));
   if (type->length.AsConstant()) em_->Emit("#pragma unroll");
-  em_->OpenBlock(absl::StrCat("for (long ", j, " = 0; ", j, " < ", r, "; ++", j, ")"));
-  const std::string row_at = absl::StrCat("(", offset, ") * ", r, " + ", j);
-  if (!rows_below.empty()) em_->OpenBlock(absl::StrCat("if (", row_at, " < ", rows_below, ")"));
+  em_->OpenBlock(ForHeader(j, type->length));
+  const ArithExpr row_at = target.offset * type->length + j;
+  if (rows_below)
+    em_->OpenBlock(absl::StrCat("if (", Print(row_at), " < ", Print(*rows_below), ")"));
   DFC_ASSIGN_OR_RETURN(CVal element, column.element(j));
-  const std::string at = absl::StrCat("(", row_at, ") * ", row, " + ", i, " * ", w);
+  const ArithExpr at = row_at * type->element->length + i * w;
   if (w > 1) {
     DFC_ASSIGN_OR_RETURN(std::string v, element.scalar());
-    em_->Emit(absl::StrCat("vstore", w, "(", v, ", 0, ", buffer, " + ", at, ");"));
+    em_->Emit(absl::StrCat("vstore", w, "(", v, ", 0, ", buffer, " + ", Print(at), ");"));
   } else {
     DFC_RETURN_IF_ERROR(Store(element, leaf, buffer, at, target.private_array));
   }
-  if (!rows_below.empty()) em_->CloseBlock();
+  if (rows_below) em_->CloseBlock();
   em_->CloseBlock();
   em_->CloseBlock();
   return true;
@@ -131,7 +125,7 @@ absl::StatusOr<CVal> Generator::Materialize(const ExprPtr& e, const Env& env) {
   absl::Status emitted = EmitKernel(stage, {out});
   top_level_ = saved;
   DFC_RETURN_IF_ERROR(emitted);
-  return Load(buffer, dtype, e->type, "0L");
+  return Load(buffer, dtype, e->type, 0);
 }
 
 void Generator::DeclarePrivateArray(const std::string& type, const std::string& name,
@@ -150,8 +144,8 @@ absl::StatusOr<CVal> Generator::MaterializePrivately(const CVal& value) {
   const std::string type = ir::OpenCLType(dtype);  // float16 is kept as float
   DeclarePrivateArray(type, name, n, dtype == DType::kHalf ? 4 : SizeOf(dtype),
                       absl::StrCat(ir::TypeToString(value.type), ", computed once"));
-  DFC_RETURN_IF_ERROR(Store(value, value.type, name, "0L", /*private_array=*/true));
-  return Load(name, dtype == DType::kHalf ? DType::kFloat : dtype, value.type, "0L");
+  DFC_RETURN_IF_ERROR(Store(value, value.type, name, 0, /*private_array=*/true));
+  return Load(name, dtype == DType::kHalf ? DType::kFloat : dtype, value.type, 0);
 }
 
 }  // namespace dfc::codegen::gen

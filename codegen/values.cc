@@ -113,15 +113,15 @@ std::optional<std::string> VectorRefusal(const ir::UserFun& f) {
 
 // Element i of Split(m) (stride m) and of Slide(size, step) (stride step): the window of
 // `array` that starts at element i * stride, of type `window`.
-ElementFn Windows(const CVal& array, const TypePtr& window, const std::string& stride) {
-  return [array, window, stride](const std::string& i) -> absl::StatusOr<CVal> {
+ElementFn Windows(const CVal& array, const TypePtr& window, const ArithExpr& stride) {
+  return [array, window, stride](const ArithExpr& i) -> absl::StatusOr<CVal> {
     CVal w{window};
     if (!array.buffer.empty()) {  // a window of a contiguous array is contiguous
       w.buffer = array.buffer;
-      w.base = absl::StrCat("(", array.base, " + (", i, ") * ", stride, ")");
+      w.base = array.base + i * stride;
     }
-    w.element = [array, stride, i](const std::string& j) {
-      return array.element(absl::StrCat("((", i, ") * ", stride, " + (", j, "))"));
+    w.element = [array, start = i * stride](const ArithExpr& j) {
+      return array.element(start + j);
     };
     return w;
   };
@@ -151,31 +151,68 @@ CVal FromLeaves(const TypePtr& type, const std::function<Thunk(int)>& leaf, int&
   return out;
 }
 
-std::string Generator::Size(const ArithExpr& e, const std::string& index) {
+ArithExpr CVar(absl::string_view name) { return ArithExpr::Var(absl::StrCat("$", name)); }
+
+bool IsCVar(absl::string_view var_name) { return absl::StartsWith(var_name, "$"); }
+
+namespace {
+
+// A term of a sum that is printed after a minus sign: a negative constant or coefficient.
+bool Negative(const ArithExpr& term) {
+  if (const std::optional<int64_t> c = term.AsConstant()) return *c < 0;
+  return term.kind() == ArithExpr::Kind::kProd && term.coefficient() < 0;
+}
+
+}  // namespace
+
+std::string Generator::Print(const ArithExpr& e) {
   switch (e.kind()) {
     case ArithExpr::Kind::kConst:
       return absl::StrCat(*e.AsConstant(), "L");
     case ArithExpr::Kind::kVar:
-      if (e.var_name() == ir::IndexVar().var_name() && !index.empty()) return index;
+      if (IsCVar(e.var_name())) return e.var_name().substr(1);
       size_vars_.insert(e.var_name());
       return absl::StrCat("size_", e.var_name());
     case ArithExpr::Kind::kSum: {
-      std::vector<std::string> terms;
-      for (const ArithExpr& t : e.operands()) terms.push_back(Size(t, index));
-      return absl::StrCat("(", absl::StrJoin(terms, " + "), ")");
+      std::string out = "(";
+      for (size_t k = 0; k < e.operands().size(); ++k) {
+        const ArithExpr& t = e.operands()[k];
+        if (k == 0) {
+          absl::StrAppend(&out, Print(t));
+        } else {
+          absl::StrAppend(&out, Negative(t) ? " - " : " + ", Print(Negative(t) ? -t : t));
+        }
+      }
+      return absl::StrCat(out, ")");
     }
     case ArithExpr::Kind::kProd: {
       std::vector<std::string> factors;
+      for (const ArithExpr& f : e.operands()) factors.push_back(Print(f));
       if (e.coefficient() != 1) factors.push_back(absl::StrCat(e.coefficient(), "L"));
-      for (const ArithExpr& f : e.operands()) factors.push_back(Size(f, index));
       return absl::StrCat("(", absl::StrJoin(factors, " * "), ")");
     }
     case ArithExpr::Kind::kDiv:
-    case ArithExpr::Kind::kMod:
-      return absl::StrCat(e.kind() == ArithExpr::Kind::kDiv ? "dfc_floordiv(" : "dfc_floormod(",
-                          Size(e.operands()[0], index), ", ", Size(e.operands()[1], index), ")");
+    case ArithExpr::Kind::kMod: {
+      const bool div = e.kind() == ArithExpr::Kind::kDiv;
+      const std::string a = Print(e.operands()[0]);
+      const std::string b = Print(e.operands()[1]);
+      // C's / and % truncate; on non-negative operands that is the floor the IR means.
+      if (ProvablyNonNegative(e.operands()[0]) && ProvablyNonNegative(e.operands()[1])) {
+        return absl::StrCat("(", a, div ? " / " : " % ", b, ")");
+      }
+      return absl::StrCat(div ? "dfc_floordiv(" : "dfc_floormod(", a, ", ", b, ")");
+    }
+    case ArithExpr::Kind::kMin:
+    case ArithExpr::Kind::kMax:
+      return absl::StrCat(e.kind() == ArithExpr::Kind::kMin ? "min(" : "max(",
+                          Print(e.operands()[0]), ", ", Print(e.operands()[1]), ")");
   }
   return "0L";
+}
+
+std::string Generator::ForHeader(const ArithExpr& index, const ArithExpr& count) {
+  const std::string i = Print(index);
+  return absl::StrCat("for (long ", i, " = 0; ", i, " < ", Print(count), "; ++", i, ")");
 }
 
 absl::StatusOr<CVal> Generator::Bind(CVal value) {
@@ -220,7 +257,7 @@ CVal Generator::Select(const TypePtr& type, std::string cond, Lazy then, Lazy ot
       out.fields.push_back(Select(type->elements[k], cond, field(then), field(other)));
     }
   } else if (type->is_array()) {
-    out.element = [this, type, cond, then, other](const std::string& i) -> absl::StatusOr<CVal> {
+    out.element = [this, type, cond, then, other](const ArithExpr& i) -> absl::StatusOr<CVal> {
       auto element = [i](Lazy whole) -> Lazy {
         return [i, whole]() -> absl::StatusOr<CVal> {
           DFC_ASSIGN_OR_RETURN(CVal v, whole());
@@ -253,7 +290,7 @@ CVal Generator::Filled(const TypePtr& type, const ir::Scalar& fill) {
   if (type->is_tuple()) {
     for (const TypePtr& t : type->elements) out.fields.push_back(Filled(t, fill));
   } else if (type->is_array()) {
-    out.element = [this, type, fill](const std::string&) -> absl::StatusOr<CVal> {
+    out.element = [this, type, fill](const ArithExpr&) -> absl::StatusOr<CVal> {
       return Filled(type->element, fill);
     };
   } else {
@@ -265,23 +302,22 @@ CVal Generator::Filled(const TypePtr& type, const ir::Scalar& fill) {
 }
 
 CVal Generator::Load(const std::string& buffer, DType dtype, const TypePtr& type,
-                     std::string base) {
+                     const ArithExpr& base) {
   CVal out{type};
   if (type->is_array()) {
-    const std::string stride = Size(*Slots(type->element));
+    const ArithExpr stride = *Slots(type->element);
     if (type->element->is_scalar() && dtype != DType::kHalf) {
       out.buffer = buffer;
       out.base = base;
     }
     out.element = [this, buffer, dtype, type, base,
-                   stride](const std::string& i) -> absl::StatusOr<CVal> {
-      return Load(buffer, dtype, type->element,
-                  absl::StrCat("(", base, " + (", i, ") * ", stride, ")"));
+                   stride](const ArithExpr& i) -> absl::StatusOr<CVal> {
+      return Load(buffer, dtype, type->element, base + i * stride);
     };
   } else {
-    out.scalar = [buffer, dtype, base]() -> absl::StatusOr<std::string> {
-      if (dtype == DType::kHalf) return absl::StrCat("vload_half(", base, ", ", buffer, ")");
-      return absl::StrCat(buffer, "[", base, "]");
+    out.scalar = [this, buffer, dtype, base]() -> absl::StatusOr<std::string> {
+      if (dtype == DType::kHalf) return absl::StrCat("vload_half(", Print(base), ", ", buffer, ")");
+      return absl::StrCat(buffer, "[", Print(base), "]");
     };
   }
   return out;

@@ -27,7 +27,7 @@ struct ArithExpr::Rep {
   Kind kind;
   int64_t value = 0;                // kConst: the value; kProd: the coefficient
   std::string name;                 // kVar
-  std::vector<ArithExpr> operands;  // kSum: terms; kProd: factors; kDiv, kMod: {a, b}
+  std::vector<ArithExpr> operands;  // kSum: terms; kProd: factors; kDiv, kMod, kMin, kMax: {a, b}
   size_t hash = 0;
 };
 
@@ -338,15 +338,36 @@ Range RangeOf(const ArithExpr& e) {
         return {x.lo ? FloorDiv(*x.lo, *c) : std::nullopt,
                 x.hi ? FloorDiv(*x.hi, *c) : std::nullopt};
       }
+      // A divisor that is not negative is positive wherever the division is defined.
       const Range b = RangeOf(e.operands()[1]);
-      if (x.lo >= 0 && b.lo >= 1) return {0, x.hi};
+      if (x.lo >= 0 && b.lo >= 0) return {0, x.hi};
       return {};
     }
     case Kind::kMod: {
       if (const std::optional<int64_t> c = PositiveConstant(e.operands()[1])) return {0, *c - 1};
       const Range b = RangeOf(e.operands()[1]);
-      if (b.lo >= 1) return {0, AddBound(b.hi, -1)};
+      if (b.lo >= 0) return {0, AddBound(b.hi, -1)};
       return {};
+    }
+    case Kind::kMin:
+    case Kind::kMax: {
+      const Range a = RangeOf(e.operands()[0]);
+      const Range b = RangeOf(e.operands()[1]);
+      // min(a, b) is below both upper bounds, so one known is enough; its lower bound needs
+      // both (a missing one is unbounded). max(a, b) is the mirror image.
+      using Bound = std::optional<int64_t>;
+      const auto both = [](Bound x, Bound y,
+                           const int64_t& (*pick)(const int64_t&, const int64_t&)) -> Bound {
+        return x && y ? Bound(pick(*x, *y)) : std::nullopt;
+      };
+      const auto either = [](Bound x, Bound y,
+                             const int64_t& (*pick)(const int64_t&, const int64_t&)) -> Bound {
+        return x && y ? Bound(pick(*x, *y)) : (x ? x : y);
+      };
+      if (e.kind() == Kind::kMin) {
+        return {both(a.lo, b.lo, std::min<int64_t>), either(a.hi, b.hi, std::min<int64_t>)};
+      }
+      return {either(a.lo, b.lo, std::max<int64_t>), both(a.hi, b.hi, std::max<int64_t>)};
     }
   }
   return {};
@@ -589,6 +610,22 @@ ArithExpr operator%(const ArithExpr& a, const ArithExpr& b) {
 
 ArithExpr ArithExpr::CeilDiv(const ArithExpr& a, const ArithExpr& b) { return (a + b - 1) / b; }
 
+ArithExpr ArithExpr::Min(const ArithExpr& a, const ArithExpr& b) {
+  if (ProvablyNonNegative(b - a)) return a;
+  if (ProvablyNonNegative(a - b)) return b;
+  return Less(b, a) ? ArithBuilder::Make(Kind::kMin, 0, {b, a})
+                    : ArithBuilder::Make(Kind::kMin, 0, {a, b});
+}
+
+ArithExpr ArithExpr::Max(const ArithExpr& a, const ArithExpr& b) {
+  if (ProvablyNonNegative(a - b)) return a;
+  if (ProvablyNonNegative(b - a)) return b;
+  return Less(b, a) ? ArithBuilder::Make(Kind::kMax, 0, {b, a})
+                    : ArithBuilder::Make(Kind::kMax, 0, {a, b});
+}
+
+bool ProvablyNonNegative(const ArithExpr& e) { return RangeOf(e).lo >= 0; }
+
 ArithExpr::Kind ArithExpr::kind() const { return rep_->kind; }
 
 std::optional<int64_t> ArithExpr::AsConstant() const {
@@ -648,6 +685,12 @@ absl::StatusOr<int64_t> ArithExpr::Evaluate(const SizeBindings& bindings) const 
       if (!r) return overflow();
       return *r;
     }
+    case Kind::kMin:
+    case Kind::kMax: {
+      DFC_ASSIGN_OR_RETURN(const int64_t a, rep_->operands[0].Evaluate(bindings));
+      DFC_ASSIGN_OR_RETURN(const int64_t b, rep_->operands[1].Evaluate(bindings));
+      return rep_->kind == Kind::kMin ? std::min(a, b) : std::max(a, b);
+    }
   }
   return absl::InternalError("unknown ArithExpr kind");
 }
@@ -685,6 +728,10 @@ ArithExpr ArithExpr::Substitute(const absl::flat_hash_map<std::string, ArithExpr
     }
     case Kind::kDiv:
       return ops[0] / ops[1];
+    case Kind::kMin:
+      return Min(ops[0], ops[1]);
+    case Kind::kMax:
+      return Max(ops[0], ops[1]);
     default:
       return ops[0] % ops[1];
   }
@@ -735,6 +782,10 @@ std::string ArithExpr::ToString() const {
     case Kind::kMod:
       return absl::StrCat(Parenthesized(ops[0], !IsLeaf(ops[0])), " % ",
                           Parenthesized(ops[1], !IsLeaf(ops[1])));
+    case Kind::kMin:
+    case Kind::kMax:
+      return absl::StrCat(rep_->kind == Kind::kMin ? "min(" : "max(", ops[0].ToString(), ", ",
+                          ops[1].ToString(), ")");
   }
   return "?";
 }

@@ -7,7 +7,9 @@
 //   - a product is kProd: a non-zero integer coefficient times factors sorted by Compare,
 //     each a kVar, kDiv or kMod (no nested products, coefficient 1 stored explicitly);
 //   - a sum is kSum: terms sorted by Compare with like terms merged, constant last;
-//   - a/b and a%b are kDiv/kMod only when they cannot be simplified away.
+//   - a/b and a%b are kDiv/kMod only when they cannot be simplified away;
+//   - min(a, b) and max(a, b) are kMin/kMax, operands sorted, only when neither side provably
+//     bounds the other.
 // Division and modulo are floor division and the matching non-negative remainder (Python's
 // `//` and `%`), the only definitions under which (a*c + r)/c == a for 0 <= r < c holds for
 // every integer a. Size variables stand for non-negative integers.
@@ -31,7 +33,7 @@ using SizeBindings = absl::flat_hash_map<std::string, int64_t>;
 
 class ArithExpr {
  public:
-  enum class Kind { kConst, kVar, kSum, kProd, kDiv, kMod };
+  enum class Kind { kConst, kVar, kSum, kProd, kDiv, kMod, kMin, kMax };
 
   ArithExpr() : ArithExpr(int64_t{0}) {}
   ArithExpr(int64_t value);  // NOLINT: constants convert implicitly, as in `n * 4 + 1`
@@ -47,6 +49,10 @@ class ArithExpr {
   friend ArithExpr operator%(const ArithExpr& a, const ArithExpr& b);
   // (a + b - 1) / b
   static ArithExpr CeilDiv(const ArithExpr& a, const ArithExpr& b);
+  // The lesser and the greater of a and b: the side that provably bounds the other, else a
+  // kMin/kMax node (an index clamped to an array's bounds).
+  static ArithExpr Min(const ArithExpr& a, const ArithExpr& b);
+  static ArithExpr Max(const ArithExpr& a, const ArithExpr& b);
 
   Kind kind() const;
   bool is_constant() const { return kind() == Kind::kConst; }
@@ -96,6 +102,9 @@ class ArithExpr {
 // an overflow as dfc's bug and abort; sizes a graph supplies go through these, so that an
 // absurd shape in the input is an error naming its node.
 std::optional<ArithExpr> CheckedAdd(const ArithExpr& a, const ArithExpr& b);
+// Whether `e` is non-negative for every value of its variables (sizes, never negative), as far
+// as its bounds prove.
+bool ProvablyNonNegative(const ArithExpr& e);
 std::optional<ArithExpr> CheckedMul(const ArithExpr& a, const ArithExpr& b);
 
 // A tensor shape whose dimensions may be symbolic.

@@ -3,6 +3,7 @@
 // simplification never changes a value.
 #include "graph/arith.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <limits>
@@ -208,6 +209,40 @@ TEST(ArithToString, ReadableForms) {
   EXPECT_EQ(((N * M) / 4).ToString(), "(M*N)/4");
 }
 
+// Min and Max resolve where one side bounds the other (sizes are not negative) and are nodes
+// elsewhere, with their operands in canonical order; a clamped index evaluates and substitutes.
+TEST(ArithMinMax, ResolveWhereProvable) {
+  EXPECT_EQ(ArithExpr::Max(N, 0), N);
+  EXPECT_EQ(ArithExpr::Min(N, 0), ArithExpr(0));
+  EXPECT_EQ(ArithExpr::Max(N + 1, N), N + 1);
+  EXPECT_EQ(ArithExpr::Min(N + 1, N), N);
+  EXPECT_EQ(ArithExpr::Min(3, 5), ArithExpr(3));
+  EXPECT_EQ(ArithExpr::Min(N, M), ArithExpr::Min(M, N));
+  EXPECT_EQ(ArithExpr::Max(i - 2, 0).ToString(), "max(0, i - 2)");
+  const ArithExpr clamped = ArithExpr::Min(ArithExpr::Max(i - 2, 0), N - 1);
+  EXPECT_EQ(clamped.kind(), ArithExpr::Kind::kMin);
+  EXPECT_THAT(clamped.Variables(), ElementsAre("N", "i"));
+  EXPECT_EQ(clamped.Evaluate({{"i", 9}, {"N", 5}}).value(), 4);
+  EXPECT_EQ(clamped.Evaluate({{"i", 3}, {"N", 5}}).value(), 1);
+  EXPECT_EQ(clamped.Evaluate({{"i", 0}, {"N", 5}}).value(), 0);
+  EXPECT_EQ(clamped.Substitute({{"i", N + 8}}), N - 1);  // max(0, N + 6) = N + 6 >= N - 1
+  // min(0, N - 1) stays: N - 1 is -1 where N is 0.
+  EXPECT_EQ(clamped.Substitute({{"i", 1}}).kind(), ArithExpr::Kind::kMin);
+  EXPECT_EQ(clamped.Substitute({{"i", 1}}).Evaluate({{"N", 0}}).value(), -1);
+}
+
+// What the code generator relies on to print C's / and % for floor division.
+TEST(ArithMinMax, ProvablyNonNegative) {
+  EXPECT_TRUE(ProvablyNonNegative(N * M + 3));
+  EXPECT_TRUE(ProvablyNonNegative(N / M));
+  EXPECT_TRUE(ProvablyNonNegative((i - 2) % 4));
+  EXPECT_TRUE(ProvablyNonNegative(ArithExpr::Max(i - 2, 0)));
+  EXPECT_TRUE(ProvablyNonNegative(ArithExpr::Min(N, M)));
+  EXPECT_FALSE(ProvablyNonNegative(i - 2));
+  EXPECT_FALSE(ProvablyNonNegative(ArithExpr::Min(i, N - 1)));  // N may be 0
+  EXPECT_FALSE(ProvablyNonNegative(-1 * N));
+}
+
 TEST(ArithShape, Helpers) {
   const SymbolicShape shape = {N, 784};
   EXPECT_EQ(ShapeToString(shape), "[N,784]");
@@ -245,7 +280,7 @@ class Generator {
   RandomExpr Make(int depth) {
     if (depth == 0 || Pick(4) == 0) return Leaf();
     RandomExpr a = Make(depth - 1);
-    switch (Pick(8)) {
+    switch (Pick(9)) {
       case 0:
       case 1: {
         RandomExpr b = Make(depth - 1);
@@ -272,6 +307,16 @@ class Generator {
         const int64_t c = 1 + Pick(8);
         return {a.expr % c, [=](int64_t n, int64_t m) { return FloorMod(a.eval(n, m), c); },
                 "(" + a.text + " % " + std::to_string(c) + ")"};
+      }
+      case 7: {
+        RandomExpr b = Make(depth - 1);
+        const bool min = Pick(2) == 0;
+        return {min ? ArithExpr::Min(a.expr, b.expr) : ArithExpr::Max(a.expr, b.expr),
+                [=](int64_t n, int64_t m) {
+                  return min ? std::min(a.eval(n, m), b.eval(n, m))
+                             : std::max(a.eval(n, m), b.eval(n, m));
+                },
+                (min ? "min(" : "max(") + a.text + ", " + b.text + ")"};
       }
       default: {
         // A divisor with a variable in it, never zero on non-negative bindings.

@@ -88,35 +88,12 @@ std::optional<Infos> One(std::optional<TensorInfo> info) {
   return Infos{*std::move(info)};
 }
 
-// Sound for size variables, which stand for non-negative integers.
-bool ProvablyNonNegative(const ArithExpr& e) {
-  switch (e.kind()) {
-    case ArithExpr::Kind::kConst:
-      return *e.AsConstant() >= 0;
-    case ArithExpr::Kind::kVar:
-      return true;
-    case ArithExpr::Kind::kSum:
-      return std::all_of(e.operands().begin(), e.operands().end(), ProvablyNonNegative);
-    case ArithExpr::Kind::kProd:
-      return e.coefficient() > 0 &&
-             std::all_of(e.operands().begin(), e.operands().end(), ProvablyNonNegative);
-    case ArithExpr::Kind::kDiv:
-    case ArithExpr::Kind::kMod:
-      return ProvablyNonNegative(e.operands()[0]) && ProvablyNonNegative(e.operands()[1]);
-  }
-  return false;
-}
-
-// max(a, b) when one side provably bounds the other; nullopt otherwise.
-std::optional<ArithExpr> ProvableMax(const ArithExpr& a, const ArithExpr& b) {
-  if (ProvablyNonNegative(a - b)) return a;
-  if (ProvablyNonNegative(b - a)) return b;
-  return std::nullopt;
-}
-std::optional<ArithExpr> ProvableMin(const ArithExpr& a, const ArithExpr& b) {
-  if (ProvablyNonNegative(a - b)) return b;
-  if (ProvablyNonNegative(b - a)) return a;
-  return std::nullopt;
+// max(a, b) or min(a, b) when one side provably bounds the other; nullopt otherwise (a shape
+// holds no kMax or kMin: a plan's sizes are sums, products and quotients).
+std::optional<ArithExpr> ProvableExtreme(bool max, const ArithExpr& a, const ArithExpr& b) {
+  const ArithExpr r = max ? ArithExpr::Max(a, b) : ArithExpr::Min(a, b);
+  if (r.kind() == ArithExpr::Kind::kMax || r.kind() == ArithExpr::Kind::kMin) return std::nullopt;
+  return r;
 }
 
 std::optional<int64_t> IntAttr(const Node& node, absl::string_view key, int64_t fallback) {
@@ -311,7 +288,7 @@ std::optional<Infos> FoldReduce(const Node& node, Inputs in) {
     } else if (node.op == "Prod") {
       acc = *acc * e;
     } else {
-      acc = node.op == "Max" ? ProvableMax(*acc, e) : ProvableMin(*acc, e);
+      acc = ProvableExtreme(node.op == "Max", *acc, e);
       if (!acc) return std::nullopt;
     }
   }
@@ -347,7 +324,7 @@ std::optional<Infos> FoldBinary(const Node& node, Inputs in) {
       if (y.AsConstant() == 0) return std::nullopt;  // the kernel reports the division by zero
       out.push_back(op == "FloorDiv" ? x / y : x % y);
     } else {
-      std::optional<ArithExpr> r = op == "Maximum" ? ProvableMax(x, y) : ProvableMin(x, y);
+      std::optional<ArithExpr> r = ProvableExtreme(op == "Maximum", x, y);
       if (!r) return std::nullopt;
       out.push_back(*r);
     }

@@ -255,12 +255,13 @@ TEST(WorkloadsTest, TheSeedInBlocksOfTwoRowsComputesWhatTheReferenceDoes) {
   const std::string& source = plan->kernels[0].source;
   EXPECT_THAT(source, HasSubstr("work-item gid computes block gid of [[float32]_10]_2 rows"));
   EXPECT_THAT(source, HasSubstr("  // [[[float32<16>]_1]_10]_2"));
-  EXPECT_THAT(source, HasSubstr("if ((gid) * 2L + "));  // the padded row is not stored
+  EXPECT_THAT(source, HasSubstr("(gid * 2L)) < size_N)"));  // the padded row is not stored
   if ((*executor)->profile().prefetch_bytes > 0) {
-    for (const char* row : {"(gid) * 2L + (0L)", "(gid) * 2L + (1L)"}) {
-      EXPECT_THAT(source, HasSubstr(absl::StrCat("DFC_PREFETCH((__global const char*)(in0 + (0L + "
-                                                 "(clamp((((",
-                                                 row, ")) - 0L), 0L, size_N - 1))")))
+    // One prefetch a row of the block, in the loop over the reduction (its ") + " is the
+    // prefetch distance's).
+    EXPECT_THAT(source, HasSubstr("DFC_PREFETCH((__global const char*)(in0 + ((i_"));
+    for (const char* row : {"(gid * 2L)", "((gid * 2L) + 1L)"}) {
+      EXPECT_THAT(source, HasSubstr(absl::StrCat("(min((size_N - 1L), ", row, ") * 784L))) + ")))
           << source;
     }
   }
