@@ -14,7 +14,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "benchmark/benchmark.h"
-#include "codegen/device_profile.h"
+#include "rewrite/device_profile.h"
 #include "graph/loader.h"
 #include "runtime/plan.h"
 
@@ -85,7 +85,7 @@ void Compile(benchmark::State& state, std::string (*make)(int64_t, std::string&)
   const int64_t nodes = state.range(0);
   std::string fetch;
   const std::string text = make(nodes, fetch);
-  absl::StatusOr<codegen::DeviceProfile> profile = codegen::NamedProfile("amd");
+  absl::StatusOr<rewrite::DeviceProfile> profile = rewrite::NamedProfile("amd");
   if (!profile.ok()) return state.SkipWithError("no amd profile");
   size_t held = 0;
   int clusters = 0;

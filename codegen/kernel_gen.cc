@@ -10,9 +10,9 @@
 #include "absl/strings/str_split.h"
 #include "base/status.h"
 #include "codegen/generator.h"
-#include "codegen/lower_for_device.h"
 #include "ir/from_tf/scalar_funs.h"
 #include "ir/traverse.h"
+#include "rewrite/lower_for_device.h"
 #include "rewrite/lowering.h"
 
 namespace dfc::codegen {
@@ -321,7 +321,8 @@ std::string StorageType(DType dtype) {
 absl::StatusOr<KernelSource> GenerateKernel(const ir::TranslatedCluster& cluster,
                                             const KernelOptions& options) {
   ir::TranslatedCluster lowered = cluster;
-  DFC_ASSIGN_OR_RETURN(ir::ExprPtr body, LowerForDevice(cluster.lambda->body, options.profile));
+  DFC_ASSIGN_OR_RETURN(ir::ExprPtr body,
+                       rewrite::LowerForDevice(cluster.lambda->body, options.profile));
   lowered.lambda = std::make_shared<ir::Lambda>(cluster.lambda->params, std::move(body));
   gen::Generator generator(lowered);
   return generator.Generate(options);

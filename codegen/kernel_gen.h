@@ -39,9 +39,9 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "codegen/device_profile.h"
 #include "graph/arith.h"
 #include "ir/from_tf/cluster.h"
+#include "rewrite/device_profile.h"
 
 namespace dfc::codegen {
 
@@ -79,7 +79,7 @@ struct KernelOptions {
   // Lines for the header comment: the TF nodes the kernel computes ("MatMul (MatMul)").
   std::vector<std::string> nodes;
   // The device the code is for.
-  DeviceProfile profile = *NamedProfile("cpu");
+  rewrite::DeviceProfile profile = *rewrite::NamedProfile("cpu");
   // The rewrite steps that made the cluster's expression from its translation, for the header
   // comment (rewrite::Variant::Name(); empty or "default": none).
   std::string rules;

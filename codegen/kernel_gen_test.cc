@@ -149,8 +149,8 @@ TEST_F(KernelGenTest, GpuProfilesSplitTheWeightGradientsBatchSums) {
     for (const KernelStage& stage : generated_[c].kernel.stages) {
       EXPECT_FALSE(stage.work_group_per_row) << "cluster " << c << " under the cpu profile";
     }
-    absl::StatusOr<KernelSource> amd =
-        GenerateKernel(*generated_[c].cluster, {.name = "k", .profile = *NamedProfile("amd")});
+    absl::StatusOr<KernelSource> amd = GenerateKernel(
+        *generated_[c].cluster, {.name = "k", .profile = *rewrite::NamedProfile("amd")});
     ASSERT_TRUE(amd.ok()) << amd.status();
     for (const KernelStage& stage : amd->stages) {
       if (!stage.work_group_per_row) continue;
@@ -185,7 +185,7 @@ TEST_F(KernelGenTest, EverySourceBuildsOnTheCpuDevice) {
   for (const Generated& g : generated_) sources.push_back(g.kernel);
   for (const Generated& g : generated_) {
     absl::StatusOr<KernelSource> amd =
-        GenerateKernel(*g.cluster, {.name = "k", .profile = *NamedProfile("amd")});
+        GenerateKernel(*g.cluster, {.name = "k", .profile = *rewrite::NamedProfile("amd")});
     ASSERT_TRUE(amd.ok()) << amd.status();
     sources.push_back(*std::move(amd));
   }

@@ -14,22 +14,6 @@ std::string CType(const TypePtr& type) {
   return type->is_vector() ? absl::StrCat(scalar, type->width) : scalar;
 }
 
-// The scalar or vector at the bottom of nested arrays, or nullptr (a tuple).
-TypePtr LeafType(const TypePtr& type) {
-  if (type->is_array()) return LeafType(type->element);
-  return type->is_scalar() || type->is_vector() ? type : nullptr;
-}
-
-// How many scalars or vectors (one slot each) a value of `type` holds: NumElements for a
-// tensor. Null for a tuple.
-std::optional<ArithExpr> Slots(const TypePtr& type) {
-  if (type->is_scalar() || type->is_vector()) return ArithExpr(1);
-  if (!type->is_array()) return std::nullopt;
-  std::optional<ArithExpr> element = Slots(type->element);
-  if (!element) return std::nullopt;
-  return type->length * *element;
-}
-
 const CVal* Lookup(const Env& env, const ir::Param* param) {
   if (auto it = env->root->find(param); it != env->root->end()) return &it->second;
   for (const Frame* frame = env.get(); frame != nullptr; frame = frame->parent.get()) {
@@ -53,62 +37,6 @@ std::string ScalarLiteral(const ir::Scalar& s) {
     return absl::StrCat(s.i, "L");
   }
   return absl::StrCat("((", type, ")", s.i, ")");
-}
-
-// The number of scalars of a tensor type, if it is a known constant.
-std::optional<int64_t> ConstantElements(const TypePtr& type) {
-  const auto shape = ir::TensorShape(type);
-  if (!shape) return std::nullopt;
-  return NumElements(*shape).AsConstant();
-}
-
-std::optional<std::string> AccumulatorRefusal(const TypePtr& init, bool in_rows) {
-  const auto refused = [&](absl::string_view why) {
-    return std::optional<std::string>(
-        absl::StrCat("a Reduce accumulator of type ", ir::TypeToString(init), why));
-  };
-  if (init->is_tuple()) {
-    for (const TypePtr& field : init->elements) {
-      if (field->is_array()) return refused("");
-      if (std::optional<std::string> why = AccumulatorRefusal(field, in_rows)) return why;
-    }
-    return std::nullopt;
-  }
-  if (!init->is_array()) {
-    return init->is_scalar() || init->is_vector() ? std::nullopt : refused("");
-  }
-  const std::optional<ArithExpr> slots = Slots(init);
-  const std::optional<int64_t> n = slots ? slots->AsConstant() : std::nullopt;
-  const TypePtr leaf = LeafType(init);
-  if (!n || leaf == nullptr || leaf->dtype == DType::kHalf || !in_rows) {
-    return refused(in_rows ? "" : " outside the rows of a kernel");
-  }
-  const int64_t scalars = *n * (leaf->is_vector() ? leaf->width : 1);
-  if (scalars > kMaxAccumulatorScalars) {
-    return refused(absl::StrCat(" (", scalars, " scalars, more than the ", kMaxAccumulatorScalars,
-                                " a work-item keeps in registers)"));
-  }
-  return std::nullopt;
-}
-
-std::optional<std::string> AsVectorRefusal(DType dtype) {
-  if (dtype == DType::kHalf) return "a vector of float16";
-  return std::nullopt;
-}
-
-std::optional<std::string> VectorRefusal(const ir::UserFun& f) {
-  if (absl::StrContains(f.body, "if (") || absl::StrContains(f.body, "if(")) {
-    return absl::StrCat("UserFun ", f.name, " on vectors (its body branches with `if`)");
-  }
-  for (const TypePtr& t : f.param_types) {
-    if (t->dtype == DType::kHalf || t->dtype == DType::kBool) {
-      return absl::StrCat("UserFun ", f.name, " on vectors of ", DTypeName(t->dtype));
-    }
-  }
-  if (f.result_type->dtype == DType::kHalf || f.result_type->dtype == DType::kBool) {
-    return absl::StrCat("UserFun ", f.name, " on vectors");
-  }
-  return std::nullopt;
 }
 
 // Element i of Split(m) (stride m) and of Slide(size, step) (stride step): the window of

@@ -39,7 +39,7 @@ struct ExploreOptions {
   // Whether the rules that only refine a variant (ExploreRule::refinement) are applied.
   bool refinements = false;
   // Whether a variant can be mapped onto the device (the tuner asks the device lowering,
-  // codegen::LowerForDevice, which declines what a work-item cannot hold); unset: every
+  // LowerForDevice, which declines what a work-item cannot hold); unset: every
   // variant can. A variant it refuses is listed with the reason (Variant::usable), but
   // it neither counts against max_variants nor is rewritten further: in Relu's cluster the
   // chains of mapReduceInterchange over its output columns, each refused, filled the cap, and

@@ -36,7 +36,7 @@ std::vector<std::string> ClusterNodeNames(const Graph& graph, const Cluster& clu
   return names;
 }
 
-codegen::DeviceProfile ProfileOf(const cl::DeviceInfo& device) {
+rewrite::DeviceProfile ProfileOf(const cl::DeviceInfo& device) {
   const bool gpu = (device.type & CL_DEVICE_TYPE_GPU) != 0;
   // The SIMD width is not an OpenCL 1.2 query: the vendor's is the best guess.
   std::string vendor =
@@ -47,7 +47,7 @@ codegen::DeviceProfile ProfileOf(const cl::DeviceInfo& device) {
   } else if (gpu && (absl::StrContains(vendor, "intel") || absl::StrContains(vendor, "arm"))) {
     simd = 16;
   }
-  return codegen::DeviceProfile{
+  return rewrite::DeviceProfile{
       .name = "auto",
       .description = device.Describe(),
       .simd_width = simd,
@@ -57,7 +57,7 @@ codegen::DeviceProfile ProfileOf(const cl::DeviceInfo& device) {
       .preferred_vector_width = std::max(1, device.preferred_vector_width_float),
       .max_work_group_size = static_cast<int>(device.max_work_group_size),
       .is_gpu = gpu,
-      .prefetch_bytes = gpu ? 0 : codegen::NamedProfile("cpu")->prefetch_bytes,
+      .prefetch_bytes = gpu ? 0 : rewrite::NamedProfile("cpu")->prefetch_bytes,
   };
 }
 

@@ -35,7 +35,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
-#include "codegen/device_profile.h"
+#include "rewrite/device_profile.h"
 #include "codegen/kernel_gen.h"
 #include "graph/feed.h"
 #include "graph/graph.h"
@@ -91,7 +91,7 @@ class DeviceExecutor {
     std::function<void(std::string& source)> edit_source;
     // Generate kernels for this profile rather than the device's: runs another device's
     // strategies (a GPU's MapWrg/MapLcl reductions) on the device present, to check them.
-    std::optional<codegen::DeviceProfile> profile;
+    std::optional<rewrite::DeviceProfile> profile;
     // Run a cluster that is one float32 MatMul through CLBlast's GEMM instead of a generated
     // kernel: the unfused chain's MatMul, as TensorFlow runs it (a vendor BLAS), for benchmarks.
     bool blas_matmul = false;
@@ -128,7 +128,7 @@ class DeviceExecutor {
 
   const std::string& device_name() const { return context_->info().device_name; }
   const std::shared_ptr<cl::ClContext>& context() const { return context_; }
-  const codegen::DeviceProfile& profile() const { return profile_; }
+  const rewrite::DeviceProfile& profile() const { return profile_; }
   const cl::ProgramCache& program_cache() const { return *cache_; }
 
   // Counts since creation: clusters run as kernels; clusters run on the host because their
@@ -166,7 +166,7 @@ class DeviceExecutor {
   std::shared_ptr<cl::ClContext> context_;
   std::shared_ptr<cl::ProgramCache> cache_;
   Options options_;
-  codegen::DeviceProfile profile_;
+  rewrite::DeviceProfile profile_;
   absl::flat_hash_map<const ir::Fun*, CompiledCluster> compiled_;
   // The kernels that update variables, by dtype, built on first use.
   absl::flat_hash_map<DType, std::pair<std::shared_ptr<cl::ClProgram>, cl::ClKernel>> updates_;
@@ -178,7 +178,7 @@ class DeviceExecutor {
 };
 
 // The profile code generation uses for a device that is present.
-codegen::DeviceProfile ProfileOf(const cl::DeviceInfo& device);
+rewrite::DeviceProfile ProfileOf(const cl::DeviceInfo& device);
 
 // "name (Op)" for each node of a cluster: kernel comments and messages name them so.
 std::vector<std::string> ClusterNodeNames(const Graph& graph, const Cluster& cluster);

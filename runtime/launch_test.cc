@@ -335,7 +335,7 @@ TEST_F(DeviceExecutorTest, GpuProfilesSplitBatchReductionsAcrossWorkGroups) {
   };
   for (const char* name : {"amd", "nvidia", "intel"}) {
     SCOPED_TRACE(name);
-    absl::StatusOr<codegen::DeviceProfile> profile = codegen::NamedProfile(name);
+    absl::StatusOr<rewrite::DeviceProfile> profile = rewrite::NamedProfile(name);
     ASSERT_TRUE(profile.ok());
     ASSERT_GT(profile->WorkGroupReductionSize(), 0);
     absl::StatusOr<ir::TranslatedGraph> translated = Translate(*graph, fetches, feeds_for(5));

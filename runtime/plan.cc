@@ -28,7 +28,7 @@ json TensorJson(const TensorId& id, const ir::TypePtr& type) {
   return {{"tensor", id.ToString()}, {"type", ir::TypeToString(type)}};
 }
 
-json ProfileJson(const codegen::DeviceProfile& p) {
+json ProfileJson(const rewrite::DeviceProfile& p) {
   return {{"profile", p.name},
           {"description", p.description},
           {"simd_width", p.simd_width},
@@ -122,9 +122,9 @@ class PlanReader {
     return it->get<T>();
   }
 
-  absl::StatusOr<codegen::DeviceProfile> Profile() const {
+  absl::StatusOr<rewrite::DeviceProfile> Profile() const {
     DFC_ASSIGN_OR_RETURN(const json* d, Field(root_, "device", json::value_t::object));
-    codegen::DeviceProfile p;
+    rewrite::DeviceProfile p;
     DFC_ASSIGN_OR_RETURN(const json* name, Field(*d, "profile", json::value_t::string));
     DFC_ASSIGN_OR_RETURN(const json* description, Field(*d, "description", json::value_t::string));
     p.name = name->get<std::string>();

@@ -24,7 +24,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
-#include "codegen/device_profile.h"
+#include "rewrite/device_profile.h"
 #include "codegen/kernel_gen.h"
 #include "graph/graph.h"
 #include "ir/from_tf/cluster.h"
@@ -38,7 +38,7 @@ struct PlanSpec {
   std::vector<std::string> targets;  // run for their effects on every run (a training step)
   std::vector<std::string> init;     // run once when the plan is opened (variable initialisers)
   absl::flat_hash_map<std::string, PartialShape> placeholder_shapes;  // for unknown ranks
-  codegen::DeviceProfile profile;
+  rewrite::DeviceProfile profile;
   // Per cluster, the rewrite steps (rewrite/explore.h) its kernel is generated after, as a
   // tuning chose them; none (or no entry) for the default strategy.
   std::vector<std::vector<rewrite::Step>> steps;

@@ -71,7 +71,7 @@ TEST(PlanTest, APlanForAnotherProfileTrainsAsTheReferenceDoes) {
                  {.fetches = {TensorId{"Mean", 0}, TensorId{"Mean_1", 0}},
                   .targets = {"GradientDescent"},
                   .init = {"init"},
-                  .profile = *codegen::NamedProfile("nvidia")},
+                  .profile = *rewrite::NamedProfile("nvidia")},
                  dir);
   absl::StatusOr<std::unique_ptr<DeviceSession>> session =
       DeviceSession::OpenPlan(dir.string(), {.device = "cpu"});
@@ -116,7 +116,7 @@ TEST(PlanTest, AKernelEditedSoThatItDoesNotBuildFallsBackAndStillAnswers) {
   const std::string model = "dl4j_mlp_00_frozen.pb";
   const fs::path dir = FreshDir("edited");
   WriteModelPlan(
-      model, {.fetches = {TensorId{"output", 0}}, .profile = *codegen::NamedProfile("amd")}, dir);
+      model, {.fetches = {TensorId{"output", 0}}, .profile = *rewrite::NamedProfile("amd")}, dir);
   std::ofstream(dir / "kernels" / "cluster_0.cl", std::ios::app) << "\nthis is not OpenCL C\n";
   std::ostringstream warnings;
   absl::StatusOr<std::unique_ptr<DeviceSession>> session =
@@ -149,7 +149,7 @@ TEST(PlanTest, AWrongPlanDirectoryIsAnErrorNamingTheFile) {
   EXPECT_THAT(error(), HasSubstr((dir / "plan.json").string()));
 
   WriteModelPlan(
-      model, {.fetches = {TensorId{"output", 0}}, .profile = *codegen::NamedProfile("cpu")}, dir);
+      model, {.fetches = {TensorId{"output", 0}}, .profile = *rewrite::NamedProfile("cpu")}, dir);
   ASSERT_TRUE(ReadPlan(dir).ok());
   const std::string json = ReadText(dir / "plan.json");
   auto write = [&](const std::string& text) { std::ofstream(dir / "plan.json") << text; };

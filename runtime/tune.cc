@@ -13,7 +13,7 @@
 #include "absl/strings/str_join.h"
 #include "base/status.h"
 #include "codegen/kernel_gen.h"
-#include "codegen/lower_for_device.h"
+#include "rewrite/lower_for_device.h"
 #include "ir/traverse.h"
 #include "runtime/compare.h"
 #include "runtime/compile.h"
@@ -123,7 +123,7 @@ Tolerance VariantTolerance(const Tensor& expected, int64_t longest_reduction) {
   return t;
 }
 
-std::vector<int> WorkGroupSizes(const codegen::DeviceProfile& profile) {
+std::vector<int> WorkGroupSizes(const rewrite::DeviceProfile& profile) {
   std::vector<int> sizes;
   if (profile.is_gpu) {
     // One to eight wavefronts or warps.
@@ -159,7 +159,7 @@ TuningEntry RecordedChoice(const Plan& plan, const ClusterTuning& t, const std::
           .default_ms = t.variants[0].median_ms};
 }
 
-std::vector<int> VectorWidths(const codegen::DeviceProfile& profile) {
+std::vector<int> VectorWidths(const rewrite::DeviceProfile& profile) {
   std::vector<int> widths;
   for (int w : {4, 8, 16}) {
     if (w <= std::max(4, profile.preferred_vector_width)) widths.push_back(w);
@@ -286,7 +286,7 @@ absl::StatusOr<std::vector<ClusterTuning>> TunePlan(Plan& plan, DeviceExecutor& 
     // The explorer neither counts nor rewrites further a variant the device lowering declines.
     rewrite::ExploreOptions explore = options.explore;
     explore.usable = [&](const ir::ExprPtr& body) {
-      return codegen::LowerForDevice(body, executor.profile()).status();
+      return rewrite::LowerForDevice(body, executor.profile()).status();
     };
     DFC_ASSIGN_OR_RETURN(std::vector<rewrite::Variant> variants,
                          rewrite::Enumerate(lambda.body, explore));

@@ -95,7 +95,7 @@ Tolerance VariantTolerance(const Tensor& expected, int64_t longest_reduction);
 
 // The work-group sizes worth trying for MapGlb kernels on a device, besides the profile's own:
 // one to eight SIMD widths on a GPU; 1, 16 and 64 on a CPU.
-std::vector<int> WorkGroupSizes(const codegen::DeviceProfile& profile);
+std::vector<int> WorkGroupSizes(const rewrite::DeviceProfile& profile);
 
 // How long the next of `clusters_left` clusters may tune when `left` of the plan's budget is
 // left: an equal share (none once the budget is spent). A cluster with many variants (a
@@ -105,7 +105,7 @@ std::chrono::nanoseconds ClusterShare(std::chrono::nanoseconds left, size_t clus
 
 // The vector widths worth trying on a device (its profile's preferred float width and the
 // widths below it, at least 4).
-std::vector<int> VectorWidths(const codegen::DeviceProfile& profile);
+std::vector<int> VectorWidths(const rewrite::DeviceProfile& profile);
 
 }  // namespace dfc
 

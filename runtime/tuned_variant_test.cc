@@ -10,7 +10,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
-#include "codegen/device_profile.h"
+#include "rewrite/device_profile.h"
 #include "gmock/gmock.h"
 #include "graph/loader.h"
 #include "gtest/gtest.h"
@@ -35,9 +35,9 @@ TEST(TunedVariantTest, EveryProfilesKernelOfTheVariantComputesTheReferencesAnswe
   auto shared = std::make_shared<const Graph>(*std::move(graph));
   const auto feeds = SubgraphFeeds(300, 784, 10);
   const Tensor want = ReferenceOut(shared, feeds);
-  for (const std::string& name : codegen::NamedProfiles()) {
+  for (const std::string& name : rewrite::NamedProfiles()) {
     SCOPED_TRACE(name);
-    const codegen::DeviceProfile profile = *codegen::NamedProfile(name);
+    const rewrite::DeviceProfile profile = *rewrite::NamedProfile(name);
     for (const std::vector<rewrite::Step>& steps :
          {std::vector<rewrite::Step>{
               {"storeTransposed", 0}, {"vectorizeReduce(4)", 0}, {"mapReduceInterchange", 0}},
@@ -77,7 +77,7 @@ TEST(TunedVariantTest, ACpuCopiesATransposedInputInBlocksOfRows) {
   const Tensor want = ReferenceOut(shared, feeds);
   for (const char* name : {"cpu", "nvidia"}) {
     SCOPED_TRACE(name);
-    const codegen::DeviceProfile profile = *codegen::NamedProfile(name);
+    const rewrite::DeviceProfile profile = *rewrite::NamedProfile(name);
     absl::StatusOr<Plan> plan = CompilePlan(
         shared, {.fetches = {{"out", 0}}, .profile = profile, .steps = {{{"storeTransposed", 0}}}});
     ASSERT_TRUE(plan.ok()) << plan.status();
@@ -119,7 +119,7 @@ TEST(TunedVariantTest, ACpuKernelPrefetchesTheRowItStreams) {
       {"storeTransposed", 0}, {"vectorizeReduce(16)", 0}, {"mapReduceInterchange", 0}};
   for (const char* name : {"cpu", "nvidia"}) {
     SCOPED_TRACE(name);
-    const codegen::DeviceProfile profile = *codegen::NamedProfile(name);
+    const rewrite::DeviceProfile profile = *rewrite::NamedProfile(name);
     absl::StatusOr<Plan> plan =
         CompilePlan(shared, {.fetches = {{"out", 0}}, .profile = profile, .steps = {steps}});
     ASSERT_TRUE(plan.ok()) << plan.status();
@@ -167,7 +167,7 @@ TEST(TunedVariantTest, AnAccumulatorTooLargeForRegistersIsRefusedByName) {
   absl::StatusOr<Plan> plan =
       CompilePlan(std::make_shared<const Graph>(*std::move(graph)),
                   {.fetches = {{"output", 0}},
-                   .profile = *codegen::NamedProfile("cpu"),
+                   .profile = *rewrite::NamedProfile("cpu"),
                    .steps = {{{"vectorizeReduce(4)", 0}, {"mapReduceInterchange", 0}}}});
   EXPECT_EQ(plan.status().code(), absl::StatusCode::kUnimplemented) << plan.status();
   EXPECT_THAT(plan.status().message(),

@@ -92,7 +92,7 @@ TEST(TuningDbTest, TheClusterHashIsTheSameForTheSameExpression) {
     EXPECT_TRUE(graph.ok()) << graph.status();
     absl::StatusOr<Plan> plan =
         CompilePlan(std::make_shared<const Graph>(*std::move(graph)),
-                    {.fetches = {{"out", 0}}, .profile = *codegen::NamedProfile("cpu")});
+                    {.fetches = {{"out", 0}}, .profile = *rewrite::NamedProfile("cpu")});
     EXPECT_TRUE(plan.ok()) << plan.status();
     return ClusterHash(plan->translated.clusters[0]);
   };
@@ -111,7 +111,7 @@ TEST(TuningDbTest, RecordedStepsAreCheckedAgainstTheVariantTheyMade) {
   ASSERT_TRUE(graph.ok()) << graph.status();
   absl::StatusOr<Plan> plan =
       CompilePlan(std::make_shared<const Graph>(*std::move(graph)),
-                  {.fetches = {{"out", 0}}, .profile = *codegen::NamedProfile("cpu")});
+                  {.fetches = {{"out", 0}}, .profile = *rewrite::NamedProfile("cpu")});
   ASSERT_TRUE(plan.ok()) << plan.status();
   const ir::TranslatedCluster& cluster = plan->translated.clusters[0];
   const auto& lambda = *cluster.lambda;

@@ -22,7 +22,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "codegen/device_profile.h"
+#include "rewrite/device_profile.h"
 #include "codegen/kernel_gen.h"
 #include "graph/loader.h"
 #include "graph/npy.h"
@@ -44,7 +44,7 @@ namespace fs = std::filesystem;
 struct Corpus {
   fs::path out;
   std::regex filter;
-  std::vector<codegen::DeviceProfile> profiles;
+  std::vector<rewrite::DeviceProfile> profiles;
   int64_t kernels = 0;
   int64_t errors = 0;
 
@@ -71,7 +71,7 @@ struct Corpus {
 // The kernels of `translated`'s clusters for every profile, as a device run generates them.
 void WriteTranslated(Corpus& corpus, const fs::path& dir, const Graph& graph,
                      const ir::TranslatedGraph& translated) {
-  for (const codegen::DeviceProfile& profile : corpus.profiles) {
+  for (const rewrite::DeviceProfile& profile : corpus.profiles) {
     for (size_t c = 0; c < translated.clusters.size(); ++c) {
       absl::StatusOr<ClusterKernel> kernel =
           CompileCluster(translated.clusters[c], {},
@@ -89,7 +89,7 @@ void WriteTranslated(Corpus& corpus, const fs::path& dir, const Graph& graph,
 // `only` (with the steps spec gives them).
 void WritePlans(Corpus& corpus, const fs::path& dir, const std::shared_ptr<const Graph>& graph,
                 PlanSpec spec, const std::vector<size_t>& only = {}) {
-  for (const codegen::DeviceProfile& profile : corpus.profiles) {
+  for (const rewrite::DeviceProfile& profile : corpus.profiles) {
     spec.profile = profile;
     absl::StatusOr<Plan> plan = CompilePlan(graph, spec);
     if (!plan.ok()) {
@@ -195,7 +195,7 @@ void WriteWorkloads(Corpus& corpus, const TuningDb& db) {
       WritePlans(corpus, corpus.out / item / name, shared, spec);
     }
     spec.fusion = Fusion::kAll;
-    spec.profile = *codegen::NamedProfile("cpu");
+    spec.profile = *rewrite::NamedProfile("cpu");
     absl::StatusOr<Plan> plan = CompilePlan(shared, spec);
     if (!plan.ok()) continue;
     for (size_t c = 0; c < plan->translated.clusters.size(); ++c) {
@@ -239,8 +239,8 @@ int Main(int argc, char** argv) {
       return 2;
     }
   }
-  for (const std::string& name : codegen::NamedProfiles()) {
-    corpus.profiles.push_back(*codegen::NamedProfile(name));
+  for (const std::string& name : rewrite::NamedProfiles()) {
+    corpus.profiles.push_back(*rewrite::NamedProfile(name));
   }
   const fs::path shared = DFC_SHARED_DIR;
   absl::StatusOr<TuningDb> db =

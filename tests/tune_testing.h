@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "base/status.h"
-#include "codegen/device_profile.h"
+#include "rewrite/device_profile.h"
 #include "graph/feed.h"
 #include "graph/loader.h"
 #include "gtest/gtest.h"
@@ -52,7 +52,7 @@ inline absl::StatusOr<Plan> CompileWithSteps(const std::string& model,
   DFC_ASSIGN_OR_RETURN(Graph graph, LoadGraph(std::string(DFC_SOURCE_DIR) + "/models/" + model));
   return CompilePlan(std::make_shared<const Graph>(std::move(graph)),
                      {.fetches = {{"out", 0}},
-                      .profile = *codegen::NamedProfile("cpu"),
+                      .profile = *rewrite::NamedProfile("cpu"),
                       .steps = {std::move(steps)}});
 }
 

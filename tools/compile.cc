@@ -13,7 +13,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "base/status.h"
-#include "codegen/device_profile.h"
+#include "rewrite/device_profile.h"
 #include "graph/loader.h"
 #include "runtime/device_executor.h"
 #include "runtime/opencl/device.h"
@@ -48,12 +48,12 @@ constexpr char kUsage[] =
     "            that kind present here takes its recorded variant (at --batch's bucket if\n"
     "            given, else the largest recorded).\n";
 
-absl::StatusOr<codegen::DeviceProfile> ProfileFor(const std::string& device) {
+absl::StatusOr<rewrite::DeviceProfile> ProfileFor(const std::string& device) {
   if (device == "auto" || device == "gpu") {
     DFC_ASSIGN_OR_RETURN(cl::DeviceInfo info, cl::SelectDevice(device));
     return ProfileOf(info);
   }
-  return codegen::NamedProfile(device);
+  return rewrite::NamedProfile(device);
 }
 
 }  // namespace
@@ -103,7 +103,7 @@ int Compile(const std::vector<std::string>& argv_in) {
       tuned_device = present->device_name;
     }
   }
-  absl::StatusOr<codegen::DeviceProfile> profile =
+  absl::StatusOr<rewrite::DeviceProfile> profile =
       executor != nullptr ? executor->profile() : ProfileFor(device);
   if (!profile.ok()) return ReportError(profile.status());
 

@@ -214,7 +214,7 @@ int Conformance(const std::vector<std::string>& argv) {
   if (mode == Mode::kDevice) {
     DeviceExecutor::Options options{.warnings = &std::cerr};
     if (args->Has("profile")) {
-      absl::StatusOr<codegen::DeviceProfile> profile = codegen::NamedProfile(args->Get("profile"));
+      absl::StatusOr<rewrite::DeviceProfile> profile = rewrite::NamedProfile(args->Get("profile"));
       if (!profile.ok()) return ReportError(profile.status());
       options.profile = *std::move(profile);
     }

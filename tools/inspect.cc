@@ -11,8 +11,8 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
-#include "codegen/device_profile.h"
-#include "codegen/lower_for_device.h"
+#include "rewrite/device_profile.h"
+#include "rewrite/lower_for_device.h"
 #include "graph/loader.h"
 #include "graph/ops.h"
 #include "ir/from_tf/cluster.h"
@@ -112,7 +112,7 @@ std::string Describe(const Graph& graph, const FoldResult& fold, const TensorId&
 
 int PrintClusters(const Graph& graph, const std::vector<TensorId>& fetches,
                   const std::vector<std::string>& targets, const ir::TranslateOptions& options,
-                  bool with_ir, const codegen::DeviceProfile* lowered_for) {
+                  bool with_ir, const rewrite::DeviceProfile* lowered_for) {
   ReferenceFoldOracle oracle;
   absl::StatusOr<ir::TranslatedGraph> translated =
       ir::TranslateGraph(graph, fetches, targets, {}, oracle, options);
@@ -149,7 +149,7 @@ int PrintClusters(const Graph& graph, const std::vector<TensorId>& fetches,
     }
     if (with_ir) std::cout << "  ir: " << ir::ToString(tc.lambda) << "\n";
     if (lowered_for != nullptr) {
-      absl::StatusOr<ir::ExprPtr> body = codegen::LowerForDevice(tc.lambda->body, *lowered_for);
+      absl::StatusOr<ir::ExprPtr> body = rewrite::LowerForDevice(tc.lambda->body, *lowered_for);
       if (!body.ok()) return ReportError(body.status());
       std::cout << "  lowered for " << lowered_for->name << ": "
                 << ir::ToString(std::make_shared<ir::Lambda>(tc.lambda->params, *body)) << "\n";
@@ -199,10 +199,10 @@ int Inspect(const std::vector<std::string>& argv) {
       if (!shapes.ok()) return ReportUsage(std::string(shapes.status().message()), kUsage);
       options.placeholder_shapes = *std::move(shapes);
     }
-    std::optional<codegen::DeviceProfile> profile;
+    std::optional<rewrite::DeviceProfile> profile;
     if (args->Has("lowered")) {
-      absl::StatusOr<codegen::DeviceProfile> named =
-          codegen::NamedProfile(args->Has("device") ? args->Get("device") : "cpu");
+      absl::StatusOr<rewrite::DeviceProfile> named =
+          rewrite::NamedProfile(args->Has("device") ? args->Get("device") : "cpu");
       if (!named.ok()) return ReportUsage(std::string(named.status().message()), kUsage);
       profile = *std::move(named);
     }

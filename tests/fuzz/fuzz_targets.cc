@@ -8,7 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
-#include "codegen/device_profile.h"
+#include "rewrite/device_profile.h"
 #include "graph/dtype.h"
 #include "graph/loader.h"
 #include "graph/npy.h"
@@ -32,7 +32,7 @@ absl::string_view View(const uint8_t* data, size_t size) {
 std::string LoadAndCompile(absl::string_view bytes) {
   absl::StatusOr<Graph> graph = ParseGraph(bytes, "fuzz input");
   if (!graph.ok()) return "";
-  absl::StatusOr<codegen::DeviceProfile> profile = codegen::NamedProfile("amd");
+  absl::StatusOr<rewrite::DeviceProfile> profile = rewrite::NamedProfile("amd");
   if (!profile.ok()) return absl::StrCat("no amd profile: ", profile.status().message());
   PlanSpec spec{.profile = *profile};
   cli::DefaultFetches(*graph, spec.fetches, spec.targets);

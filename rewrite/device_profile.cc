@@ -1,14 +1,14 @@
 // The named device profiles (see device_profile.h). Figures are those the vendors publish for
 // a representative part: an RX 6800 (AMD), an RTX 3070 (NVIDIA), Iris Xe (Intel), a Mali-G78
 // (ARM), and an 8-core x86 CPU.
-#include "codegen/device_profile.h"
+#include "rewrite/device_profile.h"
 
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 
-namespace dfc::codegen {
+namespace dfc::rewrite {
 
 int DeviceProfile::WorkGroupSize() const {
   if (!is_gpu) return 0;
@@ -92,4 +92,4 @@ absl::StatusOr<DeviceProfile> NamedProfile(absl::string_view name) {
                                           ", or auto for the device present)"));
 }
 
-}  // namespace dfc::codegen
+}  // namespace dfc::rewrite

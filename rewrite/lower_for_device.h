@@ -9,17 +9,17 @@
 //   that reads them;
 // - an array a work-item binds, computes and reads more than once is ToPrivate if it fits.
 // What is left to the generator is named in docs/DESIGN.md, "The stages as they are now".
-#ifndef DFC_CODEGEN_LOWER_FOR_DEVICE_H_
-#define DFC_CODEGEN_LOWER_FOR_DEVICE_H_
+#ifndef DFC_REWRITE_LOWER_FOR_DEVICE_H_
+#define DFC_REWRITE_LOWER_FOR_DEVICE_H_
 
 #include "absl/status/statusor.h"
-#include "codegen/device_profile.h"
 #include "ir/expr.h"
+#include "rewrite/device_profile.h"
 
-namespace dfc::codegen {
+namespace dfc::rewrite {
 
 absl::StatusOr<ir::ExprPtr> LowerForDevice(const ir::ExprPtr& body, const DeviceProfile& profile);
 
-}  // namespace dfc::codegen
+}  // namespace dfc::rewrite
 
-#endif  // DFC_CODEGEN_LOWER_FOR_DEVICE_H_
+#endif  // DFC_REWRITE_LOWER_FOR_DEVICE_H_

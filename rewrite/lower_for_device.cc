@@ -1,5 +1,5 @@
 // The default lowering strategy (see lower_for_device.h).
-#include "codegen/lower_for_device.h"
+#include "rewrite/lower_for_device.h"
 
 #include <algorithm>
 #include <optional>
@@ -9,25 +9,26 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_cat.h"
 #include "base/status.h"
-#include "codegen/generator.h"
 #include "ir/analysis.h"
 #include "ir/traverse.h"
 #include "rewrite/lowering.h"
 #include "rewrite/vectorize.h"
+#include "rewrite/work_item.h"
 
-namespace dfc::codegen {
+namespace dfc::rewrite {
 namespace {
 
 using ir::ExprPtr;
 using ir::Fun;
 using ir::FunCall;
 
-const FunCall* CallKind(const ExprPtr& e, Fun::Kind kind) { return rewrite::CallOf(e, kind); }
+const FunCall* CallKind(const ExprPtr& e, Fun::Kind kind) { return CallOf(e, kind); }
 
 // `rule` rewritten at the root of `e`, or `e` where it declines.
-absl::StatusOr<ExprPtr> AtRoot(const rewrite::Rule& rule, const ExprPtr& e) {
-  DFC_ASSIGN_OR_RETURN(auto at_root, rewrite::ApplyAtRoot(rule, e));
+absl::StatusOr<ExprPtr> AtRoot(const Rule& rule, const ExprPtr& e) {
+  DFC_ASSIGN_OR_RETURN(auto at_root, ApplyAtRoot(rule, e));
   if (auto* rewritten = std::get_if<ExprPtr>(&at_root)) return *rewritten;
   return e;
 }
@@ -36,7 +37,7 @@ absl::StatusOr<ExprPtr> AtRoot(const rewrite::Rule& rule, const ExprPtr& e) {
 // and again until the rule declines there.
 class BottomUp : public ir::ExprMutator {
  public:
-  explicit BottomUp(rewrite::Rule rule) : rule_(std::move(rule)) {}
+  explicit BottomUp(Rule rule) : rule_(std::move(rule)) {}
 
   absl::StatusOr<ExprPtr> Mutate(const ExprPtr& e) override {
     DFC_ASSIGN_OR_RETURN(ExprPtr current, ir::ExprMutator::Mutate(e));
@@ -48,14 +49,14 @@ class BottomUp : public ir::ExprMutator {
   }
 
  private:
-  rewrite::Rule rule_;
+  Rule rule_;
 };
 
 // reduceLcl at the Reduces a work-group computes together: not those inside the elements or the
 // step of a Reduce it splits already (one work-item's share), nor a ToGlobal's.
 class SplitReduces : public ir::ExprMutator {
  public:
-  explicit SplitReduces(int lanes) : rule_(rewrite::ReduceLclRule(0, lanes)) {}
+  explicit SplitReduces(int lanes) : rule_(ReduceLclRule(0, lanes)) {}
 
   absl::StatusOr<ExprPtr> Mutate(const ExprPtr& e) override {
     if (CallKind(e, Fun::Kind::kToGlobal) != nullptr) return e;
@@ -69,9 +70,9 @@ class SplitReduces : public ir::ExprMutator {
 
   bool Matches(const ExprPtr& e) const {
     bool found = false;
-    rewrite::WalkKernel(e, [&](const ExprPtr& x) {
+    WalkKernel(e, [&](const ExprPtr& x) {
       if (!found && CallKind(x, Fun::Kind::kReduce) != nullptr) {
-        found = std::holds_alternative<rewrite::Rewrite>(rule_.match(x));
+        found = std::holds_alternative<Rewrite>(rule_.match(x));
       }
       return !found;
     });
@@ -79,7 +80,7 @@ class SplitReduces : public ir::ExprMutator {
   }
 
  private:
-  rewrite::Rule rule_;
+  Rule rule_;
 };
 
 // The rows of kernels mapped onto work-items; roots() are the MapGlb and MapWrg calls made so.
@@ -112,14 +113,14 @@ class KernelMapping {
         DFC_ASSIGN_OR_RETURN(v, split_.Mutate(v));
         if (v->type->is_array()) {
           // Blocks of rows (Join $ MapGlb) are a view of the rows a work-group computes.
-          DFC_ASSIGN_OR_RETURN(v, rewrite::MappedRows(v) != nullptr
+          DFC_ASSIGN_OR_RETURN(v, MappedRows(v) != nullptr
                                       ? ir::Call(ir::MapWrg(0, ir::Id()), {v})
-                                      : AtRoot(rewrite::MapRows(Fun::Kind::kMapWrg, 0), v));
+                                      : AtRoot(MapRows(Fun::Kind::kMapWrg, 0), v));
         }
       } else if (v->type->is_array()) {
-        DFC_ASSIGN_OR_RETURN(v, AtRoot(rewrite::MapRows(Fun::Kind::kMapGlb, 0), v));
+        DFC_ASSIGN_OR_RETURN(v, AtRoot(MapRows(Fun::Kind::kMapGlb, 0), v));
       }
-      if (const ExprPtr root = rewrite::MappedRows(v)) roots_.insert(root.get());
+      if (const ExprPtr root = MappedRows(v)) roots_.insert(root.get());
     }
     return values;
   }
@@ -134,13 +135,13 @@ class KernelMapping {
 };
 
 // The rows a CPU work-item copies together when a kernel stores a matrix it does not compute
-// (a transposed input, rewrite::StoreTransposed): a cache line of floats.
+// (a transposed input, StoreTransposed): a cache line of floats.
 constexpr int kCopyBlockRows = 16;
 
 // Each ToGlobal's value, at the top level, mapped as a kernel of its own: on a CPU, a matrix
 // that is only a view of memory is copied by blocks of rows (storeByBlocks); a GPU reads a
 // transposed view with neighbouring work-items on neighbouring elements, coalesced row by row.
-class StoredKernels : public rewrite::TopLevelMutator {
+class StoredKernels : public TopLevelMutator {
  public:
   StoredKernels(KernelMapping& mapping, const DeviceProfile& profile)
       : mapping_(mapping), by_blocks_(!profile.is_gpu) {}
@@ -152,7 +153,7 @@ class StoredKernels : public rewrite::TopLevelMutator {
     if (stored == nullptr) return inner;
     ExprPtr value = stored->args[0];
     if (by_blocks_ && !ir::Computes(*value)) {
-      DFC_ASSIGN_OR_RETURN(value, AtRoot(rewrite::StoreByBlocks(kCopyBlockRows), value));
+      DFC_ASSIGN_OR_RETURN(value, AtRoot(StoreByBlocks(kCopyBlockRows), value));
     }
     DFC_ASSIGN_OR_RETURN(std::vector<ExprPtr> mapped, mapping_.Map({std::move(value)}));
     return ir::Call(stored->f, std::move(mapped));
@@ -172,8 +173,7 @@ class Sequential : public ir::ExprMutator {
     if (e->kind != ir::Expr::Kind::kFunCall || roots_.contains(e.get())) {
       return ir::ExprMutator::Mutate(e);
     }
-    for (const rewrite::Rule& rule :
-         {rewrite::MapSeqRule(), rewrite::ReduceLanesRule(), rewrite::ReduceSeqRule()}) {
+    for (const Rule& rule : {MapSeqRule(), ReduceLanesRule(), ReduceSeqRule()}) {
       DFC_ASSIGN_OR_RETURN(ExprPtr lowered, AtRoot(rule, e));
       if (lowered != e) return ir::ExprMutator::Mutate(lowered);
     }
@@ -194,11 +194,10 @@ class WorkItemStorage : public ir::ExprMutator {
     if (call.f->kind == Fun::Kind::kLambda) return MutateLet(call);
     if (call.f->kind == Fun::Kind::kTranspose) {
       DFC_ASSIGN_OR_RETURN(ExprPtr inner, ir::ExprMutator::MutateCall(e, call));
-      return AtRoot(rewrite::TransposeWRule([this](const ExprPtr& x) { return RowsCompute(x); }),
-                    inner);
+      return AtRoot(TransposeWRule([this](const ExprPtr& x) { return RowsCompute(x); }), inner);
     }
-    const ir::FunCall* per_element = rewrite::MapCall(e);
-    if (per_element == nullptr) per_element = rewrite::ReduceCall(e);
+    const ir::FunCall* per_element = MapCall(e);
+    if (per_element == nullptr) per_element = ReduceCall(e);
     const ir::FunPtr f =
         per_element == nullptr ? nullptr : static_cast<const ir::Pattern&>(*per_element->f).f;
     if (f == nullptr || f->kind != Fun::Kind::kLambda) return ir::ExprMutator::MutateCall(e, call);
@@ -208,13 +207,13 @@ class WorkItemStorage : public ir::ExprMutator {
     for (const ir::ParamPtr& v : lambda.params) computes_[v.get()] = false;
     computes_[lambda.params.back().get()] = Computes(call.args.back());
     // An element of Map(λr => E) $ y is E, with r bound to an element of y.
-    if (const FunCall* rows = rewrite::MapCall(Resolved(call.args.back()))) {
+    if (const FunCall* rows = MapCall(Resolved(call.args.back()))) {
       const ir::FunPtr& g = static_cast<const ir::Pattern&>(*rows->f).f;
       if (g->kind == Fun::Kind::kLambda) {
         bound_[lambda.params.back().get()] = static_cast<const ir::Lambda&>(*g).body;
       }
     }
-    DFC_ASSIGN_OR_RETURN(ExprPtr kept, AtRoot(rewrite::ToPrivateElement(Worth()), e));
+    DFC_ASSIGN_OR_RETURN(ExprPtr kept, AtRoot(ToPrivateElement(Worth()), e));
     if (kept != e) {
       // λ(u) => (λ(v) => B) $ (ToPrivate(Id) $ u): u is what v was.
       const auto& outer = static_cast<const ir::Lambda&>(
@@ -249,7 +248,7 @@ class WorkItemStorage : public ir::ExprMutator {
     }
     DFC_ASSIGN_OR_RETURN(ExprPtr let, ir::Call(call.f, args));
     if (depth_ > 0) {
-      DFC_ASSIGN_OR_RETURN(let, AtRoot(rewrite::ToPrivateLet(Worth()), let));
+      DFC_ASSIGN_OR_RETURN(let, AtRoot(ToPrivateLet(Worth()), let));
       for (size_t k = 0; k < args.size(); ++k) {
         const ExprPtr& arg = static_cast<const FunCall&>(*let).args[k];
         if (CallKind(arg, Fun::Kind::kToPrivate) != nullptr) {
@@ -266,8 +265,8 @@ class WorkItemStorage : public ir::ExprMutator {
 
   // Kept in a private array: v's value computes, and `body` reads it more than once (or reads a
   // Transpose of computed rows, by columns, which would compute every row for each), and it
-  // has a known size of at most gen::kMaxPrivateElements.
-  rewrite::PrivateWorth Worth() const {
+  // has a known size of at most kMaxPrivateElements.
+  PrivateWorth Worth() const {
     return [this](const ir::Param& v, const ir::Expr& body) {
       auto computes = computes_.find(&v);
       if (computes == computes_.end() || !computes->second) return false;
@@ -275,8 +274,8 @@ class WorkItemStorage : public ir::ExprMutator {
       if (ir::Reads(body, &v) <= 1 && (value == bound_.end() || !ComputedColumns(value->second))) {
         return false;
       }
-      const std::optional<int64_t> n = gen::ConstantElements(v.type);
-      return n && *n <= gen::kMaxPrivateElements;
+      const std::optional<int64_t> n = ConstantElements(v.type);
+      return n && *n <= kMaxPrivateElements;
     };
   }
 
@@ -293,7 +292,7 @@ class WorkItemStorage : public ir::ExprMutator {
 
   // Whether `x`'s rows do arithmetic: it is a Map whose function computes.
   bool RowsCompute(const ExprPtr& x) const {
-    const FunCall* map = rewrite::MapCall(Resolved(x));
+    const FunCall* map = MapCall(Resolved(x));
     return map != nullptr && ir::Computes(*static_cast<const ir::Pattern&>(*map->f).f);
   }
 
@@ -339,10 +338,10 @@ class Unmappable : public ir::ExprVisitor {
   }
 
   void VisitCall(const FunCall& call) override {
-    if (ir::IsReduce(call.f->kind)) why_ = gen::AccumulatorRefusal(call.args[0]->type, depth_ > 0);
-    if (const ir::UserFun* f = LaneWise(call); f != nullptr && !why_) why_ = gen::VectorRefusal(*f);
+    if (ir::IsReduce(call.f->kind)) why_ = AccumulatorRefusal(call.args[0]->type, depth_ > 0);
+    if (const ir::UserFun* f = LaneWise(call); f != nullptr && !why_) why_ = VectorRefusal(*f);
     if (call.f->kind == Fun::Kind::kAsVector && !why_) {
-      why_ = gen::AsVectorRefusal(ir::BaseDType(call.type));
+      why_ = AsVectorRefusal(ir::BaseDType(call.type));
     }
     if (!why_) ir::ExprVisitor::VisitCall(call);
   }
@@ -379,19 +378,22 @@ class Unmappable : public ir::ExprVisitor {
 }  // namespace
 
 absl::StatusOr<ir::ExprPtr> LowerForDevice(const ir::ExprPtr& body, const DeviceProfile& profile) {
-  DFC_ASSIGN_OR_RETURN(ExprPtr e, BottomUp(rewrite::VectorsAcrossMaps()).Mutate(body));
-  DFC_ASSIGN_OR_RETURN(e, rewrite::ApplyAtTopLevel(rewrite::ToGlobalLet(), e));
+  DFC_ASSIGN_OR_RETURN(ExprPtr e, BottomUp(VectorsAcrossMaps()).Mutate(body));
+  DFC_ASSIGN_OR_RETURN(e, ApplyAtTopLevel(ToGlobalLet(), e));
   KernelMapping mapping(profile);
   DFC_ASSIGN_OR_RETURN(e, StoredKernels(mapping, profile).Mutate(e));
-  DFC_ASSIGN_OR_RETURN(e, rewrite::ReplaceOutputs(e, [&](std::vector<ExprPtr> outputs) {
+  DFC_ASSIGN_OR_RETURN(e, ReplaceOutputs(e, [&](std::vector<ExprPtr> outputs) {
                          return mapping.Map(std::move(outputs));
                        }));
   DFC_ASSIGN_OR_RETURN(e, Sequential(mapping.roots()).Mutate(e));
   DFC_ASSIGN_OR_RETURN(e, WorkItemStorage().Mutate(e));
   Unmappable unmappable;
   unmappable.Visit(e);
-  if (unmappable.why()) return gen::Unsupported(*unmappable.why());
+  if (unmappable.why()) {
+    return absl::UnimplementedError(
+        absl::StrCat(*unmappable.why(), " cannot be mapped onto the device"));
+  }
   return e;
 }
 
-}  // namespace dfc::codegen
+}  // namespace dfc::rewrite

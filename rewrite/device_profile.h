@@ -1,8 +1,8 @@
 // Device profiles: what code generation needs to know of a device, for the devices dfc
 // compiles for ahead of time (`dfc compile --device amd` on a machine without one) and, from
 // the OpenCL device present, for `auto`.
-#ifndef DFC_CODEGEN_DEVICE_PROFILE_H_
-#define DFC_CODEGEN_DEVICE_PROFILE_H_
+#ifndef DFC_REWRITE_DEVICE_PROFILE_H_
+#define DFC_REWRITE_DEVICE_PROFILE_H_
 
 #include <cstdint>
 #include <string>
@@ -11,7 +11,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 
-namespace dfc::codegen {
+namespace dfc::rewrite {
 
 struct DeviceProfile {
   std::string name;         // "amd", "nvidia", "intel", "arm", "cpu", or the device's
@@ -47,6 +47,6 @@ struct DeviceProfile {
 absl::StatusOr<DeviceProfile> NamedProfile(absl::string_view name);
 std::vector<std::string> NamedProfiles();
 
-}  // namespace dfc::codegen
+}  // namespace dfc::rewrite
 
-#endif  // DFC_CODEGEN_DEVICE_PROFILE_H_
+#endif  // DFC_REWRITE_DEVICE_PROFILE_H_

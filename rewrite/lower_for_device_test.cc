@@ -2,7 +2,7 @@
 // high-level ones), the rows of a kernel MapGlb, or MapWrg with ReduceLcl where the profile
 // reduces in work-groups and the rows are few, arrays read twice ToPrivate; values unchanged
 // on the IR interpreter.
-#include "codegen/lower_for_device.h"
+#include "rewrite/lower_for_device.h"
 
 #include "base/status.h"
 #include "gmock/gmock.h"
@@ -11,7 +11,7 @@
 #include "ir/traverse.h"
 #include "tests/rule_testing.h"
 
-namespace dfc::codegen {
+namespace dfc::rewrite {
 namespace {
 
 using ::testing::HasSubstr;
@@ -34,7 +34,7 @@ ir::ExprPtr Lowered(const ir::ExprPtr& e, const char* profile) {
 int CountKind(const ir::ExprPtr& e, ir::Fun::Kind kind) {
   int n = 0;
   ir::Walk(e, [&](const ir::ExprPtr& x) {
-    n += rewrite::CallOf(x, kind) != nullptr;
+    n += CallOf(x, kind) != nullptr;
     return true;
   });
   return n;
@@ -203,4 +203,4 @@ TEST(LowerForDeviceTest, DeclinesWhatAWorkItemCannotHold) {
 }
 
 }  // namespace
-}  // namespace dfc::codegen
+}  // namespace dfc::rewrite
