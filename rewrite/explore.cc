@@ -11,6 +11,7 @@
 #include "base/status.h"
 #include "rewrite/data_layout.h"
 #include "rewrite/interchange.h"
+#include "rewrite/lowering.h"
 #include "rewrite/vectorize.h"
 
 namespace dfc::rewrite {
@@ -41,6 +42,11 @@ std::vector<ExploreRule> ExploreRules(const ExploreOptions& options) {
   for (int w : options.vector_widths) rules.push_back({VectorizeMaps(w), true});
   for (int w : options.vector_widths) rules.push_back({VectorizeColumns(w)});
   for (int r : {2, 4, 8, 16}) rules.push_back({BlockRows(r), true, true});
+  if (options.work_groups) {
+    for (ir::Fun::Kind kind : {ir::Fun::Kind::kMapWrg, ir::Fun::Kind::kMapGlb}) {
+      rules.push_back({MapOutputs(kind), true, true});
+    }
+  }
   return rules;
 }
 
@@ -123,6 +129,7 @@ absl::StatusOr<std::vector<Variant>> OtherWidths(const ir::ExprPtr& body, const 
 absl::StatusOr<ir::ExprPtr> Replay(const ir::ExprPtr& body, const std::vector<Step>& steps) {
   ExploreOptions all;
   all.vector_widths = {2, 4, 8, 16};
+  all.work_groups = true;
   const std::vector<ExploreRule> rules = ExploreRules(all);
   ir::ExprPtr current = body;
   for (const Step& step : steps) {

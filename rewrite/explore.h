@@ -45,15 +45,21 @@ struct ExploreOptions {
   // chains of mapReduceInterchange over its output columns, each refused, filled the cap, and
   // left out the three-step schedule the tuner had picked before.
   std::function<absl::Status(const ir::ExprPtr&)> usable;
+  // Whether the device reduces in work-groups (DeviceProfile::WorkGroupReductionSize), so that
+  // where a kernel's rows run, work-items or work-groups, is a choice: mapOutputsWrg and
+  // mapOutputsGlb (rewrite/lowering.h) are then refinements the explorer tries.
+  bool work_groups = false;
 };
 
 // The rules the explorer applies, by name: mapReduceInterchange, vectorizeReduce(w) and
 // vectorizeColumns(w) for each width, and at the root only storeTransposed (it binds at the
 // cluster's top level), vectorizeMaps(w) for each width (every elementwise Map at once) and
-// blockRows(r) for blocks of 2, 4, 8 and 16 rows. blockRows is a refinement: it blocks what
+// blockRows(r) for blocks of 2, 4, 8 and 16 rows, and with options.work_groups the mapping
+// choices mapOutputsWrg and mapOutputsGlb. blockRows is a refinement: it blocks what
 // the steps before it made of a row, so Enumerate leaves it to Extend, where its four widths
 // would otherwise crowd the breadth-first levels past the cap (they did: the seed's tuned
-// schedule, three steps deep, was left out).
+// schedule, three steps deep, was left out). So are the mapping choices: the default strategy
+// makes one already, and the other pays only for the best variant's rows.
 struct ExploreRule {
   Rule rule;
   bool root_only = false;

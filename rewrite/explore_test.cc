@@ -78,6 +78,31 @@ TEST(ExploreTest, BlockRowsOnlyRefinesAVariant) {
                                               "blockRows(16)@0"));
 }
 
+// Where the device reduces in work-groups, where a kernel's rows run is a refinement too: the
+// choice the default strategy would not make, Replayed like any step; elsewhere no such step.
+TEST(ExploreTest, MappingChoicesRefineAVariantWhereWorkGroupsReduce) {
+  const ir::ParamPtr a = ir::MakeParam("a", Ints({kN, 16}));
+  const ir::ParamPtr b = ir::MakeParam("b", Ints({16, 3}));
+  const ir::ExprPtr e = Must(MatMul(a, b));
+  const auto mapping_steps = [&](const ExploreOptions& options) {
+    absl::StatusOr<std::vector<Variant>> extended = Extend({{}, e}, options);
+    EXPECT_TRUE(extended.ok()) << extended.status();
+    std::vector<std::string> names;
+    for (const Variant& v : *extended) {
+      if (absl::StartsWith(v.Name(), "mapOutputs")) {
+        names.push_back(v.Name());
+        absl::StatusOr<ir::ExprPtr> replayed = Replay(e, v.steps);
+        EXPECT_TRUE(replayed.ok() && ir::ExprEquals(*replayed, v.body)) << v.Name();
+        ExpectEquivalent(e, v.body, {a, b}, kSizes);
+      }
+    }
+    return names;
+  };
+  EXPECT_THAT(mapping_steps({.vector_widths = {4}, .work_groups = true}),
+              ::testing::ElementsAre("mapOutputsWrg@0", "mapOutputsGlb@0"));
+  EXPECT_THAT(mapping_steps({.vector_widths = {4}}), ::testing::IsEmpty());
+}
+
 // A variant the code generator refuses (here: any made by mapReduceInterchange) is listed with
 // the reason, but neither counts against the cap nor is rewritten further; the usable variants
 // fill the cap.

@@ -56,7 +56,7 @@ class BottomUp : public ir::ExprMutator {
 // step of a Reduce it splits already (one work-item's share), nor a ToGlobal's.
 class SplitReduces : public ir::ExprMutator {
  public:
-  explicit SplitReduces(int lanes) : rule_(ReduceLclRule(0, lanes)) {}
+  explicit SplitReduces(int lanes) : rule_(ReduceLclRule(0, lanes)), lanes_(lanes) {}
 
   absl::StatusOr<ExprPtr> Mutate(const ExprPtr& e) override {
     if (CallKind(e, Fun::Kind::kToGlobal) != nullptr) return e;
@@ -68,19 +68,11 @@ class SplitReduces : public ir::ExprMutator {
     return ir::Call(call.f, {init, call.args[1]});
   }
 
-  bool Matches(const ExprPtr& e) const {
-    bool found = false;
-    WalkKernel(e, [&](const ExprPtr& x) {
-      if (!found && CallKind(x, Fun::Kind::kReduce) != nullptr) {
-        found = std::holds_alternative<Rewrite>(rule_.match(x));
-      }
-      return !found;
-    });
-    return found;
-  }
+  bool Matches(const ExprPtr& e) const { return SplitsAReduce(e, lanes_); }
 
  private:
   Rule rule_;
+  int lanes_;
 };
 
 // The rows of kernels mapped onto work-items; roots() are the MapGlb and MapWrg calls made so.
@@ -91,13 +83,25 @@ class KernelMapping {
         concurrent_(profile.ConcurrentWorkItems()),
         split_(lanes_ > 0 ? lanes_ : 1) {}
 
-  // The values one kernel stores, mapped: MapWrg(0) for those of few rows whose work splits a
-  // Reduce (alone, an output that splits nothing would have every work-item repeat its row for
-  // nothing), unless together they would fill the device; MapGlb(0) for the rest.
+  // The values one kernel stores, mapped. Where a step chose (MapOutputs: a MapWrg, or a
+  // MapGlb of the rows themselves), as it chose; elsewhere MapWrg(0) for those of few rows whose
+  // work splits a Reduce (alone, an output that splits nothing would have every work-item
+  // repeat its row for nothing), unless together they would fill the device, and MapGlb(0) for
+  // the rest.
   absl::StatusOr<std::vector<ExprPtr>> Map(std::vector<ExprPtr> values) {
-    std::vector<bool> by_groups(values.size(), false);
+    std::vector<bool> by_groups(values.size(), false), chosen(values.size(), false);
     int64_t rows = 0;
-    for (size_t k = 0; k < values.size() && lanes_ > 0; ++k) {
+    for (size_t k = 0; k < values.size(); ++k) {
+      const ExprPtr mapped = MappedRows(values[k]);
+      const Fun::Kind kind =
+          mapped ? static_cast<const FunCall&>(*mapped).f->kind : Fun::Kind::kMap;
+      if (kind == Fun::Kind::kMapWrg || (kind == Fun::Kind::kMapGlb && mapped == values[k])) {
+        chosen[k] = true;
+        by_groups[k] = kind == Fun::Kind::kMapWrg;
+        DFC_RETURN_IF_ERROR(CheckChosenGroups(values[k], by_groups[k]));
+        continue;
+      }
+      if (lanes_ == 0) continue;
       const std::optional<int64_t> n = values[k]->type->is_array()
                                            ? values[k]->type->length.AsConstant()
                                            : std::optional<int64_t>(1);
@@ -106,12 +110,14 @@ class KernelMapping {
         rows += *n;
       }
     }
-    if (rows >= concurrent_) by_groups.assign(values.size(), false);  // the device is full
+    if (rows >= concurrent_) {  // the device is full
+      for (size_t k = 0; k < values.size(); ++k) by_groups[k] = by_groups[k] && chosen[k];
+    }
     for (size_t k = 0; k < values.size(); ++k) {
       ExprPtr& v = values[k];
       if (by_groups[k]) {
         DFC_ASSIGN_OR_RETURN(v, split_.Mutate(v));
-        if (v->type->is_array()) {
+        if (!chosen[k] && v->type->is_array()) {
           // Blocks of rows (Join $ MapGlb) are a view of the rows a work-group computes.
           DFC_ASSIGN_OR_RETURN(v, MappedRows(v) != nullptr
                                       ? ir::Call(ir::MapWrg(0, ir::Id()), {v})
@@ -128,6 +134,23 @@ class KernelMapping {
   const absl::flat_hash_set<const ir::Expr*>& roots() const { return roots_; }
 
  private:
+  // Whether the profile can run rows a step gave to work-groups: it must reduce in them, and
+  // the rows must have a Reduce to share.
+  absl::Status CheckChosenGroups(const ExprPtr& v, bool by_groups) const {
+    if (!by_groups) return absl::OkStatus();
+    if (lanes_ == 0) {
+      return absl::UnimplementedError(
+          "rows mapped onto work-groups (mapOutputsWrg) on a device that does not reduce in "
+          "work-groups cannot be mapped onto the device");
+    }
+    if (!split_.Matches(v)) {
+      return absl::UnimplementedError(
+          absl::StrCat("rows mapped onto work-groups (mapOutputsWrg) with no Reduce that ", lanes_,
+                       " work-items can share cannot be mapped onto the device"));
+    }
+    return absl::OkStatus();
+  }
+
   const int lanes_;
   const int64_t concurrent_;
   SplitReduces split_;

@@ -9,6 +9,7 @@
 #include "gtest/gtest.h"
 #include "ir/printer.h"
 #include "ir/traverse.h"
+#include "rewrite/lowering.h"
 #include "tests/rule_testing.h"
 
 namespace dfc::rewrite {
@@ -79,6 +80,46 @@ TEST(LowerForDeviceTest, FewRowsThatReduceAreMappedByWorkGroupsOnAGpu) {
   const ir::ExprPtr many = Lowered(batch, "amd");
   EXPECT_THAT(ir::ToString(many), StartsWith("MapGlb(0)("));
   EXPECT_EQ(CountKind(many, ir::Fun::Kind::kReduceLcl), 0);
+}
+
+// Where a kernel's rows run is a step the explorer takes where the device reduces in
+// work-groups (mapOutputsWrg, mapOutputsGlb); the strategy keeps the choice made.
+TEST(LowerForDeviceTest, KeepsTheMappingAStepChose) {
+  const ir::ParamPtr few = ir::MakeParam("x", Ints({8, kN}));
+  const ir::ExprPtr sums = RowSums(few);
+  // Eight long rows go to work-groups by default; mapOutputsGlb keeps them on work-items.
+  const ir::ExprPtr glb = MustRewrite(MapOutputs(ir::Fun::Kind::kMapGlb), sums);
+  ASSERT_NE(glb, nullptr);
+  ExpectEquivalent(sums, glb, {few}, kSizes);
+  const ir::ExprPtr on_items = Lowered(glb, "amd");
+  EXPECT_THAT(ir::ToString(on_items), StartsWith("MapGlb(0)("));
+  EXPECT_EQ(CountKind(on_items, ir::Fun::Kind::kReduceLcl), 0) << ir::ToString(on_items);
+  EXPECT_EQ(DeclineReason(MapOutputs(ir::Fun::Kind::kMapGlb), glb), "no output has rows to map so");
+  // A batch of rows goes to work-items by default; mapOutputsWrg gives each a work-group (its
+  // 1024 elements shared among amd's 256 work-items).
+  const ir::ParamPtr y = ir::MakeParam("y", Ints({kN, 1024}));
+  const ir::ExprPtr batch = RowSums(y);
+  const ir::ExprPtr wrg = MustRewrite(MapOutputs(ir::Fun::Kind::kMapWrg), batch);
+  ASSERT_NE(wrg, nullptr);
+  ExpectEquivalent(batch, wrg, {y}, kSizes);
+  const ir::ExprPtr on_groups = Lowered(wrg, "amd");
+  EXPECT_THAT(ir::ToString(on_groups), StartsWith("MapWrg(0)("));
+  EXPECT_EQ(CountKind(on_groups, ir::Fun::Kind::kReduceLcl), 1) << ir::ToString(on_groups);
+  ExpectEquivalent(batch, on_groups, {y}, kSizes);
+  // A CPU has no work-group reductions: the variant declines, saying why.
+  absl::StatusOr<ir::ExprPtr> on_cpu = LowerForDevice(wrg, Profile("cpu"));
+  EXPECT_EQ(on_cpu.status().code(), absl::StatusCode::kUnimplemented);
+  EXPECT_THAT(on_cpu.status().message(), HasSubstr("does not reduce in work-groups"));
+  // Rows shorter than a work-group have too little to share; rows with nothing to fold, none.
+  const ir::ExprPtr short_rows =
+      MustRewrite(MapOutputs(ir::Fun::Kind::kMapWrg), RowSums(ir::MakeParam("s", Ints({kN, 64}))));
+  ASSERT_NE(short_rows, nullptr);
+  EXPECT_THAT(LowerForDevice(short_rows, Profile("amd")).status().message(),
+              HasSubstr("no Reduce that 256 work-items can share"));
+  const ir::ExprPtr doubled =
+      Must(ir::Call(ir::Map(ir::Map(Twice())), {ir::MakeParam("z", Floats({kN, 64}))}));
+  EXPECT_EQ(DeclineReason(MapOutputs(ir::Fun::Kind::kMapWrg), doubled),
+            "no output has rows to map so");
 }
 
 TEST(LowerForDeviceTest, AComputedRowReadTwiceIsPrivate) {

@@ -33,6 +33,21 @@ bool IsUnstoredTensor(const ir::ExprPtr& arg);
 // (MappedRows) declines.
 Rule MapRows(ir::Fun::Kind kind, int dim);
 
+// The mapping choice the explorer makes as a step (Lift's second stage), at the root of a
+// cluster's body; the default strategy (LowerForDevice) keeps it and decides the rest.
+//   mapOutputsWrg: each array output whose rows are not mapped yet and fold by a combiner that
+//     reduceLcl can split (SplitsAReduce), Map(f) $ x => MapWrg(0)(f) $ x. The lowering splits
+//     those Reduces across the profile's work-group, or declines where it has none.
+//   mapOutputsGlb: each array output whose rows are not mapped yet => MapGlb(0)(f) $ x, even
+//     where the strategy would give its few rows that reduce to work-groups.
+// Blocks of rows (blockRows, vectorizeColumns) are mapped already: the strategy places them.
+// Declines where no output is chosen.
+Rule MapOutputs(ir::Fun::Kind kind);
+
+// Whether the work of `e` (WalkKernel) has a Reduce that reduceLcl(0) splits among `lanes`
+// work-items: the rows of a MapWrg kernel share work only there.
+bool SplitsAReduce(const ir::ExprPtr& e, int lanes);
+
 // storeByBlocks(r), for a matrix a kernel stores:
 //   x => Reindex(n, i) $ Join $ MapGlb(0)(λb => TransposeW $ Transpose $ b)
 //          $ Split(r) $ Pad(0, ⌈n/r⌉·r - n, clamp) $ x

@@ -13,8 +13,8 @@
 #include "absl/strings/str_join.h"
 #include "base/status.h"
 #include "codegen/kernel_gen.h"
-#include "rewrite/lower_for_device.h"
 #include "ir/traverse.h"
+#include "rewrite/lower_for_device.h"
 #include "runtime/compare.h"
 #include "runtime/compile.h"
 #include "runtime/interpreted.h"
@@ -288,6 +288,7 @@ absl::StatusOr<std::vector<ClusterTuning>> TunePlan(Plan& plan, DeviceExecutor& 
     explore.usable = [&](const ir::ExprPtr& body) {
       return rewrite::LowerForDevice(body, executor.profile()).status();
     };
+    explore.work_groups = executor.profile().WorkGroupReductionSize() > 0;
     DFC_ASSIGN_OR_RETURN(std::vector<rewrite::Variant> variants,
                          rewrite::Enumerate(lambda.body, explore));
     const std::vector<int> work_group_sizes = WorkGroupSizes(executor.profile());

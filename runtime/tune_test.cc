@@ -132,6 +132,31 @@ TEST_F(TuneTest, TheBestVariantIsRefinedPastTheBreadthFirstSteps) {
   EXPECT_GT(extended, 0);
 }
 
+// Where the profile reduces in work-groups (amd's, its kernels run on the CPU device), where a
+// kernel's rows run is a refinement too: the best variant is tried with its rows on
+// work-groups and on work-items, each right or refused by the lowering with its reason.
+TEST_F(TuneTest, MappingChoicesAreTriedWhereWorkGroupsReduce) {
+  absl::StatusOr<std::unique_ptr<DeviceExecutor>> amd =
+      DeviceExecutor::Open("cpu", -1, {.profile = *rewrite::NamedProfile("amd")});
+  ASSERT_TRUE(amd.ok()) << amd.status();
+  executor_ = *std::move(amd);
+  Plan plan = Compile("seed_subgraph.pbtxt");
+  TuneOptions options{.warmup = 0, .runs = 1, .refine_rounds = 1};
+  options.explore.vector_widths = {16};
+  options.explore.max_steps = 1;
+  absl::StatusOr<std::vector<ClusterTuning>> tunings =
+      TunePlan(plan, *executor_, SubgraphFeeds(37, 784, 10), options);
+  ASSERT_TRUE(tunings.ok()) << tunings.status();
+  const ClusterTuning& t = (*tunings)[0];
+  ExpectEveryVariantRightOrRefused(t);
+  std::vector<std::string> mapped;
+  for (const VariantResult& v : t.variants) {
+    if (absl::StrContains(v.name, "mapOutputs")) mapped.push_back(v.name);
+  }
+  EXPECT_THAT(mapped, ::testing::Contains(HasSubstr("mapOutputsWrg@0")));
+  EXPECT_THAT(mapped, ::testing::Contains(HasSubstr("mapOutputsGlb@0")));
+}
+
 TEST_F(TuneTest, TheReluSubgraphsVariantsAreRight) {
   Plan plan = Compile("relu_subgraph.pbtxt");
   const std::vector<ClusterTuning> tunings = Tune(plan, 45, 512, 7);
