@@ -157,22 +157,24 @@ absl::StatusOr<CVal> Generator::ApplyPattern(const ir::Pattern& p, std::vector<C
           absl::StrCat("the code generator met ", ir::FunName(p), ", which is not lowered"));
     case K::kMapGlb:  // a kernel's rows (the lowering left no other)
     case K::kMapWrg:
-    case K::kMapSeq:
-      if (p.f->kind == K::kAsScalar) out.writer = args[0].writer;
-      out.element = [this, &p, array = args[0], result,
+    case K::kMapSeq: {
+      const ir::Fun& f = *ir::As<ir::FunPattern>(p).f;
+      if (f.kind == K::kAsScalar) out.writer = args[0].writer;
+      out.element = [this, &f, array = args[0], result,
                      env](const ArithExpr& i) -> absl::StatusOr<CVal> {
         DFC_ASSIGN_OR_RETURN(CVal element, array.element(i));
         const bool saved = top_level_;
         top_level_ = false;
-        absl::StatusOr<CVal> v = Apply(*p.f, {std::move(element)}, result->element, env);
+        absl::StatusOr<CVal> v = Apply(f, {std::move(element)}, result->element, env);
         top_level_ = saved;
         return v;
       };
       return out;
+    }
     case K::kReduceSeq:
     case K::kReduceLcl:
     case K::kReduceLanes:
-      return ReduceSeq(p, std::move(args), env);
+      return ReduceSeq(ir::As<ir::FunPattern>(p), std::move(args), env);
     case K::kZip:
       out.element = [args](const ArithExpr& i) -> absl::StatusOr<CVal> {
         CVal tuple{nullptr};
@@ -187,7 +189,7 @@ absl::StatusOr<CVal> Generator::ApplyPattern(const ir::Pattern& p, std::vector<C
       };
       return out;
     case K::kGet:
-      return args[0].fields[p.index];
+      return args[0].fields[ir::As<ir::GetPattern>(p).index];
     case K::kTuple:
       out.fields = std::move(args);
       return out;
@@ -196,9 +198,9 @@ absl::StatusOr<CVal> Generator::ApplyPattern(const ir::Pattern& p, std::vector<C
     case K::kToLocal:
     case K::kToPrivate:
       if (p.kind == K::kId) return args[0];
-      return Apply(*p.f, std::move(args), result, env);
+      return Apply(*ir::As<ir::FunPattern>(p).f, std::move(args), result, env);
     case K::kSplit:
-      out.element = Windows(args[0], result->element, p.size);
+      out.element = Windows(args[0], result->element, ir::As<ir::SplitPattern>(p).chunk);
       return out;
     case K::kJoin: {
       // Rows of length 0 join to an empty array, whose elements are never read: divide by 1
@@ -228,27 +230,28 @@ absl::StatusOr<CVal> Generator::ApplyPattern(const ir::Pattern& p, std::vector<C
       };
       return out;
     case K::kSlide:
-      out.element = Windows(args[0], result->element, p.step);
+      out.element = Windows(args[0], result->element, ir::As<ir::SlidePattern>(p).step);
       return out;
     case K::kPad: {
-      out.element = [this, &p, array = args[0]](const ArithExpr& j) -> absl::StatusOr<CVal> {
-        const ArithExpr src = j - p.left;  // the index into `array`
+      const ir::PadPattern& pad = ir::As<ir::PadPattern>(p);
+      out.element = [this, &pad, array = args[0]](const ArithExpr& j) -> absl::StatusOr<CVal> {
+        const ArithExpr src = j - pad.left;  // the index into `array`
         const std::string n = Print(array.type->length);
-        if (p.pad_mode == ir::PadMode::kConstant) {
-          CVal fill = Filled(array.type->element, p.pad_value);
+        if (pad.mode == ir::PadMode::kConstant) {
+          CVal fill = Filled(array.type->element, pad.value);
           const std::string at = Print(src);
           return Select(
               array.type->element, absl::StrCat(at, " >= 0 && ", at, " < ", n),
               [array, src]() { return array.element(src); },
               [fill]() -> absl::StatusOr<CVal> { return fill; });
         }
-        if (p.pad_mode == ir::PadMode::kClamp) {
+        if (pad.mode == ir::PadMode::kClamp) {
           return array.element(ArithExpr::Min(ArithExpr::Max(src, 0), array.type->length - 1));
         }
         // A mirrored border: an index of its own, in range.
         const std::string at = Print(src);
         std::string index;
-        switch (p.pad_mode) {
+        switch (pad.mode) {
           case ir::PadMode::kReflect:
             index = absl::StrCat("(", at, " < 0 ? -", at, " : (", at, " >= ", n, " ? 2 * (", n,
                                  " - 1) - ", at, " : ", at, "))");
@@ -268,16 +271,17 @@ absl::StatusOr<CVal> Generator::ApplyPattern(const ir::Pattern& p, std::vector<C
     }
     case K::kReindex: {
       // A shift, out[i] = in[i + c], keeps a contiguous array contiguous.
-      const ArithExpr offset = p.index_fn - ir::IndexVar();
+      const ir::ReindexPattern& reindex = ir::As<ir::ReindexPattern>(p);
+      const ArithExpr offset = reindex.index_fn - ir::IndexVar();
       const std::vector<std::string> vars = offset.Variables();
       if (!args[0].buffer.empty() &&
           std::ranges::find(vars, ir::IndexVar().var_name()) == vars.end()) {
         out.buffer = args[0].buffer;
         out.base = args[0].base + offset;
       }
-      out.element = [this, &p, array = args[0]](const ArithExpr& i) -> absl::StatusOr<CVal> {
+      out.element = [this, &reindex, array = args[0]](const ArithExpr& i) -> absl::StatusOr<CVal> {
         const std::string at = em_->Fresh("at");
-        const ArithExpr index = p.index_fn.Substitute({{ir::IndexVar().var_name(), i}});
+        const ArithExpr index = reindex.index_fn.Substitute({{ir::IndexVar().var_name(), i}});
         em_->Emit(absl::StrCat("const long ", at, " = ", Print(index), ";"));
         return array.element(CVar(at));
       };
@@ -306,15 +310,16 @@ absl::StatusOr<CVal> Generator::ApplyPattern(const ir::Pattern& p, std::vector<C
       out.element = [value = args[0]](const ArithExpr&) -> absl::StatusOr<CVal> { return value; };
       return out;
     case K::kIota:
-      out.element = [this, dtype = p.dtype](const ArithExpr& i) -> absl::StatusOr<CVal> {
+      out.element = [this, dtype = ir::As<ir::SizePattern>(p).dtype](
+                        const ArithExpr& i) -> absl::StatusOr<CVal> {
         return CVal{ir::ScalarType(dtype), [this, dtype, i]() -> absl::StatusOr<std::string> {
                       return absl::StrCat("((", ir::OpenCLType(dtype), ")(", Print(i), "))");
                     }};
       };
       return out;
     case K::kSizeValue: {
-      const std::string value =
-          absl::StrCat("((", ir::OpenCLType(p.dtype), ")(", Print(p.size), "))");
+      const std::string value = absl::StrCat("((", ir::OpenCLType(ir::As<ir::SizePattern>(p).dtype),
+                                             ")(", Print(ir::As<ir::SizePattern>(p).size), "))");
       out.scalar = [value]() -> absl::StatusOr<std::string> { return value; };
       return out;
     }

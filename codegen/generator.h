@@ -171,11 +171,11 @@ class Generator {
   absl::StatusOr<CVal> ApplyPattern(const ir::Pattern& p, std::vector<CVal> args,
                                     const TypePtr& result, const Env& env);
   absl::StatusOr<CVal> CallUserFun(const ir::UserFun& f, std::vector<CVal> args);
-  absl::StatusOr<CVal> ReduceSeq(const ir::Pattern& p, std::vector<CVal> args, const Env& env);
+  absl::StatusOr<CVal> ReduceSeq(const ir::FunPattern& p, std::vector<CVal> args, const Env& env);
   // A Reduce whose accumulator is an array (of known size, at most kMaxAccumulatorScalars
   // scalars, vector lanes counted): kept in a private array of the work-item.
-  absl::StatusOr<CVal> ReduceIntoPrivate(const ir::Pattern& p, const CVal& init, const CVal& array,
-                                         const Env& env);
+  absl::StatusOr<CVal> ReduceIntoPrivate(const ir::FunPattern& p, const CVal& init,
+                                         const CVal& array, const Env& env);
   // Software prefetch (DeviceProfile::prefetch_bytes) of a vector read from global memory at
   // `pointer`, if it streams: the row's own data (the pointer names gid), advancing with an
   // enclosing sequential loop (it names the loop's index). The prefetch goes first in that
@@ -196,11 +196,11 @@ class Generator {
   void CloseSequentialLoop();
   // ReduceLanes: the halves of one vector combined lane-wise until one lane is left
   // (16 -> 8 -> 4 -> 2 -> 1), then with init. Returns the result's C name.
-  absl::StatusOr<std::string> EmitLaneTree(const ir::Pattern& p, const CVal& init,
+  absl::StatusOr<std::string> EmitLaneTree(const ir::FunPattern& p, const CVal& init,
                                            const CVal& vectors, const Env& env);
   // Emits ReduceLcl, the Reduce split across the work-group (kernel_gen.h), and returns the C
   // name of its result.
-  absl::StatusOr<std::string> EmitSplitReduce(const ir::Pattern& p, const CVal& init,
+  absl::StatusOr<std::string> EmitSplitReduce(const ir::FunPattern& p, const CVal& init,
                                               const CVal& array, const std::string& type,
                                               const Env& env);
 

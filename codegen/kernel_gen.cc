@@ -71,7 +71,7 @@ absl::StatusOr<Generator::Output> Generator::MappedOutput(const ExprPtr& e, cons
   out.by_work_groups = static_cast<const ir::FunCall&>(*rows).f->kind == Fun::Kind::kMapWrg;
   out.blocks = rows != e;
   if (const ir::FunCall* prefix = rewrite::CallOf(e, Fun::Kind::kReindex); prefix && out.blocks) {
-    out.rows_below = static_cast<const ir::Pattern&>(*prefix->f).size;
+    out.rows_below = ir::As<ir::ReindexPattern>(*prefix->f).length;
   }
   DFC_ASSIGN_OR_RETURN(out.value, Eval(rows, env));
   return out;

@@ -8,7 +8,7 @@
 
 namespace dfc::codegen::gen {
 
-absl::StatusOr<CVal> Generator::ReduceSeq(const ir::Pattern& p, std::vector<CVal> args,
+absl::StatusOr<CVal> Generator::ReduceSeq(const ir::FunPattern& p, std::vector<CVal> args,
                                           const Env& env) {
   const CVal init = args[0];
   const CVal array = args[1];
@@ -89,7 +89,7 @@ absl::StatusOr<CVal> Generator::ReduceSeq(const ir::Pattern& p, std::vector<CVal
       next);
 }
 
-absl::StatusOr<CVal> Generator::ReduceIntoPrivate(const ir::Pattern& p, const CVal& init,
+absl::StatusOr<CVal> Generator::ReduceIntoPrivate(const ir::FunPattern& p, const CVal& init,
                                                   const CVal& array, const Env& env) {
   if (std::optional<std::string> why = AccumulatorRefusal(init.type, !top_level_)) {
     return Unsupported(*why);
@@ -120,7 +120,7 @@ absl::StatusOr<CVal> Generator::ReduceIntoPrivate(const ir::Pattern& p, const CV
   return Load(acc, leaf->dtype, init.type, 0);
 }
 
-absl::StatusOr<std::string> Generator::EmitLaneTree(const ir::Pattern& p, const CVal& init,
+absl::StatusOr<std::string> Generator::EmitLaneTree(const ir::FunPattern& p, const CVal& init,
                                                     const CVal& vectors, const Env& env) {
   DFC_ASSIGN_OR_RETURN(CVal whole, vectors.element(0));
   const DType dtype = whole.type->dtype;
@@ -151,7 +151,7 @@ absl::StatusOr<std::string> Generator::EmitLaneTree(const ir::Pattern& p, const 
   return result;
 }
 
-absl::StatusOr<std::string> Generator::EmitSplitReduce(const ir::Pattern& p, const CVal& init,
+absl::StatusOr<std::string> Generator::EmitSplitReduce(const ir::FunPattern& p, const CVal& init,
                                                        const CVal& array, const std::string& type,
                                                        const Env& env) {
   local_types_.insert(type);

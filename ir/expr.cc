@@ -17,12 +17,6 @@ int64_t NextId() {
   return next++;
 }
 
-std::shared_ptr<Pattern> NewPattern(Fun::Kind kind, FunPtr f = nullptr) {
-  auto p = std::make_shared<Pattern>(kind);
-  p->f = std::move(f);
-  return p;
-}
-
 absl::Status TypeError(const Fun& f, const std::string& message) {
   return absl::InvalidArgumentError(absl::StrCat(FunName(f), ": ", message));
 }
@@ -49,7 +43,6 @@ absl::StatusOr<TypePtr> ResultType(const Fun& f, const std::vector<TypePtr>& typ
     if (n) return *std::move(n);
     return TypeError(f, absl::StrCat("on ", T(types[0]), ": the result's length overflows int64"));
   };
-  const auto* p = static_cast<const Pattern*>(&f);
   switch (f.kind) {
     case Fun::Kind::kLambda: {
       const auto& lambda = static_cast<const Lambda&>(f);
@@ -91,7 +84,7 @@ absl::StatusOr<TypePtr> ResultType(const Fun& f, const std::vector<TypePtr>& typ
     case Fun::Kind::kMapSeq: {
       DFC_RETURN_IF_ERROR(arity(1));
       DFC_RETURN_IF_ERROR(array(0));
-      auto element = ResultType(*p->f, {types[0]->element});
+      auto element = ResultType(*As<FunPattern>(f).f, {types[0]->element});
       if (!element.ok()) {
         return TypeError(f, absl::StrCat("on ", T(types[0]), ": ", element.status().message()));
       }
@@ -112,7 +105,7 @@ absl::StatusOr<TypePtr> ResultType(const Fun& f, const std::vector<TypePtr>& typ
         }
         element = types[0];
       }
-      auto acc = ResultType(*p->f, {types[0], element});
+      auto acc = ResultType(*As<FunPattern>(f).f, {types[0], element});
       if (!acc.ok()) {
         return TypeError(
             f, absl::StrCat("on (", T(types[0]), ", ", T(types[1]), "): ", acc.status().message()));
@@ -124,9 +117,9 @@ absl::StatusOr<TypePtr> ResultType(const Fun& f, const std::vector<TypePtr>& typ
       return types[0];
     }
     case Fun::Kind::kZip: {
-      DFC_RETURN_IF_ERROR(arity(p->arity));
+      DFC_RETURN_IF_ERROR(arity(As<ArityPattern>(f).arity));
       std::vector<TypePtr> fields;
-      for (int k = 0; k < p->arity; ++k) {
+      for (int k = 0; k < As<ArityPattern>(f).arity; ++k) {
         DFC_RETURN_IF_ERROR(array(k));
         if (types[k]->length != types[0]->length) {
           return TypeError(
@@ -140,25 +133,28 @@ absl::StatusOr<TypePtr> ResultType(const Fun& f, const std::vector<TypePtr>& typ
     }
     case Fun::Kind::kGet: {
       DFC_RETURN_IF_ERROR(arity(1));
-      if (!types[0]->is_tuple() || p->index >= static_cast<int>(types[0]->elements.size())) {
+      if (!types[0]->is_tuple() ||
+          As<GetPattern>(f).index >= static_cast<int>(types[0]->elements.size())) {
         return TypeError(
             f, absl::StrCat("argument has type ", T(types[0]), ", expected a tuple of more than ",
-                            p->index, " elements"));
+                            As<GetPattern>(f).index, " elements"));
       }
-      return types[0]->elements[p->index];
+      return types[0]->elements[As<GetPattern>(f).index];
     }
     case Fun::Kind::kTuple:
-      DFC_RETURN_IF_ERROR(arity(p->arity));
+      DFC_RETURN_IF_ERROR(arity(As<ArityPattern>(f).arity));
       return TupleType(types);
     case Fun::Kind::kSplit: {
       DFC_RETURN_IF_ERROR(arity(1));
       DFC_RETURN_IF_ERROR(array(0));
       const ArithExpr& n = types[0]->length;
-      if (n % p->size != ArithExpr(0)) {
+      if (n % As<SplitPattern>(f).chunk != ArithExpr(0)) {
         return TypeError(f, absl::StrCat("argument has type ", T(types[0]), ": ",
-                                         p->size.ToString(), " does not divide ", n.ToString()));
+                                         As<SplitPattern>(f).chunk.ToString(), " does not divide ",
+                                         n.ToString()));
       }
-      return ArrayType(ArrayType(types[0]->element, p->size), n / p->size);
+      return ArrayType(ArrayType(types[0]->element, As<SplitPattern>(f).chunk),
+                       n / As<SplitPattern>(f).chunk);
     }
     case Fun::Kind::kJoin: {
       DFC_RETURN_IF_ERROR(arity(1));
@@ -185,18 +181,21 @@ absl::StatusOr<TypePtr> ResultType(const Fun& f, const std::vector<TypePtr>& typ
     case Fun::Kind::kSlide: {
       DFC_RETURN_IF_ERROR(arity(1));
       DFC_RETURN_IF_ERROR(array(0));
-      ArithExpr count = (types[0]->length - p->size + p->step) / p->step;
-      return ArrayType(ArrayType(types[0]->element, p->size), count);
+      ArithExpr count = (types[0]->length - As<SlidePattern>(f).size + As<SlidePattern>(f).step) /
+                        As<SlidePattern>(f).step;
+      return ArrayType(ArrayType(types[0]->element, As<SlidePattern>(f).size), count);
     }
     case Fun::Kind::kPad: {
       DFC_RETURN_IF_ERROR(arity(1));
       DFC_RETURN_IF_ERROR(array(0));
-      if (p->pad_mode == PadMode::kConstant && BaseDType(types[0]) != p->pad_value.dtype) {
-        return TypeError(f, absl::StrCat("argument has type ", T(types[0]),
-                                         ", but the pad value is ", DTypeName(p->pad_value.dtype)));
+      if (As<PadPattern>(f).mode == PadMode::kConstant &&
+          BaseDType(types[0]) != As<PadPattern>(f).value.dtype) {
+        return TypeError(f,
+                         absl::StrCat("argument has type ", T(types[0]), ", but the pad value is ",
+                                      DTypeName(As<PadPattern>(f).value.dtype)));
       }
-      std::optional<ArithExpr> length = CheckedAdd(types[0]->length, p->left);
-      if (length) length = CheckedAdd(*length, p->right);
+      std::optional<ArithExpr> length = CheckedAdd(types[0]->length, As<PadPattern>(f).left);
+      if (length) length = CheckedAdd(*length, As<PadPattern>(f).right);
       DFC_ASSIGN_OR_RETURN(ArithExpr padded, fits(length));
       return ArrayType(types[0]->element, padded);
     }
@@ -208,11 +207,13 @@ absl::StatusOr<TypePtr> ResultType(const Fun& f, const std::vector<TypePtr>& typ
             f, absl::StrCat("argument has type ", T(types[0]), ", expected an array of scalars"));
       }
       const ArithExpr& n = types[0]->length;
-      if (n % p->size != ArithExpr(0)) {
+      if (n % ArithExpr(As<AsVectorPattern>(f).width) != ArithExpr(0)) {
         return TypeError(f, absl::StrCat("argument has type ", T(types[0]), ": ",
-                                         p->size.ToString(), " does not divide ", n.ToString()));
+                                         absl::StrCat(As<AsVectorPattern>(f).width),
+                                         " does not divide ", n.ToString()));
       }
-      return ArrayType(VectorType(types[0]->element->dtype, *p->size.AsConstant()), n / p->size);
+      return ArrayType(VectorType(types[0]->element->dtype, As<AsVectorPattern>(f).width),
+                       n / ArithExpr(As<AsVectorPattern>(f).width));
     }
     case Fun::Kind::kAsScalar: {
       DFC_RETURN_IF_ERROR(arity(1));
@@ -231,11 +232,11 @@ absl::StatusOr<TypePtr> ResultType(const Fun& f, const std::vector<TypePtr>& typ
     case Fun::Kind::kReindex:
       DFC_RETURN_IF_ERROR(arity(1));
       DFC_RETURN_IF_ERROR(array(0));
-      return ArrayType(types[0]->element, p->size);
+      return ArrayType(types[0]->element, As<ReindexPattern>(f).length);
     case Fun::Kind::kConcat: {
-      DFC_RETURN_IF_ERROR(arity(p->arity));
+      DFC_RETURN_IF_ERROR(arity(As<ArityPattern>(f).arity));
       std::optional<ArithExpr> total = 0;
-      for (int k = 0; k < p->arity; ++k) {
+      for (int k = 0; k < As<ArityPattern>(f).arity; ++k) {
         DFC_RETURN_IF_ERROR(array(k));
         if (!TypeEquals(types[k]->element, types[0]->element)) {
           return TypeError(f, absl::StrCat("argument ", k, " has type ", T(types[k]),
@@ -248,13 +249,13 @@ absl::StatusOr<TypePtr> ResultType(const Fun& f, const std::vector<TypePtr>& typ
     }
     case Fun::Kind::kRepeat:
       DFC_RETURN_IF_ERROR(arity(1));
-      return ArrayType(types[0], p->size);
+      return ArrayType(types[0], As<RepeatPattern>(f).count);
     case Fun::Kind::kIota:
       DFC_RETURN_IF_ERROR(arity(0));
-      return ArrayType(ScalarType(p->dtype), p->size);
+      return ArrayType(ScalarType(As<SizePattern>(f).dtype), As<SizePattern>(f).size);
     case Fun::Kind::kSizeValue:
       DFC_RETURN_IF_ERROR(arity(0));
-      return ScalarType(p->dtype);
+      return ScalarType(As<SizePattern>(f).dtype);
     case Fun::Kind::kAt:
       DFC_RETURN_IF_ERROR(arity(2));
       DFC_RETURN_IF_ERROR(array(0));
@@ -266,7 +267,7 @@ absl::StatusOr<TypePtr> ResultType(const Fun& f, const std::vector<TypePtr>& typ
     case Fun::Kind::kToGlobal:
     case Fun::Kind::kToLocal:
     case Fun::Kind::kToPrivate:
-      return ResultType(*p->f, types);
+      return ResultType(*As<FunPattern>(f).f, types);
   }
   return TypeError(f, "unknown function kind");
 }
@@ -293,115 +294,68 @@ absl::StatusOr<ExprPtr> Call(FunPtr f, std::vector<ExprPtr> args) {
 
 ArithExpr IndexVar() { return ArithExpr::Var("i"); }
 
-FunPtr WithFunction(const Pattern& pattern, FunPtr f) {
-  auto copy = std::make_shared<Pattern>(pattern);
-  copy->f = std::move(f);
-  return copy;
+FunPtr WithFunction(const FunPattern& pattern, FunPtr f) {
+  return std::make_shared<FunPattern>(pattern.kind, std::move(f), pattern.dim);
 }
 
-FunPtr Map(FunPtr f) { return NewPattern(Fun::Kind::kMap, std::move(f)); }
-FunPtr Reduce(FunPtr f) { return NewPattern(Fun::Kind::kReduce, std::move(f)); }
-FunPtr Zip(int arity) {
-  auto p = NewPattern(Fun::Kind::kZip);
-  p->arity = arity;
-  return p;
+bool FunPattern::Holds(Kind k) {
+  return IsMap(k) || IsReduce(k) || k == Kind::kToGlobal || k == Kind::kToLocal ||
+         k == Kind::kToPrivate;
 }
-FunPtr Get(int index) {
-  auto p = NewPattern(Fun::Kind::kGet);
-  p->index = index;
-  return p;
+
+namespace {
+
+FunPtr Plain(Fun::Kind kind) { return std::make_shared<Pattern>(kind); }
+FunPtr Applying(Fun::Kind kind, FunPtr f, int dim = 0) {
+  return std::make_shared<FunPattern>(kind, std::move(f), dim);
 }
-FunPtr Tuple(int arity) {
-  auto p = NewPattern(Fun::Kind::kTuple);
-  p->arity = arity;
-  return p;
-}
-FunPtr Split(ArithExpr chunk) {
-  auto p = NewPattern(Fun::Kind::kSplit);
-  p->size = std::move(chunk);
-  return p;
-}
-FunPtr Join() { return NewPattern(Fun::Kind::kJoin); }
-FunPtr Transpose() { return NewPattern(Fun::Kind::kTranspose); }
+
+}  // namespace
+
+FunPtr Map(FunPtr f) { return Applying(Fun::Kind::kMap, std::move(f)); }
+FunPtr Reduce(FunPtr f) { return Applying(Fun::Kind::kReduce, std::move(f)); }
+FunPtr Zip(int arity) { return std::make_shared<ArityPattern>(Fun::Kind::kZip, arity); }
+FunPtr Get(int index) { return std::make_shared<GetPattern>(index); }
+FunPtr Tuple(int arity) { return std::make_shared<ArityPattern>(Fun::Kind::kTuple, arity); }
+FunPtr Split(ArithExpr chunk) { return std::make_shared<SplitPattern>(std::move(chunk)); }
+FunPtr Join() { return Plain(Fun::Kind::kJoin); }
+FunPtr Transpose() { return Plain(Fun::Kind::kTranspose); }
 FunPtr Slide(ArithExpr size, ArithExpr step) {
-  auto p = NewPattern(Fun::Kind::kSlide);
-  p->size = std::move(size);
-  p->step = std::move(step);
-  return p;
+  return std::make_shared<SlidePattern>(std::move(size), std::move(step));
 }
 FunPtr Pad(ArithExpr left, ArithExpr right, PadMode mode, Scalar value) {
-  auto p = NewPattern(Fun::Kind::kPad);
-  p->left = std::move(left);
-  p->right = std::move(right);
-  p->pad_mode = mode;
-  p->pad_value = value;
-  return p;
+  return std::make_shared<PadPattern>(std::move(left), std::move(right), mode, value);
 }
 FunPtr AsVector(int width) {
   DFC_CHECK(width == 2 || width == 4 || width == 8 || width == 16);
-  auto p = NewPattern(Fun::Kind::kAsVector);
-  p->size = width;
-  return p;
+  return std::make_shared<AsVectorPattern>(width);
 }
-FunPtr AsScalar() { return NewPattern(Fun::Kind::kAsScalar); }
-FunPtr Id() { return NewPattern(Fun::Kind::kId); }
+FunPtr AsScalar() { return Plain(Fun::Kind::kAsScalar); }
+FunPtr Id() { return Plain(Fun::Kind::kId); }
 FunPtr Reindex(ArithExpr length, ArithExpr index_fn) {
-  auto p = NewPattern(Fun::Kind::kReindex);
-  p->size = std::move(length);
-  p->index_fn = std::move(index_fn);
-  return p;
+  return std::make_shared<ReindexPattern>(std::move(length), std::move(index_fn));
 }
-FunPtr Concat(int arity) {
-  auto p = NewPattern(Fun::Kind::kConcat);
-  p->arity = arity;
-  return p;
-}
-FunPtr Repeat(ArithExpr count) {
-  auto p = NewPattern(Fun::Kind::kRepeat);
-  p->size = std::move(count);
-  return p;
-}
+FunPtr Concat(int arity) { return std::make_shared<ArityPattern>(Fun::Kind::kConcat, arity); }
+FunPtr Repeat(ArithExpr count) { return std::make_shared<RepeatPattern>(std::move(count)); }
 FunPtr Iota(ArithExpr count, DType dtype) {
-  auto p = NewPattern(Fun::Kind::kIota);
-  p->size = std::move(count);
-  p->dtype = dtype;
-  return p;
+  return std::make_shared<SizePattern>(Fun::Kind::kIota, std::move(count), dtype);
 }
-FunPtr At() { return NewPattern(Fun::Kind::kAt); }
+FunPtr At() { return Plain(Fun::Kind::kAt); }
 FunPtr SizeValue(ArithExpr value, DType dtype) {
   DFC_CHECK(IsInteger(dtype));
-  auto p = NewPattern(Fun::Kind::kSizeValue);
-  p->size = std::move(value);
-  p->dtype = dtype;
-  return p;
+  return std::make_shared<SizePattern>(Fun::Kind::kSizeValue, std::move(value), dtype);
 }
-FunPtr MapGlb(int dim, FunPtr f) {
-  auto p = NewPattern(Fun::Kind::kMapGlb, std::move(f));
-  p->dim = dim;
-  return p;
-}
-FunPtr MapWrg(int dim, FunPtr f) {
-  auto p = NewPattern(Fun::Kind::kMapWrg, std::move(f));
-  p->dim = dim;
-  return p;
-}
-FunPtr MapLcl(int dim, FunPtr f) {
-  auto p = NewPattern(Fun::Kind::kMapLcl, std::move(f));
-  p->dim = dim;
-  return p;
-}
-FunPtr MapSeq(FunPtr f) { return NewPattern(Fun::Kind::kMapSeq, std::move(f)); }
-FunPtr ReduceSeq(FunPtr f) { return NewPattern(Fun::Kind::kReduceSeq, std::move(f)); }
-FunPtr ReduceLcl(int dim, FunPtr f) {
-  auto p = NewPattern(Fun::Kind::kReduceLcl, std::move(f));
-  p->dim = dim;
-  return p;
-}
-FunPtr ReduceLanes(FunPtr f) { return NewPattern(Fun::Kind::kReduceLanes, std::move(f)); }
-FunPtr ToGlobal(FunPtr f) { return NewPattern(Fun::Kind::kToGlobal, std::move(f)); }
-FunPtr ToLocal(FunPtr f) { return NewPattern(Fun::Kind::kToLocal, std::move(f)); }
-FunPtr ToPrivate(FunPtr f) { return NewPattern(Fun::Kind::kToPrivate, std::move(f)); }
-FunPtr TransposeW() { return NewPattern(Fun::Kind::kTransposeW); }
+FunPtr MapGlb(int dim, FunPtr f) { return Applying(Fun::Kind::kMapGlb, std::move(f), dim); }
+FunPtr MapWrg(int dim, FunPtr f) { return Applying(Fun::Kind::kMapWrg, std::move(f), dim); }
+FunPtr MapLcl(int dim, FunPtr f) { return Applying(Fun::Kind::kMapLcl, std::move(f), dim); }
+FunPtr MapSeq(FunPtr f) { return Applying(Fun::Kind::kMapSeq, std::move(f)); }
+FunPtr ReduceSeq(FunPtr f) { return Applying(Fun::Kind::kReduceSeq, std::move(f)); }
+FunPtr ReduceLcl(int dim, FunPtr f) { return Applying(Fun::Kind::kReduceLcl, std::move(f), dim); }
+FunPtr ReduceLanes(FunPtr f) { return Applying(Fun::Kind::kReduceLanes, std::move(f)); }
+FunPtr ToGlobal(FunPtr f) { return Applying(Fun::Kind::kToGlobal, std::move(f)); }
+FunPtr ToLocal(FunPtr f) { return Applying(Fun::Kind::kToLocal, std::move(f)); }
+FunPtr ToPrivate(FunPtr f) { return Applying(Fun::Kind::kToPrivate, std::move(f)); }
+FunPtr TransposeW() { return Plain(Fun::Kind::kTransposeW); }
 
 bool IsMap(Fun::Kind kind) {
   return kind == Fun::Kind::kMap || kind == Fun::Kind::kMapGlb || kind == Fun::Kind::kMapWrg ||
@@ -414,7 +368,6 @@ bool IsReduce(Fun::Kind kind) {
 }
 
 std::string FunName(const Fun& f) {
-  const auto& p = static_cast<const Pattern&>(f);
   switch (f.kind) {
     case Fun::Kind::kLambda:
       return "λ";
@@ -425,55 +378,60 @@ std::string FunName(const Fun& f) {
     case Fun::Kind::kReduce:
       return "Reduce";
     case Fun::Kind::kZip:
-      return absl::StrCat("Zip(", p.arity, ")");
+      return absl::StrCat("Zip(", As<ArityPattern>(f).arity, ")");
     case Fun::Kind::kGet:
-      return absl::StrCat("Get(", p.index, ")");
+      return absl::StrCat("Get(", As<GetPattern>(f).index, ")");
     case Fun::Kind::kTuple:
-      return absl::StrCat("Tuple(", p.arity, ")");
+      return absl::StrCat("Tuple(", As<ArityPattern>(f).arity, ")");
     case Fun::Kind::kSplit:
-      return absl::StrCat("Split(", p.size.ToString(), ")");
+      return absl::StrCat("Split(", As<SplitPattern>(f).chunk.ToString(), ")");
     case Fun::Kind::kJoin:
       return "Join()";
     case Fun::Kind::kTranspose:
       return "Transpose()";
     case Fun::Kind::kSlide:
-      return absl::StrCat("Slide(", p.size.ToString(), ", ", p.step.ToString(), ")");
+      return absl::StrCat("Slide(", As<SlidePattern>(f).size.ToString(), ", ",
+                          As<SlidePattern>(f).step.ToString(), ")");
     case Fun::Kind::kPad: {
       static constexpr const char* kModes[] = {"", "clamp", "reflect", "symmetric"};
-      std::string mode = p.pad_mode == PadMode::kConstant ? p.pad_value.ToString()
-                                                          : kModes[static_cast<int>(p.pad_mode)];
-      return absl::StrCat("Pad(", p.left.ToString(), ", ", p.right.ToString(), ", ", mode, ")");
+      const auto& pad = As<PadPattern>(f);
+      std::string mode = pad.mode == PadMode::kConstant ? pad.value.ToString()
+                                                        : kModes[static_cast<int>(pad.mode)];
+      return absl::StrCat("Pad(", pad.left.ToString(), ", ", pad.right.ToString(), ", ", mode, ")");
     }
     case Fun::Kind::kAsVector:
-      return absl::StrCat("AsVector(", p.size.ToString(), ")");
+      return absl::StrCat("AsVector(", As<AsVectorPattern>(f).width, ")");
     case Fun::Kind::kAsScalar:
       return "AsScalar()";
     case Fun::Kind::kId:
       return "Id()";
     case Fun::Kind::kReindex:
-      return absl::StrCat("Reindex(", p.size.ToString(), ", i => ", p.index_fn.ToString(), ")");
+      return absl::StrCat("Reindex(", As<ReindexPattern>(f).length.ToString(), ", i => ",
+                          As<ReindexPattern>(f).index_fn.ToString(), ")");
     case Fun::Kind::kConcat:
-      return absl::StrCat("Concat(", p.arity, ")");
+      return absl::StrCat("Concat(", As<ArityPattern>(f).arity, ")");
     case Fun::Kind::kRepeat:
-      return absl::StrCat("Repeat(", p.size.ToString(), ")");
+      return absl::StrCat("Repeat(", As<RepeatPattern>(f).count.ToString(), ")");
     case Fun::Kind::kIota:
-      return absl::StrCat("Iota(", p.size.ToString(), ", ", DTypeName(p.dtype), ")");
+      return absl::StrCat("Iota(", As<SizePattern>(f).size.ToString(), ", ",
+                          DTypeName(As<SizePattern>(f).dtype), ")");
     case Fun::Kind::kAt:
       return "At()";
     case Fun::Kind::kSizeValue:
-      return absl::StrCat("SizeValue(", p.size.ToString(), ", ", DTypeName(p.dtype), ")");
+      return absl::StrCat("SizeValue(", As<SizePattern>(f).size.ToString(), ", ",
+                          DTypeName(As<SizePattern>(f).dtype), ")");
     case Fun::Kind::kMapGlb:
-      return absl::StrCat("MapGlb(", p.dim, ")");
+      return absl::StrCat("MapGlb(", As<FunPattern>(f).dim, ")");
     case Fun::Kind::kMapWrg:
-      return absl::StrCat("MapWrg(", p.dim, ")");
+      return absl::StrCat("MapWrg(", As<FunPattern>(f).dim, ")");
     case Fun::Kind::kMapLcl:
-      return absl::StrCat("MapLcl(", p.dim, ")");
+      return absl::StrCat("MapLcl(", As<FunPattern>(f).dim, ")");
     case Fun::Kind::kMapSeq:
       return "MapSeq";
     case Fun::Kind::kReduceSeq:
       return "ReduceSeq";
     case Fun::Kind::kReduceLcl:
-      return absl::StrCat("ReduceLcl(", p.dim, ")");
+      return absl::StrCat("ReduceLcl(", As<FunPattern>(f).dim, ")");
     case Fun::Kind::kReduceLanes:
       return "ReduceLanes";
     case Fun::Kind::kToGlobal:
@@ -561,6 +519,74 @@ absl::StatusOr<ExprPtr> Let(const ExprPtr& value,
 
 namespace {
 
+// Whether two patterns of one kind that apply no function have the same parameters.
+bool SameParameters(const Fun& a, const Fun& b) {
+  switch (a.kind) {
+    case Fun::Kind::kZip:
+    case Fun::Kind::kTuple:
+    case Fun::Kind::kConcat:
+      return As<ArityPattern>(a).arity == As<ArityPattern>(b).arity;
+    case Fun::Kind::kGet:
+      return As<GetPattern>(a).index == As<GetPattern>(b).index;
+    case Fun::Kind::kSplit:
+      return As<SplitPattern>(a).chunk == As<SplitPattern>(b).chunk;
+    case Fun::Kind::kSlide: {
+      const auto &x = As<SlidePattern>(a), &y = As<SlidePattern>(b);
+      return x.size == y.size && x.step == y.step;
+    }
+    case Fun::Kind::kPad: {
+      const auto &x = As<PadPattern>(a), &y = As<PadPattern>(b);
+      return x.left == y.left && x.right == y.right && x.mode == y.mode && x.value == y.value;
+    }
+    case Fun::Kind::kAsVector:
+      return As<AsVectorPattern>(a).width == As<AsVectorPattern>(b).width;
+    case Fun::Kind::kReindex: {
+      const auto &x = As<ReindexPattern>(a), &y = As<ReindexPattern>(b);
+      return x.length == y.length && x.index_fn == y.index_fn;
+    }
+    case Fun::Kind::kRepeat:
+      return As<RepeatPattern>(a).count == As<RepeatPattern>(b).count;
+    case Fun::Kind::kIota:
+    case Fun::Kind::kSizeValue: {
+      const auto &x = As<SizePattern>(a), &y = As<SizePattern>(b);
+      return x.size == y.size && x.dtype == y.dtype;
+    }
+    default:
+      return true;
+  }
+}
+
+// A hash of the parameters SameParameters compares (a Pad's value aside).
+size_t ParametersHash(const Fun& f) {
+  switch (f.kind) {
+    case Fun::Kind::kZip:
+    case Fun::Kind::kTuple:
+    case Fun::Kind::kConcat:
+      return absl::HashOf(As<ArityPattern>(f).arity);
+    case Fun::Kind::kGet:
+      return absl::HashOf(As<GetPattern>(f).index);
+    case Fun::Kind::kSplit:
+      return absl::HashOf(As<SplitPattern>(f).chunk);
+    case Fun::Kind::kSlide:
+      return absl::HashOf(As<SlidePattern>(f).size, As<SlidePattern>(f).step);
+    case Fun::Kind::kPad: {
+      const auto& pad = As<PadPattern>(f);
+      return absl::HashOf(pad.left, pad.right, static_cast<int>(pad.mode));
+    }
+    case Fun::Kind::kAsVector:
+      return absl::HashOf(As<AsVectorPattern>(f).width);
+    case Fun::Kind::kReindex:
+      return absl::HashOf(As<ReindexPattern>(f).length, As<ReindexPattern>(f).index_fn);
+    case Fun::Kind::kRepeat:
+      return absl::HashOf(As<RepeatPattern>(f).count);
+    case Fun::Kind::kIota:
+    case Fun::Kind::kSizeValue:
+      return absl::HashOf(As<SizePattern>(f).size, static_cast<int>(As<SizePattern>(f).dtype));
+    default:
+      return 0;
+  }
+}
+
 // Compares two expressions under a correspondence of the Params bound so far.
 class Equality {
  public:
@@ -612,16 +638,12 @@ class Equality {
       }
       return true;
     }
-    const auto& pa = static_cast<const Pattern&>(*a);
-    const auto& pb = static_cast<const Pattern&>(*b);
-    if (pa.dim != pb.dim || pa.index != pb.index || pa.arity != pb.arity || pa.size != pb.size ||
-        pa.step != pb.step || pa.left != pb.left || pa.right != pb.right ||
-        pa.pad_mode != pb.pad_mode || !(pa.pad_value == pb.pad_value) ||
-        pa.index_fn != pb.index_fn || pa.dtype != pb.dtype) {
-      return false;
+    if (FunPattern::Holds(a->kind)) {
+      const auto& pa = As<FunPattern>(*a);
+      const auto& pb = As<FunPattern>(*b);
+      return pa.dim == pb.dim && Funs(pa.f, pb.f);
     }
-    if ((pa.f == nullptr) != (pb.f == nullptr)) return false;
-    return pa.f == nullptr || Funs(pa.f, pb.f);
+    return SameParameters(*a, *b);
   }
 
  private:
@@ -666,10 +688,11 @@ class Hasher {
       const auto& u = static_cast<const UserFun&>(*f);
       return absl::HashOf(h, u.name, u.body);
     }
-    const auto& p = static_cast<const Pattern&>(*f);
-    h = absl::HashOf(h, p.dim, p.index, p.arity, p.size, p.step, p.left, p.right,
-                     static_cast<int>(p.pad_mode), p.index_fn, static_cast<int>(p.dtype));
-    return p.f ? absl::HashOf(h, Fun(p.f)) : h;
+    if (FunPattern::Holds(f->kind)) {
+      const auto& p = As<FunPattern>(*f);
+      return absl::HashOf(h, p.dim, Fun(p.f));
+    }
+    return absl::HashOf(h, ParametersHash(*f));
   }
 
  private:

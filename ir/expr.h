@@ -14,6 +14,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "base/check.h"
 #include "graph/arith.h"
 #include "ir/type.h"
 #include "ir/value.h"
@@ -163,22 +164,92 @@ enum class PadMode {
   kSymmetric,  // mirrored with the edge repeated:    1 0 | 0 1 2 | 2 1
 };
 
-// Every pattern: which fields matter depends on the kind (see Fun::Kind).
+// A pattern (Fun::Kind from kMap on). One struct a kind, or a family of kinds with the same
+// parameters, each immutable and made only by the factories below; the kinds without
+// parameters (Join, Transpose, TransposeW, AsScalar, Id, At) are a plain Pattern. As<P>(f)
+// is the checked way from a Fun to its struct.
 struct Pattern : Fun {
-  FunPtr f;               // Map*, Reduce*, To*
-  int dim = 0;            // MapGlb/MapWrg/MapLcl/ReduceLcl
-  int index = 0;          // Get
-  int arity = 0;          // Zip, Tuple, Concat
-  ArithExpr size;         // Split, Slide (window), AsVector (width), Reindex (out length),
-                          //   Repeat (count), Iota (count), SizeValue (value)
-  ArithExpr step;         // Slide
-  ArithExpr left, right;  // Pad
-  PadMode pad_mode = PadMode::kConstant;
-  Scalar pad_value;             // Pad with kConstant
-  ArithExpr index_fn;           // Reindex: an expression in IndexVar()
-  DType dtype = DType::kInt32;  // Iota, SizeValue
   explicit Pattern(Kind k) : Fun(k) {}
 };
+
+// Map, MapGlb/MapWrg/MapLcl(dim), MapSeq, Reduce, ReduceSeq, ReduceLcl(dim), ReduceLanes,
+// ToGlobal, ToLocal, ToPrivate: a pattern that applies a function.
+struct FunPattern : Pattern {
+  const FunPtr f;
+  const int dim;  // MapGlb, MapWrg, MapLcl, ReduceLcl; 0 for the others
+  FunPattern(Kind k, FunPtr fn, int d) : Pattern(k), f(std::move(fn)), dim(d) {}
+  static bool Holds(Kind k);
+};
+
+// Zip(k), Tuple(k), Concat(k).
+struct ArityPattern : Pattern {
+  const int arity;
+  ArityPattern(Kind k, int n) : Pattern(k), arity(n) {}
+  static bool Holds(Kind k) { return k == Kind::kZip || k == Kind::kTuple || k == Kind::kConcat; }
+};
+
+struct GetPattern : Pattern {
+  const int index;
+  explicit GetPattern(int i) : Pattern(Kind::kGet), index(i) {}
+  static bool Holds(Kind k) { return k == Kind::kGet; }
+};
+
+struct SplitPattern : Pattern {
+  const ArithExpr chunk;
+  explicit SplitPattern(ArithExpr m) : Pattern(Kind::kSplit), chunk(std::move(m)) {}
+  static bool Holds(Kind k) { return k == Kind::kSplit; }
+};
+
+struct SlidePattern : Pattern {
+  const ArithExpr size, step;
+  SlidePattern(ArithExpr n, ArithExpr s)
+      : Pattern(Kind::kSlide), size(std::move(n)), step(std::move(s)) {}
+  static bool Holds(Kind k) { return k == Kind::kSlide; }
+};
+
+struct PadPattern : Pattern {
+  const ArithExpr left, right;
+  const PadMode mode;
+  const Scalar value;  // with kConstant
+  PadPattern(ArithExpr l, ArithExpr r, PadMode m, Scalar v)
+      : Pattern(Kind::kPad), left(std::move(l)), right(std::move(r)), mode(m), value(v) {}
+  static bool Holds(Kind k) { return k == Kind::kPad; }
+};
+
+struct AsVectorPattern : Pattern {
+  const int width;
+  explicit AsVectorPattern(int w) : Pattern(Kind::kAsVector), width(w) {}
+  static bool Holds(Kind k) { return k == Kind::kAsVector; }
+};
+
+struct ReindexPattern : Pattern {
+  const ArithExpr length;    // of the result
+  const ArithExpr index_fn;  // an expression in IndexVar()
+  ReindexPattern(ArithExpr n, ArithExpr idx)
+      : Pattern(Kind::kReindex), length(std::move(n)), index_fn(std::move(idx)) {}
+  static bool Holds(Kind k) { return k == Kind::kReindex; }
+};
+
+struct RepeatPattern : Pattern {
+  const ArithExpr count;
+  explicit RepeatPattern(ArithExpr n) : Pattern(Kind::kRepeat), count(std::move(n)) {}
+  static bool Holds(Kind k) { return k == Kind::kRepeat; }
+};
+
+// Iota(count, dtype) and SizeValue(value, dtype): a size made a value of an integer dtype.
+struct SizePattern : Pattern {
+  const ArithExpr size;  // Iota's count, SizeValue's value
+  const DType dtype;
+  SizePattern(Kind k, ArithExpr n, DType d) : Pattern(k), size(std::move(n)), dtype(d) {}
+  static bool Holds(Kind k) { return k == Kind::kIota || k == Kind::kSizeValue; }
+};
+
+// `f` as the pattern struct P, which must hold its kind (an internal error otherwise).
+template <typename P>
+const P& As(const Fun& f) {
+  DFC_CHECK(P::Holds(f.kind) && "a pattern read as another kind's struct");
+  return static_cast<const P&>(f);
+}
 
 // The variable `i` that Reindex index functions are written in.
 ArithExpr IndexVar();
@@ -215,9 +286,9 @@ FunPtr ToLocal(FunPtr f);
 FunPtr ToPrivate(FunPtr f);
 FunPtr TransposeW();
 
-// The pattern `pattern` (Map(f), Reduce(f), To*(f)) applying `f` instead: the same kind,
-// dimension and every other field (MapGlb(d) stays MapGlb(d)).
-FunPtr WithFunction(const Pattern& pattern, FunPtr f);
+// The pattern `pattern` (Map(f), Reduce(f), To*(f)) applying `f` instead: the same kind and
+// dimension (MapGlb(d) stays MapGlb(d)).
+FunPtr WithFunction(const FunPattern& pattern, FunPtr f);
 
 // The name a printer and an error use: "Map", "MapGlb(0)", "Split(784)", "λ", a UserFun's name.
 std::string FunName(const Fun& f);

@@ -144,7 +144,8 @@ absl::StatusOr<Value> Interpreter::ApplyIn(const Fun& f, std::vector<Value> args
       for (Value& element : args[0].elements) {
         std::vector<Value> one;
         one.push_back(std::move(element));
-        DFC_ASSIGN_OR_RETURN(Value v, ApplyIn(*p.f, std::move(one), {types[0]->element}, frame));
+        DFC_ASSIGN_OR_RETURN(
+            Value v, ApplyIn(*As<FunPattern>(p).f, std::move(one), {types[0]->element}, frame));
         out.push_back(std::move(v));
       }
       return Value::Array(std::move(out));
@@ -157,8 +158,8 @@ absl::StatusOr<Value> Interpreter::ApplyIn(const Fun& f, std::vector<Value> args
         std::vector<Value> two;
         two.push_back(std::move(acc));
         two.push_back(std::move(element));
-        DFC_ASSIGN_OR_RETURN(acc,
-                             ApplyIn(*p.f, std::move(two), {types[0], types[1]->element}, frame));
+        DFC_ASSIGN_OR_RETURN(acc, ApplyIn(*As<FunPattern>(p).f, std::move(two),
+                                          {types[0], types[1]->element}, frame));
       }
       return acc;
     }
@@ -169,15 +170,15 @@ absl::StatusOr<Value> Interpreter::ApplyIn(const Fun& f, std::vector<Value> args
           std::vector<Value> two;
           two.push_back(std::move(lanes[l]));
           two.push_back(std::move(lanes[l + half]));
-          DFC_ASSIGN_OR_RETURN(lanes[l],
-                               ApplyIn(*p.f, std::move(two), {types[0], types[0]}, frame));
+          DFC_ASSIGN_OR_RETURN(
+              lanes[l], ApplyIn(*As<FunPattern>(p).f, std::move(two), {types[0], types[0]}, frame));
         }
         lanes.resize(half);
       }
       std::vector<Value> two;
       two.push_back(std::move(args[0]));
       two.push_back(std::move(lanes[0]));
-      return ApplyIn(*p.f, std::move(two), {types[0], types[0]}, frame);
+      return ApplyIn(*As<FunPattern>(p).f, std::move(two), {types[0], types[0]}, frame);
     }
     case Fun::Kind::kZip: {
       size_t n = args[0].elements.size();
@@ -190,11 +191,11 @@ absl::StatusOr<Value> Interpreter::ApplyIn(const Fun& f, std::vector<Value> args
       return Value::Array(std::move(out));
     }
     case Fun::Kind::kGet:
-      return std::move(args[0].elements[p.index]);
+      return std::move(args[0].elements[As<GetPattern>(p).index]);
     case Fun::Kind::kTuple:
       return Value::Tuple(std::move(args));
     case Fun::Kind::kSplit: {
-      DFC_ASSIGN_OR_RETURN(int64_t chunk, Size(p.size));
+      DFC_ASSIGN_OR_RETURN(int64_t chunk, Size(As<SplitPattern>(p).chunk));
       if (chunk <= 0) return EvalError(f, absl::StrCat("chunk size ", chunk, " is not positive"));
       std::vector<Value> out;
       std::vector<Value>& in = args[0].elements;
@@ -223,8 +224,8 @@ absl::StatusOr<Value> Interpreter::ApplyIn(const Fun& f, std::vector<Value> args
       return Value::Array(std::move(out));
     }
     case Fun::Kind::kSlide: {
-      DFC_ASSIGN_OR_RETURN(int64_t size, Size(p.size));
-      DFC_ASSIGN_OR_RETURN(int64_t step, Size(p.step));
+      DFC_ASSIGN_OR_RETURN(int64_t size, Size(As<SlidePattern>(p).size));
+      DFC_ASSIGN_OR_RETURN(int64_t step, Size(As<SlidePattern>(p).step));
       const std::vector<Value>& in = args[0].elements;
       std::vector<Value> out;
       for (int64_t start = 0; start + size <= static_cast<int64_t>(in.size()); start += step) {
@@ -234,8 +235,8 @@ absl::StatusOr<Value> Interpreter::ApplyIn(const Fun& f, std::vector<Value> args
       return Value::Array(std::move(out));
     }
     case Fun::Kind::kPad: {
-      DFC_ASSIGN_OR_RETURN(int64_t left, Size(p.left));
-      DFC_ASSIGN_OR_RETURN(int64_t right, Size(p.right));
+      DFC_ASSIGN_OR_RETURN(int64_t left, Size(As<PadPattern>(p).left));
+      DFC_ASSIGN_OR_RETURN(int64_t right, Size(As<PadPattern>(p).right));
       const std::vector<Value>& in = args[0].elements;
       const int64_t n = static_cast<int64_t>(in.size());
       std::vector<Value> out;
@@ -247,10 +248,11 @@ absl::StatusOr<Value> Interpreter::ApplyIn(const Fun& f, std::vector<Value> args
           continue;
         }
         int64_t src = 0;
-        switch (p.pad_mode) {
+        switch (As<PadPattern>(p).mode) {
           case PadMode::kConstant:
             if (!fill) {
-              DFC_ASSIGN_OR_RETURN(Value v, Filled(types[0]->element, p.pad_value, sizes_));
+              DFC_ASSIGN_OR_RETURN(Value v,
+                                   Filled(types[0]->element, As<PadPattern>(p).value, sizes_));
               fill = std::move(v);
             }
             out.push_back(*fill);
@@ -273,7 +275,7 @@ absl::StatusOr<Value> Interpreter::ApplyIn(const Fun& f, std::vector<Value> args
       return Value::Array(std::move(out));
     }
     case Fun::Kind::kAsVector: {
-      DFC_ASSIGN_OR_RETURN(int64_t width, Size(p.size));
+      DFC_ASSIGN_OR_RETURN(int64_t width, Size(As<AsVectorPattern>(p).width));
       std::vector<Value> out;
       std::vector<Value>& in = args[0].elements;
       for (size_t start = 0; start < in.size(); start += width) {
@@ -293,7 +295,7 @@ absl::StatusOr<Value> Interpreter::ApplyIn(const Fun& f, std::vector<Value> args
     case Fun::Kind::kId:
       return std::move(args[0]);
     case Fun::Kind::kReindex: {
-      DFC_ASSIGN_OR_RETURN(int64_t length, Size(p.size));
+      DFC_ASSIGN_OR_RETURN(int64_t length, Size(As<ReindexPattern>(p).length));
       const std::vector<Value>& in = args[0].elements;
       SizeBindings at = sizes_;
       const std::string var = IndexVar().var_name();
@@ -301,7 +303,7 @@ absl::StatusOr<Value> Interpreter::ApplyIn(const Fun& f, std::vector<Value> args
       out.reserve(length);
       for (int64_t i = 0; i < length; ++i) {
         at[var] = i;
-        DFC_ASSIGN_OR_RETURN(int64_t src, p.index_fn.Evaluate(at));
+        DFC_ASSIGN_OR_RETURN(int64_t src, As<ReindexPattern>(p).index_fn.Evaluate(at));
         if (src < 0 || src >= static_cast<int64_t>(in.size())) {
           return absl::InternalError(absl::StrCat(FunName(f), ": index ", src, " for i = ", i,
                                                   " is outside an array of length ", in.size()));
@@ -318,19 +320,20 @@ absl::StatusOr<Value> Interpreter::ApplyIn(const Fun& f, std::vector<Value> args
       return Value::Array(std::move(out));
     }
     case Fun::Kind::kRepeat: {
-      DFC_ASSIGN_OR_RETURN(int64_t count, Size(p.size));
+      DFC_ASSIGN_OR_RETURN(int64_t count, Size(As<RepeatPattern>(p).count));
       return Value::Array(std::vector<Value>(count, args[0]));
     }
     case Fun::Kind::kIota: {
-      DFC_ASSIGN_OR_RETURN(int64_t count, Size(p.size));
+      DFC_ASSIGN_OR_RETURN(int64_t count, Size(As<SizePattern>(p).size));
       std::vector<Value> out;
       out.reserve(count);
-      for (int64_t k = 0; k < count; ++k) out.push_back(Value::Of(Scalar::Int(p.dtype, k)));
+      for (int64_t k = 0; k < count; ++k)
+        out.push_back(Value::Of(Scalar::Int(As<SizePattern>(p).dtype, k)));
       return Value::Array(std::move(out));
     }
     case Fun::Kind::kSizeValue: {
-      DFC_ASSIGN_OR_RETURN(int64_t value, Size(p.size));
-      return Value::Of(Scalar::Int(p.dtype, value));
+      DFC_ASSIGN_OR_RETURN(int64_t value, Size(As<SizePattern>(p).size));
+      return Value::Of(Scalar::Int(As<SizePattern>(p).dtype, value));
     }
     case Fun::Kind::kAt: {
       int64_t index = args[1].scalar.AsInt64();
@@ -345,7 +348,7 @@ absl::StatusOr<Value> Interpreter::ApplyIn(const Fun& f, std::vector<Value> args
     case Fun::Kind::kToGlobal:
     case Fun::Kind::kToLocal:
     case Fun::Kind::kToPrivate:
-      return ApplyIn(*p.f, std::move(args), types, frame);
+      return ApplyIn(*As<FunPattern>(p).f, std::move(args), types, frame);
   }
   return EvalError(f, "unknown function kind");
 }

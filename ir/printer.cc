@@ -33,11 +33,10 @@ class Printer {
       default:
         break;
     }
-    const auto& p = static_cast<const Pattern&>(*f);
-    if (p.f == nullptr) return FunName(p);
+    if (!FunPattern::Holds(f->kind)) return FunName(*f);
     // Map(f), MapGlb(0)(f), ToGlobal(f)...
-    std::string name = FunName(p);
-    std::string inner = Fun(p.f);
+    std::string name = FunName(*f);
+    std::string inner = Fun(As<FunPattern>(*f).f);
     if (name.back() == ')') return absl::StrCat(name, "(", inner, ")");
     return absl::StrCat(name, "(", inner, ")");
   }

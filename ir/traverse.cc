@@ -40,7 +40,7 @@ void ExprVisitor::VisitCall(const FunCall& call) {
 void ExprVisitor::VisitLambda(const Lambda& lambda) { Visit(lambda.body); }
 
 void ExprVisitor::VisitPattern(const Pattern& pattern) {
-  if (pattern.f != nullptr) VisitFun(*pattern.f);
+  if (FunPattern::Holds(pattern.kind)) VisitFun(*As<FunPattern>(pattern).f);
 }
 
 void ScopedExprVisitor::VisitLambda(const Lambda& lambda) {
@@ -97,10 +97,11 @@ absl::StatusOr<FunPtr> ExprMutator::MutateLambda(const FunPtr& f, const Lambda& 
 }
 
 absl::StatusOr<FunPtr> ExprMutator::MutatePattern(const FunPtr& f, const Pattern& pattern) {
-  if (pattern.f == nullptr) return f;
-  DFC_ASSIGN_OR_RETURN(FunPtr inner, MutateFun(pattern.f));
-  if (inner == pattern.f) return f;
-  return WithFunction(pattern, std::move(inner));
+  if (!FunPattern::Holds(pattern.kind)) return f;
+  const auto& applying = As<FunPattern>(pattern);
+  DFC_ASSIGN_OR_RETURN(FunPtr inner, MutateFun(applying.f));
+  if (inner == applying.f) return f;
+  return WithFunction(applying, std::move(inner));
 }
 
 namespace {

@@ -112,7 +112,7 @@ TEST(AnalysisTest, ReadsCountsAReadPerElementAsTwo) {
   RowSums sums;
   EXPECT_EQ(Reads(*sums.expr, sums.x.get()), 1);  // the outer Map reads x once
   const auto& map = static_cast<const FunCall&>(*sums.expr);
-  const auto& row_fn = static_cast<const Lambda&>(*static_cast<const Pattern&>(*map.f).f);
+  const auto& row_fn = static_cast<const Lambda&>(*As<FunPattern>(*map.f).f);
   EXPECT_EQ(Reads(*row_fn.body, row_fn.params[0].get()), 1);
   // x read inside the Map's function: once per row.
   const ExprPtr per_row = Must(MapOver(sums.x, [&](ExprPtr) { return Call(Id(), {sums.x}); }));

@@ -42,7 +42,7 @@ Rule MapReduceInterchange() {
       [](const ir::ExprPtr& e) -> Match {
         const ir::FunCall* map = CallOf(e, ir::Fun::Kind::kMap);
         if (map == nullptr) return Decline{"not a high-level Map"};
-        const ir::FunPtr& f = static_cast<const ir::Pattern&>(*map->f).f;
+        const ir::FunPtr& f = ir::As<ir::FunPattern>(*map->f).f;
         if (f->kind != ir::Fun::Kind::kLambda) return Decline{"the Map's function is not a λ"};
         const auto& lambda = static_cast<const ir::Lambda&>(*f);
         const ir::ParamPtr c = lambda.params[0];
@@ -54,7 +54,7 @@ Rule MapReduceInterchange() {
         for (auto it = reduces.rbegin(); it != reduces.rend(); ++it) {
           const ir::ExprPtr reduce = *it;
           const auto& call = static_cast<const ir::FunCall&>(*reduce);
-          const ir::FunPtr& step = static_cast<const ir::Pattern&>(*call.f).f;
+          const ir::FunPtr& step = ir::As<ir::FunPattern>(*call.f).f;
           if (ir::Reads(*call.args[0], c.get()) > 0 || ir::Reads(*step, c.get()) > 0) continue;
           const ir::ParamPtr v = ir::MakeParam("v", reduce->type);
           absl::StatusOr<ir::ExprPtr> rest = ir::ReplaceWhere(
@@ -139,11 +139,11 @@ class RowWalkFinder : public ir::ScopedExprVisitor {
   bool Shared(const ir::ExprPtr& e) const {
     bool shared = false;
     if (const ir::FunCall* map = CallOf(e, ir::Fun::Kind::kMap); map != nullptr) {
-      const ir::FunPtr& g = static_cast<const ir::Pattern&>(*map->f).f;
+      const ir::FunPtr& g = ir::As<ir::FunPattern>(*map->f).f;
       shared = g->kind == ir::Fun::Kind::kLambda && ir::Reads(*map->args[0], a_) == 0;
     } else if (const ir::FunCall* reduce = ReduceCall(e); reduce != nullptr) {
       shared = ir::Reads(*reduce->args[0], a_) == 0 &&
-               ir::Reads(*static_cast<const ir::Pattern&>(*reduce->f).f, a_) == 0;
+               ir::Reads(*ir::As<ir::FunPattern>(*reduce->f).f, a_) == 0;
     }
     return shared && ReadsNothingBound(*e);
   }
@@ -189,7 +189,7 @@ absl::StatusOr<ir::ExprPtr> MapViews(const std::vector<ir::FunPtr>& views, ir::E
 std::vector<ir::FunPtr> MapChain(ir::ExprPtr& array) {
   std::vector<ir::FunPtr> fns;
   while (const ir::FunCall* map = CallOf(array, ir::Fun::Kind::kMap)) {
-    fns.push_back(static_cast<const ir::Pattern&>(*map->f).f);
+    fns.push_back(ir::As<ir::FunPattern>(*map->f).f);
     array = map->args[0];
   }
   return fns;
@@ -219,7 +219,7 @@ absl::StatusOr<ir::ExprPtr> ApplyChain(const std::vector<ir::FunPtr>& fns, ir::E
 //   Zip(..., X, ...).
 // nullptr where its array is neither a Map nor a Zip of one.
 absl::StatusOr<ir::ExprPtr> FuseRowMaps(const ir::FunCall& outer) {
-  const ir::FunPtr f = static_cast<const ir::Pattern&>(*outer.f).f;
+  const ir::FunPtr f = ir::As<ir::FunPattern>(*outer.f).f;
   ir::ExprPtr rows = outer.args[0];
   if (std::vector<ir::FunPtr> chain = MapChain(rows); !chain.empty()) {
     return ir::MapOver(
@@ -287,7 +287,7 @@ Rule BlockRows(int rows) {
         }
         const ir::FunCall* outer = CallOf(e, ir::Fun::Kind::kMap);
         if (outer == nullptr) return Decline{"not a high-level Map"};
-        const ir::FunPtr& f = static_cast<const ir::Pattern&>(*outer->f).f;
+        const ir::FunPtr& f = ir::As<ir::FunPattern>(*outer->f).f;
         if (f->kind != ir::Fun::Kind::kLambda) return Decline{"the Map's function is not a λ"};
         const ir::ExprPtr& x = outer->args[0];
         if (HoldsAReduceOf(x, nullptr)) {
@@ -320,9 +320,9 @@ Rule BlockRows(int rows) {
         // A walk over C: its function, parameter and array; a fold: none.
         const ir::FunCall* walk_call = CallOf(walk, ir::Fun::Kind::kMap);
         const ir::Lambda* inner_lambda =
-            walk_call == nullptr ? nullptr
-                                 : &static_cast<const ir::Lambda&>(
-                                       *static_cast<const ir::Pattern&>(*walk_call->f).f);
+            walk_call == nullptr
+                ? nullptr
+                : &static_cast<const ir::Lambda&>(*ir::As<ir::FunPattern>(*walk_call->f).f);
         const std::optional<std::vector<ir::FunPtr>> views =
             walk_call == nullptr ? std::nullopt : ViewsOf(lambda.body, walk);
         return [rows, n, a, c = inner_lambda ? inner_lambda->params[0] : nullptr,

@@ -222,7 +222,7 @@ class WorkItemStorage : public ir::ExprMutator {
     const ir::FunCall* per_element = MapCall(e);
     if (per_element == nullptr) per_element = ReduceCall(e);
     const ir::FunPtr f =
-        per_element == nullptr ? nullptr : static_cast<const ir::Pattern&>(*per_element->f).f;
+        per_element == nullptr ? nullptr : ir::As<ir::FunPattern>(*per_element->f).f;
     if (f == nullptr || f->kind != Fun::Kind::kLambda) return ir::ExprMutator::MutateCall(e, call);
     // The function's last parameter is bound to each element (a Reduce's first, to its
     // accumulator, a variable of the work-item).
@@ -231,7 +231,7 @@ class WorkItemStorage : public ir::ExprMutator {
     computes_[lambda.params.back().get()] = Computes(call.args.back());
     // An element of Map(λr => E) $ y is E, with r bound to an element of y.
     if (const FunCall* rows = MapCall(Resolved(call.args.back()))) {
-      const ir::FunPtr& g = static_cast<const ir::Pattern&>(*rows->f).f;
+      const ir::FunPtr& g = ir::As<ir::FunPattern>(*rows->f).f;
       if (g->kind == Fun::Kind::kLambda) {
         bound_[lambda.params.back().get()] = static_cast<const ir::Lambda&>(*g).body;
       }
@@ -240,7 +240,7 @@ class WorkItemStorage : public ir::ExprMutator {
     if (kept != e) {
       // λ(u) => (λ(v) => B) $ (ToPrivate(Id) $ u): u is what v was.
       const auto& outer = static_cast<const ir::Lambda&>(
-          *static_cast<const ir::Pattern&>(*static_cast<const FunCall&>(*kept).f).f);
+          *ir::As<ir::FunPattern>(*static_cast<const FunCall&>(*kept).f).f);
       for (size_t k = 0; k < lambda.params.size(); ++k) {
         computes_[outer.params[k].get()] = computes_[lambda.params[k].get()];
       }
@@ -316,7 +316,7 @@ class WorkItemStorage : public ir::ExprMutator {
   // Whether `x`'s rows do arithmetic: it is a Map whose function computes.
   bool RowsCompute(const ExprPtr& x) const {
     const FunCall* map = MapCall(Resolved(x));
-    return map != nullptr && ir::Computes(*static_cast<const ir::Pattern&>(*map->f).f);
+    return map != nullptr && ir::Computes(*ir::As<ir::FunPattern>(*map->f).f);
   }
 
   bool ComputedColumns(const ExprPtr& x) const {
@@ -386,7 +386,7 @@ class Unmappable : public ir::ExprVisitor {
     }
     const bool map = ir::IsMap(call.f->kind), reduce = ir::IsReduce(call.f->kind);
     if (!map && !reduce) return nullptr;
-    const ir::FunPtr& f = static_cast<const ir::Pattern&>(*call.f).f;
+    const ir::FunPtr& f = ir::As<ir::FunPattern>(*call.f).f;
     if (f->kind != Fun::Kind::kUserFun) return nullptr;
     const bool on_vectors = call.f->kind == Fun::Kind::kReduceLanes ||
                             call.args.back()->type->element->is_vector() ||

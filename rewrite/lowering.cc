@@ -89,7 +89,7 @@ ir::ExprPtr MappedRows(const ir::ExprPtr& e) {
   }
   ir::ExprPtr joined = e;
   if (const ir::FunCall* prefix = CallOf(e, ir::Fun::Kind::kReindex);
-      prefix != nullptr && static_cast<const ir::Pattern&>(*prefix->f).index_fn == ir::IndexVar()) {
+      prefix != nullptr && ir::As<ir::ReindexPattern>(*prefix->f).index_fn == ir::IndexVar()) {
     joined = prefix->args[0];
   }
   const ir::FunCall* join = CallOf(joined, ir::Fun::Kind::kJoin);
@@ -136,7 +136,7 @@ Rule MapRows(ir::Fun::Kind kind, int dim) {
                 return glb ? ir::MapGlb(dim, std::move(f)) : ir::MapWrg(dim, std::move(f));
               };
               if (const ir::FunCall* map = CallOf(e, ir::Fun::Kind::kMap)) {
-                return ir::Call(mapped(static_cast<const ir::Pattern&>(*map->f).f), map->args);
+                return ir::Call(mapped(ir::As<ir::FunPattern>(*map->f).f), map->args);
               }
               return ir::Call(mapped(ir::Id()), {e});
             };
@@ -196,7 +196,7 @@ Rule MapSeqRule() {
               return Decline{"lowered already"};
             }
             return [map]() -> absl::StatusOr<ir::ExprPtr> {
-              return ir::Call(ir::MapSeq(static_cast<const ir::Pattern&>(*map->f).f), map->args);
+              return ir::Call(ir::MapSeq(ir::As<ir::FunPattern>(*map->f).f), map->args);
             };
           }};
 }
@@ -206,8 +206,7 @@ Rule ReduceSeqRule() {
             const ir::FunCall* reduce = CallOf(e, ir::Fun::Kind::kReduce);
             if (reduce == nullptr) return Decline{"not a high-level Reduce"};
             return [reduce]() -> absl::StatusOr<ir::ExprPtr> {
-              return ir::Call(ir::ReduceSeq(static_cast<const ir::Pattern&>(*reduce->f).f),
-                              reduce->args);
+              return ir::Call(ir::ReduceSeq(ir::As<ir::FunPattern>(*reduce->f).f), reduce->args);
             };
           }};
 }
@@ -220,7 +219,7 @@ Rule ReduceLclRule(int dim, int lanes) {
           [dim, lanes](const ir::ExprPtr& e) -> Match {
             const ir::FunCall* reduce = CallOf(e, ir::Fun::Kind::kReduce);
             if (reduce == nullptr) return Decline{"not a high-level Reduce"};
-            const ir::FunPtr& step = static_cast<const ir::Pattern&>(*reduce->f).f;
+            const ir::FunPtr& step = ir::As<ir::FunPattern>(*reduce->f).f;
             if (ir::CombinerOf(step) == nullptr) return Decline{"its step is not a combiner"};
             const ir::TypePtr& init = reduce->args[0]->type;
             const ir::TypePtr& array = reduce->args[1]->type;
@@ -244,7 +243,7 @@ Rule ReduceLanesRule() {
             if (reduce == nullptr) return Decline{"not a high-level Reduce"};
             const ir::FunCall* lanes = CallOf(reduce->args[1], ir::Fun::Kind::kAsScalar);
             if (lanes == nullptr) return Decline{"it does not fold the lanes of vectors"};
-            const ir::FunPtr& step = static_cast<const ir::Pattern&>(*reduce->f).f;
+            const ir::FunPtr& step = ir::As<ir::FunPattern>(*reduce->f).f;
             if (ir::CombinerOf(step) == nullptr) return Decline{"its step is not a combiner"};
             const ir::ExprPtr& vectors = lanes->args[0];
             const ir::TypePtr& init = reduce->args[0]->type;
@@ -281,7 +280,7 @@ Rule ToPrivateElement(PrivateWorth worth) {
             const ir::FunCall* call = MapCall(e);
             if (call == nullptr) call = ReduceCall(e);
             if (call == nullptr) return Decline{"not a Map or a Reduce"};
-            const auto& p = static_cast<const ir::Pattern&>(*call->f);
+            const auto& p = ir::As<ir::FunPattern>(*call->f);
             if (p.f->kind != ir::Fun::Kind::kLambda) return Decline{"its function is no λ"};
             const auto& lambda = static_cast<const ir::Lambda&>(*p.f);
             const ir::ParamPtr& v = lambda.params.back();  // the element

@@ -51,7 +51,7 @@ absl::StatusOr<ir::ExprPtr> AsVectors(const ir::ExprPtr& x, int w) {
   }
   const ir::FunCall* map = CallOf(x, ir::Fun::Kind::kMap);
   if (map != nullptr) {
-    const ir::FunPtr& g = static_cast<const ir::Pattern&>(*map->f).f;
+    const ir::FunPtr& g = ir::As<ir::FunPattern>(*map->f).f;
     const std::vector<ir::ExprPtr> parts = WalkedArrays(*map);
     bool scalars = true;
     for (const ir::ExprPtr& a : parts) scalars = scalars && a->type->element->is_scalar();
@@ -106,7 +106,7 @@ Rule VectorizeReduce(int width) {
         const ir::FunCall* reduce = CallOf(e, ir::Fun::Kind::kReduce);
         if (reduce == nullptr) return Decline{"not a high-level Reduce"};
         const ir::ExprPtr init = reduce->args[0], x = reduce->args[1];
-        const ir::FunPtr& f = static_cast<const ir::Pattern&>(*reduce->f).f;
+        const ir::FunPtr& f = ir::As<ir::FunPattern>(*reduce->f).f;
         const ir::FunPtr combiner = ir::CombinerOf(f);
         if (combiner == nullptr) return Decline{"the step is not a combiner"};
         if (!x->type->element->is_scalar()) return Decline{"the elements are not scalars"};
@@ -159,7 +159,7 @@ namespace {
 std::optional<Decline> CheckElementwiseMap(const ir::ExprPtr& e, int width) {
   const ir::FunCall* map = CallOf(e, ir::Fun::Kind::kMap);
   if (map == nullptr) return Decline{"not a high-level Map"};
-  const ir::FunPtr& f = static_cast<const ir::Pattern&>(*map->f).f;
+  const ir::FunPtr& f = ir::As<ir::FunPattern>(*map->f).f;
   if (f->kind != ir::Fun::Kind::kUserFun && f->kind != ir::Fun::Kind::kLambda) {
     return Decline{"the Map's function is a pattern"};
   }
@@ -281,8 +281,8 @@ class Widener : public ir::ExprMutator {
       DFC_ASSIGN_OR_RETURN(ir::ExprPtr body, Mutate(lambda.body));
       return std::make_shared<ir::Lambda>(std::move(params), std::move(body));
     }
-    const auto& pattern = static_cast<const ir::Pattern&>(*f);
-    if (pattern.f == nullptr) return f;
+    if (!ir::FunPattern::Holds(f->kind)) return f;
+    const auto& pattern = ir::As<ir::FunPattern>(*f);
     std::vector<ir::TypePtr> inner;
     if (f->kind == ir::Fun::Kind::kMap) {
       inner = {types[0]->element};
@@ -311,7 +311,7 @@ Rule VectorizeColumns(int width) {
       [width](const ir::ExprPtr& e) -> Match {
         const ir::FunCall* map = CallOf(e, ir::Fun::Kind::kMap);
         if (map == nullptr) return Decline{"not a high-level Map"};
-        const ir::FunPtr& f = static_cast<const ir::Pattern&>(*map->f).f;
+        const ir::FunPtr& f = ir::As<ir::FunPattern>(*map->f).f;
         if (f->kind != ir::Fun::Kind::kLambda) return Decline{"the Map's function is not a λ"};
         const ir::ExprPtr& x = map->args[0];
         const ir::TypePtr& row = x->type->element;
@@ -407,7 +407,7 @@ bool ReadsOnlyAsVectors(const ir::ExprPtr& body, const ir::Param* x, const ir::E
       ++accounted;
     } else if (const ir::FunCall* get = CallOf(e, ir::Fun::Kind::kGet);
                field >= 0 && get != nullptr && get->args[0].get() == x &&
-               static_cast<const ir::Pattern&>(*get->f).index != field) {
+               ir::As<ir::GetPattern>(*get->f).index != field) {
       ++accounted;
     }
     return true;
@@ -425,7 +425,7 @@ Rule VectorsAcrossMaps() {
       [](const ir::ExprPtr& e) -> Match {
         const ir::FunCall* outer = CallOf(e, ir::Fun::Kind::kMap);
         if (outer == nullptr) return Decline{"not a high-level Map"};
-        const ir::FunPtr& f = static_cast<const ir::Pattern&>(*outer->f).f;
+        const ir::FunPtr& f = ir::As<ir::FunPattern>(*outer->f).f;
         if (f->kind != ir::Fun::Kind::kLambda) return Decline{"its function is not a λ"};
         const auto& consumer = static_cast<const ir::Lambda&>(*f);
         const ir::ParamPtr& x = consumer.params[0];
@@ -435,8 +435,7 @@ Rule VectorsAcrossMaps() {
         for (size_t i = 0; i < arrays.size(); ++i) {
           // The producer: Map(λy => AsScalar $ G) $ X.
           const ir::FunCall* inner = CallOf(arrays[i], ir::Fun::Kind::kMap);
-          const ir::FunPtr g =
-              inner == nullptr ? nullptr : static_cast<const ir::Pattern&>(*inner->f).f;
+          const ir::FunPtr g = inner == nullptr ? nullptr : ir::As<ir::FunPattern>(*inner->f).f;
           if (g == nullptr || g->kind != ir::Fun::Kind::kLambda) continue;
           const auto& producer = static_cast<const ir::Lambda&>(*g);
           const ir::FunCall* lanes = CallOf(producer.body, ir::Fun::Kind::kAsScalar);

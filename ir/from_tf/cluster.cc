@@ -55,8 +55,7 @@ class OccurrenceCounter {
   int CountFun(const Fun& f) {
     if (f.kind == Fun::Kind::kLambda) return Count(static_cast<const Lambda&>(f).body);
     if (f.kind == Fun::Kind::kUserFun) return 0;
-    const auto& p = static_cast<const Pattern&>(f);
-    return p.f ? CountFun(*p.f) : 0;
+    return FunPattern::Holds(f.kind) ? CountFun(*As<FunPattern>(f).f) : 0;
   }
 
   const Expr* target_;

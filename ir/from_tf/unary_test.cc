@@ -333,7 +333,7 @@ int MapDepth(const ExprPtr& e) {
     const auto& call = static_cast<const FunCall&>(*cur);
     if (!IsMap(call.f->kind)) break;
     ++depth;
-    const auto& map = static_cast<const Pattern&>(*call.f);
+    const auto& map = As<FunPattern>(*call.f);
     if (map.f->kind != Fun::Kind::kLambda) break;
     cur = static_cast<const Lambda&>(*map.f).body;
   }
