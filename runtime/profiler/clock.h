@@ -9,7 +9,8 @@
 
 namespace dfc::profiler {
 
-// The offset of `queue`'s device clock, estimated now, so that every Collect() re-estimates it.
+// The offset of `queue`'s device clock, estimated now (Collect() reuses a device's estimate for
+// a second).
 // Where the device has clGetDeviceAndHostTimer (OpenCL 2.1) it pairs the two clocks; otherwise
 // it times a 4-byte write against the host clock several times and keeps the tightest: the
 // device's start and end lie between the host's times before and after, so the midpoints are

@@ -274,6 +274,19 @@ Profile ProfileSteps(Device& device, int steps) {
   return p.ok() ? *std::move(p) : Profile{};
 }
 
+// A device's clock offset is estimated once and reused by the Collects of the next second, so
+// that a timer collecting after every run puts no timed writes between the runs it times.
+TEST_F(ProfilerTest, ProfilesCollectedBackToBackShareTheirClockEstimate) {
+  Device device;
+  ASSERT_TRUE(device.Open());
+  const Profile first = ProfileSteps(device, 1);
+  const Profile second = ProfileSteps(device, 1);
+  ASSERT_EQ(first.queues.size(), 1u);
+  ASSERT_EQ(second.queues.size(), 1u);
+  EXPECT_EQ(first.queues[0].offset_ns, second.queues[0].offset_ns);
+  EXPECT_EQ(first.queues[0].clock, second.queues[0].clock);
+}
+
 TEST_F(ProfilerTest, DeviceEventsAreTimedAndNeverStartBeforeTheirLaunch) {
   Device device;
   ASSERT_TRUE(device.Open());
