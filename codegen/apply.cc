@@ -236,20 +236,19 @@ absl::StatusOr<CVal> Generator::ApplyPattern(const ir::Pattern& p, std::vector<C
       const ir::PadPattern& pad = ir::As<ir::PadPattern>(p);
       out.element = [this, &pad, array = args[0]](const ArithExpr& j) -> absl::StatusOr<CVal> {
         const ArithExpr src = j - pad.left;  // the index into `array`
+        if (pad.mode == ir::PadMode::kClamp) {
+          return array.element(ArithExpr::Min(ArithExpr::Max(src, 0), array.type->length - 1));
+        }
+        const std::string at = Print(src);
         const std::string n = Print(array.type->length);
         if (pad.mode == ir::PadMode::kConstant) {
           CVal fill = Filled(array.type->element, pad.value);
-          const std::string at = Print(src);
           return Select(
               array.type->element, absl::StrCat(at, " >= 0 && ", at, " < ", n),
               [array, src]() { return array.element(src); },
               [fill]() -> absl::StatusOr<CVal> { return fill; });
         }
-        if (pad.mode == ir::PadMode::kClamp) {
-          return array.element(ArithExpr::Min(ArithExpr::Max(src, 0), array.type->length - 1));
-        }
         // A mirrored border: an index of its own, in range.
-        const std::string at = Print(src);
         std::string index;
         switch (pad.mode) {
           case ir::PadMode::kReflect:

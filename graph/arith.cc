@@ -610,18 +610,25 @@ ArithExpr operator%(const ArithExpr& a, const ArithExpr& b) {
 
 ArithExpr ArithExpr::CeilDiv(const ArithExpr& a, const ArithExpr& b) { return (a + b - 1) / b; }
 
+namespace {
+
+// min(a, b) (kMin) or max(a, b) (kMax): the side that provably bounds the other, else a node
+// with its operands in canonical order.
+ArithExpr Extreme(Kind kind, const ArithExpr& a, const ArithExpr& b) {
+  const bool min = kind == Kind::kMin;
+  if (ProvablyNonNegative(b - a)) return min ? a : b;  // a <= b
+  if (ProvablyNonNegative(a - b)) return min ? b : a;  // b <= a
+  return Less(b, a) ? ArithBuilder::Make(kind, 0, {b, a}) : ArithBuilder::Make(kind, 0, {a, b});
+}
+
+}  // namespace
+
 ArithExpr ArithExpr::Min(const ArithExpr& a, const ArithExpr& b) {
-  if (ProvablyNonNegative(b - a)) return a;
-  if (ProvablyNonNegative(a - b)) return b;
-  return Less(b, a) ? ArithBuilder::Make(Kind::kMin, 0, {b, a})
-                    : ArithBuilder::Make(Kind::kMin, 0, {a, b});
+  return Extreme(Kind::kMin, a, b);
 }
 
 ArithExpr ArithExpr::Max(const ArithExpr& a, const ArithExpr& b) {
-  if (ProvablyNonNegative(a - b)) return a;
-  if (ProvablyNonNegative(b - a)) return b;
-  return Less(b, a) ? ArithBuilder::Make(Kind::kMax, 0, {b, a})
-                    : ArithBuilder::Make(Kind::kMax, 0, {a, b});
+  return Extreme(Kind::kMax, a, b);
 }
 
 bool ProvablyNonNegative(const ArithExpr& e) { return RangeOf(e).lo >= 0; }

@@ -24,8 +24,6 @@ using ir::ExprPtr;
 using ir::Fun;
 using ir::FunCall;
 
-const FunCall* CallKind(const ExprPtr& e, Fun::Kind kind) { return CallOf(e, kind); }
-
 // `rule` rewritten at the root of `e`, or `e` where it declines.
 absl::StatusOr<ExprPtr> AtRoot(const Rule& rule, const ExprPtr& e) {
   DFC_ASSIGN_OR_RETURN(auto at_root, ApplyAtRoot(rule, e));
@@ -59,7 +57,7 @@ class SplitReduces : public ir::ExprMutator {
   explicit SplitReduces(int lanes) : rule_(ReduceLclRule(0, lanes)), lanes_(lanes) {}
 
   absl::StatusOr<ExprPtr> Mutate(const ExprPtr& e) override {
-    if (CallKind(e, Fun::Kind::kToGlobal) != nullptr) return e;
+    if (CallOf(e, Fun::Kind::kToGlobal) != nullptr) return e;
     DFC_ASSIGN_OR_RETURN(ExprPtr split, AtRoot(rule_, e));
     if (split == e) return ir::ExprMutator::Mutate(e);
     const auto& call = static_cast<const FunCall&>(*split);
@@ -172,7 +170,7 @@ class StoredKernels : public TopLevelMutator {
  protected:
   absl::StatusOr<ExprPtr> MutateCall(const ExprPtr& e, const FunCall& call) override {
     DFC_ASSIGN_OR_RETURN(ExprPtr inner, ir::ExprMutator::MutateCall(e, call));
-    const FunCall* stored = CallKind(inner, Fun::Kind::kToGlobal);
+    const FunCall* stored = CallOf(inner, Fun::Kind::kToGlobal);
     if (stored == nullptr) return inner;
     ExprPtr value = stored->args[0];
     if (by_blocks_ && !ir::Computes(*value)) {
@@ -274,7 +272,7 @@ class WorkItemStorage : public ir::ExprMutator {
       DFC_ASSIGN_OR_RETURN(let, AtRoot(ToPrivateLet(Worth()), let));
       for (size_t k = 0; k < args.size(); ++k) {
         const ExprPtr& arg = static_cast<const FunCall&>(*let).args[k];
-        if (CallKind(arg, Fun::Kind::kToPrivate) != nullptr) {
+        if (CallOf(arg, Fun::Kind::kToPrivate) != nullptr) {
           computes_[lambda.params[k].get()] = false;  // read from the private array
           bound_[lambda.params[k].get()] = arg;
         }
@@ -320,7 +318,7 @@ class WorkItemStorage : public ir::ExprMutator {
   }
 
   bool ComputedColumns(const ExprPtr& x) const {
-    return CallKind(Resolved(x), Fun::Kind::kTransposeW) != nullptr;
+    return CallOf(Resolved(x), Fun::Kind::kTransposeW) != nullptr;
   }
 
   bool Computes(const ExprPtr& e) const {

@@ -145,29 +145,32 @@ Rule MapRows(ir::Fun::Kind kind, int dim) {
 
 Rule MapOutputs(ir::Fun::Kind kind) {
   const bool wrg = kind == ir::Fun::Kind::kMapWrg;
-  // The outputs the choice maps: rows not mapped yet (and, for work-groups, work to share).
-  const auto chosen = [wrg](const ir::ExprPtr& v) {
-    return v->type->is_array() && MappedRows(v) == nullptr && (!wrg || SplitsAReduce(v, 2));
-  };
   return {
       wrg ? "mapOutputsWrg" : "mapOutputsGlb",
       wrg ? "each output's rows that fold by a combiner: Map(f) $ x => MapWrg(0)(f) $ x"
           : "each output's rows: Map(f) $ x => MapGlb(0)(f) $ x",
-      [kind, chosen](const ir::ExprPtr& body) -> Match {
-        if (std::ranges::none_of(BodyOutputs(body), chosen)) {
+      [kind, wrg](const ir::ExprPtr& body) -> Match {
+        // The outputs the choice maps: rows not mapped yet (and, for work-groups, work to
+        // share), in BodyOutputs' order, which ReplaceOutputs keeps.
+        std::vector<bool> chosen;
+        for (const ir::ExprPtr& v : BodyOutputs(body)) {
+          chosen.push_back(v->type->is_array() && MappedRows(v) == nullptr &&
+                           (!wrg || SplitsAReduce(v, 2)));
+        }
+        if (std::ranges::find(chosen, true) == chosen.end()) {
           return Decline{"no output has rows to map so"};
         }
         return [kind, chosen, body]() -> absl::StatusOr<ir::ExprPtr> {
           return ReplaceOutputs(
               body,
               [&](std::vector<ir::ExprPtr> outputs) -> absl::StatusOr<std::vector<ir::ExprPtr>> {
-                for (ir::ExprPtr& v : outputs) {
-                  if (!chosen(v)) continue;
-                  DFC_ASSIGN_OR_RETURN(auto mapped, ApplyAtRoot(MapRows(kind, 0), v));
+                for (size_t k = 0; k < outputs.size(); ++k) {
+                  if (!chosen[k]) continue;
+                  DFC_ASSIGN_OR_RETURN(auto mapped, ApplyAtRoot(MapRows(kind, 0), outputs[k]));
                   if (auto* decline = std::get_if<Decline>(&mapped)) {
                     return absl::InternalError(decline->reason);
                   }
-                  v = std::get<ir::ExprPtr>(mapped);
+                  outputs[k] = std::get<ir::ExprPtr>(mapped);
                 }
                 return outputs;
               });

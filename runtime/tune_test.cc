@@ -11,6 +11,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
+#include "base/status.h"
 #include "gmock/gmock.h"
 #include "graph/loader.h"
 #include "gtest/gtest.h"
@@ -51,6 +52,17 @@ class TuneTest : public ::testing::Test {
         TunePlan(plan, *executor_, SubgraphFeeds(n, features, classes), options);
     EXPECT_TRUE(tunings.ok()) << tunings.status();
     return tunings.ok() ? *tunings : std::vector<ClusterTuning>{};
+  }
+
+  // Tunes the seed's one cluster with one breadth-first step and one round of refinement.
+  absl::StatusOr<ClusterTuning> SeedRefinedOnce(std::vector<int> vector_widths) {
+    Plan plan = Compile("seed_subgraph.pbtxt");
+    TuneOptions options{.warmup = 0, .runs = 1, .refine_rounds = 1};
+    options.explore.vector_widths = std::move(vector_widths);
+    options.explore.max_steps = 1;
+    DFC_ASSIGN_OR_RETURN(std::vector<ClusterTuning> tunings,
+                         TunePlan(plan, *executor_, SubgraphFeeds(37, 784, 10), options));
+    return tunings.at(0);
   }
 
   std::unique_ptr<DeviceExecutor> executor_;
@@ -118,14 +130,9 @@ TEST_F(TuneTest, TheThesisSubgraphsVariantsAreRightAndThePlanTakesTheFastest) {
 // Past the breadth-first steps: the best variant is extended one step at a time (the widths
 // stage's variants are rewrite::OtherWidths', tested in rewrite/explore_test.cc).
 TEST_F(TuneTest, TheBestVariantIsRefinedPastTheBreadthFirstSteps) {
-  Plan plan = Compile("seed_subgraph.pbtxt");
-  TuneOptions options{.warmup = 0, .runs = 1, .refine_rounds = 1};
-  options.explore.vector_widths = {4, 8};
-  options.explore.max_steps = 1;
-  absl::StatusOr<std::vector<ClusterTuning>> tunings =
-      TunePlan(plan, *executor_, SubgraphFeeds(37, 784, 10), options);
-  ASSERT_TRUE(tunings.ok()) << tunings.status();
-  const ClusterTuning& t = (*tunings)[0];
+  absl::StatusOr<ClusterTuning> tuning = SeedRefinedOnce({4, 8});
+  ASSERT_TRUE(tuning.ok()) << tuning.status();
+  const ClusterTuning& t = *tuning;
   ExpectEveryVariantRightOrRefused(t);
   int extended = 0;
   for (const VariantResult& v : t.variants) extended += v.steps.size() == 2;
@@ -140,14 +147,9 @@ TEST_F(TuneTest, MappingChoicesAreTriedWhereWorkGroupsReduce) {
       DeviceExecutor::Open("cpu", -1, {.profile = *rewrite::NamedProfile("amd")});
   ASSERT_TRUE(amd.ok()) << amd.status();
   executor_ = *std::move(amd);
-  Plan plan = Compile("seed_subgraph.pbtxt");
-  TuneOptions options{.warmup = 0, .runs = 1, .refine_rounds = 1};
-  options.explore.vector_widths = {16};
-  options.explore.max_steps = 1;
-  absl::StatusOr<std::vector<ClusterTuning>> tunings =
-      TunePlan(plan, *executor_, SubgraphFeeds(37, 784, 10), options);
-  ASSERT_TRUE(tunings.ok()) << tunings.status();
-  const ClusterTuning& t = (*tunings)[0];
+  absl::StatusOr<ClusterTuning> tuning = SeedRefinedOnce({16});
+  ASSERT_TRUE(tuning.ok()) << tuning.status();
+  const ClusterTuning& t = *tuning;
   ExpectEveryVariantRightOrRefused(t);
   std::vector<std::string> mapped;
   for (const VariantResult& v : t.variants) {
