@@ -827,6 +827,18 @@ std::string ShapeToString(const SymbolicShape& shape) {
                       "]");
 }
 
+absl::StatusOr<std::vector<int64_t>> EvaluateShape(const SymbolicShape& shape,
+                                                   const SizeBindings& sizes) {
+  std::vector<int64_t> dims;
+  dims.reserve(shape.size());
+  for (const ArithExpr& d : shape) {
+    absl::StatusOr<int64_t> n = d.Evaluate(sizes);
+    if (!n.ok()) return n.status();
+    dims.push_back(*n);
+  }
+  return dims;
+}
+
 ArithExpr NumElements(const SymbolicShape& shape) {
   std::optional<ArithExpr> n = CheckedNumElements(shape);
   DFC_CHECK(n.has_value() && "int64 overflow in size arithmetic");

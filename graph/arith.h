@@ -117,6 +117,11 @@ ArithExpr NumElements(const SymbolicShape& shape);
 // NumElements, or std::nullopt where the count overflows int64 (0 when a dimension is 0,
 // however large the others).
 std::optional<ArithExpr> CheckedNumElements(const SymbolicShape& shape);
+// The dimensions' values once their size variables are bound: an error for one left unbound.
+// Evaluates each dimension; cheaper than evaluating NumElements(shape), which is simplified
+// symbolically first.
+absl::StatusOr<std::vector<int64_t>> EvaluateShape(const SymbolicShape& shape,
+                                                   const SizeBindings& sizes);
 // All dimensions constant: their values.
 std::optional<std::vector<int64_t>> ConstantShape(const SymbolicShape& shape);
 SymbolicShape ToSymbolic(const std::vector<int64_t>& dims);

@@ -188,13 +188,7 @@ absl::StatusOr<Shape> ShapeUnder(const TypePtr& type, const SizeBindings& sizes)
     return absl::InvalidArgumentError(
         absl::StrCat("type ", TypeToString(type), " is not a tensor type"));
   }
-  Shape shape;
-  for (const ArithExpr& d : *symbolic) {
-    auto n = d.Evaluate(sizes);
-    if (!n.ok()) return n.status();
-    shape.push_back(*n);
-  }
-  return shape;
+  return EvaluateShape(*symbolic, sizes);
 }
 
 absl::StatusOr<Tensor> TensorFromValue(const Value& value, const TypePtr& type,

@@ -84,7 +84,7 @@ absl::StatusOr<std::vector<Tensor>> DeviceExecutor::Run(const Graph& graph,
                                                         State* state) {
   // The queue records event times only while the profiler reads them: kernel times come from
   // its device events alone (runtime/kernel_timer.h).
-  DFC_RETURN_IF_ERROR(context_->SetProfiling(profiler::DeviceEnabled()));
+  DFC_RETURN_IF_ERROR(context_->SetProfiling(profiler::KernelsEnabled()));
   // The profiler's first level: the graph run.
   profiler::RecordEvent span("run");
   DFC_ASSIGN_OR_RETURN(SizeBindings sizes, BindSizes(translated, feeds));

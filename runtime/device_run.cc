@@ -21,7 +21,7 @@ absl::Status DeviceExecutor::ActiveRun::RunUnit(const ExecutionUnit& unit,
                                                 const SizeBindings& sizes) {
   // The profiler's second level: each execution unit of the run.
   std::optional<profiler::RecordEvent> span;
-  if (profiler::GetState() != profiler::State::kDisabled) {
+  if (profiler::HostEnabled()) {
     span.emplace(unit.cluster >= 0 ? absl::StrCat("cluster ", unit.cluster)
                                    : absl::StrCat("host ", graph_.node(unit.node).op, " ",
                                                   graph_.node(unit.node).name));
@@ -204,21 +204,46 @@ absl::Status DeviceExecutor::ActiveRun::RunCluster(int index, const SizeBindings
   return absl::OkStatus();
 }
 
-void DeviceExecutor::ActiveRun::RecordKernel(cl_event event, int index, const std::string& name,
+void DeviceExecutor::ActiveRun::RecordKernel(cl::ClEvent event, int index, std::string name,
                                              int dims, std::vector<size_t> global,
                                              std::vector<size_t> local, uint64_t launch,
-                                             const SizeBindings& sizes, cl_event since) {
-  profiler::DeviceEventInfo info{.kind = profiler::DeviceEventKind::kKernel,
-                                 .name = name,
-                                 .cluster = index,
-                                 .dims = dims,
-                                 .bytes = ClusterBytes(translated_.clusters[index], sizes),
-                                 .launch = launch};
-  for (int k = 0; k < dims; ++k) {
-    info.global[k] = global[k];
-    info.local[k] = local[k];
+                                             const SizeBindings& sizes, cl::ClEvent since) {
+  launched_.push_back({.event = std::move(event),
+                       .since = std::move(since),
+                       .cluster = index,
+                       .name = std::move(name),
+                       .dims = dims,
+                       .global = std::move(global),
+                       .local = std::move(local),
+                       .launch = launch,
+                       .sizes = &sizes});
+}
+
+void DeviceExecutor::ActiveRun::DescribeKernels() {
+  // A timer's record (profiler::State::kKernels) takes no estimates.
+  const bool estimated = profiler::DeviceEnabled();
+  for (LaunchedKernel& k : launched_) {
+    const SizeBindings& sizes = *k.sizes;
+    profiler::DeviceEventInfo info{.kind = profiler::DeviceEventKind::kKernel,
+                                   .name = std::move(k.name),
+                                   .cluster = k.cluster,
+                                   .dims = k.dims,
+                                   .launch = k.launch};
+    for (int d = 0; d < k.dims; ++d) {
+      info.global[d] = k.global[d];
+      info.local[d] = k.local[d];
+    }
+    if (estimated) DescribeWork(k.cluster, sizes, info);
+    profiler::RecordDeviceEvent(k.event.get(), ex_.context_->queue(), std::move(info),
+                                k.since.get());
   }
-  for (int n : translated_.partition.clusters[index].nodes) {
+  launched_.clear();
+}
+
+void DeviceExecutor::ActiveRun::DescribeWork(int cluster, const SizeBindings& sizes,
+                                             profiler::DeviceEventInfo& info) const {
+  info.bytes = ClusterBytes(translated_.clusters[cluster], sizes);
+  for (int n : translated_.partition.clusters[cluster].nodes) {
     const Node& node = graph_.node(n);
     const auto flops = static_cast<double>(NodeFlops(graph_, translated_, node, sizes));
     info.flops += flops;
@@ -226,7 +251,6 @@ void DeviceExecutor::ActiveRun::RecordKernel(cl_event event, int index, const st
     info.node_work.push_back(
         flops + static_cast<double>(NodeOutputBytes(graph_, translated_, node, sizes)));
   }
-  profiler::RecordDeviceEvent(event, ex_.context_->queue(), std::move(info), since);
 }
 
 }  // namespace dfc

@@ -21,6 +21,7 @@
 #include "runtime/device_executor.h"
 #include "runtime/opencl/cl_error.h"
 #include "runtime/opencl/handles.h"
+#include "runtime/profiler/profiler.h"
 
 namespace dfc {
 
@@ -65,6 +66,9 @@ class DeviceExecutor::ActiveRun {
         graph_(graph),
         translated_(translated),
         state_(state ? state : &own_state_) {}
+  ActiveRun(const ActiveRun&) = delete;
+  ActiveRun& operator=(const ActiveRun&) = delete;
+  ~ActiveRun() { DescribeKernels(); }
 
   void Feed(const TensorId& id, const Tensor& value) {
     fed_.insert(id);
@@ -101,6 +105,27 @@ class DeviceExecutor::ActiveRun {
     int cluster;
     std::shared_ptr<cl::ClBuffer> flag;
   };
+
+  // A kernel launched while the profiler records the device (RecordKernel's arguments).
+  struct LaunchedKernel {
+    cl::ClEvent event;
+    cl::ClEvent since;
+    int cluster;
+    std::string name;
+    int dims;
+    std::vector<size_t> global;
+    std::vector<size_t> local;
+    uint64_t launch;
+    const SizeBindings* sizes;  // Run's, which outlives the ActiveRun
+  };
+
+  // Gives the profiler the kernels launched. Their descriptions are computed only now, after
+  // the run has waited for them, because on a device that shares the host's cores (PoCL's CPU
+  // device) host work during a kernel lengthens it.
+  void DescribeKernels();
+  // A kernel's graph nodes and their estimated work (flops and output bytes), by which the
+  // report shares its time, and the bytes its cluster reads and writes.
+  void DescribeWork(int cluster, const SizeBindings& sizes, profiler::DeviceEventInfo& info) const;
 
   bool AllOutputsFed(int node) const {
     const int n = graph_.num_outputs(node);
@@ -145,15 +170,14 @@ class DeviceExecutor::ActiveRun {
 
   absl::Status RunCluster(int index, const SizeBindings& sizes);
 
-  // Gives the profiler a kernel of cluster `index`: the graph nodes it computes, each with its
-  // estimated work (flops and output bytes) by which the report shares the kernel's time. Its
-  // device event is the kernel's only timing (runtime/kernel_timer.h reads it). `since`: for a
-  // library call that enqueues several kernels and ties `event` to its last only (CLBlast's
-  // indirect GEMM pads and transposes first), a marker enqueued just before the call, from
-  // whose end the launch is timed.
-  void RecordKernel(cl_event event, int index, const std::string& name, int dims,
+  // Keeps a kernel of cluster `index` for the profiler, which learns of it when the run ends
+  // (~ActiveRun, DescribeKernels). Its device event is the kernel's only timing
+  // (runtime/kernel_timer.h reads it). `since`: for a library call that enqueues several
+  // kernels and ties `event` to its last only (CLBlast's indirect GEMM pads and transposes
+  // first), a marker enqueued just before the call, from whose end the launch is timed.
+  void RecordKernel(cl::ClEvent event, int index, std::string name, int dims,
                     std::vector<size_t> global, std::vector<size_t> local, uint64_t launch,
-                    const SizeBindings& sizes, cl_event since = nullptr);
+                    const SizeBindings& sizes, cl::ClEvent since = cl::ClEvent());
 
   // A cluster of one float32 MatMul through CLBlast's GEMM (Options::blas_matmul).
   absl::Status BlasMatMul(int index, const Node& node, const ir::TranslatedCluster& translated,
@@ -182,6 +206,7 @@ class DeviceExecutor::ActiveRun {
   absl::flat_hash_map<std::string, std::shared_ptr<DeviceTensor>> written_;
   absl::flat_hash_map<std::string, std::mt19937_64> rngs_;
   std::vector<PendingError> pending_;
+  std::vector<LaunchedKernel> launched_;
 };
 
 }  // namespace dfc

@@ -7,8 +7,24 @@
 
 namespace dfc {
 
+namespace {
+
+// The least the profiler must record for `found`'s records and the kernels' times both.
+profiler::State WithKernels(profiler::State found) {
+  switch (found) {
+    case profiler::State::kDisabled:
+      return profiler::State::kKernels;
+    case profiler::State::kHost:
+      return profiler::State::kHostAndDevice;
+    default:
+      return found;
+  }
+}
+
+}  // namespace
+
 KernelTimer::KernelTimer() : found_(profiler::GetState()) {
-  profiler::SetState(profiler::State::kHostAndDevice);
+  profiler::SetState(WithKernels(found_));
 }
 
 KernelTimer::~KernelTimer() {

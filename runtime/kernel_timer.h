@@ -15,7 +15,8 @@
 
 namespace dfc {
 
-// Turns the profiler on (host and device events) for its lifetime and takes what it records.
+// Turns the profiler's kernel events on for its lifetime (State::kKernels, or kHostAndDevice
+// where the host's spans were being recorded) and takes what it records.
 // The profiler is the process's: a timer takes (Collects) every event recorded while it lives,
 // so nothing else profiles meanwhile. When it dies it puts back the state it found and drops
 // what it did not take.

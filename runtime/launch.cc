@@ -64,25 +64,26 @@ absl::Status DeviceExecutor::ActiveRun::BlasMatMul(
   out->buffer = std::make_shared<cl::ClBuffer>(std::move(c));
   cl_command_queue queue = ex_.context_->queue();
   cl_event event = nullptr;
+  const bool timed = profiler::KernelsEnabled();
   std::optional<profiler::RecordEvent> launch;
   if (profiler::DeviceEnabled()) launch.emplace("launch clblast_sgemm");
   // GEMM enqueues several kernels and returns the last one's event: its device event starts at
   // a marker enqueued before it (RecordDeviceEvent's `since`).
   cl_event before = nullptr;
-  if (launch) DFC_CL_RETURN_IF_ERROR(clEnqueueMarkerWithWaitList(queue, 0, nullptr, &before));
+  if (timed) DFC_CL_RETURN_IF_ERROR(clEnqueueMarkerWithWaitList(queue, 0, nullptr, &before));
   cl::ClEvent since(before);
   const clblast::StatusCode status = clblast::Gemm<float>(
       clblast::Layout::kRowMajor, ta ? clblast::Transpose::kYes : clblast::Transpose::kNo,
       tb ? clblast::Transpose::kYes : clblast::Transpose::kNo, m, n, k, 1.0f, a_buffer->get(), 0,
       a[1], b_buffer->get(), 0, b[1], 0.0f, out->buffer->get(), 0, n, &queue, &event);
-  cl::ClEvent owned(event);  // the profiler retains what it keeps
+  cl::ClEvent owned(event);
   if (status != clblast::StatusCode::kSuccess) {
     return absl::InternalError(absl::StrCat("CLBlast's GEMM for MatMul ", node.name,
                                             " failed with status ", static_cast<int>(status)));
   }
-  if (launch) {
-    RecordKernel(event, index, "clblast_sgemm", 2, {m, n}, {0, 0}, launch->id(), sizes,
-                 since.get());
+  if (timed) {
+    RecordKernel(std::move(owned), index, "clblast_sgemm", 2, {m, n}, {0, 0},
+                 launch ? launch->id() : 0, sizes, std::move(since));
   }
   ++ex_.kernels_run_;
   // A MatMul nothing reads (run for a control edge: a training step's gradient with respect
@@ -165,15 +166,16 @@ absl::Status DeviceExecutor::ActiveRun::Launch(
     const auto [global, local] =
         StageGeometry(stage, rows, ex_.context_->info().max_work_group_size);
     cl_event event = nullptr;
+    const bool timed = profiler::KernelsEnabled();
     // The profiler's third level: the launch on the host, linked to its kernel on the device.
     std::optional<profiler::RecordEvent> launch;
     if (profiler::DeviceEnabled()) launch.emplace(absl::StrCat("launch ", stage.name));
-    DFC_RETURN_IF_ERROR(ex_.context_->Launch(compiled.stages[s].get(), global,
-                                             local == 0 ? nullptr : &local,
-                                             launch ? &event : nullptr));
-    cl::ClEvent owned(event);  // the profiler retains what it keeps
-    if (launch) {
-      RecordKernel(event, index, stage.name, 1, {global}, {local}, launch->id(), sizes);
+    DFC_RETURN_IF_ERROR(ex_.context_->Launch(
+        compiled.stages[s].get(), global, local == 0 ? nullptr : &local, timed ? &event : nullptr));
+    cl::ClEvent owned(event);
+    if (timed) {
+      RecordKernel(std::move(owned), index, stage.name, 1, {global}, {local},
+                   launch ? launch->id() : 0, sizes);
     }
   }
   pending_.push_back({index, std::move(flag)});

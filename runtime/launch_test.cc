@@ -85,20 +85,33 @@ node { name: "out" op: "Tanh" input: "f" attr { key: "T" value { type: DT_FLOAT 
   }
 }
 
+// The frozen MLP of ../shared/models, translated for a batch of 3: one cluster of one stage.
+struct FrozenMlp {
+  Graph graph;
+  ir::TranslatedGraph translated;
+  std::vector<TensorId> fetches;
+  Feeds feeds;
+
+  static absl::StatusOr<FrozenMlp> Load() {
+    DFC_ASSIGN_OR_RETURN(Graph graph, LoadShared("dl4j_mlp_00_frozen.pb"));
+    std::vector<TensorId> fetches = {{"output", 0}};
+    Feeds feeds = {{{"input", 0}, RandomFloats({3, 784}, 3)}};
+    DFC_ASSIGN_OR_RETURN(ir::TranslatedGraph translated, Translate(graph, fetches, feeds));
+    return FrozenMlp{std::move(graph), std::move(translated), std::move(fetches), std::move(feeds)};
+  }
+};
+
 // While the profiler records, every launch of a run leaves a device event naming its cluster
 // and kernel, once per stage: the kernel times (runtime/kernel_timer.h).
 TEST_F(DeviceExecutorTest, TimesEveryKernelOfARun) {
-  absl::StatusOr<Graph> graph = LoadShared("dl4j_mlp_00_frozen.pb");
-  ASSERT_TRUE(graph.ok()) << graph.status();
-  const std::vector<TensorId> fetches = {{"output", 0}};
-  const Feeds feeds = {{{"input", 0}, RandomFloats({3, 784}, 3)}};
-  absl::StatusOr<ir::TranslatedGraph> translated = Translate(*graph, fetches, feeds);
-  ASSERT_TRUE(translated.ok()) << translated.status();
+  absl::StatusOr<FrozenMlp> mlp = FrozenMlp::Load();
+  ASSERT_TRUE(mlp.ok()) << mlp.status();
+  const auto& [graph, translated, fetches, feeds] = *mlp;
   std::unique_ptr<DeviceExecutor> device = MakeExecutor();
   {
     KernelTimer timer;
     for (int run = 0; run < 2; ++run) {
-      ASSERT_TRUE(device->Run(*graph, *translated, feeds, fetches).ok());
+      ASSERT_TRUE(device->Run(graph, translated, feeds, fetches).ok());
       absl::StatusOr<std::vector<profiler::DeviceEvent>> kernels = timer.Take();
       ASSERT_TRUE(kernels.ok()) << kernels.status();
       ASSERT_EQ(kernels->size(), 1u);  // one cluster of one stage, per run
@@ -109,7 +122,7 @@ TEST_F(DeviceExecutorTest, TimesEveryKernelOfARun) {
       EXPECT_EQ(KernelNanoseconds(*kernels, 1), 0);
     }
     // A run dropped is not in the next Take.
-    ASSERT_TRUE(device->Run(*graph, *translated, feeds, fetches).ok());
+    ASSERT_TRUE(device->Run(graph, translated, feeds, fetches).ok());
     ASSERT_TRUE(timer.Drop().ok());
     absl::StatusOr<std::vector<profiler::DeviceEvent>> none = timer.Take();
     ASSERT_TRUE(none.ok()) << none.status();
@@ -117,8 +130,55 @@ TEST_F(DeviceExecutorTest, TimesEveryKernelOfARun) {
   }
   // The timer put the profiler back as it found it, and the queue stops recording times.
   EXPECT_EQ(profiler::GetState(), profiler::State::kDisabled);
-  EXPECT_TRUE(device->Run(*graph, *translated, feeds, fetches).ok());
+  EXPECT_TRUE(device->Run(graph, translated, feeds, fetches).ok());
   EXPECT_FALSE(device->context()->profiling());
+}
+
+// A timer records the kernels alone (State::kKernels) where nothing else profiles, so that
+// timing a run adds no host work to it; where the host is profiled, it records everything,
+// the kernels described in full, and puts the host-only state back after.
+TEST_F(DeviceExecutorTest, AKernelTimerRecordsNoMoreThanItNeeds) {
+  absl::StatusOr<FrozenMlp> mlp = FrozenMlp::Load();
+  ASSERT_TRUE(mlp.ok()) << mlp.status();
+  const auto& [graph, translated, fetches, feeds] = *mlp;
+  std::unique_ptr<DeviceExecutor> device = MakeExecutor();
+  {
+    KernelTimer timer;
+    EXPECT_EQ(profiler::GetState(), profiler::State::kKernels);
+    ASSERT_TRUE(device->Run(graph, translated, feeds, fetches).ok());
+    absl::StatusOr<profiler::Profile> profile = profiler::Collect();
+    ASSERT_TRUE(profile.ok()) << profile.status();
+    EXPECT_TRUE(profile->host.empty());
+    ASSERT_EQ(profile->device.size(), 1u);  // no transfer
+    EXPECT_EQ(profile->device[0].info.name, "dfc_cluster_0");
+    EXPECT_TRUE(profile->device[0].info.nodes.empty());
+  }
+  profiler::SetState(profiler::State::kHost);
+  {
+    KernelTimer timer;
+    EXPECT_EQ(profiler::GetState(), profiler::State::kHostAndDevice);
+    ASSERT_TRUE(device->Run(graph, translated, feeds, fetches).ok());
+    absl::StatusOr<profiler::Profile> profile = profiler::Collect();
+    ASSERT_TRUE(profile.ok()) << profile.status();
+    EXPECT_FALSE(profile->host.empty());
+    int kernels = 0, transfers = 0;
+    for (const profiler::DeviceEvent& e : profile->device) {
+      if (e.info.kind == profiler::DeviceEventKind::kTransfer) {
+        ++transfers;
+        continue;
+      }
+      ++kernels;
+      EXPECT_FALSE(e.info.nodes.empty());
+      EXPECT_EQ(e.info.nodes.size(), e.info.node_work.size());
+      EXPECT_GT(e.info.flops, 0);
+      EXPECT_GT(e.info.bytes, 0);
+    }
+    EXPECT_EQ(kernels, 1);
+    EXPECT_GT(transfers, 0);
+  }
+  EXPECT_EQ(profiler::GetState(), profiler::State::kHost);
+  profiler::SetState(profiler::State::kDisabled);
+  (void)profiler::Collect();
 }
 
 // CLBlast's GEMM of two 1024 x 1024 matrices pads and transposes its operands in kernels of

@@ -133,11 +133,12 @@ absl::StatusOr<std::shared_ptr<DeviceTensor>> DeviceExecutor::Update(const std::
   }
   DFC_RETURN_IF_ERROR(args.Scalar(n));
   const size_t global = static_cast<size_t>(std::max<cl_long>(n, 1));
+  const bool timed = profiler::KernelsEnabled();
   std::optional<profiler::RecordEvent> launch;
   if (profiler::DeviceEnabled()) launch.emplace("launch dfc_update");
   cl_event event = nullptr;
-  DFC_RETURN_IF_ERROR(context_->Launch(kernel, global, nullptr, launch ? &event : nullptr));
-  if (launch) {
+  DFC_RETURN_IF_ERROR(context_->Launch(kernel, global, nullptr, timed ? &event : nullptr));
+  if (timed) {
     // Reads the variable and the delta, writes the new value: two flops an element.
     profiler::RecordDeviceEvent(event, context_->queue(),
                                 {.kind = profiler::DeviceEventKind::kKernel,
@@ -147,7 +148,7 @@ absl::StatusOr<std::shared_ptr<DeviceTensor>> DeviceExecutor::Update(const std::
                                  .global = {global, 1, 1},
                                  .bytes = static_cast<int64_t>(3 * var.byte_size()),
                                  .flops = 2.0 * static_cast<double>(n),
-                                 .launch = launch->id()});
+                                 .launch = launch ? launch->id() : 0});
     clReleaseEvent(event);
   }
   return out;

@@ -4,17 +4,24 @@
 #include <optional>
 
 #include "graph/dtype.h"
+#include "graph/tensor.h"
 #include "ir/type.h"
 
 namespace dfc {
 namespace {
 
+// The element count of `shape` under `sizes`; 0 where a size is unbound or the count overflows.
+int64_t ElementsUnder(const SymbolicShape& shape, const SizeBindings& sizes) {
+  absl::StatusOr<std::vector<int64_t>> dims = EvaluateShape(shape, sizes);
+  if (!dims.ok()) return 0;
+  absl::StatusOr<int64_t> n = NumElements(*dims);
+  return n.ok() ? *n : 0;
+}
+
 int64_t Elements(const Graph& graph, const ir::TranslatedGraph& translated, const TensorId& id,
                  const SizeBindings& sizes) {
   const TensorInfo& info = translated.fold.Info(graph, id);
-  if (!info.shape) return 0;
-  absl::StatusOr<int64_t> n = NumElements(*info.shape).Evaluate(sizes);
-  return n.ok() ? *n : 0;
+  return info.shape ? ElementsUnder(*info.shape, sizes) : 0;
 }
 
 }  // namespace
@@ -25,8 +32,7 @@ int64_t ClusterBytes(const ir::TranslatedCluster& cluster, const SizeBindings& s
   auto add = [&](const ir::TypePtr& type) {
     std::optional<SymbolicShape> shape = ir::TensorShape(type);
     if (!shape) return;
-    absl::StatusOr<int64_t> n = NumElements(*shape).Evaluate(sizes);
-    if (n.ok()) bytes += *n * static_cast<int64_t>(SizeOf(ir::BaseDType(type)));
+    bytes += ElementsUnder(*shape, sizes) * static_cast<int64_t>(SizeOf(ir::BaseDType(type)));
   };
   for (const ir::ParamPtr& p : lambda.params) add(p->type);
   for (const ir::TypePtr& t : cluster.output_types) add(t);

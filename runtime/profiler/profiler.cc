@@ -126,7 +126,7 @@ void RecordEvent::End() {
 }
 
 void Mark(std::string_view name, std::string_view message) {
-  if (GetState() == State::kDisabled) return;
+  if (!HostEnabled()) return;
   const int64_t now = NowNs();
   ThreadBlock& t = ThisThread();
   if (!Admit()) return;
@@ -162,7 +162,8 @@ const char* DirectionName(Direction d) {
 
 void RecordDeviceEvent(cl_event event, cl_command_queue queue, DeviceEventInfo info,
                        cl_event since) {
-  if (!DeviceEnabled() || event == nullptr) return;
+  const bool recorded = info.kind == DeviceEventKind::kKernel ? KernelsEnabled() : DeviceEnabled();
+  if (!recorded || event == nullptr) return;
   ThreadBlock& t = ThisThread();
   if (!Admit()) return;
   if (clRetainEvent(event) != CL_SUCCESS) return;

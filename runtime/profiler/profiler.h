@@ -6,9 +6,9 @@
 // Recording follows PaddlePaddle's operator profiler: a RAII span pushes on construction and
 // pops on destruction; every thread appends to its own event block, registered once under a
 // lock and written without one, so recording threads never contend. A global state (disabled,
-// host only, host and device) is read with one relaxed load: a disabled span costs that load
-// and a branch. Device events keep their cl_event until Collect() reads its queued, submit,
-// start and end times and maps them onto the host clock (clock.h).
+// kernels only, host only, host and device) is read with one relaxed load: a disabled span
+// costs that load and a branch. Device events keep their cl_event until Collect() reads its queued,
+// submit, start and end times and maps them onto the host clock (clock.h).
 #ifndef DFC_RUNTIME_PROFILER_PROFILER_H_
 #define DFC_RUNTIME_PROFILER_PROFILER_H_
 
@@ -25,7 +25,11 @@
 
 namespace dfc::profiler {
 
-enum class State : int { kDisabled = 0, kHost = 1, kHostAndDevice = 2 };
+// kKernels records the kernels' device events alone, each with its name and cluster and
+// nothing estimated: what a timer needs (runtime/kernel_timer.h), at the least cost to the run
+// it times. kHost records host spans and marks; kHostAndDevice adds every device event (kernels
+// with their graph nodes and estimated work, and transfers).
+enum class State : int { kDisabled = 0, kKernels = 1, kHost = 2, kHostAndDevice = 3 };
 
 namespace internal {
 inline std::atomic<int> g_state{0};
@@ -37,7 +41,14 @@ void SetState(State state);
 inline State GetState() {
   return static_cast<State>(internal::g_state.load(std::memory_order_relaxed));
 }
+inline bool HostEnabled() { return GetState() >= State::kHost; }
+// Every device event, described in full.
 inline bool DeviceEnabled() { return GetState() == State::kHostAndDevice; }
+// Kernels' device events, at least (the queue must record times).
+inline bool KernelsEnabled() {
+  const State s = GetState();
+  return s == State::kKernels || s == State::kHostAndDevice;
+}
 
 // Nanoseconds of the host's steady clock, the time base of every event.
 int64_t NowNs();
@@ -47,7 +58,7 @@ int64_t NowNs();
 class RecordEvent {
  public:
   explicit RecordEvent(std::string_view name) {
-    if (GetState() == State::kDisabled) [[likely]]
+    if (!HostEnabled()) [[likely]]
       return;
     Begin(name);
   }
@@ -98,7 +109,8 @@ struct DeviceEventInfo {
 };
 
 // Keeps `event` (retained here) until Collect() reads its times. Does nothing unless the state
-// is kHostAndDevice; the queue must have been created with CL_QUEUE_PROFILING_ENABLE.
+// records events of its kind (a kernel's: KernelsEnabled; a transfer's: DeviceEnabled); the
+// queue must have been created with CL_QUEUE_PROFILING_ENABLE.
 // `since`, if given (retained too), is a marker enqueued on the same in-order queue before the
 // commands `event` ends: the event is then taken to start where the marker ends, so that a
 // routine that enqueues several kernels and returns its last one's event (CLBlast's GEMM pads

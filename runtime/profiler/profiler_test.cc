@@ -327,6 +327,27 @@ TEST_F(ProfilerTest, DeviceEventsAreNotKeptWhenOnlyTheHostIsProfiled) {
   EXPECT_EQ(p->host.size(), 4u);
 }
 
+// A timer's level: the kernels' device events and nothing else, no span and no transfer.
+TEST_F(ProfilerTest, TheKernelsLevelKeepsOnlyKernelEvents) {
+  Device device;
+  ASSERT_TRUE(device.Open());
+  SetState(State::kKernels);
+  EXPECT_FALSE(HostEnabled());
+  EXPECT_FALSE(DeviceEnabled());
+  EXPECT_TRUE(KernelsEnabled());
+  device.Step(0);
+  Mark("ignored");
+  SetState(State::kDisabled);
+  absl::StatusOr<Profile> p = Collect();
+  ASSERT_TRUE(p.ok()) << p.status();
+  EXPECT_TRUE(p->host.empty());
+  ASSERT_EQ(p->device.size(), 1u);
+  EXPECT_EQ(p->device[0].info.kind, DeviceEventKind::kKernel);
+  EXPECT_EQ(p->device[0].info.name, "twice");
+  EXPECT_TRUE(p->device[0].error.empty()) << p->device[0].error;
+  EXPECT_LE(p->device[0].start_ns, p->device[0].end_ns);
+}
+
 // The trace: rows named by metadata, X slices strictly nested per row, one flow from each
 // launch to its device slice, kernel args naming the graph nodes and the sizes. Each end of a
 // flow has the ts, pid, tid and category of a slice: Chrome DevTools binds it only to such a
