@@ -88,10 +88,10 @@ absl::StatusOr<std::vector<Tensor>> DeviceExecutor::Run(const Graph& graph,
   // The profiler's first level: the graph run.
   profiler::RecordEvent span("run");
   DFC_ASSIGN_OR_RETURN(SizeBindings sizes, BindSizes(translated, feeds));
-  ActiveRun run(*this, graph, translated, state);
+  ActiveRun run(*this, graph, translated, sizes, state);
   for (const auto& [id, tensor] : feeds) run.Feed(id, tensor);
   for (const ExecutionUnit& unit : translated.partition.schedule) {
-    DFC_RETURN_IF_ERROR(run.RunUnit(unit, sizes));
+    DFC_RETURN_IF_ERROR(run.RunUnit(unit));
   }
   DFC_RETURN_IF_ERROR(run.CheckErrors());
   DFC_ASSIGN_OR_RETURN(std::vector<Tensor> out, run.Fetch(fetches));

@@ -17,8 +17,7 @@
 
 namespace dfc {
 
-absl::Status DeviceExecutor::ActiveRun::RunUnit(const ExecutionUnit& unit,
-                                                const SizeBindings& sizes) {
+absl::Status DeviceExecutor::ActiveRun::RunUnit(const ExecutionUnit& unit) {
   // The profiler's second level: each execution unit of the run.
   std::optional<profiler::RecordEvent> span;
   if (profiler::HostEnabled()) {
@@ -26,7 +25,7 @@ absl::Status DeviceExecutor::ActiveRun::RunUnit(const ExecutionUnit& unit,
                                    : absl::StrCat("host ", graph_.node(unit.node).op, " ",
                                                   graph_.node(unit.node).name));
   }
-  if (unit.cluster >= 0) return RunCluster(unit.cluster, sizes);
+  if (unit.cluster >= 0) return RunCluster(unit.cluster);
   const Node& node = graph_.node(unit.node);
   const OpDef& def = DefOf(node);
   if (AllOutputsFed(unit.node) || def.variable) return absl::OkStatus();
@@ -149,7 +148,7 @@ const Node* DeviceExecutor::ActiveRun::ReaderOf(const Cluster& cluster, const Te
   return nullptr;
 }
 
-absl::Status DeviceExecutor::ActiveRun::RunCluster(int index, const SizeBindings& sizes) {
+absl::Status DeviceExecutor::ActiveRun::RunCluster(int index) {
   const Cluster& cluster = translated_.partition.clusters[index];
   const ir::TranslatedCluster& translated = translated_.clusters[index];
   const auto& lambda = *translated.lambda;
@@ -158,7 +157,7 @@ absl::Status DeviceExecutor::ActiveRun::RunCluster(int index, const SizeBindings
     DFC_ASSIGN_OR_RETURN(std::shared_ptr<DeviceTensor> value,
                          Value(translated.params[k], ReaderOf(cluster, translated.params[k])));
     const ir::TypePtr& type = lambda.params[k]->type;
-    absl::StatusOr<Shape> shape = ir::ShapeUnder(type, sizes);
+    absl::StatusOr<Shape> shape = ir::ShapeUnder(type, sizes_);
     if (!shape.ok() || *shape != value->shape || ir::BaseDType(type) != value->dtype) {
       return absl::InvalidArgumentError(
           absl::StrCat("tensor \"", translated.params[k].ToString(), "\" is ", value->DebugType(),
@@ -169,11 +168,11 @@ absl::Status DeviceExecutor::ActiveRun::RunCluster(int index, const SizeBindings
   if (ex_.options_.blas_matmul && cluster.nodes.size() == 1 &&
       graph_.node(cluster.nodes[0]).op == "MatMul" && params.size() == 2 &&
       params[0]->dtype == DType::kFloat && params[1]->dtype == DType::kFloat) {
-    return BlasMatMul(index, graph_.node(cluster.nodes[0]), translated, params, sizes);
+    return BlasMatMul(index, graph_.node(cluster.nodes[0]), translated, params);
   }
   CompiledCluster& compiled = ex_.Compile(graph_, cluster, translated, index);
   absl::Status launched = compiled.status;
-  if (launched.ok()) launched = Launch(index, compiled, translated, params, sizes);
+  if (launched.ok()) launched = Launch(index, compiled, translated, params);
   if (launched.ok()) {
     ++ex_.kernels_run_;
     return absl::OkStatus();
@@ -196,7 +195,7 @@ absl::Status DeviceExecutor::ActiveRun::RunCluster(int index, const SizeBindings
   }
   DFC_ASSIGN_OR_RETURN(
       std::vector<Tensor> outputs,
-      RunClusterByReference(graph_, cluster, translated_.fold, sizes,
+      RunClusterByReference(graph_, cluster, translated_.fold, sizes_,
                             [&](const TensorId& id) { return Host(id, ReaderOf(cluster, id)); }));
   for (size_t k = 0; k < outputs.size(); ++k) {
     values_[translated.outputs[k]] = OnHost(std::move(outputs[k]));
@@ -207,49 +206,41 @@ absl::Status DeviceExecutor::ActiveRun::RunCluster(int index, const SizeBindings
 void DeviceExecutor::ActiveRun::RecordKernel(cl::ClEvent event, int index, std::string name,
                                              int dims, std::vector<size_t> global,
                                              std::vector<size_t> local, uint64_t launch,
-                                             const SizeBindings& sizes, cl::ClEvent since) {
-  launched_.push_back({.event = std::move(event),
-                       .since = std::move(since),
-                       .cluster = index,
-                       .name = std::move(name),
-                       .dims = dims,
-                       .global = std::move(global),
-                       .local = std::move(local),
-                       .launch = launch,
-                       .sizes = &sizes});
+                                             cl::ClEvent since) {
+  LaunchedKernel k{.event = std::move(event),
+                   .since = std::move(since),
+                   .info = {.kind = profiler::DeviceEventKind::kKernel,
+                            .name = std::move(name),
+                            .cluster = index,
+                            .dims = dims,
+                            .launch = launch}};
+  for (int d = 0; d < dims; ++d) {
+    k.info.global[d] = global[d];
+    k.info.local[d] = local[d];
+  }
+  launched_.push_back(std::move(k));
 }
 
 void DeviceExecutor::ActiveRun::DescribeKernels() {
   // A timer's record (profiler::State::kKernels) takes no estimates.
   const bool estimated = profiler::DeviceEnabled();
   for (LaunchedKernel& k : launched_) {
-    const SizeBindings& sizes = *k.sizes;
-    profiler::DeviceEventInfo info{.kind = profiler::DeviceEventKind::kKernel,
-                                   .name = std::move(k.name),
-                                   .cluster = k.cluster,
-                                   .dims = k.dims,
-                                   .launch = k.launch};
-    for (int d = 0; d < k.dims; ++d) {
-      info.global[d] = k.global[d];
-      info.local[d] = k.local[d];
-    }
-    if (estimated) DescribeWork(k.cluster, sizes, info);
-    profiler::RecordDeviceEvent(k.event.get(), ex_.context_->queue(), std::move(info),
+    if (estimated) DescribeWork(k.info);
+    profiler::RecordDeviceEvent(k.event.get(), ex_.context_->queue(), std::move(k.info),
                                 k.since.get());
   }
   launched_.clear();
 }
 
-void DeviceExecutor::ActiveRun::DescribeWork(int cluster, const SizeBindings& sizes,
-                                             profiler::DeviceEventInfo& info) const {
-  info.bytes = ClusterBytes(translated_.clusters[cluster], sizes);
-  for (int n : translated_.partition.clusters[cluster].nodes) {
+void DeviceExecutor::ActiveRun::DescribeWork(profiler::DeviceEventInfo& info) const {
+  info.bytes = ClusterBytes(translated_.clusters[info.cluster], sizes_);
+  for (int n : translated_.partition.clusters[info.cluster].nodes) {
     const Node& node = graph_.node(n);
-    const auto flops = static_cast<double>(NodeFlops(graph_, translated_, node, sizes));
+    const auto flops = static_cast<double>(NodeFlops(graph_, translated_, node, sizes_));
     info.flops += flops;
     info.nodes.push_back(node.name);
     info.node_work.push_back(
-        flops + static_cast<double>(NodeOutputBytes(graph_, translated_, node, sizes)));
+        flops + static_cast<double>(NodeOutputBytes(graph_, translated_, node, sizes_)));
   }
 }
 

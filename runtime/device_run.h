@@ -60,11 +60,13 @@ class ArgSetter {
 
 class DeviceExecutor::ActiveRun {
  public:
+  // `sizes`: the run's size variables, bound from its feeds; they outlive the ActiveRun.
   ActiveRun(DeviceExecutor& executor, const Graph& graph, const ir::TranslatedGraph& translated,
-            State* state)
+            const SizeBindings& sizes, State* state)
       : ex_(executor),
         graph_(graph),
         translated_(translated),
+        sizes_(sizes),
         state_(state ? state : &own_state_) {}
   ActiveRun(const ActiveRun&) = delete;
   ActiveRun& operator=(const ActiveRun&) = delete;
@@ -75,7 +77,7 @@ class DeviceExecutor::ActiveRun {
     values_[id] = OnHost(value);
   }
 
-  absl::Status RunUnit(const ExecutionUnit& unit, const SizeBindings& sizes);
+  absl::Status RunUnit(const ExecutionUnit& unit);
 
   // The fetches, copied to the host after every kernel's error flag has been read.
   absl::StatusOr<std::vector<Tensor>> Fetch(const std::vector<TensorId>& fetches);
@@ -106,17 +108,12 @@ class DeviceExecutor::ActiveRun {
     std::shared_ptr<cl::ClBuffer> flag;
   };
 
-  // A kernel launched while the profiler records the device (RecordKernel's arguments).
+  // A kernel launched while the profiler records kernels: its events, and what it is without
+  // the work estimates DescribeKernels adds.
   struct LaunchedKernel {
     cl::ClEvent event;
     cl::ClEvent since;
-    int cluster;
-    std::string name;
-    int dims;
-    std::vector<size_t> global;
-    std::vector<size_t> local;
-    uint64_t launch;
-    const SizeBindings* sizes;  // Run's, which outlives the ActiveRun
+    profiler::DeviceEventInfo info;
   };
 
   // Gives the profiler the kernels launched. Their descriptions are computed only now, after
@@ -125,7 +122,7 @@ class DeviceExecutor::ActiveRun {
   void DescribeKernels();
   // A kernel's graph nodes and their estimated work (flops and output bytes), by which the
   // report shares its time, and the bytes its cluster reads and writes.
-  void DescribeWork(int cluster, const SizeBindings& sizes, profiler::DeviceEventInfo& info) const;
+  void DescribeWork(profiler::DeviceEventInfo& info) const;
 
   bool AllOutputsFed(int node) const {
     const int n = graph_.num_outputs(node);
@@ -168,7 +165,7 @@ class DeviceExecutor::ActiveRun {
   // The node of `cluster` that reads `id` first (messages name it).
   const Node* ReaderOf(const Cluster& cluster, const TensorId& id) const;
 
-  absl::Status RunCluster(int index, const SizeBindings& sizes);
+  absl::Status RunCluster(int index);
 
   // Keeps a kernel of cluster `index` for the profiler, which learns of it when the run ends
   // (~ActiveRun, DescribeKernels). Its device event is the kernel's only timing
@@ -177,12 +174,11 @@ class DeviceExecutor::ActiveRun {
   // first), a marker enqueued just before the call, from whose end the launch is timed.
   void RecordKernel(cl::ClEvent event, int index, std::string name, int dims,
                     std::vector<size_t> global, std::vector<size_t> local, uint64_t launch,
-                    const SizeBindings& sizes, cl::ClEvent since = cl::ClEvent());
+                    cl::ClEvent since = cl::ClEvent());
 
   // A cluster of one float32 MatMul through CLBlast's GEMM (Options::blas_matmul).
   absl::Status BlasMatMul(int index, const Node& node, const ir::TranslatedCluster& translated,
-                          const std::vector<std::shared_ptr<DeviceTensor>>& params,
-                          const SizeBindings& sizes);
+                          const std::vector<std::shared_ptr<DeviceTensor>>& params);
 
   // InvalidArgument (the run's error, no fallback: the reference could not hold it either) if
   // `value`'s size overflows 64 bits or exceeds the largest buffer the device makes.
@@ -191,12 +187,12 @@ class DeviceExecutor::ActiveRun {
   // Enqueues every stage of the cluster's kernel; its outputs stay on the device.
   absl::Status Launch(int index, const CompiledCluster& compiled,
                       const ir::TranslatedCluster& translated,
-                      const std::vector<std::shared_ptr<DeviceTensor>>& params,
-                      const SizeBindings& sizes);
+                      const std::vector<std::shared_ptr<DeviceTensor>>& params);
 
   DeviceExecutor& ex_;
   const Graph& graph_;
   const ir::TranslatedGraph& translated_;
+  const SizeBindings& sizes_;
   State own_state_;
   State* state_;
   absl::flat_hash_set<TensorId> fed_;

@@ -193,11 +193,7 @@ absl::StatusOr<Tensor> CompileTimeValue(const TensorInfo& info, const SizeBindin
     DFC_ASSIGN_OR_RETURN(int64_t v, e.Evaluate(sizes));
     values.push_back(v);
   }
-  Shape shape;
-  for (const ArithExpr& d : *info.shape) {
-    DFC_ASSIGN_OR_RETURN(int64_t v, d.Evaluate(sizes));
-    shape.push_back(v);
-  }
+  DFC_ASSIGN_OR_RETURN(const Shape shape, EvaluateShape(*info.shape, sizes));
   if (info.dtype == DType::kInt64) return Tensor::FromVector<int64_t>(values, shape);
   std::vector<int32_t> narrow(values.begin(), values.end());
   return Tensor::FromVector<int32_t>(narrow, shape);

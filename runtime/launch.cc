@@ -44,7 +44,7 @@ size_t LocalSizeForPrivateArrays(int64_t private_bytes, size_t max_work_group_si
 
 absl::Status DeviceExecutor::ActiveRun::BlasMatMul(
     int index, const Node& node, const ir::TranslatedCluster& translated,
-    const std::vector<std::shared_ptr<DeviceTensor>>& params, const SizeBindings& sizes) {
+    const std::vector<std::shared_ptr<DeviceTensor>>& params) {
   const bool ta = node.GetBool("transpose_a", false).value_or(false);
   const bool tb = node.GetBool("transpose_b", false).value_or(false);
   const Shape& a = params[0]->shape;
@@ -83,7 +83,7 @@ absl::Status DeviceExecutor::ActiveRun::BlasMatMul(
   }
   if (timed) {
     RecordKernel(std::move(owned), index, "clblast_sgemm", 2, {m, n}, {0, 0},
-                 launch ? launch->id() : 0, sizes, std::move(since));
+                 launch ? launch->id() : 0, std::move(since));
   }
   ++ex_.kernels_run_;
   // A MatMul nothing reads (run for a control edge: a training step's gradient with respect
@@ -111,7 +111,7 @@ absl::Status DeviceExecutor::ActiveRun::CheckDeviceSize(int index,
 
 absl::Status DeviceExecutor::ActiveRun::Launch(
     int index, const CompiledCluster& compiled, const ir::TranslatedCluster& translated,
-    const std::vector<std::shared_ptr<DeviceTensor>>& params, const SizeBindings& sizes) {
+    const std::vector<std::shared_ptr<DeviceTensor>>& params) {
   const codegen::KernelSource& kernel = compiled.kernel;
   // Every temporary's and output's size first, so that a size the feeds make too large
   // (past 2^63 elements, or more than the device's largest buffer) is refused before anything
@@ -119,7 +119,7 @@ absl::Status DeviceExecutor::ActiveRun::Launch(
   std::vector<std::shared_ptr<DeviceTensor>> made;
   for (const auto* types : {&kernel.temporaries, &translated.output_types}) {
     for (const ir::TypePtr& type : *types) {
-      DFC_ASSIGN_OR_RETURN(Shape shape, ir::ShapeUnder(type, sizes));
+      DFC_ASSIGN_OR_RETURN(Shape shape, ir::ShapeUnder(type, sizes_));
       auto value = std::make_shared<DeviceTensor>(
           DeviceTensor{.dtype = ir::BaseDType(type), .shape = std::move(shape)});
       DFC_RETURN_IF_ERROR(CheckDeviceSize(index, *value));
@@ -145,8 +145,8 @@ absl::Status DeviceExecutor::ActiveRun::Launch(
   DFC_RETURN_IF_ERROR(ex_.context_->Write(*flag, &kNoError, sizeof(kNoError), /*blocking=*/false));
   std::vector<cl_long> size_values;
   for (const std::string& var : kernel.size_args) {
-    auto it = sizes.find(var);
-    if (it == sizes.end()) {
+    auto it = sizes_.find(var);
+    if (it == sizes_.end()) {
       return absl::InvalidArgumentError(
           absl::StrCat("size variable ", var, " of cluster ", index, " is not bound by a feed"));
     }
@@ -160,7 +160,7 @@ absl::Status DeviceExecutor::ActiveRun::Launch(
     for (const cl_long& value : size_values) DFC_RETURN_IF_ERROR(args.Scalar(value));
     int64_t rows = 1;
     for (const ArithExpr& r : stage.rows) {
-      DFC_ASSIGN_OR_RETURN(int64_t v, r.Evaluate(sizes));
+      DFC_ASSIGN_OR_RETURN(int64_t v, r.Evaluate(sizes_));
       rows = std::max(rows, v);
     }
     const auto [global, local] =
@@ -175,7 +175,7 @@ absl::Status DeviceExecutor::ActiveRun::Launch(
     cl::ClEvent owned(event);
     if (timed) {
       RecordKernel(std::move(owned), index, stage.name, 1, {global}, {local},
-                   launch ? launch->id() : 0, sizes);
+                   launch ? launch->id() : 0);
     }
   }
   pending_.push_back({index, std::move(flag)});
