@@ -601,7 +601,7 @@ Infos StatefulShapes(const Node& node, const OpDef& def, Inputs in, int num_outp
     if (absl::StatusOr<PartialShape> shape = node.GetShape("shape"); shape.ok()) {
       out[0].shape = FromPartialShape(*shape);
     }
-  } else if (def.variable_ref_input) {
+  } else if (def.num_ref_inputs > 0) {
     // Assign with validate_shape=false may change the variable's shape: the value's then.
     const bool assign = node.op == "Assign";
     const TensorInfo* source = in.empty() ? nullptr : &in[0];
@@ -612,8 +612,8 @@ Infos StatefulShapes(const Node& node, const OpDef& def, Inputs in, int num_outp
     if (source != nullptr) out[0] = ShapeOnly(*source);
     if (out[0].dtype == DType::kInvalid) out[0].dtype = GuessDType(node, in);
   } else {
-    // Random ops: dtype attribute, shape input.
-    out[0].dtype = TypeAttr(node, "dtype", DType::kInvalid);
+    // Random ops: dtype attribute (RandomUniformInt's Tout), shape input.
+    out[0].dtype = TypeAttr(node, node.HasAttr("Tout") ? "Tout" : "dtype", DType::kInvalid);
     if (!in.empty() && IsSymbolicVector(in[0])) out[0].shape = *in[0].symbolic_value;
   }
   return out;
@@ -742,8 +742,12 @@ class Folder {
       const Node& node = graph_.node(*it);
       const OpDef* def = FindOpDef(node.op);
       const bool device = def != nullptr && def->placement != Placement::kHost;
+      // A random op's shape (input 0) sizes the tensor a cluster reads: its shape must be known.
+      const bool random_shape = def != nullptr && def->stateful && !def->variable &&
+                                def->num_ref_inputs == 0 && !node.inputs.empty();
       for (int j = 0; j < static_cast<int>(node.inputs.size()); ++j) {
-        if (needed_static_[*it] || (device && oracle_.ReadsStatically(node, j))) {
+        if (needed_static_[*it] || (device && oracle_.ReadsStatically(node, j)) ||
+            (random_shape && j == 0)) {
           const int p = graph_.IndexOf(node.inputs[j].node);
           if (p >= 0) needed_static_[p] = true;
         }

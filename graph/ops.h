@@ -34,10 +34,12 @@ struct OpDef {
   // (or the length of that list attribute).
   int num_outputs = 1;
   absl::string_view num_outputs_attr = {};
-  bool stateful = false;            // variables, assignments, random: never folded or deduplicated
-  bool variable = false;            // holds state across runs (Variable, VariableV2)
-  bool variable_ref_input = false;  // input 0 is a variable itself, not its value (Assign...)
-  bool reads_only_shapes = false;   // reads its inputs' dtypes and shapes, never their elements
+  bool stateful = false;  // variables, assignments, random: never folded or deduplicated
+  bool variable = false;  // holds state across runs (Variable, VariableV2)
+  // The leading inputs that are variables themselves, not their values, and that the op may
+  // write: 1 for Assign, AssignAdd, ApplyGradientDescent (var); 3 for ApplyAdam (var, m, v).
+  int num_ref_inputs = 0;
+  bool reads_only_shapes = false;  // reads its inputs' dtypes and shapes, never their elements
 };
 
 // The definition of `op`, or nullptr if dfc does not support it.

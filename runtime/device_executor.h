@@ -6,9 +6,10 @@
 // the device only when a cluster reads a host value (a feed, a constant, a host op's result),
 // each at most once per run. Constants are uploaded once and kept for later runs; variables
 // live on the device in a State, and the ops that write them (Assign, AssignAdd, AssignSub,
-// ApplyGradientDescent) run there too. Every buffer is written once, by the command that
-// makes it, so a value read earlier in a run (W/read) never changes under its readers: an
-// update makes a new buffer and the variable takes it.
+// ApplyGradientDescent) run there too; the optimizers (ApplyAdam...) run on the host for now
+// and their results become the variables' values wherever those are read next. Every buffer is
+// written once, by the command that makes it, so a value read earlier in a run (W/read) never
+// changes under its readers: an update makes a new buffer and the variable takes it.
 //
 // Each cluster's kernel is generated and built on its first run and kept: later runs, of any
 // batch size, only launch it. A cluster whose kernel cannot be generated or built does not
@@ -27,7 +28,6 @@
 #include <memory>
 #include <optional>
 #include <ostream>
-#include <random>
 #include <string>
 #include <utility>
 #include <vector>
@@ -35,14 +35,15 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
-#include "rewrite/device_profile.h"
 #include "codegen/kernel_gen.h"
 #include "graph/feed.h"
 #include "graph/graph.h"
 #include "graph/tensor.h"
 #include "ir/from_tf/cluster.h"
+#include "rewrite/device_profile.h"
 #include "runtime/opencl/context.h"
 #include "runtime/opencl/program_cache.h"
+#include "runtime/reference/philox.h"
 
 namespace dfc {
 
@@ -102,7 +103,7 @@ class DeviceExecutor {
   struct State {
     absl::flat_hash_map<std::string, std::shared_ptr<DeviceTensor>> variables;  // initialised
     absl::flat_hash_map<TensorId, std::shared_ptr<DeviceTensor>> constants;
-    absl::flat_hash_map<std::string, std::mt19937_64> rngs;
+    absl::flat_hash_map<std::string, reference::Philox> rngs;
   };
 
   DeviceExecutor(std::shared_ptr<cl::ClContext> context, std::shared_ptr<cl::ProgramCache> cache,

@@ -330,5 +330,110 @@ TEST_F(DeviceExecutorTest, AnOutOfRangeGatherIndexIsAnErrorNotACrash) {
   EXPECT_EQ(device->fallbacks(), 0);
 }
 
+// A training step whose optimizer updates several variables: ApplyAdam writes var, m and v,
+// which live on the device, while a cluster reads var for the gradient (2 * var) and the loss
+// (var * var). The optimizer runs on the host; its three results must become the variables
+// that the next step's kernels read. A seeded RandomUniform beside it draws from the same
+// Philox stream, run after run, as the reference session's does.
+constexpr char kAdamGraph[] = R"gd(
+  node { name: "var" op: "VariableV2"
+    attr { key: "dtype" value { type: DT_FLOAT } }
+    attr { key: "shape" value { shape { dim { size: 3 } } } } }
+  node { name: "m" op: "VariableV2"
+    attr { key: "dtype" value { type: DT_FLOAT } }
+    attr { key: "shape" value { shape { dim { size: 3 } } } } }
+  node { name: "v" op: "VariableV2"
+    attr { key: "dtype" value { type: DT_FLOAT } }
+    attr { key: "shape" value { shape { dim { size: 3 } } } } }
+  node { name: "start" op: "Const"
+    attr { key: "dtype" value { type: DT_FLOAT } }
+    attr { key: "value" value { tensor { dtype: DT_FLOAT tensor_shape { dim { size: 3 } }
+                                         float_val: 1 float_val: -2 float_val: 0.5 } } } }
+  node { name: "zeros" op: "Const"
+    attr { key: "dtype" value { type: DT_FLOAT } }
+    attr { key: "value" value { tensor { dtype: DT_FLOAT tensor_shape { dim { size: 3 } }
+                                         float_val: 0 } } } }
+  node { name: "init_var" op: "Assign" input: "var" input: "start"
+    attr { key: "T" value { type: DT_FLOAT } } }
+  node { name: "init_m" op: "Assign" input: "m" input: "zeros"
+    attr { key: "T" value { type: DT_FLOAT } } }
+  node { name: "init_v" op: "Assign" input: "v" input: "zeros"
+    attr { key: "T" value { type: DT_FLOAT } } }
+  node { name: "init" op: "NoOp" input: "^init_var" input: "^init_m" input: "^init_v" }
+  node { name: "beta1_power" op: "Const"
+    attr { key: "dtype" value { type: DT_FLOAT } }
+    attr { key: "value" value { tensor { dtype: DT_FLOAT tensor_shape {} float_val: 0.9 } } } }
+  node { name: "beta2_power" op: "Const"
+    attr { key: "dtype" value { type: DT_FLOAT } }
+    attr { key: "value" value { tensor { dtype: DT_FLOAT tensor_shape {} float_val: 0.999 } } } }
+  node { name: "lr" op: "Const"
+    attr { key: "dtype" value { type: DT_FLOAT } }
+    attr { key: "value" value { tensor { dtype: DT_FLOAT tensor_shape {} float_val: 0.1 } } } }
+  node { name: "beta1" op: "Const"
+    attr { key: "dtype" value { type: DT_FLOAT } }
+    attr { key: "value" value { tensor { dtype: DT_FLOAT tensor_shape {} float_val: 0.9 } } } }
+  node { name: "beta2" op: "Const"
+    attr { key: "dtype" value { type: DT_FLOAT } }
+    attr { key: "value" value { tensor { dtype: DT_FLOAT tensor_shape {} float_val: 0.999 } } } }
+  node { name: "epsilon" op: "Const"
+    attr { key: "dtype" value { type: DT_FLOAT } }
+    attr { key: "value" value { tensor { dtype: DT_FLOAT tensor_shape {} float_val: 1e-8 } } } }
+  node { name: "two" op: "Const"
+    attr { key: "dtype" value { type: DT_FLOAT } }
+    attr { key: "value" value { tensor { dtype: DT_FLOAT tensor_shape {} float_val: 2 } } } }
+  node { name: "grad" op: "Mul" input: "var" input: "two"
+    attr { key: "T" value { type: DT_FLOAT } } }
+  node { name: "loss" op: "Mul" input: "var" input: "var"
+    attr { key: "T" value { type: DT_FLOAT } } }
+  node { name: "adam" op: "ApplyAdam"
+    input: "var" input: "m" input: "v" input: "beta1_power" input: "beta2_power" input: "lr"
+    input: "beta1" input: "beta2" input: "epsilon" input: "grad"
+    attr { key: "T" value { type: DT_FLOAT } } }
+  node { name: "shape" op: "Const"
+    attr { key: "dtype" value { type: DT_INT32 } }
+    attr { key: "value" value { tensor { dtype: DT_INT32 tensor_shape { dim { size: 1 } }
+                                         int_val: 5 } } } }
+  node { name: "noise" op: "RandomUniform" input: "shape"
+    attr { key: "T" value { type: DT_INT32 } }
+    attr { key: "dtype" value { type: DT_FLOAT } }
+    attr { key: "seed" value { i: 7 } }
+    attr { key: "seed2" value { i: 3 } } }
+)gd";
+
+TEST_F(DeviceExecutorTest, AnOptimizerUpdatesEveryVariableItWritesOnTheDevice) {
+  absl::StatusOr<Graph> graph = ParseGraph(kAdamGraph, "adam.pbtxt");
+  ASSERT_TRUE(graph.ok()) << graph.status();
+  auto shared = std::make_shared<const Graph>(*std::move(graph));
+  absl::StatusOr<std::unique_ptr<DeviceSession>> device =
+      DeviceSession::Create(shared, {.device = "cpu"});
+  ASSERT_TRUE(device.ok()) << device.status();
+  reference::Session reference(shared);
+  ASSERT_TRUE((*device)->Run({}, {}, {"init"}).ok());
+  ASSERT_TRUE(reference.Run({}, {}, {"init"}).ok());
+  const std::vector<std::string> fetches = {"loss", "noise"};
+  for (int step = 0; step < 3; ++step) {
+    SCOPED_TRACE(absl::StrCat("step ", step));
+    absl::StatusOr<std::vector<Tensor>> got = (*device)->Run({}, fetches, {"adam"});
+    absl::StatusOr<std::vector<Tensor>> want = reference.Run({}, fetches, {"adam"});
+    ASSERT_TRUE(got.ok()) << got.status();
+    ASSERT_TRUE(want.ok()) << want.status();
+    for (size_t k = 0; k < fetches.size(); ++k) {
+      const Comparison c = CompareTensors((*got)[k], (*want)[k]);
+      EXPECT_TRUE(c.equal) << fetches[k] << ": " << c.reason;
+    }
+  }
+  absl::StatusOr<std::vector<Tensor>> got = (*device)->Run({}, {"var", "m", "v"});
+  absl::StatusOr<std::vector<Tensor>> want = reference.Run({}, {"var", "m", "v"});
+  ASSERT_TRUE(got.ok()) << got.status();
+  ASSERT_TRUE(want.ok()) << want.status();
+  for (size_t k = 0; k < 3; ++k) {
+    EXPECT_TRUE((*got)[k].BitwiseEqual((*want)[k]))
+        << k << ": " << (*got)[k].Preview() << " vs " << (*want)[k].Preview();
+  }
+  // Three steps moved every variable: m and v are no longer their zeros.
+  EXPECT_NE(testing::Values<float>((*got)[1])[0], 0.0f);
+  EXPECT_NE(testing::Values<float>((*got)[2])[0], 0.0f);
+}
+
 }  // namespace
 }  // namespace dfc

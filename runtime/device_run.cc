@@ -29,7 +29,7 @@ absl::Status DeviceExecutor::ActiveRun::RunUnit(const ExecutionUnit& unit) {
   const Node& node = graph_.node(unit.node);
   const OpDef& def = DefOf(node);
   if (AllOutputsFed(unit.node) || def.variable) return absl::OkStatus();
-  if (def.variable_ref_input && !node.inputs.empty() && IsVariableRead(node.inputs[0])) {
+  if (def.num_ref_inputs > 0 && !node.inputs.empty() && IsVariableRead(node.inputs[0])) {
     return RunVariableWrite(node);
   }
   return RunHostNode(node, def);
@@ -122,11 +122,7 @@ absl::Status DeviceExecutor::ActiveRun::RunHostNode(const Node& node, const OpDe
     auto [rng, inserted] = rngs_.try_emplace(node.name);
     if (inserted) {
       const auto kept = state_->rngs.find(node.name);
-      if (kept != state_->rngs.end()) {
-        rng->second = kept->second;
-      } else {
-        rng->second.seed(reference::RandomSeed(node));
-      }
+      rng->second = kept != state_->rngs.end() ? kept->second : reference::NodePhilox(node);
     }
     node_state.rng = &rng->second;
   }

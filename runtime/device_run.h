@@ -8,7 +8,6 @@
 
 #include <memory>
 #include <optional>
-#include <random>
 #include <string>
 #include <vector>
 
@@ -157,9 +156,12 @@ class DeviceExecutor::ActiveRun {
 
   absl::Status RunHostNode(const Node& node, const OpDef& def);
 
-  // Assign, AssignAdd, AssignSub, ApplyGradientDescent on a variable. Assign takes the value's
-  // buffer as the variable's; an update of a float or double variable runs on the device into
-  // a new buffer; anything else (another dtype, a mismatch to report) runs the reference kernel.
+  // An op that writes variables (OpDef::num_ref_inputs): Assign, AssignAdd, AssignSub,
+  // ApplyGradientDescent, the optimizers. Assign takes the value's buffer as the variable's; an
+  // AssignAdd, AssignSub or ApplyGradientDescent of a float or double variable runs on the
+  // device into a new buffer; anything else (an optimizer that updates several variables,
+  // another dtype, a mismatch to report) runs the reference kernel on host copies, and every
+  // variable it updated takes the result.
   absl::Status RunVariableWrite(const Node& node);
 
   // The node of `cluster` that reads `id` first (messages name it).
@@ -200,7 +202,7 @@ class DeviceExecutor::ActiveRun {
   // The variables this run wrote and the random streams it drew from, made the state's by
   // Commit.
   absl::flat_hash_map<std::string, std::shared_ptr<DeviceTensor>> written_;
-  absl::flat_hash_map<std::string, std::mt19937_64> rngs_;
+  absl::flat_hash_map<std::string, reference::Philox> rngs_;
   std::vector<PendingError> pending_;
   std::vector<LaunchedKernel> launched_;
 };

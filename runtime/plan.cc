@@ -176,7 +176,7 @@ std::vector<std::string> SplitInitialisers(const Graph& graph, std::vector<std::
       const Node& node = graph.node(n);
       const OpDef* def = FindOpDef(node.op);
       if (node.op == "Placeholder" ||
-          (def != nullptr && def->variable_ref_input && node.op != "Assign")) {
+          (def != nullptr && def->num_ref_inputs > 0 && node.op != "Assign")) {
         initialiser = false;
       }
       writes = writes || node.op == "Assign";

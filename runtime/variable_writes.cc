@@ -1,6 +1,8 @@
 // Writes to variables in a run: Assign takes its value's buffer, AssignAdd, AssignSub and
 // ApplyGradientDescent of float and double variables run as an update kernel on the device, and
-// the rest runs the reference kernel (see device_run.h).
+// the rest (the optimizers that update several variables, such as ApplyAdam, other dtypes,
+// errors to word) runs the reference kernel on the host (see device_run.h).
+#include <algorithm>
 #include <optional>
 
 #include "absl/strings/str_cat.h"
@@ -82,24 +84,36 @@ absl::Status DeviceExecutor::ActiveRun::RunVariableWrite(const Node& node) {
       return absl::OkStatus();
     }
   }
-  // The reference kernel, on the host copies: it also words every error.
-  reference::KernelContext::VariableSlot slot;
-  if (current != nullptr) {
-    DFC_ASSIGN_OR_RETURN(slot.value, Host(node.inputs[0], &node));
-    slot.initialized = true;
-  }
-  std::vector<Tensor> inputs = {slot.value};
-  for (size_t k = 1; k < node.inputs.size(); ++k) {
-    DFC_ASSIGN_OR_RETURN(Tensor t, Host(node.inputs[k], &node));
+  // The reference kernel, on host copies of every variable the node refers to (ApplyAdam's
+  // var, m and v): it also words every error. Each updated variable becomes the run's value of
+  // that variable, read from the host or uploaded when a cluster next needs it.
+  const int num_refs = std::min(DefOf(node).num_ref_inputs, static_cast<int>(node.inputs.size()));
+  std::vector<reference::KernelContext::VariableSlot> slots(num_refs);
+  std::vector<reference::KernelContext::VariableSlot*> refs(node.inputs.size(), nullptr);
+  std::vector<Tensor> inputs;
+  for (size_t k = 0; k < node.inputs.size(); ++k) {
+    const TensorId& id = node.inputs[k];
+    if (static_cast<int>(k) < num_refs && IsVariableRead(id)) {
+      if (Variable(id.node) != nullptr) {
+        DFC_ASSIGN_OR_RETURN(slots[k].value, Host(id, &node));
+        slots[k].initialized = true;
+      }
+      refs[k] = &slots[k];
+      inputs.push_back(slots[k].value);
+      continue;
+    }
+    DFC_ASSIGN_OR_RETURN(Tensor t, Host(id, &node));
     inputs.push_back(std::move(t));
   }
-  std::vector<reference::KernelContext::VariableSlot*> refs(node.inputs.size(), nullptr);
-  refs[0] = &slot;
   DFC_ASSIGN_OR_RETURN(std::vector<Tensor> outputs,
                        reference::EvaluateNode(node, inputs, {.ref_inputs = refs}));
-  std::shared_ptr<DeviceTensor> value = OnHost(slot.value);
-  written_[name] = value;
-  values_[out] = std::move(value);
+  for (int k = 0; k < num_refs; ++k) {
+    if (refs[k] != nullptr && slots[k].initialized) {
+      written_[node.inputs[k].node] = OnHost(slots[k].value);
+    }
+  }
+  // The output is the updated variable itself (a ref output in TensorFlow).
+  if (auto it = written_.find(name); it != written_.end()) values_[out] = it->second;
   return absl::OkStatus();
 }
 

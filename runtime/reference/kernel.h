@@ -6,17 +6,17 @@
 
 #include <cstdint>
 #include <functional>
-#include <random>
 #include <span>
 #include <string>
 #include <vector>
 
-#include "absl/strings/string_view.h"
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "graph/node.h"
 #include "graph/tensor.h"
+#include "runtime/reference/philox.h"
 
 namespace dfc::reference {
 
@@ -54,10 +54,11 @@ class KernelContext {
   // The node's own variable storage (for Variable/VariableV2 themselves).
   void set_own_variable(VariableSlot* slot) { own_variable_ = slot; }
   VariableSlot* own_variable() const { return own_variable_; }
-  // The node's random stream: seeded once per session from the node's seed attributes, so
-  // each run draws new numbers and the whole sequence repeats from session to session.
-  void set_rng(std::mt19937_64* rng) { rng_ = rng; }
-  std::mt19937_64* rng() const { return rng_; }
+  // The node's random stream: TensorFlow's Philox stream, started once per session from the
+  // node's seed attributes (NodePhilox), so each run draws new numbers and the whole sequence
+  // repeats from session to session.
+  void set_rng(Philox* rng) { rng_ = rng; }
+  Philox* rng() const { return rng_; }
 
  private:
   const Node& node_;
@@ -65,7 +66,7 @@ class KernelContext {
   std::vector<Tensor> outputs_;
   std::vector<VariableSlot*> refs_;
   VariableSlot* own_variable_ = nullptr;
-  std::mt19937_64* rng_ = nullptr;
+  Philox* rng_ = nullptr;
 };
 
 using KernelFn = std::function<absl::Status(KernelContext&)>;
@@ -84,15 +85,22 @@ class KernelRegistry {
 };
 
 // The families, one file each under runtime/reference/.
-void RegisterUnaryKernels(KernelRegistry& registry);       // elementwise_unary.cc
-void RegisterBinaryKernels(KernelRegistry& registry);      // elementwise_binary.cc
-void RegisterReductionKernels(KernelRegistry& registry);   // reduction.cc
-void RegisterSoftmaxKernels(KernelRegistry& registry);     // softmax.cc
-void RegisterContractionKernels(KernelRegistry& registry); // contraction.cc
-void RegisterLayoutKernels(KernelRegistry& registry);      // layout.cc
-void RegisterShapeKernels(KernelRegistry& registry);       // shape_ops.cc
-void RegisterRandomKernels(KernelRegistry& registry);      // random.cc
-void RegisterStateKernels(KernelRegistry& registry);       // state.cc
+void RegisterUnaryKernels(KernelRegistry& registry);           // elementwise_unary.cc
+void RegisterBinaryKernels(KernelRegistry& registry);          // elementwise_binary.cc
+void RegisterReductionKernels(KernelRegistry& registry);       // reduction.cc
+void RegisterSoftmaxKernels(KernelRegistry& registry);         // softmax.cc
+void RegisterContractionKernels(KernelRegistry& registry);     // contraction.cc
+void RegisterLayoutKernels(KernelRegistry& registry);          // layout.cc
+void RegisterShapeKernels(KernelRegistry& registry);           // shape_ops.cc
+void RegisterRandomKernels(KernelRegistry& registry);          // random.cc
+void RegisterStateKernels(KernelRegistry& registry);           // state.cc
+void RegisterConvolutionKernels(KernelRegistry& registry);     // convolution.cc
+void RegisterPoolingKernels(KernelRegistry& registry);         // pooling.cc
+void RegisterNormalizationKernels(KernelRegistry& registry);   // normalization.cc
+void RegisterResizeKernels(KernelRegistry& registry);          // resize.cc
+void RegisterSpaceBatchKernels(KernelRegistry& registry);      // space_batch.cc
+void RegisterActivationGradKernels(KernelRegistry& registry);  // activation_grad.cc
+void RegisterOptimizerKernels(KernelRegistry& registry);       // optimizer.cc
 
 // Runs one node on the given input values, with no session state: for unit tests and for
 // compile-time constant folding. Stateful ops (variables, Assign...) are refused.
@@ -102,16 +110,17 @@ absl::StatusOr<std::vector<Tensor>> EvaluateNode(const Node& node, std::span<con
 struct NodeState {
   std::vector<KernelContext::VariableSlot*> ref_inputs;
   KernelContext::VariableSlot* own_variable = nullptr;
-  std::mt19937_64* rng = nullptr;
+  Philox* rng = nullptr;
 };
 
 // EvaluateNode for an executor that keeps its own state: variables and random streams.
 absl::StatusOr<std::vector<Tensor>> EvaluateNode(const Node& node, std::span<const Tensor> inputs,
                                                  const NodeState& state);
 
-// The seed of a random op's stream: from its seed attributes, or its name when both are 0
-// (TensorFlow would pick a random seed; dfc keeps runs repeatable).
-uint64_t RandomSeed(const Node& node);
+// Where a random op's stream starts (random.cc): TensorFlow's PhiloxRandom(seed, seed2) from
+// its attributes; when both are 0, where TensorFlow would pick random seeds, a seed from a
+// stable hash of the node's name, so that runs and processes repeat.
+Philox NodePhilox(const Node& node);
 
 }  // namespace dfc::reference
 

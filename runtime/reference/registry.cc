@@ -1,7 +1,6 @@
 // The global kernel registry and single-node evaluation.
 #include <algorithm>
 
-#include "absl/hash/hash.h"
 #include "absl/strings/str_cat.h"
 #include "runtime/reference/kernel.h"
 
@@ -19,14 +18,19 @@ const KernelRegistry& KernelRegistry::Global() {
     RegisterShapeKernels(*r);
     RegisterRandomKernels(*r);
     RegisterStateKernels(*r);
+    RegisterConvolutionKernels(*r);
+    RegisterPoolingKernels(*r);
+    RegisterNormalizationKernels(*r);
+    RegisterResizeKernels(*r);
+    RegisterSpaceBatchKernels(*r);
+    RegisterActivationGradKernels(*r);
+    RegisterOptimizerKernels(*r);
     return r;
   }();
   return *registry;
 }
 
-void KernelRegistry::Register(absl::string_view op, KernelFn fn) {
-  kernels_[op] = std::move(fn);
-}
+void KernelRegistry::Register(absl::string_view op, KernelFn fn) { kernels_[op] = std::move(fn); }
 
 const KernelFn* KernelRegistry::Find(absl::string_view op) const {
   auto it = kernels_.find(op);
@@ -40,8 +44,7 @@ std::vector<std::string> KernelRegistry::Ops() const {
   return ops;
 }
 
-absl::StatusOr<std::vector<Tensor>> EvaluateNode(const Node& node,
-                                                 std::span<const Tensor> inputs) {
+absl::StatusOr<std::vector<Tensor>> EvaluateNode(const Node& node, std::span<const Tensor> inputs) {
   return EvaluateNode(node, inputs, NodeState{});
 }
 
@@ -55,14 +58,6 @@ absl::StatusOr<std::vector<Tensor>> EvaluateNode(const Node& node, std::span<con
   ctx.set_rng(state.rng);
   if (absl::Status s = (*kernel)(ctx); !s.ok()) return node.Annotate(s);
   return std::move(ctx.outputs());
-}
-
-uint64_t RandomSeed(const Node& node) {
-  const int64_t seed = node.GetInt("seed", 0).value_or(0);
-  const int64_t seed2 = node.GetInt("seed2", 0).value_or(0);
-  return (seed == 0 && seed2 == 0)
-             ? absl::HashOf(node.name)
-             : static_cast<uint64_t>(seed) * 0x9E3779B97F4A7C15ull ^ static_cast<uint64_t>(seed2);
 }
 
 }  // namespace dfc::reference

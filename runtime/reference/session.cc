@@ -14,10 +14,10 @@ bool Session::IsVariable(int node) const {
   return def != nullptr && def->variable;
 }
 
-std::mt19937_64& Session::RngFor(int node) {
+Philox& Session::RngFor(int node) {
   auto it = rngs_.find(node);
   if (it != rngs_.end()) return it->second;
-  return rngs_.emplace(node, std::mt19937_64(RandomSeed(graph_->node(node)))).first->second;
+  return rngs_.emplace(node, NodePhilox(graph_->node(node))).first->second;
 }
 
 absl::Status UninitializedVariableError(const Node& consumer, absl::string_view variable) {
@@ -93,14 +93,14 @@ absl::StatusOr<std::vector<Tensor>> Session::Run(const std::vector<Feed>& feeds,
   for (int i : (*plan)->nodes) {
     const Node& node = graph_->node(i);
     const OpDef* def = FindOpDef(node.op);  // the plan checked every node is supported
-    const bool takes_ref = def->variable_ref_input;
     std::vector<Tensor> inputs;
     std::vector<KernelContext::VariableSlot*> refs(node.inputs.size(), nullptr);
     inputs.reserve(node.inputs.size());
     for (size_t k = 0; k < node.inputs.size(); ++k) {
       const TensorId& id = node.inputs[k];
       const int producer = graph_->IndexOf(id.node);
-      if (k == 0 && takes_ref && IsVariable(producer) && !fed.contains(id)) {
+      // A ref input (Assign's variable, ApplyAdam's var, m and v) is the variable itself.
+      if (static_cast<int>(k) < def->num_ref_inputs && IsVariable(producer) && !fed.contains(id)) {
         refs[k] = &variables_[producer];
         inputs.push_back(refs[k]->value);  // the current value, unused by the kernels
         continue;

@@ -7,7 +7,6 @@
 #define DFC_RUNTIME_REFERENCE_SESSION_H_
 
 #include <memory>
-#include <random>
 #include <string>
 #include <utility>
 #include <vector>
@@ -50,12 +49,12 @@ class Session {
                                       const std::vector<std::string>& fetches,
                                       const std::vector<std::string>& targets);
   bool IsVariable(int node) const;
-  std::mt19937_64& RngFor(int node);
+  Philox& RngFor(int node);
 
   std::shared_ptr<const Graph> graph_;
   absl::flat_hash_map<std::string, std::unique_ptr<Plan>> plans_;
   absl::flat_hash_map<int, KernelContext::VariableSlot> variables_;
-  absl::flat_hash_map<int, std::mt19937_64> rngs_;
+  absl::flat_hash_map<int, Philox> rngs_;  // each random node's stream
 };
 
 }  // namespace dfc::reference

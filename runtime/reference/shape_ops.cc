@@ -1,6 +1,6 @@
 // Reference kernels for shape plumbing: Shape, ShapeN, Size, Rank, BroadcastArgs,
-// BroadcastGradientArgs and DynamicStitch. Gradient graphs lean on these, so
-// BroadcastGradientArgs reproduces TensorFlow's BCast rules exactly.
+// BroadcastGradientArgs, DynamicStitch, InvertPermutation and ConcatOffset. Gradient graphs
+// lean on these, so BroadcastGradientArgs reproduces TensorFlow's BCast rules exactly.
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
@@ -61,8 +61,8 @@ absl::Status ShapeN(KernelContext& ctx) {
     absl::StatusOr<int64_t> n = ctx.node().GetInt("N");
     if (!n.ok()) return n.status();
     if (*n != ctx.num_inputs()) {
-      return ctx.Error(absl::StrCat("attribute N = ", *n, " but the node has ",
-                                    ctx.num_inputs(), " inputs"));
+      return ctx.Error(
+          absl::StrCat("attribute N = ", *n, " but the node has ", ctx.num_inputs(), " inputs"));
     }
   }
   absl::StatusOr<DType> out_type = OutType(ctx);
@@ -152,8 +152,8 @@ absl::StatusOr<Broadcast> ReadAndBroadcast(const KernelContext& ctx) {
 absl::Status BroadcastArgs(KernelContext& ctx) {
   absl::StatusOr<Broadcast> b = ReadAndBroadcast(ctx);
   if (!b.ok()) return b.status();
-  absl::StatusOr<Tensor> out = IndexTensor(ctx, ctx.input(0).dtype(), b->shape,
-                                           {static_cast<int64_t>(b->shape.size())});
+  absl::StatusOr<Tensor> out =
+      IndexTensor(ctx, ctx.input(0).dtype(), b->shape, {static_cast<int64_t>(b->shape.size())});
   if (!out.ok()) return out.status();
   ctx.set_output(0, *std::move(out));
   return absl::OkStatus();
@@ -175,8 +175,7 @@ absl::Status BroadcastGradientArgs(KernelContext& ctx) {
 // names stay zero.
 absl::Status DynamicStitch(KernelContext& ctx) {
   if (ctx.num_inputs() < 2 || ctx.num_inputs() % 2 != 0) {
-    return ctx.Error(absl::StrCat("expects 2N inputs (N indices, N data), got ",
-                                  ctx.num_inputs()));
+    return ctx.Error(absl::StrCat("expects 2N inputs (N indices, N data), got ", ctx.num_inputs()));
   }
   const int n = ctx.num_inputs() / 2;
   if (ctx.node().HasAttr("N")) {
@@ -201,11 +200,9 @@ absl::Status DynamicStitch(KernelContext& ctx) {
     const int k = indices.rank();
     if (data.dtype() != data0.dtype() || data.rank() < k ||
         !std::equal(indices.shape().begin(), indices.shape().end(), data.shape().begin()) ||
-        !std::equal(suffix.begin(), suffix.end(), data.shape().begin() + k,
-                    data.shape().end())) {
-      return ctx.Error(absl::StrCat("data ", i, " (", data.DebugType(),
-                                    ") must be indices ", i, "'s shape ",
-                                    ShapeToString(indices.shape()), " followed by ",
+        !std::equal(suffix.begin(), suffix.end(), data.shape().begin() + k, data.shape().end())) {
+      return ctx.Error(absl::StrCat("data ", i, " (", data.DebugType(), ") must be indices ", i,
+                                    "'s shape ", ShapeToString(indices.shape()), " followed by ",
                                     ShapeToString(suffix), " in ", DTypeName(data0.dtype())));
     }
     for (int64_t j = 0; j < indices.num_elements(); ++j) {
@@ -237,6 +234,107 @@ absl::Status DynamicStitch(KernelContext& ctx) {
   return absl::OkStatus();
 }
 
+// y[x[i]] = i for a permutation x of 0..n-1 (the permutation a Transpose's gradient undoes).
+absl::Status InvertPermutation(KernelContext& ctx) {
+  if (absl::Status s = CheckNumInputs(ctx, 1); !s.ok()) return s;
+  if (absl::Status s = CheckDType(ctx, 0, {DType::kInt32, DType::kInt64}); !s.ok()) return s;
+  const Tensor& x = ctx.input(0);
+  if (x.rank() != 1) {
+    return ctx.Error(absl::StrCat("x must be a vector, got ", x.DebugType()));
+  }
+  const int64_t n = x.num_elements();
+  if (n > std::numeric_limits<int32_t>::max()) {
+    return ctx.Error(absl::StrCat("x has ", n, " elements, more than int32 can index"));
+  }
+  std::vector<int64_t> inverse(n, -1);
+  for (int64_t i = 0; i < n; ++i) {
+    const int64_t v = x.ElementAsInt64(i);
+    if (v < 0 || v >= n) {
+      return ctx.Error(absl::StrCat("x is not a permutation: x[", i, "] = ", v,
+                                    " is out of range [0, ", n, ")"));
+    }
+    if (inverse[v] != -1) {
+      return ctx.Error(absl::StrCat("x is not a permutation: ", v, " appears at x[", inverse[v],
+                                    "] and x[", i, "]"));
+    }
+    inverse[v] = i;
+  }
+  absl::StatusOr<Tensor> out = IndexTensor(ctx, x.dtype(), inverse, {n});
+  if (!out.ok()) return out.status();
+  ctx.set_output(0, *std::move(out));
+  return absl::OkStatus();
+}
+
+// ConcatOffset(concat_dim, shape_0..shape_{N-1}): where each of N concatenated inputs starts
+// in the result, as N vectors that are 0 except at concat_dim, where they hold the running sum
+// of the inputs' sizes along it. The shapes must agree everywhere else.
+absl::Status ConcatOffset(KernelContext& ctx) {
+  if (ctx.num_inputs() < 3) {
+    return ctx.Error(absl::StrCat("expects concat_dim and at least 2 shapes, got ",
+                                  ctx.num_inputs(), " inputs"));
+  }
+  const int n = ctx.num_inputs() - 1;
+  if (ctx.node().HasAttr("N")) {
+    absl::StatusOr<int64_t> attr_n = ctx.node().GetInt("N");
+    if (!attr_n.ok()) return attr_n.status();
+    if (*attr_n != n) {
+      return ctx.Error(
+          absl::StrCat("attribute N = ", *attr_n, " but the node has ", n, " shape inputs"));
+    }
+  }
+  const Tensor& concat_dim = ctx.input(0);
+  if (concat_dim.dtype() != DType::kInt32 || concat_dim.rank() != 0) {
+    return ctx.Error(
+        absl::StrCat("concat_dim must be an int32 scalar, got ", concat_dim.DebugType()));
+  }
+  const DType dtype = ctx.input(1).dtype();
+  for (int i = 1; i <= n; ++i) {
+    const Tensor& shape = ctx.input(i);
+    if ((shape.dtype() != DType::kInt32 && shape.dtype() != DType::kInt64) ||
+        shape.dtype() != dtype || shape.rank() != 1) {
+      return ctx.Error(absl::StrCat("shapes must be int32 or int64 vectors of one dtype, shape ",
+                                    i - 1, " is ", shape.DebugType(), " and shape 0 is ",
+                                    ctx.input(1).DebugType()));
+    }
+  }
+  absl::StatusOr<std::vector<int64_t>> first = ReadIndexVector(ctx, 1, "shape");
+  if (!first.ok()) return first.status();
+  const int64_t rank = static_cast<int64_t>(first->size());
+  const int64_t dim = concat_dim.ElementAsInt64(0);
+  const int64_t axis = dim < 0 ? dim + rank : dim;
+  if (axis < 0 || axis >= rank) {
+    return ctx.Error(
+        absl::StrCat("concat_dim ", dim, " is out of range for shapes of rank ", rank));
+  }
+  int64_t offset = 0;
+  for (int i = 0; i < n; ++i) {
+    absl::StatusOr<std::vector<int64_t>> shape = ReadIndexVector(ctx, 1 + i, "shape");
+    if (!shape.ok()) return shape.status();
+    if (static_cast<int64_t>(shape->size()) != rank) {
+      return ctx.Error(absl::StrCat("shape ", i, " ", VectorString(*shape), " has ", shape->size(),
+                                    " elements, shape 0 has ", rank));
+    }
+    std::vector<int64_t> offsets(rank, 0);
+    for (int64_t j = 0; j < rank; ++j) {
+      if (j == axis) {
+        offsets[j] = offset;
+        if (__builtin_add_overflow(offset, (*shape)[j], &offset)) {
+          return ctx.Error(
+              absl::StrCat("the offsets along concat_dim overflow int64 at shape ", i));
+        }
+      } else if ((*shape)[j] != (*first)[j]) {
+        return ctx.Error(absl::StrCat("all dimensions except ", axis, " must match: shape ", i,
+                                      " is ", VectorString(*shape), " and shape 0 is ",
+                                      VectorString(*first)));
+      }
+    }
+    absl::StatusOr<Tensor> out = IndexTensor(ctx, dtype, offsets, {rank});
+    if (!out.ok()) return out.status();
+    ctx.set_output(i, *std::move(out));
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 void RegisterShapeKernels(KernelRegistry& registry) {
@@ -247,6 +345,8 @@ void RegisterShapeKernels(KernelRegistry& registry) {
   registry.Register("BroadcastArgs", BroadcastArgs);
   registry.Register("BroadcastGradientArgs", BroadcastGradientArgs);
   registry.Register("DynamicStitch", DynamicStitch);
+  registry.Register("InvertPermutation", InvertPermutation);
+  registry.Register("ConcatOffset", ConcatOffset);
 }
 
 }  // namespace dfc::reference
