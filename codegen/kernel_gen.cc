@@ -69,7 +69,13 @@ absl::StatusOr<Generator::Output> Generator::MappedOutput(const ExprPtr& e, cons
         absl::StrCat("the rows of ", ir::TypeToString(e->type), " are not mapped onto the device"));
   }
   out.by_work_groups = static_cast<const ir::FunCall&>(*rows).f->kind == Fun::Kind::kMapWrg;
-  out.blocks = rows != e;
+  if (rewrite::CallOf(e, Fun::Kind::kSplit) != nullptr) {
+    // Split(m) $ MapGlb(f) $ x (flattenRows): the same memory as the MapGlb's rows, which are
+    // stored one a work-item as they are.
+    out.type = rows->type;
+  } else {
+    out.blocks = rows != e;
+  }
   if (const ir::FunCall* prefix = rewrite::CallOf(e, Fun::Kind::kReindex); prefix && out.blocks) {
     out.rows_below = ir::As<ir::ReindexPattern>(*prefix->f).length;
   }
@@ -216,7 +222,8 @@ absl::StatusOr<KernelSource> Generator::Generate(const KernelOptions& options) {
       DFC_ASSIGN_OR_RETURN(Output out, MappedOutput(stored[k], scope, buffer,
                                                     absl::StrCat(cluster_.outputs[k].ToString(),
                                                                  ": ", ir::TypeToString(type))));
-      out.type = type;
+      // An output flattenRows joined (Split $ MapGlb) is stored as its rows: the same memory.
+      if (rewrite::CallOf(stored[k], Fun::Kind::kSplit) == nullptr) out.type = type;
       outputs.push_back(std::move(out));
     }
     // The outputs' buffers follow the temporaries' (made while evaluating them).

@@ -122,6 +122,13 @@ class KernelMapping {
                                       : AtRoot(MapRows(Fun::Kind::kMapWrg, 0), v));
         }
       } else if (v->type->is_array()) {
+        if (MappedRows(v) == nullptr) {
+          // Rows of arrays of arrays: join them until each row is a matrix at most.
+          for (ExprPtr flat = nullptr; flat != v;) {
+            flat = v;
+            DFC_ASSIGN_OR_RETURN(v, AtRoot(FlattenRows(), flat));
+          }
+        }
         DFC_ASSIGN_OR_RETURN(v, AtRoot(MapRows(Fun::Kind::kMapGlb, 0), v));
       }
       if (const ExprPtr root = MappedRows(v)) roots_.insert(root.get());

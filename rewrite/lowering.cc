@@ -82,7 +82,31 @@ Rule ToGlobalLet() {
       }};
 }
 
+namespace {
+
+// e without its leading Splits (flattenRows' views of joined rows).
+ir::ExprPtr WithoutSplits(const ir::ExprPtr& e) {
+  ir::ExprPtr x = e;
+  while (const ir::FunCall* split = CallOf(x, ir::Fun::Kind::kSplit)) x = split->args[0];
+  return x;
+}
+
+// `e` with its leading Splits applied again to `x`.
+absl::StatusOr<ir::ExprPtr> WithSplitsOf(const ir::ExprPtr& e, const ir::ExprPtr& x) {
+  const ir::FunCall* split = CallOf(e, ir::Fun::Kind::kSplit);
+  if (split == nullptr) return x;
+  DFC_ASSIGN_OR_RETURN(ir::ExprPtr inner, WithSplitsOf(split->args[0], x));
+  return ir::Call(split->f, {inner});
+}
+
+}  // namespace
+
 ir::ExprPtr MappedRows(const ir::ExprPtr& e) {
+  if (CallOf(e, ir::Fun::Kind::kSplit) != nullptr) {
+    const ir::ExprPtr rows = WithoutSplits(e);
+    const ir::FunCall* map = MapCall(rows);
+    return map != nullptr && map->f->kind == ir::Fun::Kind::kMapGlb ? rows : nullptr;
+  }
   if (const ir::FunCall* map = MapCall(e)) {
     const ir::Fun::Kind kind = map->f->kind;
     return kind == ir::Fun::Kind::kMapGlb || kind == ir::Fun::Kind::kMapWrg ? e : nullptr;
@@ -95,6 +119,43 @@ ir::ExprPtr MappedRows(const ir::ExprPtr& e) {
   const ir::FunCall* join = CallOf(joined, ir::Fun::Kind::kJoin);
   if (join == nullptr || CallOf(join->args[0], ir::Fun::Kind::kMapGlb) == nullptr) return nullptr;
   return join->args[0];
+}
+
+Rule FlattenRows() {
+  return {"flattenRows", "Map(λ(a) => Map(g) $ a) $ x => Split(m) $ Map(g) $ Join $ x",
+          [](const ir::ExprPtr& e) -> Match {
+            const ir::FunCall* outer = CallOf(WithoutSplits(e), ir::Fun::Kind::kMap);
+            if (outer == nullptr) return Decline{"not a Map (under Splits)"};
+            const ir::ExprPtr& x = outer->args[0];
+            if (!x->type->element->is_array() || !x->type->element->element->is_array()) {
+              return Decline{"the rows are not arrays of arrays"};
+            }
+            // Split divides by the row's length: it must be known and non-zero.
+            if (x->type->element->length.AsConstant().value_or(0) <= 0) {
+              return Decline{"the rows' length is not a known positive number"};
+            }
+            if (outer->f->kind != ir::Fun::Kind::kMap ||
+                ir::As<ir::FunPattern>(*outer->f).f->kind != ir::Fun::Kind::kLambda) {
+              return Decline{"the Map's function is not a λ"};
+            }
+            const auto& lambda =
+                static_cast<const ir::Lambda&>(*ir::As<ir::FunPattern>(*outer->f).f);
+            const ir::FunCall* inner = CallOf(lambda.body, ir::Fun::Kind::kMap);
+            if (inner == nullptr || inner->args.size() != 1 ||
+                inner->args[0].get() != lambda.params[0].get()) {
+              return Decline{"the λ is not a Map over its parameter"};
+            }
+            if (ir::Reads(*inner->f, lambda.params[0].get()) > 0) {
+              return Decline{"the inner Map's function reads the row"};
+            }
+            return [e, x, inner]() -> absl::StatusOr<ir::ExprPtr> {
+              DFC_ASSIGN_OR_RETURN(ir::ExprPtr joined, ir::Call(ir::Join(), {x}));
+              DFC_ASSIGN_OR_RETURN(ir::ExprPtr rows, ir::Call(inner->f, {joined}));
+              DFC_ASSIGN_OR_RETURN(ir::ExprPtr split,
+                                   ir::Call(ir::Split(x->type->element->length), {rows}));
+              return WithSplitsOf(e, split);
+            };
+          }};
 }
 
 Rule StoreByBlocks(int rows) {
@@ -135,8 +196,11 @@ Rule MapRows(ir::Fun::Kind kind, int dim) {
               auto mapped = [&](ir::FunPtr f) {
                 return glb ? ir::MapGlb(dim, std::move(f)) : ir::MapWrg(dim, std::move(f));
               };
-              if (const ir::FunCall* map = CallOf(e, ir::Fun::Kind::kMap)) {
-                return ir::Call(mapped(ir::As<ir::FunPattern>(*map->f).f), map->args);
+              if (const ir::FunCall* map = CallOf(WithoutSplits(e), ir::Fun::Kind::kMap)) {
+                DFC_ASSIGN_OR_RETURN(
+                    ir::ExprPtr rows,
+                    ir::Call(mapped(ir::As<ir::FunPattern>(*map->f).f), map->args));
+                return WithSplitsOf(e, rows);
               }
               return ir::Call(mapped(ir::Id()), {e});
             };

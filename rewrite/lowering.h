@@ -48,6 +48,13 @@ Rule MapOutputs(ir::Fun::Kind kind);
 // work-items: the rows of a MapWrg kernel share work only there.
 bool SplitsAReduce(const ir::ExprPtr& e, int lanes);
 
+// flattenRows, at a value a kernel stores whose rows are arrays of arrays (rank >= 3):
+//   Map(λ(a) => Map(g) $ a) $ x => Split(m) $ Map(g) $ Join $ x, g not reading a
+// (Lift's Map(Map(g)) = Split(m) o Map(g) o Join). A batch of images has few rows, a row per
+// image: with the leading dimensions joined every output pixel is a row, one work-item each.
+// The Split is a view of the same memory, so the rows are stored where they were.
+Rule FlattenRows();
+
 // storeByBlocks(r), for a matrix a kernel stores:
 //   x => Reindex(n, i) $ Join $ MapGlb(0)(λb => TransposeW $ Transpose $ b)
 //          $ Split(r) $ Pad(0, ⌈n/r⌉·r - n, clamp) $ x
@@ -56,7 +63,8 @@ bool SplitsAReduce(const ir::ExprPtr& e, int lanes);
 // row, each element read is a cache line of its own; r rows at once read each line once.
 Rule StoreByBlocks(int rows);
 
-// Whether `e`'s rows are mapped onto the device already: MapGlb(d)(f) $ x or MapWrg(d)(f) $ x,
+// Whether `e`'s rows are mapped onto the device already: MapGlb(d)(f) $ x or MapWrg(d)(f) $ x
+// (or Split(m) of one, flattenRows' form, whose rows are those of the MapGlb),
 // or blocks of rows, Join $ MapGlb(d)(f) $ x (rewrite::BlockRows, VectorizeColumns), possibly
 // the first n rows of them, Reindex(n, i) $ Join $ MapGlb(d)(f) $ x. The MapGlb or MapWrg
 // call, or nullptr.
