@@ -453,7 +453,10 @@ absl::StatusOr<std::vector<ExprPtr>> TranslateBiasAdd(const TranslateContext& ct
   DFC_RETURN_IF_ERROR(CheckNumInputs(ctx, 2));
   DFC_RETURN_IF_ERROR(CheckSameDType(ctx, 0, 1));
   DFC_RETURN_IF_ERROR(CheckClass(ctx, 0, kNumbers));
-  DFC_ASSIGN_OR_RETURN(std::string format, ctx.node().GetString("data_format", "NHWC"));
+  // (Read in place, not copied out: GCC 12 calls a copy maybe-uninitialized here.)
+  const absl::StatusOr<std::string> data_format = ctx.node().GetString("data_format", "NHWC");
+  if (!data_format.ok()) return data_format.status();
+  const absl::string_view format = *data_format;
   if (format != "NHWC" && format != "NCHW") {
     return ctx.Error(absl::StrCat("data_format must be NHWC or NCHW, got \"", format, "\""));
   }

@@ -2,6 +2,7 @@
 #include "ir/from_tf/cluster.h"
 
 #include <algorithm>
+#include <functional>
 #include <optional>
 
 #include "absl/container/flat_hash_map.h"
@@ -9,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "base/status.h"
 #include "graph/ops.h"
+#include "ir/analysis.h"
 #include "ir/from_tf/size_unifier.h"
 #include "ir/from_tf/translate.h"
 
@@ -67,6 +69,38 @@ int Occurrences(const std::vector<ExprPtr>& roots, const Expr* target) {
   int n = 0;
   for (const ExprPtr& r : roots) n += counter.Count(r);
   return n;
+}
+
+// The tensor-valued computations that two or more of `outs` (a node's outputs the cluster
+// reads) share at their top level, outermost first: a batch norm's batch statistics, which y and
+// the mean and variance outputs all read. Only expressions outside every function body, whose
+// free parameters are the cluster's, can be bound where the node's lets are.
+std::vector<ExprPtr> SharedComputations(const std::vector<ExprPtr>& outs) {
+  absl::flat_hash_map<const Expr*, absl::flat_hash_set<int>> readers;
+  std::vector<ExprPtr> order;  // first seen, outermost first
+  std::function<void(const ExprPtr&, int, absl::flat_hash_set<const Expr*>&)> visit =
+      [&](const ExprPtr& e, int k, absl::flat_hash_set<const Expr*>& seen) {
+        if (e->kind != Expr::Kind::kFunCall || !seen.insert(e.get()).second) return;
+        auto [it, fresh] = readers.try_emplace(e.get());
+        if (fresh) order.push_back(e);
+        it->second.insert(k);
+        for (const ExprPtr& a : static_cast<const FunCall&>(*e).args) visit(a, k, seen);
+      };
+  for (int k = 0; k < static_cast<int>(outs.size()); ++k) {
+    if (outs[k] == nullptr) continue;
+    absl::flat_hash_set<const Expr*> seen;
+    visit(outs[k], k, seen);
+  }
+  std::vector<ExprPtr> shared;
+  absl::flat_hash_set<const Expr*> inside_shared;
+  for (const ExprPtr& e : order) {
+    if (readers[e.get()].size() < 2 || !e->type->is_array() || !Computes(*e)) continue;
+    // Outermost only: a computation inside one already bound is read through the binding.
+    bool nested = false;
+    for (const ExprPtr& s : shared) nested = nested || Occurrences({s}, e.get()) > 0;
+    if (!nested) shared.push_back(e);
+  }
+  return shared;
 }
 
 // Log(Softmax(x)) is translated as LogSoftmax(x) when nothing else reads the Softmax: the row's
@@ -148,13 +182,17 @@ absl::StatusOr<TranslatedCluster> TranslateCluster(const Graph& graph, const Clu
     }
     DFC_ASSIGN_OR_RETURN(std::vector<ExprPtr> outs, TranslateNode(node, inputs));
     // A computed input that the translation reads in several places (each output of a Split, or
-    // twice within one expression) is bound once and the node translated again on the binding:
-    // otherwise every place would compute it, and an unrolled LSTM's steps would multiply.
+    // twice within one expression), or whose elements overlapping windows read again (a
+    // convolution of a convolution), is bound once and the node translated again on the
+    // binding: otherwise every place would compute it, and an unrolled LSTM's steps or a CNN's
+    // layers would multiply.
+    const Translation* translation = FindTranslation(node.op);
     bool rebound = false;
     for (int j = 0; j < static_cast<int>(node.inputs.size()); ++j) {
       const ExprPtr& value = inputs[j].value;
       if (value == nullptr || value->kind != Expr::Kind::kFunCall) continue;
-      if (Occurrences(outs, value.get()) < 2) continue;
+      const bool reread = translation->rereads != nullptr && translation->rereads(node, j, inputs);
+      if (!reread && Occurrences(outs, value.get()) < 2) continue;
       ParamPtr bound = MakeParam(ParamName(node.inputs[j]), value->type);
       lets.emplace_back(bound, value);
       values[node.inputs[j]] = bound;
@@ -165,6 +203,22 @@ absl::StatusOr<TranslatedCluster> TranslateCluster(const Graph& graph, const Clu
     }
     if (rebound) {
       DFC_ASSIGN_OR_RETURN(outs, TranslateNode(node, inputs));
+    }
+    // Computations several of the node's read outputs share are bound once, for the same
+    // reason.
+    std::vector<ExprPtr> read_outs(outs.size());
+    for (int k = 0; k < static_cast<int>(outs.size()); ++k) {
+      if (uses[TensorId{node.name, k}] > 0) read_outs[k] = outs[k];
+    }
+    for (const ExprPtr& shared : SharedComputations(read_outs)) {
+      ParamPtr bound =
+          MakeParam(absl::StrCat(ParamName({node.name, 0}), "_shared", lets.size()), shared->type);
+      lets.emplace_back(bound, shared);
+      for (ExprPtr& out : outs) {
+        DFC_ASSIGN_OR_RETURN(
+            out, ReplaceWhere(
+                     out, [&](const ExprPtr& e) { return e.get() == shared.get(); }, bound));
+      }
     }
     for (int k = 0; k < static_cast<int>(outs.size()); ++k) {
       TensorId id{node.name, k};
@@ -235,7 +289,13 @@ bool UnifySizes(const Graph& graph, const std::vector<int>& nodes, const FoldRes
     const OpDef* def = FindOpDef(node.op);
     if (def == nullptr || def->placement == Placement::kHost || fold.folded[i]) continue;
     const Translation* translation = FindTranslation(node.op);
-    if (translation == nullptr || translation->unify_sizes == nullptr) continue;
+    if (translation == nullptr) continue;
+    if (translation->unify_with_values != nullptr) {
+      std::vector<const TensorInfo*> infos;
+      for (const TensorId& id : node.inputs) infos.push_back(&fold.Info(graph, id));
+      changed |= translation->unify_with_values(node, infos, unifier);
+    }
+    if (translation->unify_sizes == nullptr) continue;
     std::vector<SymbolicShape> shapes;
     for (int j = 0; j < static_cast<int>(node.inputs.size()); ++j) {
       if (ReadsStatically(node, j)) continue;

@@ -10,6 +10,8 @@
 // The dot product folds from the first term to the last, as the reference kernel
 // (runtime/reference/contraction.cc) does, in the compute type: float for float16 (whose
 // products are exact in float) and float32, double for float64; integers wrap modulo 2^bits.
+#include "ir/from_tf/contraction.h"
+
 #include <cstdint>
 #include <span>
 #include <string>
@@ -77,11 +79,6 @@ FunPtr AddFun(DType c) {
 
 // One product: a is [m, k] ([k, m] if transpose_a), b is [k, n] ([n, k] if transpose_b).
 absl::StatusOr<ExprPtr> MatMul2D(ExprPtr a, ExprPtr b, bool transpose_a, bool transpose_b) {
-  const DType d = BaseDType(a->type);
-  const DType c = ComputeDType(d);
-  FunPtr mult = MultFun(d);
-  FunPtr add = AddFun(c);
-  FunPtr finish = c == d ? nullptr : CastFun(c, d);
   ExprPtr rows_a = a;
   if (transpose_a) {
     DFC_ASSIGN_OR_RETURN(rows_a, Call(Transpose(), {a}));
@@ -94,26 +91,7 @@ absl::StatusOr<ExprPtr> MatMul2D(ExprPtr a, ExprPtr b, bool transpose_a, bool tr
       rows_a,
       [&](ExprPtr row) {
         return MapOver(
-            cols_b,
-            [&](ExprPtr col) -> absl::StatusOr<ExprPtr> {
-              DFC_ASSIGN_OR_RETURN(ExprPtr pairs, Call(Zip(2), {row, col}));
-              DFC_ASSIGN_OR_RETURN(ExprPtr products,
-                                   MapOver(
-                                       pairs,
-                                       [&](ExprPtr p) -> absl::StatusOr<ExprPtr> {
-                                         DFC_ASSIGN_OR_RETURN(ExprPtr x, Call(Get(0), {p}));
-                                         DFC_ASSIGN_OR_RETURN(ExprPtr y, Call(Get(1), {p}));
-                                         return Apply(mult, {x, y});
-                                       },
-                                       "p"));
-              DFC_ASSIGN_OR_RETURN(ExprPtr sum,
-                                   ReduceOver(Lit(c, 0), products, [&](ExprPtr acc, ExprPtr x) {
-                                     return Apply(add, {acc, x});
-                                   }));
-              if (finish == nullptr) return sum;
-              return Apply(finish, {sum});
-            },
-            "colB");
+            cols_b, [&](ExprPtr col) { return DotProduct(row, col); }, "colB");
       },
       "rowA");
 }
@@ -211,6 +189,25 @@ bool UnifyMatMul(const Node& node, std::span<const SymbolicShape> shapes, SizeUn
 }
 
 }  // namespace
+
+absl::StatusOr<ExprPtr> DotProduct(const ExprPtr& a, const ExprPtr& b) {
+  const DType d = BaseDType(a->type);
+  const DType c = ComputeDType(d);
+  DFC_ASSIGN_OR_RETURN(ExprPtr pairs, Call(Zip(2), {a, b}));
+  DFC_ASSIGN_OR_RETURN(ExprPtr products, MapOver(
+                                             pairs,
+                                             [&](ExprPtr p) -> absl::StatusOr<ExprPtr> {
+                                               DFC_ASSIGN_OR_RETURN(ExprPtr x, Call(Get(0), {p}));
+                                               DFC_ASSIGN_OR_RETURN(ExprPtr y, Call(Get(1), {p}));
+                                               return Apply(MultFun(d), {x, y});
+                                             },
+                                             "p"));
+  DFC_ASSIGN_OR_RETURN(ExprPtr sum, ReduceOver(Lit(c, 0), products, [&](ExprPtr acc, ExprPtr x) {
+                         return Apply(AddFun(c), {acc, x});
+                       }));
+  if (c == d) return sum;
+  return Apply(CastFun(c, d), {sum});
+}
 
 void RegisterContractionTranslations(TranslationTable& table) {
   table.push_back({"MatMul", {TranslateMatMul<Batching::kNone>, {}, UnifyMatMul}});

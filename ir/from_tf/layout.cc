@@ -512,10 +512,24 @@ Outputs TranslateIdentityN(const TranslateContext& ctx) {
   return outputs;
 }
 
+// Reshape keeps the element count: the input's equals the product of a constant target shape
+// (one without -1, whose product fits in int64; anything else is refused by the translation).
+bool UnifyReshape(const Node&, std::span<const TensorInfo* const> inputs, SizeUnifier& unifier) {
+  if (inputs.size() != 2 || !inputs[0]->shape || !inputs[1]->symbolic_value) return false;
+  int64_t target = 1;
+  for (const ArithExpr& d : *inputs[1]->symbolic_value) {
+    const std::optional<int64_t> n = d.AsConstant();
+    if (!n || *n < 0 || __builtin_mul_overflow(target, *n, &target)) return false;
+  }
+  return unifier.Unify(NumElements(*inputs[0]->shape), ArithExpr(target));
+}
+
 }  // namespace
 
 void RegisterLayoutTranslations(TranslationTable& table) {
-  table.push_back({"Reshape", Translation{&TranslateReshape, {1}}});
+  table.push_back({"Reshape", Translation{.fn = &TranslateReshape,
+                                          .static_inputs = {1},
+                                          .unify_with_values = UnifyReshape}});
   table.push_back({"ExpandDims", Translation{&TranslateExpandDims, {1}}});
   table.push_back({"Squeeze", Translation{&TranslateSqueeze, {}}});
   // ConcatV2's axis is its last input, whose index depends on the number of values: -1.

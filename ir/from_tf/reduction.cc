@@ -6,6 +6,8 @@
 // The reference kernels (runtime/reference/reduction.cc, scan.cc) fold from the first element
 // to the last; so do these Reduces, in the compute type (float for float16 and float32, double
 // for float64). Integer sums and products wrap modulo 2^bits, as the reference's do.
+#include "ir/from_tf/reduction.h"
+
 #include <cmath>
 #include <cstdint>
 #include <functional>
@@ -161,7 +163,7 @@ FunPtr LogicalFun(bool is_all) {
 }
 
 // acc / n rounded to `out`, for a floating accumulator (Mean, and L2Loss with n = 2).
-FunPtr FloatDivideFun(DType acc, DType out) {
+FunPtr FloatDivide(DType acc, DType out) {
   return MakeUserFun(absl::StrCat("reduce_divide_", DTypeName(acc), "_to_", DTypeName(out)),
                      {"acc", "n"}, "return acc / n;", {acc, acc}, out,
                      [acc, out](std::span<const Scalar> a) -> absl::StatusOr<Scalar> {
@@ -303,7 +305,7 @@ LineFn ReducerFor(ReduceKind kind, DType d) {
         return Fold(Lit(acc, 0), ArithFun(Arith::kAdd, acc, d),
                     [acc, d](ExprPtr a, const ArithExpr& n) -> absl::StatusOr<ExprPtr> {
                       DFC_ASSIGN_OR_RETURN(ExprPtr count, SizeAsScalar(n, acc));
-                      return Apply(FloatDivideFun(acc, d), {a, count});
+                      return Apply(FloatDivide(acc, d), {a, count});
                     });
       }
       // TensorFlow sums narrow integers in 64 bits, then divides.
@@ -364,7 +366,7 @@ absl::StatusOr<std::vector<ExprPtr>> TranslateL2Loss(const TranslateContext& ctx
   DFC_ASSIGN_OR_RETURN(ExprPtr sum, ReduceOver(Lit(acc, 0), line, [&](ExprPtr a, ExprPtr x) {
                          return Apply(ArithFun(Arith::kAddSquare, acc, d), {a, x});
                        }));
-  DFC_ASSIGN_OR_RETURN(ExprPtr out, Apply(FloatDivideFun(acc, d), {sum, Lit(acc, 2)}));
+  DFC_ASSIGN_OR_RETURN(ExprPtr out, Apply(FloatDivide(acc, d), {sum, Lit(acc, 2)}));
   return std::vector<ExprPtr>{out};
 }
 
@@ -560,6 +562,10 @@ absl::StatusOr<std::vector<ExprPtr>> TranslateScan(const TranslateContext& ctx) 
 }
 
 }  // namespace
+
+FunPtr SumStep(DType acc, DType x) { return ArithFun(Arith::kAdd, acc, x); }
+
+FunPtr FloatDivideFun(DType acc, DType out) { return FloatDivide(acc, out); }
 
 void RegisterReductionTranslations(TranslationTable& table) {
   table.push_back({"Sum", {TranslateReduce<ReduceKind::kSum>, {1}}});

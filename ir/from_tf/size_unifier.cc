@@ -31,6 +31,13 @@ bool SizeUnifier::Unify(const ArithExpr& a, const ArithExpr& b) {
                t.operands().size() == 1 && t.operands()[0].kind() == ArithExpr::Kind::kVar) {
       var = t.operands()[0].var_name();  // -v + rest = 0: v = rest
       value = e - t;
+    } else if (t.kind() == ArithExpr::Kind::kProd && t.operands().size() == 1 &&
+               t.operands()[0].kind() == ArithExpr::Kind::kVar && (e - t).AsConstant() &&
+               *(e - t).AsConstant() % t.coefficient() == 0) {
+      // c·v + k = 0 with constants c | k (N·2592 = 7776: a reshape to a constant shape fixes
+      // the batch): v = -k / c.
+      var = t.operands()[0].var_name();
+      value = ArithExpr(-*(e - t).AsConstant() / t.coefficient());
     } else {
       continue;
     }

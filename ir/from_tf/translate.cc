@@ -21,6 +21,14 @@ const absl::flat_hash_map<std::string, Translation>& Registry() {
     RegisterReductionTranslations(table);
     RegisterSoftmaxTranslations(table);
     RegisterLayoutTranslations(table);
+    RegisterConvolutionTranslations(table);
+    RegisterPoolingTranslations(table);
+    RegisterConvolutionGradTranslations(table);
+    RegisterPoolingGradTranslations(table);
+    RegisterNormalizationTranslations(table);
+    RegisterResizeTranslations(table);
+    RegisterSpaceBatchTranslations(table);
+    RegisterActivationGradTranslations(table);
     auto* map = new absl::flat_hash_map<std::string, Translation>();
     for (auto& [op, translation] : table) {
       DFC_CHECK(map->emplace(op, std::move(translation)).second);  // one translation per op

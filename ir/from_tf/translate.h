@@ -62,6 +62,17 @@ using TranslateFn = absl::StatusOr<std::vector<ExprPtr>> (*)(const TranslateCont
 using UnifySizesFn = bool (*)(const Node& node, std::span<const SymbolicShape> shapes,
                               SizeUnifier& unifier);
 
+// The same for an op whose equalities involve the values of its static inputs (Reshape's
+// element count is the product of its shape input): every input's compile-time knowledge.
+using UnifyWithValuesFn = bool (*)(const Node& node, std::span<const TensorInfo* const> inputs,
+                                   SizeUnifier& unifier);
+
+// Whether the translation reads each element of data input `i` for several outputs that
+// different work-items compute (a convolution's or pool's overlapping windows), given the node's
+// inputs as translated: a computed value there is bound once with a let (stored by a kernel of
+// its own), not computed again for every window that reads it.
+using RereadsFn = bool (*)(const Node& node, int i, std::span<const TranslateInput> inputs);
+
 struct Translation {
   TranslateFn fn = nullptr;
   // Inputs read only at compile time (axes, perm, shape, paddings...): they are never kernel
@@ -71,6 +82,8 @@ struct Translation {
   // Set by ops whose operands' sizes must agree (broadcasting, contractions), so that a size
   // variable met against another size is unified with it before the graph is translated.
   UnifySizesFn unify_sizes = nullptr;
+  RereadsFn rereads = nullptr;
+  UnifyWithValuesFn unify_with_values = nullptr;
 
   // Whether input `i` of a node with `num_inputs` inputs is one of the static ones.
   bool IsStaticInput(int i, int num_inputs) const;
@@ -97,6 +110,14 @@ void RegisterContractionTranslations(TranslationTable& table);
 void RegisterReductionTranslations(TranslationTable& table);
 void RegisterSoftmaxTranslations(TranslationTable& table);
 void RegisterLayoutTranslations(TranslationTable& table);
+void RegisterConvolutionTranslations(TranslationTable& table);      // convolution.cc
+void RegisterPoolingTranslations(TranslationTable& table);          // pooling.cc
+void RegisterConvolutionGradTranslations(TranslationTable& table);  // convolution_grad.cc
+void RegisterPoolingGradTranslations(TranslationTable& table);      // pooling_grad.cc
+void RegisterNormalizationTranslations(TranslationTable& table);    // normalization.cc
+void RegisterResizeTranslations(TranslationTable& table);           // resize.cc
+void RegisterSpaceBatchTranslations(TranslationTable& table);       // space_batch.cc
+void RegisterActivationGradTranslations(TranslationTable& table);   // activation_grad.cc
 
 }  // namespace dfc::ir
 
