@@ -54,12 +54,24 @@ absl::StatusOr<Node> DecodeNode(const tf::NodeDef& def) {
 absl::StatusOr<Graph> Graph::FromGraphDef(const tf::GraphDef& def) {
   std::vector<Node> nodes;
   nodes.reserve(def.node_size());
+  const int producer = def.versions().producer();
   for (const tf::NodeDef& node_def : def.node()) {
     absl::StatusOr<Node> node = DecodeNode(node_def);
     if (!node.ok()) return node.status();
+    // Up to GraphDef version 21 a Placeholder's scalar `shape` meant "any shape": TensorFlow's
+    // Placeholder shape function still reads it so for those graphs (Keras wrote them so).
+    if (producer <= 21 && (node->op == "Placeholder" || node->op == "PlaceholderWithDefault")) {
+      auto it = node->attrs.find("shape");
+      if (it != node->attrs.end()) {
+        const PartialShape* shape = std::get_if<PartialShape>(&it->second);
+        if (shape != nullptr && !shape->unknown_rank && shape->dims.empty()) {
+          it->second = PartialShape{.unknown_rank = true, .dims = {}};
+        }
+      }
+    }
     nodes.push_back(*std::move(node));
   }
-  return FromNodes(std::move(nodes), def.versions().producer());
+  return FromNodes(std::move(nodes), producer);
 }
 
 absl::StatusOr<Graph> Graph::FromNodes(std::vector<Node> nodes, int producer) {

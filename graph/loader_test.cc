@@ -6,7 +6,9 @@
 #include <filesystem>
 #include <random>
 
+#include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
+#include "graph/ops.h"
 #include "gtest/gtest.h"
 #include "tests/test_util.h"
 
@@ -286,6 +288,23 @@ TEST_P(CorruptInputTest, GivesItsOwnError) {
 
 INSTANTIATE_TEST_SUITE_P(Table, CorruptInputTest, ::testing::ValuesIn(CorruptCases()),
                          [](const auto& info) { return info.param.name; });
+
+// TensorFlow's Placeholder shape function: up to GraphDef version 21 a scalar `shape` attribute
+// is how "any shape" was written; from 22 on it is a scalar.
+TEST(LoaderTest, AVersion21PlaceholderWithAScalarShapeTakesAnyShape) {
+  constexpr char kPlaceholder[] = R"gd(
+    node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } }
+      attr { key: "shape" value { shape { } } } }
+  )gd";
+  for (int producer : {0, 21, 22}) {
+    absl::StatusOr<Graph> graph =
+        ParseGraph(absl::StrCat(kPlaceholder, "versions { producer: ", producer, " }\n"), "inline");
+    ASSERT_TRUE(graph.ok()) << graph.status();
+    const PartialShape shape = PlaceholderShape(*graph->FindNode("x"));
+    EXPECT_EQ(shape.unknown_rank, producer <= 21) << "producer " << producer;
+    EXPECT_TRUE(shape.dims.empty());
+  }
+}
 
 TEST(LoaderTest, MissingFileIsAnError) {
   absl::StatusOr<Graph> graph = LoadGraph("/nonexistent/graph.pb");
