@@ -33,6 +33,19 @@ Tolerance DefaultTolerance(DType dtype) {
   }
 }
 
+Tolerance TensorFlowTolerance(const Tensor& expected) {
+  Tolerance t = DefaultTolerance(expected.dtype());
+  if (expected.dtype() != DType::kFloat && expected.dtype() != DType::kDouble) return t;
+  const double u = expected.dtype() == DType::kFloat ? 0x1p-24 : 0x1p-53;
+  double largest = 0;
+  for (int64_t i = 0; i < expected.num_elements(); ++i) {
+    const double v = expected.ElementAsDouble(i);
+    if (std::isfinite(v)) largest = std::max(largest, std::fabs(v));
+  }
+  t.atol = std::max(t.atol, 32 * u * largest);
+  return t;
+}
+
 Comparison CompareTensors(const Tensor& actual, const Tensor& expected) {
   return CompareTensors(actual, expected, DefaultTolerance(expected.dtype()));
 }

@@ -24,6 +24,15 @@ struct Tolerance {
 // log, tanh... Integers and bools compare exactly.
 Tolerance DefaultTolerance(DType dtype);
 
+// The tolerance against TensorFlow's own outputs: DefaultTolerance, with atol at least 32 units
+// of roundoff of the output's largest finite magnitude for float32 and float64. TensorFlow sums
+// in the output's dtype, so each element carries an absolute error of the order of the terms it
+// summed, through every layer before it; an element that cancels to near zero keeps it, where
+// its own magnitude would ask for less. (A seven-layer float32 convolution chain, conformance
+// case conv_4, is 4.8 units of its largest magnitude from the exact sums dfc's reference makes.)
+// A wrong window or a missed term errs by a whole term, far beyond it.
+Tolerance TensorFlowTolerance(const Tensor& expected);
+
 struct Comparison {
   bool equal = false;
   std::string reason;        // why not, e.g. "shape [2,3] != expected [3,2]"

@@ -176,7 +176,8 @@ CaseResult RunCase(const fs::path& dir, Mode mode, DeviceExecutor* device, bool 
   if (!actual.ok()) return fail(actual.status().message());
 
   for (size_t i = 0; i < fetches.size(); ++i) {
-    const Comparison c = CompareTensors((*actual)[i], expected[i]);
+    const Comparison c =
+        CompareTensors((*actual)[i], expected[i], TensorFlowTolerance(expected[i]));
     result.max_error = std::max(result.max_error, c.max_error);
     if (!c.equal) {
       return fail(absl::StrCat("output \"", fetches[i], "\": ", c.reason));
