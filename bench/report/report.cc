@@ -261,6 +261,7 @@ Context ParseContext(const json& c) {
   ctx.num_cpus = c.value("num_cpus", 0);
   ctx.mhz_per_cpu = c.value("mhz_per_cpu", 0.0);
   if (c.contains("caches")) ctx.caches = SummariseCaches(c["caches"]);
+  ctx.peer = StringField(c, "peer");
   return ctx;
 }
 
@@ -450,6 +451,30 @@ std::optional<double> FloorFraction(const std::vector<Result>& rs, const Result&
     return r.time_ms / *floor;
   }
   return r.floor_fraction;
+}
+
+// The machine's FMA peak that the section measured: the fastest of kPeakFamily's results (one
+// per vector width), or nullptr.
+const Result* MeasuredPeak(const std::vector<Result>& rs) {
+  const Result* peak = nullptr;
+  for (const Result& r : rs) {
+    if (r.family != kPeakFamily || !r.error.empty() || !r.gflop_per_s) continue;
+    if (peak == nullptr || *r.gflop_per_s > *peak->gflop_per_s) peak = &r;
+  }
+  return peak;
+}
+
+// A family timed by the peer too (it has a kPeerVariant).
+bool IsPeerFamily(const std::vector<Result>& rs, const std::string& family) {
+  const std::vector<std::string> variants = Variants(rs, family);
+  return std::find(variants.begin(), variants.end(), kPeerVariant) != variants.end();
+}
+
+// The families drawn: all but the FMA peak, a figure beside the others rather than a workload.
+std::vector<std::string> PlottedFamilies(const std::vector<Result>& rs) {
+  std::vector<std::string> out = Families(rs);
+  std::erase(out, std::string(kPeakFamily));
+  return out;
 }
 
 }  // namespace
@@ -843,6 +868,78 @@ std::string FamilySection(const std::vector<Result>& rs, const std::string& sect
   return out + "\n";
 }
 
+bool HasTargetFamily(const std::vector<Result>& rs) {
+  for (const Target& t : kTargets) {
+    for (const std::string& family : Families(rs)) {
+      if (InTarget(t, family)) return true;
+    }
+  }
+  return false;
+}
+
+// `gflop_per_s` as a fraction of the FMA peak's; "" without either.
+std::string OfPeak(const std::optional<double>& gflop_per_s, const Result* peak) {
+  if (!gflop_per_s || peak == nullptr || *peak->gflop_per_s <= 0) return "";
+  return Sig3(*gflop_per_s / *peak->gflop_per_s);
+}
+
+// The families timed by both dfc and the peer, in one table: per family and batch, each one's
+// time, their ratio, and the convolutions' GFLOP/s of each with its fraction of the FMA peak;
+// then each family's plot. Empty without such families.
+std::string PeerSection(const Report& report, const std::vector<Result>& rs,
+                        const std::string& section) {
+  std::vector<std::string> families;
+  for (const std::string& family : PlottedFamilies(rs)) {
+    if (IsPeerFamily(rs, family)) families.push_back(family);
+  }
+  if (families.empty()) return "";
+  std::vector<std::string> peers;
+  for (const BenchmarkFile& f : report.files) {
+    if (f.section == section) peers.push_back(f.context.peer);
+  }
+  const Result* peak = MeasuredPeak(rs);
+  std::string out = absl::StrCat(
+      "### dfc against ", kPeerVariant, "\n\n",
+      "End to end, on the same machine in the same run: `", kSubjectVariant,
+      "` is one `DeviceSession::Run` with the input uploaded and the output read back, `",
+      kPeerVariant, "` one forward in eval mode under `no_grad` (", CodeList(Distinct(peers)),
+      "). Times in ms: `", kSubjectVariant, "`'s the median of its repetitions, `", kPeerVariant,
+      "`'s the median of its forwards. GFLOP/s are those of the convolutions "
+      "(2 × their multiply-adds); \"of peak\" divides them by the machine's float32 FMA peak, ",
+      peak != nullptr ? absl::StrCat(Sig3(*peak->gflop_per_s), " GFLOP/s as `", peak->family, "/",
+                                     peak->variant, "/", peak->size_key, ":", peak->size,
+                                     "` measured it in the same run")
+                      : "not measured in this section",
+      ".\n\n| model | ", SizeKey(rs, families[0]), " | ", kSubjectVariant, " ms | ", kPeerVariant,
+      " ms | ", kSubjectVariant, " / ", kPeerVariant, " | ", kSubjectVariant, " GFLOP/s | ",
+      kSubjectVariant, " of peak | ", kPeerVariant, " GFLOP/s | ", kPeerVariant,
+      " of peak |\n|---|---|---|---|---|---|---|---|---|\n");
+  for (const std::string& family : families) {
+    for (const int64_t size : Sizes(rs, family)) {
+      const Result* dfc = Find(rs, family, kSubjectVariant, size);
+      const Result* peer = Find(rs, family, kPeerVariant, size);
+      const bool both = dfc != nullptr && peer != nullptr && dfc->error.empty() &&
+                        peer->error.empty() && peer->time_ms > 0;
+      const auto gflops = [](const Result* r) {
+        return r != nullptr && r->error.empty() && r->gflop_per_s ? Sig3(*r->gflop_per_s) : "";
+      };
+      const auto of_peak = [peak](const Result* r) {
+        return r != nullptr && r->error.empty() ? OfPeak(r->gflop_per_s, peak) : "";
+      };
+      absl::StrAppend(&out, "| ", family, " | ", size, " | ", TimeCell(rs, dfc), " | ",
+                      TimeCell(rs, peer), " | ", both ? Sig3(dfc->time_ms / peer->time_ms) : "",
+                      " | ", gflops(dfc), " | ", of_peak(dfc), " | ", gflops(peer), " | ",
+                      of_peak(peer), " |\n");
+    }
+  }
+  absl::StrAppend(&out, "\n");
+  for (const std::string& family : families) {
+    absl::StrAppend(&out, "![", family, ": time against ", SizeKey(rs, family), "](plots/",
+                    PlotStem(section, family), ".png)\n\n");
+  }
+  return out;
+}
+
 std::string SectionText(const Report& report, const std::string& section) {
   const std::vector<Result> rs = SectionResults(report, section);
   std::vector<std::string> sources, hosts;
@@ -854,9 +951,11 @@ std::string SectionText(const Report& report, const std::string& section) {
   std::string out = absl::StrCat("## ", section, "\n\nFrom ", CodeList(sources), " on ",
                                  CodeList(Distinct(hosts)), ", OpenCL device(s) ",
                                  CodeList(Devices(rs)), ".\n\n");
-  absl::StrAppend(&out, TargetsTable(rs));
-  for (const std::string& family : Families(rs)) {
-    absl::StrAppend(&out, FamilySection(rs, section, family));
+  // A section of other workloads only (the CNNs against PyTorch) has no target to check.
+  if (HasTargetFamily(rs)) absl::StrAppend(&out, TargetsTable(rs));
+  absl::StrAppend(&out, PeerSection(report, rs, section));
+  for (const std::string& family : PlottedFamilies(rs)) {
+    if (!IsPeerFamily(rs, family)) absl::StrAppend(&out, FamilySection(rs, section, family));
   }
   return out;
 }
@@ -923,7 +1022,7 @@ absl::Status WriteReport(const Report& report, const std::string& out_dir) {
   std::vector<std::string> stems;
   for (const std::string& section : Sections(report)) {
     const std::vector<Result> rs = SectionResults(report, section);
-    for (const std::string& family : Families(rs)) {
+    for (const std::string& family : PlottedFamilies(rs)) {
       const std::string stem = PlotStem(section, family);
       if (absl::Status s = WriteFile(plots / (stem + ".dat"), GnuplotData(rs, family)); !s.ok()) {
         return s;

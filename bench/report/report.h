@@ -28,7 +28,16 @@ struct Context {
   int num_cpus = 0;
   double mhz_per_cpu = 0;
   std::string caches;  // summarised: "L1d 48 KiB, L1i 32 KiB, L2 2 MiB, L3 32 MiB shared by 2"
+  std::string peer;    // what a peer's file was timed with (bench/torch_peer.py: "PyTorch ...")
 };
+
+// The comparison with a peer (bench/cnn_bench.cc against bench/torch_peer.py): a family with a
+// kPeerVariant is timed end to end both by dfc (kSubjectVariant) and by the peer, and RESULTS.md
+// gives their ratio and each one's GFLOP/s as a fraction of the machine's FMA peak, the fastest
+// result of the family kPeakFamily in the same section.
+inline constexpr char kPeerVariant[] = "pytorch";
+inline constexpr char kSubjectVariant[] = "dfc";
+inline constexpr char kPeakFamily[] = "fma_peak";
 
 // One benchmark run, `family/variant/size_key:size`. Times are in milliseconds whatever the
 // file's time_unit; a counter the benchmark did not set is empty.

@@ -304,5 +304,40 @@ TEST(MarkdownTest, NoFloorColumnWithoutFloors) {
   EXPECT_THAT(md, Not(HasSubstr("| floor |")));
 }
 
+// The CNNs against PyTorch (bench/cnn_bench.cc, bench/torch_peer.py): one table of both times,
+// their ratio and each one's convolution GFLOP/s over the FMA peak measured in the same run (the
+// fastest vector width's); no targets table and no plot of the peak.
+TEST(MarkdownTest, PeerTableAgainstTheMeasuredPeak) {
+  Report report;
+  report.files.push_back(BenchmarkFile{
+      .source = "cnn_bench.json",
+      .section = "CNNs",
+      .context = {},
+      .results = Parse({Bench("fma_peak/avx2/threads:2", 30, R"(, "GFLOP/s": 80.0)"),
+                        Bench("fma_peak/avx512/threads:2", 30, R"(, "GFLOP/s": 160.0)"),
+                        Bench("cnn_lenet/dfc/batch:1", 2.0, R"(, "GFLOP/s": 0.4)"),
+                        Bench("cnn_lenet/dfc/batch:16", 8.0, R"(, "GFLOP/s": 1.6)")},
+                       "CNNs")});
+  report.files.push_back(BenchmarkFile{
+      .source = "torch_peer.json",
+      .section = "CNNs",
+      .context = {.peer = "PyTorch 1.13.1, 2 threads"},
+      .results = Parse({R"({"name": "cnn_lenet/pytorch/batch:1/real_time", "real_time": 0.5,
+                            "time_unit": "ms", "GFLOP/s": 1.6})",
+                        R"({"name": "cnn_lenet/pytorch/batch:16/real_time", "real_time": 16,
+                            "time_unit": "ms", "GFLOP/s": 0.8})"},
+                       "CNNs")});
+  const std::string md = RenderMarkdown(report);
+  EXPECT_THAT(md, HasSubstr("### dfc against pytorch\n"));
+  EXPECT_THAT(md, HasSubstr("(`PyTorch 1.13.1, 2 threads`)"));
+  EXPECT_THAT(md, HasSubstr("160 GFLOP/s as `fma_peak/avx512/threads:2` measured it"));
+  EXPECT_THAT(md, HasSubstr("| cnn_lenet | 1 | 2 | 0.5 | 4 | 0.4 | 0.0025 | 1.6 | 0.01 |\n"));
+  EXPECT_THAT(md, HasSubstr("| cnn_lenet | 16 | 8 | 16 | 0.5 | 1.6 | 0.01 | 0.8 | 0.005 |\n"));
+  EXPECT_THAT(md, HasSubstr("(plots/cnns_cnn_lenet.png)"));
+  EXPECT_THAT(md, Not(HasSubstr("### Targets")));
+  EXPECT_THAT(md, Not(HasSubstr("### fma_peak")));
+  EXPECT_THAT(md, Not(HasSubstr("### cnn_lenet")));
+}
+
 }  // namespace
 }  // namespace dfc::bench::report

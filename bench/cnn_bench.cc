@@ -1,0 +1,196 @@
+// The real CNNs of ../shared/zoo (LeNet, MobileNet v1 0.25 at 128) run as a user runs them, end
+// to end, for the comparison with their PyTorch twins that bench/torch_peer.py times on the same
+// machine in the same bench/run:
+//
+// - `cnn_<model>/dfc/batch:B`: the wall time of one DeviceSession::Run at batch 1, 16 and 64,
+//   the input uploaded and the output read back inside it. One session per model, whose graph
+//   has the batch opened as tests/zoo_test.cc opens it, so that one plan serves every batch; a
+//   warm-up run at each batch before any timing; kRepetitions repetitions, of which RESULTS.md
+//   takes the median. Counters: the batch, the convolutions' GFLOP a run (bench/conv_flops.h)
+//   and their GFLOP/s.
+// - `fma_peak/<isa>/threads:T`: the machine's float32 FMA peak on T threads
+//   (bench/fma_peak.h), for each vector width the CPU has; RESULTS.md divides the convolutions'
+//   GFLOP/s by the fastest.
+//
+// T is DFC_BENCH_THREADS (default 2): the FMA chains' threads, PoCL's (POCL_MAX_PTHREAD_COUNT,
+// set here unless already set) and those bench/run gives torch_peer.py.
+//
+//   DFC_CACHE_DIR=build/program-cache build/cnn_bench --benchmark_counters_tabular=true
+#include <cstdlib>
+#include <map>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "bench/conv_flops.h"
+#include "bench/fma_peak.h"
+#include "benchmark/benchmark.h"
+#include "graph/graph.h"
+#include "graph/loader.h"
+#include "runtime/device_session.h"
+#include "tests/test_util.h"
+
+namespace dfc::bench {
+namespace {
+
+// A zoo CNN as tests/zoo_test.cc describes it; its PyTorch twin in bench/torch_peer.py has the
+// same family name.
+struct ZooModel {
+  std::string family;  // the benchmark family: "cnn_lenet"
+  std::string file;    // in ../shared/zoo
+  std::string input;
+  Shape image;  // the input's shape after the batch
+  std::string fetch;
+};
+
+const std::vector<ZooModel>& Models() {
+  static const auto* models = new std::vector<ZooModel>{
+      {"cnn_lenet", "lenet_frozen.pb", "input", {28, 28, 1}, "Lenet/fc9_1/BiasAdd"},
+      {"cnn_mobilenet_v1_025_128",
+       "mobilenet_v1_025_128.pb",
+       "input",
+       {128, 128, 3},
+       "MobilenetV1/Logits/SpatialSqueeze"},
+      // TODO(issue 30): resnet_cifar10.pb, once dfc supports it (and its twin in torch_peer.py).
+  };
+  return *models;
+}
+
+constexpr int64_t kBatches[] = {1, 16, 64};
+// MobileNet at batch 64 takes a second or more a run, so Google Benchmark's minimum time gives
+// it one or two: RESULTS.md takes the median of the repetitions (bench/report).
+constexpr int kRepetitions = 5;
+// A peak is what the machine reaches at best: RESULTS.md takes the fastest repetition.
+constexpr int kPeakRepetitions = 3;
+
+int Threads() {
+  const char* threads = std::getenv("DFC_BENCH_THREADS");
+  return threads != nullptr && std::atoi(threads) > 0 ? std::atoi(threads) : 2;
+}
+
+// `graph` with placeholder `input` declared [?, image...]: the batch open (MobileNet's is
+// exported as [1,128,128,3]; LeNet's has no rank).
+absl::StatusOr<Graph> WithOpenBatch(const Graph& graph, const ZooModel& model) {
+  std::vector<Node> nodes = graph.nodes();
+  for (Node& node : nodes) {
+    if (node.name != model.input) continue;
+    PartialShape shape{.unknown_rank = false, .dims = {-1}};
+    shape.dims.insert(shape.dims.end(), model.image.begin(), model.image.end());
+    node.attrs["shape"] = shape;
+  }
+  return Graph::FromNodes(std::move(nodes), graph.producer());
+}
+
+// One session per model, opened on first use and kept for every batch.
+absl::StatusOr<DeviceSession*> SessionFor(const ZooModel& model) {
+  static auto* sessions = new std::map<std::string, std::unique_ptr<DeviceSession>>;
+  std::unique_ptr<DeviceSession>& slot = (*sessions)[model.family];
+  if (slot != nullptr) return slot.get();
+  DFC_ASSIGN_OR_RETURN(const Graph loaded, LoadGraph(testing::SharedDir() + "/zoo/" + model.file));
+  DFC_ASSIGN_OR_RETURN(Graph open, WithOpenBatch(loaded, model));
+  const char* device = std::getenv("DFC_DEVICE");
+  DFC_ASSIGN_OR_RETURN(slot, DeviceSession::Create(std::make_shared<const Graph>(std::move(open)),
+                                                   {.device = device != nullptr ? device : "cpu"}));
+  return slot.get();
+}
+
+std::vector<Feed> FeedsAt(const ZooModel& model, int64_t batch) {
+  Shape shape = {batch};
+  shape.insert(shape.end(), model.image.begin(), model.image.end());
+  return {{{model.input, 0}, testing::UniformFloats(shape, 7, 0, 1)}};
+}
+
+// What a model's runs at a batch are timed after, done once (Google Benchmark calls a benchmark
+// again for each repetition and each longer try): the convolutions' work, and the warm-up run —
+// a batch's first run may translate the graph again (a batch of 1 is also compiled with the
+// batch a constant) and build kernels.
+absl::StatusOr<ConvWork> Prepare(DeviceSession& session, const ZooModel& model, int64_t batch,
+                                 const std::vector<Feed>& feeds) {
+  static auto* prepared = new std::map<std::pair<std::string, int64_t>, ConvWork>;
+  const std::pair<std::string, int64_t> key{model.family, batch};
+  if (auto it = prepared->find(key); it != prepared->end()) return it->second;
+  DFC_ASSIGN_OR_RETURN(const ConvWork work,
+                       ConvolutionWork(*session.graph(), {{model.fetch, 0}}, feeds));
+  DFC_ASSIGN_OR_RETURN(const std::vector<Tensor> out, session.Run(feeds, {model.fetch}));
+  if (out[0].shape().empty() || out[0].shape()[0] != batch) {
+    return absl::InternalError(absl::StrCat(model.fetch, " is not a batch of ", batch));
+  }
+  // A cluster whose kernel could not be built runs on the host: the time would not be dfc's.
+  if (const int64_t fallbacks = session.executor().fallbacks(); fallbacks > 0) {
+    return absl::InternalError(
+        absl::StrCat(fallbacks, " clusters of ", model.file, " fell back to the host"));
+  }
+  (*prepared)[key] = work;
+  return work;
+}
+
+void BM_Cnn(benchmark::State& state, const ZooModel& model, int64_t batch) {
+  const auto fail = [&state](const absl::Status& status) {
+    state.SkipWithError(std::string(status.message()).c_str());
+  };
+  absl::StatusOr<DeviceSession*> session = SessionFor(model);
+  if (!session.ok()) return fail(session.status());
+  const std::vector<Feed> feeds = FeedsAt(model, batch);
+  absl::StatusOr<ConvWork> work = Prepare(**session, model, batch, feeds);
+  if (!work.ok()) return fail(work.status());
+  for (auto _ : state) {
+    absl::StatusOr<std::vector<Tensor>> out = (*session)->Run(feeds, {model.fetch});
+    if (!out.ok()) return fail(out.status());
+    benchmark::DoNotOptimize(out);
+  }
+  state.counters["batch"] = static_cast<double>(batch);
+  state.counters["conv_GFLOP"] = work->flops * 1e-9;
+  state.counters["GFLOP/s"] =
+      benchmark::Counter(work->flops * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
+  state.SetLabel((*session)->executor().device_name());
+}
+
+// The FMA chains on Threads() threads; each call long enough (tens of ms) to hide the threads'
+// start.
+void BM_FmaPeak(benchmark::State& state, const FmaIsa& isa) {
+  constexpr int64_t kSteps = int64_t{1} << 22;
+  const int threads = Threads();
+  isa.chains(kSteps / 16);  // the clock up, the code paged in
+  for (auto _ : state) state.SetIterationTime(TimeFmaChains(isa, kSteps, threads));
+  state.counters["GFLOP/s"] = benchmark::Counter(FmaFlops(isa, kSteps, threads) * 1e-9,
+                                                 benchmark::Counter::kIsIterationInvariantRate);
+  // No label: RESULTS.md lists the labels as the OpenCL devices the results ran on.
+}
+
+void RegisterAll() {
+  for (const FmaIsa& isa : SupportedFmaIsas()) {
+    benchmark::RegisterBenchmark(
+        absl::StrCat("fma_peak/", isa.name, "/threads:", Threads()).c_str(),
+        [isa](benchmark::State& state) { BM_FmaPeak(state, isa); })
+        ->UseManualTime()
+        ->Repetitions(kPeakRepetitions)
+        ->Unit(benchmark::kMillisecond);
+  }
+  for (const ZooModel& model : Models()) {
+    for (const int64_t batch : kBatches) {
+      benchmark::RegisterBenchmark(
+          absl::StrCat(model.family, "/dfc/batch:", batch).c_str(),
+          [model, batch](benchmark::State& state) { BM_Cnn(state, model, batch); })
+          ->UseRealTime()
+          ->Repetitions(kRepetitions)
+          ->Unit(benchmark::kMillisecond);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace dfc::bench
+
+int main(int argc, char** argv) {
+  // Before any OpenCL call: PoCL reads it when its platform starts.
+  setenv("POCL_MAX_PTHREAD_COUNT", std::to_string(dfc::bench::Threads()).c_str(),
+         /*overwrite=*/0);
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  dfc::bench::RegisterAll();
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

@@ -1,0 +1,59 @@
+// The floating-point work of a graph's convolutions: 2 x the multiply-adds of every Conv2D and
+// DepthwiseConv2dNative a run computes, from the shapes the translation infers for its feeds.
+// cnn_bench reports its CNNs' GFLOP/s and their fraction of the machine's FMA peak from it.
+// Only the convolutions: they are nearly all of a CNN's arithmetic, and the part whose speed a
+// CPU's FMA peak bounds (pools, biases and activations are bounded by memory).
+#ifndef DFC_BENCH_CONV_FLOPS_H_
+#define DFC_BENCH_CONV_FLOPS_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "base/status.h"
+#include "graph/feed.h"
+#include "graph/graph.h"
+#include "runtime/interpreted.h"
+
+namespace dfc::bench {
+
+struct ConvWork {
+  double flops = 0;      // 2 x multiply-adds
+  int convolutions = 0;  // the Conv2D and DepthwiseConv2dNative nodes counted
+};
+
+// The convolutions that a run of `graph` fetching `fetches` from `feeds` computes. Each output
+// element is one window's dot product: kh x kw x in_channels multiply-adds for Conv2D (filter
+// [kh, kw, in, out]), kh x kw for DepthwiseConv2dNative (filter [kh, kw, in, multiplier]: each
+// output channel reads one input channel), whatever the data format.
+inline absl::StatusOr<ConvWork> ConvolutionWork(const Graph& graph,
+                                                const std::vector<TensorId>& fetches,
+                                                const std::vector<Feed>& feeds) {
+  DFC_ASSIGN_OR_RETURN(const ir::TranslatedGraph translated,
+                       TranslateForFeeds(graph, fetches, feeds));
+  DFC_ASSIGN_OR_RETURN(const SizeBindings sizes, BindSizes(translated, feeds));
+  ConvWork work;
+  for (int i = 0; i < graph.num_nodes(); ++i) {
+    const Node& node = graph.nodes()[i];
+    const bool depthwise = node.op == "DepthwiseConv2dNative";
+    if (node.op != "Conv2D" && !depthwise) continue;
+    if (translated.fold.info[i].empty()) continue;  // not needed by the fetches
+    const TensorInfo& output = translated.fold.info[i][0];
+    const TensorInfo& filter = translated.fold.Info(graph, node.inputs[1]);
+    if (!output.shape || !filter.shape || filter.shape->size() != 4) {
+      return node.Error("the shapes of its output and 4-d filter are not known at compile time");
+    }
+    DFC_ASSIGN_OR_RETURN(const std::vector<int64_t> out, EvaluateShape(*output.shape, sizes));
+    DFC_ASSIGN_OR_RETURN(const std::vector<int64_t> f, EvaluateShape(*filter.shape, sizes));
+    double outputs = 1;
+    for (const int64_t d : out) outputs *= static_cast<double>(d);
+    const double window = static_cast<double>(f[0] * f[1] * (depthwise ? 1 : f[2]));
+    work.flops += 2 * outputs * window;
+    ++work.convolutions;
+  }
+  return work;
+}
+
+}  // namespace dfc::bench
+
+#endif  // DFC_BENCH_CONV_FLOPS_H_

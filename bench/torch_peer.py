@@ -1,0 +1,234 @@
+#!/usr/bin/python3
+"""The PyTorch twins of the zoo CNNs that bench/cnn_bench.cc times, timed on the same machine.
+
+What a user would run instead of dfc on a CPU: PyTorch from Debian (python3-torch, its BLAS
+OpenBLAS through libopenblas0-pthread, its convolutions oneDNN's), the model an nn.Module in
+eval mode, its forward under torch.no_grad(), on the same number of threads as dfc's device.
+
+Each twin has the layers of its TensorFlow graph with the same shapes and dtype (float32), in
+PyTorch's own layout (NCHW); the weights are PyTorch's random initialisation, since the time
+does not depend on them. TensorFlow's SAME padding of a stride-2 3x3 convolution on an even
+input pads one row after; PyTorch's padding=1 pads one before and one after: the same output
+shape and work.
+
+Writes Google Benchmark's JSON (`--benchmark_out_format=json`), the benchmarks named as
+cnn_bench names its own with the variant `pytorch` (`cnn_lenet/pytorch/batch:16`), so that
+dfc_bench_report (bench/report) reads both: each time the median of the forwards timed after
+a warm-up, with counters `batch`, `conv_GFLOP` (counted here from the modules' output shapes,
+independently of dfc's count from the graph) and `GFLOP/s`.
+
+  /usr/bin/python3 bench/torch_peer.py --threads 2 --out bench/results/torch_peer.json \
+      --context-from bench/results/cnn_bench.json
+
+It needs Debian's python3 (/usr/bin/python3, where python3-torch installs), not another python3
+on PATH; bench/run installs python3-torch and libopenblas0-pthread when they are missing.
+"""
+
+import argparse
+import datetime
+import json
+import os
+import re
+import socket
+import statistics
+import subprocess
+import sys
+import sysconfig
+import time
+
+
+def parse_args():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--threads", type=int, default=2, help="intra-op threads (default 2)")
+    parser.add_argument("--out", required=True, help="the JSON file to write")
+    parser.add_argument("--context-from", help="a Google Benchmark JSON file of the same run "
+                        "(cnn_bench's), whose machine context is copied")
+    parser.add_argument("--batches", default="1,16,64", help="comma-separated (default 1,16,64)")
+    parser.add_argument("--min-time", type=float, default=1.0,
+                        help="seconds of timed forwards per model and batch (default 1)")
+    parser.add_argument("--min-runs", type=int, default=5, help="timed forwards at least")
+    parser.add_argument("--filter", default=".",
+                        help="a regex over benchmark names, as --benchmark_filter (default .)")
+    return parser.parse_args()
+
+
+ARGS = parse_args()
+# Before torch loads: OpenMP and OpenBLAS size their thread pools when they start.
+for variable in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ[variable] = str(ARGS.threads)
+
+try:
+    import torch
+    from torch import nn
+except ImportError as error:
+    sys.exit(f"torch_peer.py: {error}: run it with Debian's /usr/bin/python3 with python3-torch "
+             "installed (bench/run installs it: apt-get install python3-torch "
+             "libopenblas0-pthread)")
+
+
+class LeNet(nn.Module):
+    """lenet_frozen.pb: input [N,28,28,1], fetch Lenet/fc9_1/BiasAdd (the logits, before the
+    graph's last Relu)."""
+
+    image = (1, 28, 28)
+
+    def __init__(self):
+        super().__init__()
+        self.features = nn.Sequential(
+            nn.Conv2d(1, 6, 5, padding=2), nn.ReLU(),  # conv1_1: SAME, 28x28x6
+            nn.MaxPool2d(2),  # pool2_1: 14x14
+            nn.Conv2d(6, 16, 5), nn.ReLU(),  # conv3_1: VALID, 10x10x16
+            nn.MaxPool2d(2),  # pool4_1: 5x5
+            nn.Conv2d(16, 120, 5), nn.ReLU(),  # conv5_1: VALID, 1x1x120
+        )
+        self.classifier = nn.Sequential(
+            nn.Flatten(),  # flat6_1
+            nn.Linear(120, 84), nn.ReLU(),  # fc7_1
+            nn.Linear(84, 10),  # fc9_1/BiasAdd
+        )
+
+    def forward(self, x):
+        return self.classifier(self.features(x))
+
+
+class MobileNetV1(nn.Module):
+    """mobilenet_v1_025_128.pb (depth multiplier 0.25, 128x128): input [N,128,128,3], fetch
+    MobilenetV1/Logits/SpatialSqueeze (the 1001 logits)."""
+
+    image = (3, 128, 128)
+    # Conv2d_1 to Conv2d_13: each a 3x3 depthwise convolution (its stride here) and a 1x1 one to
+    # this many channels.
+    blocks = [(16, 1), (32, 2), (32, 1), (64, 2), (64, 1), (128, 2), (128, 1), (128, 1),
+              (128, 1), (128, 1), (128, 1), (256, 2), (256, 1)]
+
+    def __init__(self):
+        super().__init__()
+        layers = [self.conv(3, 8, 3, 2)]  # Conv2d_0: 3x3, stride 2, 64x64x8
+        channels = 8
+        for outputs, stride in self.blocks:
+            layers.append(self.conv(channels, channels, 3, stride, groups=channels))
+            layers.append(self.conv(channels, outputs, 1, 1))
+            channels = outputs
+        self.features = nn.Sequential(*layers)  # 4x4x256
+        self.logits = nn.Sequential(
+            nn.AvgPool2d(4, stride=2),  # AvgPool_1a: VALID, 1x1
+            nn.Dropout(),  # Dropout_1b: the identity in eval mode
+            nn.Conv2d(channels, 1001, 1),  # Conv2d_1c_1x1 with its BiasAdd
+        )
+
+    @staticmethod
+    def conv(inputs, outputs, kernel, stride, groups=1):
+        """A convolution, batch norm and Relu6, as MobileNet's layers are: the frozen graph's
+        batch norm is its Mul and Add, a per-channel affine map, as BatchNorm2d in eval mode."""
+        return nn.Sequential(
+            nn.Conv2d(inputs, outputs, kernel, stride, padding=kernel // 2, groups=groups,
+                      bias=False),
+            nn.BatchNorm2d(outputs), nn.ReLU6())
+
+    def forward(self, x):
+        return self.logits(self.features(x)).squeeze(3).squeeze(2)  # SpatialSqueeze
+
+
+# The families cnn_bench registers. TODO(issue 30): resnet_cifar10.pb, once dfc supports it.
+MODELS = {"cnn_lenet": LeNet, "cnn_mobilenet_v1_025_128": MobileNetV1}
+
+
+def conv_flops(model, x):
+    """2 x the multiply-adds of the model's convolutions on x, from each Conv2d's output shape:
+    an output element is a window's dot product over in_channels / groups channels."""
+    flops = []
+
+    def count(module, _, output):
+        window = module.kernel_size[0] * module.kernel_size[1] * module.in_channels // module.groups
+        flops.append(2 * output.numel() * window)
+
+    hooks = [m.register_forward_hook(count) for m in model.modules()
+             if isinstance(m, nn.Conv2d)]
+    with torch.no_grad():
+        model(x)
+    for hook in hooks:
+        hook.remove()
+    return sum(flops)
+
+
+def time_forwards(model, x):
+    """The forward's times in seconds: a warm-up (oneDNN picks and builds its kernels on the
+    first calls), then at least --min-runs forwards and --min-time seconds."""
+    times = []
+    with torch.no_grad():
+        for _ in range(3):
+            model(x)
+        start = time.perf_counter()
+        while len(times) < ARGS.min_runs or time.perf_counter() - start < ARGS.min_time:
+            t0 = time.perf_counter()
+            model(x)
+            times.append(time.perf_counter() - t0)
+    return times
+
+
+def command_output(command):
+    try:
+        return subprocess.run(command, capture_output=True, text=True, check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return ""
+
+
+def describe_torch():
+    """What ran: PyTorch's and Debian's versions, the BLAS behind libblas.so.3, oneDNN, threads."""
+    package = command_output(["dpkg-query", "-W", "-f=${Version}", "python3-torch"])
+    # Debian's alternatives pick the libblas.so.3 that torch loads: OpenBLAS's once installed.
+    multiarch = sysconfig.get_config_var("MULTIARCH") or "x86_64-linux-gnu"
+    blas = os.path.realpath(f"/usr/lib/{multiarch}/libblas.so.3")
+    return (f"PyTorch {torch.__version__}"
+            + (f" (Debian python3-torch {package})" if package else "")
+            + f", BLAS {blas}, oneDNN {'on' if torch.backends.mkldnn.is_available() else 'off'}"
+            + f", {torch.get_num_threads()} threads")
+
+
+def context():
+    """The machine, as Google Benchmark describes it: copied from --context-from where given."""
+    out = {"host_name": socket.gethostname(), "num_cpus": os.cpu_count()}
+    if ARGS.context_from:
+        with open(ARGS.context_from) as f:
+            out = json.load(f).get("context", out)
+    out["date"] = datetime.datetime.now().astimezone().isoformat(timespec="seconds")
+    # This run's, not the copied one's: PyTorch's OpenMP threads spin while they wait, and on a
+    # machine busy with more than they are (a build beside them) a forward can take 100x longer.
+    out["load_avg"] = list(os.getloadavg())
+    out["executable"] = "bench/torch_peer.py"
+    out["peer"] = describe_torch()
+    return out
+
+
+def main():
+    torch.set_num_threads(ARGS.threads)
+    torch.manual_seed(7)
+    selected = re.compile(ARGS.filter)
+    benchmarks = []
+    for family, make in MODELS.items():
+        model = make().eval()
+        for batch in [int(b) for b in ARGS.batches.split(",")]:
+            name = f"{family}/pytorch/batch:{batch}"
+            if not selected.search(name):
+                continue
+            x = torch.rand(batch, *make.image)
+            flops = conv_flops(model, x)
+            times = time_forwards(model, x)
+            median = statistics.median(times)
+            print(f"{name}: {median * 1e3:.3f} ms (median of {len(times)}), "
+                  f"{flops * 1e-9 / median:.2f} conv GFLOP/s", file=sys.stderr)
+            benchmarks.append({
+                "name": f"{name}/real_time", "run_name": f"{name}/real_time",
+                "run_type": "iteration", "iterations": len(times),
+                "real_time": median * 1e3, "cpu_time": median * 1e3, "time_unit": "ms",
+                "batch": batch, "conv_GFLOP": flops * 1e-9, "GFLOP/s": flops * 1e-9 / median,
+                "mean_ms": statistics.mean(times) * 1e3,
+                "min_ms": min(times) * 1e3, "max_ms": max(times) * 1e3,
+            })
+    with open(ARGS.out, "w") as f:
+        json.dump({"context": context(), "benchmarks": benchmarks}, f, indent=2)
+        f.write("\n")
+
+
+if __name__ == "__main__":
+    main()
