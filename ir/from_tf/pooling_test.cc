@@ -14,11 +14,15 @@
 #include "gtest/gtest.h"
 #include "tests/test_util.h"
 #include "tests/translate_testing.h"
+#include "tests/window_testing.h"
 
 namespace dfc::ir {
 namespace {
 
+using ::dfc::testing::InDataFormat;
+using ::dfc::testing::Ints;
 using ::dfc::testing::MakeNode;
+using ::dfc::testing::PerDimension;
 using ::dfc::testing::TranslationMatchesReference;
 
 Tensor RandomTensor(DType dtype, const Shape& shape, uint32_t seed) {
@@ -37,27 +41,6 @@ Tensor RandomTensor(DType dtype, const Shape& shape, uint32_t seed) {
     }
   });
   return t;
-}
-
-AttrList Ints(std::vector<int64_t> v) {
-  AttrList list;
-  list.i = std::move(v);
-  return list;
-}
-
-std::vector<int64_t> PerDimension(const std::vector<int64_t>& spatial, bool channels_first) {
-  std::vector<int64_t> v = {1};
-  if (channels_first) v.push_back(1);
-  v.insert(v.end(), spatial.begin(), spatial.end());
-  if (!channels_first) v.push_back(1);
-  return v;
-}
-
-Shape InDataFormat(const Shape& nhwc, bool channels_first) {
-  if (!channels_first) return nhwc;
-  Shape s = {nhwc[0], nhwc.back()};
-  s.insert(s.end(), nhwc.begin() + 1, nhwc.end() - 1);
-  return s;
 }
 
 struct PoolCase {
