@@ -31,32 +31,12 @@
 #include "graph/loader.h"
 #include "runtime/device_session.h"
 #include "tests/test_util.h"
+#include "tests/zoo.h"
 
 namespace dfc::bench {
 namespace {
 
-// A zoo CNN as tests/zoo_test.cc describes it; its PyTorch twin in bench/torch_peer.py has the
-// same family name.
-struct ZooModel {
-  std::string family;  // the benchmark family: "cnn_lenet"
-  std::string file;    // in ../shared/zoo
-  std::string input;
-  Shape image;  // the input's shape after the batch
-  std::string fetch;
-};
-
-const std::vector<ZooModel>& Models() {
-  static const auto* models = new std::vector<ZooModel>{
-      {"cnn_lenet", "lenet_frozen.pb", "input", {28, 28, 1}, "Lenet/fc9_1/BiasAdd"},
-      {"cnn_mobilenet_v1_025_128",
-       "mobilenet_v1_025_128.pb",
-       "input",
-       {128, 128, 3},
-       "MobilenetV1/Logits/SpatialSqueeze"},
-      // TODO(issue 30): resnet_cifar10.pb, once dfc supports it (and its twin in torch_peer.py).
-  };
-  return *models;
-}
+using testing::ZooModel;
 
 constexpr int64_t kBatches[] = {1, 16, 64};
 // MobileNet at batch 64 takes a second or more a run, so Google Benchmark's minimum time gives
@@ -70,26 +50,12 @@ int Threads() {
   return threads != nullptr && std::atoi(threads) > 0 ? std::atoi(threads) : 2;
 }
 
-// `graph` with placeholder `input` declared [?, image...]: the batch open (MobileNet's is
-// exported as [1,128,128,3]; LeNet's has no rank).
-absl::StatusOr<Graph> WithOpenBatch(const Graph& graph, const ZooModel& model) {
-  std::vector<Node> nodes = graph.nodes();
-  for (Node& node : nodes) {
-    if (node.name != model.input) continue;
-    PartialShape shape{.unknown_rank = false, .dims = {-1}};
-    shape.dims.insert(shape.dims.end(), model.image.begin(), model.image.end());
-    node.attrs["shape"] = shape;
-  }
-  return Graph::FromNodes(std::move(nodes), graph.producer());
-}
-
 // One session per model, opened on first use and kept for every batch.
 absl::StatusOr<DeviceSession*> SessionFor(const ZooModel& model) {
   static auto* sessions = new std::map<std::string, std::unique_ptr<DeviceSession>>;
   std::unique_ptr<DeviceSession>& slot = (*sessions)[model.family];
   if (slot != nullptr) return slot.get();
-  DFC_ASSIGN_OR_RETURN(const Graph loaded, LoadGraph(testing::SharedDir() + "/zoo/" + model.file));
-  DFC_ASSIGN_OR_RETURN(Graph open, WithOpenBatch(loaded, model));
+  DFC_ASSIGN_OR_RETURN(Graph open, testing::LoadWithOpenBatch(model));
   const char* device = std::getenv("DFC_DEVICE");
   DFC_ASSIGN_OR_RETURN(slot, DeviceSession::Create(std::make_shared<const Graph>(std::move(open)),
                                                    {.device = device != nullptr ? device : "cpu"}));
@@ -168,7 +134,7 @@ void RegisterAll() {
         ->Repetitions(kPeakRepetitions)
         ->Unit(benchmark::kMillisecond);
   }
-  for (const ZooModel& model : Models()) {
+  for (const ZooModel& model : testing::ZooCnns()) {
     for (const int64_t batch : kBatches) {
       benchmark::RegisterBenchmark(
           absl::StrCat(model.family, "/dfc/batch:", batch).c_str(),

@@ -37,13 +37,21 @@ Tolerance TensorFlowTolerance(const Tensor& expected) {
   Tolerance t = DefaultTolerance(expected.dtype());
   if (expected.dtype() != DType::kFloat && expected.dtype() != DType::kDouble) return t;
   const double u = expected.dtype() == DType::kFloat ? 0x1p-24 : 0x1p-53;
-  double largest = 0;
-  for (int64_t i = 0; i < expected.num_elements(); ++i) {
-    const double v = expected.ElementAsDouble(i);
-    if (std::isfinite(v)) largest = std::max(largest, std::fabs(v));
-  }
-  t.atol = std::max(t.atol, 32 * u * largest);
+  t.atol = std::max(t.atol, 32 * u * LargestFiniteMagnitude(expected));
   return t;
+}
+
+double LargestFiniteMagnitude(const Tensor& t) {
+  double largest = 0;
+  const auto fold = [&](double v) {
+    if (std::isfinite(v)) largest = std::max(largest, std::fabs(v));
+  };
+  if (t.dtype() == DType::kFloat) {
+    for (float v : t.flat<float>()) fold(v);
+  } else if (t.dtype() == DType::kDouble) {
+    for (double v : t.flat<double>()) fold(v);
+  }
+  return largest;
 }
 
 Comparison CompareTensors(const Tensor& actual, const Tensor& expected) {

@@ -33,6 +33,10 @@ Tolerance DefaultTolerance(DType dtype);
 // A wrong window or a missed term errs by a whole term, far beyond it.
 Tolerance TensorFlowTolerance(const Tensor& expected);
 
+// The largest |x| over the finite elements of a float32 or float64 tensor (0 if none): what
+// tolerances scaled to an output's magnitude are scaled by.
+double LargestFiniteMagnitude(const Tensor& t);
+
 struct Comparison {
   bool equal = false;
   std::string reason;        // why not, e.g. "shape [2,3] != expected [3,2]"

@@ -108,18 +108,8 @@ Tolerance VariantTolerance(const Tensor& expected, int64_t longest_reduction) {
   if (expected.dtype() != DType::kFloat && expected.dtype() != DType::kDouble) return t;
   const double u = expected.dtype() == DType::kFloat ? 0x1p-24 : 0x1p-53;
   const double bound = 2.0 * static_cast<double>(longest_reduction) * u;
-  double largest = 0;
-  const std::span<const float> f32 =
-      expected.dtype() == DType::kFloat ? expected.flat<float>() : std::span<const float>();
-  for (float v : f32)
-    largest = std::isfinite(v) ? std::max(largest, std::fabs(double{v})) : largest;
-  if (expected.dtype() == DType::kDouble) {
-    for (double v : expected.flat<double>()) {
-      largest = std::isfinite(v) ? std::max(largest, std::fabs(v)) : largest;
-    }
-  }
   t.rtol = std::max(t.rtol, bound);
-  t.atol = std::max(t.atol, bound * largest);
+  t.atol = std::max(t.atol, bound * LargestFiniteMagnitude(expected));
   return t;
 }
 

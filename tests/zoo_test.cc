@@ -2,13 +2,14 @@
 // DeviceSession: one plan, the batch a size variable) at batch 1, 16 and 64, against the
 // reference executor. Their graphs fix the batch at export (MobileNet's input is [1,128,128,3]);
 // the test opens it, as a user's --shape does, so one plan serves every batch.
+#include "tests/zoo.h"
+
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "graph/graph.h"
-#include "graph/loader.h"
 #include "gtest/gtest.h"
 #include "runtime/compare.h"
 #include "runtime/device_session.h"
@@ -19,37 +20,14 @@
 namespace dfc {
 namespace {
 
-struct ZooModel {
-  std::string file;
-  std::string input;
-  Shape image;  // the input's shape after the batch
-  std::string fetch;
-};
-
-const ZooModel kLeNet{"lenet_frozen.pb", "input", {28, 28, 1}, "Lenet/fc9_1/BiasAdd"};
-const ZooModel kMobileNet{
-    "mobilenet_v1_025_128.pb", "input", {128, 128, 3}, "MobilenetV1/Logits/SpatialSqueeze"};
-
-// `graph` with placeholder `input` declared [?, image...]: the batch open.
-absl::StatusOr<Graph> WithOpenBatch(const Graph& graph, const ZooModel& model) {
-  std::vector<Node> nodes = graph.nodes();
-  for (Node& node : nodes) {
-    if (node.name != model.input) continue;
-    PartialShape shape{.unknown_rank = false, .dims = {-1}};
-    shape.dims.insert(shape.dims.end(), model.image.begin(), model.image.end());
-    node.attrs["shape"] = shape;
-  }
-  return Graph::FromNodes(std::move(nodes), graph.producer());
-}
+using testing::ZooModel;
 
 class ZooCnnTest : public ::testing::TestWithParam<std::pair<ZooModel, int64_t>> {};
 
 TEST_P(ZooCnnTest, MatchesTheReferenceOnTheDevice) {
   const auto& [model, batch] = GetParam();
   if (!cl::SelectDevice("cpu").ok()) GTEST_SKIP() << "no OpenCL CPU device";
-  absl::StatusOr<Graph> loaded = LoadGraph(testing::SharedDir() + "/zoo/" + model.file);
-  ASSERT_TRUE(loaded.ok()) << loaded.status();
-  absl::StatusOr<Graph> open = WithOpenBatch(*loaded, model);
+  absl::StatusOr<Graph> open = testing::LoadWithOpenBatch(model);
   ASSERT_TRUE(open.ok()) << open.status();
   auto graph = std::make_shared<const Graph>(*std::move(open));
 
@@ -74,15 +52,18 @@ TEST_P(ZooCnnTest, MatchesTheReferenceOnTheDevice) {
   EXPECT_EQ((*device)->executor().fallbacks(), 0);
 }
 
-INSTANTIATE_TEST_SUITE_P(Zoo, ZooCnnTest,
-                         ::testing::Values(std::pair{kLeNet, 1}, std::pair{kLeNet, 16},
-                                           std::pair{kLeNet, 64}, std::pair{kMobileNet, 1},
-                                           std::pair{kMobileNet, 16}, std::pair{kMobileNet, 64}),
-                         [](const auto& info) {
-                           const std::string file = info.param.first.file;
-                           return absl::StrCat(file.substr(0, file.find('_')), "_batch",
-                                               info.param.second);
-                         });
+std::vector<std::pair<ZooModel, int64_t>> Cases() {
+  std::vector<std::pair<ZooModel, int64_t>> cases;
+  for (const ZooModel& model : testing::ZooCnns()) {
+    for (int64_t batch : {1, 16, 64}) cases.push_back({model, batch});
+  }
+  return cases;
+}
+
+INSTANTIATE_TEST_SUITE_P(Zoo, ZooCnnTest, ::testing::ValuesIn(Cases()), [](const auto& info) {
+  const std::string& file = info.param.first.file;
+  return absl::StrCat(file.substr(0, file.find('_')), "_batch", info.param.second);
+});
 
 }  // namespace
 }  // namespace dfc

@@ -162,8 +162,10 @@ FunPtr LogicalFun(bool is_all) {
       });
 }
 
+}  // namespace
+
 // acc / n rounded to `out`, for a floating accumulator (Mean, and L2Loss with n = 2).
-FunPtr FloatDivide(DType acc, DType out) {
+FunPtr FloatDivideFun(DType acc, DType out) {
   return MakeUserFun(absl::StrCat("reduce_divide_", DTypeName(acc), "_to_", DTypeName(out)),
                      {"acc", "n"}, "return acc / n;", {acc, acc}, out,
                      [acc, out](std::span<const Scalar> a) -> absl::StatusOr<Scalar> {
@@ -172,6 +174,8 @@ FunPtr FloatDivide(DType acc, DType out) {
                        return Scalar::Float(out, r);
                      });
 }
+
+namespace {
 
 // The integer Mean: the int64 sum divided by the count (truncating), converted to `out`; an
 // empty mean is 0, the sum's identity, as in TensorFlow.
@@ -305,7 +309,7 @@ LineFn ReducerFor(ReduceKind kind, DType d) {
         return Fold(Lit(acc, 0), ArithFun(Arith::kAdd, acc, d),
                     [acc, d](ExprPtr a, const ArithExpr& n) -> absl::StatusOr<ExprPtr> {
                       DFC_ASSIGN_OR_RETURN(ExprPtr count, SizeAsScalar(n, acc));
-                      return Apply(FloatDivide(acc, d), {a, count});
+                      return Apply(FloatDivideFun(acc, d), {a, count});
                     });
       }
       // TensorFlow sums narrow integers in 64 bits, then divides.
@@ -366,7 +370,7 @@ absl::StatusOr<std::vector<ExprPtr>> TranslateL2Loss(const TranslateContext& ctx
   DFC_ASSIGN_OR_RETURN(ExprPtr sum, ReduceOver(Lit(acc, 0), line, [&](ExprPtr a, ExprPtr x) {
                          return Apply(ArithFun(Arith::kAddSquare, acc, d), {a, x});
                        }));
-  DFC_ASSIGN_OR_RETURN(ExprPtr out, Apply(FloatDivide(acc, d), {sum, Lit(acc, 2)}));
+  DFC_ASSIGN_OR_RETURN(ExprPtr out, Apply(FloatDivideFun(acc, d), {sum, Lit(acc, 2)}));
   return std::vector<ExprPtr>{out};
 }
 
@@ -564,8 +568,6 @@ absl::StatusOr<std::vector<ExprPtr>> TranslateScan(const TranslateContext& ctx) 
 }  // namespace
 
 FunPtr SumStep(DType acc, DType x) { return ArithFun(Arith::kAdd, acc, x); }
-
-FunPtr FloatDivideFun(DType acc, DType out) { return FloatDivide(acc, out); }
 
 void RegisterReductionTranslations(TranslationTable& table) {
   table.push_back({"Sum", {TranslateReduce<ReduceKind::kSum>, {1}}});

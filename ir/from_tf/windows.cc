@@ -146,28 +146,30 @@ bool WindowsOverlap(const Node& node, int i, std::span<const TranslateInput> inp
   if (i != 0) return false;
   const bool pool = node.attrs.contains("ksize");
   absl::StatusOr<AttrList> strides = node.GetList("strides");
-  if (!strides.ok()) return false;
-  std::vector<int64_t> extents;  // per dimension of the input, data_format's order
-  if (pool) {
-    absl::StatusOr<AttrList> ksize = node.GetList("ksize");
-    if (!ksize.ok()) return false;
-    extents = ksize->i;
-  } else {
-    // The filter's spatial extents, dilated, placed at the input's spatial dimensions.
-    if (inputs.size() < 2 || inputs[1].value == nullptr) return true;
-    const SymbolicShape filter = ShapeOfExpr(inputs[1].value);
-    const bool channels_first = node.GetString("data_format", "").value_or("").substr(0, 2) == "NC";
-    absl::StatusOr<AttrList> dilations = node.GetList("dilations");
-    extents.assign(strides->i.size(), 1);
-    for (size_t d = 0; d + 2 < strides->i.size() && d < filter.size(); ++d) {
-      const int64_t k = filter[d].AsConstant().value_or(2);
-      const size_t at = channels_first ? d + 2 : d + 1;
-      const int64_t dilation = dilations.ok() && at < dilations->i.size() ? dilations->i[at] : 1;
-      if (at < extents.size()) extents[at] = (k - 1) * dilation + 1;
+  if (!strides.ok() || strides->i.size() < 3) return false;
+  // Attributes the translation refuses need no binding: the node will not be translated.
+  absl::StatusOr<WindowAttrs> attrs =
+      ReadWindowAttrs(node, {.spatial_rank = static_cast<int>(strides->i.size()) - 2,
+                             .has_ksize = pool,
+                             .has_dilations = !pool,
+                             .allows_explicit = true});
+  if (!attrs.ok()) return false;
+  const SymbolicShape filter = pool || inputs.size() < 2 || inputs[1].value == nullptr
+                                   ? SymbolicShape{}
+                                   : ShapeOfExpr(inputs[1].value);
+  for (int d = 0; d < attrs->spatial_rank(); ++d) {
+    const int at = attrs->spatial_dim(d);
+    int64_t extent = 0;
+    if (pool) {
+      extent = attrs->ksize[at];
+    } else {
+      // The filter's extent, dilated; an unknown one is assumed to overlap.
+      const std::optional<int64_t> k =
+          d < static_cast<int>(filter.size()) ? filter[d].AsConstant() : std::nullopt;
+      if (!k) return true;
+      extent = (*k - 1) * attrs->dilations[at] + 1;
     }
-  }
-  for (size_t d = 0; d < extents.size() && d < strides->i.size(); ++d) {
-    if (extents[d] > strides->i[d]) return true;
+    if (extent > attrs->strides[at]) return true;
   }
   return false;
 }
