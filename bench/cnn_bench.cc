@@ -1,6 +1,6 @@
-// The real CNNs of ../shared/zoo (LeNet, MobileNet v1 0.25 at 128) run as a user runs them, end
-// to end, for the comparison with their PyTorch twins that bench/torch_peer.py times on the same
-// machine in the same bench/run:
+// The real CNNs of ../shared/zoo (LeNet, MobileNet v1 0.25 at 128, the CIFAR-10 ResNet) run as a
+// user runs them, end to end, for the comparison with their PyTorch twins that bench/torch_peer.py
+// times on the same machine in the same bench/run:
 //
 // - `cnn_<model>/dfc/batch:B`: the wall time of one DeviceSession::Run at batch 1, 16 and 64,
 //   the input uploaded and the output read back inside it. One session per model, whose graph
@@ -30,6 +30,7 @@
 #include "graph/graph.h"
 #include "graph/loader.h"
 #include "runtime/device_session.h"
+#include "runtime/plan.h"
 #include "tests/test_util.h"
 #include "tests/zoo.h"
 
@@ -50,15 +51,18 @@ int Threads() {
   return threads != nullptr && std::atoi(threads) > 0 ? std::atoi(threads) : 2;
 }
 
-// One session per model, opened on first use and kept for every batch.
+// One session per model, opened on first use (its variables initialised, tests/zoo.h) and kept
+// for every batch.
 absl::StatusOr<DeviceSession*> SessionFor(const ZooModel& model) {
   static auto* sessions = new std::map<std::string, std::unique_ptr<DeviceSession>>;
   std::unique_ptr<DeviceSession>& slot = (*sessions)[model.family];
   if (slot != nullptr) return slot.get();
   DFC_ASSIGN_OR_RETURN(Graph open, testing::LoadWithOpenBatch(model));
   const char* device = std::getenv("DFC_DEVICE");
+  DFC_ASSIGN_OR_RETURN(const std::vector<std::string> init, VariableInitialisers(open));
   DFC_ASSIGN_OR_RETURN(slot, DeviceSession::Create(std::make_shared<const Graph>(std::move(open)),
                                                    {.device = device != nullptr ? device : "cpu"}));
+  DFC_RETURN_IF_ERROR(slot->Run({}, {}, init).status());
   return slot.get();
 }
 

@@ -129,8 +129,53 @@ class MobileNetV1(nn.Module):
         return self.logits(self.features(x)).squeeze(3).squeeze(2)  # SpatialSqueeze
 
 
-# The families cnn_bench registers. TODO(issue 30): resnet_cifar10.pb, once dfc supports it.
-MODELS = {"cnn_lenet": LeNet, "cnn_mobilenet_v1_025_128": MobileNetV1}
+class ResNetCifar10(nn.Module):
+    """resnet_cifar10.pb (TF official models' CIFAR-10 ResNet v1, three stages of three
+    blocks): input [N,32,32,3], fetch resnet_model/final_dense (the 10 logits, before the
+    graph's Softmax). Every convolution is followed by its batch norm (FusedBatchNorm in
+    inference mode: BatchNorm2d in eval mode); each stage's first block has a projection
+    shortcut (a 1x1 convolution and batch norm), stride 2 in stages 2 and 3, where the graph
+    pads explicitly (fixed_padding: one row and column each side of a 3x3 window, none for a
+    1x1) before a VALID convolution, as padding=1 and padding=0 do here."""
+
+    image = (3, 32, 32)
+
+    class Block(nn.Module):
+        """conv-BN-Relu-conv-BN, plus the shortcut (projected in a stage's first block), Relu."""
+
+        def __init__(self, inputs, outputs, stride, project):
+            super().__init__()
+            self.residual = nn.Sequential(
+                nn.Conv2d(inputs, outputs, 3, stride, padding=1, bias=False),
+                nn.BatchNorm2d(outputs), nn.ReLU(),
+                nn.Conv2d(outputs, outputs, 3, 1, padding=1, bias=False),
+                nn.BatchNorm2d(outputs))
+            self.shortcut = (nn.Sequential(nn.Conv2d(inputs, outputs, 1, stride, bias=False),
+                                           nn.BatchNorm2d(outputs))
+                             if project else nn.Identity())
+
+        def forward(self, x):
+            return torch.relu(self.residual(x) + self.shortcut(x))
+
+    def __init__(self):
+        super().__init__()
+        layers = [nn.Conv2d(3, 16, 3, padding=1, bias=False), nn.BatchNorm2d(16), nn.ReLU()]
+        channels = 16
+        for outputs, stride in [(16, 1), (32, 2), (64, 2)]:  # block_layer1 to block_layer3
+            for block in range(3):
+                layers.append(self.Block(channels, outputs, stride if block == 0 else 1,
+                                         project=block == 0))
+                channels = outputs
+        self.features = nn.Sequential(*layers)  # 8x8x64
+        self.dense = nn.Linear(channels, 10)
+
+    def forward(self, x):
+        return self.dense(self.features(x).mean(dim=(2, 3)))  # Mean over H and W, Squeeze
+
+
+# The families cnn_bench registers (tests/zoo.cc names their graphs).
+MODELS = {"cnn_lenet": LeNet, "cnn_mobilenet_v1_025_128": MobileNetV1,
+          "cnn_resnet_cifar10": ResNetCifar10}
 
 
 def conv_flops(model, x):

@@ -187,6 +187,23 @@ std::vector<std::string> SplitInitialisers(const Graph& graph, std::vector<std::
   return init;
 }
 
+absl::StatusOr<std::vector<std::string>> VariableInitialisers(const Graph& graph) {
+  std::vector<std::string> init;
+  for (const Node& variable : graph.nodes()) {
+    const OpDef* def = FindOpDef(variable.op);
+    if (def == nullptr || !def->variable) continue;
+    const Node* assign = graph.FindNode(variable.name + "/Assign");
+    if (assign == nullptr || assign->op != "Assign" || assign->inputs.empty() ||
+        assign->inputs[0].node != variable.name) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "variable \"", variable.name, "\" has no initialiser: expected an Assign named \"",
+          variable.name, "/Assign\" writing it"));
+    }
+    init.push_back(assign->name);
+  }
+  return init;
+}
+
 absl::StatusOr<Plan> CompilePlan(std::shared_ptr<const Graph> graph, PlanSpec spec) {
   for (const auto& [kind, nodes] : {std::pair{"target", &spec.targets}, {"init", &spec.init}}) {
     for (const std::string& node : *nodes) {

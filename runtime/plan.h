@@ -24,10 +24,10 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
-#include "rewrite/device_profile.h"
 #include "codegen/kernel_gen.h"
 #include "graph/graph.h"
 #include "ir/from_tf/cluster.h"
+#include "rewrite/device_profile.h"
 #include "rewrite/explore.h"
 
 namespace dfc {
@@ -80,6 +80,12 @@ absl::StatusOr<Plan> ReadPlan(const std::filesystem::path& dir);
 // placeholder and write variables only with Assign (TensorFlow's `init` NoOp). A training step
 // reads placeholders and updates its variables, so it stays.
 std::vector<std::string> SplitInitialisers(const Graph& graph, std::vector<std::string>& targets);
+
+// Every variable's initialiser, in graph order, as tf.compat.v1.global_variables_initializer
+// groups them: the Assign named "<variable>/Assign" that writes the variable (the op TensorFlow
+// names Variable.initializer). For a graph whose `init` is empty because a checkpoint restores
+// its weights (an exported SavedModel). A variable without one is an error naming it.
+absl::StatusOr<std::vector<std::string>> VariableInitialisers(const Graph& graph);
 
 }  // namespace dfc
 

@@ -62,6 +62,63 @@ TEST(PlanTest, SplitInitialisersTakesInitAndLeavesTheTrainingStep) {
   EXPECT_EQ(targets, std::vector<std::string>{"GradientDescent"});
 }
 
+TEST(PlanTest, VariableInitialisersAreEachVariablesAssign) {
+  std::shared_ptr<const Graph> graph = Model("dl4j_mnist_00_softmax_train.pbtxt");
+  absl::StatusOr<std::vector<std::string>> init = VariableInitialisers(*graph);
+  ASSERT_TRUE(init.ok()) << init.status();
+  EXPECT_EQ(*init, (std::vector<std::string>{"Variable/Assign", "Variable_1/Assign"}));
+
+  // A variable whose only write is named otherwise has no initialiser TensorFlow would make.
+  absl::StatusOr<Graph> unnamed = ParseGraph(R"pb(
+                                               node {
+                                                 name: "v"
+                                                 op: "VariableV2"
+                                                 attr {
+                                                   key: "dtype"
+                                                   value { type: DT_FLOAT }
+                                                 }
+                                                 attr {
+                                                   key: "shape"
+                                                   value { shape { dim { size: 2 } } }
+                                                 }
+                                               }
+                                               node {
+                                                 name: "zero"
+                                                 op: "Const"
+                                                 attr {
+                                                   key: "dtype"
+                                                   value { type: DT_FLOAT }
+                                                 }
+                                                 attr {
+                                                   key: "value"
+                                                   value {
+                                                     tensor {
+                                                       dtype: DT_FLOAT
+                                                       tensor_shape { dim { size: 2 } }
+                                                       float_val: 0
+                                                     }
+                                                   }
+                                                 }
+                                               }
+                                               node {
+                                                 name: "write"
+                                                 op: "Assign"
+                                                 input: "v"
+                                                 input: "zero"
+                                                 attr {
+                                                   key: "T"
+                                                   value { type: DT_FLOAT }
+                                                 }
+                                               }
+                                             )pb"
+                                             "\n",
+                                             "unnamed");
+  ASSERT_TRUE(unnamed.ok()) << unnamed.status();
+  init = VariableInitialisers(*unnamed);
+  EXPECT_FALSE(init.ok());
+  EXPECT_THAT(init.status().message(), HasSubstr("variable \"v\" has no initialiser"));
+}
+
 // The MNIST training step compiled for the nvidia profile, run on the CPU device: the plan's
 // kernels, none generated, train as the reference executor does.
 TEST(PlanTest, APlanForAnotherProfileTrainsAsTheReferenceDoes) {

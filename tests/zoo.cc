@@ -17,8 +17,11 @@ const std::vector<ZooModel>& ZooCnns() {
        "input",
        {128, 128, 3},
        "MobilenetV1/Logits/SpatialSqueeze"},
-      // TODO(issue 30): resnet_cifar10.pb, once its variables can be initialised (and its twin
-      // in bench/torch_peer.py).
+      {"cnn_resnet_cifar10",
+       "resnet_cifar10.pb",
+       "input_tensor",
+       {32, 32, 3},
+       "resnet_model/final_dense"},
   };
   return *models;
 }

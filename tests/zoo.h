@@ -20,7 +20,9 @@ struct ZooModel {
   std::string fetch;   // the logits
 };
 
-// LeNet and MobileNet v1 0.25 at 128.
+// LeNet, MobileNet v1 0.25 at 128 and the CIFAR-10 ResNet. The ResNet is an exported SavedModel
+// whose weights a checkpoint would restore; the zoo has no checkpoint, so a session runs its
+// variables' seeded initialisers first (VariableInitialisers: none for a frozen graph).
 const std::vector<ZooModel>& ZooCnns();
 
 // The model's graph with its input declared [?, image...]: the batch open, as a user's --shape

@@ -1,7 +1,8 @@
 // The real CNNs of ../shared/zoo that dfc supports, run on the device as a user runs them (a
 // DeviceSession: one plan, the batch a size variable) at batch 1, 16 and 64, against the
 // reference executor. Their graphs fix the batch at export (MobileNet's input is [1,128,128,3]);
-// the test opens it, as a user's --shape does, so one plan serves every batch.
+// the test opens it, as a user's --shape does, so one plan serves every batch. The ResNet's
+// variables are initialised first, on each side.
 #include "tests/zoo.h"
 
 #include <memory>
@@ -14,6 +15,7 @@
 #include "runtime/compare.h"
 #include "runtime/device_session.h"
 #include "runtime/opencl/device.h"
+#include "runtime/plan.h"
 #include "runtime/reference/session.h"
 #include "tests/test_util.h"
 
@@ -34,12 +36,16 @@ TEST_P(ZooCnnTest, MatchesTheReferenceOnTheDevice) {
   Shape shape = {batch};
   shape.insert(shape.end(), model.image.begin(), model.image.end());
   const std::vector<Feed> feeds = {{{model.input, 0}, testing::UniformFloats(shape, 7, 0, 1)}};
+  absl::StatusOr<std::vector<std::string>> init = VariableInitialisers(*graph);
+  ASSERT_TRUE(init.ok()) << init.status();
   absl::StatusOr<std::unique_ptr<DeviceSession>> device =
       DeviceSession::Create(graph, {.device = "cpu"});
   ASSERT_TRUE(device.ok()) << device.status();
+  ASSERT_TRUE((*device)->Run({}, {}, *init).ok());
   absl::StatusOr<std::vector<Tensor>> got = (*device)->Run(feeds, {model.fetch});
   ASSERT_TRUE(got.ok()) << got.status();
   reference::Session reference(graph);
+  ASSERT_TRUE(reference.Run({}, {}, *init).ok());
   absl::StatusOr<std::vector<Tensor>> want = reference.Run(feeds, {model.fetch});
   ASSERT_TRUE(want.ok()) << want.status();
   // The device sums every window in float32, the reference in double, through up to 28

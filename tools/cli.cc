@@ -6,12 +6,15 @@
 #include <random>
 #include <set>
 
+#include "absl/algorithm/container.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "base/status.h"
 #include "graph/npy.h"
+#include "graph/ops.h"
+#include "runtime/plan.h"
 
 namespace dfc::cli {
 
@@ -70,8 +73,9 @@ std::string DumpJson(const nlohmann::json& j) {
 }
 
 // By default, everything the graph computes: the outputs of the nodes nothing consumes, and
-// the no-output ones (a training step's NoOp) as targets, where all they need is supported (a
-// Saver's nodes are left out).
+// the no-output ones (a training step's NoOp) and the unconsumed variable writes (an exported
+// model's per-variable initialisers) as targets, where all they need is supported (a Saver's
+// nodes are left out).
 void DefaultFetches(const Graph& graph, std::vector<TensorId>& fetches,
                     std::vector<std::string>& targets) {
   std::set<std::string> consumed;
@@ -85,12 +89,26 @@ void DefaultFetches(const Graph& graph, std::vector<TensorId>& fetches,
     std::vector<TensorId> outputs;
     for (int k = 0; k < graph.num_outputs(i); ++k) outputs.push_back({node.name, k});
     std::vector<std::string> target;
-    if (outputs.empty()) target.push_back(node.name);
+    const OpDef* def = FindOpDef(node.op);
+    if (outputs.empty() || (def != nullptr && def->num_ref_inputs > 0)) {
+      outputs.clear();
+      target.push_back(node.name);
+    }
     absl::StatusOr<std::vector<int>> needed = NeededNodes(graph, outputs, target, {});
     if (!needed.ok() || !CheckSupported(graph, *needed).ok()) continue;
     fetches.insert(fetches.end(), outputs.begin(), outputs.end());
     targets.insert(targets.end(), target.begin(), target.end());
   }
+}
+
+absl::Status AddVariableInitialisers(const Args& args, const Graph& graph,
+                                     std::vector<std::string>& init) {
+  if (!args.Has("init-variables")) return absl::OkStatus();
+  DFC_ASSIGN_OR_RETURN(std::vector<std::string> all, VariableInitialisers(graph));
+  for (std::string& node : all) {
+    if (absl::c_find(init, node) == init.end()) init.push_back(std::move(node));
+  }
+  return absl::OkStatus();
 }
 
 // "keep_prob=[];X=[?,784]" -> {keep_prob: [], X: [-1,784]}.

@@ -47,9 +47,15 @@ absl::StatusOr<Args> ParseArgs(const std::vector<std::string>& argv,
                                const std::vector<FlagSpec>& specs);
 
 // By default, everything the graph computes: the outputs of the nodes nothing consumes, and
-// the no-output ones (a training step's NoOp) as targets, where all they need is supported.
+// the no-output ones (a training step's NoOp) and the unconsumed variable writes (Assign) as
+// targets, where all they need is supported.
 void DefaultFetches(const Graph& graph, std::vector<TensorId>& fetches,
                     std::vector<std::string>& targets);
+
+// With `--init-variables`, appends every variable's initialiser (VariableInitialisers) to
+// `init`; an error names a variable that has none.
+absl::Status AddVariableInitialisers(const Args& args, const Graph& graph,
+                                     std::vector<std::string>& init);
 
 // `--shapes` text: "keep_prob=[];X=[?,784]" -> {keep_prob: [], X: [-1,784]}.
 absl::StatusOr<absl::flat_hash_map<std::string, PartialShape>> ParseShapes(absl::string_view text);

@@ -251,6 +251,13 @@ TEST(CliTest, TrainingStepsPrintEachStep) {
   ASSERT_EQ(losses.size(), 3u) << r.output;
   EXPECT_LT(losses[1], losses[0]);
   EXPECT_LT(losses[2], losses[1]);
+
+  // Each variable's own initialiser (VAR/Assign) instead of the graph's `init`: the same steps.
+  r = Dfc("run " + graph + " --init-variables --feed input=" + (out / "x.npy").string() +
+          " --feed Placeholder=" + (out / "y.npy").string() +
+          " --fetch Mean --target GradientDescent --steps 3");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(Losses(r.output), losses);
 }
 
 // The way in: a plan compiled for a GPU profile, run on the CPU device from its

@@ -13,8 +13,8 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "base/status.h"
-#include "rewrite/device_profile.h"
 #include "graph/loader.h"
+#include "rewrite/device_profile.h"
 #include "runtime/device_executor.h"
 #include "runtime/opencl/device.h"
 #include "runtime/plan.h"
@@ -29,8 +29,8 @@ namespace fs = std::filesystem;
 
 constexpr char kUsage[] =
     "usage: dfc compile GRAPH --device D -o DIR [--fetch T[,T...]] [--target NODE]...\n"
-    "                   [--init NODE]... [--shape NAME=[d,...]]... [--tune [--batch N]\n"
-    "                   [--budget SECONDS]] [--tuning-db FILE]\n"
+    "                   [--init NODE]... [--init-variables] [--shape NAME=[d,...]]...\n"
+    "                   [--tune [--batch N] [--budget SECONDS]] [--tuning-db FILE]\n"
     "  --device  amd|nvidia|intel|arm|cpu (a profile: no such device needs to be present), or\n"
     "            auto|gpu for the OpenCL device present\n"
     "  -o, --out the directory to write plan.json, kernels/*.cl and a copy of the graph to\n"
@@ -38,6 +38,8 @@ constexpr char kUsage[] =
     "            graph computes, its initialisers (the `init` of a training graph) apart\n"
     "  --target  a node every run runs for its effect (a train op); repeatable\n"
     "  --init    a node run once when the plan is opened (an initialiser); repeatable\n"
+    "  --init-variables  every variable's initialiser (VAR/Assign) is one, for a graph a\n"
+    "            checkpoint would restore (an exported SavedModel's)\n"
     "  --shape   a shape for a placeholder declared without one, e.g. --shape 'x=[?,784]'\n"
     "  --tune    time the variants the rewrite rules make of each cluster on the device\n"
     "            --device names (one present: auto, gpu, cpu, amd...), with random feeds at\n"
@@ -68,6 +70,7 @@ int Compile(const std::vector<std::string>& argv_in) {
                                                {"fetch", true, true},
                                                {"target", true, true},
                                                {"init", true, true},
+                                               {"init-variables"},
                                                {"shape", true, true},
                                                {"tune"},
                                                {"batch", true},
@@ -119,6 +122,9 @@ int Compile(const std::vector<std::string>& argv_in) {
     for (std::string& node : SplitInitialisers(*graph, spec.targets)) {
       spec.init.push_back(std::move(node));
     }
+  }
+  if (absl::Status added = AddVariableInitialisers(*args, *graph, spec.init); !added.ok()) {
+    return ReportError(added);
   }
   for (const std::string& shape : args->All("shape")) {
     absl::StatusOr<absl::flat_hash_map<std::string, PartialShape>> parsed = ParseShapes(shape);

@@ -9,18 +9,23 @@
 #include <sstream>
 #include <string>
 
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "gmock/gmock.h"
+#include "graph/loader.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "runtime/opencl/device.h"
 #include "runtime/opencl/program_cache.h"
 #include "tests/test_util.h"
+#include "tests/zoo.h"
 
 namespace dfc {
 namespace {
 
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 std::string ReadText(const fs::path& path) {
   std::ifstream in(path);
@@ -29,9 +34,10 @@ std::string ReadText(const fs::path& path) {
   return text.str();
 }
 
-// Compiles `graph` for `profile` into a fresh directory and builds every kernel it wrote.
-void CompileAndBuild(const std::string& graph, const std::string& profile,
-                     cl::ProgramCache& cache) {
+// Compiles `graph` for `profile` (with `flags`) into a fresh directory and builds every kernel it
+// wrote; the plan's plan.json into `plan_json` if given.
+void CompileAndBuild(const std::string& graph, const std::string& profile, cl::ProgramCache& cache,
+                     const std::string& flags = "", nlohmann::json* plan_json = nullptr) {
   SCOPED_TRACE(graph + " for " + profile);
   // Named for this process: two test runs at once (worktrees, the sanitised build) must not
   // write into each other's plan.
@@ -40,10 +46,11 @@ void CompileAndBuild(const std::string& graph, const std::string& profile,
   fs::remove_all(out);
   const testing::CommandResult r =
       testing::RunCommand(std::string(DFC_BINARY) + " compile " + graph + " --device " + profile +
-                          " -o " + out.string());
+                          " -o " + out.string() + " " + flags);
   ASSERT_EQ(r.exit_code, 0) << r.output;
   const nlohmann::json plan = nlohmann::json::parse(ReadText(out / "plan.json"));
   EXPECT_EQ(plan["device"]["profile"], profile);
+  if (plan_json != nullptr) *plan_json = plan;
   for (const nlohmann::json& cluster : plan["clusters"]) {
     const std::string source = ReadText(out / cluster["source"].get<std::string>());
     EXPECT_THAT(source, HasSubstr("// device: " + profile));
@@ -80,6 +87,39 @@ TEST(CompileTest, EveryModelAndSomeCasesBuildForEveryProfile) {
     if (graph.find("philipce_keras_cnn") != std::string::npos) continue;
     for (const char* profile : {"amd", "nvidia", "intel", "arm", "cpu"}) {
       CompileAndBuild(graph, profile, cache);
+    }
+  }
+}
+
+// The zoo CNNs (tests/zoo.h): every profile's kernels build, each convolution is
+// compiled into a cluster (none left on the host), and the ResNet's per-variable initialisers
+// are set apart as the plan's init.
+TEST(CompileTest, EveryZooCnnBuildsForEveryProfile) {
+  absl::StatusOr<cl::DeviceInfo> device = cl::SelectDevice("auto");
+  if (!device.ok()) GTEST_SKIP() << device.status();
+  absl::StatusOr<std::shared_ptr<cl::ClContext>> context = cl::ClContext::Create(*device);
+  ASSERT_TRUE(context.ok()) << context.status();
+  cl::ProgramCache cache(*context);
+  for (const testing::ZooModel& model : testing::ZooCnns()) {
+    // An input exported without a shape (LeNet's) is given one, as a user gives it, the batch
+    // open; a declared one is kept.
+    const std::string path = testing::SharedDir() + "/zoo/" + model.file;
+    absl::StatusOr<Graph> graph = LoadGraph(path);
+    ASSERT_TRUE(graph.ok()) << graph.status();
+    absl::StatusOr<PartialShape> declared = graph->FindNode(model.input)->GetShape("shape");
+    const std::string shape =
+        declared.ok() && !declared->unknown_rank
+            ? ""
+            : absl::StrCat("--shape '", model.input, "=[?,", absl::StrJoin(model.image, ","), "]'");
+    for (const char* profile : {"amd", "nvidia", "intel", "arm", "cpu"}) {
+      nlohmann::json plan;
+      CompileAndBuild(path, profile, cache, shape, &plan);
+      SCOPED_TRACE(model.file + " for " + profile);
+      for (const nlohmann::json& host : plan["host_ops"]) {
+        EXPECT_THAT(host.get<std::string>(), Not(HasSubstr("Conv2D")));
+      }
+      // The ResNet's 113 variables, each with its initialiser; the frozen graphs have none.
+      EXPECT_EQ(plan["init"].size(), model.file == "resnet_cifar10.pb" ? 113u : 0u);
     }
   }
 }

@@ -24,7 +24,7 @@ namespace {
 
 constexpr char kUsage[] =
     "usage: dfc run GRAPH|PLAN_DIR --fetch T[,T...] [--feed NAME=FILE.npy]... [--target NODE]...\n"
-    "               [--init NODE]... [--steps K] [--out DIR]\n"
+    "               [--init NODE]... [--init-variables] [--steps K] [--out DIR]\n"
     "               [--device auto|cpu|gpu|amd|nvidia|intel|arm] [--platform N] [--reference]\n"
     "  PLAN_DIR  a plan from `dfc compile`: its kernels run, its initialisers run first, and\n"
     "            its fetches and its targets are the defaults of --fetch and --target\n"
@@ -32,6 +32,8 @@ constexpr char kUsage[] =
     "  --feed    a value for a tensor, from a .npy file; repeatable\n"
     "  --target  a node to run for its effect (a train op); repeatable\n"
     "  --init    a node to run once before the first step (an initialiser); repeatable\n"
+    "  --init-variables  run every variable's initialiser (VAR/Assign) once first, for a\n"
+    "            graph a checkpoint would restore (an exported SavedModel's)\n"
     "  --steps   run K times (training), printing the fetches of each step\n"
     "  --out     write each fetched tensor of the last step to DIR/<tensor>.npy\n"
     "  --device  the OpenCL device that runs the generated kernels (default auto: a GPU if\n"
@@ -51,6 +53,7 @@ int Run(const std::vector<std::string>& argv) {
                                                {"feed", true, true},
                                                {"target", true, true},
                                                {"init", true, true},
+                                               {"init-variables"},
                                                {"steps", true},
                                                {"out", true},
                                                {"device", true},
@@ -106,6 +109,9 @@ int Run(const std::vector<std::string>& argv) {
     absl::StatusOr<Graph> loaded = LoadGraph(source);
     if (!loaded.ok()) return ReportError(loaded.status());
     graph = std::make_shared<const Graph>(*std::move(loaded));
+  }
+  if (absl::Status added = AddVariableInitialisers(*args, *graph, inits); !added.ok()) {
+    return ReportError(added);
   }
   // A plan's fetches and targets are the defaults, each on its own: `--fetch Mean` still runs
   // the plan's training step.
