@@ -8,6 +8,9 @@
 //   warm-up run at each batch before any timing; kRepetitions repetitions, of which RESULTS.md
 //   takes the median. Counters: the batch, the convolutions' GFLOP a run (bench/conv_flops.h)
 //   and their GFLOP/s.
+// - `train_deep_mnist/dfc/batch:64`: one training step of deep_mnist_train.pbtxt (forward,
+//   gradients, Adam's update, the variables on the device), its loss read back; the
+//   convolutions' GFLOP count their two gradients too.
 // - `fma_peak/<isa>/threads:T`: the machine's float32 FMA peak on T threads
 //   (bench/fma_peak.h), for each vector width the CPU has; RESULTS.md divides the convolutions'
 //   GFLOP/s by the fastest.
@@ -117,6 +120,58 @@ void BM_Cnn(benchmark::State& state, const ZooModel& model, int64_t batch) {
   state.SetLabel((*session)->executor().device_name());
 }
 
+// deep_mnist_train.pbtxt's training step (tests/zoo_test.cc trains it against the reference):
+// forward, gradients and Adam's update of its 8 weights, at keep_prob 0.5, the variables on the
+// device. Its batch is random images with one-hot targets of a random class each.
+constexpr char kTrainGraph[] = "deep_mnist_train.pbtxt";
+constexpr int64_t kTrainBatch = 64;
+
+// The training graph's session, its variables initialised; kept for the process.
+absl::StatusOr<DeviceSession*> OpenTrainSession() {
+  DFC_ASSIGN_OR_RETURN(Graph graph, LoadGraph(testing::SharedDir() + "/zoo/" + kTrainGraph));
+  const char* device = std::getenv("DFC_DEVICE");
+  DFC_ASSIGN_OR_RETURN(std::unique_ptr<DeviceSession> session,
+                       DeviceSession::Create(std::make_shared<const Graph>(std::move(graph)),
+                                             {.device = device != nullptr ? device : "cpu"}));
+  DFC_RETURN_IF_ERROR(session->Run({}, {}, {"init"}).status());
+  return session.release();
+}
+
+void BM_TrainStep(benchmark::State& state) {
+  const auto fail = [&state](const absl::Status& status) {
+    state.SkipWithError(std::string(status.message()).c_str());
+  };
+  static const absl::StatusOr<DeviceSession*> opened = OpenTrainSession();
+  if (!opened.ok()) return fail(opened.status());
+  DeviceSession* session = *opened;
+  std::vector<float> targets(kTrainBatch * 10, 0.0f);
+  for (int64_t b = 0; b < kTrainBatch; ++b) targets[b * 10 + (b * 7) % 10] = 1.0f;
+  const std::vector<Feed> feeds = {
+      {{"input", 0}, testing::UniformFloats({kTrainBatch, 28, 28, 1}, 7, 0, 1)},
+      {{"target", 0}, testing::TN<float>(targets, {kTrainBatch, 10})},
+      {{"keep_prob", 0}, testing::TN<float>({0.5f}, {})}};
+  const std::vector<std::string> step = {"adam_optimizer/Adam"};
+  static const absl::StatusOr<ConvWork> work =
+      ConvolutionWork(*session->graph(), {{"Mean", 0}}, feeds, step);
+  if (!work.ok()) return fail(work.status());
+  // One warm-up step, which builds the kernels, before the first repetition.
+  static const absl::Status warm = session->Run(feeds, {"Mean"}, step).status();
+  if (!warm.ok()) return fail(warm);
+  for (auto _ : state) {
+    absl::StatusOr<std::vector<Tensor>> loss = session->Run(feeds, {"Mean"}, step);
+    if (!loss.ok()) return fail(loss.status());
+    benchmark::DoNotOptimize(loss);
+  }
+  if (const int64_t fallbacks = session->executor().fallbacks(); fallbacks > 0) {
+    return fail(absl::InternalError(absl::StrCat(fallbacks, " clusters fell back to the host")));
+  }
+  state.counters["batch"] = static_cast<double>(kTrainBatch);
+  state.counters["conv_GFLOP"] = work->flops * 1e-9;
+  state.counters["GFLOP/s"] =
+      benchmark::Counter(work->flops * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
+  state.SetLabel(session->executor().device_name());
+}
+
 // The FMA chains on Threads() threads; each call long enough (tens of ms) to hide the threads'
 // start.
 void BM_FmaPeak(benchmark::State& state, const FmaIsa& isa) {
@@ -138,6 +193,11 @@ void RegisterAll() {
         ->Repetitions(kPeakRepetitions)
         ->Unit(benchmark::kMillisecond);
   }
+  benchmark::RegisterBenchmark(absl::StrCat("train_deep_mnist/dfc/batch:", kTrainBatch).c_str(),
+                               BM_TrainStep)
+      ->UseRealTime()
+      ->Repetitions(kRepetitions)
+      ->Unit(benchmark::kMillisecond);
   for (const ZooModel& model : testing::ZooCnns()) {
     for (const int64_t batch : kBatches) {
       benchmark::RegisterBenchmark(

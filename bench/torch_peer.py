@@ -173,6 +173,55 @@ class ResNetCifar10(nn.Module):
         return self.dense(self.features(x).mean(dim=(2, 3)))  # Mean over H and W, Squeeze
 
 
+class DeepMnist(nn.Module):
+    """deep_mnist_train.pbtxt's network (TensorFlow's "Deep MNIST for experts"): input
+    [N,28,28,1], two 5x5 SAME convolutions with bias and Relu each followed by a 2x2 max pool,
+    a dense layer of 1024 with Relu, dropout, a dense layer of 10; softmax cross-entropy, Adam
+    at 1e-4. Timed as a training step: forward, gradients and Adam's update."""
+
+    image = (1, 28, 28)
+
+    def __init__(self):
+        super().__init__()
+        self.features = nn.Sequential(
+            nn.Conv2d(1, 32, 5, padding=2), nn.ReLU(), nn.MaxPool2d(2),  # conv1, pool1: 14x14
+            nn.Conv2d(32, 64, 5, padding=2), nn.ReLU(), nn.MaxPool2d(2))  # conv2, pool2: 7x7
+        self.classifier = nn.Sequential(
+            nn.Flatten(), nn.Linear(7 * 7 * 64, 1024), nn.ReLU(),  # fc1
+            nn.Dropout(0.5),  # keep_prob 0.5
+            nn.Linear(1024, 10))  # fc2
+
+    def forward(self, x):
+        return self.classifier(self.features(x))
+
+
+def time_train_steps(model, x, labels):
+    """A training step's times in seconds, as time_forwards times forwards: zero the gradients,
+    forward, the loss, backward, Adam's step."""
+    model.train()
+    optimizer = torch.optim.Adam(model.parameters(), lr=1e-4)
+    loss_fn = nn.CrossEntropyLoss()
+
+    def step():
+        optimizer.zero_grad()
+        loss = loss_fn(model(x), labels)
+        loss.backward()
+        optimizer.step()
+
+    times = []
+    for _ in range(3):
+        step()
+    start = time.perf_counter()
+    while len(times) < ARGS.min_runs or time.perf_counter() - start < ARGS.min_time:
+        t0 = time.perf_counter()
+        step()
+        times.append(time.perf_counter() - t0)
+    return times
+
+
+# The training steps cnn_bench times, at their batch.
+TRAINING = {"train_deep_mnist": (DeepMnist, 64)}
+
 # The families cnn_bench registers (tests/zoo.cc names their graphs).
 MODELS = {"cnn_lenet": LeNet, "cnn_mobilenet_v1_025_128": MobileNetV1,
           "cnn_resnet_cifar10": ResNetCifar10}
@@ -194,6 +243,26 @@ def conv_flops(model, x):
     for hook in hooks:
         hook.remove()
     return sum(flops)
+
+
+def training_conv_flops(model, x):
+    """The convolutions' flops of a training step on x: each one's forward, its filter
+    gradient, and its input gradient but for the first convolution, whose input needs none
+    (PyTorch skips it; dfc's graph computes it, as TensorFlow's does). Each does the forward's
+    multiply-adds."""
+    flops = []
+
+    def count(module, _, output):
+        window = module.kernel_size[0] * module.kernel_size[1] * module.in_channels // module.groups
+        flops.append(2 * output.numel() * window)
+
+    hooks = [m.register_forward_hook(count) for m in model.modules()
+             if isinstance(m, nn.Conv2d)]
+    with torch.no_grad():
+        model(x)
+    for hook in hooks:
+        hook.remove()
+    return sum(3 * f for f in flops) - flops[0]
 
 
 def time_forwards(model, x):
@@ -245,6 +314,19 @@ def context():
     return out
 
 
+def result(name, times, batch, flops):
+    """One benchmark's entry in Google Benchmark's JSON: the median time, with counters."""
+    median = statistics.median(times)
+    return {
+        "name": f"{name}/real_time", "run_name": f"{name}/real_time",
+        "run_type": "iteration", "iterations": len(times),
+        "real_time": median * 1e3, "cpu_time": median * 1e3, "time_unit": "ms",
+        "batch": batch, "conv_GFLOP": flops * 1e-9, "GFLOP/s": flops * 1e-9 / median,
+        "mean_ms": statistics.mean(times) * 1e3,
+        "min_ms": min(times) * 1e3, "max_ms": max(times) * 1e3,
+    }
+
+
 def main():
     torch.set_num_threads(ARGS.threads)
     torch.manual_seed(7)
@@ -262,14 +344,20 @@ def main():
             median = statistics.median(times)
             print(f"{name}: {median * 1e3:.3f} ms (median of {len(times)}), "
                   f"{flops * 1e-9 / median:.2f} conv GFLOP/s", file=sys.stderr)
-            benchmarks.append({
-                "name": f"{name}/real_time", "run_name": f"{name}/real_time",
-                "run_type": "iteration", "iterations": len(times),
-                "real_time": median * 1e3, "cpu_time": median * 1e3, "time_unit": "ms",
-                "batch": batch, "conv_GFLOP": flops * 1e-9, "GFLOP/s": flops * 1e-9 / median,
-                "mean_ms": statistics.mean(times) * 1e3,
-                "min_ms": min(times) * 1e3, "max_ms": max(times) * 1e3,
-            })
+            benchmarks.append(result(name, times, batch, flops))
+    for family, (make, batch) in TRAINING.items():
+        name = f"{family}/pytorch/batch:{batch}"
+        if not selected.search(name):
+            continue
+        model = make()
+        x = torch.rand(batch, *make.image)
+        labels = torch.arange(batch) * 7 % 10
+        flops = training_conv_flops(model, x)
+        times = time_train_steps(model, x, labels)
+        median = statistics.median(times)
+        print(f"{name}: {median * 1e3:.3f} ms (median of {len(times)}), "
+              f"{flops * 1e-9 / median:.2f} conv GFLOP/s", file=sys.stderr)
+        benchmarks.append(result(name, times, batch, flops))
     with open(ARGS.out, "w") as f:
         json.dump({"context": context(), "benchmarks": benchmarks}, f, indent=2)
         f.write("\n")

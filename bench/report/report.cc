@@ -903,7 +903,8 @@ std::string PeerSection(const Report& report, const std::vector<Result>& rs,
       "End to end, on the same machine in the same run: `", kSubjectVariant,
       "` is one `DeviceSession::Run` with the input uploaded and the output read back, `",
       kPeerVariant, "` one forward in eval mode under `no_grad` (", CodeList(Distinct(peers)),
-      "). Times in ms: `", kSubjectVariant, "`'s the median of its repetitions, `", kPeerVariant,
+      "); for a `train_` family, each one training step (forward, gradients, the optimizer's "
+      "update) with the loss read back. Times in ms: `", kSubjectVariant, "`'s the median of its repetitions, `", kPeerVariant,
       "`'s the median of its forwards. GFLOP/s are those of the convolutions "
       "(2 × their multiply-adds); \"of peak\" divides them by the machine's float32 FMA peak, ",
       peak != nullptr ? absl::StrCat(Sig3(*peak->gflop_per_s), " GFLOP/s as `", peak->family, "/",
