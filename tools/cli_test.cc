@@ -62,7 +62,21 @@ TEST(CliTest, InspectListsPlaceholdersOutputsAndUnsupportedOps) {
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_THAT(r.output, HasSubstr("107 nodes"));
   EXPECT_THAT(r.output, HasSubstr("input  float32[?,784]"));
+  // The Saver's ops are set apart: no computation of the model reads them.
+  EXPECT_THAT(r.output, HasSubstr("ops outside OPS.md: none\ncheckpoint and summary ops, outside "
+                                  "the model's computation (pruned):\n"));
   EXPECT_THAT(r.output, HasSubstr("SaveV2 (1): save/SaveV2"));
+  // An unknown op a computation reads (z) is outside OPS.md, a summary of its value is not.
+  const fs::path dir = TempDir("unknown_op");
+  std::ofstream(dir / "g.pbtxt") << "node { name: \"x\" op: \"Frobnicate\" }\n"
+                                    "node { name: \"y\" op: \"Identity\" input: \"x\" }\n"
+                                    "node { name: \"s\" op: \"ScalarSummary\" input: \"y\" }\n"
+                                    "node { name: \"z\" op: \"Relu\" input: \"y\" }\n";
+  Result unknown = Dfc("inspect " + (dir / "g.pbtxt").string());
+  ASSERT_EQ(unknown.exit_code, 0) << unknown.output;
+  EXPECT_THAT(unknown.output, HasSubstr("ops outside OPS.md:\n  Frobnicate (1): x\ncheckpoint "
+                                        "and summary ops, outside the model's computation "
+                                        "(pruned):\n  ScalarSummary (1): s\n"));
 
   Result json = Dfc("inspect --json " + Model("philipce_keras_cnn_train.pb"));
   ASSERT_EQ(json.exit_code, 0) << json.output;

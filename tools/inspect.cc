@@ -8,16 +8,17 @@
 #include <optional>
 #include <set>
 
+#include "absl/algorithm/container.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
-#include "rewrite/device_profile.h"
-#include "rewrite/lower_for_device.h"
 #include "graph/loader.h"
 #include "graph/ops.h"
 #include "ir/from_tf/cluster.h"
 #include "ir/printer.h"
 #include "nlohmann/json.hpp"
+#include "rewrite/device_profile.h"
+#include "rewrite/lower_for_device.h"
 #include "runtime/interpreted.h"
 #include "tools/cli.h"
 
@@ -47,7 +48,53 @@ struct Summary {
   std::vector<Placeholder> placeholders;
   std::vector<std::string> unconsumed;
   std::map<std::string, std::vector<std::string>> unsupported;  // op -> nodes
+  // The same for the nodes that only write checkpoints or summaries (CheckpointAndSummaryNodes).
+  std::map<std::string, std::vector<std::string>> checkpoint_and_summary;
 };
+
+// TensorFlow's ops that save or restore checkpoints (a Saver's) and write summaries: a model's
+// computation never reads them.
+bool IsCheckpointOrSummaryOp(const std::string& op) {
+  static const auto* ops = new std::set<std::string>{"Save",
+                                                     "SaveV2",
+                                                     "SaveSlices",
+                                                     "Restore",
+                                                     "RestoreV2",
+                                                     "RestoreSlice",
+                                                     "MergeV2Checkpoints",
+                                                     "ShardedFilename",
+                                                     "ShardedFilespec",
+                                                     "ScalarSummary",
+                                                     "HistogramSummary",
+                                                     "ImageSummary",
+                                                     "AudioSummary",
+                                                     "AudioSummaryV2",
+                                                     "TensorSummary",
+                                                     "TensorSummaryV2",
+                                                     "MergeSummary"};
+  return ops->contains(op);
+}
+
+// The nodes of checkpoints and summaries: those ops, and every node whose consumers are all such
+// nodes (the Saver's filename StringJoin, its constants).
+std::vector<bool> CheckpointAndSummaryNodes(const Graph& graph) {
+  std::vector<std::vector<int>> consumers(graph.num_nodes());
+  for (int i = 0; i < graph.num_nodes(); ++i) {
+    const Node& node = graph.node(i);
+    for (const TensorId& input : node.inputs) consumers[graph.IndexOf(input.node)].push_back(i);
+    for (const std::string& control : node.control_inputs) {
+      consumers[graph.IndexOf(control)].push_back(i);
+    }
+  }
+  std::vector<bool> io(graph.num_nodes(), false);
+  const std::vector<int>& order = graph.topological_order();
+  for (auto it = order.rbegin(); it != order.rend(); ++it) {
+    const int i = *it;
+    io[i] = IsCheckpointOrSummaryOp(graph.node(i).op) ||
+            (!consumers[i].empty() && absl::c_all_of(consumers[i], [&](int c) { return io[c]; }));
+  }
+  return io;
+}
 
 Summary Summarize(const Graph& graph) {
   Summary s;
@@ -57,7 +104,9 @@ Summary Summarize(const Graph& graph) {
     for (const TensorId& input : node.inputs) consumed.insert(input.node);
     for (const std::string& control : node.control_inputs) consumed.insert(control);
   }
-  for (const Node& node : graph.nodes()) {
+  const std::vector<bool> io = CheckpointAndSummaryNodes(graph);
+  for (int i = 0; i < graph.num_nodes(); ++i) {
+    const Node& node = graph.node(i);
     ++s.op_counts[node.op];
     if (node.op == "Placeholder" || node.op == "PlaceholderWithDefault") {
       absl::StatusOr<DType> dtype = node.GetType("dtype");
@@ -65,9 +114,20 @@ Summary Summarize(const Graph& graph) {
                                 PlaceholderShape(node).ToString()});
     }
     if (!consumed.contains(node.name)) s.unconsumed.push_back(node.name);
-    if (FindOpDef(node.op) == nullptr) s.unsupported[node.op].push_back(node.name);
+    if (FindOpDef(node.op) == nullptr) {
+      (io[i] ? s.checkpoint_and_summary : s.unsupported)[node.op].push_back(node.name);
+    }
   }
   return s;
+}
+
+void PrintOpNodes(const std::map<std::string, std::vector<std::string>>& ops) {
+  for (const auto& [op, nodes] : ops) {
+    std::cout << "  " << op << " (" << nodes.size() << "):";
+    for (size_t i = 0; i < nodes.size() && i < 8; ++i) std::cout << " " << nodes[i];
+    if (nodes.size() > 8) std::cout << " ... and " << nodes.size() - 8 << " more";
+    std::cout << "\n";
+  }
 }
 
 void PrintText(const std::string& path, const Summary& s) {
@@ -84,11 +144,10 @@ void PrintText(const std::string& path, const Summary& s) {
   std::cout << "consumed by no node (" << s.unconsumed.size() << "):\n";
   for (const std::string& name : s.unconsumed) std::cout << "  " << name << "\n";
   std::cout << "ops outside OPS.md:" << (s.unsupported.empty() ? " none" : "") << "\n";
-  for (const auto& [op, nodes] : s.unsupported) {
-    std::cout << "  " << op << " (" << nodes.size() << "):";
-    for (size_t i = 0; i < nodes.size() && i < 8; ++i) std::cout << " " << nodes[i];
-    if (nodes.size() > 8) std::cout << " ... and " << nodes.size() - 8 << " more";
-    std::cout << "\n";
+  PrintOpNodes(s.unsupported);
+  if (!s.checkpoint_and_summary.empty()) {
+    std::cout << "checkpoint and summary ops, outside the model's computation (pruned):\n";
+    PrintOpNodes(s.checkpoint_and_summary);
   }
 }
 
@@ -103,6 +162,7 @@ void PrintJson(const std::string& path, const Summary& s) {
   }
   j["unconsumed"] = s.unconsumed;
   j["unsupported"] = s.unsupported;
+  j["checkpoint_and_summary"] = s.checkpoint_and_summary;
   std::cout << DumpJson(j) << "\n";
 }
 
