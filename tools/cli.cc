@@ -206,15 +206,19 @@ int ReportFeedsError(const absl::Status& status, const std::string& usage) {
   return ReportError(status);
 }
 
-absl::StatusOr<std::vector<Feed>> RandomFeeds(const Graph& graph, int64_t n,
-                                              const std::set<std::string>& skip) {
+absl::StatusOr<std::vector<Feed>> RandomFeeds(
+    const Graph& graph, int64_t n, const std::set<std::string>& skip,
+    const absl::flat_hash_map<std::string, PartialShape>& shapes) {
   std::vector<Feed> feeds;
   std::mt19937 rng(static_cast<uint32_t>(n));
   std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
   for (int i = 0; i < graph.num_nodes(); ++i) {
     const Node& node = graph.node(i);
     if (node.op != "Placeholder" || skip.contains(node.name)) continue;
-    const PartialShape declared = PlaceholderShape(node);
+    PartialShape declared = PlaceholderShape(node);
+    if (auto given = shapes.find(node.name); declared.unknown_rank && given != shapes.end()) {
+      declared = given->second;
+    }
     absl::StatusOr<DType> dtype = node.GetType("dtype");
     if (declared.unknown_rank || !dtype.ok() || *dtype != DType::kFloat) {
       return absl::InvalidArgumentError(

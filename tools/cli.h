@@ -73,9 +73,11 @@ absl::StatusOr<std::vector<TensorId>> FetchList(const Args& args);
 
 // Seeded uniform [-1, 1) values for every placeholder of `graph`, unknown dims set to `n`:
 // what `dfc bench` and `dfc compile --tune` time with. Float placeholders of known rank only.
-// Placeholders named in `skip` get none.
-absl::StatusOr<std::vector<Feed>> RandomFeeds(const Graph& graph, int64_t n,
-                                              const std::set<std::string>& skip = {});
+// Placeholders named in `skip` get none; one declared without a shape takes its shape from
+// `shapes` (`--shape`) where given.
+absl::StatusOr<std::vector<Feed>> RandomFeeds(
+    const Graph& graph, int64_t n, const std::set<std::string>& skip = {},
+    const absl::flat_hash_map<std::string, PartialShape>& shapes = {});
 
 // The integer value of `--flag` (`fallback` when absent), at least `min`; an InvalidArgument
 // error naming the flag otherwise.

@@ -423,6 +423,25 @@ TEST(CliTest, BenchVariantsTimesEachVariantAgainstTheFloorAndWritesJson) {
   EXPECT_GE(timed, 8);
 }
 
+// --tune times random feeds: a placeholder declared without a shape takes --shape's.
+TEST(CliTest, CompileTuneFeedsAnUnshapedPlaceholderTheShapeGiven) {
+  const fs::path dir = TempDir("tune_shape");
+  std::ofstream(dir / "g.pbtxt") << "node { name: \"x\" op: \"Placeholder\" attr { key: \"dtype\" "
+                                    "value { type: DT_FLOAT } } }\n"
+                                    "node { name: \"y\" op: \"Relu\" input: \"x\" attr { key: "
+                                    "\"T\" value { type: DT_FLOAT } } }\n";
+  const std::string compile = "compile " + (dir / "g.pbtxt").string() +
+                              " --device cpu --tune --batch 4 --budget 1 --tuning-db " +
+                              (dir / "tuning.json").string() + " -o " + (dir / "plan").string();
+  Result r = Dfc(compile + " 2>&1");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.output,
+              HasSubstr("random feeds are made only for float32 placeholders of known rank"));
+  r = Dfc(compile + " --shape 'x=[?,8]' 2>&1");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("at batch 4"));
+}
+
 TEST(CliTest, CompileTuneRecordsTheVariantAndALaterCompileTakesIt) {
   const fs::path dir = TempDir("tune");
   const std::string db = (dir / "tuning.json").string();

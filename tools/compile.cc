@@ -136,7 +136,8 @@ int Compile(const std::vector<std::string>& argv_in) {
   if (!plan.ok()) return ReportError(plan.status());
   if (executor != nullptr) {
     tune.explore.vector_widths = VectorWidths(executor->profile());
-    absl::StatusOr<std::vector<Feed>> feeds = RandomFeeds(*shared_graph, batch);
+    absl::StatusOr<std::vector<Feed>> feeds =
+        RandomFeeds(*shared_graph, batch, {}, spec.placeholder_shapes);
     if (!feeds.ok()) return ReportError(feeds.status());
     absl::StatusOr<std::vector<ClusterTuning>> tunings = TunePlan(*plan, *executor, *feeds, tune);
     if (!tunings.ok()) return ReportError(tunings.status());
