@@ -21,12 +21,13 @@ namespace {
 
 constexpr char kUsage[] =
     "usage: dfc profile GRAPH|PLAN_DIR [--fetch T[,T...]] [--feed NAME=FILE.npy]...\n"
-    "               [--target NODE]... [--init NODE]... [--batch N] [--steps K] [--warmup W]\n"
-    "               [--trace FILE] [--report] [--sort COLUMN] [--by-node] [--max-events N]\n"
+    "               [--target NODE]... [--init NODE]... [--init-variables] [--batch N]\n"
+    "               [--steps K] [--warmup W] [--trace FILE] [--report] [--sort COLUMN]\n"
+    "               [--by-node] [--max-events N]\n"
     "               [--device auto|cpu|gpu|amd|nvidia|intel|arm] [--platform N]\n"
-    "  --fetch, --target, --init, --feed  as for `dfc run`; with no --fetch and no --target,\n"
-    "            everything the graph computes, its initialisers run once first (a plan:\n"
-    "            its fetches and targets)\n"
+    "  --fetch, --target, --init, --init-variables, --feed  as for `dfc run`; with no\n"
+    "            --fetch and no --target, everything the graph computes, its initialisers\n"
+    "            run once first (a plan: its fetches and targets)\n"
     "  --batch   the unknown dimensions of placeholders not fed, which get seeded random\n"
     "            values in [-1, 1) (default 100)\n"
     "  --steps   profiled runs (default 10); --warmup  runs before them, not profiled, that\n"
@@ -46,6 +47,7 @@ int Profile(const std::vector<std::string>& argv) {
                                                {"feed", true, true},
                                                {"target", true, true},
                                                {"init", true, true},
+                                               {"init-variables"},
                                                {"batch", true},
                                                {"steps", true},
                                                {"warmup", true},
@@ -94,6 +96,9 @@ int Profile(const std::vector<std::string>& argv) {
       DefaultFetches(graph, *ids, targets);
       for (std::string& node : SplitInitialisers(graph, targets)) inits.push_back(std::move(node));
     }
+  }
+  if (absl::Status added = AddVariableInitialisers(*args, graph, inits); !added.ok()) {
+    return ReportError(added);
   }
   std::vector<std::string> fetches;
   for (const TensorId& id : *ids) fetches.push_back(id.ToString());
