@@ -209,6 +209,31 @@ absl::StatusOr<ExprPtr> DotProduct(const ExprPtr& a, const ExprPtr& b) {
   return Apply(CastFun(c, d), {sum});
 }
 
+absl::StatusOr<ExprPtr> RowTimesMatrix(const ExprPtr& row, const ExprPtr& matrix) {
+  const DType d = BaseDType(row->type);
+  const DType c = ComputeDType(d);
+  const ArithExpr columns = matrix->type->element->length;
+  DFC_ASSIGN_OR_RETURN(ExprPtr zeros, Call(Repeat(columns), {Lit(c, 0)}));
+  DFC_ASSIGN_OR_RETURN(ExprPtr taps, Call(Zip(2), {row, matrix}));
+  DFC_ASSIGN_OR_RETURN(
+      ExprPtr sums, ReduceOver(zeros, taps, [&](ExprPtr acc, ExprPtr p) -> absl::StatusOr<ExprPtr> {
+        DFC_ASSIGN_OR_RETURN(ExprPtr x, Call(Get(0), {p}));
+        DFC_ASSIGN_OR_RETURN(ExprPtr weights, Call(Get(1), {p}));
+        DFC_ASSIGN_OR_RETURN(ExprPtr pairs, Call(Zip(2), {acc, weights}));
+        return MapOver(
+            pairs,
+            [&](ExprPtr q) -> absl::StatusOr<ExprPtr> {
+              DFC_ASSIGN_OR_RETURN(ExprPtr sum, Call(Get(0), {q}));
+              DFC_ASSIGN_OR_RETURN(ExprPtr w, Call(Get(1), {q}));
+              DFC_ASSIGN_OR_RETURN(ExprPtr product, Apply(MultFun(d), {x, w}));
+              return Apply(AddFun(c), {sum, product});
+            },
+            "q");
+      }));
+  if (c == d) return sums;
+  return MapOver(sums, [&](ExprPtr s) { return Apply(CastFun(c, d), {s}); });
+}
+
 void RegisterContractionTranslations(TranslationTable& table) {
   table.push_back({"MatMul", {TranslateMatMul<Batching::kNone>, {}, UnifyMatMul}});
   table.push_back({"BatchMatMul", {TranslateMatMul<Batching::kEqual>, {}}});

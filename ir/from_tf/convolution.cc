@@ -5,7 +5,8 @@
 //   Map^(k+1)(λ(w) => Map(λ(f) => Reduce(add, 0) o Map(mult) $ Zip(Join w, f)) $ filters)
 //     $ windows(x)
 //
-// filters being the filter's output channels, each its taps joined in the window's order. A
+// filters being the filter's output channels, each its taps joined in the window's order; with
+// few output channels, each window folded once into a sum per channel (RowTimesMatrix). A
 // depthwise convolution folds each input channel's taps with that channel's multipliers only.
 // The fold runs from the first tap to the last, as MatMul's dot product (contraction.h).
 #include <cstdint>
@@ -73,6 +74,14 @@ absl::Status CheckDTypes(const TranslateContext& ctx, const ExprPtr& x, const Ex
   return absl::OkStatus();
 }
 
+// `t` with its first `n` dimensions joined into one.
+absl::StatusOr<ExprPtr> FlattenLeading(ExprPtr t, int n) {
+  for (int i = 1; i < n; ++i) {
+    DFC_ASSIGN_OR_RETURN(t, Call(Join(), {t}));
+  }
+  return t;
+}
+
 // Each window [K1]..[Kk][C] joined to one line of K1·..·Kk·C taps.
 absl::StatusOr<ExprPtr> JoinedWindows(const ExprPtr& windows, int k) {
   return MapAtDepth(windows, k + 1, [](ExprPtr w) { return Flatten(w); });
@@ -96,6 +105,16 @@ absl::StatusOr<std::vector<ExprPtr>> TranslateConv(const TranslateContext& ctx) 
   DFC_ASSIGN_OR_RETURN(ExprPtr windows,
                        WindowsOf(in, d == DType::kInt32 ? Scalar::Int(d, 0) : Scalar::Float(d, 0)));
   DFC_ASSIGN_OR_RETURN(windows, JoinedWindows(windows, kSpatialRank));
+  if (filter.out_channels <= kRegisterAccumulators) {
+    // [K1]..[Kk][C][M] -> [K1·..·Kk·C][M]: a row of output channels per tap, the filter's
+    // memory as it is.
+    DFC_ASSIGN_OR_RETURN(ExprPtr rows, FlattenLeading(filter.value, kSpatialRank + 1));
+    DFC_ASSIGN_OR_RETURN(ExprPtr out, MapAtDepth(windows, kSpatialRank + 1, [&](ExprPtr w) {
+                           return RowTimesMatrix(w, rows);
+                         }));
+    DFC_ASSIGN_OR_RETURN(out, ToDataFormat(out, in.attrs));
+    return std::vector<ExprPtr>{out};
+  }
   // [K1]..[Kk][C][M] -> [M][K1]..[Kk][C], each output channel's taps joined as a window's are.
   std::vector<int> perm = {kSpatialRank + 1};
   for (int i = 0; i <= kSpatialRank; ++i) perm.push_back(i);

@@ -4,11 +4,15 @@
 //
 //   Map^(k+1)(λ(w) => Map(fold) $ Transpose $ Join^(k-1) w) $ windows(x)
 //
+// or, with few channels (kRegisterAccumulators), each window's positions folded at once into an
+// accumulator per channel: Reduce(λ(acc, p) => Map(fold's step) $ Zip(acc, p)) $ Join^(k-1) w.
+//
 // MaxPool starts from the dtype's lowest finite value and pads with it, so padding is never
 // the maximum; AvgPool pads with 0 and divides each sum by its window's in-bounds count, as
 // TensorFlow does under SAME padding.
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -51,13 +55,19 @@ FunPtr PoolMaxFun(DType d) {
                       });
 }
 
-// A window [K1]..[Kk][C] as each channel's taps, [C][K1·..·Kk].
-absl::StatusOr<ExprPtr> ChannelTaps(const ExprPtr& window, int k) {
-  ExprPtr taps = window;
+// A window [K1]..[Kk][C] as its positions, [K1·..·Kk][C].
+absl::StatusOr<ExprPtr> Positions(const ExprPtr& window, int k) {
+  ExprPtr positions = window;
   for (int i = 1; i < k; ++i) {
-    DFC_ASSIGN_OR_RETURN(taps, Call(Join(), {taps}));
+    DFC_ASSIGN_OR_RETURN(positions, Call(Join(), {positions}));
   }
-  return Call(Transpose(), {taps});
+  return positions;
+}
+
+// The same as each channel's taps, [C][K1·..·Kk].
+absl::StatusOr<ExprPtr> ChannelTaps(const ExprPtr& window, int k) {
+  DFC_ASSIGN_OR_RETURN(ExprPtr positions, Positions(window, k));
+  return Call(Transpose(), {positions});
 }
 
 enum class PoolKind { kMax, kAvg };
@@ -104,12 +114,26 @@ absl::StatusOr<std::vector<ExprPtr>> TranslatePool(const TranslateContext& ctx) 
   }
   const DType acc = d == DType::kHalf ? DType::kFloat : d;  // AvgPool's sums
   DFC_ASSIGN_OR_RETURN(ExprPtr all, WindowsOf(in, is_max ? Lowest(d) : Scalar::Float(d, 0)));
-  // Each window's per-channel folds, [C].
+  // Each window's per-channel folds, [C]: with few channels, the window's positions ([P][C])
+  // folded once into an accumulator per channel (kRegisterAccumulators), else each channel's line.
+  const ExprPtr init = is_max ? MakeLiteral(Lowest(d)) : Lit(acc, 0);
+  const FunPtr step = is_max ? PoolMaxFun(d) : SumStep(acc, d);
+  const std::optional<int64_t> channels = ShapeOfExpr(in.x).back().AsConstant();
   const auto fold = [&](ExprPtr w) -> absl::StatusOr<ExprPtr> {
+    if (channels && *channels <= kRegisterAccumulators) {
+      DFC_ASSIGN_OR_RETURN(ExprPtr positions, Positions(w, kSpatialRank));
+      DFC_ASSIGN_OR_RETURN(ExprPtr inits, Call(Repeat(*channels), {init}));
+      return ReduceOver(inits, positions, [&](ExprPtr accs, ExprPtr x) -> absl::StatusOr<ExprPtr> {
+        DFC_ASSIGN_OR_RETURN(ExprPtr pairs, Call(Zip(2), {accs, x}));
+        return MapOver(pairs, [&](ExprPtr p) -> absl::StatusOr<ExprPtr> {
+          DFC_ASSIGN_OR_RETURN(ExprPtr a, Call(Get(0), {p}));
+          DFC_ASSIGN_OR_RETURN(ExprPtr v, Call(Get(1), {p}));
+          return Apply(step, {a, v});
+        });
+      });
+    }
     DFC_ASSIGN_OR_RETURN(ExprPtr lines, ChannelTaps(w, kSpatialRank));
     return MapOver(lines, [&](ExprPtr line) -> absl::StatusOr<ExprPtr> {
-      const ExprPtr init = is_max ? MakeLiteral(Lowest(d)) : Lit(acc, 0);
-      const FunPtr step = is_max ? PoolMaxFun(d) : SumStep(acc, d);
       return ReduceOver(init, line, [&](ExprPtr a, ExprPtr x) { return Apply(step, {a, x}); });
     });
   };
