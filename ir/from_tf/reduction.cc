@@ -227,17 +227,105 @@ absl::StatusOr<ExprPtr> ReduceDims(const ExprPtr& x, const std::vector<bool>& re
   return out;
 }
 
-// A fold of a line with `step` from `init`, then `finish` (if any) applied to the result.
-LineFn Fold(ExprPtr init, FunPtr step,
-            std::function<absl::StatusOr<ExprPtr>(ExprPtr acc, const ArithExpr& n)> finish = {}) {
-  return [init = std::move(init), step = std::move(step), finish = std::move(finish)](
-             ExprPtr line, const ArithExpr& n) -> absl::StatusOr<ExprPtr> {
-    DFC_ASSIGN_OR_RETURN(ExprPtr acc, ReduceOver(init, line, [&](ExprPtr a, ExprPtr x) {
-                           return Apply(step, {a, x});
-                         }));
-    if (!finish) return acc;
-    return finish(acc, n);
-  };
+// A fold from `init` by `step`, then `finish` (if any) applied to the result, n the number of
+// elements folded (a Mean's count).
+struct Folding {
+  ExprPtr init;
+  FunPtr step;
+  std::function<absl::StatusOr<ExprPtr>(ExprPtr acc, const ArithExpr& n)> finish;
+};
+
+// The folding of one line.
+LineFn Fold(Folding folding) {
+  return
+      [folding = std::move(folding)](ExprPtr line, const ArithExpr& n) -> absl::StatusOr<ExprPtr> {
+        DFC_ASSIGN_OR_RETURN(ExprPtr acc, ReduceOver(folding.init, line, [&](ExprPtr a, ExprPtr x) {
+                               return Apply(folding.step, {a, x});
+                             }));
+        if (!folding.finish) return acc;
+        return folding.finish(acc, n);
+      };
+}
+
+// ReduceDims by a folding. Where the dimensions after the last reduced one are kept and hold
+// few elements, and some before it are kept too (a reduction over a batch of images' spatial
+// dimensions, keeping each image's channels), each
+// position is read once and folded into an accumulator per element of those dimensions
+// (kRegisterAccumulators): the dimensions are ordered [kept before][reduced][kept after], and
+// under the Maps over the first, Reduce(λ(acc, p) => Map(step) $ Zip(acc, Join p)) $ positions,
+// each accumulator finished, and split back into the kept dimensions. Each one folds its
+// elements in the same order as its line would: the results are equal.
+absl::StatusOr<ExprPtr> ReduceDimsFolding(const ExprPtr& x, const std::vector<bool>& reduced,
+                                          bool keep_dims, const Folding& folding) {
+  const SymbolicShape shape = ShapeOfExpr(x);
+  const int rank = static_cast<int>(shape.size());
+  int last = -1;
+  for (int d = 0; d < rank; ++d) {
+    if (reduced[d]) last = d;
+  }
+  std::optional<int64_t> trailing = 1;
+  for (int d = last + 1; d < rank && trailing; ++d) {
+    const std::optional<int64_t> extent = shape[d].AsConstant();
+    trailing = extent ? std::optional<int64_t>(*trailing * *extent) : std::nullopt;
+  }
+  // A kept dimension before the reduced ones (the batch) is what work-items share: without one,
+  // the fold would be one work-item's, where each kept element's line is one now.
+  bool kept_before = false;
+  for (int d = 0; d < last; ++d) kept_before = kept_before || !reduced[d];
+  if (last < 0 || last == rank - 1 || !kept_before || !trailing || *trailing <= 1 ||
+      *trailing > kRegisterAccumulators) {
+    return ReduceDims(x, reduced, keep_dims, Fold(folding));
+  }
+  std::vector<int> perm;
+  for (int d = 0; d < last; ++d) {
+    if (!reduced[d]) perm.push_back(d);
+  }
+  const int before = static_cast<int>(perm.size());
+  ArithExpr n = 1;
+  SymbolicShape kept_after;
+  for (int d = 0; d < rank; ++d) {
+    if (reduced[d]) {
+      perm.push_back(d);
+      n = n * shape[d];
+    }
+  }
+  for (int d = last + 1; d < rank; ++d) {
+    perm.push_back(d);
+    kept_after.push_back(shape[d]);
+  }
+  const int num_reduced = static_cast<int>(perm.size()) - before - (rank - 1 - last);
+  DFC_ASSIGN_OR_RETURN(ExprPtr moved, TransposeTensor(x, perm));
+  DFC_ASSIGN_OR_RETURN(
+      ExprPtr out, MapAtDepth(moved, before, [&](ExprPtr block) -> absl::StatusOr<ExprPtr> {
+        ExprPtr positions = block;  // [R1]..[Rr][A1]..[Aa] -> [R1·..·Rr][A1·..·Aa]
+        for (int i = 1; i < num_reduced; ++i) {
+          DFC_ASSIGN_OR_RETURN(positions, Call(Join(), {positions}));
+        }
+        DFC_ASSIGN_OR_RETURN(positions, MapOver(positions, [](ExprPtr p) { return Flatten(p); }));
+        DFC_ASSIGN_OR_RETURN(ExprPtr inits, Call(Repeat(*trailing), {folding.init}));
+        DFC_ASSIGN_OR_RETURN(
+            ExprPtr accs,
+            ReduceOver(inits, positions, [&](ExprPtr a, ExprPtr p) -> absl::StatusOr<ExprPtr> {
+              DFC_ASSIGN_OR_RETURN(ExprPtr pairs, Call(Zip(2), {a, p}));
+              return MapOver(pairs, [&](ExprPtr q) -> absl::StatusOr<ExprPtr> {
+                DFC_ASSIGN_OR_RETURN(ExprPtr acc, Call(Get(0), {q}));
+                DFC_ASSIGN_OR_RETURN(ExprPtr v, Call(Get(1), {q}));
+                return Apply(folding.step, {acc, v});
+              });
+            }));
+        if (folding.finish) {
+          DFC_ASSIGN_OR_RETURN(accs,
+                               MapOver(accs, [&](ExprPtr acc) { return folding.finish(acc, n); }));
+        }
+        return ReshapeTensor(accs, kept_after);
+      }));
+  if (keep_dims) {
+    for (int d = 0; d < rank; ++d) {
+      if (!reduced[d]) continue;
+      DFC_ASSIGN_OR_RETURN(out, MapAtDepth(out, d, [](ExprPtr e) { return Call(Repeat(1), {e}); }));
+    }
+  }
+  return out;
 }
 
 // --- the reduction axes --------------------------------------------------------------------------
@@ -291,8 +379,8 @@ absl::StatusOr<std::vector<bool>> ReducedAxes(const TranslateContext& ctx,
 
 enum class ReduceKind { kSum, kMean, kProd, kMax, kMin, kAll, kAny };
 
-// How one line of `kind` over dtype `d` is folded, as the reference's ReduceGroup.
-LineFn ReducerFor(ReduceKind kind, DType d) {
+// How `kind` over dtype `d` folds its elements, as the reference's ReduceGroup.
+Folding ReducerFor(ReduceKind kind, DType d) {
   const DType acc = AccumulatorDType(d);
   switch (kind) {
     case ReduceKind::kSum:
@@ -300,24 +388,24 @@ LineFn ReducerFor(ReduceKind kind, DType d) {
       const bool sum = kind == ReduceKind::kSum;
       FunPtr step = ArithFun(sum ? Arith::kAdd : Arith::kMul, acc, d);
       ExprPtr init = Lit(acc, sum ? 0 : 1);
-      if (acc == d) return Fold(init, step);
-      return Fold(init, step,
-                  [acc, d](ExprPtr a, const ArithExpr&) { return Apply(CastFun(acc, d), {a}); });
+      if (acc == d) return {init, step};
+      return {init, step,
+              [acc, d](ExprPtr a, const ArithExpr&) { return Apply(CastFun(acc, d), {a}); }};
     }
     case ReduceKind::kMean:
       if (IsFloating(d)) {
-        return Fold(Lit(acc, 0), ArithFun(Arith::kAdd, acc, d),
-                    [acc, d](ExprPtr a, const ArithExpr& n) -> absl::StatusOr<ExprPtr> {
-                      DFC_ASSIGN_OR_RETURN(ExprPtr count, SizeAsScalar(n, acc));
-                      return Apply(FloatDivideFun(acc, d), {a, count});
-                    });
+        return {Lit(acc, 0), ArithFun(Arith::kAdd, acc, d),
+                [acc, d](ExprPtr a, const ArithExpr& n) -> absl::StatusOr<ExprPtr> {
+                  DFC_ASSIGN_OR_RETURN(ExprPtr count, SizeAsScalar(n, acc));
+                  return Apply(FloatDivideFun(acc, d), {a, count});
+                }};
       }
       // TensorFlow sums narrow integers in 64 bits, then divides.
-      return Fold(Lit(DType::kInt64, 0), ArithFun(Arith::kAdd, DType::kInt64, d),
-                  [d](ExprPtr a, const ArithExpr& n) -> absl::StatusOr<ExprPtr> {
-                    DFC_ASSIGN_OR_RETURN(ExprPtr count, SizeAsScalar(n, DType::kInt64));
-                    return Apply(IntMeanFun(d), {a, count});
-                  });
+      return {Lit(DType::kInt64, 0), ArithFun(Arith::kAdd, DType::kInt64, d),
+              [d](ExprPtr a, const ArithExpr& n) -> absl::StatusOr<ExprPtr> {
+                DFC_ASSIGN_OR_RETURN(ExprPtr count, SizeAsScalar(n, DType::kInt64));
+                return Apply(IntMeanFun(d), {a, count});
+              }};
     case ReduceKind::kMax:
     case ReduceKind::kMin: {
       const bool is_max = kind == ReduceKind::kMax;
@@ -328,12 +416,12 @@ LineFn ReducerFor(ReduceKind kind, DType d) {
       } else {
         init = MakeLiteral(IntLimit(d, !is_max));
       }
-      return Fold(init, ExtremeFun(is_max, d));
+      return {init, ExtremeFun(is_max, d)};
     }
     case ReduceKind::kAll:
     case ReduceKind::kAny: {
       const bool is_all = kind == ReduceKind::kAll;
-      return Fold(MakeLiteral(Scalar::Bool(is_all)), LogicalFun(is_all));
+      return {MakeLiteral(Scalar::Bool(is_all)), LogicalFun(is_all)};
     }
   }
   return {};
@@ -355,7 +443,7 @@ absl::StatusOr<std::vector<ExprPtr>> TranslateReduce(const TranslateContext& ctx
   DFC_ASSIGN_OR_RETURN(std::vector<bool> reduced, ReducedAxes(ctx, axes, Rank(x)));
   // TensorFlow returns the input itself when nothing is reduced, whatever keep_dims says.
   if (axes.empty()) return std::vector<ExprPtr>{x};
-  DFC_ASSIGN_OR_RETURN(ExprPtr out, ReduceDims(x, reduced, keep_dims, ReducerFor(kind, d)));
+  DFC_ASSIGN_OR_RETURN(ExprPtr out, ReduceDimsFolding(x, reduced, keep_dims, ReducerFor(kind, d)));
   return std::vector<ExprPtr>{out};
 }
 
@@ -393,7 +481,8 @@ absl::StatusOr<std::vector<ExprPtr>> TranslateBiasAddGrad(const TranslateContext
   const int channel = nchw ? 1 : rank - 1;
   std::vector<bool> reduced(rank, true);
   reduced[channel] = false;
-  DFC_ASSIGN_OR_RETURN(ExprPtr out, ReduceDims(g, reduced, false, ReducerFor(ReduceKind::kSum, d)));
+  DFC_ASSIGN_OR_RETURN(ExprPtr out,
+                       ReduceDimsFolding(g, reduced, false, ReducerFor(ReduceKind::kSum, d)));
   return std::vector<ExprPtr>{out};
 }
 
