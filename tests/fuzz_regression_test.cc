@@ -97,6 +97,11 @@ TEST(GraphGenTest, MakesValidGraphsOfManyOps) {
     ASSERT_TRUE(out.ok()) << out.status() << "\n" << generated.text;
   }
   EXPECT_GE(ops.size(), 40u);
+  // The nn table's window ops and batch norm among them (issue 30).
+  for (const char* op :
+       {"Conv2D", "DepthwiseConv2dNative", "MaxPool", "AvgPool", "FusedBatchNormV3"}) {
+    EXPECT_TRUE(ops.contains(op)) << op;
+  }
 }
 
 // The whole chain agrees with the reference on a few dozen graphs, the same every run (the

@@ -4,10 +4,12 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <optional>
 #include <random>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "graph/op_semantics/window.h"
 
 namespace dfc::fuzz {
 
@@ -32,6 +34,8 @@ namespace {
 constexpr int64_t kMaxElements = 4096;
 // Values whose magnitude could exceed this go through Tanh first (see graph_gen.h).
 constexpr double kMaxBound = 1e4;
+// A convolution's filter is a constant written out in the graph's text: a few thousand floats.
+constexpr int64_t kMaxFilterElements = 1024;
 
 int64_t Elements(const Shape& shape) {
   int64_t n = 1;
@@ -70,6 +74,16 @@ std::string IntAttr(const std::string& key, int64_t value) {
 }
 std::string BoolAttr(const std::string& key, bool value) {
   return absl::StrCat(" attr { key: \"", key, "\" value { b: ", value ? "true" : "false", " } }");
+}
+std::string FloatAttr(const std::string& key, double value) {
+  return absl::StrCat(" attr { key: \"", key, "\" value { f: ", value, " } }");
+}
+std::string StringAttr(const std::string& key, const std::string& value) {
+  return absl::StrCat(" attr { key: \"", key, "\" value { s: \"", value, "\" } }");
+}
+std::string ListAttr(const std::string& key, const std::vector<int64_t>& values) {
+  return absl::StrCat(" attr { key: \"", key,
+                      "\" value { list { i: ", absl::StrJoin(values, " i: "), " } } }");
 }
 const std::string kFloatT = TypeAttr("T", "DT_FLOAT");
 
@@ -135,11 +149,12 @@ class Generator {
     return {name, shape, 2};
   }
 
-  Value NewFloatConst(const Shape& shape, double bound) {
+  // A constant of values drawn from [low, high].
+  Value NewFloatConst(const Shape& shape, double low, double high) {
     const std::string name = NewName("const");
     std::string values;
-    std::uniform_real_distribution<float> uniform(static_cast<float>(-bound),
-                                                  static_cast<float>(bound));
+    std::uniform_real_distribution<float> uniform(static_cast<float>(low),
+                                                  static_cast<float>(high));
     for (int64_t k = 0; k < Elements(shape); ++k) {
       absl::StrAppend(&values, " float_val: ", uniform(rng_));
     }
@@ -147,7 +162,7 @@ class Generator {
             absl::StrCat(TypeAttr("dtype", "DT_FLOAT"), " attr { key: \"value\" value { tensor {",
                          " dtype: DT_FLOAT ", TensorShapeProto(shape), values, " } } }"),
             {});
-    return {name, shape, bound};
+    return {name, shape, std::max(std::fabs(low), std::fabs(high))};
   }
 
   // An int32 constant: axes, permutations, shapes, paddings.
@@ -167,7 +182,9 @@ class Generator {
 
   // A new placeholder or constant of `shape` (operands that are neither exist already).
   Value NewLeaf(const Shape& shape) {
-    return c_.OneIn(3) ? NewPlaceholder(shape) : NewFloatConst(shape, 1 + c_.Below(2));
+    if (c_.OneIn(3)) return NewPlaceholder(shape);
+    const double bound = 1 + c_.Below(2);
+    return NewFloatConst(shape, -bound, bound);
   }
 
   Value Unary(const std::string& op, const Value& x, double bound) {
@@ -181,6 +198,17 @@ class Generator {
     const std::string name = NewName(op);
     AddNode(name, op, {a.name, b.name}, kFloatT, {a.name, b.name});
     return {name, shape, bound};
+  }
+
+  // `a` reshaped to `shape`, which has as many elements.
+  Value Reshape(const Value& a, const Shape& shape) {
+    std::vector<int64_t> spec = shape;
+    // One dimension left for Reshape to infer, when the rest is not empty.
+    if (!spec.empty() && c_.OneIn(2) && Elements(shape) > 0) spec[c_.Below(Rank(spec))] = -1;
+    const std::string name = NewName("Reshape");
+    AddNode(name, "Reshape", {a.name, NewIntVector(spec)},
+            absl::StrCat(kFloatT, TypeAttr("Tshape", "DT_INT32")), {a.name});
+    return {name, shape, a.bound};
   }
 
   // Abs(x) + 0.5: an operand for an op defined on positive numbers, at least 0.5.
@@ -231,10 +259,141 @@ class Generator {
     return NewLeaf(shape);
   }
 
+  // `a` as an NHWC image: itself at rank 4, else reshaped to rank 4 by inserting 1s where the
+  // choices say (from a lower rank) or by merging its leading dimensions (from a higher one).
+  Value Image(const Value& a) {
+    if (Rank(a.shape) == 4) return a;
+    Shape shape = a.shape;
+    while (Rank(shape) > 4) {
+      shape[1] *= shape[0];
+      shape.erase(shape.begin());
+    }
+    while (Rank(shape) < 4) shape.insert(shape.begin() + c_.Below(Rank(shape) + 1), 1);
+    return Reshape(a, shape);
+  }
+
+  // The window of a convolution or a pool over the height and width of an NHWC image.
+  struct Window {
+    Padding padding = Padding::kSame;
+    int64_t size[2] = {1, 1};
+    int64_t stride[2] = {1, 1};
+    int64_t dilation[2] = {1, 1};
+    int64_t output[2] = {0, 0};
+
+    // The op's attributes (strides, padding, data_format; with `ksize` for a pool).
+    std::string Attrs(bool ksize) const {
+      std::string attrs =
+          absl::StrCat(ListAttr("strides", {1, stride[0], stride[1], 1}),
+                       StringAttr("padding", padding == Padding::kSame ? "SAME" : "VALID"),
+                       StringAttr("data_format", "NHWC"));
+      if (ksize) absl::StrAppend(&attrs, ListAttr("ksize", {1, size[0], size[1], 1}));
+      return attrs;
+    }
+  };
+
+  // Windows of 1 to 3 with strides 1 or 2, SAME or VALID; where `dilate`, sometimes dilations
+  // of 1 or 2 instead of strides (TensorFlow's CPU kernels take one or the other). A VALID
+  // window is never larger than its input, and an empty image is padded SAME.
+  Window RandomWindow(const Shape& image, bool dilate) {
+    Window w;
+    if (image[1] > 0 && image[2] > 0 && c_.OneIn(2)) w.padding = Padding::kValid;
+    const bool dilated = dilate && c_.OneIn(3);
+    for (int i = 0; i < 2; ++i) {
+      const int64_t input = image[1 + i];
+      w.size[i] = 1 + c_.Below(3);
+      if (dilated) {
+        w.dilation[i] = 1 + c_.Below(2);
+      } else {
+        w.stride[i] = 1 + c_.Below(2);
+      }
+      if (w.padding == Padding::kValid) {
+        while ((w.size[i] - 1) * w.dilation[i] + 1 > input) --w.size[i];
+      }
+      // dfc's one copy of TensorFlow's window arithmetic; the window fits by construction.
+      w.output[i] = ComputeWindow({.input = input,
+                                   .window = w.size[i],
+                                   .stride = w.stride[i],
+                                   .dilation = w.dilation[i]},
+                                  w.padding)
+                        .value()
+                        .output;
+    }
+    return w;
+  }
+
+  // Conv2D (then, sometimes, BiasAdd) or DepthwiseConv2dNative of an NHWC image, with a filter
+  // [height, width, in_channels, out_channels or multiplier] that is mostly a constant. Each
+  // output sums products of an input and a filter element over the window (and, for Conv2D,
+  // the channels), hence its bound. Nothing when x has no channels (TensorFlow refuses a filter
+  // with none) or so many that the filter would be large.
+  std::optional<Value> Convolution(const Value& x, bool depthwise) {
+    const int64_t channels = x.shape[3];
+    if (channels == 0) return std::nullopt;
+    const Window w = RandomWindow(x.shape, /*dilate=*/!depthwise);
+    const int64_t taps = w.size[0] * w.size[1] * channels;
+    const int64_t pixels = x.shape[0] * w.output[0] * w.output[1];
+    // Output channels (or the multiplier), fewer where the output or the filter would be large.
+    int64_t out = depthwise ? 1 + c_.Below(2) : 1 + c_.Below(8);
+    auto out_channels = [&](int64_t n) { return depthwise ? channels * n : n; };
+    while (out > 1 &&
+           (pixels * out_channels(out) > kMaxElements || taps * out > kMaxFilterElements)) {
+      --out;
+    }
+    if (taps * out > kMaxFilterElements) return std::nullopt;
+    const Shape filter_shape = {w.size[0], w.size[1], channels, out};
+    const Value filter =
+        c_.OneIn(4) ? NewPlaceholder(filter_shape) : NewFloatConst(filter_shape, -1, 1);
+    std::string attrs = absl::StrCat(kFloatT, w.Attrs(/*ksize=*/false));
+    if (w.dilation[0] > 1 || w.dilation[1] > 1 || c_.OneIn(2)) {
+      absl::StrAppend(&attrs, ListAttr("dilations", {1, w.dilation[0], w.dilation[1], 1}));
+    }
+    const std::string op = depthwise ? "DepthwiseConv2dNative" : "Conv2D";
+    const std::string name = NewName(op);
+    AddNode(name, op, {x.name, filter.name}, attrs, {x.name, filter.name});
+    const int64_t summed = depthwise ? w.size[0] * w.size[1] : taps;
+    Value y{name,
+            {x.shape[0], w.output[0], w.output[1], out_channels(out)},
+            x.bound * filter.bound * static_cast<double>(summed)};
+    if (!depthwise && c_.OneIn(2)) {
+      const Value bias = NewLeaf({out});
+      y = Binary("BiasAdd", y, bias, y.shape, y.bound + bias.bound);
+    }
+    return y;
+  }
+
+  // MaxPool or AvgPool of an NHWC image: the largest or the mean element of each window.
+  Value Pool(const std::string& op, const Value& x) {
+    const Window w = RandomWindow(x.shape, /*dilate=*/false);
+    const std::string name = NewName(op);
+    AddNode(name, op, {x.name}, absl::StrCat(kFloatT, w.Attrs(/*ksize=*/true)), {x.name});
+    return {name, {x.shape[0], w.output[0], w.output[1], x.shape[3]}, x.bound};
+  }
+
+  // FusedBatchNormV3 in inference: y = (x - mean) scale / sqrt(variance + epsilon) + offset, per
+  // channel. Its other outputs (the statistics passed through, the reserve spaces) are left
+  // unread, as a model's are.
+  Value BatchNorm(const Value& x) {
+    const Shape channels = {x.shape[3]};
+    const Value scale = NewLeaf(channels), offset = NewLeaf(channels), mean = NewLeaf(channels);
+    // Positive and not small: 1 / sqrt(variance + epsilon) stays below 2.
+    constexpr double kMinVariance = 0.25, kEpsilon = 0.001;
+    const Value variance = NewFloatConst(channels, kMinVariance, 2);
+    const std::string name = NewName("FusedBatchNormV3");
+    const std::vector<std::string> inputs = {x.name, scale.name, offset.name, mean.name,
+                                             variance.name};
+    AddNode(name, "FusedBatchNormV3", inputs,
+            absl::StrCat(kFloatT, TypeAttr("U", "DT_FLOAT"), FloatAttr("epsilon", kEpsilon),
+                         StringAttr("data_format", "NHWC"), BoolAttr("is_training", false)),
+            inputs);
+    return {
+        name, x.shape,
+        (x.bound + mean.bound) * scale.bound / std::sqrt(kMinVariance + kEpsilon) + offset.bound};
+  }
+
   // One op on `a` (and whatever other operands it needs).
   Value Op(const Value& a) {
     const int rank = Rank(a.shape);
-    switch (c_.Below(14)) {
+    switch (c_.Below(16)) {
       case 0:
       case 1: {  // unary, continuous on its whole domain
         static const std::vector<std::pair<std::string, double>> kOps = {
@@ -367,7 +526,6 @@ class Generator {
       }
       case 10: {  // Reshape: flatten, merge two dimensions, split one, or add a 1
         Shape shape = a.shape;
-        std::vector<int64_t> spec;
         switch (c_.Below(4)) {
           case 0:
             shape = {Elements(a.shape)};
@@ -395,13 +553,7 @@ class Generator {
             shape.insert(shape.begin() + c_.Below(rank + 1), 1);
             break;
         }
-        spec = shape;
-        // One dimension left for Reshape to infer, when the rest is not empty.
-        if (!spec.empty() && c_.OneIn(2) && Elements(shape) > 0) spec[c_.Below(Rank(spec))] = -1;
-        const std::string name = NewName("Reshape");
-        AddNode(name, "Reshape", {a.name, NewIntVector(spec)},
-                absl::StrCat(kFloatT, TypeAttr("Tshape", "DT_INT32")), {a.name});
-        return {name, shape, a.bound};
+        return Reshape(a, shape);
       }
       case 11: {  // ConcatV2 with a leaf of another size along the axis
         if (rank == 0) break;
@@ -478,6 +630,23 @@ class Generator {
           }
         }
         break;
+      }
+      case 13:
+      case 14: {  // a convolution, a pool or a batch norm, of `a` as an NHWC image
+        const Value x = Image(a);
+        switch (c_.Below(5)) {
+          case 0:
+          case 1:
+            if (std::optional<Value> y = Convolution(x, /*depthwise=*/c_.OneIn(3))) return *y;
+            break;
+          case 2:
+            return Pool("MaxPool", x);
+          case 3:
+            return Pool("AvgPool", x);
+          default:
+            return BatchNorm(x);
+        }
+        return Pool("MaxPool", x);  // no filter fits x
       }
       default: {  // BiasAdd, AddN or ExpandDims
         switch (c_.Below(3)) {

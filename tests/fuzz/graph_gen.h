@@ -7,7 +7,8 @@
 // The graphs use the float32 ops of ../shared/OPS.md that are continuous in their inputs
 // (comparisons, Floor, Sign... are left out: an ulp of difference between two correct
 // implementations would flip them), with random shapes, broadcasts, zero-size dimensions and
-// placeholders whose first dimension is declared unknown. Ops with a restricted domain get an
+// placeholders whose first dimension is declared unknown, and the convolutions, pools and batch
+// norms of image models on values reshaped to NHWC. Ops with a restricted domain get an
 // operand made valid first (Log of Abs(x) + 0.5), and a value that could grow past 1e4 goes
 // through Tanh, so that every result is finite and well conditioned and two correct
 // implementations agree within the tolerance GraphDiff states.
