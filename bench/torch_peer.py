@@ -227,9 +227,10 @@ MODELS = {"cnn_lenet": LeNet, "cnn_mobilenet_v1_025_128": MobileNetV1,
           "cnn_resnet_cifar10": ResNetCifar10}
 
 
-def conv_flops(model, x):
-    """2 x the multiply-adds of the model's convolutions on x, from each Conv2d's output shape:
-    an output element is a window's dot product over in_channels / groups channels."""
+def conv_flops_each(model, x):
+    """2 x the multiply-adds of each of the model's convolutions on x, in order, from each
+    Conv2d's output shape: an output element is a window's dot product over
+    in_channels / groups channels."""
     flops = []
 
     def count(module, _, output):
@@ -242,7 +243,12 @@ def conv_flops(model, x):
         model(x)
     for hook in hooks:
         hook.remove()
-    return sum(flops)
+    return flops
+
+
+def conv_flops(model, x):
+    """The forward's convolutions' flops on x."""
+    return sum(conv_flops_each(model, x))
 
 
 def training_conv_flops(model, x):
@@ -250,18 +256,7 @@ def training_conv_flops(model, x):
     gradient, and its input gradient but for the first convolution, whose input needs none
     (PyTorch skips it; dfc's graph computes it, as TensorFlow's does). Each does the forward's
     multiply-adds."""
-    flops = []
-
-    def count(module, _, output):
-        window = module.kernel_size[0] * module.kernel_size[1] * module.in_channels // module.groups
-        flops.append(2 * output.numel() * window)
-
-    hooks = [m.register_forward_hook(count) for m in model.modules()
-             if isinstance(m, nn.Conv2d)]
-    with torch.no_grad():
-        model(x)
-    for hook in hooks:
-        hook.remove()
+    flops = conv_flops_each(model, x)
     return sum(3 * f for f in flops) - flops[0]
 
 
