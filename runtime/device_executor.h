@@ -28,6 +28,7 @@
 #include <memory>
 #include <optional>
 #include <ostream>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -169,8 +170,18 @@ class DeviceExecutor {
   Options options_;
   rewrite::DeviceProfile profile_;
   absl::flat_hash_map<const ir::Fun*, CompiledCluster> compiled_;
+  // An optimizer's update (variable_writes.cc): the kernel `source` builds, run over the n
+  // elements of `in` (the variables, var first, then the gradient), writing a new buffer for
+  // each variable, with `scalars` (double) after the buffers.
+  absl::StatusOr<std::vector<std::shared_ptr<DeviceTensor>>> RunOptimizer(
+      const std::string& node, const std::string& source, const DeviceTensor& var,
+      std::span<const cl::ClBuffer* const> in, int num_variables, std::span<const double> scalars);
+
   // The kernels that update variables, by dtype, built on first use.
   absl::flat_hash_map<DType, std::pair<std::shared_ptr<cl::ClProgram>, cl::ClKernel>> updates_;
+  // The optimizers' kernels, by source.
+  absl::flat_hash_map<std::string, std::pair<std::shared_ptr<cl::ClProgram>, cl::ClKernel>>
+      optimizers_;
   int64_t kernels_run_ = 0;
   int64_t fallbacks_ = 0;
   int64_t kernels_generated_ = 0;

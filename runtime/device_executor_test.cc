@@ -330,10 +330,11 @@ TEST_F(DeviceExecutorTest, AnOutOfRangeGatherIndexIsAnErrorNotACrash) {
   EXPECT_EQ(device->fallbacks(), 0);
 }
 
-// A training step whose optimizer updates several variables: ApplyAdam writes var, m and v,
+// A training step whose optimizers update several variables: ApplyAdam writes var, m and v,
 // which live on the device, while a cluster reads var for the gradient (2 * var) and the loss
-// (var * var). The optimizer runs on the host; its three results must become the variables
-// that the next step's kernels read. A seeded RandomUniform beside it draws from the same
+// (var * var); ApplyMomentum (Nesterov's) writes mvar and accum. The optimizers run on the
+// device, in double as the reference's steps (bitwise equal); their results must become the
+// variables that the next step's kernels read. A seeded RandomUniform beside it draws from the same
 // Philox stream, run after run, as the reference session's does.
 constexpr char kAdamGraph[] = R"gd(
   node { name: "var" op: "VariableV2"
@@ -359,7 +360,18 @@ constexpr char kAdamGraph[] = R"gd(
     attr { key: "T" value { type: DT_FLOAT } } }
   node { name: "init_v" op: "Assign" input: "v" input: "zeros"
     attr { key: "T" value { type: DT_FLOAT } } }
-  node { name: "init" op: "NoOp" input: "^init_var" input: "^init_m" input: "^init_v" }
+  node { name: "mvar" op: "VariableV2"
+    attr { key: "dtype" value { type: DT_FLOAT } }
+    attr { key: "shape" value { shape { dim { size: 3 } } } } }
+  node { name: "accum" op: "VariableV2"
+    attr { key: "dtype" value { type: DT_FLOAT } }
+    attr { key: "shape" value { shape { dim { size: 3 } } } } }
+  node { name: "init_mvar" op: "Assign" input: "mvar" input: "start"
+    attr { key: "T" value { type: DT_FLOAT } } }
+  node { name: "init_accum" op: "Assign" input: "accum" input: "zeros"
+    attr { key: "T" value { type: DT_FLOAT } } }
+  node { name: "init" op: "NoOp" input: "^init_var" input: "^init_m" input: "^init_v"
+    input: "^init_mvar" input: "^init_accum" }
   node { name: "beta1_power" op: "Const"
     attr { key: "dtype" value { type: DT_FLOAT } }
     attr { key: "value" value { tensor { dtype: DT_FLOAT tensor_shape {} float_val: 0.9 } } } }
@@ -389,6 +401,12 @@ constexpr char kAdamGraph[] = R"gd(
     input: "var" input: "m" input: "v" input: "beta1_power" input: "beta2_power" input: "lr"
     input: "beta1" input: "beta2" input: "epsilon" input: "grad"
     attr { key: "T" value { type: DT_FLOAT } } }
+  node { name: "mgrad" op: "Mul" input: "mvar" input: "two"
+    attr { key: "T" value { type: DT_FLOAT } } }
+  node { name: "momentum" op: "ApplyMomentum"
+    input: "mvar" input: "accum" input: "lr" input: "mgrad" input: "beta1"
+    attr { key: "T" value { type: DT_FLOAT } }
+    attr { key: "use_nesterov" value { b: true } } }
   node { name: "shape" op: "Const"
     attr { key: "dtype" value { type: DT_INT32 } }
     attr { key: "value" value { tensor { dtype: DT_INT32 tensor_shape { dim { size: 1 } }
@@ -413,8 +431,8 @@ TEST_F(DeviceExecutorTest, AnOptimizerUpdatesEveryVariableItWritesOnTheDevice) {
   const std::vector<std::string> fetches = {"loss", "noise"};
   for (int step = 0; step < 3; ++step) {
     SCOPED_TRACE(absl::StrCat("step ", step));
-    absl::StatusOr<std::vector<Tensor>> got = (*device)->Run({}, fetches, {"adam"});
-    absl::StatusOr<std::vector<Tensor>> want = reference.Run({}, fetches, {"adam"});
+    absl::StatusOr<std::vector<Tensor>> got = (*device)->Run({}, fetches, {"adam", "momentum"});
+    absl::StatusOr<std::vector<Tensor>> want = reference.Run({}, fetches, {"adam", "momentum"});
     ASSERT_TRUE(got.ok()) << got.status();
     ASSERT_TRUE(want.ok()) << want.status();
     for (size_t k = 0; k < fetches.size(); ++k) {
@@ -422,17 +440,21 @@ TEST_F(DeviceExecutorTest, AnOptimizerUpdatesEveryVariableItWritesOnTheDevice) {
       EXPECT_TRUE(c.equal) << fetches[k] << ": " << c.reason;
     }
   }
-  absl::StatusOr<std::vector<Tensor>> got = (*device)->Run({}, {"var", "m", "v"});
-  absl::StatusOr<std::vector<Tensor>> want = reference.Run({}, {"var", "m", "v"});
+  const std::vector<std::string> variables = {"var", "m", "v", "mvar", "accum"};
+  absl::StatusOr<std::vector<Tensor>> got = (*device)->Run({}, variables);
+  absl::StatusOr<std::vector<Tensor>> want = reference.Run({}, variables);
   ASSERT_TRUE(got.ok()) << got.status();
   ASSERT_TRUE(want.ok()) << want.status();
-  for (size_t k = 0; k < 3; ++k) {
+  for (size_t k = 0; k < variables.size(); ++k) {
     EXPECT_TRUE((*got)[k].BitwiseEqual((*want)[k]))
         << k << ": " << (*got)[k].Preview() << " vs " << (*want)[k].Preview();
   }
-  // Three steps moved every variable: m and v are no longer their zeros.
-  EXPECT_NE(testing::Values<float>((*got)[1])[0], 0.0f);
-  EXPECT_NE(testing::Values<float>((*got)[2])[0], 0.0f);
+  // Three steps moved every variable: the slots are no longer their zeros.
+  for (int slot : {1, 2, 4}) EXPECT_NE(testing::Values<float>((*got)[slot])[0], 0.0f);
+  // A step that fetches nothing reads nothing back: the update ran on the device.
+  const int64_t read_back = (*device)->executor().bytes_to_host();
+  ASSERT_TRUE((*device)->Run({}, {}, {"adam", "momentum"}).ok());
+  EXPECT_EQ((*device)->executor().bytes_to_host(), read_back);
 }
 
 }  // namespace

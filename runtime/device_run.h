@@ -159,10 +159,16 @@ class DeviceExecutor::ActiveRun {
   // An op that writes variables (OpDef::num_ref_inputs): Assign, AssignAdd, AssignSub,
   // ApplyGradientDescent, the optimizers. Assign takes the value's buffer as the variable's; an
   // AssignAdd, AssignSub or ApplyGradientDescent of a float or double variable runs on the
-  // device into a new buffer; anything else (an optimizer that updates several variables,
-  // another dtype, a mismatch to report) runs the reference kernel on host copies, and every
-  // variable it updated takes the result.
+  // device into a new buffer, as do the optimizers RunOptimizerOnDevice takes; anything else
+  // (another optimizer or dtype, a mismatch to report) runs the reference kernel on host
+  // copies, and every variable it updated takes the result.
   absl::Status RunVariableWrite(const Node& node);
+
+  // An optimizer with a device kernel (ApplyAdam, ApplyMomentum) whose variables and gradient
+  // are float or double of one shape, and its hyperparameters scalars of that dtype: run as one
+  // elementwise kernel on the device, each variable taking a new buffer. False (nothing run)
+  // for anything else, which the reference kernel then runs and words.
+  absl::StatusOr<bool> RunOptimizerOnDevice(const Node& node);
 
   // The node of `cluster` that reads `id` first (messages name it).
   const Node* ReaderOf(const Cluster& cluster, const TensorId& id) const;

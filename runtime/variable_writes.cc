@@ -1,12 +1,14 @@
 // Writes to variables in a run: Assign takes its value's buffer, AssignAdd, AssignSub and
-// ApplyGradientDescent of float and double variables run as an update kernel on the device, and
-// the rest (the optimizers that update several variables, such as ApplyAdam, other dtypes,
-// errors to word) runs the reference kernel on the host (see device_run.h).
+// ApplyGradientDescent of float and double variables run as an update kernel on the device, so
+// do ApplyAdam and ApplyMomentum (one kernel over var and its slots), and the rest (the other
+// optimizers, other dtypes, errors to word) runs the reference kernel on the host (see
+// device_run.h).
 #include <algorithm>
 #include <optional>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "base/status.h"
 #include "codegen/kernel_gen.h"
 #include "runtime/device_run.h"
@@ -35,7 +37,120 @@ std::string UpdateSource(DType dtype) {
       "  if (i < n) out[i] = var[i] + factor * delta[i];\n", "}\n");
 }
 
+// The optimizers whose update runs on the device: one elementwise kernel over the variables,
+// in double as the reference's step computes it (runtime/reference/optimizer.cc), each value
+// rounded to the variables' dtype where the reference rounds it, without contraction to fma:
+// the same values. `body` is OpenCL C on doubles s0 (var), s1... (the slots, in input order),
+// g (the gradient) and c0, c1... (the other inputs, the hyperparameters, in input order), with
+// R(x) the rounding and NESTEROV the attribute use_nesterov.
+struct DeviceOptimizer {
+  const char* op;
+  int grad;  // the gradient's input
+  const char* body;
+};
+
+constexpr DeviceOptimizer kDeviceOptimizers[] = {
+    // ApplyMomentum(var, accum, lr, grad, momentum)
+    {"ApplyMomentum", 3,
+     "s1 = R(s1 * c1 + g);\n"
+     "s0 = R(NESTEROV ? s0 - (g * c0 + s1 * c1 * c0) : s0 - s1 * c0);\n"},
+    // ApplyAdam(var, m, v, beta1_power, beta2_power, lr, beta1, beta2, epsilon, grad)
+    {"ApplyAdam", 9,
+     "const double alpha = c2 * sqrt(1 - c1) / (1 - c0);\n"
+     "s1 = R(s1 + (g - s1) * (1 - c3));\n"
+     "s2 = R(s2 + (g * g - s2) * (1 - c4));\n"
+     "const double direction = NESTEROV ? g * (1 - c3) + c3 * s1 : s1;\n"
+     "s0 = R(s0 - direction * alpha / (sqrt(s2) + c5));\n"},
+};
+
+const DeviceOptimizer* FindDeviceOptimizer(const std::string& op) {
+  for (const DeviceOptimizer& o : kDeviceOptimizers) {
+    if (op == o.op) return &o;
+  }
+  return nullptr;
+}
+
+// The kernel dfc_apply(in0.., grad, out0.., c0.., n) of `o` for `variables` variables of
+// `dtype` and `scalars` hyperparameters.
+std::string OptimizerSource(const DeviceOptimizer& o, DType dtype, int variables, int scalars,
+                            bool nesterov) {
+  const std::string t = codegen::StorageType(dtype);
+  std::string params, load, store;
+  for (int k = 0; k < variables; ++k) {
+    absl::StrAppend(&params, "__global const ", t, "* restrict in", k, ", ");
+    absl::StrAppend(&load, "  double s", k, " = in", k, "[i];\n");
+    absl::StrAppend(&store, "  out", k, "[i] = (", t, ")s", k, ";\n");
+  }
+  absl::StrAppend(&params, "__global const ", t, "* restrict grad, ");
+  for (int k = 0; k < variables; ++k)
+    absl::StrAppend(&params, "__global ", t, "* restrict out", k, ", ");
+  for (int k = 0; k < scalars; ++k) absl::StrAppend(&params, "const double c", k, ", ");
+  std::string body;
+  for (absl::string_view line : absl::StrSplit(o.body, '\n', absl::SkipEmpty())) {
+    absl::StrAppend(&body, "  ", line, "\n");
+  }
+  return absl::StrCat(
+      "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n", "#pragma OPENCL FP_CONTRACT OFF\n", "// ",
+      o.op, ", as the reference's step.\n", "#define R(x) ((double)(", t, ")(x))\n",
+      "#define NESTEROV ", nesterov ? 1 : 0, "\n", "__kernel void dfc_apply(", params,
+      "const long n) {\n", "  const long i = get_global_id(0);\n", "  if (i >= n) return;\n", load,
+      "  const double g = grad[i];\n", body, store, "}\n");
+}
+
 }  // namespace
+
+absl::StatusOr<bool> DeviceExecutor::ActiveRun::RunOptimizerOnDevice(const Node& node) {
+  const DeviceOptimizer* o = FindDeviceOptimizer(node.op);
+  const int variables = DefOf(node).num_ref_inputs;
+  // The kernel computes in double, as the reference does: a device without it updates on the
+  // host.
+  if (o == nullptr || o->grad >= static_cast<int>(node.inputs.size()) || variables < 1 ||
+      !ex_.context_->info().has_fp64) {
+    return false;
+  }
+  std::vector<std::shared_ptr<DeviceTensor>> vars;
+  for (int k = 0; k < variables; ++k) {
+    if (!IsVariableRead(node.inputs[k])) return false;
+    std::shared_ptr<DeviceTensor> v = Variable(node.inputs[k].node);
+    if (v == nullptr || !UpdatesOnDevice(v->dtype) ||
+        (k > 0 && (v->dtype != vars[0]->dtype || v->shape != vars[0]->shape))) {
+      return false;
+    }
+    vars.push_back(std::move(v));
+  }
+  const DeviceTensor& var = *vars[0];
+  DFC_ASSIGN_OR_RETURN(std::shared_ptr<DeviceTensor> grad, Value(node.inputs[o->grad], &node));
+  if (grad->dtype != var.dtype || grad->shape != var.shape) return false;
+  std::vector<double> scalars;
+  for (int k = variables; k < static_cast<int>(node.inputs.size()); ++k) {
+    if (k == o->grad) continue;
+    DFC_ASSIGN_OR_RETURN(Tensor c, Host(node.inputs[k], &node));
+    if (c.dtype() != var.dtype || c.num_elements() != 1) return false;
+    scalars.push_back(var.dtype == DType::kFloat ? static_cast<double>(c.data<float>()[0])
+                                                 : c.data<double>()[0]);
+  }
+  DFC_ASSIGN_OR_RETURN(const bool nesterov, node.GetBool("use_nesterov", false));
+  std::vector<std::shared_ptr<cl::ClBuffer>> held;
+  std::vector<const cl::ClBuffer*> in;
+  for (const std::shared_ptr<DeviceTensor>& v : vars) {
+    DFC_ASSIGN_OR_RETURN(held.emplace_back(), Buffer(*v));
+    in.push_back(held.back().get());
+  }
+  DFC_ASSIGN_OR_RETURN(held.emplace_back(), Buffer(*grad));
+  in.push_back(held.back().get());
+  const std::string source =
+      OptimizerSource(*o, var.dtype, variables, static_cast<int>(scalars.size()), nesterov);
+  absl::StatusOr<std::vector<std::shared_ptr<DeviceTensor>>> updated =
+      ex_.RunOptimizer(node.name, source, var, in, variables, scalars);
+  if (!updated.ok()) {
+    return absl::Status(updated.status().code(),
+                        absl::StrCat("node \"", node.name, "\" (", node.op,
+                                     "): the device failed: ", updated.status().message()));
+  }
+  for (int k = 0; k < variables; ++k) written_[node.inputs[k].node] = (*updated)[k];
+  values_[TensorId{node.name, 0}] = (*updated)[0];
+  return true;
+}
 
 absl::Status DeviceExecutor::ActiveRun::RunVariableWrite(const Node& node) {
   const std::string& name = node.inputs[0].node;
@@ -84,6 +199,8 @@ absl::Status DeviceExecutor::ActiveRun::RunVariableWrite(const Node& node) {
       return absl::OkStatus();
     }
   }
+  DFC_ASSIGN_OR_RETURN(const bool on_device, RunOptimizerOnDevice(node));
+  if (on_device) return absl::OkStatus();
   // The reference kernel, on host copies of every variable the node refers to (ApplyAdam's
   // var, m and v): it also words every error. Each updated variable becomes the run's value of
   // that variable, read from the host or uploaded when a cluster next needs it.
@@ -163,6 +280,54 @@ absl::StatusOr<std::shared_ptr<DeviceTensor>> DeviceExecutor::Update(const std::
                                  .bytes = static_cast<int64_t>(3 * var.byte_size()),
                                  .flops = 2.0 * static_cast<double>(n),
                                  .launch = launch ? launch->id() : 0});
+    clReleaseEvent(event);
+  }
+  return out;
+}
+
+absl::StatusOr<std::vector<std::shared_ptr<DeviceTensor>>> DeviceExecutor::RunOptimizer(
+    const std::string& node, const std::string& source, const DeviceTensor& var,
+    std::span<const cl::ClBuffer* const> in, int num_variables, std::span<const double> scalars) {
+  auto found = optimizers_.find(source);
+  if (found == optimizers_.end()) {
+    DFC_ASSIGN_OR_RETURN(std::shared_ptr<cl::ClProgram> program, cache_->Build(source));
+    DFC_ASSIGN_OR_RETURN(cl::ClKernel kernel,
+                         cl::ProgramCache::CreateKernel(*program, "dfc_apply"));
+    found =
+        optimizers_.emplace(source, std::make_pair(std::move(program), std::move(kernel))).first;
+  }
+  cl_kernel kernel = found->second.second.get();
+  std::vector<std::shared_ptr<DeviceTensor>> out;
+  ArgSetter args(kernel);
+  for (const cl::ClBuffer* b : in) DFC_RETURN_IF_ERROR(args.Buffer(*b));
+  for (int k = 0; k < num_variables; ++k) {
+    auto t = std::make_shared<DeviceTensor>(DeviceTensor{.dtype = var.dtype, .shape = var.shape});
+    DFC_ASSIGN_OR_RETURN(cl::ClBuffer b, context_->Allocate(t->byte_size()));
+    t->buffer = std::make_shared<cl::ClBuffer>(std::move(b));
+    DFC_RETURN_IF_ERROR(args.Buffer(*t->buffer));
+    out.push_back(std::move(t));
+  }
+  for (const double c : scalars) DFC_RETURN_IF_ERROR(args.Scalar(static_cast<cl_double>(c)));
+  const cl_long n = static_cast<cl_long>(var.byte_size() / SizeOf(var.dtype));
+  DFC_RETURN_IF_ERROR(args.Scalar(n));
+  const size_t global = static_cast<size_t>(std::max<cl_long>(n, 1));
+  const bool timed = profiler::KernelsEnabled();
+  std::optional<profiler::RecordEvent> launch;
+  if (profiler::DeviceEnabled()) launch.emplace("launch dfc_apply");
+  cl_event event = nullptr;
+  DFC_RETURN_IF_ERROR(context_->Launch(kernel, global, nullptr, timed ? &event : nullptr));
+  if (timed) {
+    // Reads the variables and the gradient, writes the variables.
+    profiler::RecordDeviceEvent(
+        event, context_->queue(),
+        {.kind = profiler::DeviceEventKind::kKernel,
+         .name = "dfc_apply",
+         .nodes = {node},
+         .dims = 1,
+         .global = {global, 1, 1},
+         .bytes = static_cast<int64_t>((2 * num_variables + 1) * var.byte_size()),
+         .flops = 10.0 * static_cast<double>(n),
+         .launch = launch ? launch->id() : 0});
     clReleaseEvent(event);
   }
   return out;
