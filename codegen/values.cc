@@ -198,8 +198,10 @@ CVal Generator::Select(const TypePtr& type, std::string cond, Lazy then, Lazy ot
     out.scalar = [this, type, cond, then, other]() -> absl::StatusOr<std::string> {
       const std::string name = em_->Fresh("sel");
       em_->Emit(absl::StrCat(ir::OpenCLType(type->dtype), " ", name, ";"));
+      // Two ifs, not if/else: a value a branch computes for the whole kernel (a Memo hoisted
+      // to an outer block) lands between the two blocks, where it would split an if/else.
       for (const auto& [header, branch] : {std::pair{absl::StrCat("if (", cond, ")"), then},
-                                           std::pair{std::string("else"), other}}) {
+                                           std::pair{absl::StrCat("if (!(", cond, "))"), other}}) {
         em_->OpenBlock(header);
         absl::StatusOr<CVal> v = branch();
         absl::StatusOr<std::string> expr = v.ok() ? v->scalar() : v.status();

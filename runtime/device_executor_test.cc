@@ -457,5 +457,44 @@ TEST_F(DeviceExecutorTest, AnOptimizerUpdatesEveryVariableItWritesOnTheDevice) {
   EXPECT_EQ((*device)->executor().bytes_to_host(), read_back);
 }
 
+// Found by the differential fuzzer: a Concat of a constant and a Sum over the whole input.
+// The Sum, the same for every element, is hoisted out of the select's branch, and was emitted
+// between its `if` and its `else`: the kernel did not build and the cluster fell back.
+TEST_F(DeviceExecutorTest, AValueHoistedOutOfASelectsBranchKeepsTheKernelWhole) {
+  absl::StatusOr<Graph> graph = ParseGraph(R"gd(
+    node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } }
+           attr { key: "shape" value { shape { dim { size: -1 } } } } }
+    node { name: "axis" op: "Const" attr { key: "dtype" value { type: DT_INT32 } }
+           attr { key: "value" value { tensor { dtype: DT_INT32 tensor_shape { dim { size: 1 } }
+                                                int_val: -1 } } } }
+    node { name: "sum" op: "Sum" input: "x" input: "axis" attr { key: "T" value { type: DT_FLOAT } }
+           attr { key: "Tidx" value { type: DT_INT32 } } attr { key: "keep_dims" value { b: true } } }
+    node { name: "c" op: "Const" attr { key: "dtype" value { type: DT_FLOAT } }
+           attr { key: "value" value { tensor { dtype: DT_FLOAT tensor_shape { dim { size: 3 } }
+                                                float_val: -0.5 float_val: 1 float_val: 0.25 } } } }
+    node { name: "zero" op: "Const" attr { key: "dtype" value { type: DT_INT32 } }
+           attr { key: "value" value { tensor { dtype: DT_INT32 tensor_shape { } int_val: 0 } } } }
+    node { name: "concat" op: "ConcatV2" input: "c" input: "sum" input: "zero"
+           attr { key: "T" value { type: DT_FLOAT } } attr { key: "N" value { i: 2 } }
+           attr { key: "Tidx" value { type: DT_INT32 } } }
+    node { name: "y" op: "Sigmoid" input: "concat" attr { key: "T" value { type: DT_FLOAT } } }
+)gd",
+                                           "hoisted.pbtxt");
+  ASSERT_TRUE(graph.ok()) << graph.status();
+  auto shared = std::make_shared<const Graph>(*std::move(graph));
+  absl::StatusOr<std::unique_ptr<DeviceSession>> device =
+      DeviceSession::Create(shared, {.device = "cpu"});
+  ASSERT_TRUE(device.ok()) << device.status();
+  const std::vector<Feed> feeds = {{{"x", 0}, testing::TN<float>({0.1f, 0.2f, -0.4f}, {3})}};
+  absl::StatusOr<std::vector<Tensor>> got = (*device)->Run(feeds, {"y"});
+  ASSERT_TRUE(got.ok()) << got.status();
+  EXPECT_EQ((*device)->executor().fallbacks(), 0);
+  reference::Session reference(shared);
+  absl::StatusOr<std::vector<Tensor>> want = reference.Run(feeds, {"y"});
+  ASSERT_TRUE(want.ok()) << want.status();
+  const Comparison c = CompareTensors((*got)[0], (*want)[0]);
+  EXPECT_TRUE(c.equal) << c.reason;
+}
+
 }  // namespace
 }  // namespace dfc
