@@ -97,6 +97,32 @@ std::string OptimizerSource(const DeviceOptimizer& o, DType dtype, int variables
       "  const double g = grad[i];\n", body, store, "}\n");
 }
 
+// Launches `kernel` (named `name`, for graph node `node`) with one work-item an element of n,
+// and records its event for the profiler with the bytes it moves and the flops it does.
+absl::Status LaunchOverElements(cl::ClContext& context, cl_kernel kernel, cl_long n,
+                                const char* name, const std::string& node, int64_t bytes,
+                                double flops) {
+  const size_t global = static_cast<size_t>(std::max<cl_long>(n, 1));
+  const bool timed = profiler::KernelsEnabled();
+  std::optional<profiler::RecordEvent> launch;
+  if (profiler::DeviceEnabled()) launch.emplace(absl::StrCat("launch ", name));
+  cl_event event = nullptr;
+  DFC_RETURN_IF_ERROR(context.Launch(kernel, global, nullptr, timed ? &event : nullptr));
+  if (timed) {
+    profiler::RecordDeviceEvent(event, context.queue(),
+                                {.kind = profiler::DeviceEventKind::kKernel,
+                                 .name = name,
+                                 .nodes = {node},
+                                 .dims = 1,
+                                 .global = {global, 1, 1},
+                                 .bytes = bytes,
+                                 .flops = flops,
+                                 .launch = launch ? launch->id() : 0});
+    clReleaseEvent(event);
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::StatusOr<bool> DeviceExecutor::ActiveRun::RunOptimizerOnDevice(const Node& node) {
@@ -263,25 +289,10 @@ absl::StatusOr<std::shared_ptr<DeviceTensor>> DeviceExecutor::Update(const std::
     DFC_RETURN_IF_ERROR(args.Scalar(static_cast<cl_double>(factor)));
   }
   DFC_RETURN_IF_ERROR(args.Scalar(n));
-  const size_t global = static_cast<size_t>(std::max<cl_long>(n, 1));
-  const bool timed = profiler::KernelsEnabled();
-  std::optional<profiler::RecordEvent> launch;
-  if (profiler::DeviceEnabled()) launch.emplace("launch dfc_update");
-  cl_event event = nullptr;
-  DFC_RETURN_IF_ERROR(context_->Launch(kernel, global, nullptr, timed ? &event : nullptr));
-  if (timed) {
-    // Reads the variable and the delta, writes the new value: two flops an element.
-    profiler::RecordDeviceEvent(event, context_->queue(),
-                                {.kind = profiler::DeviceEventKind::kKernel,
-                                 .name = "dfc_update",
-                                 .nodes = {node},
-                                 .dims = 1,
-                                 .global = {global, 1, 1},
-                                 .bytes = static_cast<int64_t>(3 * var.byte_size()),
-                                 .flops = 2.0 * static_cast<double>(n),
-                                 .launch = launch ? launch->id() : 0});
-    clReleaseEvent(event);
-  }
+  // Reads the variable and the delta, writes the new value: two flops an element.
+  DFC_RETURN_IF_ERROR(LaunchOverElements(*context_, kernel, n, "dfc_update", node,
+                                         static_cast<int64_t>(3 * var.byte_size()),
+                                         2.0 * static_cast<double>(n)));
   return out;
 }
 
@@ -310,26 +321,11 @@ absl::StatusOr<std::vector<std::shared_ptr<DeviceTensor>>> DeviceExecutor::RunOp
   for (const double c : scalars) DFC_RETURN_IF_ERROR(args.Scalar(static_cast<cl_double>(c)));
   const cl_long n = static_cast<cl_long>(var.byte_size() / SizeOf(var.dtype));
   DFC_RETURN_IF_ERROR(args.Scalar(n));
-  const size_t global = static_cast<size_t>(std::max<cl_long>(n, 1));
-  const bool timed = profiler::KernelsEnabled();
-  std::optional<profiler::RecordEvent> launch;
-  if (profiler::DeviceEnabled()) launch.emplace("launch dfc_apply");
-  cl_event event = nullptr;
-  DFC_RETURN_IF_ERROR(context_->Launch(kernel, global, nullptr, timed ? &event : nullptr));
-  if (timed) {
-    // Reads the variables and the gradient, writes the variables.
-    profiler::RecordDeviceEvent(
-        event, context_->queue(),
-        {.kind = profiler::DeviceEventKind::kKernel,
-         .name = "dfc_apply",
-         .nodes = {node},
-         .dims = 1,
-         .global = {global, 1, 1},
-         .bytes = static_cast<int64_t>((2 * num_variables + 1) * var.byte_size()),
-         .flops = 10.0 * static_cast<double>(n),
-         .launch = launch ? launch->id() : 0});
-    clReleaseEvent(event);
-  }
+  // Reads the variables and the gradient, writes the variables.
+  DFC_RETURN_IF_ERROR(
+      LaunchOverElements(*context_, kernel, n, "dfc_apply", node,
+                         static_cast<int64_t>((2 * num_variables + 1) * var.byte_size()),
+                         10.0 * static_cast<double>(n)));
   return out;
 }
 
