@@ -74,14 +74,6 @@ absl::Status CheckDTypes(const TranslateContext& ctx, const ExprPtr& x, const Ex
   return absl::OkStatus();
 }
 
-// `t` with its first `n` dimensions joined into one.
-absl::StatusOr<ExprPtr> FlattenLeading(ExprPtr t, int n) {
-  for (int i = 1; i < n; ++i) {
-    DFC_ASSIGN_OR_RETURN(t, Call(Join(), {t}));
-  }
-  return t;
-}
-
 // Each window [K1]..[Kk][C] joined to one line of K1·..·Kk·C taps.
 absl::StatusOr<ExprPtr> JoinedWindows(const ExprPtr& windows, int k) {
   return MapAtDepth(windows, k + 1, [](ExprPtr w) { return Flatten(w); });
@@ -108,7 +100,7 @@ absl::StatusOr<std::vector<ExprPtr>> TranslateConv(const TranslateContext& ctx) 
   if (filter.out_channels <= kRegisterAccumulators) {
     // [K1]..[Kk][C][M] -> [K1·..·Kk·C][M]: a row of output channels per tap, the filter's
     // memory as it is.
-    DFC_ASSIGN_OR_RETURN(ExprPtr rows, FlattenLeading(filter.value, kSpatialRank + 1));
+    DFC_ASSIGN_OR_RETURN(ExprPtr rows, JoinLeading(filter.value, kSpatialRank + 1));
     DFC_ASSIGN_OR_RETURN(ExprPtr out, MapAtDepth(windows, kSpatialRank + 1, [&](ExprPtr w) {
                            return RowTimesMatrix(w, rows);
                          }));

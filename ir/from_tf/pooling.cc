@@ -55,18 +55,9 @@ FunPtr PoolMaxFun(DType d) {
                       });
 }
 
-// A window [K1]..[Kk][C] as its positions, [K1·..·Kk][C].
-absl::StatusOr<ExprPtr> Positions(const ExprPtr& window, int k) {
-  ExprPtr positions = window;
-  for (int i = 1; i < k; ++i) {
-    DFC_ASSIGN_OR_RETURN(positions, Call(Join(), {positions}));
-  }
-  return positions;
-}
-
-// The same as each channel's taps, [C][K1·..·Kk].
+// A window [K1]..[Kk][C] as each channel's taps, [C][K1·..·Kk].
 absl::StatusOr<ExprPtr> ChannelTaps(const ExprPtr& window, int k) {
-  DFC_ASSIGN_OR_RETURN(ExprPtr positions, Positions(window, k));
+  DFC_ASSIGN_OR_RETURN(ExprPtr positions, JoinLeading(window, k));
   return Call(Transpose(), {positions});
 }
 
@@ -121,16 +112,8 @@ absl::StatusOr<std::vector<ExprPtr>> TranslatePool(const TranslateContext& ctx) 
   const std::optional<int64_t> channels = ShapeOfExpr(in.x).back().AsConstant();
   const auto fold = [&](ExprPtr w) -> absl::StatusOr<ExprPtr> {
     if (channels && *channels <= kRegisterAccumulators) {
-      DFC_ASSIGN_OR_RETURN(ExprPtr positions, Positions(w, kSpatialRank));
-      DFC_ASSIGN_OR_RETURN(ExprPtr inits, Call(Repeat(*channels), {init}));
-      return ReduceOver(inits, positions, [&](ExprPtr accs, ExprPtr x) -> absl::StatusOr<ExprPtr> {
-        DFC_ASSIGN_OR_RETURN(ExprPtr pairs, Call(Zip(2), {accs, x}));
-        return MapOver(pairs, [&](ExprPtr p) -> absl::StatusOr<ExprPtr> {
-          DFC_ASSIGN_OR_RETURN(ExprPtr a, Call(Get(0), {p}));
-          DFC_ASSIGN_OR_RETURN(ExprPtr v, Call(Get(1), {p}));
-          return Apply(step, {a, v});
-        });
-      });
+      DFC_ASSIGN_OR_RETURN(ExprPtr positions, JoinLeading(w, kSpatialRank));  // [P][C]
+      return FoldRows(init, positions, step);
     }
     DFC_ASSIGN_OR_RETURN(ExprPtr lines, ChannelTaps(w, kSpatialRank));
     return MapOver(lines, [&](ExprPtr line) -> absl::StatusOr<ExprPtr> {

@@ -297,22 +297,10 @@ absl::StatusOr<ExprPtr> ReduceDimsFolding(const ExprPtr& x, const std::vector<bo
   DFC_ASSIGN_OR_RETURN(ExprPtr moved, TransposeTensor(x, perm));
   DFC_ASSIGN_OR_RETURN(
       ExprPtr out, MapAtDepth(moved, before, [&](ExprPtr block) -> absl::StatusOr<ExprPtr> {
-        ExprPtr positions = block;  // [R1]..[Rr][A1]..[Aa] -> [R1·..·Rr][A1·..·Aa]
-        for (int i = 1; i < num_reduced; ++i) {
-          DFC_ASSIGN_OR_RETURN(positions, Call(Join(), {positions}));
-        }
+        // [R1]..[Rr][A1]..[Aa] -> [R1·..·Rr][A1·..·Aa]
+        DFC_ASSIGN_OR_RETURN(ExprPtr positions, JoinLeading(block, num_reduced));
         DFC_ASSIGN_OR_RETURN(positions, MapOver(positions, [](ExprPtr p) { return Flatten(p); }));
-        DFC_ASSIGN_OR_RETURN(ExprPtr inits, Call(Repeat(*trailing), {folding.init}));
-        DFC_ASSIGN_OR_RETURN(
-            ExprPtr accs,
-            ReduceOver(inits, positions, [&](ExprPtr a, ExprPtr p) -> absl::StatusOr<ExprPtr> {
-              DFC_ASSIGN_OR_RETURN(ExprPtr pairs, Call(Zip(2), {a, p}));
-              return MapOver(pairs, [&](ExprPtr q) -> absl::StatusOr<ExprPtr> {
-                DFC_ASSIGN_OR_RETURN(ExprPtr acc, Call(Get(0), {q}));
-                DFC_ASSIGN_OR_RETURN(ExprPtr v, Call(Get(1), {q}));
-                return Apply(folding.step, {acc, v});
-              });
-            }));
+        DFC_ASSIGN_OR_RETURN(ExprPtr accs, FoldRows(folding.init, positions, folding.step));
         if (folding.finish) {
           DFC_ASSIGN_OR_RETURN(accs,
                                MapOver(accs, [&](ExprPtr acc) { return folding.finish(acc, n); }));

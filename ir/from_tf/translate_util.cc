@@ -114,6 +114,25 @@ absl::StatusOr<ExprPtr> Flatten(const ExprPtr& t) {
   return result;
 }
 
+absl::StatusOr<ExprPtr> JoinLeading(ExprPtr t, int n) {
+  for (int k = 1; k < n; ++k) {
+    DFC_ASSIGN_OR_RETURN(t, Call(Join(), {t}));
+  }
+  return t;
+}
+
+absl::StatusOr<ExprPtr> FoldRows(const ExprPtr& init, const ExprPtr& rows, const FunPtr& step) {
+  DFC_ASSIGN_OR_RETURN(ExprPtr inits, Call(Repeat(rows->type->element->length), {init}));
+  return ReduceOver(inits, rows, [&](ExprPtr accs, ExprPtr row) -> absl::StatusOr<ExprPtr> {
+    DFC_ASSIGN_OR_RETURN(ExprPtr pairs, Call(Zip(2), {accs, row}));
+    return MapOver(pairs, [&](ExprPtr q) -> absl::StatusOr<ExprPtr> {
+      DFC_ASSIGN_OR_RETURN(ExprPtr acc, Call(Get(0), {q}));
+      DFC_ASSIGN_OR_RETURN(ExprPtr x, Call(Get(1), {q}));
+      return Apply(step, {acc, x});
+    });
+  });
+}
+
 absl::StatusOr<ExprPtr> ReshapeTensor(const ExprPtr& t, const SymbolicShape& shape) {
   const SymbolicShape from = ShapeOfExpr(t);
   if (from == shape) return t;

@@ -58,6 +58,13 @@ absl::StatusOr<ExprPtr> StretchTensor(ExprPtr t, const SymbolicShape& from,
                                       const SymbolicShape& to);
 // All dims joined into one: [[T]_m]_n -> [T]_(n*m); a scalar becomes [T]_1.
 absl::StatusOr<ExprPtr> Flatten(const ExprPtr& t);
+// The first n dims joined into one (n >= 1): [A1]..[An][rest] -> [A1·..·An][rest].
+absl::StatusOr<ExprPtr> JoinLeading(ExprPtr t, int n);
+
+// Each row of `rows` ([R][M]) folded elementwise into M accumulators that start at `init`, in
+// row order (kRegisterAccumulators):
+//   Reduce(λ(acc, r) => Map(λq => step(Get(0) q, Get(1) q)) $ Zip(acc, r))(Repeat(M) $ init, rows)
+absl::StatusOr<ExprPtr> FoldRows(const ExprPtr& init, const ExprPtr& rows, const FunPtr& step);
 
 // The value of a size as a scalar of `dtype`: a literal when it is a constant, else
 // SizeValue (converted for a floating dtype), so a count over a symbolic batch is known when
