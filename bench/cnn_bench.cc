@@ -54,6 +54,17 @@ int Threads() {
   return threads != nullptr && std::atoi(threads) > 0 ? std::atoi(threads) : 2;
 }
 
+// A session of `graph` on DFC_DEVICE (default the CPU device), `init` run once.
+absl::StatusOr<std::unique_ptr<DeviceSession>> OpenSession(Graph graph,
+                                                           const std::vector<std::string>& init) {
+  const char* device = std::getenv("DFC_DEVICE");
+  DFC_ASSIGN_OR_RETURN(std::unique_ptr<DeviceSession> session,
+                       DeviceSession::Create(std::make_shared<const Graph>(std::move(graph)),
+                                             {.device = device != nullptr ? device : "cpu"}));
+  DFC_RETURN_IF_ERROR(session->Run({}, {}, init).status());
+  return session;
+}
+
 // One session per model, opened on first use (its variables initialised, tests/zoo.h) and kept
 // for every batch.
 absl::StatusOr<DeviceSession*> SessionFor(const ZooModel& model) {
@@ -61,11 +72,8 @@ absl::StatusOr<DeviceSession*> SessionFor(const ZooModel& model) {
   std::unique_ptr<DeviceSession>& slot = (*sessions)[model.family];
   if (slot != nullptr) return slot.get();
   DFC_ASSIGN_OR_RETURN(Graph open, testing::LoadWithOpenBatch(model));
-  const char* device = std::getenv("DFC_DEVICE");
   DFC_ASSIGN_OR_RETURN(const std::vector<std::string> init, VariableInitialisers(open));
-  DFC_ASSIGN_OR_RETURN(slot, DeviceSession::Create(std::make_shared<const Graph>(std::move(open)),
-                                                   {.device = device != nullptr ? device : "cpu"}));
-  DFC_RETURN_IF_ERROR(slot->Run({}, {}, init).status());
+  DFC_ASSIGN_OR_RETURN(slot, OpenSession(std::move(open), init));
   return slot.get();
 }
 
@@ -129,11 +137,8 @@ constexpr int64_t kTrainBatch = 64;
 // The training graph's session, its variables initialised; kept for the process.
 absl::StatusOr<DeviceSession*> OpenTrainSession() {
   DFC_ASSIGN_OR_RETURN(Graph graph, LoadGraph(testing::SharedDir() + "/zoo/" + kTrainGraph));
-  const char* device = std::getenv("DFC_DEVICE");
   DFC_ASSIGN_OR_RETURN(std::unique_ptr<DeviceSession> session,
-                       DeviceSession::Create(std::make_shared<const Graph>(std::move(graph)),
-                                             {.device = device != nullptr ? device : "cpu"}));
-  DFC_RETURN_IF_ERROR(session->Run({}, {}, {"init"}).status());
+                       OpenSession(std::move(graph), {"init"}));
   return session.release();
 }
 
