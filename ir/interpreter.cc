@@ -71,6 +71,9 @@ absl::StatusOr<Value> Interpreter::Eval(const ExprPtr& expr, Frame& frame) {
       return Value::Of(static_cast<const Literal&>(*expr).value);
     case Expr::Kind::kFunCall: {
       const auto& call = static_cast<const FunCall&>(*expr);
+      if (call.f->kind == Fun::Kind::kAt || call.f->kind == Fun::Kind::kGet) {
+        return EvalElement(call, frame);
+      }
       std::vector<Value> args;
       args.reserve(call.args.size());
       for (const ExprPtr& a : call.args) {
@@ -83,6 +86,58 @@ absl::StatusOr<Value> Interpreter::Eval(const ExprPtr& expr, Frame& frame) {
     }
   }
   return absl::InternalError("unknown expression kind");
+}
+
+namespace {
+
+// Which element an At or Get selects from `whole`, or the error At reports for an index out of
+// range. `index` is At's evaluated index.
+absl::StatusOr<size_t> Selected(const Fun& f, const Value& whole, const Value* index) {
+  if (f.kind == Fun::Kind::kGet) return As<GetPattern>(f).index;
+  int64_t i = index->scalar.AsInt64();
+  const int64_t n = static_cast<int64_t>(whole.elements.size());
+  if (index->scalar.dtype == DType::kUInt64 && i < 0) i = n;  // huge: out of range
+  if (i < 0 || i >= n) {
+    return EvalError(f, absl::StrCat("index ", index->scalar.ToString(), " is not in [0, ", n, ")"));
+  }
+  return static_cast<size_t>(i);
+}
+
+}  // namespace
+
+absl::StatusOr<Value> Interpreter::EvalElement(const FunCall& outer, Frame& frame) {
+  // The chain from the outermost call in; every index is evaluated before any pointer into the
+  // environment is taken, since evaluating one binds Params and may move the environment's values.
+  std::vector<const FunCall*> chain = {&outer};
+  while (chain.back()->args[0]->kind == Expr::Kind::kFunCall) {
+    const auto& inner = static_cast<const FunCall&>(*chain.back()->args[0]);
+    if (inner.f->kind != Fun::Kind::kAt && inner.f->kind != Fun::Kind::kGet) break;
+    chain.push_back(&inner);
+  }
+  std::vector<Value> indices(chain.size());
+  for (size_t k = 0; k < chain.size(); ++k) {
+    if (chain[k]->f->kind == Fun::Kind::kAt) {
+      DFC_ASSIGN_OR_RETURN(indices[k], Eval(chain[k]->args[1], frame));
+    }
+  }
+  const ExprPtr& base = chain.back()->args[0];
+  Value evaluated;
+  const Value* at = &evaluated;
+  if (base->kind == Expr::Kind::kParam) {
+    auto it = frame.env.find(static_cast<const Param*>(base.get()));
+    if (it == frame.env.end()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("parameter ", static_cast<const Param&>(*base).name, " is not bound"));
+    }
+    at = &it->second;
+  } else {
+    DFC_ASSIGN_OR_RETURN(evaluated, Eval(base, frame));
+  }
+  for (size_t k = chain.size(); k-- > 0;) {
+    DFC_ASSIGN_OR_RETURN(size_t i, Selected(*chain[k]->f, *at, &indices[k]));
+    at = &at->elements[i];
+  }
+  return *at;
 }
 
 absl::StatusOr<Value> Interpreter::ApplyIn(const Fun& f, std::vector<Value> args,
@@ -191,7 +246,11 @@ absl::StatusOr<Value> Interpreter::ApplyIn(const Fun& f, std::vector<Value> args
       return Value::Array(std::move(out));
     }
     case Fun::Kind::kGet:
-      return std::move(args[0].elements[As<GetPattern>(p).index]);
+    case Fun::Kind::kAt: {
+      DFC_ASSIGN_OR_RETURN(size_t i,
+                           Selected(f, args[0], args.size() > 1 ? &args[1] : nullptr));
+      return std::move(args[0].elements[i]);
+    }
     case Fun::Kind::kTuple:
       return Value::Tuple(std::move(args));
     case Fun::Kind::kSplit: {
@@ -334,16 +393,6 @@ absl::StatusOr<Value> Interpreter::ApplyIn(const Fun& f, std::vector<Value> args
     case Fun::Kind::kSizeValue: {
       DFC_ASSIGN_OR_RETURN(int64_t value, Size(As<SizePattern>(p).size));
       return Value::Of(Scalar::Int(As<SizePattern>(p).dtype, value));
-    }
-    case Fun::Kind::kAt: {
-      int64_t index = args[1].scalar.AsInt64();
-      int64_t n = static_cast<int64_t>(args[0].elements.size());
-      if (args[1].scalar.dtype == DType::kUInt64 && index < 0) index = n;  // huge: out of range
-      if (index < 0 || index >= n) {
-        return EvalError(
-            f, absl::StrCat("index ", args[1].scalar.ToString(), " is not in [0, ", n, ")"));
-      }
-      return std::move(args[0].elements[index]);
     }
     case Fun::Kind::kToGlobal:
     case Fun::Kind::kToLocal:

@@ -35,6 +35,9 @@ class Interpreter {
  private:
   struct Frame;
   absl::StatusOr<Value> Eval(const ExprPtr& expr, Frame& frame);
+  // Eval of a chain of At and Get calls: the chain walks its base in place when that is a bound
+  // Param, so reading one pixel of an image copies the pixel, not the image.
+  absl::StatusOr<Value> EvalElement(const FunCall& call, Frame& frame);
   // `types` are the argument types: lengths that only a type knows (the inner length of an
   // empty array of arrays) come from them.
   absl::StatusOr<Value> ApplyIn(const Fun& f, std::vector<Value> args,
