@@ -296,16 +296,20 @@ bool UnifySizes(const Graph& graph, const std::vector<int>& nodes, const FoldRes
       changed |= translation->unify_with_values(node, infos, unifier);
     }
     if (translation->unify_sizes == nullptr) continue;
+    // The hook sees the data operands' shapes: those the translation reads statically (a
+    // filter gradient's filter_sizes) are not operands of the computation.
     std::vector<SymbolicShape> shapes;
+    size_t operands = 0;
     for (int j = 0; j < static_cast<int>(node.inputs.size()); ++j) {
       if (ReadsStatically(node, j)) continue;
+      ++operands;
       const TensorInfo& info = fold.Info(graph, node.inputs[j]);
       if (!info.shape) break;
       shapes.push_back(*info.shape);
     }
     // Every hook relates two operands or more; a node with fewer (a malformed graph, refused
     // later with its own error) has nothing to unify.
-    if (shapes.size() != node.inputs.size() || shapes.size() < 2) continue;
+    if (shapes.size() != operands || shapes.size() < 2) continue;
     changed |= translation->unify_sizes(node, shapes, unifier);
   }
   return changed;
