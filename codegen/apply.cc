@@ -159,35 +159,23 @@ absl::StatusOr<CVal> Generator::ApplyPattern(const ir::Pattern& p, std::vector<C
     case K::kMapWrg:
     case K::kMapSeq: {
       const ir::Fun& f = *ir::As<ir::FunPattern>(p).f;
-      if (f.kind == K::kAsScalar) out.writer = args[0].writer;
-      out.element = [this, &f, array = args[0], result,
-                     env](const ArithExpr& i) -> absl::StatusOr<CVal> {
-        DFC_ASSIGN_OR_RETURN(CVal element, array.element(i));
+      const TypePtr type = result->element;
+      CVal mapped = MappedView(args[0], result, [this, &f, type, env](CVal element) -> absl::StatusOr<CVal> {
         const bool saved = top_level_;
         top_level_ = false;
-        absl::StatusOr<CVal> v = Apply(f, {std::move(element)}, result->element, env);
+        absl::StatusOr<CVal> v = Apply(f, {std::move(element)}, type, env);
         top_level_ = saved;
         return v;
-      };
-      return out;
+      });
+      if (f.kind == K::kAsScalar) mapped.writer = args[0].writer;
+      return mapped;
     }
     case K::kReduceSeq:
     case K::kReduceLcl:
     case K::kReduceLanes:
       return ReduceSeq(ir::As<ir::FunPattern>(p), std::move(args), env);
     case K::kZip:
-      out.element = [args](const ArithExpr& i) -> absl::StatusOr<CVal> {
-        CVal tuple{nullptr};
-        std::vector<TypePtr> types;
-        for (const CVal& a : args) {
-          DFC_ASSIGN_OR_RETURN(CVal e, a.element(i));
-          types.push_back(e.type);
-          tuple.fields.push_back(std::move(e));
-        }
-        tuple.type = ir::TupleType(std::move(types));
-        return tuple;
-      };
-      return out;
+      return ZippedView(std::move(args), result);
     case K::kGet:
       return args[0].fields[ir::As<ir::GetPattern>(p).index];
     case K::kTuple:
@@ -211,6 +199,9 @@ absl::StatusOr<CVal> Generator::ApplyPattern(const ir::Pattern& p, std::vector<C
         DFC_ASSIGN_OR_RETURN(CVal row, array.element(k / m));
         return row.element(k % m);
       };
+      if (const std::optional<int64_t> length = m.AsConstant(); length && *length > 1) {
+        out.rows = std::make_shared<const CVal>(args[0]);
+      }
       return out;
     }
     case K::kTranspose:

@@ -93,6 +93,10 @@ struct CVal {
   // known to be so (a view that reorders, a float16 buffer).
   std::string buffer;
   ArithExpr base;
+  // The array as Join $ rows where it was made so (a window's taps, a batch's positions joined),
+  // or null: element k is the rows' element k / m's element k % m, m a constant. A fold walks
+  // the rows in nested loops (OpenLoopsOver), indexing each directly instead of dividing.
+  std::shared_ptr<const CVal> rows;
   // How the value is written where its pattern says more than its elements do, or null: a
   // TransposeW's result column by column, each column computed once; AsScalar's vector by vector
   // (vstore<w>), each vector computed once. A Map of AsScalar lists each row's vectors as the
@@ -137,6 +141,11 @@ std::string ScalarLiteral(const ir::Scalar& s);
 // Element i of Split(m) (stride m) and of Slide(size, step) (stride step): the window of
 // `array` that starts at element i * stride, of type `window`.
 ElementFn Windows(const CVal& array, const TypePtr& window, const ArithExpr& stride);
+// Map(f) $ array and Zip $ arrays as views of type `result`, element by element where read,
+// with rows (CVal::rows) wherever an array they read has them.
+using ElementMap = SharedFn<absl::StatusOr<CVal>(CVal)>;
+CVal MappedView(const CVal& array, const TypePtr& result, const ElementMap& f);
+CVal ZippedView(std::vector<CVal> arrays, const TypePtr& result);
 
 // The scalars and vectors of a value, depth first through tuples.
 absl::Status Leaves(const CVal& v, std::vector<const CVal*>& out);
@@ -194,6 +203,9 @@ class Generator {
   // `for (long index = 0; index < count; ++index)`; returns the index.
   ArithExpr OpenSequentialLoop(const ArithExpr& count);
   void CloseSequentialLoop();
+  // The sequential loops that walk `array`'s elements in order, one per level of its rows
+  // (CVal::rows), opened; returns the element they reach and adds their number to `loops`.
+  absl::StatusOr<CVal> OpenLoopsOver(const CVal& array, int& loops);
   // ReduceLanes: the halves of one vector combined lane-wise until one lane is left
   // (16 -> 8 -> 4 -> 2 -> 1), then with init. Returns the result's C name.
   absl::StatusOr<std::string> EmitLaneTree(const ir::FunPattern& p, const CVal& init,

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "gmock/gmock.h"
 #include "graph/loader.h"
 #include "gtest/gtest.h"
@@ -225,6 +226,44 @@ TEST(KernelGenPrivateArrayTest, ARowReadManyTimesIsComputedOnceIntoAPrivateArray
   EXPECT_THAT(source, HasSubstr("[10];  // [float32]_10, computed once"));
   EXPECT_EQ(Count(source, " < 784L; "), 1) << "the hidden layer's dot products are repeated";
   EXPECT_EQ(Count(source, "dot_mult_float32_to_float32(v"), 2);  // one per layer
+}
+
+// A filter gradient folds, for each tap and channel pair, over every position of the batch: the
+// positions [N][6][7] joined. The fold walks them as three nested loops, indexing each level
+// directly; a single loop over N·42 positions would divide its counter by 7 and by 6 for every
+// term (measured on deep_mnist's second convolution: 2.3 s a step, against 1.2 s nested).
+TEST(KernelGenFoldTest, AFoldOverJoinedRowsLoopsOverEachLevel) {
+  absl::StatusOr<Graph> graph = ParseGraph(R"(
+node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } }
+  attr { key: "shape" value { shape { dim { size: -1 } dim { size: 6 } dim { size: 7 }
+                                      dim { size: 3 } } } } }
+node { name: "dy" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } }
+  attr { key: "shape" value { shape { dim { size: -1 } dim { size: 6 } dim { size: 7 }
+                                      dim { size: 4 } } } } }
+node { name: "sizes" op: "Const" attr { key: "dtype" value { type: DT_INT32 } }
+  attr { key: "value" value { tensor { dtype: DT_INT32 tensor_shape { dim { size: 4 } }
+                                       int_val: 3 int_val: 3 int_val: 3 int_val: 4 } } } }
+node { name: "df" op: "Conv2DBackpropFilter" input: "x" input: "sizes" input: "dy"
+  attr { key: "T" value { type: DT_FLOAT } } attr { key: "padding" value { s: "SAME" } }
+  attr { key: "strides" value { list { i: 1 i: 1 i: 1 i: 1 } } } }
+)",
+                                           "test");
+  ASSERT_TRUE(graph.ok()) << graph.status();
+  ReferenceFoldOracle oracle;
+  absl::StatusOr<ir::TranslatedGraph> translated =
+      ir::TranslateGraph(*graph, {TensorId{"df", 0}}, {}, {{"x", 0}, {"dy", 0}}, oracle);
+  ASSERT_TRUE(translated.ok()) << translated.status();
+  ASSERT_EQ(translated->clusters.size(), 1u) << absl::StrJoin(translated->host_device_nodes, "; ");
+  absl::StatusOr<KernelSource> kernel = GenerateKernel(translated->clusters[0], {.name = "k"});
+  ASSERT_TRUE(kernel.ok()) << kernel.status();
+  const std::string& source = kernel->source;
+  SCOPED_TRACE(source);
+  EXPECT_EQ(Count(source, " < size_N; "), 1);
+  EXPECT_EQ(Count(source, " < 6L; "), 1);
+  EXPECT_EQ(Count(source, " < 7L; "), 1);
+  EXPECT_EQ(Count(source, "% 7L"), 0);
+  EXPECT_EQ(Count(source, "/ 7L"), 0);
+  EXPECT_EQ(Count(source, "dot_mult_float32_to_float32(v"), 1);
 }
 
 }  // namespace

@@ -57,6 +57,16 @@ ArithExpr Generator::OpenSequentialLoop(const ArithExpr& count) {
   return index;
 }
 
+absl::StatusOr<CVal> Generator::OpenLoopsOver(const CVal& array, int& loops) {
+  if (array.rows != nullptr) {
+    DFC_ASSIGN_OR_RETURN(CVal row, OpenLoopsOver(*array.rows, loops));
+    ++loops;
+    return row.element(OpenSequentialLoop(row.type->length));
+  }
+  ++loops;
+  return array.element(OpenSequentialLoop(array.type->length));
+}
+
 void Generator::CloseSequentialLoop() {
   seq_loops_.pop_back();
   em_->CloseBlock();

@@ -47,7 +47,8 @@ absl::StatusOr<CVal> Generator::ReduceSeq(const ir::FunPattern& p, std::vector<C
       acc.push_back(em_->Fresh("acc"));
       em_->Emit(absl::StrCat(types[k], " ", acc.back(), " = ", v, ";"));
     }
-    const ArithExpr i = OpenSequentialLoop(array.type->length);
+    int loops = 0;
+    DFC_ASSIGN_OR_RETURN(CVal element, OpenLoopsOver(array, loops));
     int next = 0;
     CVal acc_val = FromLeaves(
         init.type,
@@ -55,7 +56,6 @@ absl::StatusOr<CVal> Generator::ReduceSeq(const ir::FunPattern& p, std::vector<C
           return [name = acc[k]]() -> absl::StatusOr<std::string> { return name; };
         },
         next);
-    DFC_ASSIGN_OR_RETURN(CVal element, array.element(i));
     const bool saved = top_level_;
     top_level_ = false;
     absl::StatusOr<CVal> step = Apply(*p.f, {acc_val, element}, init.type, env);
@@ -73,7 +73,7 @@ absl::StatusOr<CVal> Generator::ReduceSeq(const ir::FunPattern& p, std::vector<C
     for (size_t k = 0; k < acc.size(); ++k) {
       em_->Emit(absl::StrCat(acc[k], " = ", next_values[k], ";"));
     }
-    CloseSequentialLoop();
+    while (loops-- > 0) CloseSequentialLoop();
     return acc;
   };
   auto memo = std::make_shared<Memo>(&em_, std::move(compute), top_level_ ? 2 : -1);
@@ -103,8 +103,8 @@ absl::StatusOr<CVal> Generator::ReduceIntoPrivate(const ir::FunPattern& p, const
   // Every loop over the accumulator is unrolled, so that the driver's compiler can keep it in
   // registers: a private array indexed by loop counters lives in (cached) memory.
   DFC_RETURN_IF_ERROR(Store(init, init.type, acc, 0, /*private_array=*/true, /*unroll=*/true));
-  const ArithExpr i = OpenSequentialLoop(array.type->length);
-  DFC_ASSIGN_OR_RETURN(CVal element, array.element(i));
+  int loops = 0;
+  DFC_ASSIGN_OR_RETURN(CVal element, OpenLoopsOver(array, loops));
   DFC_ASSIGN_OR_RETURN(
       CVal step,
       Apply(*p.f, {Load(acc, leaf->dtype, init.type, 0), std::move(element)}, init.type, env));
@@ -116,7 +116,7 @@ absl::StatusOr<CVal> Generator::ReduceIntoPrivate(const ir::FunPattern& p, const
   em_->Emit("#pragma unroll");
   em_->Emit(absl::StrCat("for (int ", q, " = 0; ", q, " < ", *n, "; ++", q, ") ", acc, "[", q,
                          "] = ", next, "[", q, "];"));
-  CloseSequentialLoop();
+  while (loops-- > 0) CloseSequentialLoop();
   return Load(acc, leaf->dtype, init.type, 0);
 }
 

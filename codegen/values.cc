@@ -55,6 +55,61 @@ ElementFn Windows(const CVal& array, const TypePtr& window, const ArithExpr& str
   };
 }
 
+CVal MappedView(const CVal& array, const TypePtr& result, const ElementMap& f) {
+  CVal out{result};
+  out.element = [array, f](const ArithExpr& i) -> absl::StatusOr<CVal> {
+    DFC_ASSIGN_OR_RETURN(CVal element, array.element(i));
+    return f(std::move(element));
+  };
+  if (array.rows != nullptr) {  // Map(f) o Join = Join o Map(Map(f))
+    const TypePtr row = ir::ArrayType(result->element, array.rows->type->element->length);
+    out.rows = std::make_shared<const CVal>(MappedView(
+        *array.rows, ir::ArrayType(row, array.rows->type->length),
+        [row, f](CVal r) -> absl::StatusOr<CVal> { return MappedView(r, row, f); }));
+  }
+  return out;
+}
+
+CVal ZippedView(std::vector<CVal> arrays, const TypePtr& result) {
+  CVal out{result};
+  out.element = [arrays](const ArithExpr& i) -> absl::StatusOr<CVal> {
+    CVal tuple{nullptr};
+    std::vector<TypePtr> types;
+    for (const CVal& a : arrays) {
+      DFC_ASSIGN_OR_RETURN(CVal e, a.element(i));
+      types.push_back(e.type);
+      tuple.fields.push_back(std::move(e));
+    }
+    tuple.type = ir::TupleType(std::move(types));
+    return tuple;
+  };
+  // Zip o Join = Join o Map(Zip) o Zip, over the first joined array's rows: the others joined
+  // from rows of the same length give theirs, the rest are split into such rows.
+  const auto joined = std::ranges::find_if(arrays, [](const CVal& a) { return a.rows != nullptr; });
+  if (joined == arrays.end()) return out;
+  const ArithExpr m = joined->rows->type->element->length;
+  const ArithExpr n = joined->rows->type->length;
+  std::vector<CVal> rows;
+  std::vector<TypePtr> row_types;
+  for (const CVal& a : arrays) {
+    const TypePtr row = ir::ArrayType(a.type->element, m);
+    row_types.push_back(row);
+    if (a.rows != nullptr && a.rows->type->element->length == m) {
+      rows.push_back(*a.rows);
+    } else {
+      CVal split{ir::ArrayType(row, n)};
+      split.element = Windows(a, row, m);
+      rows.push_back(std::move(split));
+    }
+  }
+  const TypePtr row = ir::ArrayType(result->element, m);
+  out.rows = std::make_shared<const CVal>(MappedView(
+      ZippedView(std::move(rows), ir::ArrayType(ir::TupleType(std::move(row_types)), n)),
+      ir::ArrayType(row, n),
+      [row](CVal tuple) -> absl::StatusOr<CVal> { return ZippedView(tuple.fields, row); }));
+  return out;
+}
+
 // The scalars and vectors of a value, depth first through tuples.
 absl::Status Leaves(const CVal& v, std::vector<const CVal*>& out) {
   if (v.type->is_tuple()) {
