@@ -233,21 +233,8 @@ TEST(KernelGenPrivateArrayTest, ARowReadManyTimesIsComputedOnceIntoAPrivateArray
 // directly; a single loop over N·42 positions would divide its counter by 7 and by 6 for every
 // term (measured on deep_mnist's second convolution: 2.3 s a step, against 1.2 s nested).
 TEST(KernelGenFoldTest, AFoldOverJoinedRowsLoopsOverEachLevel) {
-  absl::StatusOr<Graph> graph = ParseGraph(R"(
-node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } }
-  attr { key: "shape" value { shape { dim { size: -1 } dim { size: 6 } dim { size: 7 }
-                                      dim { size: 3 } } } } }
-node { name: "dy" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } }
-  attr { key: "shape" value { shape { dim { size: -1 } dim { size: 6 } dim { size: 7 }
-                                      dim { size: 4 } } } } }
-node { name: "sizes" op: "Const" attr { key: "dtype" value { type: DT_INT32 } }
-  attr { key: "value" value { tensor { dtype: DT_INT32 tensor_shape { dim { size: 4 } }
-                                       int_val: 3 int_val: 3 int_val: 3 int_val: 4 } } } }
-node { name: "df" op: "Conv2DBackpropFilter" input: "x" input: "sizes" input: "dy"
-  attr { key: "T" value { type: DT_FLOAT } } attr { key: "padding" value { s: "SAME" } }
-  attr { key: "strides" value { list { i: 1 i: 1 i: 1 i: 1 } } } }
-)",
-                                           "test");
+  absl::StatusOr<Graph> graph =
+      LoadGraph(std::string(DFC_SOURCE_DIR) + "/models/filter_grad_two_batches.pbtxt");
   ASSERT_TRUE(graph.ok()) << graph.status();
   ReferenceFoldOracle oracle;
   absl::StatusOr<ir::TranslatedGraph> translated =

@@ -278,21 +278,8 @@ TEST(ClusterTest, BatchesThatAnOpCombinesUnify) {
 // A filter gradient's input and out_backprop fed with batches of their own: the hook unifies
 // them though the node's filter_sizes, read when compiling, is no operand.
 TEST(ClusterTest, AFilterGradientUnifiesTheBatchesOfItsDataOperands) {
-  absl::StatusOr<Graph> graph = ParseGraph(R"(
-node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } }
-  attr { key: "shape" value { shape { dim { size: -1 } dim { size: 6 } dim { size: 7 }
-                                      dim { size: 3 } } } } }
-node { name: "dy" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } }
-  attr { key: "shape" value { shape { dim { size: -1 } dim { size: 6 } dim { size: 7 }
-                                      dim { size: 4 } } } } }
-node { name: "sizes" op: "Const" attr { key: "dtype" value { type: DT_INT32 } }
-  attr { key: "value" value { tensor { dtype: DT_INT32 tensor_shape { dim { size: 4 } }
-                                       int_val: 3 int_val: 3 int_val: 3 int_val: 4 } } } }
-node { name: "df" op: "Conv2DBackpropFilter" input: "x" input: "sizes" input: "dy"
-  attr { key: "T" value { type: DT_FLOAT } } attr { key: "padding" value { s: "SAME" } }
-  attr { key: "strides" value { list { i: 1 i: 1 i: 1 i: 1 } } } }
-)",
-                                           "test");
+  absl::StatusOr<Graph> graph =
+      LoadGraph(std::string(DFC_SOURCE_DIR) + "/models/filter_grad_two_batches.pbtxt");
   ASSERT_TRUE(graph.ok()) << graph.status();
   TranslatedGraph translated = TranslateAndCompare(
       *graph, {"df"}, {{{"x"}, Random({2, 6, 7, 3}, 4)}, {{"dy"}, Random({2, 6, 7, 4}, 5)}});
