@@ -8,6 +8,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "graph/functions.h"
 #include "google/protobuf/io/tokenizer.h"
 #include "google/protobuf/text_format.h"
 
@@ -84,6 +85,10 @@ absl::StatusOr<tf::GraphDef> ParseGraphDef(absl::string_view bytes, absl::string
 absl::StatusOr<Graph> ParseGraph(absl::string_view bytes, absl::string_view source) {
   absl::StatusOr<tf::GraphDef> def = ParseGraphDef(bytes, source);
   if (!def.ok()) return def.status();
+  def = InlineFunctionCalls(*std::move(def));
+  if (!def.ok()) {
+    return absl::Status(def.status().code(), absl::StrCat(source, ": ", def.status().message()));
+  }
   absl::StatusOr<Graph> graph = Graph::FromGraphDef(*def);
   if (!graph.ok()) {
     return absl::Status(graph.status().code(),
