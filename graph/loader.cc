@@ -9,6 +9,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "graph/functions.h"
+#include "graph/resource_variables.h"
 #include "google/protobuf/io/tokenizer.h"
 #include "google/protobuf/text_format.h"
 
@@ -86,6 +87,7 @@ absl::StatusOr<Graph> ParseGraph(absl::string_view bytes, absl::string_view sour
   absl::StatusOr<tf::GraphDef> def = ParseGraphDef(bytes, source);
   if (!def.ok()) return def.status();
   def = InlineFunctionCalls(*std::move(def));
+  if (def.ok()) def = LowerResourceVariables(*std::move(def));
   if (!def.ok()) {
     return absl::Status(def.status().code(), absl::StrCat(source, ": ", def.status().message()));
   }
