@@ -139,6 +139,55 @@ node { name: "out" op: "Tanh" input: "sum" attr { key: "T" value { type: DT_FLOA
   EXPECT_EQ((*session)->executor().kernels_generated(), 3);
 }
 
+// A convolution of images of any size (placeholder [?,?,?,2]): the symbolic translation
+// leaves it on the host (its windows need the image size), so a run translates once more with
+// every dimension but the batch as fed. Batches of one image size share that translation; a new
+// size gets its own. (The zoo's Keras SavedModel takes images of any size.)
+TEST_F(DeviceExecutorTest, AnImageOfUnknownSizeIsTranslatedForTheSizeFed) {
+  constexpr char kGraph[] = R"graph(
+node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } }
+       attr { key: "shape" value { shape { dim { size: -1 } dim { size: -1 } dim { size: -1 }
+                                           dim { size: 2 } } } } }
+node { name: "f" op: "Const" attr { key: "dtype" value { type: DT_FLOAT } }
+       attr { key: "value" value { tensor { dtype: DT_FLOAT
+           tensor_shape { dim { size: 3 } dim { size: 3 } dim { size: 2 } dim { size: 1 } }
+           float_val: 0.5 } } } }
+node { name: "conv" op: "Conv2D" input: "x" input: "f" attr { key: "T" value { type: DT_FLOAT } }
+       attr { key: "padding" value { s: "SAME" } }
+       attr { key: "strides" value { list { i: 1 i: 1 i: 1 i: 1 } } } }
+node { name: "out" op: "Relu" input: "conv" attr { key: "T" value { type: DT_FLOAT } } }
+)graph";
+  absl::StatusOr<Graph> graph = ParseGraph(kGraph, "test");
+  ASSERT_TRUE(graph.ok()) << graph.status();
+  const std::vector<TensorId> fetches = {{"out", 0}};
+  const Feeds small = {{{"x", 0}, RandomFloats({2, 5, 6, 2}, 1)}};
+  absl::StatusOr<ir::TranslatedGraph> symbolic =
+      TranslateForFeedShapes(*graph, fetches, small, {}, FedDims::kSymbolic);
+  ASSERT_TRUE(symbolic.ok()) << symbolic.status();
+  EXPECT_FALSE(symbolic->host_device_nodes.empty());
+  absl::StatusOr<ir::TranslatedGraph> chosen = TranslateForFeeds(*graph, fetches, small);
+  ASSERT_TRUE(chosen.ok()) << chosen.status();
+  EXPECT_TRUE(chosen->host_device_nodes.empty());
+  ASSERT_EQ(chosen->fold.size_variables.size(), 1u);  // the batch
+  EXPECT_EQ(chosen->fold.size_variables[0].dim, 0);
+
+  absl::StatusOr<std::unique_ptr<DeviceSession>> session =
+      DeviceSession::Create(std::make_shared<const Graph>(*graph), {.device = "cpu"});
+  ASSERT_TRUE(session.ok()) << session.status();
+  for (const Shape& shape : {Shape{2, 5, 6, 2}, Shape{3, 5, 6, 2}, Shape{1, 4, 4, 2}}) {
+    const Feeds feeds = {{{"x", 0}, RandomFloats(shape, 7)}};
+    absl::StatusOr<std::vector<Tensor>> actual = (*session)->Run(feeds, {"out"});
+    ASSERT_TRUE(actual.ok()) << ShapeToString(shape) << ": " << actual.status();
+    absl::StatusOr<std::vector<Tensor>> expected = Reference(*graph, feeds, fetches);
+    ASSERT_TRUE(expected.ok()) << expected.status();
+    ExpectAllEqual(*actual, *expected, fetches);
+  }
+  // One kernel for 5x6 images of batch 2 and 3, one for 4x4; the symbolic translations
+  // generate none (their convolution is a host node).
+  EXPECT_EQ((*session)->executor().kernels_generated(), 2);
+  EXPECT_EQ((*session)->executor().fallbacks(), 0);
+}
+
 // DeviceSession::Run from several threads at once (the runs serialise on the session's lock
 // and share its translations, kernels and buffer pool): each thread gets its own batch's answer.
 // Under ThreadSanitizer (DFC_SANITIZE=thread) this is the runtime's data-race check.

@@ -99,26 +99,34 @@ absl::StatusOr<std::vector<Tensor>> DeviceSession::Run(const std::vector<Feed>& 
   }
   // As TranslateForFeeds chooses, each translation made once: with the batch sizes symbolic, or,
   // when the feeds bind sizes the first took for one to 1 and something else (which TensorFlow
-  // broadcasts), with each unknown dimension fed 1 taken as the constant 1.
-  auto translation = [&](bool ones_as_constants) -> absl::StatusOr<const ir::TranslatedGraph*> {
+  // broadcasts), with each unknown dimension fed 1 taken as the constant 1; and where device
+  // nodes are left on the host for want of a known dimension, with all but the batch as fed.
+  auto translation = [&](FedDims dims) -> absl::StatusOr<const ir::TranslatedGraph*> {
     std::map<std::string, PartialShape> shapes;  // ordered, for the key
-    for (auto& [name, shape] : FedShapes(*graph_, feeds, ones_as_constants)) shapes[name] = shape;
+    for (auto& [name, shape] : FedShapes(*graph_, feeds, dims)) shapes[name] = shape;
     std::string shapes_key = key;
     for (const auto& [name, shape] : shapes) {
       absl::StrAppend(&shapes_key, "shape ", name, shape.ToString(), ";");
     }
     auto it = translated_.find(shapes_key);
     if (it == translated_.end()) {
-      DFC_ASSIGN_OR_RETURN(
-          ir::TranslatedGraph translated,
-          TranslateForFeedShapes(*graph_, fetch_ids, feeds, targets, ones_as_constants));
+      DFC_ASSIGN_OR_RETURN(ir::TranslatedGraph translated,
+                           TranslateForFeedShapes(*graph_, fetch_ids, feeds, targets, dims));
       it = translated_.emplace(shapes_key, std::move(translated)).first;
     }
     return &it->second;
   };
-  DFC_ASSIGN_OR_RETURN(const ir::TranslatedGraph* translated, translation(false));
+  DFC_ASSIGN_OR_RETURN(const ir::TranslatedGraph* translated, translation(FedDims::kSymbolic));
   if (!BindSizes(*translated, feeds).ok()) {
-    DFC_ASSIGN_OR_RETURN(translated, translation(true));
+    DFC_ASSIGN_OR_RETURN(translated, translation(FedDims::kOnesAsConstants));
+  }
+  if (!translated->host_device_nodes.empty()) {
+    absl::StatusOr<const ir::TranslatedGraph*> known = translation(FedDims::kAllButBatch);
+    if (known.ok() &&
+        (*known)->host_device_nodes.size() < translated->host_device_nodes.size() &&
+        BindSizes(**known, feeds).ok()) {
+      translated = *known;
+    }
   }
   return executor_->Run(*graph_, *translated, feeds, fetch_ids, &state_);
 }

@@ -25,16 +25,16 @@ bool ReferenceFoldOracle::ReadsStatically(const Node& node, int input) const {
   return ir::ReadsStatically(node, input);
 }
 
-std::optional<PartialShape> FedPlaceholderShape(const Node& node, const Shape& fed,
-                                                bool ones_as_constants) {
+std::optional<PartialShape> FedPlaceholderShape(const Node& node, const Shape& fed, FedDims dims) {
   PartialShape shape = PlaceholderShape(node);
   if (shape.unknown_rank) return PartialShape{.dims = fed};
   // A declared rank that differs is CheckFeeds' error to word.
-  if (!ones_as_constants || shape.dims.size() != fed.size()) return std::nullopt;
+  if (dims == FedDims::kSymbolic || shape.dims.size() != fed.size()) return std::nullopt;
   bool changed = false;
   for (size_t k = 0; k < fed.size(); ++k) {
-    if (shape.dims[k] < 0 && fed[k] == 1) {
-      shape.dims[k] = 1;
+    const bool constant = dims == FedDims::kOnesAsConstants ? fed[k] == 1 : k > 0;
+    if (shape.dims[k] < 0 && constant) {
+      shape.dims[k] = fed[k];
       changed = true;
     }
   }
@@ -47,20 +47,28 @@ absl::StatusOr<ir::TranslatedGraph> TranslateForFeeds(const Graph& graph,
                                                       const std::vector<Feed>& feeds,
                                                       const std::vector<std::string>& targets) {
   absl::StatusOr<ir::TranslatedGraph> translated =
-      TranslateForFeedShapes(graph, fetches, feeds, targets, /*ones_as_constants=*/false);
-  if (!translated.ok() || BindSizes(*translated, feeds).ok()) return translated;
-  return TranslateForFeedShapes(graph, fetches, feeds, targets, /*ones_as_constants=*/true);
+      TranslateForFeedShapes(graph, fetches, feeds, targets, FedDims::kSymbolic);
+  if (translated.ok() && !BindSizes(*translated, feeds).ok()) {
+    translated = TranslateForFeedShapes(graph, fetches, feeds, targets, FedDims::kOnesAsConstants);
+  }
+  if (!translated.ok() || translated->host_device_nodes.empty()) return translated;
+  absl::StatusOr<ir::TranslatedGraph> known =
+      TranslateForFeedShapes(graph, fetches, feeds, targets, FedDims::kAllButBatch);
+  if (known.ok() && known->host_device_nodes.size() < translated->host_device_nodes.size() &&
+      BindSizes(*known, feeds).ok()) {
+    return known;
+  }
+  return translated;
 }
 
 absl::flat_hash_map<std::string, PartialShape> FedShapes(const Graph& graph,
                                                          const std::vector<Feed>& feeds,
-                                                         bool ones_as_constants) {
+                                                         FedDims dims) {
   absl::flat_hash_map<std::string, PartialShape> shapes;
   for (const auto& [id, tensor] : feeds) {
     const Node* node = graph.FindNode(id.node);
     if (node == nullptr) continue;
-    if (std::optional<PartialShape> shape =
-            FedPlaceholderShape(*node, tensor.shape(), ones_as_constants)) {
+    if (std::optional<PartialShape> shape = FedPlaceholderShape(*node, tensor.shape(), dims)) {
       shapes[id.node] = *std::move(shape);
     }
   }
@@ -71,11 +79,11 @@ absl::StatusOr<ir::TranslatedGraph> TranslateForFeedShapes(const Graph& graph,
                                                            const std::vector<TensorId>& fetches,
                                                            const std::vector<Feed>& feeds,
                                                            const std::vector<std::string>& targets,
-                                                           bool ones_as_constants) {
+                                                           FedDims dims) {
   std::vector<TensorId> fed_ids;
   for (const auto& [id, tensor] : feeds) fed_ids.push_back(id);
-  const ir::TranslateOptions options{
-      .fold_only_static = true, .placeholder_shapes = FedShapes(graph, feeds, ones_as_constants)};
+  const ir::TranslateOptions options{.fold_only_static = true,
+                                     .placeholder_shapes = FedShapes(graph, feeds, dims)};
   ReferenceFoldOracle oracle;
   return ir::TranslateGraph(graph, fetches, targets, fed_ids, oracle, options);
 }

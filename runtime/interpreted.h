@@ -31,18 +31,24 @@ class ReferenceFoldOracle : public FoldOracle {
   bool ReadsStatically(const Node& node, int input) const override;
 };
 
+// Which unknown dimensions of a fed placeholder a translation takes as the fed constants:
+//   kSymbolic        none (each is a size variable: one translation serves every batch);
+//   kOnesAsConstants those fed 1 (TensorFlow broadcasts a dimension of 1 against any size);
+//   kAllButBatch     all but dimension 0, for the ops that need them known when the graph is
+//                    compiled (a convolution's image size): the batch stays a size variable.
+enum class FedDims { kSymbolic, kOnesAsConstants, kAllButBatch };
+
 // The shape a run compiles a fed placeholder for, where the declared one does not serve: the
-// fed rank where none is declared, and, with `ones_as_constants`, 1 where an unknown dimension
-// is fed 1. Nullopt where the declared shape serves.
-std::optional<PartialShape> FedPlaceholderShape(const Node& node, const Shape& fed,
-                                                bool ones_as_constants);
+// fed rank where none is declared, and the dimensions `dims` chooses. Nullopt where the
+// declared shape serves.
+std::optional<PartialShape> FedPlaceholderShape(const Node& node, const Shape& fed, FedDims dims);
 
 // FedPlaceholderShape of every fed placeholder that has one, by placeholder name: what
 // TranslateForFeedShapes compiles for, so two runs whose FedShapes are equal (with the same fed
 // names, fetches and targets) share one translation.
 absl::flat_hash_map<std::string, PartialShape> FedShapes(const Graph& graph,
                                                          const std::vector<Feed>& feeds,
-                                                         bool ones_as_constants);
+                                                         FedDims dims);
 
 // Translates what `fetches` need for a run with `feeds`: folding only what translations read
 // statically (the rest stays in clusters), batch dimensions symbolic, and placeholders
@@ -52,7 +58,10 @@ absl::flat_hash_map<std::string, PartialShape> FedShapes(const Graph& graph,
 // The translation takes the unknown dimensions that the graph combines for one size (the batch N
 // of two placeholders added). TensorFlow also broadcasts a dimension of 1 against any size: when
 // the feeds bind those sizes to 1 and something else, the graph is translated once more with each
-// unknown dimension fed 1 taken as the constant 1 (TranslateForFeedShapes(..., true)).
+// unknown dimension fed 1 taken as the constant 1 (FedDims::kOnesAsConstants). Where the
+// translation leaves device nodes on the host for want of a known dimension (a convolution of
+// images of any size), it is translated once more with every dimension but the batch as fed
+// (FedDims::kAllButBatch), and that one is kept if it leaves fewer.
 absl::StatusOr<ir::TranslatedGraph> TranslateForFeeds(const Graph& graph,
                                                       const std::vector<TensorId>& fetches,
                                                       const std::vector<Feed>& feeds,
@@ -61,7 +70,7 @@ absl::StatusOr<ir::TranslatedGraph> TranslateForFeedShapes(const Graph& graph,
                                                            const std::vector<TensorId>& fetches,
                                                            const std::vector<Feed>& feeds,
                                                            const std::vector<std::string>& targets,
-                                                           bool ones_as_constants);
+                                                           FedDims dims);
 
 // Binds every size variable of `fold` from the fed placeholders' shapes. A placeholder that is
 // not fed binds nothing; two feeds that disagree on one variable (the batch N) are an error.
