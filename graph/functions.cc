@@ -81,7 +81,7 @@ bool IsCall(const tf::NodeDef& node) {
 
 class Inliner {
  public:
-  Inliner(const tf::FunctionDefLibrary& library, std::span<const tf::OpDef> op_list) {
+  Inliner(const tf::FunctionDefLibrary& library, const std::vector<tf::OpDef>& op_list) {
     for (const tf::FunctionDef& f : library.function()) functions_[f.signature().name()] = &f;
     for (const tf::OpDef& op : op_list) ops_[op.name()] = &op;
   }
@@ -319,7 +319,7 @@ class Inliner {
 }  // namespace
 
 absl::StatusOr<tf::GraphDef> InlineFunctionCalls(tf::GraphDef def,
-                                                 std::span<const tf::OpDef> op_list) {
+                                                 const std::vector<tf::OpDef>& op_list) {
   if (def.library().function_size() == 0) return def;
   Inliner inliner(def.library(), op_list);
   std::vector<tf::NodeDef> nodes;

@@ -15,7 +15,7 @@
 #ifndef DFC_GRAPH_FUNCTIONS_H_
 #define DFC_GRAPH_FUNCTIONS_H_
 
-#include <span>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "graph/graph_def.pb.h"
@@ -26,7 +26,7 @@ namespace dfc {
 // the call node and the function: a function the library lacks, a recursion, an argument count
 // that differs, an attribute placeholder the call does not set, an input naming nothing.
 absl::StatusOr<tf::GraphDef> InlineFunctionCalls(tf::GraphDef def,
-                                                 std::span<const tf::OpDef> op_list = {});
+                                                 const std::vector<tf::OpDef>& op_list = {});
 
 }  // namespace dfc
 

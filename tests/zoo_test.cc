@@ -15,9 +15,12 @@
 #include "absl/strings/str_cat.h"
 #include "graph/graph.h"
 #include "graph/loader.h"
+#include "graph/npy.h"
+#include "graph/saved_model.h"
 #include "gtest/gtest.h"
 #include "runtime/compare.h"
 #include "runtime/device_session.h"
+#include "runtime/interpreted.h"
 #include "runtime/opencl/device.h"
 #include "runtime/plan.h"
 #include "runtime/reference/session.h"
@@ -75,6 +78,55 @@ INSTANTIATE_TEST_SUITE_P(Zoo, ZooCnnTest, ::testing::ValuesIn(Cases()), [](const
   const std::string& file = info.param.first.file;
   return absl::StrCat(file.substr(0, file.find('_')), "_batch", info.param.second);
 });
+
+// The zoo's TF2 Keras CNN SavedModel (17 Conv2D, batch norm, ReLU) as `dfc run DIR` runs it:
+// restored from its checkpoint when it loads, then its serving signature on crops of its own
+// image, two image sizes and two batch sizes through one session (the images' size is fed,
+// the batch a size variable), against the reference executor. Tolerance as above.
+TEST(ZooSavedModelTest, TheKerasCnnMatchesTheReferenceOnTheDevice) {
+  if (!cl::SelectDevice("cpu").ok()) GTEST_SKIP() << "no OpenCL CPU device";
+  const std::string dir = testing::SharedDir() + "/zoo/savedmodel_lexci_cnn";
+  absl::StatusOr<SavedModel> model = LoadSavedModel(dir);
+  ASSERT_TRUE(model.ok()) << model.status();
+  absl::StatusOr<Tensor> image = ReadNpy(dir + "/TNG50-1_halpha.npy");
+  ASSERT_TRUE(image.ok()) << image.status();
+  const Signature& serving = **model->FindSignature("serving_default");
+  auto graph = std::make_shared<const Graph>(std::move(model->graph));
+  const std::vector<std::string> inits = {model->restore_op, model->init_op};
+  absl::StatusOr<std::unique_ptr<DeviceSession>> device =
+      DeviceSession::Create(graph, {.device = "cpu"});
+  ASSERT_TRUE(device.ok()) << device.status();
+  ASSERT_TRUE((*device)->Run({}, {}, inits).ok());
+  reference::Session reference(graph);
+  ASSERT_TRUE(reference.Run({}, {}, inits).ok());
+  for (const auto& [batch, side] : {std::pair<int64_t, int64_t>{1, 24}, {2, 24}, {2, 16}}) {
+    SCOPED_TRACE(absl::StrCat("batch ", batch, ", ", side, "x", side));
+    Tensor crops = Tensor::Zeros(DType::kFloat, {batch, side, side, 1});
+    for (int64_t b = 0; b < batch; ++b) {
+      for (int64_t y = 0; y < side; ++y) {
+        for (int64_t x = 0; x < side; ++x) {
+          crops.mutable_data<float>()[(b * side + y) * side + x] =
+              image->data<float>()[(100 + 40 * b + y) * 256 + 120 + x];
+        }
+      }
+    }
+    const std::vector<Feed> feeds = {{serving.inputs[0].tensor, crops}};
+    const std::string fetch = serving.outputs[0].tensor.ToString();
+    absl::StatusOr<std::vector<Tensor>> got = (*device)->Run(feeds, {fetch});
+    ASSERT_TRUE(got.ok()) << got.status();
+    absl::StatusOr<std::vector<Tensor>> want = reference.Run(feeds, {fetch});
+    ASSERT_TRUE(want.ok()) << want.status();
+    const Comparison c = CompareTensors((*got)[0], (*want)[0], {.rtol = 1e-4, .atol = 1e-4});
+    EXPECT_TRUE(c.equal) << c.reason;
+    // The images' size is unknown to the graph: the translation takes it as fed (the batch
+    // still a size variable), so that every convolution is a generated kernel.
+    absl::StatusOr<ir::TranslatedGraph> translated =
+        TranslateForFeeds(*graph, {serving.outputs[0].tensor}, feeds);
+    ASSERT_TRUE(translated.ok()) << translated.status();
+    EXPECT_TRUE(translated->host_device_nodes.empty()) << translated->host_device_nodes[0];
+  }
+  EXPECT_EQ((*device)->executor().fallbacks(), 0);
+}
 
 // The graph with, for each variable V, a placeholder "sync/V" and an Assign "sync/V/Assign"
 // writing it into V: a session's variables can then be set to another's.

@@ -184,6 +184,35 @@ absl::StatusOr<int> CountFlag(const Args& args, const std::string& flag, int fal
   return static_cast<int>(k);
 }
 
+absl::StatusOr<SavedModelInput> OpenSavedModel(const std::string& dir, const Args& args) {
+  DFC_ASSIGN_OR_RETURN(SavedModel model, LoadSavedModel(dir));
+  DFC_ASSIGN_OR_RETURN(const Signature* signature,
+                       model.FindSignature(args.Get("signature", "serving_default")));
+  SavedModelInput input{.signature = *signature};
+  for (const std::string& op : {model.restore_op, model.init_op}) {
+    if (!op.empty()) input.inits.push_back(op);
+  }
+  input.graph = std::make_shared<const Graph>(std::move(model.graph));
+  return input;
+}
+
+void UseSignatureNames(const Signature& signature, std::vector<Feed>& feeds,
+                       std::vector<std::string>& fetches) {
+  for (Feed& feed : feeds) {
+    for (const SignatureTensor& in : signature.inputs) {
+      if (feed.id.index == 0 && feed.id.node == in.key) feed.id = in.tensor;
+    }
+  }
+  if (fetches.empty()) {
+    for (const SignatureTensor& out : signature.outputs) fetches.push_back(out.key);
+  }
+  for (std::string& fetch : fetches) {
+    for (const SignatureTensor& out : signature.outputs) {
+      if (fetch == out.key) fetch = out.tensor.ToString();
+    }
+  }
+}
+
 absl::StatusOr<std::vector<Feed>> ReadFeeds(const Args& args) {
   std::vector<Feed> feeds;
   for (const std::string& feed : args.All("feed")) {

@@ -15,6 +15,7 @@
 #include "graph/feed.h"
 #include "graph/graph.h"
 #include "graph/ops.h"
+#include "graph/saved_model.h"
 #include "nlohmann/json.hpp"
 #include "runtime/device_executor.h"
 
@@ -82,6 +83,20 @@ absl::StatusOr<std::vector<Feed>> RandomFeeds(
 // The integer value of `--flag` (`fallback` when absent), at least `min`; an InvalidArgument
 // error naming the flag otherwise.
 absl::StatusOr<int> CountFlag(const Args& args, const std::string& flag, int fallback, int min);
+
+// A SavedModel directory given to a command: its graph, the signature --signature names
+// (default serving_default), and its restore and init ops, to run once first.
+struct SavedModelInput {
+  std::shared_ptr<const Graph> graph;
+  Signature signature;
+  std::vector<std::string> inits;
+};
+absl::StatusOr<SavedModelInput> OpenSavedModel(const std::string& dir, const Args& args);
+
+// Feeds and fetches named by the signature's keys ("input0") made the tensors those stand for;
+// other names are left as they are. With no fetch given, the signature's outputs.
+void UseSignatureNames(const Signature& signature, std::vector<Feed>& feeds,
+                       std::vector<std::string>& fetches);
 
 // The tensors `--feed NAME=FILE.npy` give (the flag may repeat), each NAME parsed (ParseFeed).
 // A malformed flag is an InvalidArgument error that starts with "--feed"; an unreadable file,

@@ -13,6 +13,7 @@
 #include "graph/npy.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
+#include "runtime/compare.h"
 #include "tests/test_util.h"
 
 namespace dfc {
@@ -202,6 +203,41 @@ TEST(CliTest, RunUsesFusedKernelsAndASecondProcessBuildsNothing) {
   Result missing = Dfc("run " + Model("dl4j_mlp_00_frozen.pb") + " --fetch output --device tpu");
   EXPECT_EQ(missing.exit_code, 1) << missing.output;
   EXPECT_THAT(missing.output, HasSubstr("unknown OpenCL device kind \"tpu\""));
+}
+
+// A SavedModel directory as the input of inspect and run: inspect lists its serving
+// signature; run restores its variables and runs the signature, fed and fetched by its keys,
+// on the device as on the reference.
+TEST(CliTest, ASavedModelDirectoryIsInspectedAndRunBySignature) {
+  const std::string dir = testing::SharedDir() + "/zoo/savedmodel_lexci_cnn";
+  Result inspect = Dfc("inspect " + dir);
+  ASSERT_EQ(inspect.exit_code, 0) << inspect.output;
+  EXPECT_THAT(inspect.output, HasSubstr("signature \"serving_default\" (tensorflow/serving/predict)"));
+  EXPECT_THAT(inspect.output, HasSubstr("input  input0: float32[?,?,?,1]  (serving_default_input0)"));
+  EXPECT_THAT(inspect.output, HasSubstr("output subtract49: float32[?,?,?,1]"));
+  EXPECT_THAT(inspect.output, HasSubstr("78 tensors restored from variables/variables"));
+  EXPECT_THAT(inspect.output, HasSubstr("ops outside OPS.md: none"));
+
+  const fs::path out = TempDir("saved_model");
+  const fs::path image = out / "image.npy";
+  ASSERT_TRUE(WriteNpy(testing::UniformFloats({1, 12, 12, 1}, 3, 0, 1), image.string()).ok());
+  std::string outputs[2];
+  for (int k = 0; k < 2; ++k) {
+    Result run = Dfc("run " + dir + " --feed input0=" + image.string() +
+                     (k == 0 ? " --device cpu" : " --reference") + " --out " +
+                     (out / std::to_string(k)).string());
+    ASSERT_EQ(run.exit_code, 0) << run.output;
+    EXPECT_THAT(run.output, HasSubstr("StatefulPartitionedCall: float32[1,12,12,1]"));
+    outputs[k] = (out / std::to_string(k) / "StatefulPartitionedCall.npy").string();
+  }
+  absl::StatusOr<Tensor> device = ReadNpy(outputs[0]);
+  absl::StatusOr<Tensor> reference = ReadNpy(outputs[1]);
+  ASSERT_TRUE(device.ok() && reference.ok());
+  EXPECT_TRUE(CompareTensors(*device, *reference, {.rtol = 1e-4, .atol = 1e-4}).equal);
+
+  Result unknown = Dfc("run " + dir + " --signature predict --feed input0=" + image.string());
+  EXPECT_EQ(unknown.exit_code, 1) << unknown.output;
+  EXPECT_THAT(unknown.output, HasSubstr("no signature \"predict\" (it has serving_default)"));
 }
 
 TEST(CliTest, OutputFileNamesReplaceSlashAndColon) {

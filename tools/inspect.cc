@@ -11,6 +11,7 @@
 #include "absl/algorithm/container.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "graph/loader.h"
 #include "graph/ops.h"
@@ -26,8 +27,10 @@ namespace dfc::cli {
 namespace {
 
 constexpr char kUsage[] =
-    "usage: dfc inspect GRAPH [--json] [--clusters [--ir] [--lowered [--device D]]] "
+    "usage: dfc inspect GRAPH|SAVED_MODEL_DIR [--json] [--clusters [--ir] [--lowered [--device D]]] "
     "[--fetch T1,T2...]\n"
+    "  SAVED_MODEL_DIR  a SavedModel: its signatures and restored variables are listed first,\n"
+    "              and --clusters compiles for the serving signature's outputs\n"
     "  --clusters  fold constants, partition and translate: print each device cluster\n"
     "  --ir        with --clusters, also print each cluster's IR in Lift's notation\n"
     "  --lowered   with --clusters, print each cluster's IR lowered for a device: where each\n"
@@ -128,6 +131,26 @@ void PrintOpNodes(const std::map<std::string, std::vector<std::string>>& ops) {
     if (nodes.size() > 8) std::cout << " ... and " << nodes.size() - 8 << " more";
     std::cout << "\n";
   }
+}
+
+// A SavedModel's signatures (each input and output: key, declared dtype and shape, tensor) and
+// what its restore reads.
+void PrintSignatures(const SavedModel& model) {
+  std::cout << "SavedModel " << model.dir << " (tags: " << absl::StrJoin(model.tags, ",") << ")\n";
+  if (!model.restore_op.empty()) {
+    std::cout << "variables: " << model.restored
+              << " tensors restored from variables/variables when it loads\n";
+  }
+  for (const Signature& s : model.signatures) {
+    std::cout << "signature \"" << s.name << "\" (" << s.method << ")\n";
+    for (const auto& [kind, tensors] : {std::pair{"input ", &s.inputs}, {"output", &s.outputs}}) {
+      for (const SignatureTensor& t : *tensors) {
+        std::cout << "  " << kind << " " << t.key << ": " << DTypeName(t.dtype)
+                  << t.shape.ToString() << "  (" << t.tensor.ToString() << ")\n";
+      }
+    }
+  }
+  std::cout << "\n";
 }
 
 void PrintText(const std::string& path, const Summary& s) {
@@ -231,7 +254,20 @@ int Inspect(const std::vector<std::string>& argv) {
   if (!args.ok()) return ReportUsage(std::string(args.status().message()), kUsage);
   if (args->positional.size() != 1) return ReportUsage("expected one GRAPH", kUsage);
   const std::string& path = args->positional[0];
-  absl::StatusOr<Graph> graph = LoadGraph(path);
+  absl::StatusOr<Graph> graph;
+  std::vector<TensorId> signature_outputs;
+  if (IsSavedModelDir(path)) {
+    absl::StatusOr<SavedModel> model = LoadSavedModel(path);
+    if (!model.ok()) return ReportError(model.status());
+    if (!args->Has("json")) PrintSignatures(*model);
+    for (const Signature& s : model->signatures) {
+      if (s.name != "serving_default") continue;
+      for (const SignatureTensor& out : s.outputs) signature_outputs.push_back(out.tensor);
+    }
+    graph = std::move(model->graph);
+  } else {
+    graph = LoadGraph(path);
+  }
   if (!graph.ok()) return ReportError(graph.status());
   if (args->Has("ir") && !args->Has("clusters"))
     return ReportUsage("--ir needs --clusters", kUsage);
@@ -250,6 +286,8 @@ int Inspect(const std::vector<std::string>& argv) {
         if (!id.ok()) return ReportUsage(std::string(id.status().message()), kUsage);
         fetches.push_back(*id);
       }
+    } else if (!signature_outputs.empty()) {
+      fetches = signature_outputs;
     } else {
       DefaultFetches(*graph, fetches, targets);
     }

@@ -23,11 +23,16 @@ namespace dfc::cli {
 namespace {
 
 constexpr char kUsage[] =
-    "usage: dfc run GRAPH|PLAN_DIR --fetch T[,T...] [--feed NAME=FILE.npy]... [--target NODE]...\n"
-    "               [--init NODE]... [--init-variables] [--steps K] [--out DIR]\n"
+    "usage: dfc run GRAPH|PLAN_DIR|SAVED_MODEL_DIR --fetch T[,T...] [--feed NAME=FILE.npy]...\n"
+    "               [--target NODE]... [--init NODE]... [--init-variables] [--steps K]\n"
+    "               [--out DIR] [--signature NAME]\n"
     "               [--device auto|cpu|gpu|amd|nvidia|intel|arm] [--platform N] [--reference]\n"
     "  PLAN_DIR  a plan from `dfc compile`: its kernels run, its initialisers run first, and\n"
     "            its fetches and its targets are the defaults of --fetch and --target\n"
+    "  SAVED_MODEL_DIR  a SavedModel (saved_model.pb and variables/): its variables are\n"
+    "            restored first, and feeds and fetches may be named by the signature's keys;\n"
+    "            its outputs are the default fetches\n"
+    "  --signature  the SavedModel's signature (default serving_default)\n"
     "  --fetch   tensors to compute and print (\"node\" or \"node:1\"); repeatable\n"
     "  --feed    a value for a tensor, from a .npy file; repeatable\n"
     "  --target  a node to run for its effect (a train op); repeatable\n"
@@ -58,6 +63,7 @@ int Run(const std::vector<std::string>& argv) {
                                                {"out", true},
                                                {"device", true},
                                                {"platform", true},
+                                               {"signature", true},
                                                {"reference"}});
   if (!args.ok()) return ReportUsage(std::string(args.status().message()), kUsage);
   if (args->positional.size() != 1) return ReportUsage("expected one GRAPH or PLAN_DIR", kUsage);
@@ -69,8 +75,15 @@ int Run(const std::vector<std::string>& argv) {
   }
   std::vector<std::string> targets = args->All("target");
   const std::string& source = args->positional[0];
-  const bool is_plan = std::filesystem::is_directory(source);
-  if (fetches.empty() && targets.empty() && !is_plan) {
+  const bool is_saved_model = IsSavedModelDir(source);
+  const bool is_plan = !is_saved_model && std::filesystem::is_directory(source);
+  std::optional<SavedModelInput> saved_model;
+  if (is_saved_model) {
+    absl::StatusOr<SavedModelInput> opened = OpenSavedModel(source, *args);
+    if (!opened.ok()) return ReportError(opened.status());
+    saved_model = *std::move(opened);
+  }
+  if (fetches.empty() && targets.empty() && !is_plan && !is_saved_model) {
     return ReportUsage("give at least one --fetch or --target", kUsage);
   }
   absl::StatusOr<int> steps_flag = CountFlag(*args, "steps", 1, 1);
@@ -78,12 +91,14 @@ int Run(const std::vector<std::string>& argv) {
   const int steps = *steps_flag;
   absl::StatusOr<std::vector<Feed>> read_feeds = ReadFeeds(*args);
   if (!read_feeds.ok()) return ReportFeedsError(read_feeds.status(), kUsage);
-  const std::vector<Feed> feeds = *std::move(read_feeds);
+  std::vector<Feed> feeds = *std::move(read_feeds);
+  if (saved_model) UseSignatureNames(saved_model->signature, feeds, fetches);
 
   const bool on_device = !args->Has("reference");
   std::shared_ptr<const Graph> graph;
   std::unique_ptr<DeviceSession> device;
   std::vector<std::string> inits = args->All("init");
+  if (saved_model) inits.insert(inits.begin(), saved_model->inits.begin(), saved_model->inits.end());
   std::optional<PlanSpec> plan;
   if (on_device) {
     absl::StatusOr<int> platform = PlatformIndex(*args);
@@ -93,8 +108,9 @@ int Run(const std::vector<std::string>& argv) {
                                    .executor = {.warnings = &std::cerr}};
     // A plan's initialisers run as it opens.
     absl::StatusOr<std::unique_ptr<DeviceSession>> opened =
-        is_plan ? DeviceSession::OpenPlan(source, std::move(options))
-                : DeviceSession::Open(source, std::move(options));
+        is_plan       ? DeviceSession::OpenPlan(source, std::move(options))
+        : saved_model ? DeviceSession::Create(saved_model->graph, std::move(options))
+                      : DeviceSession::Open(source, std::move(options));
     if (!opened.ok()) return ReportError(opened.status());
     device = *std::move(opened);
     graph = device->graph();
@@ -105,6 +121,8 @@ int Run(const std::vector<std::string>& argv) {
     graph = read->graph;
     plan = read->spec;
     inits.insert(inits.begin(), plan->init.begin(), plan->init.end());
+  } else if (saved_model) {
+    graph = saved_model->graph;
   } else {
     absl::StatusOr<Graph> loaded = LoadGraph(source);
     if (!loaded.ok()) return ReportError(loaded.status());
