@@ -1,7 +1,11 @@
 // dfc's fuzz targets (see fuzz_targets.h).
 #include "tests/fuzz/fuzz_targets.h"
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
 #include <cmath>
 #include <memory>
 #include <sstream>
@@ -12,6 +16,7 @@
 #include "graph/dtype.h"
 #include "graph/loader.h"
 #include "graph/npy.h"
+#include "graph/saved_model.h"
 #include "runtime/compare.h"
 #include "runtime/device_executor.h"
 #include "runtime/interpreted.h"
@@ -173,12 +178,45 @@ std::string Npy(const uint8_t* data, size_t size) {
   return "";
 }
 
+std::string SavedModelFiles(const uint8_t* data, size_t size) {
+  // One directory a process, holding the zoo model's files; each input replaces one of them.
+  static const std::filesystem::path dir = [] {
+    const std::filesystem::path zoo =
+        std::filesystem::path(DFC_SHARED_DIR) / "zoo" / "savedmodel_lexci_cnn";
+    const std::filesystem::path d = std::filesystem::temp_directory_path() /
+                                    absl::StrCat("dfc-fuzz-saved-model-", ::getpid());
+    std::filesystem::create_directories(d / "variables");
+    for (const char* file : {"saved_model.pb", "variables/variables.index",
+                             "variables/variables.data-00000-of-00001"}) {
+      std::filesystem::copy_file(zoo / file, d / file,
+                                 std::filesystem::copy_options::overwrite_existing);
+    }
+    return d;
+  }();
+  static const std::string pristine_model = *ReadFile((dir / "saved_model.pb").string());
+  static const std::string pristine_index = *ReadFile((dir / "variables/variables.index").string());
+  const absl::string_view bytes = View(data, size);
+  constexpr absl::string_view kMagic("\x57\xfb\x80\x8b\x24\x75\x47\xdb", 8);
+  const bool index = bytes.size() >= 8 && bytes.substr(bytes.size() - 8) == kMagic;
+  std::ofstream((dir / "saved_model.pb").string(), std::ios::binary | std::ios::trunc)
+      << (index ? absl::string_view(pristine_model) : bytes);
+  std::ofstream((dir / "variables/variables.index").string(), std::ios::binary | std::ios::trunc)
+      << (index ? bytes : absl::string_view(pristine_index));
+  absl::StatusOr<SavedModel> model = LoadSavedModel(dir.string());
+  if (!model.ok()) return "";
+  if (!model->restore_op.empty() && model->graph.FindNode(model->restore_op) == nullptr) {
+    return "the restore op is no node of the loaded graph";
+  }
+  return "";
+}
+
 const std::vector<Target>& Targets() {
   static const std::vector<Target> targets = {
       {"graphdef_binary", GraphDefBinary},
       {"graphdef_text", GraphDefText},
       {"npy", Npy},
       {"graph_diff", GraphDiff},
+      {"saved_model", SavedModelFiles},
   };
   return targets;
 }

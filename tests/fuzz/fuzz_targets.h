@@ -29,6 +29,12 @@ std::string Npy(const uint8_t* data, size_t size);
 // run that fails where the reference succeeds, or a kernel the device could not build.
 std::string GraphDiff(const uint8_t* data, size_t size);
 
+// A SavedModel directory's files: bytes that end with a table's magic number are a checkpoint
+// index, put beside the zoo Keras CNN's saved_model.pb and data shard; any other bytes are a
+// saved_model.pb, put beside its checkpoint. Loaded as `dfc run DIR` loads it (LoadSavedModel):
+// a load that succeeds must have restored what its signature's graph reads.
+std::string SavedModelFiles(const uint8_t* data, size_t size);
+
 struct Target {
   const char* name;  // the executable is fuzz_<name>; its regressions are in regressions/<name>/
   std::string (*run)(const uint8_t* data, size_t size);
