@@ -196,8 +196,8 @@ absl::StatusOr<SavedModelInput> OpenSavedModel(const std::string& dir, const Arg
   return input;
 }
 
-void UseSignatureNames(const Signature& signature, std::vector<Feed>& feeds,
-                       std::vector<std::string>& fetches) {
+std::vector<std::string> UseSignatureNames(const Signature& signature, std::vector<Feed>& feeds,
+                                           std::vector<std::string>& fetches) {
   for (Feed& feed : feeds) {
     for (const SignatureTensor& in : signature.inputs) {
       if (feed.id.index == 0 && feed.id.node == in.key) feed.id = in.tensor;
@@ -206,11 +206,13 @@ void UseSignatureNames(const Signature& signature, std::vector<Feed>& feeds,
   if (fetches.empty()) {
     for (const SignatureTensor& out : signature.outputs) fetches.push_back(out.key);
   }
+  std::vector<std::string> shown = fetches;
   for (std::string& fetch : fetches) {
     for (const SignatureTensor& out : signature.outputs) {
       if (fetch == out.key) fetch = out.tensor.ToString();
     }
   }
+  return shown;
 }
 
 absl::StatusOr<std::vector<Feed>> ReadFeeds(const Args& args) {

@@ -94,9 +94,10 @@ struct SavedModelInput {
 absl::StatusOr<SavedModelInput> OpenSavedModel(const std::string& dir, const Args& args);
 
 // Feeds and fetches named by the signature's keys ("input0") made the tensors those stand for;
-// other names are left as they are. With no fetch given, the signature's outputs.
-void UseSignatureNames(const Signature& signature, std::vector<Feed>& feeds,
-                       std::vector<std::string>& fetches);
+// other names are left as they are. With no fetch given, the signature's outputs. Returns the
+// fetches' names to show: their keys where they have one.
+std::vector<std::string> UseSignatureNames(const Signature& signature, std::vector<Feed>& feeds,
+                                           std::vector<std::string>& fetches);
 
 // The tensors `--feed NAME=FILE.npy` give (the flag may repeat), each NAME parsed (ParseFeed).
 // A malformed flag is an InvalidArgument error that starts with "--feed"; an unreadable file,

@@ -92,7 +92,9 @@ int Run(const std::vector<std::string>& argv) {
   absl::StatusOr<std::vector<Feed>> read_feeds = ReadFeeds(*args);
   if (!read_feeds.ok()) return ReportFeedsError(read_feeds.status(), kUsage);
   std::vector<Feed> feeds = *std::move(read_feeds);
-  if (saved_model) UseSignatureNames(saved_model->signature, feeds, fetches);
+  // What each fetch is called where it is printed and written: a signature's key, if it has one.
+  std::vector<std::string> shown;
+  if (saved_model) shown = UseSignatureNames(saved_model->signature, feeds, fetches);
 
   const bool on_device = !args->Has("reference");
   std::shared_ptr<const Graph> graph;
@@ -136,6 +138,7 @@ int Run(const std::vector<std::string>& argv) {
   if (plan && fetches.empty()) {
     for (const TensorId& id : plan->fetches) fetches.push_back(id.ToString());
   }
+  if (shown.empty()) shown = fetches;
   if (plan && !args->Has("target")) targets = plan->targets;
 
   // One step: fused kernels on the device, or the reference executor.
@@ -169,7 +172,7 @@ int Run(const std::vector<std::string>& argv) {
     results = *std::move(run);
     const std::string prefix = steps > 1 ? absl::StrCat("step ", step, ": ") : "";
     for (size_t i = 0; i < fetches.size(); ++i) {
-      std::cout << prefix << fetches[i] << ": " << results[i].DebugType() << " "
+      std::cout << prefix << shown[i] << ": " << results[i].DebugType() << " "
                 << results[i].Preview() << "\n";
     }
   }
@@ -190,7 +193,7 @@ int Run(const std::vector<std::string>& argv) {
           absl::StrCat(dir.string(), ": cannot create the directory: ", error.message())));
     }
     for (size_t i = 0; i < fetches.size(); ++i) {
-      const std::string path = (dir / OutputFileName(fetches[i])).string();
+      const std::string path = (dir / OutputFileName(shown[i])).string();
       if (absl::Status s = WriteNpy(results[i], path); !s.ok()) return ReportError(s);
       std::cout << "wrote " << path << "\n";
     }
