@@ -8,6 +8,7 @@
 #include "absl/strings/str_join.h"
 #include "base/status.h"
 #include "graph/loader.h"
+#include "graph/saved_model.h"
 #include "graph/ops.h"
 #include "ir/printer.h"
 #include "nlohmann/json.hpp"
@@ -261,8 +262,17 @@ absl::Status WritePlan(const Plan& plan, const std::string& graph_path, const fs
     return absl::InvalidArgumentError(
         absl::StrCat(dir.string(), ": cannot create the directory: ", error.message()));
   }
-  const std::string graph_file = absl::StrCat("graph", fs::path(graph_path).extension().string());
-  fs::copy_file(graph_path, dir / graph_file, fs::copy_options::overwrite_existing, error);
+  // A SavedModel directory is copied whole (saved_model.pb and variables/): the plan's graph
+  // is what loading it gives, its variables restored from its checkpoint.
+  const bool saved_model = IsSavedModelDir(graph_path);
+  const std::string graph_file =
+      saved_model ? "saved_model" : absl::StrCat("graph", fs::path(graph_path).extension().string());
+  if (saved_model) {
+    fs::remove_all(dir / graph_file, error);
+    fs::copy(graph_path, dir / graph_file, fs::copy_options::recursive, error);
+  } else {
+    fs::copy_file(graph_path, dir / graph_file, fs::copy_options::overwrite_existing, error);
+  }
   if (error) {
     return absl::InvalidArgumentError(absl::StrCat(graph_path, ": cannot copy the graph into ",
                                                    dir.string(), ": ", error.message()));
@@ -369,7 +379,14 @@ absl::StatusOr<Plan> ReadPlan(const fs::path& dir) {
     }
   }
   DFC_ASSIGN_OR_RETURN(const json* graph_file, reader.Field(root, "graph", json::value_t::string));
-  DFC_ASSIGN_OR_RETURN(Graph graph, LoadGraph((dir / graph_file->get<std::string>()).string()));
+  const std::string graph_path = (dir / graph_file->get<std::string>()).string();
+  Graph graph;
+  if (IsSavedModelDir(graph_path)) {
+    DFC_ASSIGN_OR_RETURN(SavedModel model, LoadSavedModel(graph_path));
+    graph = std::move(model.graph);
+  } else {
+    DFC_ASSIGN_OR_RETURN(graph, LoadGraph(graph_path));
+  }
   DFC_ASSIGN_OR_RETURN(Plan plan,
                        CompilePlan(std::make_shared<const Graph>(std::move(graph)), spec));
 

@@ -205,9 +205,9 @@ TEST(CliTest, RunUsesFusedKernelsAndASecondProcessBuildsNothing) {
   EXPECT_THAT(missing.output, HasSubstr("unknown OpenCL device kind \"tpu\""));
 }
 
-// A SavedModel directory as the input of inspect and run: inspect lists its serving
+// A SavedModel directory as the input of inspect, run and compile: inspect lists its serving
 // signature; run restores its variables and runs the signature, fed and fetched by its keys,
-// on the device as on the reference.
+// on the device as on the reference; compile writes a plan that restores them as it opens.
 TEST(CliTest, ASavedModelDirectoryIsInspectedAndRunBySignature) {
   const std::string dir = testing::SharedDir() + "/zoo/savedmodel_lexci_cnn";
   Result inspect = Dfc("inspect " + dir);
@@ -234,6 +234,21 @@ TEST(CliTest, ASavedModelDirectoryIsInspectedAndRunBySignature) {
   absl::StatusOr<Tensor> reference = ReadNpy(outputs[1]);
   ASSERT_TRUE(device.ok() && reference.ok());
   EXPECT_TRUE(CompareTensors(*device, *reference, {.rtol = 1e-4, .atol = 1e-4}).equal);
+
+  // Compiled ahead of time for 12x12 images (--shape by the signature's key): the plan
+  // restores the variables as it opens and computes what the reference did.
+  const fs::path plan = out / "plan";
+  Result compiled = Dfc("compile " + dir + " --device cpu -o " + plan.string() +
+                        " --shape 'input0=[?,12,12,1]'");
+  ASSERT_EQ(compiled.exit_code, 0) << compiled.output;
+  EXPECT_THAT(compiled.output, HasSubstr("initialisers, run when the plan is opened: "
+                                         "StatefulPartitionedCall_2/dfc_restore, NoOp"));
+  Result planned = Dfc("run " + plan.string() + " --feed serving_default_input0=" +
+                       image.string() + " --device cpu --out " + (out / "p").string());
+  ASSERT_EQ(planned.exit_code, 0) << planned.output;
+  absl::StatusOr<Tensor> from_plan = ReadNpy((out / "p" / "StatefulPartitionedCall.npy").string());
+  ASSERT_TRUE(from_plan.ok()) << planned.output;
+  EXPECT_TRUE(CompareTensors(*from_plan, *reference, {.rtol = 1e-4, .atol = 1e-4}).equal);
 
   Result unknown = Dfc("run " + dir + " --signature predict --feed input0=" + image.string());
   EXPECT_EQ(unknown.exit_code, 1) << unknown.output;

@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <iostream>
+#include <optional>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -28,9 +29,12 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr char kUsage[] =
-    "usage: dfc compile GRAPH --device D -o DIR [--fetch T[,T...]] [--target NODE]...\n"
-    "                   [--init NODE]... [--init-variables] [--shape NAME=[d,...]]...\n"
+    "usage: dfc compile GRAPH|SAVED_MODEL_DIR --device D -o DIR [--fetch T[,T...]]\n"
+    "                   [--target NODE]... [--init NODE]... [--init-variables]\n"
+    "                   [--shape NAME=[d,...]]... [--signature NAME]\n"
     "                   [--tune [--batch N] [--budget SECONDS]] [--tuning-db FILE]\n"
+    "  SAVED_MODEL_DIR  a SavedModel: the plan restores its variables when it opens, and\n"
+    "            compiles the signature's outputs (--fetch and --shape may name its keys)\n"
     "  --device  amd|nvidia|intel|arm|cpu (a profile: no such device needs to be present), or\n"
     "            auto|gpu for the OpenCL device present\n"
     "  -o, --out the directory to write plan.json, kernels/*.cl and a copy of the graph to\n"
@@ -72,6 +76,7 @@ int Compile(const std::vector<std::string>& argv_in) {
                                                {"init", true, true},
                                                {"init-variables"},
                                                {"shape", true, true},
+                                               {"signature", true},
                                                {"tune"},
                                                {"batch", true},
                                                {"budget", true},
@@ -111,12 +116,34 @@ int Compile(const std::vector<std::string>& argv_in) {
   if (!profile.ok()) return ReportError(profile.status());
 
   const std::string& path = args->positional[0];
-  absl::StatusOr<Graph> graph = LoadGraph(path);
+  std::optional<SavedModelInput> saved_model;
+  absl::StatusOr<Graph> graph;
+  if (IsSavedModelDir(path)) {
+    absl::StatusOr<SavedModelInput> opened = OpenSavedModel(path, *args);
+    if (!opened.ok()) return ReportError(opened.status());
+    saved_model = *std::move(opened);
+    graph = *saved_model->graph;
+  } else {
+    graph = LoadGraph(path);
+  }
   if (!graph.ok()) return ReportError(graph.status());
   PlanSpec spec{.targets = args->All("target"), .init = args->All("init"), .profile = *profile};
-  absl::StatusOr<std::vector<TensorId>> fetches = FetchList(*args);
-  if (!fetches.ok()) return ReportUsage(std::string(fetches.status().message()), kUsage);
-  spec.fetches = *std::move(fetches);
+  std::vector<std::string> fetch_names;
+  for (const std::string& list : args->All("fetch")) {
+    for (absl::string_view f : absl::StrSplit(list, ',', absl::SkipEmpty())) {
+      fetch_names.emplace_back(f);
+    }
+  }
+  if (saved_model) {
+    std::vector<Feed> no_feeds;
+    UseSignatureNames(saved_model->signature, no_feeds, fetch_names);
+    spec.init.insert(spec.init.begin(), saved_model->inits.begin(), saved_model->inits.end());
+  }
+  for (const std::string& name : fetch_names) {
+    absl::StatusOr<TensorId> id = TensorId::Parse(name);
+    if (!id.ok()) return ReportUsage(std::string(id.status().message()), kUsage);
+    spec.fetches.push_back(*std::move(id));
+  }
   if (spec.fetches.empty() && spec.targets.empty()) {
     DefaultFetches(*graph, spec.fetches, spec.targets);
     for (std::string& node : SplitInitialisers(*graph, spec.targets)) {
@@ -129,7 +156,15 @@ int Compile(const std::vector<std::string>& argv_in) {
   for (const std::string& shape : args->All("shape")) {
     absl::StatusOr<absl::flat_hash_map<std::string, PartialShape>> parsed = ParseShapes(shape);
     if (!parsed.ok()) return ReportUsage(std::string(parsed.status().message()), kUsage);
-    for (auto& [name, s] : *parsed) spec.placeholder_shapes[name] = s;
+    for (auto& [name, s] : *parsed) {
+      std::string placeholder = name;
+      if (saved_model) {  // a signature's key names its input's placeholder
+        for (const SignatureTensor& in : saved_model->signature.inputs) {
+          if (in.key == name) placeholder = in.tensor.node;
+        }
+      }
+      spec.placeholder_shapes[placeholder] = s;
+    }
   }
   auto shared_graph = std::make_shared<const Graph>(*std::move(graph));
   absl::StatusOr<Plan> plan = CompilePlan(shared_graph, spec);
