@@ -205,7 +205,7 @@ TEST(CliTest, RunUsesFusedKernelsAndASecondProcessBuildsNothing) {
   EXPECT_THAT(missing.output, HasSubstr("unknown OpenCL device kind \"tpu\""));
 }
 
-// A SavedModel directory as the input of inspect, run and compile: inspect lists its serving
+// A SavedModel directory as the input of inspect, run, compile and profile: inspect lists its serving
 // signature; run restores its variables and runs the signature, fed and fetched by its keys,
 // on the device as on the reference; compile writes a plan that restores them as it opens.
 TEST(CliTest, ASavedModelDirectoryIsInspectedAndRunBySignature) {
@@ -249,6 +249,11 @@ TEST(CliTest, ASavedModelDirectoryIsInspectedAndRunBySignature) {
   absl::StatusOr<Tensor> from_plan = ReadNpy((out / "p" / "StatefulPartitionedCall.npy").string());
   ASSERT_TRUE(from_plan.ok()) << planned.output;
   EXPECT_TRUE(CompareTensors(*from_plan, *reference, {.rtol = 1e-4, .atol = 1e-4}).equal);
+
+  Result profiled = Dfc("profile " + dir + " --feed input0=" + image.string() +
+                       " --steps 2 --device cpu");
+  ASSERT_EQ(profiled.exit_code, 0) << profiled.output;
+  EXPECT_THAT(profiled.output, HasSubstr("Summary: wall"));
 
   Result unknown = Dfc("run " + dir + " --signature predict --feed input0=" + image.string());
   EXPECT_EQ(unknown.exit_code, 1) << unknown.output;

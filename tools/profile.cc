@@ -5,8 +5,10 @@
 #include <filesystem>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <set>
 
+#include "absl/algorithm/container.h"
 #include "absl/strings/str_cat.h"
 #include "runtime/bandwidth.h"
 #include "runtime/device_session.h"
@@ -20,7 +22,7 @@ namespace dfc::cli {
 namespace {
 
 constexpr char kUsage[] =
-    "usage: dfc profile GRAPH|PLAN_DIR [--fetch T[,T...]] [--feed NAME=FILE.npy]...\n"
+    "usage: dfc profile GRAPH|PLAN_DIR|SAVED_MODEL_DIR [--fetch T[,T...]] [--feed NAME=FILE.npy]...\n"
     "               [--target NODE]... [--init NODE]... [--init-variables] [--batch N]\n"
     "               [--steps K] [--warmup W] [--trace FILE] [--report] [--sort COLUMN]\n"
     "               [--by-node] [--max-events N]\n"
@@ -57,7 +59,8 @@ int Profile(const std::vector<std::string>& argv) {
                                                {"by-node"},
                                                {"max-events", true},
                                                {"device", true},
-                                               {"platform", true}});
+                                               {"platform", true},
+                                               {"signature", true}});
   if (!args.ok()) return ReportUsage(std::string(args.status().message()), kUsage);
   if (args->positional.size() != 1) return ReportUsage("expected one GRAPH or PLAN_DIR", kUsage);
   absl::StatusOr<int> steps = CountFlag(*args, "steps", 10, 1);
@@ -73,20 +76,37 @@ int Profile(const std::vector<std::string>& argv) {
   if (!given.ok()) return ReportFeedsError(given.status(), kUsage);
 
   const std::string& source = args->positional[0];
-  const bool is_plan = std::filesystem::is_directory(source);
+  const bool is_saved_model = IsSavedModelDir(source);
+  const bool is_plan = !is_saved_model && std::filesystem::is_directory(source);
+  std::optional<SavedModelInput> saved_model;
+  if (is_saved_model) {
+    absl::StatusOr<SavedModelInput> opened = OpenSavedModel(source, *args);
+    if (!opened.ok()) return ReportError(opened.status());
+    saved_model = *std::move(opened);
+  }
   DeviceSession::Options options{.device = args->Get("device", "auto"),
                                  .platform = *platform,
                                  .executor = {.warnings = &std::cerr}};
   absl::StatusOr<std::unique_ptr<DeviceSession>> session =
-      is_plan ? DeviceSession::OpenPlan(source, std::move(options))
-              : DeviceSession::Open(source, std::move(options));
+      is_plan       ? DeviceSession::OpenPlan(source, std::move(options))
+      : saved_model ? DeviceSession::Create(saved_model->graph, std::move(options))
+                    : DeviceSession::Open(source, std::move(options));
   if (!session.ok()) return ReportError(session.status());
   const Graph& graph = *(*session)->graph();
 
-  absl::StatusOr<std::vector<TensorId>> ids = FetchList(*args);
-  if (!ids.ok()) return ReportUsage(std::string(ids.status().message()), kUsage);
+  std::vector<Feed> feeds = *std::move(given);
   std::vector<std::string> targets = args->All("target");
   std::vector<std::string> inits = args->All("init");
+  absl::StatusOr<std::vector<TensorId>> ids = FetchList(*args);
+  if (!ids.ok()) return ReportUsage(std::string(ids.status().message()), kUsage);
+  if (saved_model) {  // restored first; fed and fetched by the signature's keys
+    inits.insert(inits.begin(), saved_model->inits.begin(), saved_model->inits.end());
+    std::vector<std::string> names;
+    for (const TensorId& id : *ids) names.push_back(id.ToString());
+    UseSignatureNames(saved_model->signature, feeds, names);
+    ids->clear();
+    for (const std::string& name : names) ids->push_back(*TensorId::Parse(name));
+  }
   if (ids->empty() && targets.empty()) {
     if (const Plan* plan = (*session)->plan(); plan != nullptr) {
       *ids = plan->spec.fetches;  // the plan ran its initialisers as it opened
@@ -103,9 +123,16 @@ int Profile(const std::vector<std::string>& argv) {
   std::vector<std::string> fetches;
   for (const TensorId& id : *ids) fetches.push_back(id.ToString());
 
-  std::vector<Feed> feeds = *std::move(given);
   std::set<std::string> fed;
   for (const Feed& f : feeds) fed.insert(f.id.node);
+  if (saved_model) {  // only the signature's inputs are fed (not the saver's file name)
+    for (int i = 0; i < graph.num_nodes(); ++i) fed.insert(graph.node(i).name);
+    for (const SignatureTensor& in : saved_model->signature.inputs) {
+      if (!absl::c_any_of(feeds, [&](const Feed& f) { return f.id.node == in.tensor.node; })) {
+        fed.erase(in.tensor.node);
+      }
+    }
+  }
   absl::StatusOr<std::vector<Feed>> random = RandomFeeds(graph, *batch, fed);
   if (!random.ok()) return ReportError(random.status());
   for (auto& f : *random) feeds.push_back(std::move(f));
