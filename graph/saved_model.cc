@@ -8,6 +8,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "base/status.h"
@@ -200,7 +201,10 @@ class Restorer {
     for (int hops = 0; hops < 64; ++hops) {
       const size_t colon = at.find(':');
       const std::string name = at.substr(0, colon);
-      const int index = colon == std::string::npos ? 0 : std::stoi(at.substr(colon + 1));
+      int index = 0;
+      if (colon != std::string::npos && !absl::SimpleAtoi(at.substr(colon + 1), &index)) {
+        return std::nullopt;
+      }
       if (restored_.contains(name)) return name;
       const auto it = nodes.find(name);
       if (it == nodes.end()) return std::nullopt;
