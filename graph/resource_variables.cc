@@ -59,17 +59,23 @@ class Lowering {
     for (int i = 0; i < def.node_size(); ++i) index_[def.node(i).name()] = i;
   }
 
-  // The VarHandleOp whose handle `tensor` is, through Identity and IdentityN, or nullopt.
-  std::optional<int> Variable(absl::string_view tensor, int depth = 0) const {
-    const auto [name, output] = Split(tensor);
-    const auto it = index_.find(name);
-    if (it == index_.end() || depth > def_.node_size()) return std::nullopt;
-    const tf::NodeDef& node = def_.node(it->second);
-    if (node.op() == "VarHandleOp") return it->second;
-    if (node.op() == "Identity" && node.input_size() > 0) return Variable(node.input(0), depth + 1);
-    if (node.op() == "IdentityN" && output < node.input_size() &&
-        !absl::StartsWith(node.input(output), "^")) {
-      return Variable(node.input(output), depth + 1);
+  // The VarHandleOp whose handle `tensor` is, through Identity and IdentityN, or nullopt. A
+  // loop of Identities (a malformed graph, refused later as a cycle) ends after every node.
+  std::optional<int> Variable(absl::string_view tensor) const {
+    for (int hops = 0; hops <= def_.node_size(); ++hops) {
+      const auto [name, output] = Split(tensor);
+      const auto it = index_.find(name);
+      if (it == index_.end()) return std::nullopt;
+      const tf::NodeDef& node = def_.node(it->second);
+      if (node.op() == "VarHandleOp") return it->second;
+      if (node.op() == "Identity" && node.input_size() > 0) {
+        tensor = node.input(0);
+      } else if (node.op() == "IdentityN" && output < node.input_size() &&
+                 !absl::StartsWith(node.input(output), "^")) {
+        tensor = node.input(output);
+      } else {
+        return std::nullopt;
+      }
     }
     return std::nullopt;
   }
