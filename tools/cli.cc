@@ -184,8 +184,10 @@ absl::StatusOr<int> CountFlag(const Args& args, const std::string& flag, int fal
   return static_cast<int>(k);
 }
 
-absl::StatusOr<SavedModelInput> OpenSavedModel(const std::string& dir, const Args& args) {
-  DFC_ASSIGN_OR_RETURN(SavedModel model, LoadSavedModel(dir));
+absl::StatusOr<std::optional<SavedModelInput>> OpenSavedModel(const std::string& path,
+                                                              const Args& args) {
+  if (!IsSavedModelDir(path)) return std::nullopt;
+  DFC_ASSIGN_OR_RETURN(SavedModel model, LoadSavedModel(path));
   DFC_ASSIGN_OR_RETURN(const Signature* signature,
                        model.FindSignature(args.Get("signature", "serving_default")));
   SavedModelInput input{.signature = *signature};

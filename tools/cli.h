@@ -4,6 +4,7 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -91,7 +92,9 @@ struct SavedModelInput {
   Signature signature;
   std::vector<std::string> inits;
 };
-absl::StatusOr<SavedModelInput> OpenSavedModel(const std::string& dir, const Args& args);
+// Nullopt where `path` is no SavedModel directory (a GraphDef, a plan).
+absl::StatusOr<std::optional<SavedModelInput>> OpenSavedModel(const std::string& path,
+                                                              const Args& args);
 
 // Feeds and fetches named by the signature's keys ("input0") made the tensors those stand for;
 // other names are left as they are. With no fetch given, the signature's outputs. Returns the

@@ -116,16 +116,10 @@ int Compile(const std::vector<std::string>& argv_in) {
   if (!profile.ok()) return ReportError(profile.status());
 
   const std::string& path = args->positional[0];
-  std::optional<SavedModelInput> saved_model;
-  absl::StatusOr<Graph> graph;
-  if (IsSavedModelDir(path)) {
-    absl::StatusOr<SavedModelInput> opened = OpenSavedModel(path, *args);
-    if (!opened.ok()) return ReportError(opened.status());
-    saved_model = *std::move(opened);
-    graph = *saved_model->graph;
-  } else {
-    graph = LoadGraph(path);
-  }
+  absl::StatusOr<std::optional<SavedModelInput>> opened = OpenSavedModel(path, *args);
+  if (!opened.ok()) return ReportError(opened.status());
+  std::optional<SavedModelInput> saved_model = *std::move(opened);
+  absl::StatusOr<Graph> graph = saved_model ? *saved_model->graph : LoadGraph(path);
   if (!graph.ok()) return ReportError(graph.status());
   PlanSpec spec{.targets = args->All("target"), .init = args->All("init"), .profile = *profile};
   std::vector<std::string> fetch_names;

@@ -76,14 +76,10 @@ int Profile(const std::vector<std::string>& argv) {
   if (!given.ok()) return ReportFeedsError(given.status(), kUsage);
 
   const std::string& source = args->positional[0];
-  const bool is_saved_model = IsSavedModelDir(source);
-  const bool is_plan = !is_saved_model && std::filesystem::is_directory(source);
-  std::optional<SavedModelInput> saved_model;
-  if (is_saved_model) {
-    absl::StatusOr<SavedModelInput> opened = OpenSavedModel(source, *args);
-    if (!opened.ok()) return ReportError(opened.status());
-    saved_model = *std::move(opened);
-  }
+  absl::StatusOr<std::optional<SavedModelInput>> opened = OpenSavedModel(source, *args);
+  if (!opened.ok()) return ReportError(opened.status());
+  std::optional<SavedModelInput> saved_model = *std::move(opened);
+  const bool is_plan = !saved_model && std::filesystem::is_directory(source);
   DeviceSession::Options options{.device = args->Get("device", "auto"),
                                  .platform = *platform,
                                  .executor = {.warnings = &std::cerr}};

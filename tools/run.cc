@@ -75,15 +75,11 @@ int Run(const std::vector<std::string>& argv) {
   }
   std::vector<std::string> targets = args->All("target");
   const std::string& source = args->positional[0];
-  const bool is_saved_model = IsSavedModelDir(source);
-  const bool is_plan = !is_saved_model && std::filesystem::is_directory(source);
-  std::optional<SavedModelInput> saved_model;
-  if (is_saved_model) {
-    absl::StatusOr<SavedModelInput> opened = OpenSavedModel(source, *args);
-    if (!opened.ok()) return ReportError(opened.status());
-    saved_model = *std::move(opened);
-  }
-  if (fetches.empty() && targets.empty() && !is_plan && !is_saved_model) {
+  absl::StatusOr<std::optional<SavedModelInput>> opened = OpenSavedModel(source, *args);
+  if (!opened.ok()) return ReportError(opened.status());
+  std::optional<SavedModelInput> saved_model = *std::move(opened);
+  const bool is_plan = !saved_model && std::filesystem::is_directory(source);
+  if (fetches.empty() && targets.empty() && !is_plan && !saved_model) {
     return ReportUsage("give at least one --fetch or --target", kUsage);
   }
   absl::StatusOr<int> steps_flag = CountFlag(*args, "steps", 1, 1);
