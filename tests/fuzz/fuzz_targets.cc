@@ -180,7 +180,15 @@ std::string Npy(const uint8_t* data, size_t size) {
 
 std::string SavedModelFiles(const uint8_t* data, size_t size) {
   // One directory a process, holding the zoo model's files; each input replaces one of them.
-  static const std::filesystem::path dir = [] {
+  // It goes when the process exits.
+  struct Scratch {
+    std::filesystem::path path;
+    ~Scratch() {
+      std::error_code ignored;
+      std::filesystem::remove_all(path, ignored);
+    }
+  };
+  static const Scratch scratch{[] {
     const std::filesystem::path zoo =
         std::filesystem::path(DFC_SHARED_DIR) / "zoo" / "savedmodel_lexci_cnn";
     const std::filesystem::path d = std::filesystem::temp_directory_path() /
@@ -192,7 +200,8 @@ std::string SavedModelFiles(const uint8_t* data, size_t size) {
                                  std::filesystem::copy_options::overwrite_existing);
     }
     return d;
-  }();
+  }()};
+  const std::filesystem::path& dir = scratch.path;
   static const std::string pristine_model = *ReadFile((dir / "saved_model.pb").string());
   static const std::string pristine_index = *ReadFile((dir / "variables/variables.index").string());
   const absl::string_view bytes = View(data, size);
