@@ -57,15 +57,19 @@ absl::StatusOr<Value> Interpreter::Apply(const FunPtr& f, std::vector<Value> arg
   return ApplyIn(*f, std::move(args), types, frame);
 }
 
+absl::StatusOr<const Value*> Interpreter::Bound(const Param& p, const Frame& frame) {
+  auto it = frame.env.find(&p);
+  if (it == frame.env.end()) {
+    return absl::InvalidArgumentError(absl::StrCat("parameter ", p.name, " is not bound"));
+  }
+  return &it->second;
+}
+
 absl::StatusOr<Value> Interpreter::Eval(const ExprPtr& expr, Frame& frame) {
   switch (expr->kind) {
     case Expr::Kind::kParam: {
-      const auto& p = static_cast<const Param&>(*expr);
-      auto it = frame.env.find(&p);
-      if (it == frame.env.end()) {
-        return absl::InvalidArgumentError(absl::StrCat("parameter ", p.name, " is not bound"));
-      }
-      return it->second;
+      DFC_ASSIGN_OR_RETURN(const Value* bound, Bound(static_cast<const Param&>(*expr), frame));
+      return *bound;
     }
     case Expr::Kind::kLiteral:
       return Value::Of(static_cast<const Literal&>(*expr).value);
@@ -124,12 +128,7 @@ absl::StatusOr<Value> Interpreter::EvalElement(const FunCall& outer, Frame& fram
   Value evaluated;
   const Value* at = &evaluated;
   if (base->kind == Expr::Kind::kParam) {
-    auto it = frame.env.find(static_cast<const Param*>(base.get()));
-    if (it == frame.env.end()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("parameter ", static_cast<const Param&>(*base).name, " is not bound"));
-    }
-    at = &it->second;
+    DFC_ASSIGN_OR_RETURN(at, Bound(static_cast<const Param&>(*base), frame));
   } else {
     DFC_ASSIGN_OR_RETURN(evaluated, Eval(base, frame));
   }

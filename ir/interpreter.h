@@ -35,6 +35,8 @@ class Interpreter {
  private:
   struct Frame;
   absl::StatusOr<Value> Eval(const ExprPtr& expr, Frame& frame);
+  // The value `p` is bound to in `frame`, or the error that it is unbound.
+  static absl::StatusOr<const Value*> Bound(const Param& p, const Frame& frame);
   // Eval of a chain of At and Get calls: the chain walks its base in place when that is a bound
   // Param, so reading one pixel of an image copies the pixel, not the image.
   absl::StatusOr<Value> EvalElement(const FunCall& call, Frame& frame);
