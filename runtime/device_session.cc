@@ -97,10 +97,8 @@ absl::StatusOr<std::vector<Tensor>> DeviceSession::Run(const std::vector<Feed>& 
   if (plan_ != nullptr && PlanServes(*plan_, *graph_, feeds, fetch_ids, targets)) {
     return executor_->Run(*graph_, plan_->translated, feeds, fetch_ids, &state_);
   }
-  // As TranslateForFeeds chooses, each translation made once: with the batch sizes symbolic, or,
-  // when the feeds bind sizes the first took for one to 1 and something else (which TensorFlow
-  // broadcasts), with each unknown dimension fed 1 taken as the constant 1; and where device
-  // nodes are left on the host for want of a known dimension, with all but the batch as fed.
+  // As TranslateForFeeds chooses (ChooseTranslation), each translation made once for its fed
+  // shapes: a batch size or an image size seen before reuses it.
   auto translation = [&](FedDims dims) -> absl::StatusOr<const ir::TranslatedGraph*> {
     std::map<std::string, PartialShape> shapes;  // ordered, for the key
     for (auto& [name, shape] : FedShapes(*graph_, feeds, dims)) shapes[name] = shape;
@@ -116,18 +114,8 @@ absl::StatusOr<std::vector<Tensor>> DeviceSession::Run(const std::vector<Feed>& 
     }
     return &it->second;
   };
-  DFC_ASSIGN_OR_RETURN(const ir::TranslatedGraph* translated, translation(FedDims::kSymbolic));
-  if (!BindSizes(*translated, feeds).ok()) {
-    DFC_ASSIGN_OR_RETURN(translated, translation(FedDims::kOnesAsConstants));
-  }
-  if (!translated->host_device_nodes.empty()) {
-    absl::StatusOr<const ir::TranslatedGraph*> known = translation(FedDims::kAllButBatch);
-    if (known.ok() &&
-        (*known)->host_device_nodes.size() < translated->host_device_nodes.size() &&
-        BindSizes(**known, feeds).ok()) {
-      translated = *known;
-    }
-  }
+  DFC_ASSIGN_OR_RETURN(const ir::TranslatedGraph* translated,
+                       ChooseTranslation(translation, feeds));
   return executor_->Run(*graph_, *translated, feeds, fetch_ids, &state_);
 }
 

@@ -1,6 +1,9 @@
 // Interpreted execution of translated graphs (see interpreted.h).
 #include "runtime/interpreted.h"
 
+#include <map>
+
+
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "base/status.h"
@@ -42,23 +45,40 @@ std::optional<PartialShape> FedPlaceholderShape(const Node& node, const Shape& f
   return shape;
 }
 
+absl::StatusOr<const ir::TranslatedGraph*> ChooseTranslation(
+    const std::function<absl::StatusOr<const ir::TranslatedGraph*>(FedDims)>& translate,
+    const std::vector<Feed>& feeds) {
+  DFC_ASSIGN_OR_RETURN(const ir::TranslatedGraph* translated, translate(FedDims::kSymbolic));
+  if (!BindSizes(*translated, feeds).ok()) {
+    DFC_ASSIGN_OR_RETURN(translated, translate(FedDims::kOnesAsConstants));
+  }
+  if (translated->host_device_nodes.empty()) return translated;
+  absl::StatusOr<const ir::TranslatedGraph*> known = translate(FedDims::kAllButBatch);
+  if (known.ok() && (*known)->host_device_nodes.size() < translated->host_device_nodes.size() &&
+      BindSizes(**known, feeds).ok()) {
+    return *known;
+  }
+  return translated;
+}
+
 absl::StatusOr<ir::TranslatedGraph> TranslateForFeeds(const Graph& graph,
                                                       const std::vector<TensorId>& fetches,
                                                       const std::vector<Feed>& feeds,
                                                       const std::vector<std::string>& targets) {
-  absl::StatusOr<ir::TranslatedGraph> translated =
-      TranslateForFeedShapes(graph, fetches, feeds, targets, FedDims::kSymbolic);
-  if (translated.ok() && !BindSizes(*translated, feeds).ok()) {
-    translated = TranslateForFeedShapes(graph, fetches, feeds, targets, FedDims::kOnesAsConstants);
+  std::map<FedDims, ir::TranslatedGraph> made;
+  DFC_ASSIGN_OR_RETURN(
+      const ir::TranslatedGraph* chosen,
+      ChooseTranslation(
+          [&](FedDims dims) -> absl::StatusOr<const ir::TranslatedGraph*> {
+            DFC_ASSIGN_OR_RETURN(made[dims],
+                                 TranslateForFeedShapes(graph, fetches, feeds, targets, dims));
+            return &made[dims];
+          },
+          feeds));
+  for (auto& [dims, translated] : made) {
+    if (&translated == chosen) return std::move(translated);
   }
-  if (!translated.ok() || translated->host_device_nodes.empty()) return translated;
-  absl::StatusOr<ir::TranslatedGraph> known =
-      TranslateForFeedShapes(graph, fetches, feeds, targets, FedDims::kAllButBatch);
-  if (known.ok() && known->host_device_nodes.size() < translated->host_device_nodes.size() &&
-      BindSizes(*known, feeds).ok()) {
-    return known;
-  }
-  return translated;
+  return absl::InternalError("the chosen translation is none of those made");
 }
 
 absl::flat_hash_map<std::string, PartialShape> FedShapes(const Graph& graph,

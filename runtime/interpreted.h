@@ -66,6 +66,13 @@ absl::StatusOr<ir::TranslatedGraph> TranslateForFeeds(const Graph& graph,
                                                       const std::vector<TensorId>& fetches,
                                                       const std::vector<Feed>& feeds,
                                                       const std::vector<std::string>& targets = {});
+// The choice TranslateForFeeds describes, over `translate`, which gives the translation for
+// one FedDims (a session's, cached; TranslateForFeeds' own): kSymbolic, else kOnesAsConstants
+// where the feeds bind no sizes to it, and kAllButBatch where that leaves fewer device nodes on
+// the host.
+absl::StatusOr<const ir::TranslatedGraph*> ChooseTranslation(
+    const std::function<absl::StatusOr<const ir::TranslatedGraph*>(FedDims)>& translate,
+    const std::vector<Feed>& feeds);
 absl::StatusOr<ir::TranslatedGraph> TranslateForFeedShapes(const Graph& graph,
                                                            const std::vector<TensorId>& fetches,
                                                            const std::vector<Feed>& feeds,
