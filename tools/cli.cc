@@ -199,20 +199,24 @@ absl::StatusOr<std::optional<SavedModelInput>> OpenSavedModel(const std::string&
 }
 
 std::vector<std::string> UseSignatureNames(const Signature& signature, std::vector<Feed>& feeds,
-                                           std::vector<std::string>& fetches) {
-  for (Feed& feed : feeds) {
-    for (const SignatureTensor& in : signature.inputs) {
-      if (feed.id.index == 0 && feed.id.node == in.key) feed.id = in.tensor;
+                                           std::vector<TensorId>& fetches) {
+  // A key stands where a tensor's name does: "input0" is the tensor id {input0, 0}.
+  const auto resolve = [](TensorId& id, const std::vector<SignatureTensor>& tensors) {
+    for (const SignatureTensor& t : tensors) {
+      if (id.index == 0 && id.node == t.key) {
+        id = t.tensor;
+        return;
+      }
     }
-  }
+  };
+  for (Feed& feed : feeds) resolve(feed.id, signature.inputs);
   if (fetches.empty()) {
-    for (const SignatureTensor& out : signature.outputs) fetches.push_back(out.key);
+    for (const SignatureTensor& out : signature.outputs) fetches.push_back({out.key, 0});
   }
-  std::vector<std::string> shown = fetches;
-  for (std::string& fetch : fetches) {
-    for (const SignatureTensor& out : signature.outputs) {
-      if (fetch == out.key) fetch = out.tensor.ToString();
-    }
+  std::vector<std::string> shown;
+  for (TensorId& fetch : fetches) {
+    shown.push_back(fetch.ToString());
+    resolve(fetch, signature.outputs);
   }
   return shown;
 }

@@ -100,7 +100,7 @@ absl::StatusOr<std::optional<SavedModelInput>> OpenSavedModel(const std::string&
 // other names are left as they are. With no fetch given, the signature's outputs. Returns the
 // fetches' names to show: their keys where they have one.
 std::vector<std::string> UseSignatureNames(const Signature& signature, std::vector<Feed>& feeds,
-                                           std::vector<std::string>& fetches);
+                                           std::vector<TensorId>& fetches);
 
 // The tensors `--feed NAME=FILE.npy` give (the flag may repeat), each NAME parsed (ParseFeed).
 // A malformed flag is an InvalidArgument error that starts with "--feed"; an unreadable file,

@@ -122,21 +122,13 @@ int Compile(const std::vector<std::string>& argv_in) {
   absl::StatusOr<Graph> graph = saved_model ? *saved_model->graph : LoadGraph(path);
   if (!graph.ok()) return ReportError(graph.status());
   PlanSpec spec{.targets = args->All("target"), .init = args->All("init"), .profile = *profile};
-  std::vector<std::string> fetch_names;
-  for (const std::string& list : args->All("fetch")) {
-    for (absl::string_view f : absl::StrSplit(list, ',', absl::SkipEmpty())) {
-      fetch_names.emplace_back(f);
-    }
-  }
+  absl::StatusOr<std::vector<TensorId>> fetches = FetchList(*args);
+  if (!fetches.ok()) return ReportUsage(std::string(fetches.status().message()), kUsage);
+  spec.fetches = *std::move(fetches);
   if (saved_model) {
     std::vector<Feed> no_feeds;
-    UseSignatureNames(saved_model->signature, no_feeds, fetch_names);
+    UseSignatureNames(saved_model->signature, no_feeds, spec.fetches);
     spec.init.insert(spec.init.begin(), saved_model->inits.begin(), saved_model->inits.end());
-  }
-  for (const std::string& name : fetch_names) {
-    absl::StatusOr<TensorId> id = TensorId::Parse(name);
-    if (!id.ok()) return ReportUsage(std::string(id.status().message()), kUsage);
-    spec.fetches.push_back(*std::move(id));
   }
   if (spec.fetches.empty() && spec.targets.empty()) {
     DefaultFetches(*graph, spec.fetches, spec.targets);

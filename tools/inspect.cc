@@ -260,9 +260,9 @@ int Inspect(const std::vector<std::string>& argv) {
     absl::StatusOr<SavedModel> model = LoadSavedModel(path);
     if (!model.ok()) return ReportError(model.status());
     if (!args->Has("json")) PrintSignatures(*model);
-    for (const Signature& s : model->signatures) {
-      if (s.name != "serving_default") continue;
-      for (const SignatureTensor& out : s.outputs) signature_outputs.push_back(out.tensor);
+    if (absl::StatusOr<const Signature*> serving = model->FindSignature("serving_default");
+        serving.ok()) {
+      for (const SignatureTensor& out : (*serving)->outputs) signature_outputs.push_back(out.tensor);
     }
     graph = std::move(model->graph);
   } else {

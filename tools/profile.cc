@@ -97,11 +97,7 @@ int Profile(const std::vector<std::string>& argv) {
   if (!ids.ok()) return ReportUsage(std::string(ids.status().message()), kUsage);
   if (saved_model) {  // restored first; fed and fetched by the signature's keys
     inits.insert(inits.begin(), saved_model->inits.begin(), saved_model->inits.end());
-    std::vector<std::string> names;
-    for (const TensorId& id : *ids) names.push_back(id.ToString());
-    UseSignatureNames(saved_model->signature, feeds, names);
-    ids->clear();
-    for (const std::string& name : names) ids->push_back(*TensorId::Parse(name));
+    UseSignatureNames(saved_model->signature, feeds, *ids);
   }
   if (ids->empty() && targets.empty()) {
     if (const Plan* plan = (*session)->plan(); plan != nullptr) {

@@ -90,7 +90,13 @@ int Run(const std::vector<std::string>& argv) {
   std::vector<Feed> feeds = *std::move(read_feeds);
   // What each fetch is called where it is printed and written: a signature's key, if it has one.
   std::vector<std::string> shown;
-  if (saved_model) shown = UseSignatureNames(saved_model->signature, feeds, fetches);
+  if (saved_model) {
+    absl::StatusOr<std::vector<TensorId>> ids = FetchList(*args);
+    if (!ids.ok()) return ReportUsage(std::string(ids.status().message()), kUsage);
+    shown = UseSignatureNames(saved_model->signature, feeds, *ids);
+    fetches.clear();
+    for (const TensorId& id : *ids) fetches.push_back(id.ToString());
+  }
 
   const bool on_device = !args->Has("reference");
   std::shared_ptr<const Graph> graph;
