@@ -1,7 +1,9 @@
 // Proto -> dfc value decoding. All sizes are checked before anything is allocated.
 #include "graph/decode.h"
 
+#include <algorithm>
 #include <cstring>
+#include <span>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
@@ -53,10 +55,15 @@ absl::StatusOr<Tensor> DecodeTensor(const tf::TensorProto& proto) {
   Tensor& t = *tensor;
 
   if (*dtype == DType::kString) {
-    // Kept for loading only (a Saver's file names); the values are never computed with.
+    // File names and assertion messages: moved and printed, never computed with. One value
+    // fills the tensor, as TensorFlow repeats the last value of a short list.
     if (proto.string_val_size() > t.num_elements()) {
       return absl::InvalidArgumentError(
           absl::StrCat("string_val has ", proto.string_val_size(), " values for ", t.DebugType()));
+    }
+    std::span<std::string> out = t.mutable_strings();
+    for (size_t i = 0; i < out.size() && proto.string_val_size() > 0; ++i) {
+      out[i] = proto.string_val(std::min<int>(static_cast<int>(i), proto.string_val_size() - 1));
     }
     return t;
   }

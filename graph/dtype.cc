@@ -79,6 +79,10 @@ absl::string_view DTypeName(DType dtype) {
       return "int8";
     case DType::kString:
       return "string";
+    case DType::kResource:
+      return "resource";
+    case DType::kVariant:
+      return "variant";
     case DType::kInt64:
       return "int64";
     case DType::kBool:
@@ -111,6 +115,8 @@ absl::StatusOr<DType> DTypeFromTf(int tf_type) {
     case 10:
     case 17:
     case 19:
+    case 20:
+    case 21:
     case 22:
     case 23:
       return static_cast<DType>(base);

@@ -28,12 +28,15 @@ enum class DType : int {
   kBool = 10,
   kUInt16 = 17,
   kHalf = 19,
+  kResource = 20,  // a TensorArray's handle: carried, never read (its flow holds the array)
+  kVariant = 21,   // a TensorArray's flow or a TensorList: a host value (Tensor::variant)
   kUInt32 = 22,
   kUInt64 = 23,
 };
 
 // True for the dtypes dfc computes with: OPS.md's, plus uint16/32/64 (TensorFlow-made graphs
-// cast to them and concatenate them); all of the above but kInvalid and kString.
+// cast to them and concatenate them); all of the above but kInvalid, kString, kResource and
+// kVariant, which only host ops move (OpDef::any_dtype) or read.
 bool IsSupported(DType dtype);
 bool IsFloating(DType dtype);  // half, float, double
 bool IsInteger(DType dtype);   // signed and unsigned integers, not bool

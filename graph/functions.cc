@@ -329,7 +329,6 @@ absl::StatusOr<tf::GraphDef> InlineFunctionCalls(tf::GraphDef def,
   }
   def.clear_node();
   for (tf::NodeDef& node : nodes) *def.add_node() = std::move(node);
-  def.clear_library();
   return def;
 }
 

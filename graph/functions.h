@@ -5,8 +5,9 @@
 // carries the call's control inputs. A node named CALL stays, so that what read the call reads
 // the same tensors: an IdentityN of F's results (a NoOp where F returns none) that runs after
 // F's control outputs (its side effects: a variable's assignment). Calls in the inlined bodies
-// are inlined in turn. The library is gone from the result; what remains is a flat graph whose
-// calls' bodies fuse with their callers like any other nodes.
+// are inlined in turn. What remains is a flat graph whose calls' bodies fuse with their callers
+// like any other nodes; the library stays for the functions that While and If nodes run
+// (graph/control_flow.h).
 //
 // A body node names another's output as "node:output_arg:index". Where its op has several
 // output args (FusedBatchNormV3's y, batch_mean...), their order is the op's: taken from
@@ -22,7 +23,7 @@
 
 namespace dfc {
 
-// `def` with every call of its library's functions inlined and its library cleared. Errors name
+// `def` with every call of its library's functions inlined. Errors name
 // the call node and the function: a function the library lacks, a recursion, an argument count
 // that differs, an attribute placeholder the call does not set, an input naming nothing.
 absl::StatusOr<tf::GraphDef> InlineFunctionCalls(tf::GraphDef def,

@@ -3,6 +3,7 @@
 #ifndef DFC_GRAPH_GRAPH_H_
 #define DFC_GRAPH_GRAPH_H_
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -10,17 +11,33 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "graph/control_flow.h"
 #include "graph/graph_def.pb.h"
 #include "graph/node.h"
 
 namespace dfc {
+
+class Graph;
+
+// A function that a While or If node runs (a loop's condition or body, a branch), as a graph:
+// its arguments are placeholders, its results tensors of it.
+struct FunctionGraph {
+  std::shared_ptr<const Graph> graph;
+  std::vector<std::string> args;     // placeholder names, in argument order
+  std::vector<TensorId> results;     // in result order
+  std::vector<std::string> targets;  // nodes run for their effects
+};
+using FunctionLibrary = absl::flat_hash_map<std::string, FunctionGraph>;
 
 class Graph {
  public:
   // Decodes and validates: unique non-empty names, every input naming an existing node and
   // an output it has, control inputs after data inputs, attribute kinds of supported ops,
   // decodable constant tensors, and no cycle. Errors name the node.
-  static absl::StatusOr<Graph> FromGraphDef(const tf::GraphDef& def);
+  // `bodies`: the functions its While and If nodes (and theirs) run, as FunctionalizeControlFlow
+  // made them; each is validated as a graph, and every function a node names must be there.
+  static absl::StatusOr<Graph> FromGraphDef(const tf::GraphDef& def,
+                                            const FunctionBodies& bodies = {});
 
   // The same checks on nodes built in code (tests, transformations).
   static absl::StatusOr<Graph> FromNodes(std::vector<Node> nodes, int producer = 0);
@@ -49,7 +66,13 @@ class Graph {
   // Every (node, output) that some data input consumes.
   bool IsConsumed(int node) const { return consumed_[node]; }
 
+  // The functions of this graph's While and If nodes, nested ones included (shared by the
+  // graphs of those functions, which hold none themselves); null when there are none.
+  const std::shared_ptr<const FunctionLibrary>& functions() const { return functions_; }
+
  private:
+  static absl::StatusOr<Graph> FromGraphDef(
+      const google::protobuf::RepeatedPtrField<tf::NodeDef>& node_defs, int producer);
   absl::Status Index();
   absl::Status Sort();
 
@@ -59,6 +82,7 @@ class Graph {
   std::vector<int> topo_order_;
   std::vector<bool> consumed_;
   int producer_ = 0;
+  std::shared_ptr<const FunctionLibrary> functions_;
 };
 
 // The nodes that computing `fetches` and running `targets` needs, in topological order:

@@ -8,6 +8,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "graph/control_flow.h"
 #include "graph/functions.h"
 #include "graph/resource_variables.h"
 #include "google/protobuf/io/tokenizer.h"
@@ -88,10 +89,13 @@ absl::StatusOr<Graph> ParseGraph(absl::string_view bytes, absl::string_view sour
   if (!def.ok()) return def.status();
   def = InlineFunctionCalls(*std::move(def));
   if (def.ok()) def = LowerResourceVariables(*std::move(def));
-  if (!def.ok()) {
-    return absl::Status(def.status().code(), absl::StrCat(source, ": ", def.status().message()));
+  absl::StatusOr<FunctionBodies> bodies =
+      def.ok() ? FunctionalizeControlFlow(*def) : absl::StatusOr<FunctionBodies>(def.status());
+  if (!bodies.ok()) {
+    return absl::Status(bodies.status().code(),
+                        absl::StrCat(source, ": ", bodies.status().message()));
   }
-  absl::StatusOr<Graph> graph = Graph::FromGraphDef(*def);
+  absl::StatusOr<Graph> graph = Graph::FromGraphDef(*def, *bodies);
   if (!graph.ok()) {
     return absl::Status(graph.status().code(),
                         absl::StrCat(source, ": ", graph.status().message()));

@@ -19,6 +19,72 @@ void AddAll(std::vector<OpDef>& table, absl::string_view names, const OpDef& pro
   }
 }
 
+// OPS.md's "control" table. TF1 frames (Enter, Exit, NextIteration, LoopCond) never reach it:
+// the loader turns each loop into a While node (graph/control_flow.h).
+void AddControlTable(std::vector<OpDef>& t) {
+  constexpr absl::string_view kControl = "TF1 control flow (while loops and conds, nested)";
+  constexpr absl::string_view kFunctions = "TF2 functions (the GraphDef's `library`)";
+  constexpr absl::string_view kArrays = "tensor arrays and stacks";
+  const AttrSpec kT{"T", K::kType};
+  const AttrSpec kDtype{"dtype", K::kType};
+  // Stateful, so that folding never evaluates them: their outputs' liveness is a run's.
+  const OpDef control{.family = kControl,
+                      .placement = Placement::kHost,
+                      .stateful = true,
+                      .any_dtype = true,
+                      .control = true};
+  OpDef def = control;
+  def.attrs = {kT};
+  def.num_outputs = 2;
+  AddAll(t, "Switch RefSwitch", def);
+  def.attrs = {kT, {"N", K::kInt}};
+  AddAll(t, "Merge RefMerge", def);
+  def = control;
+  def.attrs = {{"T", K::kList}, {"cond", K::kFunc}, {"body", K::kFunc},
+               {"output_shapes", K::kList}, {"parallel_iterations", K::kInt}};
+  def.num_outputs_attr = "T";
+  def.family = kFunctions;
+  AddAll(t, "While StatelessWhile", def);
+  def.attrs = {{"Tcond", K::kType}, {"Tin", K::kList}, {"Tout", K::kList},
+               {"then_branch", K::kFunc}, {"else_branch", K::kFunc},
+               {"output_shapes", K::kList}};
+  def.num_outputs_attr = "Tout";
+  AddAll(t, "If StatelessIf", def);
+  AddAll(t, "Assert", {.family = kControl,
+                       .placement = Placement::kHost,
+                       .attrs = {{"T", K::kList}, {"summarize", K::kInt}},
+                       .num_outputs = 0,
+                       .stateful = true,
+                       .any_dtype = true});
+  AddAll(t, "ControlTrigger", {.family = kControl, .placement = Placement::kHost, .num_outputs = 0});
+
+  // TensorArrays as values: the flow output carries the array (kVariant), the handle nothing
+  // (runtime/reference/tensor_array.cc). Stateful, so never folded into constants.
+  const OpDef arrays{.family = kArrays, .placement = Placement::kHost, .stateful = true,
+                     .any_dtype = true};
+  def = arrays;
+  def.attrs = {kDtype, {"element_shape", K::kShape}, {"dynamic_size", K::kBool},
+               {"clear_after_read", K::kBool}, {"identical_element_shapes", K::kBool},
+               {"tensor_array_name", K::kString}};
+  def.num_outputs = 2;
+  AddAll(t, "TensorArrayV3", def);
+  def = arrays;
+  def.attrs = {kT};
+  AddAll(t, "TensorArrayWriteV3 TensorArrayScatterV3 TensorArraySplitV3", def);
+  def.attrs = {kDtype};
+  AddAll(t, "TensorArrayReadV3", def);
+  def.attrs = {kDtype, {"element_shape", K::kShape}};
+  AddAll(t, "TensorArrayGatherV3", def);
+  def.attrs = {kDtype, {"element_shape_except0", K::kShape}};
+  def.num_outputs = 2;
+  AddAll(t, "TensorArrayConcatV3", def);
+  def = arrays;
+  def.num_outputs = 1;
+  AddAll(t, "TensorArraySizeV3", def);
+  def.num_outputs = 0;
+  AddAll(t, "TensorArrayCloseV3", def);
+}
+
 // OPS.md's "nn" table: convolutional networks, their gradients and optimizers.
 void AddNnTable(std::vector<OpDef>& t) {
   const AttrSpec kT{"T", K::kType};
@@ -446,6 +512,7 @@ std::vector<OpDef> BuildTable() {
           .num_ref_inputs = 1});
 
   AddNnTable(t);
+  AddControlTable(t);
   return t;
 }
 
@@ -487,6 +554,24 @@ absl::StatusOr<int> NumOutputs(const Node& node, const OpDef& def) {
   }
   return node.Error(absl::StrCat("attribute \"", def.num_outputs_attr, "\" is a ",
                                  AttrKindName(KindOf(it->second)), ", expected an int or a list"));
+}
+
+bool PassesHostOnlyValue(const Node& node) {
+  if (node.op != "Identity" && node.op != "IdentityN" && node.op != "StopGradient" &&
+      node.op != "Snapshot") {
+    return false;
+  }
+  const auto it = node.attrs.find("T");
+  if (it == node.attrs.end()) return false;
+  if (const DType* d = std::get_if<DType>(&it->second)) {
+    return *d == DType::kString || *d == DType::kResource || *d == DType::kVariant;
+  }
+  if (const AttrList* list = std::get_if<AttrList>(&it->second)) {
+    for (DType d : list->type) {
+      if (d == DType::kString || d == DType::kResource || d == DType::kVariant) return true;
+    }
+  }
+  return false;
 }
 
 PartialShape PlaceholderShape(const Node& node) {

@@ -40,6 +40,12 @@ struct OpDef {
   // write: 1 for Assign, AssignAdd, ApplyGradientDescent (var); 3 for ApplyAdam (var, m, v).
   int num_ref_inputs = 0;
   bool reads_only_shapes = false;  // reads its inputs' dtypes and shapes, never their elements
+  // Moves values of any dtype (strings, TensorArray handles and flows) without computing on
+  // them, or reads them only to print (Assert): CheckSupported lets its dtypes pass.
+  bool any_dtype = false;
+  // Control flow the executor itself runs, not a kernel: Switch and Merge (dead branches),
+  // While and If (their functions, run as graphs of their own).
+  bool control = false;
 };
 
 // The definition of `op`, or nullptr if dfc does not support it.
@@ -58,6 +64,11 @@ PartialShape PlaceholderShape(const Node& node);
 
 // "float32[?,784]": the declared dtype ("?" if absent) and PlaceholderShape.
 std::string PlaceholderSignature(const Node& node);
+
+// True for a pass-through (Identity, IdentityN, StopGradient, Snapshot) of a value only the host
+// holds: a string, a TensorArray's flow or handle. It runs on the host whatever its op's
+// placement.
+bool PassesHostOnlyValue(const Node& node);
 
 // Checks each attribute the op reads has the kind it must have.
 absl::Status CheckAttrKinds(const Node& node, const OpDef& def);

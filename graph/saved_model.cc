@@ -13,6 +13,7 @@
 #include "absl/strings/str_join.h"
 #include "base/status.h"
 #include "graph/checkpoint.h"
+#include "graph/control_flow.h"
 #include "graph/functions.h"
 #include "graph/loader.h"
 #include "graph/resource_variables.h"
@@ -321,7 +322,9 @@ absl::StatusOr<SavedModel> LoadSavedModel(const std::string& dir, absl::string_v
     for (const std::string& a : assigns) restore->add_input(absl::StrCat("^", a));
     model.restore_op = restore->name();
   }
-  absl::StatusOr<Graph> graph = Graph::FromGraphDef(*def);
+  absl::StatusOr<FunctionBodies> bodies = FunctionalizeControlFlow(*def, ops);
+  if (!bodies.ok()) return with_path(bodies.status());
+  absl::StatusOr<Graph> graph = Graph::FromGraphDef(*def, *bodies);
   if (!graph.ok()) return with_path(graph.status());
   model.graph = *std::move(graph);
 

@@ -1,11 +1,13 @@
 // Tensor storage, size checks and printing.
 #include "graph/tensor.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <limits>
 
 #include "absl/status/status.h"
+#include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "base/check.h"
@@ -66,7 +68,32 @@ absl::StatusOr<Tensor> Tensor::Create(DType dtype, Shape shape) {
   }
   auto buffer =
       std::make_shared<std::vector<unsigned char>>(static_cast<size_t>(*n * element_size));
-  return Tensor(dtype, std::move(shape), std::move(buffer));
+  Tensor t(dtype, std::move(shape), std::move(buffer));
+  if (dtype == DType::kString) {
+    // Strings are host values of a few names and messages; a large count is a corrupt shape.
+    constexpr int64_t kMaxStrings = int64_t{1} << 24;
+    if (*n > kMaxStrings) {
+      return absl::ResourceExhaustedError(absl::StrCat("string tensor ", t.DebugType(),
+                                                       " has over ", kMaxStrings, " elements"));
+    }
+    t.strings_ = std::make_shared<std::vector<std::string>>(static_cast<size_t>(*n));
+  }
+  return t;
+}
+
+absl::StatusOr<Tensor> Tensor::Strings(std::vector<std::string> values, Shape shape) {
+  DFC_ASSIGN_OR_RETURN(Tensor t, Create(DType::kString, std::move(shape)));
+  if (values.size() != t.strings_->size()) {
+    return absl::InvalidArgumentError(absl::StrCat(values.size(), " strings for ", t.DebugType()));
+  }
+  *t.strings_ = std::move(values);
+  return t;
+}
+
+Tensor Tensor::OfVariant(std::shared_ptr<const Variant> value) {
+  Tensor t = Zeros(DType::kVariant, {});
+  t.variant_ = std::move(value);
+  return t;
 }
 
 Tensor Tensor::Zeros(DType dtype, Shape shape) {
@@ -83,12 +110,18 @@ absl::StatusOr<Tensor> Tensor::Reshaped(Shape shape) const {
                                                    ShapeToString(shape), ": ", num_elements_,
                                                    " elements against ", *n));
   }
-  return Tensor(dtype_, std::move(shape), buffer_);
+  Tensor t(dtype_, std::move(shape), buffer_);
+  t.strings_ = strings_;
+  t.variant_ = variant_;
+  return t;
 }
 
 Tensor Tensor::Clone() const {
-  return Tensor(dtype_, shape_,
-                buffer_ ? std::make_shared<std::vector<unsigned char>>(*buffer_) : nullptr);
+  Tensor t(dtype_, shape_,
+           buffer_ ? std::make_shared<std::vector<unsigned char>>(*buffer_) : nullptr);
+  if (strings_) t.strings_ = std::make_shared<std::vector<std::string>>(*strings_);
+  t.variant_ = variant_;  // never changed once made
+  return t;
 }
 
 double Tensor::ElementAsDouble(int64_t i) const {
@@ -110,6 +143,7 @@ std::string Tensor::DebugType() const {
 namespace {
 
 std::string FormatElement(const Tensor& t, int64_t i) {
+  if (t.dtype() == DType::kString) return absl::StrCat("\"", absl::CEscape(t.strings()[i]), "\"");
   if (t.dtype() == DType::kBool) return t.data<bool>()[i] ? "True" : "False";
   if (IsFloating(t.dtype())) {
     const double v = t.ElementAsDouble(i);
@@ -153,7 +187,8 @@ void PreviewInto(const Tensor& t, int axis, int64_t offset, int64_t& budget, std
 }  // namespace
 
 std::string Tensor::Preview(int64_t max_elements) const {
-  if (!IsSupported(dtype_)) return absl::StrCat("<", DTypeName(dtype_), ">");
+  if (variant_ != nullptr) return variant_->DebugString();
+  if (!IsSupported(dtype_) && strings_ == nullptr) return absl::StrCat("<", DTypeName(dtype_), ">");
   std::string out;
   int64_t budget = max_elements;
   PreviewInto(*this, 0, 0, budget, out);
@@ -161,6 +196,12 @@ std::string Tensor::Preview(int64_t max_elements) const {
 }
 
 bool Tensor::BitwiseEqual(const Tensor& other) const {
+  if (dtype_ == DType::kString) {
+    return other.dtype_ == DType::kString && shape_ == other.shape_ &&
+           std::equal(strings().begin(), strings().end(), other.strings().begin(),
+                      other.strings().end());
+  }
+  if (dtype_ == DType::kVariant) return other.variant_ == variant_;
   return dtype_ == other.dtype_ && shape_ == other.shape_ &&
          (byte_size() == 0 || std::memcmp(raw_data(), other.raw_data(), byte_size()) == 0);
 }

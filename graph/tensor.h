@@ -27,6 +27,14 @@ absl::StatusOr<int64_t> NumElements(const Shape& shape);
 // before anything is allocated.
 inline constexpr int64_t kMaxTensorBytes = int64_t{8} << 30;
 
+// A value that is no array of numbers: a TensorArray's contents or a TensorList
+// (runtime/reference/tensor_list.h). It lives on the host and is never changed once made.
+class Variant {
+ public:
+  virtual ~Variant() = default;
+  virtual std::string DebugString() const = 0;
+};
+
 // Tensors share their buffer on copy: they are values that are never written after they are
 // produced, except through mutable_data() by the code that just created them.
 class Tensor {
@@ -34,7 +42,8 @@ class Tensor {
   Tensor();  // the float32 scalar 0
 
   // A zero-filled tensor; fails on a negative dimension, overflow or more than
-  // kMaxTensorBytes. For kString the tensor has a shape but no element storage.
+  // kMaxTensorBytes. A kString tensor holds empty strings (strings()); a kVariant one holds
+  // no value (variant() is null).
   static absl::StatusOr<Tensor> Create(DType dtype, Shape shape);
 
   // A tensor with a dtype and a shape and no elements stored, for ops that read only shapes
@@ -43,6 +52,11 @@ class Tensor {
 
   // Convenience for tests and kernels whose sizes are already checked: aborts on failure.
   static Tensor Zeros(DType dtype, Shape shape);
+
+  // A string tensor of `values` (C order), whose count must match `shape`.
+  static absl::StatusOr<Tensor> Strings(std::vector<std::string> values, Shape shape);
+  // A variant scalar holding `value`.
+  static Tensor OfVariant(std::shared_ptr<const Variant> value);
 
   template <typename T>
   static Tensor FromVector(const std::vector<T>& values, Shape shape) {
@@ -82,6 +96,16 @@ class Tensor {
     return {mutable_data<T>(), static_cast<size_t>(num_elements_)};
   }
 
+  // A string tensor's elements (empty for every other dtype).
+  std::span<const std::string> strings() const {
+    return strings_ ? std::span<const std::string>(*strings_) : std::span<const std::string>();
+  }
+  std::span<std::string> mutable_strings() {
+    return strings_ ? std::span<std::string>(*strings_) : std::span<std::string>();
+  }
+  // A variant scalar's value, or null.
+  const Variant* variant() const { return variant_.get(); }
+
   // Same elements, another shape with the same element count (shares the buffer).
   absl::StatusOr<Tensor> Reshaped(Shape shape) const;
 
@@ -107,6 +131,8 @@ class Tensor {
   Shape shape_;
   int64_t num_elements_ = 1;
   std::shared_ptr<std::vector<unsigned char>> buffer_;
+  std::shared_ptr<std::vector<std::string>> strings_;  // kString only
+  std::shared_ptr<const Variant> variant_;             // kVariant only
 };
 
 }  // namespace dfc

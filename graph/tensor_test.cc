@@ -223,7 +223,9 @@ INSTANTIATE_TEST_SUITE_P(
         PreviewCase{"Int8", Tensor::FromVector<int8_t>({-128}, {1}), 16, "[-128]"},
         PreviewCase{"Empty", Tensor::Zeros(DType::kFloat, {0}), 16, "[]"},
         PreviewCase{"EmptyRows", Tensor::Zeros(DType::kInt32, {2, 0}), 16, "[[], []]"},
-        PreviewCase{"String", Tensor::Zeros(DType::kString, {2}), 16, "<string>"}),
+        PreviewCase{"EmptyStrings", Tensor::Zeros(DType::kString, {2}), 16, "[\"\", \"\"]"},
+        PreviewCase{"Strings", *Tensor::Strings({"a\n", "b"}, {2}), 16, "[\"a\\n\", \"b\"]"},
+        PreviewCase{"Resource", Tensor::Zeros(DType::kResource, {}), 16, "<resource>"}),
     [](const auto& info) { return std::string(info.param.name); });
 
 TEST(Tensor, BitwiseEqual) {

@@ -88,7 +88,7 @@ absl::StatusOr<std::vector<Tensor>> DeviceExecutor::Run(const Graph& graph,
   // The profiler's first level: the graph run.
   profiler::RecordEvent span("run");
   DFC_ASSIGN_OR_RETURN(SizeBindings sizes, BindSizes(translated, feeds));
-  ActiveRun run(*this, graph, translated, sizes, state);
+  ActiveRun run(*this, graph, translated, sizes, state, graph.functions().get());
   for (const auto& [id, tensor] : feeds) run.Feed(id, tensor);
   for (const ExecutionUnit& unit : translated.partition.schedule) {
     DFC_RETURN_IF_ERROR(run.RunUnit(unit));

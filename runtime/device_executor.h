@@ -42,6 +42,7 @@
 #include "graph/tensor.h"
 #include "ir/from_tf/cluster.h"
 #include "rewrite/device_profile.h"
+#include "runtime/control_flow.h"
 #include "runtime/opencl/context.h"
 #include "runtime/opencl/program_cache.h"
 #include "runtime/reference/philox.h"
@@ -97,6 +98,8 @@ class DeviceExecutor {
     // Run a cluster that is one float32 MatMul through CLBlast's GEMM instead of a generated
     // kernel: the unfused chain's MatMul, as TensorFlow runs it (a vendor BLAS), for benchmarks.
     bool blas_matmul = false;
+    // A While loop that runs more iterations is an error.
+    int64_t max_loop_iterations = kDefaultMaxLoopIterations;
   };
 
   // What one graph keeps on the device between runs: its variables, the constants its
@@ -170,6 +173,14 @@ class DeviceExecutor {
   Options options_;
   rewrite::DeviceProfile profile_;
   absl::flat_hash_map<const ir::Fun*, CompiledCluster> compiled_;
+  // The translations of the functions of While and If nodes, by function graph and argument
+  // types: a loop's body is translated once, for its first iteration's shapes. Each keeps its
+  // graph, whose address is in the key, alive.
+  struct FunctionTranslation {
+    std::shared_ptr<const Graph> graph;
+    ir::TranslatedGraph translated;
+  };
+  absl::flat_hash_map<std::string, std::unique_ptr<FunctionTranslation>> function_translations_;
   // An optimizer's update (variable_writes.cc): the kernel `source` builds, run over the n
   // elements of `in` (the variables, var first, then the gradient), writing a new buffer for
   // each variable, with `scalars` (double) after the buffers.

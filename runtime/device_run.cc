@@ -29,6 +29,14 @@ absl::Status DeviceExecutor::ActiveRun::RunUnit(const ExecutionUnit& unit) {
   const Node& node = graph_.node(unit.node);
   const OpDef& def = DefOf(node);
   if (AllOutputsFed(unit.node) || def.variable) return absl::OkStatus();
+  for (const TensorId& id : node.inputs) {
+    if (fed_.contains(id)) liveness_.Revive(id);
+  }
+  if (!liveness_.Runs(node)) {
+    liveness_.Skip(graph_, unit.node);
+    return absl::OkStatus();
+  }
+  if (def.control) return RunControl(node);
   if (def.num_ref_inputs > 0 && !node.inputs.empty() && IsVariableRead(node.inputs[0])) {
     return RunVariableWrite(node);
   }
@@ -60,8 +68,104 @@ absl::Status DeviceExecutor::ActiveRun::CheckErrors() {
   return absl::OkStatus();
 }
 
+absl::Status DeviceExecutor::ActiveRun::RunControl(const Node& node) {
+  if (IsMerge(node)) {
+    if (node.inputs.empty()) return node.Error("a Merge with no input");
+    const int k = liveness_.FirstLive(node);
+    DFC_ASSIGN_OR_RETURN(std::shared_ptr<DeviceTensor> value, Value(node.inputs[k], &node));
+    values_[TensorId{node.name, 0}] = std::move(value);
+    values_[TensorId{node.name, 1}] = OnHost(Tensor::Scalar<int32_t>(k));
+    return absl::OkStatus();
+  }
+  if (IsSwitch(node)) {
+    if (node.inputs.size() != 2) return node.Error("expected a value and a predicate");
+    DFC_ASSIGN_OR_RETURN(Tensor pred, Host(node.inputs[1], &node));
+    DFC_ASSIGN_OR_RETURN(bool taken, Truth(node, pred, "its predicate"));
+    DFC_ASSIGN_OR_RETURN(std::shared_ptr<DeviceTensor> value, Value(node.inputs[0], &node));
+    values_[TensorId{node.name, taken ? 1 : 0}] = std::move(value);
+    liveness_.Kill(TensorId{node.name, taken ? 0 : 1});
+    return absl::OkStatus();
+  }
+  std::vector<std::shared_ptr<DeviceTensor>> inputs;
+  for (const TensorId& id : node.inputs) {
+    DFC_ASSIGN_OR_RETURN(std::shared_ptr<DeviceTensor> value, Value(id, &node));
+    inputs.push_back(std::move(value));
+  }
+  using V = std::shared_ptr<DeviceTensor>;
+  const auto run = [&](const FunctionGraph& f, std::vector<V> args) {
+    return RunFunction(node, f, std::move(args));
+  };
+  // The loop's condition is the one value a loop reads back each iteration.
+  const auto truth = [&](const V& value) -> absl::StatusOr<bool> {
+    if (!value->host) {
+      DFC_RETURN_IF_ERROR(CheckErrors());
+      DFC_RETURN_IF_ERROR(ex_.Download(*value));
+    }
+    return Truth(node, *value->host, "its condition's value");
+  };
+  absl::StatusOr<std::vector<V>> out =
+      IsWhile(node) ? RunWhileLoop<V>(node, library_, std::move(inputs),
+                                      ex_.options_.max_loop_iterations, run, truth)
+                    : RunIfBranch<V>(node, library_, std::move(inputs), run, truth);
+  if (!out.ok()) return node.Annotate(out.status());
+  for (size_t k = 0; k < out->size(); ++k) {
+    values_[TensorId{node.name, static_cast<int>(k)}] = std::move((*out)[k]);
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::vector<std::shared_ptr<DeviceTensor>>> DeviceExecutor::ActiveRun::RunFunction(
+    const Node& caller, const FunctionGraph& f, std::vector<std::shared_ptr<DeviceTensor>> args) {
+  constexpr int kMaxDepth = 64;
+  if (depth_ >= kMaxDepth) {
+    return caller.Error("functions run each other too deep (a function that runs itself)");
+  }
+  // The translation needs the arguments' types only: their values stay where they are.
+  std::vector<dfc::Feed> shapes;
+  std::string key = absl::StrCat(reinterpret_cast<uintptr_t>(f.graph.get()), ":");
+  for (size_t k = 0; k < args.size(); ++k) {
+    const DeviceTensor& a = *args[k];
+    absl::StatusOr<Tensor> t = a.host ? *a.host : Tensor::ShapeOnly(a.dtype, a.shape);
+    if (!t.ok()) return t.status();
+    shapes.push_back(dfc::Feed{TensorId{f.args[k], 0}, *std::move(t)});
+    absl::StrAppend(&key, a.DebugType(), ";");
+  }
+  DFC_RETURN_IF_ERROR(CheckFeeds(*f.graph, shapes));
+  auto& cached = ex_.function_translations_[key];
+  if (cached == nullptr) {
+    DFC_ASSIGN_OR_RETURN(ir::TranslatedGraph t,
+                         TranslateForFeeds(*f.graph, f.results, shapes, f.targets));
+    cached = std::make_unique<FunctionTranslation>(FunctionTranslation{f.graph, std::move(t)});
+  }
+  const ir::TranslatedGraph* translation = &cached->translated;
+  DFC_ASSIGN_OR_RETURN(SizeBindings sizes, BindSizes(*translation, shapes));
+  ActiveRun inner(ex_, *f.graph, *translation, sizes, state_, library_, depth_ + 1);
+  for (size_t k = 0; k < args.size(); ++k) inner.Feed(TensorId{f.args[k], 0}, std::move(args[k]));
+  for (const ExecutionUnit& unit : translation->partition.schedule) {
+    DFC_RETURN_IF_ERROR(inner.RunUnit(unit));
+  }
+  std::vector<std::shared_ptr<DeviceTensor>> results;
+  for (const TensorId& id : f.results) {
+    DFC_ASSIGN_OR_RETURN(std::shared_ptr<DeviceTensor> value, inner.Result(id));
+    results.push_back(std::move(value));
+  }
+  // Its error flags and state changes become this run's.
+  for (PendingError& p : inner.pending_) pending_.push_back(std::move(p));
+  inner.pending_.clear();
+  for (auto& [name, value] : inner.written_) written_[name] = std::move(value);
+  inner.written_.clear();
+  for (auto& [name, rng] : inner.rngs_) rngs_[name] = rng;
+  inner.rngs_.clear();
+  return results;
+}
+
 absl::StatusOr<std::shared_ptr<DeviceTensor>> DeviceExecutor::ActiveRun::Value(
     const TensorId& id, const Node* consumer) {
+  if (!fed_.contains(id) && liveness_.IsDead(id)) {
+    const std::string message =
+        absl::StrCat("\"", id.ToString(), "\" has no value: it is on a branch not taken");
+    return consumer != nullptr ? consumer->Error(message) : absl::InvalidArgumentError(message);
+  }
   if (IsVariableRead(id)) {
     std::shared_ptr<DeviceTensor> current = Variable(id.node);
     if (current == nullptr) {

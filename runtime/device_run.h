@@ -17,6 +17,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "graph/ops.h"
+#include "runtime/control_flow.h"
 #include "runtime/device_executor.h"
 #include "runtime/opencl/cl_error.h"
 #include "runtime/opencl/handles.h"
@@ -60,20 +61,25 @@ class ArgSetter {
 class DeviceExecutor::ActiveRun {
  public:
   // `sizes`: the run's size variables, bound from its feeds; they outlive the ActiveRun.
+  // `library`: where While and If nodes find their functions (the top graph's).
   ActiveRun(DeviceExecutor& executor, const Graph& graph, const ir::TranslatedGraph& translated,
-            const SizeBindings& sizes, State* state)
+            const SizeBindings& sizes, State* state, const FunctionLibrary* library, int depth = 0)
       : ex_(executor),
         graph_(graph),
         translated_(translated),
         sizes_(sizes),
-        state_(state ? state : &own_state_) {}
+        state_(state ? state : &own_state_),
+        library_(library),
+        depth_(depth) {}
   ActiveRun(const ActiveRun&) = delete;
   ActiveRun& operator=(const ActiveRun&) = delete;
   ~ActiveRun() { DescribeKernels(); }
 
-  void Feed(const TensorId& id, const Tensor& value) {
+  void Feed(const TensorId& id, const Tensor& value) { Feed(id, OnHost(value)); }
+  // A value already on the device (a loop variable) is fed as it is.
+  void Feed(const TensorId& id, std::shared_ptr<DeviceTensor> value) {
     fed_.insert(id);
-    values_[id] = OnHost(value);
+    values_[id] = std::move(value);
   }
 
   absl::Status RunUnit(const ExecutionUnit& unit);
@@ -89,6 +95,9 @@ class DeviceExecutor::ActiveRun {
         "cluster ", index, " (",
         absl::StrJoin(ClusterNodeNames(graph_, translated_.partition.clusters[index]), ", "), ")");
   }
+
+  // The value of `id` where it is (a function's result stays on the device).
+  absl::StatusOr<std::shared_ptr<DeviceTensor>> Result(const TensorId& id) { return Value(id, nullptr); }
 
   // Makes the run's variable writes and random draws the state's. Called only when the whole
   // run succeeded: a run that fails anywhere (a device fault, an index out of range) leaves
@@ -156,6 +165,13 @@ class DeviceExecutor::ActiveRun {
 
   absl::Status RunHostNode(const Node& node, const OpDef& def);
 
+  // Switch and Merge (passing device values on without copies), While and If.
+  absl::Status RunControl(const Node& node);
+  // Runs function `f` for `caller` on `args`, its kernels translated once per argument shapes
+  // and its values left on the device.
+  absl::StatusOr<std::vector<std::shared_ptr<DeviceTensor>>> RunFunction(
+      const Node& caller, const FunctionGraph& f, std::vector<std::shared_ptr<DeviceTensor>> args);
+
   // An op that writes variables (OpDef::num_ref_inputs): Assign, AssignAdd, AssignSub,
   // ApplyGradientDescent, the optimizers. Assign takes the value's buffer as the variable's; an
   // AssignAdd, AssignSub or ApplyGradientDescent of a float or double variable runs on the
@@ -203,6 +219,9 @@ class DeviceExecutor::ActiveRun {
   const SizeBindings& sizes_;
   State own_state_;
   State* state_;
+  const FunctionLibrary* library_;
+  int depth_;
+  Liveness liveness_;
   absl::flat_hash_set<TensorId> fed_;
   absl::flat_hash_map<TensorId, std::shared_ptr<DeviceTensor>> values_;
   // The variables this run wrote and the random streams it drew from, made the state's by

@@ -1,6 +1,8 @@
 // Interpreted execution of translated graphs (see interpreted.h).
 #include "runtime/interpreted.h"
 
+#include "runtime/control_flow.h"
+
 #include <map>
 
 
@@ -154,13 +156,21 @@ absl::StatusOr<std::vector<Tensor>> RunTranslated(const Graph& graph,
                                                   const ir::TranslatedGraph& translated,
                                                   const std::vector<Feed>& feeds,
                                                   const std::vector<TensorId>& fetches,
-                                                  const ClusterRunner& run_cluster) {
+                                                  const ClusterRunner& run_cluster,
+                                                  const FunctionRunner& run_function,
+                                                  const FunctionLibrary* library) {
+  if (library == nullptr) library = graph.functions().get();
   DFC_ASSIGN_OR_RETURN(SizeBindings sizes, BindSizes(translated, feeds));
   absl::flat_hash_map<TensorId, Tensor> values;
   for (const auto& [id, tensor] : feeds) values[id] = tensor;
+  Liveness liveness;
   const ValueOf value_of = [&](const TensorId& id) -> absl::StatusOr<Tensor> {
     auto it = values.find(id);
     if (it == values.end()) {
+      if (liveness.IsDead(id)) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "\"", id.ToString(), "\" has no value: it is on a branch not taken"));
+      }
       return absl::InternalError(absl::StrCat("tensor \"", id.ToString(), "\" was not computed"));
     }
     return it->second;
@@ -169,12 +179,47 @@ absl::StatusOr<std::vector<Tensor>> RunTranslated(const Graph& graph,
   for (const ExecutionUnit& unit : translated.partition.schedule) {
     if (unit.node >= 0) {
       const Node& node = graph.node(unit.node);
+      if (!liveness.Runs(node)) {
+        liveness.Skip(graph, unit.node);
+        continue;
+      }
+      if (IsMerge(node)) {
+        if (node.inputs.empty()) return node.Error("a Merge with no input");
+        const int k = liveness.FirstLive(node);
+        DFC_ASSIGN_OR_RETURN(Tensor value, value_of(node.inputs[k]));
+        values[TensorId{node.name, 0}] = std::move(value);
+        values[TensorId{node.name, 1}] = Tensor::Scalar<int32_t>(k);
+        continue;
+      }
       std::vector<Tensor> inputs;
       for (const TensorId& id : node.inputs) {
         DFC_ASSIGN_OR_RETURN(Tensor t, value_of(id));
         inputs.push_back(std::move(t));
       }
-      DFC_ASSIGN_OR_RETURN(std::vector<Tensor> outputs, reference::EvaluateNode(node, inputs));
+      std::vector<Tensor> outputs;
+      if (IsSwitch(node)) {
+        if (inputs.size() != 2) return node.Error("expected a value and a predicate");
+        DFC_ASSIGN_OR_RETURN(bool taken, Truth(node, inputs[1], "its predicate"));
+        values[TensorId{node.name, taken ? 1 : 0}] = inputs[0];
+        liveness.Kill(TensorId{node.name, taken ? 0 : 1});
+        continue;
+      }
+      if (IsWhile(node) || IsIf(node)) {
+        if (!run_function) return node.Error("functions cannot run here");
+        const auto run = [&](const FunctionGraph& f, std::vector<Tensor> args) {
+          return run_function(node, f, std::move(args));
+        };
+        const auto truth = [&](const Tensor& t) { return Truth(node, t, "its condition's value"); };
+        absl::StatusOr<std::vector<Tensor>> out =
+            IsWhile(node) ? RunWhileLoop<Tensor>(node, library, std::move(inputs),
+                                                 kDefaultMaxLoopIterations, run, truth)
+                          : RunIfBranch<Tensor>(node, library, std::move(inputs),
+                                                run, truth);
+        if (!out.ok()) return node.Annotate(out.status());
+        outputs = *std::move(out);
+      } else {
+        DFC_ASSIGN_OR_RETURN(outputs, reference::EvaluateNode(node, inputs));
+      }
       for (int k = 0; k < static_cast<int>(outputs.size()); ++k) {
         values[TensorId{node.name, k}] = std::move(outputs[k]);
       }
@@ -266,10 +311,31 @@ absl::StatusOr<std::vector<Tensor>> RunClusterByReference(const Graph& graph,
   return out;
 }
 
-absl::StatusOr<std::vector<Tensor>> RunInterpreted(const Graph& graph,
-                                                   const ir::TranslatedGraph& translated,
-                                                   const std::vector<Feed>& feeds,
-                                                   const std::vector<TensorId>& fetches) {
+namespace {
+
+// Functions that run functions deeper than this are taken for a recursion.
+constexpr int kMaxInterpretedDepth = 64;
+
+absl::StatusOr<std::vector<Tensor>> RunInterpretedAt(const Graph& graph,
+                                                     const FunctionLibrary* library,
+                                                     const ir::TranslatedGraph& translated,
+                                                     const std::vector<Feed>& feeds,
+                                                     const std::vector<TensorId>& fetches,
+                                                     int depth) {
+  // A function's graph holds no library: its While and If nodes name the top graph's.
+  const FunctionRunner run_function = [&](const Node& caller, const FunctionGraph& f,
+                                          std::vector<Tensor> args)
+      -> absl::StatusOr<std::vector<Tensor>> {
+    if (depth >= kMaxInterpretedDepth) {
+      return caller.Error("functions run each other too deep (a function that runs itself)");
+    }
+    std::vector<Feed> inner;
+    for (size_t k = 0; k < args.size(); ++k) inner.push_back({{f.args[k], 0}, std::move(args[k])});
+    DFC_RETURN_IF_ERROR(CheckFeeds(*f.graph, inner));
+    DFC_ASSIGN_OR_RETURN(ir::TranslatedGraph t,
+                         TranslateForFeeds(*f.graph, f.results, inner, f.targets));
+    return RunInterpretedAt(*f.graph, library, t, inner, f.results, depth + 1);
+  };
   return RunTranslated(
       graph, translated, feeds, fetches,
       [&](int index, std::vector<Tensor> params, const SizeBindings& sizes,
@@ -286,7 +352,17 @@ absl::StatusOr<std::vector<Tensor>> RunInterpreted(const Graph& graph,
           outputs.push_back(std::move(t));
         }
         return outputs;
-      });
+      },
+      run_function, library);
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<Tensor>> RunInterpreted(const Graph& graph,
+                                                   const ir::TranslatedGraph& translated,
+                                                   const std::vector<Feed>& feeds,
+                                                   const std::vector<TensorId>& fetches) {
+  return RunInterpretedAt(graph, graph.functions().get(), translated, feeds, fetches, 0);
 }
 
 }  // namespace dfc

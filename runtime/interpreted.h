@@ -95,14 +95,22 @@ using ValueOf = std::function<absl::StatusOr<Tensor>(const TensorId&)>;
 using ClusterRunner = std::function<absl::StatusOr<std::vector<Tensor>>(
     int index, std::vector<Tensor> params, const SizeBindings& sizes, const ValueOf& value_of)>;
 
+// Runs function `f` of the graph's library for While or If node `caller` on `args`.
+using FunctionRunner = std::function<absl::StatusOr<std::vector<Tensor>>(
+    const Node& caller, const FunctionGraph& f, std::vector<Tensor> args)>;
+
 // Runs `translated` (made by ir::TranslateGraph for these fetches and feeds) and returns the
-// fetches: host nodes by the reference executor, clusters by `run_cluster`. The feeds were checked
-// where they entered (CheckFeeds).
+// fetches: host nodes by the reference executor, clusters by `run_cluster`, the functions of
+// While and If nodes by `run_function`, with TF1 conds' deadness (runtime/control_flow.h). The
+// feeds were checked where they entered (CheckFeeds). `library`: where the While and If nodes
+// find their functions, `graph`'s own when null (a function's graph holds none).
 absl::StatusOr<std::vector<Tensor>> RunTranslated(const Graph& graph,
                                                   const ir::TranslatedGraph& translated,
                                                   const std::vector<Feed>& feeds,
                                                   const std::vector<TensorId>& fetches,
-                                                  const ClusterRunner& run_cluster);
+                                                  const ClusterRunner& run_cluster,
+                                                  const FunctionRunner& run_function = {},
+                                                  const FunctionLibrary* library = nullptr);
 
 // Runs one cluster's nodes one by one on the reference executor (a kernel's fallback). Inputs
 // the translations read when compiling (a Reshape's shape) come from `fold`, evaluated with

@@ -22,6 +22,7 @@ struct OpsMdRow {
   std::string family;
   std::string runs_on;
   std::vector<std::string> ops;
+  bool operator==(const OpsMdRow&) const = default;
 };
 
 // The rows of one of OPS.md's tables: "| family | runs on | ops |". `heading` is the line
@@ -56,8 +57,12 @@ std::vector<OpsMdRow> ReadOpsMdTable(absl::string_view heading_prefix) {
 // The first table: the ops dfc supports.
 std::vector<OpsMdRow> ReadOpsMd() { return ReadOpsMdTable("# The op table"); }
 
-// The nn table, being built (issue 30): the ops of it that graph/ops.cc claims must match it.
+// The nn table (issue 30): the ops of it that graph/ops.cc claims must match it.
 std::vector<OpsMdRow> ReadNnTable() { return ReadOpsMdTable("### nn"); }
+
+// The control table, being built (issue 31): its ops run on the host, which drives loops and
+// keeps TensorArrays as values.
+std::vector<OpsMdRow> ReadControlTable() { return ReadOpsMdTable("### control"); }
 
 Placement PlacementOf(const OpsMdRow& row) {
   // Variable updates are placed as ApplyGradientDescent is: a host op of the graph whose
@@ -82,6 +87,11 @@ TEST(OpsTableTest, MatchesOpsMdAndEveryOpHasAKernel) {
   for (const OpsMdRow& row : nn_rows) {
     for (const std::string& op : row.ops) nn_row_of[op] = &row;
   }
+  const std::vector<OpsMdRow> control_rows = ReadControlTable();
+  ASSERT_EQ(control_rows.size(), 5u) << "OPS.md's control table has changed shape";
+  for (const OpsMdRow& row : control_rows) {
+    for (const std::string& op : row.ops) nn_row_of[op] = &row;
+  }
   for (const auto& [op, row] : row_of) {
     ASSERT_NE(FindOpDef(op), nullptr) << op << " (" << row->family << ") is not in graph/ops.cc";
   }
@@ -91,9 +101,14 @@ TEST(OpsTableTest, MatchesOpsMdAndEveryOpHasAKernel) {
     const OpsMdRow* row = nn != nn_row_of.end() ? nn->second
                           : row_of.contains(op) ? row_of[op]
                                                 : nullptr;
-    ASSERT_NE(row, nullptr) << op << " is not in OPS.md's first or nn table";
+    ASSERT_NE(row, nullptr) << op << " is not in OPS.md's first, nn or control table";
     EXPECT_EQ(std::string(def.family), row->family) << op;
-    EXPECT_EQ(def.placement, PlacementOf(*row)) << op << " runs on \"" << row->runs_on << "\"";
+    const bool control = std::find(control_rows.begin(), control_rows.end(), *row) !=
+                         control_rows.end();
+    EXPECT_EQ(def.placement, control ? Placement::kHost : PlacementOf(*row))
+        << op << " runs on \"" << row->runs_on << "\"";
+    // Switch, Merge, While and If are run by the executors themselves.
+    if (def.control) continue;
     EXPECT_NE(reference::KernelRegistry::Global().Find(op), nullptr)
         << op << " has no reference kernel";
   }

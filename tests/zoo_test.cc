@@ -128,6 +128,75 @@ TEST(ZooSavedModelTest, TheKerasCnnMatchesTheReferenceOnTheDevice) {
   EXPECT_EQ((*device)->executor().fallbacks(), 0);
 }
 
+// The zoo's TF1 recurrent networks, each a while loop over TensorArrays: the Keras LSTM (100
+// steps of 1000 features, 128 units, weights initialised by seeded random ops) and the float64
+// GRU of tf.nn.dynamic_rnn. The device runs the loop from the host, each iteration's body fused
+// into kernels whose values stay on the device; it must equal the reference at batch 1 and 64.
+struct RnnCase {
+  std::string file;
+  std::string input;
+  Shape sequence;  // the input's shape after the batch
+  DType dtype;
+  std::string fetch;
+  std::vector<std::string> init;
+};
+
+class ZooRnnTest : public ::testing::TestWithParam<std::pair<RnnCase, int64_t>> {};
+
+TEST_P(ZooRnnTest, MatchesTheReferenceOnTheDevice) {
+  const auto& [model, batch] = GetParam();
+  if (!cl::SelectDevice("cpu").ok()) GTEST_SKIP() << "no OpenCL CPU device";
+  absl::StatusOr<Graph> loaded = LoadGraph(testing::SharedDir() + "/zoo/" + model.file);
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  auto graph = std::make_shared<const Graph>(*std::move(loaded));
+  Shape shape = {batch};
+  shape.insert(shape.end(), model.sequence.begin(), model.sequence.end());
+  Tensor input = testing::UniformFloats(shape, 11, -1, 1);
+  if (model.dtype == DType::kDouble) {
+    Tensor wide = Tensor::Zeros(DType::kDouble, shape);
+    std::copy(input.flat<float>().begin(), input.flat<float>().end(), wide.mutable_data<double>());
+    input = wide;
+  }
+  const std::vector<Feed> feeds = {{{model.input, 0}, input}};
+  absl::StatusOr<std::unique_ptr<DeviceSession>> device =
+      DeviceSession::Create(graph, {.device = "cpu"});
+  ASSERT_TRUE(device.ok()) << device.status();
+  ASSERT_TRUE((*device)->Run({}, {}, model.init).ok());
+  absl::StatusOr<std::vector<Tensor>> got = (*device)->Run(feeds, {model.fetch});
+  ASSERT_TRUE(got.ok()) << got.status();
+  reference::Session reference(graph);
+  ASSERT_TRUE(reference.Run({}, {}, model.init).ok());
+  absl::StatusOr<std::vector<Tensor>> want = reference.Run(feeds, {model.fetch});
+  ASSERT_TRUE(want.ok()) << want.status();
+  // The device computes each step's gates in the graph's dtype, the reference in double, and
+  // a step's error feeds the next: over the LSTM's 100 steps the outputs (magnitude < 1)
+  // measured 1e-6 apart in float32. 1e-4 keeps that margin and fails a wrong step by far.
+  const double tolerance = model.dtype == DType::kDouble ? 1e-10 : 1e-4;
+  const Comparison c =
+      CompareTensors((*got)[0], (*want)[0], {.rtol = tolerance, .atol = tolerance});
+  EXPECT_TRUE(c.equal) << c.reason;
+  EXPECT_EQ((*device)->executor().fallbacks(), 0);
+  EXPECT_GT((*device)->executor().kernels_run(), 0);
+}
+
+std::vector<std::pair<RnnCase, int64_t>> RnnCases() {
+  const std::vector<RnnCase> models = {
+      {"keras_lstm_while.pb", "lstm_1_input", {100, 1000}, DType::kFloat,
+       "lstm_1/TensorArrayReadV3", {"init"}},
+      {"gru_dynamic_f64.pb", "input", {2, 6}, DType::kDouble, "output", {}},
+  };
+  std::vector<std::pair<RnnCase, int64_t>> cases;
+  for (const RnnCase& model : models) {
+    for (int64_t batch : {1, 64}) cases.push_back({model, batch});
+  }
+  return cases;
+}
+
+INSTANTIATE_TEST_SUITE_P(Zoo, ZooRnnTest, ::testing::ValuesIn(RnnCases()), [](const auto& info) {
+  const std::string& file = info.param.first.file;
+  return absl::StrCat(file.substr(0, file.find('.')), "_batch", info.param.second);
+});
+
 // The graph with, for each variable V, a placeholder "sync/V" and an Assign "sync/V/Assign"
 // writing it into V: a session's variables can then be set to another's.
 absl::StatusOr<Graph> WithVariableSync(const Graph& graph, std::vector<std::string>& variables) {

@@ -9,6 +9,7 @@
 #include <memory>
 #include <optional>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
@@ -25,7 +26,7 @@ namespace {
 constexpr char kUsage[] =
     "usage: dfc run GRAPH|PLAN_DIR|SAVED_MODEL_DIR --fetch T[,T...] [--feed NAME=FILE.npy]...\n"
     "               [--target NODE]... [--init NODE]... [--init-variables] [--steps K]\n"
-    "               [--out DIR] [--signature NAME]\n"
+    "               [--out DIR] [--signature NAME] [--max-loop-iterations N]\n"
     "               [--device auto|cpu|gpu|amd|nvidia|intel|arm] [--platform N] [--reference]\n"
     "  PLAN_DIR  a plan from `dfc compile`: its kernels run, its initialisers run first, and\n"
     "            its fetches and its targets are the defaults of --fetch and --target\n"
@@ -44,7 +45,9 @@ constexpr char kUsage[] =
     "  --device  the OpenCL device that runs the generated kernels (default auto: a GPU if\n"
     "            there is one, else the first device)\n"
     "  --platform  only devices of OpenCL platform N\n"
-    "  --reference  run everything on the host reference executor (the oracle)\n";
+    "  --reference  run everything on the host reference executor (the oracle)\n"
+    "  --max-loop-iterations N  a while loop that runs more iterations is an error\n"
+    "            (default 1000000)\n";
 
 // "a/b:1" -> "a__b_1.npy".
 std::string OutputFileName(const std::string& tensor) {
@@ -64,7 +67,8 @@ int Run(const std::vector<std::string>& argv) {
                                                {"device", true},
                                                {"platform", true},
                                                {"signature", true},
-                                               {"reference"}});
+                                               {"reference"},
+                                               {"max-loop-iterations", true}});
   if (!args.ok()) return ReportUsage(std::string(args.status().message()), kUsage);
   if (args->positional.size() != 1) return ReportUsage("expected one GRAPH or PLAN_DIR", kUsage);
   std::vector<std::string> fetches;
@@ -99,6 +103,12 @@ int Run(const std::vector<std::string>& argv) {
   }
 
   const bool on_device = !args->Has("reference");
+  int64_t parsed_limit = kDefaultMaxLoopIterations;
+  if (args->Has("max-loop-iterations") &&
+      (!absl::SimpleAtoi(args->Get("max-loop-iterations"), &parsed_limit) || parsed_limit < 0)) {
+    return ReportUsage("--max-loop-iterations takes a count", kUsage);
+  }
+  const std::optional<int64_t> max_iterations = parsed_limit;
   std::shared_ptr<const Graph> graph;
   std::unique_ptr<DeviceSession> device;
   std::vector<std::string> inits = args->All("init");
@@ -109,7 +119,8 @@ int Run(const std::vector<std::string>& argv) {
     if (!platform.ok()) return ReportUsage(std::string(platform.status().message()), kUsage);
     DeviceSession::Options options{.device = args->Get("device", "auto"),
                                    .platform = *platform,
-                                   .executor = {.warnings = &std::cerr}};
+                                   .executor = {.warnings = &std::cerr,
+                                                .max_loop_iterations = *max_iterations}};
     // A plan's initialisers run as it opens.
     absl::StatusOr<std::unique_ptr<DeviceSession>> opened =
         is_plan       ? DeviceSession::OpenPlan(source, std::move(options))
@@ -146,7 +157,7 @@ int Run(const std::vector<std::string>& argv) {
   // One step: fused kernels on the device, or the reference executor.
   std::function<absl::StatusOr<std::vector<Tensor>>()> run_step;
   std::function<absl::StatusOr<std::vector<Tensor>>()> run_init;
-  reference::Session session(graph);
+  reference::Session session(graph, {.max_loop_iterations = *max_iterations});
   if (device != nullptr) {
     run_init = [&] { return device->Run({}, {}, inits); };
     run_step = [&] { return device->Run(feeds, fetches, targets); };

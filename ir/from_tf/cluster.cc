@@ -30,10 +30,33 @@ std::string ParamName(const TensorId& id) {
   return name;
 }
 
+// The nodes on a branch of a TF1 cond: after a Switch (through data or control edges), up to
+// the Merge that joins the branches. Whether they run is known only at run time, so they run on
+// the host, which tracks it (runtime/control_flow.h).
+absl::flat_hash_set<int> ConditionalNodes(const Graph& graph, const std::vector<int>& nodes) {
+  absl::flat_hash_set<int> conditional;
+  for (int i : nodes) {  // topological
+    const Node& node = graph.node(i);
+    if (node.op == "Merge" || node.op == "RefMerge") continue;
+    auto after_switch = [&](absl::string_view producer) {
+      const int p = graph.IndexOf(producer);
+      if (p < 0) return false;
+      const std::string& op = graph.node(p).op;
+      return op == "Switch" || op == "RefSwitch" || conditional.contains(p);
+    };
+    bool is = false;
+    for (const TensorId& id : node.inputs) is |= after_switch(id.node);
+    for (const std::string& c : node.control_inputs) is |= after_switch(c);
+    if (is) conditional.insert(i);
+  }
+  return conditional;
+}
+
 bool IsDevicePlaced(const Node& node) {
   const OpDef* def = FindOpDef(node.op);
   return def != nullptr &&
-         (def->placement == Placement::kDevice || def->placement == Placement::kLayout);
+         (def->placement == Placement::kDevice || def->placement == Placement::kLayout) &&
+         !PassesHostOnlyValue(node);
 }
 
 // How many times `target` is reached walking the expression trees of `roots` (a DAG walked
@@ -355,9 +378,14 @@ absl::StatusOr<TranslatedGraph> TranslateGraph(const Graph& graph,
 
   // Why each device node that cannot be clustered stays on the host.
   absl::flat_hash_map<int, std::string> host_reason;
+  const absl::flat_hash_set<int> conditional = ConditionalNodes(graph, nodes);
   for (int i : nodes) {
     const Node& node = graph.node(i);
     if (!IsDevicePlaced(node) || translated.fold.folded[i]) continue;
+    if (conditional.contains(i)) {
+      host_reason[i] = "on a branch of a TF1 cond (after a Switch): its liveness is known at run time";
+      continue;
+    }
     std::vector<TensorInfo> inputs;
     for (const TensorId& id : node.inputs) inputs.push_back(translated.fold.Info(graph, id));
     absl::StatusOr<std::vector<TensorInfo>> shapes = InferShapesByTranslation(node, inputs);

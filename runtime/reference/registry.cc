@@ -25,6 +25,7 @@ const KernelRegistry& KernelRegistry::Global() {
     RegisterSpaceBatchKernels(*r);
     RegisterActivationGradKernels(*r);
     RegisterOptimizerKernels(*r);
+    RegisterTensorArrayKernels(*r);
     return r;
   }();
   return *registry;

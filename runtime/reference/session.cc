@@ -4,10 +4,58 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "base/status.h"
 #include "graph/ops.h"
+#include "runtime/control_flow.h"
 
 namespace dfc::reference {
-Session::Session(std::shared_ptr<const Graph> graph) : graph_(std::move(graph)) {}
+namespace {
+
+// Functions that run functions deeper than this are taken for a recursion.
+constexpr int kMaxFunctionDepth = 64;
+
+}  // namespace
+
+Session::Session(std::shared_ptr<const Graph> graph, Options options)
+    : Session(graph, options, graph->functions(), 0) {}
+
+Session::Session(std::shared_ptr<const Graph> graph, Options options,
+                 std::shared_ptr<const FunctionLibrary> library, int depth)
+    : graph_(std::move(graph)), options_(options), library_(std::move(library)), depth_(depth) {}
+
+absl::StatusOr<std::vector<Tensor>> Session::RunFunction(const Node& caller,
+                                                         const FunctionGraph& f,
+                                                         std::vector<Tensor> args) {
+  auto it = function_sessions_.find(f.graph.get());
+  if (it == function_sessions_.end()) {
+    if (depth_ >= kMaxFunctionDepth) {
+      return caller.Error(absl::StrCat("functions run each other more than ", kMaxFunctionDepth,
+                                       " deep (a function that runs itself)"));
+    }
+    auto session = std::unique_ptr<Session>(new Session(f.graph, options_, library_, depth_ + 1));
+    it = function_sessions_.emplace(f.graph.get(), std::move(session)).first;
+  }
+  std::vector<Feed> feeds;
+  for (size_t k = 0; k < args.size(); ++k) {
+    feeds.push_back(Feed{TensorId{f.args[k], 0}, std::move(args[k])});
+  }
+  std::vector<std::string> fetches;
+  for (const TensorId& r : f.results) fetches.push_back(r.ToString());
+  return it->second->Run(feeds, fetches, f.targets);
+}
+
+absl::StatusOr<std::vector<Tensor>> Session::RunControl(const Node& node,
+                                                        std::vector<Tensor> inputs) {
+  const auto run = [&](const FunctionGraph& f, std::vector<Tensor> args) {
+    return RunFunction(node, f, std::move(args));
+  };
+  const auto truth = [&](const Tensor& t) { return Truth(node, t, "its condition's value"); };
+  if (IsWhile(node)) {
+    return RunWhileLoop<Tensor>(node, library_.get(), std::move(inputs),
+                                options_.max_loop_iterations, run, truth);
+  }
+  return RunIfBranch<Tensor>(node, library_.get(), std::move(inputs), run, truth);
+}
 
 bool Session::IsVariable(int node) const {
   const OpDef* def = FindOpDef(graph_->node(node).op);
@@ -48,6 +96,7 @@ absl::StatusOr<const Session::Plan*> Session::GetPlan(const std::vector<TensorId
   if (!nodes.ok()) return nodes.status();
   if (absl::Status s = CheckSupported(*graph_, *nodes); !s.ok()) return s;
   for (int i : *nodes) {
+    if (FindOpDef(graph_->node(i).op)->control) continue;  // run by Run itself
     if (KernelRegistry::Global().Find(graph_->node(i).op) == nullptr) {
       return graph_->node(i).Error("no reference kernel for this op");
     }
@@ -72,8 +121,15 @@ absl::StatusOr<std::vector<Tensor>> Session::Run(const std::vector<Feed>& feeds,
   // Values of every node run so far, by node index. Variables are not stored here: their
   // consumers read the variable's current value when they run, as TF's reference edges do.
   absl::flat_hash_map<int, std::vector<Tensor>> values;
+  // The tensors of branches not taken (fed tensors are live whatever made them).
+  Liveness liveness;
+  auto is_dead = [&](const TensorId& id) { return !fed.contains(id) && liveness.IsDead(id); };
   auto read = [&](const TensorId& id, const Node& consumer) -> absl::StatusOr<Tensor> {
     if (auto it = fed.find(id); it != fed.end()) return *it->second;
+    if (liveness.IsDead(id)) {
+      return consumer.Error(absl::StrCat("\"", id.ToString(),
+                                         "\" has no value: it is on a branch not taken"));
+    }
     const int producer = graph_->IndexOf(id.node);
     if (IsVariable(producer)) {
       auto slot = variables_.find(producer);
@@ -93,6 +149,21 @@ absl::StatusOr<std::vector<Tensor>> Session::Run(const std::vector<Feed>& feeds,
   for (int i : (*plan)->nodes) {
     const Node& node = graph_->node(i);
     const OpDef* def = FindOpDef(node.op);  // the plan checked every node is supported
+    for (const TensorId& id : node.inputs) {
+      if (fed.contains(id)) liveness.Revive(id);
+    }
+    if (!liveness.Runs(node)) {
+      liveness.Skip(*graph_, i);
+      continue;
+    }
+    if (IsMerge(node)) {
+      if (node.inputs.empty()) return node.Error("a Merge with no input");
+      const int k = liveness.FirstLive(node);
+      DFC_ASSIGN_OR_RETURN(Tensor value, read(node.inputs[k], node));
+      values[i] = {std::move(value), Tensor::Scalar<int32_t>(k)};
+      continue;
+    }
+
     std::vector<Tensor> inputs;
     std::vector<KernelContext::VariableSlot*> refs(node.inputs.size(), nullptr);
     inputs.reserve(node.inputs.size());
@@ -108,6 +179,23 @@ absl::StatusOr<std::vector<Tensor>> Session::Run(const std::vector<Feed>& feeds,
       absl::StatusOr<Tensor> value = read(id, node);
       if (!value.ok()) return value.status();
       inputs.push_back(*std::move(value));
+    }
+    if (IsSwitch(node)) {
+      if (inputs.size() != 2) return node.Error("expected a value and a predicate");
+      DFC_ASSIGN_OR_RETURN(bool taken, Truth(node, inputs[1], "its predicate"));
+      values[i] = {inputs[0], inputs[0]};
+      liveness.Kill({node.name, taken ? 0 : 1});
+      continue;
+    }
+    if (IsWhile(node) || IsIf(node)) {
+      absl::StatusOr<std::vector<Tensor>> out = RunControl(node, std::move(inputs));
+      if (!out.ok()) return node.Annotate(out.status());
+      if (static_cast<int>(out->size()) != graph_->num_outputs(i)) {
+        return node.Error(absl::StrCat("its function gives ", out->size(), " values for ",
+                                       graph_->num_outputs(i), " outputs"));
+      }
+      values[i] = *std::move(out);
+      continue;
     }
     KernelContext ctx(node, inputs);
     ctx.set_ref_inputs(std::move(refs));
@@ -128,6 +216,10 @@ absl::StatusOr<std::vector<Tensor>> Session::Run(const std::vector<Feed>& feeds,
   std::vector<Tensor> results;
   results.reserve((*plan)->fetches.size());
   for (const TensorId& fetch : (*plan)->fetches) {
+    if (is_dead(fetch)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "fetch \"", fetch.ToString(), "\" has no value: it is on a branch not taken"));
+    }
     const int producer = graph_->IndexOf(fetch.node);
     absl::StatusOr<Tensor> value = read(fetch, graph_->node(producer));
     if (!value.ok()) return value.status();

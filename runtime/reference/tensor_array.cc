@@ -1,0 +1,333 @@
+// Reference kernels for TensorArrays (TensorArrayV3 and the ops on it), and Assert and
+// ControlTrigger. A TensorArray is a value: its flow tensor (kVariant) holds the elements, and
+// every op that changes it returns a new flow with a new TensorArrayValue, so that a value
+// read earlier never changes, and a loop carries the array as it carries any variable.
+#include <algorithm>
+#include <cstring>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "base/status.h"
+#include "graph/attr.h"
+#include "runtime/reference/kernel.h"
+#include "runtime/reference/kernel_util.h"
+
+namespace dfc::reference {
+namespace {
+
+struct TensorArrayValue : Variant {
+  DType dtype = DType::kFloat;
+  PartialShape element_shape{.unknown_rank = true, .dims = {}};
+  bool dynamic_size = false;
+  std::vector<std::optional<Tensor>> elements;
+
+  std::string DebugString() const override {
+    int written = 0;
+    for (const auto& e : elements) written += e.has_value();
+    return absl::StrCat("TensorArray<", DTypeName(dtype), element_shape.ToString(), ">(",
+                        elements.size(), " elements, ", written, " written)");
+  }
+};
+
+// The array that input `i` (a flow) carries.
+absl::StatusOr<const TensorArrayValue*> ArrayAt(const KernelContext& ctx, int i) {
+  if (i >= ctx.num_inputs()) return ctx.Error("expected a TensorArray's flow input");
+  const auto* array = dynamic_cast<const TensorArrayValue*>(ctx.input(i).variant());
+  if (array == nullptr) {
+    return ctx.Error(absl::StrCat("input ", i, " (\"", ctx.node().inputs[i].ToString(),
+                                  "\") is ", ctx.input(i).DebugType(),
+                                  ", expected the flow of a TensorArray"));
+  }
+  return array;
+}
+
+absl::StatusOr<std::vector<int64_t>> Dims(const PartialShape& shape) {
+  if (shape.unknown_rank) return absl::FailedPreconditionError("unknown rank");
+  for (int64_t d : shape.dims) {
+    if (d < 0) return absl::FailedPreconditionError("unknown dimension");
+  }
+  return shape.dims;
+}
+
+// An element as a read sees it: the one written, else zeros where the element shape is fully
+// known (TensorFlow's rule), else an error.
+absl::StatusOr<Tensor> Element(const KernelContext& ctx, const TensorArrayValue& array,
+                               int64_t index) {
+  if (index < 0 || index >= static_cast<int64_t>(array.elements.size())) {
+    return ctx.Error(absl::StrCat("index ", index, " is outside the TensorArray's ",
+                                  array.elements.size(), " elements"));
+  }
+  if (array.elements[index]) return *array.elements[index];
+  absl::StatusOr<std::vector<int64_t>> dims = Dims(array.element_shape);
+  if (!dims.ok()) {
+    return ctx.Error(absl::StrCat("element ", index,
+                                  " of the TensorArray was never written, and its element shape ",
+                                  array.element_shape.ToString(), " is not fully known"));
+  }
+  return AllocateOutput(ctx, array.dtype, *dims);
+}
+
+// Writes `value` as element `index` of a copy of `array`.
+absl::Status Put(const KernelContext& ctx, TensorArrayValue& array, int64_t index, Tensor value) {
+  if (value.dtype() != array.dtype) {
+    return ctx.Error(absl::StrCat("writes ", value.DebugType(), " to a TensorArray of ",
+                                  DTypeName(array.dtype)));
+  }
+  if (!array.element_shape.IsCompatibleWith(value.shape())) {
+    return ctx.Error(absl::StrCat("writes ", value.DebugType(), " to a TensorArray of elements ",
+                                  array.element_shape.ToString()));
+  }
+  if (index < 0) return ctx.Error(absl::StrCat("writes at index ", index));
+  if (index >= static_cast<int64_t>(array.elements.size())) {
+    if (!array.dynamic_size) {
+      return ctx.Error(absl::StrCat("writes at index ", index, " of a TensorArray of ",
+                                    array.elements.size(), " elements that cannot grow"));
+    }
+    array.elements.resize(index + 1);
+  }
+  if (array.elements[index]) {
+    return ctx.Error(absl::StrCat("writes element ", index,
+                                  " of a TensorArray a second time (TensorFlow allows one write)"));
+  }
+  array.elements[index] = std::move(value);
+  return absl::OkStatus();
+}
+
+Tensor Flow(std::shared_ptr<TensorArrayValue> array) { return Tensor::OfVariant(std::move(array)); }
+
+// Rows [begin, end) of `t` along its first dimension, as a new tensor.
+Tensor Rows(const Tensor& t, int64_t begin, int64_t end) {
+  Shape shape = t.shape();
+  shape[0] = end - begin;
+  Tensor out = Tensor::Zeros(t.dtype(), shape);
+  const size_t row = t.dim(0) == 0 ? 0 : t.byte_size() / static_cast<size_t>(t.dim(0));
+  if (out.byte_size() > 0) {
+    std::memcpy(out.mutable_raw_data(), static_cast<const char*>(t.raw_data()) + begin * row,
+                out.byte_size());
+  }
+  return out;
+}
+
+absl::Status TensorArrayV3(KernelContext& ctx) {
+  DFC_RETURN_IF_ERROR(CheckNumInputs(ctx, 1));
+  DFC_ASSIGN_OR_RETURN(int64_t size, ReadIndexScalar(ctx, 0, "size"));
+  if (size < 0) return ctx.Error(absl::StrCat("size ", size, " is negative"));
+  if (size > (int64_t{1} << 24)) return ctx.Error(absl::StrCat("size ", size, " is over 2^24"));
+  auto array = std::make_shared<TensorArrayValue>();
+  DFC_ASSIGN_OR_RETURN(array->dtype, ctx.node().GetType("dtype"));
+  if (ctx.node().HasAttr("element_shape")) {
+    DFC_ASSIGN_OR_RETURN(array->element_shape, ctx.node().GetShape("element_shape"));
+  }
+  DFC_ASSIGN_OR_RETURN(array->dynamic_size, ctx.node().GetBool("dynamic_size", false));
+  array->elements.resize(size);
+  ctx.set_output(0, Tensor::Zeros(DType::kResource, {}));
+  ctx.set_output(1, Flow(std::move(array)));
+  return absl::OkStatus();
+}
+
+absl::Status TensorArrayWriteV3(KernelContext& ctx) {  // handle, index, value, flow_in
+  DFC_RETURN_IF_ERROR(CheckNumInputs(ctx, 4));
+  DFC_ASSIGN_OR_RETURN(const TensorArrayValue* in, ArrayAt(ctx, 3));
+  DFC_ASSIGN_OR_RETURN(int64_t index, ReadIndexScalar(ctx, 1, "index"));
+  auto out = std::make_shared<TensorArrayValue>(*in);
+  DFC_RETURN_IF_ERROR(Put(ctx, *out, index, ctx.input(2)));
+  ctx.set_output(0, Flow(std::move(out)));
+  return absl::OkStatus();
+}
+
+absl::Status TensorArrayReadV3(KernelContext& ctx) {  // handle, index, flow_in
+  DFC_RETURN_IF_ERROR(CheckNumInputs(ctx, 3));
+  DFC_ASSIGN_OR_RETURN(const TensorArrayValue* in, ArrayAt(ctx, 2));
+  DFC_ASSIGN_OR_RETURN(int64_t index, ReadIndexScalar(ctx, 1, "index"));
+  DFC_ASSIGN_OR_RETURN(Tensor value, Element(ctx, *in, index));
+  ctx.set_output(0, std::move(value));
+  return absl::OkStatus();
+}
+
+// Elements stacked along a new first dimension; all must have one shape.
+absl::StatusOr<Tensor> Stack(const KernelContext& ctx, const std::vector<Tensor>& elements,
+                             DType dtype, const PartialShape& element_shape) {
+  Shape shape;
+  if (elements.empty()) {
+    absl::StatusOr<std::vector<int64_t>> dims = Dims(element_shape);
+    if (!dims.ok()) {
+      return ctx.Error("gathers no element of a TensorArray whose element shape is not known");
+    }
+    shape = *dims;
+  } else {
+    shape = elements[0].shape();
+  }
+  Shape stacked = shape;
+  stacked.insert(stacked.begin(), static_cast<int64_t>(elements.size()));
+  DFC_ASSIGN_OR_RETURN(Tensor out, AllocateOutput(ctx, dtype, stacked));
+  char* dst = static_cast<char*>(out.mutable_raw_data());
+  for (const Tensor& e : elements) {
+    if (e.shape() != shape) {
+      return ctx.Error(absl::StrCat("stacks elements of shapes ", ShapeToString(shape), " and ",
+                                    ShapeToString(e.shape())));
+    }
+    if (e.byte_size() > 0) std::memcpy(dst, e.raw_data(), e.byte_size());
+    dst += e.byte_size();
+  }
+  return out;
+}
+
+absl::Status TensorArrayGatherV3(KernelContext& ctx) {  // handle, indices, flow_in
+  DFC_RETURN_IF_ERROR(CheckNumInputs(ctx, 3));
+  DFC_ASSIGN_OR_RETURN(const TensorArrayValue* in, ArrayAt(ctx, 2));
+  DFC_ASSIGN_OR_RETURN(std::vector<int64_t> indices, ReadIndexVector(ctx, 1, "indices"));
+  std::vector<Tensor> elements;
+  for (int64_t i : indices) {
+    DFC_ASSIGN_OR_RETURN(Tensor e, Element(ctx, *in, i));
+    elements.push_back(std::move(e));
+  }
+  PartialShape shape = in->element_shape;
+  if (ctx.node().HasAttr("element_shape")) {
+    DFC_ASSIGN_OR_RETURN(PartialShape given, ctx.node().GetShape("element_shape"));
+    if (shape.unknown_rank) shape = given;
+  }
+  DFC_ASSIGN_OR_RETURN(Tensor out, Stack(ctx, elements, in->dtype, shape));
+  ctx.set_output(0, std::move(out));
+  return absl::OkStatus();
+}
+
+absl::Status TensorArrayScatterV3(KernelContext& ctx) {  // handle, indices, value, flow_in
+  DFC_RETURN_IF_ERROR(CheckNumInputs(ctx, 4));
+  DFC_ASSIGN_OR_RETURN(const TensorArrayValue* in, ArrayAt(ctx, 3));
+  DFC_ASSIGN_OR_RETURN(std::vector<int64_t> indices, ReadIndexVector(ctx, 1, "indices"));
+  const Tensor& value = ctx.input(2);
+  if (value.rank() == 0 || value.dim(0) != static_cast<int64_t>(indices.size())) {
+    return ctx.Error(absl::StrCat("scatters ", value.DebugType(), " to ", indices.size(),
+                                  " indices"));
+  }
+  auto out = std::make_shared<TensorArrayValue>(*in);
+  for (size_t k = 0; k < indices.size(); ++k) {
+    Tensor row = Rows(value, static_cast<int64_t>(k), static_cast<int64_t>(k) + 1);
+    Shape shape(value.shape().begin() + 1, value.shape().end());
+    DFC_ASSIGN_OR_RETURN(Tensor element, row.Reshaped(shape));
+    DFC_RETURN_IF_ERROR(Put(ctx, *out, indices[k], std::move(element)));
+  }
+  ctx.set_output(0, Flow(std::move(out)));
+  return absl::OkStatus();
+}
+
+absl::Status TensorArrayConcatV3(KernelContext& ctx) {  // handle, flow_in
+  DFC_RETURN_IF_ERROR(CheckNumInputs(ctx, 2));
+  DFC_ASSIGN_OR_RETURN(const TensorArrayValue* in, ArrayAt(ctx, 1));
+  std::vector<Tensor> elements;
+  Tensor lengths = Tensor::Zeros(DType::kInt64, {static_cast<int64_t>(in->elements.size())});
+  Shape rest;
+  bool known_rest = false;
+  int64_t rows = 0;
+  for (size_t i = 0; i < in->elements.size(); ++i) {
+    DFC_ASSIGN_OR_RETURN(Tensor e, Element(ctx, *in, static_cast<int64_t>(i)));
+    if (e.rank() == 0) return ctx.Error("concatenates scalars (elements need a first dimension)");
+    const Shape tail(e.shape().begin() + 1, e.shape().end());
+    if (known_rest && tail != rest) {
+      return ctx.Error(absl::StrCat("concatenates elements whose shapes past the first differ: ",
+                                    ShapeToString(rest), " and ", ShapeToString(tail)));
+    }
+    rest = tail;
+    known_rest = true;
+    lengths.mutable_data<int64_t>()[i] = e.dim(0);
+    rows += e.dim(0);
+    elements.push_back(std::move(e));
+  }
+  if (!known_rest) {
+    PartialShape except0{.unknown_rank = true, .dims = {}};
+    if (ctx.node().HasAttr("element_shape_except0")) {
+      DFC_ASSIGN_OR_RETURN(except0, ctx.node().GetShape("element_shape_except0"));
+    }
+    absl::StatusOr<std::vector<int64_t>> dims = Dims(except0);
+    if (!dims.ok()) return ctx.Error("concatenates no element, and the element shape is unknown");
+    rest = *dims;
+  }
+  Shape shape = rest;
+  shape.insert(shape.begin(), rows);
+  DFC_ASSIGN_OR_RETURN(Tensor out, AllocateOutput(ctx, in->dtype, shape));
+  char* dst = static_cast<char*>(out.mutable_raw_data());
+  for (const Tensor& e : elements) {
+    if (e.byte_size() > 0) std::memcpy(dst, e.raw_data(), e.byte_size());
+    dst += e.byte_size();
+  }
+  ctx.set_output(0, std::move(out));
+  ctx.set_output(1, std::move(lengths));
+  return absl::OkStatus();
+}
+
+absl::Status TensorArraySplitV3(KernelContext& ctx) {  // handle, value, lengths, flow_in
+  DFC_RETURN_IF_ERROR(CheckNumInputs(ctx, 4));
+  DFC_ASSIGN_OR_RETURN(const TensorArrayValue* in, ArrayAt(ctx, 3));
+  DFC_ASSIGN_OR_RETURN(std::vector<int64_t> lengths, ReadIndexVector(ctx, 2, "lengths"));
+  const Tensor& value = ctx.input(1);
+  int64_t total = 0;
+  for (int64_t n : lengths) {
+    if (n < 0) return ctx.Error(absl::StrCat("a negative length ", n));
+    total += n;
+  }
+  if (value.rank() == 0 || value.dim(0) != total) {
+    return ctx.Error(absl::StrCat("splits ", value.DebugType(), " into lengths summing to ", total));
+  }
+  auto out = std::make_shared<TensorArrayValue>(*in);
+  int64_t offset = 0;
+  for (size_t k = 0; k < lengths.size(); ++k) {
+    DFC_RETURN_IF_ERROR(
+        Put(ctx, *out, static_cast<int64_t>(k), Rows(value, offset, offset + lengths[k])));
+    offset += lengths[k];
+  }
+  ctx.set_output(0, Flow(std::move(out)));
+  return absl::OkStatus();
+}
+
+absl::Status TensorArraySizeV3(KernelContext& ctx) {  // handle, flow_in
+  DFC_RETURN_IF_ERROR(CheckNumInputs(ctx, 2));
+  DFC_ASSIGN_OR_RETURN(const TensorArrayValue* in, ArrayAt(ctx, 1));
+  ctx.set_output(0, Tensor::Scalar<int32_t>(static_cast<int32_t>(in->elements.size())));
+  return absl::OkStatus();
+}
+
+absl::Status Nothing(KernelContext&) { return absl::OkStatus(); }
+
+// A failed assertion is the run's error, with its message and data as TensorFlow prints them.
+absl::Status Assert(KernelContext& ctx) {
+  if (ctx.num_inputs() < 1) return ctx.Error("expected a condition");
+  const Tensor& condition = ctx.input(0);
+  if (condition.dtype() != DType::kBool || condition.num_elements() != 1) {
+    return ctx.Error(absl::StrCat("condition is ", condition.DebugType(), ", expected a bool scalar"));
+  }
+  if (condition.data<bool>()[0]) return absl::OkStatus();
+  DFC_ASSIGN_OR_RETURN(int64_t summarize, ctx.node().GetInt("summarize", 3));
+  std::vector<std::string> parts;
+  for (int i = 1; i < ctx.num_inputs(); ++i) {
+    const Tensor& t = ctx.input(i);
+    if (t.dtype() == DType::kString && t.num_elements() == 1) {
+      parts.push_back(t.strings()[0]);
+    } else {
+      parts.push_back(t.Preview(std::max<int64_t>(summarize, 1)));
+    }
+  }
+  return absl::InvalidArgumentError(absl::StrCat(
+      "node \"", ctx.node().name, "\" (Assert): assertion failed: ", absl::StrJoin(parts, " ")));
+}
+
+}  // namespace
+
+void RegisterTensorArrayKernels(KernelRegistry& registry) {
+  registry.Register("TensorArrayV3", TensorArrayV3);
+  registry.Register("TensorArrayWriteV3", TensorArrayWriteV3);
+  registry.Register("TensorArrayReadV3", TensorArrayReadV3);
+  registry.Register("TensorArrayGatherV3", TensorArrayGatherV3);
+  registry.Register("TensorArrayScatterV3", TensorArrayScatterV3);
+  registry.Register("TensorArrayConcatV3", TensorArrayConcatV3);
+  registry.Register("TensorArraySplitV3", TensorArraySplitV3);
+  registry.Register("TensorArraySizeV3", TensorArraySizeV3);
+  registry.Register("TensorArrayCloseV3", Nothing);
+  registry.Register("Assert", Assert);
+  registry.Register("ControlTrigger", Nothing);
+}
+
+}  // namespace dfc::reference
