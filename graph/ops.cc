@@ -83,6 +83,28 @@ void AddControlTable(std::vector<OpDef>& t) {
   AddAll(t, "TensorArraySizeV3", def);
   def.num_outputs = 0;
   AddAll(t, "TensorArrayCloseV3", def);
+
+  // TF2's TensorLists: the same values (kVariant), threaded by the ops themselves.
+  constexpr absl::string_view kLists = "tensor lists";
+  const AttrSpec kElement{"element_dtype", K::kType};
+  const AttrSpec kShapeType{"shape_type", K::kType};
+  def = arrays;
+  def.family = kLists;
+  def.attrs = {kElement, kShapeType};
+  AddAll(t, "EmptyTensorList TensorListReserve TensorListFromTensor", def);
+  def.attrs = {kElement, {"num_elements", K::kInt}};
+  AddAll(t, "TensorListStack", def);
+  def.attrs = {kElement};
+  AddAll(t, "TensorListGetItem TensorListPushBack", def);
+  def.attrs = {kElement, {"resize_if_index_out_of_bounds", K::kBool}};
+  AddAll(t, "TensorListSetItem", def);
+  def.attrs = {};
+  AddAll(t, "TensorListLength", def);
+  def.attrs = {kShapeType};
+  AddAll(t, "TensorListElementShape", def);
+  def.attrs = {kElement};
+  def.num_outputs = 2;
+  AddAll(t, "TensorListPopBack", def);
 }
 
 // OPS.md's "nn" table: convolutional networks, their gradients and optimizers.

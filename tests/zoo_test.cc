@@ -128,6 +128,39 @@ TEST(ZooSavedModelTest, TheKerasCnnMatchesTheReferenceOnTheDevice) {
   EXPECT_EQ((*device)->executor().fallbacks(), 0);
 }
 
+// The zoo's TF2 Keras LSTM SavedModel: its network behind StatefulPartitionedCall, the LSTM a
+// StatelessWhile over TensorLists, its variables restored from the checkpoint. Its serving
+// signature on the device equals the reference at batch 1 and 64 (float32, 5 steps: 1e-5).
+TEST(ZooSavedModelTest, TheKerasLstmMatchesTheReferenceOnTheDevice) {
+  if (!cl::SelectDevice("cpu").ok()) GTEST_SKIP() << "no OpenCL CPU device";
+  absl::StatusOr<SavedModel> model = LoadSavedModel(testing::SharedDir() + "/zoo/savedmodel_keras_lstm");
+  ASSERT_TRUE(model.ok()) << model.status();
+  const Signature& serving = **model->FindSignature("serving_default");
+  auto graph = std::make_shared<const Graph>(std::move(model->graph));
+  std::vector<std::string> inits = {model->restore_op};
+  if (!model->init_op.empty()) inits.push_back(model->init_op);
+  absl::StatusOr<std::unique_ptr<DeviceSession>> device =
+      DeviceSession::Create(graph, {.device = "cpu"});
+  ASSERT_TRUE(device.ok()) << device.status();
+  ASSERT_TRUE((*device)->Run({}, {}, inits).ok());
+  reference::Session reference(graph);
+  ASSERT_TRUE(reference.Run({}, {}, inits).ok());
+  for (int64_t batch : {1, 64}) {
+    SCOPED_TRACE(absl::StrCat("batch ", batch));
+    const std::vector<Feed> feeds = {
+        {serving.inputs[0].tensor, testing::UniformFloats({batch, 5, 3}, 5, -1, 1)}};
+    const std::string fetch = serving.outputs[0].tensor.ToString();
+    absl::StatusOr<std::vector<Tensor>> got = (*device)->Run(feeds, {fetch});
+    ASSERT_TRUE(got.ok()) << got.status();
+    absl::StatusOr<std::vector<Tensor>> want = reference.Run(feeds, {fetch});
+    ASSERT_TRUE(want.ok()) << want.status();
+    EXPECT_EQ((*got)[0].shape(), (Shape{batch, 1}));
+    const Comparison c = CompareTensors((*got)[0], (*want)[0], {.rtol = 1e-5, .atol = 1e-5});
+    EXPECT_TRUE(c.equal) << c.reason;
+  }
+  EXPECT_EQ((*device)->executor().fallbacks(), 0);
+}
+
 // The zoo's TF1 recurrent networks, each a while loop over TensorArrays: the Keras LSTM (100
 // steps of 1000 features, 128 units, weights initialised by seeded random ops) and the float64
 // GRU of tf.nn.dynamic_rnn. The device runs the loop from the host, each iteration's body fused
