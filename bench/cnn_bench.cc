@@ -11,6 +11,8 @@
 // - `train_deep_mnist/dfc/batch:64`: one training step of deep_mnist_train.pbtxt (forward,
 //   gradients, Adam's update, the variables on the device), its loss read back; the
 //   convolutions' GFLOP count their two gradients too.
+// - `rnn_keras_lstm/dfc/batch:B`: one run of keras_lstm_while.pb (100 steps of a while loop)
+//   at batch 1 and 64, with the host's CPU time per loop iteration (BM_Lstm).
 // - `fma_peak/<isa>/threads:T`: the machine's float32 FMA peak on T threads
 //   (bench/fma_peak.h), for each vector width the CPU has; RESULTS.md divides the convolutions'
 //   GFLOP/s by the fastest.
@@ -19,6 +21,8 @@
 // set here unless already set) and those bench/run gives torch_peer.py.
 //
 //   DFC_CACHE_DIR=build/program-cache build/cnn_bench --benchmark_counters_tabular=true
+#include <time.h>
+
 #include <cstdlib>
 #include <map>
 #include <memory>
@@ -177,6 +181,57 @@ void BM_TrainStep(benchmark::State& state) {
   state.SetLabel(session->executor().device_name());
 }
 
+// keras_lstm_while.pb (tests/zoo_test.cc runs it against the reference): a Keras LSTM of 128
+// units over 100 steps of 1000 features, a TF1 while loop over TensorArrays whose body the
+// device runs as kernels while the host drives the loop. Counter `host_us_per_step`: the CPU
+// time of the calling thread (the host's own work: translation lookups, argument setting,
+// enqueues, the condition's read; PoCL's kernels run on its own threads) per loop iteration.
+constexpr char kLstmGraph[] = "keras_lstm_while.pb";
+constexpr int64_t kLstmSteps = 100;
+constexpr char kLstmFetch[] = "lstm_1/TensorArrayReadV3";
+
+double ThreadCpuSeconds() {
+  timespec t{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
+}
+
+void BM_Lstm(benchmark::State& state, int64_t batch) {
+  const auto fail = [&state](const absl::Status& status) {
+    state.SkipWithError(std::string(status.message()).c_str());
+  };
+  static const absl::StatusOr<DeviceSession*> opened =
+      [&]() -> absl::StatusOr<DeviceSession*> {
+    DFC_ASSIGN_OR_RETURN(Graph graph, LoadGraph(testing::SharedDir() + "/zoo/" + kLstmGraph));
+    DFC_ASSIGN_OR_RETURN(std::unique_ptr<DeviceSession> session,
+                         OpenSession(std::move(graph), {"init"}));
+    return session.release();
+  }();
+  if (!opened.ok()) return fail(opened.status());
+  DeviceSession* session = *opened;
+  const std::vector<Feed> feeds = {
+      {{"lstm_1_input", 0}, testing::UniformFloats({batch, kLstmSteps, 1000}, 7, -1, 1)}};
+  // A warm-up run translates the body and builds its kernels.
+  if (absl::Status warm = session->Run(feeds, {kLstmFetch}).status(); !warm.ok()) {
+    return fail(warm);
+  }
+  double host = 0;
+  for (auto _ : state) {
+    const double start = ThreadCpuSeconds();
+    absl::StatusOr<std::vector<Tensor>> out = session->Run(feeds, {kLstmFetch});
+    host += ThreadCpuSeconds() - start;
+    if (!out.ok()) return fail(out.status());
+    benchmark::DoNotOptimize(out);
+  }
+  if (const int64_t fallbacks = session->executor().fallbacks(); fallbacks > 0) {
+    return fail(absl::InternalError(absl::StrCat(fallbacks, " clusters fell back to the host")));
+  }
+  state.counters["batch"] = static_cast<double>(batch);
+  state.counters["host_us_per_step"] =
+      1e6 * host / static_cast<double>(state.iterations() * kLstmSteps);
+  state.SetLabel(session->executor().device_name());
+}
+
 // The FMA chains on Threads() threads; each call long enough (tens of ms) to hide the threads'
 // start.
 void BM_FmaPeak(benchmark::State& state, const FmaIsa& isa) {
@@ -203,6 +258,13 @@ void RegisterAll() {
       ->UseRealTime()
       ->Repetitions(kRepetitions)
       ->Unit(benchmark::kMillisecond);
+  for (const int64_t batch : {int64_t{1}, int64_t{64}}) {
+    benchmark::RegisterBenchmark(absl::StrCat("rnn_keras_lstm/dfc/batch:", batch).c_str(),
+                                 [batch](benchmark::State& state) { BM_Lstm(state, batch); })
+        ->UseRealTime()
+        ->Repetitions(kRepetitions)
+        ->Unit(benchmark::kMillisecond);
+  }
   for (const ZooModel& model : testing::ZooCnns()) {
     for (const int64_t batch : kBatches) {
       benchmark::RegisterBenchmark(

@@ -195,6 +195,22 @@ class DeepMnist(nn.Module):
         return self.classifier(self.features(x))
 
 
+class KerasLstm(nn.Module):
+    """keras_lstm_while.pb (a Keras LSTM layer of 128 units): input [N,100,1000], fetch the last
+    step's output. torch.nn.LSTM of the same sizes; Keras' recurrent activation is a hard
+    sigmoid where PyTorch's is the sigmoid, the same work."""
+
+    image = (100, 1000)
+    batches = (1, 64)
+
+    def __init__(self):
+        super().__init__()
+        self.lstm = nn.LSTM(1000, 128, batch_first=True)
+
+    def forward(self, x):
+        return self.lstm(x)[0][:, -1]
+
+
 def time_train_steps(model, x, labels):
     """A training step's times in seconds, as time_forwards times forwards: zero the gradients,
     forward, the loss, backward, Adam's step."""
@@ -224,7 +240,7 @@ TRAINING = {"train_deep_mnist": (DeepMnist, 64)}
 
 # The families cnn_bench registers (tests/zoo.cc names their graphs).
 MODELS = {"cnn_lenet": LeNet, "cnn_mobilenet_v1_025_128": MobileNetV1,
-          "cnn_resnet_cifar10": ResNetCifar10}
+          "cnn_resnet_cifar10": ResNetCifar10, "rnn_keras_lstm": KerasLstm}
 
 
 def conv_flops_each(model, x):
@@ -330,6 +346,8 @@ def main():
     for family, make in MODELS.items():
         model = make().eval()
         for batch in [int(b) for b in ARGS.batches.split(",")]:
+            if batch not in getattr(make, "batches", (batch,)):
+                continue
             name = f"{family}/pytorch/batch:{batch}"
             if not selected.search(name):
                 continue
