@@ -611,7 +611,7 @@ Infos StatefulShapes(const Node& node, const OpDef& def, Inputs in, int num_outp
     }
     if (source != nullptr) out[0] = ShapeOnly(*source);
     if (out[0].dtype == DType::kInvalid) out[0].dtype = GuessDType(node, in);
-  } else {
+  } else if (!def.any_dtype) {  // not control flow or a TensorArray
     // Random ops: dtype attribute (RandomUniformInt's Tout), shape input.
     out[0].dtype = TypeAttr(node, node.HasAttr("Tout") ? "Tout" : "dtype", DType::kInvalid);
     if (!in.empty() && IsSymbolicVector(in[0])) out[0].shape = *in[0].symbolic_value;
@@ -707,6 +707,7 @@ class Folder {
     }
     if (def->stateful) {
       out = StatefulShapes(node, *def, in, num_outputs);
+      ReadShapes(node, out);
       return absl::OkStatus();
     }
     if (num_outputs <= 0) {  // NoOp: an ordering point, pure if what it waits for is
@@ -732,6 +733,7 @@ class Folder {
       }
     }
     out = InferShapes(node, *def, in, num_outputs);
+    ReadShapes(node, out);
     return absl::OkStatus();
   }
 
@@ -753,6 +755,32 @@ class Folder {
         }
       }
     }
+  }
+
+  // The shape of a read from a TensorArray or TensorList whose elements' shape is known (a
+  // body's argument, FoldOptions::array_element_shapes), and that shape passed on through
+  // pass-throughs of the array.
+  void ReadShapes(const Node& node, Infos& out) {
+    auto element_shape = [&](int input) -> const Shape* {
+      if (input >= static_cast<int>(node.inputs.size())) return nullptr;
+      const TensorId& id = node.inputs[input];
+      if (const auto it = element_shapes_.find(id); it != element_shapes_.end()) return &it->second;
+      const Node* producer = graph_.FindNode(id.node);
+      if (producer == nullptr || producer->op != "Placeholder") return nullptr;
+      const auto given = options_.array_element_shapes.find(id.node);
+      return given == options_.array_element_shapes.end() ? nullptr : &given->second;
+    };
+    if (PassesHostOnlyValue(node) && !out.empty()) {
+      if (const Shape* shape = element_shape(0)) element_shapes_[TensorId{node.name, 0}] = *shape;
+      return;
+    }
+    const bool array_read = node.op == "TensorArrayReadV3";
+    const bool list_read = node.op == "TensorListGetItem";
+    if ((!array_read && !list_read) || out.empty()) return;
+    const Shape* shape = element_shape(array_read ? 2 : 0);
+    if (shape == nullptr) return;
+    out[0].dtype = TypeAttr(node, array_read ? "dtype" : "element_dtype", DType::kInvalid);
+    out[0].shape = FromPartialShape(PartialShape{.dims = *shape});
   }
 
   Infos GatherInputs(const Node& node) {
@@ -891,6 +919,7 @@ class Folder {
   FoldResult result_;
   int next_batch_ = 0;
   std::vector<bool> needed_static_;
+  absl::flat_hash_map<TensorId, Shape> element_shapes_;  // by array (ReadShapes)
   std::vector<bool> visited_;
   // The node has no effects and waits on nothing that has: a control edge from it orders
   // nothing that matters, so its consumers may still be folded.

@@ -76,6 +76,10 @@ struct FoldOptions {
   // them): a placeholder of unknown rank (`keep_prob`) can only be compiled once a caller says
   // what will be fed. -1 dimensions still become size variables.
   absl::flat_hash_map<std::string, PartialShape> placeholder_shapes;
+  // For placeholders fed TensorArrays or TensorLists (a loop body's arguments), by name: the
+  // shape every element read from them has (TensorArrayValue::UniformElementShape), so that
+  // what a body computes from its reads has known shapes and fuses.
+  absl::flat_hash_map<std::string, Shape> array_element_shapes;
 };
 
 // Where a size variable comes from: dimension `dim` of the placeholder `placeholder`, so a

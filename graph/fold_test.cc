@@ -211,6 +211,31 @@ TEST(FoldTest, ShapeOfBatchPlaceholderIsSymbolic) {
   EXPECT_FALSE(f.IsFolded("axis"));  // a Const already is a constant
 }
 
+// A loop body's TensorArray argument: its reads, through an Identity of the array, have the
+// shape its elements have (FoldOptions::array_element_shapes), so the body's math fuses.
+TEST(FoldTest, ReadsOfAFedTensorArrayHaveItsElementsShape) {
+  Node flow{.name = "flow", .op = "Placeholder", .attrs = {{"dtype", DType::kVariant}}};
+  std::vector<Node> nodes = {
+      std::move(flow), Placeholder("index", {}, DType::kInt32), Const("handle", I32({0})),
+      Op("passed", "Identity", {"flow"}, {{"T", DType::kVariant}}),
+      Op("read", "TensorArrayReadV3", {"handle", "index", "passed"}, {{"dtype", DType::kFloat}})};
+  absl::StatusOr<Graph> graph = Graph::FromNodes(std::move(nodes));
+  ASSERT_TRUE(graph.ok()) << graph.status();
+  FoldOptions options;
+  options.array_element_shapes["flow"] = {3, 128};
+  absl::StatusOr<FoldResult> result =
+      FoldConstants(*graph, graph->topological_order(), TestOracle(), options);
+  ASSERT_TRUE(result.ok()) << result.status();
+  const TensorInfo& read = result->Info(*graph, {"read", 0});
+  EXPECT_EQ(read.dtype, DType::kFloat);
+  ASSERT_TRUE(read.shape.has_value());
+  EXPECT_THAT(*read.shape, ElementsAre(ArithExpr(3), ArithExpr(128)));
+  // Without it, a read's shape is unknown.
+  absl::StatusOr<FoldResult> unknown = FoldConstants(*graph, graph->topological_order(), TestOracle());
+  ASSERT_TRUE(unknown.ok()) << unknown.status();
+  EXPECT_FALSE(unknown->Info(*graph, {"read", 0}).shape.has_value());
+}
+
 TEST(FoldTest, StaticShapesFoldToConstants) {
   const Folded f =
       Fold({Placeholder("x", {2, 3}), Op("s", "Shape", {"x"}),

@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "base/status.h"
+#include "graph/tensor_list.h"
 #include "runtime/interpreted.h"
 #include "runtime/opencl/cl_error.h"
 #include "runtime/profiler/profiler.h"
@@ -129,6 +130,11 @@ absl::StatusOr<std::vector<std::shared_ptr<DeviceTensor>>> DeviceExecutor::Activ
     if (!t.ok()) return t.status();
     shapes.push_back(dfc::Feed{TensorId{f.args[k], 0}, *std::move(t)});
     absl::StrAppend(&key, a.DebugType(), ";");
+    // A TensorArray's reads are compiled for its elements' shape.
+    if (const TensorArrayValue* array = a.host ? AsTensorArray(*a.host) : nullptr) {
+      const std::optional<Shape> shape = array->UniformElementShape();
+      absl::StrAppend(&key, "elements ", shape ? ShapeToString(*shape) : "?", ";");
+    }
   }
   DFC_RETURN_IF_ERROR(CheckFeeds(*f.graph, shapes));
   auto& cached = ex_.function_translations_[key];

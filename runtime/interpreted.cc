@@ -1,6 +1,7 @@
 // Interpreted execution of translated graphs (see interpreted.h).
 #include "runtime/interpreted.h"
 
+#include "graph/tensor_list.h"
 #include "runtime/control_flow.h"
 
 #include <map>
@@ -104,8 +105,16 @@ absl::StatusOr<ir::TranslatedGraph> TranslateForFeedShapes(const Graph& graph,
                                                            FedDims dims) {
   std::vector<TensorId> fed_ids;
   for (const auto& [id, tensor] : feeds) fed_ids.push_back(id);
-  const ir::TranslateOptions options{.fold_only_static = true,
-                                     .placeholder_shapes = FedShapes(graph, feeds, dims)};
+  ir::TranslateOptions options{.fold_only_static = true,
+                               .placeholder_shapes = FedShapes(graph, feeds, dims)};
+  // A fed TensorArray (a loop body's argument): its reads have its elements' shape.
+  for (const auto& [id, tensor] : feeds) {
+    if (const TensorArrayValue* array = AsTensorArray(tensor)) {
+      if (std::optional<Shape> shape = array->UniformElementShape()) {
+        options.array_element_shapes[id.node] = *std::move(shape);
+      }
+    }
+  }
   ReferenceFoldOracle oracle;
   return ir::TranslateGraph(graph, fetches, targets, fed_ids, oracle, options);
 }

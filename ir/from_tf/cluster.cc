@@ -350,7 +350,8 @@ absl::StatusOr<TranslatedGraph> TranslateGraph(const Graph& graph,
   DFC_ASSIGN_OR_RETURN(std::vector<int> nodes, NeededNodes(graph, fetches, targets, fed));
   TranslatedGraph translated;
   FoldOptions fold_options{.fold_only_static = options.fold_only_static,
-                           .placeholder_shapes = options.placeholder_shapes};
+                           .placeholder_shapes = options.placeholder_shapes,
+                           .array_element_shapes = options.array_element_shapes};
   for (const auto& [name, shape] : options.placeholder_shapes) {
     const Node* node = graph.FindNode(name);
     if (node == nullptr || (node->op != "Placeholder" && node->op != "PlaceholderWithDefault")) {

@@ -60,6 +60,8 @@ struct TranslateOptions {
   bool fold_only_static = false;
   // FoldOptions::placeholder_shapes: shapes for placeholders declared without one.
   absl::flat_hash_map<std::string, PartialShape> placeholder_shapes;
+  // FoldOptions::array_element_shapes: the element shapes of arrays fed to placeholders.
+  absl::flat_hash_map<std::string, Shape> array_element_shapes;
   // PartitionGraph's `fusion`: Fusion::kNone translates every device node as a cluster of its own.
   Fusion fusion = Fusion::kAll;
 };

@@ -13,30 +13,17 @@
 #include "absl/strings/str_join.h"
 #include "base/status.h"
 #include "graph/attr.h"
+#include "graph/tensor_list.h"
 #include "runtime/reference/kernel.h"
 #include "runtime/reference/kernel_util.h"
 
 namespace dfc::reference {
 namespace {
 
-struct TensorArrayValue : Variant {
-  DType dtype = DType::kFloat;
-  PartialShape element_shape{.unknown_rank = true, .dims = {}};
-  bool dynamic_size = false;
-  std::vector<std::optional<Tensor>> elements;
-
-  std::string DebugString() const override {
-    int written = 0;
-    for (const auto& e : elements) written += e.has_value();
-    return absl::StrCat("TensorArray<", DTypeName(dtype), element_shape.ToString(), ">(",
-                        elements.size(), " elements, ", written, " written)");
-  }
-};
-
 // The array that input `i` (a flow) carries.
 absl::StatusOr<const TensorArrayValue*> ArrayAt(const KernelContext& ctx, int i) {
   if (i >= ctx.num_inputs()) return ctx.Error("expected a TensorArray's flow input");
-  const auto* array = dynamic_cast<const TensorArrayValue*>(ctx.input(i).variant());
+  const TensorArrayValue* array = AsTensorArray(ctx.input(i));
   if (array == nullptr) {
     return ctx.Error(absl::StrCat("input ", i, " (\"", ctx.node().inputs[i].ToString(),
                                   "\") is ", ctx.input(i).DebugType(),
