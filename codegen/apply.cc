@@ -279,21 +279,23 @@ absl::StatusOr<CVal> Generator::ApplyPattern(const ir::Pattern& p, std::vector<C
     }
     case K::kConcat:
       out.element = [this, args](const ArithExpr& i) -> absl::StatusOr<CVal> {
-        // Part k holds indices [start_k, start_k + n_k): select down the parts.
-        std::function<absl::StatusOr<CVal>(size_t, const ArithExpr&)> part =
-            [&](size_t k, const ArithExpr& start) -> absl::StatusOr<CVal> {
+        // Part k holds indices [start_k, start_k + n_k): select down the parts. Each part's
+        // value is made inside its own branch: made before the select, a part's fold would run
+        // for every index, reading its rows at indices of the other parts (out of bounds).
+        using Part = std::function<absl::StatusOr<CVal>(size_t, const ArithExpr&)>;
+        auto part = std::make_shared<Part>();
+        *part = [this, args, i, self = std::weak_ptr<Part>(part)](
+                    size_t k, const ArithExpr& start) -> absl::StatusOr<CVal> {
           const ArithExpr local = i - start;
           if (k + 1 == args.size()) return args[k].element(local);
           const ArithExpr end = start + args[k].type->length;
           const CVal& a = args[k];
-          absl::StatusOr<CVal> rest_value = part(k + 1, end);
-          if (!rest_value.ok()) return rest_value.status();
           return Select(
               a.type->element, absl::StrCat(Print(i), " < ", Print(end)),
               [a, local]() { return a.element(local); },
-              [v = *rest_value]() -> absl::StatusOr<CVal> { return v; });
+              [rest = self.lock(), k, end]() { return (*rest)(k + 1, end); });
         };
-        return part(0, 0);
+        return (*part)(0, 0);
       };
       return out;
     case K::kRepeat:
