@@ -179,6 +179,11 @@ class DeviceExecutor {
   struct FunctionTranslation {
     std::shared_ptr<const Graph> graph;
     ir::TranslatedGraph translated;
+    // Which units of the schedule read only a loop's invariant arguments `args` (one body's
+    // are always the same arguments), computed on first use.
+    const std::vector<bool>& InvariantUnits(const Graph& graph,
+                                            const absl::flat_hash_set<std::string>& args);
+    std::optional<std::vector<bool>> invariant_units;
   };
   absl::flat_hash_map<std::string, std::unique_ptr<FunctionTranslation>> function_translations_;
   // An optimizer's update (variable_writes.cc): the kernel `source` builds, run over the n

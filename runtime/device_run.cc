@@ -93,8 +93,17 @@ absl::Status DeviceExecutor::ActiveRun::RunControl(const Node& node) {
     inputs.push_back(std::move(value));
   }
   using V = std::shared_ptr<DeviceTensor>;
+  // A loop's invariant arguments: those its body returns as they came.
+  LoopInvariants invariants;
+  const FunctionGraph* body = nullptr;
+  if (IsWhile(node)) {
+    DFC_ASSIGN_OR_RETURN(body, NamedFunction(node, library_, "body"));
+    for (size_t k = 0; k < body->args.size() && k < body->results.size(); ++k) {
+      if (body->results[k] == TensorId{body->args[k], 0}) invariants.args.insert(body->args[k]);
+    }
+  }
   const auto run = [&](const FunctionGraph& f, std::vector<V> args) {
-    return RunFunction(node, f, std::move(args));
+    return RunFunction(node, f, std::move(args), &f == body ? &invariants : nullptr);
   };
   // The loop's condition is the one value a loop reads back each iteration.
   const auto truth = [&](const V& value) -> absl::StatusOr<bool> {
@@ -115,8 +124,54 @@ absl::Status DeviceExecutor::ActiveRun::RunControl(const Node& node) {
   return absl::OkStatus();
 }
 
+std::vector<TensorId> DeviceExecutor::ActiveRun::UnitOutputs(const ExecutionUnit& unit) const {
+  if (unit.cluster >= 0) return translated_.clusters[unit.cluster].outputs;
+  std::vector<TensorId> out;
+  for (int k = 0; k < graph_.num_outputs(unit.node); ++k) {
+    out.push_back(TensorId{graph_.node(unit.node).name, k});
+  }
+  return out;
+}
+
+const std::vector<bool>& DeviceExecutor::FunctionTranslation::InvariantUnits(
+    const Graph& graph, const absl::flat_hash_set<std::string>& args) {
+  if (invariant_units) return *invariant_units;
+  // A node is invariant if it is pure and reads only invariant arguments and constants (its
+  // control inputs, the loop's pivot, only say that it runs in the loop).
+  std::vector<bool> node_invariant(graph.num_nodes(), false);
+  for (int i : graph.topological_order()) {
+    const Node& node = graph.node(i);
+    const OpDef* def = FindOpDef(node.op);
+    if (node.op == "Placeholder") {
+      node_invariant[i] = args.contains(node.name);
+      continue;
+    }
+    if (def == nullptr || def->stateful || def->control || def->variable) continue;
+    bool reads_invariants = true;
+    for (const TensorId& id : node.inputs) {
+      const int p = graph.IndexOf(id.node);
+      reads_invariants &= p >= 0 && node_invariant[p];
+    }
+    node_invariant[i] = reads_invariants;
+  }
+  std::vector<bool> units;
+  for (const ExecutionUnit& unit : translated.partition.schedule) {
+    bool invariant = true;
+    if (unit.cluster >= 0) {
+      for (int n : translated.partition.clusters[unit.cluster].nodes) invariant &= node_invariant[n];
+    } else {
+      // A constant is made once for all runs already.
+      invariant = node_invariant[unit.node] && graph.node(unit.node).op != "Const";
+    }
+    units.push_back(invariant);
+  }
+  invariant_units = std::move(units);
+  return *invariant_units;
+}
+
 absl::StatusOr<std::vector<std::shared_ptr<DeviceTensor>>> DeviceExecutor::ActiveRun::RunFunction(
-    const Node& caller, const FunctionGraph& f, std::vector<std::shared_ptr<DeviceTensor>> args) {
+    const Node& caller, const FunctionGraph& f, std::vector<std::shared_ptr<DeviceTensor>> args,
+    LoopInvariants* invariants) {
   constexpr int kMaxDepth = 64;
   if (depth_ >= kMaxDepth) {
     return caller.Error("functions run each other too deep (a function that runs itself)");
@@ -147,8 +202,29 @@ absl::StatusOr<std::vector<std::shared_ptr<DeviceTensor>>> DeviceExecutor::Activ
   DFC_ASSIGN_OR_RETURN(SizeBindings sizes, BindSizes(*translation, shapes));
   ActiveRun inner(ex_, *f.graph, *translation, sizes, state_, library_, depth_ + 1);
   for (size_t k = 0; k < args.size(); ++k) inner.Feed(TensorId{f.args[k], 0}, std::move(args[k]));
-  for (const ExecutionUnit& unit : translation->partition.schedule) {
-    DFC_RETURN_IF_ERROR(inner.RunUnit(unit));
+  const std::vector<bool>* invariant =
+      invariants != nullptr ? &cached->InvariantUnits(*f.graph, invariants->args) : nullptr;
+  const auto& schedule = translation->partition.schedule;
+  for (size_t u = 0; u < schedule.size(); ++u) {
+    if (invariant == nullptr || !(*invariant)[u]) {
+      DFC_RETURN_IF_ERROR(inner.RunUnit(schedule[u]));
+      continue;
+    }
+    // Computed in the first iteration, kept for the others.
+    const std::vector<TensorId> outputs = inner.UnitOutputs(schedule[u]);
+    const bool kept = std::all_of(outputs.begin(), outputs.end(), [&](const TensorId& id) {
+      return invariants->values.contains(id);
+    });
+    if (kept) {
+      for (const TensorId& id : outputs) inner.values_[id] = invariants->values.at(id);
+      continue;
+    }
+    DFC_RETURN_IF_ERROR(inner.RunUnit(schedule[u]));
+    for (const TensorId& id : outputs) {
+      if (const auto it = inner.values_.find(id); it != inner.values_.end()) {
+        invariants->values[id] = it->second;
+      }
+    }
   }
   std::vector<std::shared_ptr<DeviceTensor>> results;
   for (const TensorId& id : f.results) {

@@ -96,6 +96,9 @@ class DeviceExecutor::ActiveRun {
         absl::StrJoin(ClusterNodeNames(graph_, translated_.partition.clusters[index]), ", "), ")");
   }
 
+  // The tensors a unit of the schedule computes.
+  std::vector<TensorId> UnitOutputs(const ExecutionUnit& unit) const;
+
   // The value of `id` where it is (a function's result stays on the device).
   absl::StatusOr<std::shared_ptr<DeviceTensor>> Result(const TensorId& id) { return Value(id, nullptr); }
 
@@ -167,10 +170,19 @@ class DeviceExecutor::ActiveRun {
 
   // Switch and Merge (passing device values on without copies), While and If.
   absl::Status RunControl(const Node& node);
+  // What a loop computes once for all its iterations: the values of its body's units that read
+  // nothing but the loop's invariant arguments (those the body returns unchanged) and
+  // constants, kept from the first iteration (loop-invariant code motion, at run time).
+  struct LoopInvariants {
+    absl::flat_hash_set<std::string> args;  // the body's placeholders that never change
+    absl::flat_hash_map<TensorId, std::shared_ptr<DeviceTensor>> values;
+  };
+
   // Runs function `f` for `caller` on `args`, its kernels translated once per argument shapes
-  // and its values left on the device.
+  // and its values left on the device. `invariants`: a loop body's, or null.
   absl::StatusOr<std::vector<std::shared_ptr<DeviceTensor>>> RunFunction(
-      const Node& caller, const FunctionGraph& f, std::vector<std::shared_ptr<DeviceTensor>> args);
+      const Node& caller, const FunctionGraph& f, std::vector<std::shared_ptr<DeviceTensor>> args,
+      LoopInvariants* invariants = nullptr);
 
   // An op that writes variables (OpDef::num_ref_inputs): Assign, AssignAdd, AssignSub,
   // ApplyGradientDescent, the optimizers. Assign takes the value's buffer as the variable's; an
