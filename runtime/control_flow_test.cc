@@ -3,6 +3,7 @@
 // the device; malformed frames, a loop that never ends and a failed Assert as errors.
 #include "runtime/control_flow.h"
 
+#include <cmath>
 #include <memory>
 #include <string>
 
@@ -143,6 +144,77 @@ TEST(ControlFlowTest, MalformedFramesAreErrorsNamingTheNode) {
     ASSERT_FALSE(graph.ok());
     EXPECT_THAT(graph.status().message(), HasSubstr(c.expected));
   }
+}
+
+// acc = 0; for i < limit: acc += stitch(exp(x)): exp(x) reads only the invariant x, and
+// only a host op (DynamicStitch) reads it, so it is a cluster of its own.
+std::string InvariantLoopGraph() {
+  return absl::StrReplaceAll(R"gd(
+node { name: "zero" op: "Const" attr { key: "dtype" value { type: DT_INT32 } }
+  attr { key: "value" value { tensor { dtype: DT_INT32 tensor_shape {} int_val: 0 } } } }
+node { name: "acc0" op: "Const" attr { key: "dtype" value { type: DT_FLOAT } }
+  attr { key: "value" value { tensor { dtype: DT_FLOAT tensor_shape { dim { size: 3 } } float_val: 0 } } } }
+node { name: "limit" op: "Placeholder" attr { key: "dtype" value { type: DT_INT32 } }
+  attr { key: "shape" value { shape {} } } }
+node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } }
+  attr { key: "shape" value { shape { dim { size: 3 } } } } }
+node { name: "w/Enter_i" op: "Enter" input: "zero" $T $F }
+node { name: "w/Enter_acc" op: "Enter" input: "acc0" $FLOAT $F }
+node { name: "w/Enter_limit" op: "Enter" input: "limit" $T $F $C }
+node { name: "w/Enter_x" op: "Enter" input: "x" $FLOAT $F $C }
+node { name: "w/Merge_i" op: "Merge" input: "w/Enter_i" input: "w/Next_i" $T $N }
+node { name: "w/Merge_acc" op: "Merge" input: "w/Enter_acc" input: "w/Next_acc" $FLOAT $N }
+node { name: "w/Less" op: "Less" input: "w/Merge_i" input: "w/Enter_limit" $T }
+node { name: "w/LoopCond" op: "LoopCond" input: "w/Less" }
+node { name: "w/Switch_i" op: "Switch" input: "w/Merge_i" input: "w/LoopCond" $T }
+node { name: "w/Switch_acc" op: "Switch" input: "w/Merge_acc" input: "w/LoopCond" $FLOAT }
+node { name: "w/i" op: "Identity" input: "w/Switch_i:1" $T }
+node { name: "w/acc" op: "Identity" input: "w/Switch_acc:1" $FLOAT }
+node { name: "w/one" op: "Const" input: "^w/i" attr { key: "dtype" value { type: DT_INT32 } }
+  attr { key: "value" value { tensor { dtype: DT_INT32 tensor_shape {} int_val: 1 } } } }
+node { name: "w/indices" op: "Const" input: "^w/i" attr { key: "dtype" value { type: DT_INT32 } }
+  attr { key: "value" value { tensor { dtype: DT_INT32 tensor_shape { dim { size: 3 } } int_val: 0 int_val: 1 int_val: 2 } } } }
+node { name: "w/exp" op: "Exp" input: "w/Enter_x" $FLOAT }
+node { name: "w/stitched" op: "DynamicStitch" input: "w/indices" input: "w/exp" $FLOAT
+  attr { key: "N" value { i: 1 } } }
+node { name: "w/next_i" op: "AddV2" input: "w/i" input: "w/one" $T }
+node { name: "w/next_acc" op: "AddV2" input: "w/acc" input: "w/stitched" $FLOAT }
+node { name: "w/Next_i" op: "NextIteration" input: "w/next_i" $T }
+node { name: "w/Next_acc" op: "NextIteration" input: "w/next_acc" $FLOAT }
+node { name: "w/Exit_acc" op: "Exit" input: "w/Switch_acc" $FLOAT }
+)gd",
+                             {{"$T", kInt},
+                              {"$FLOAT", R"(attr { key: "T" value { type: DT_FLOAT } })"},
+                              {"$F", R"(attr { key: "frame_name" value { s: "w/ctx" } })"},
+                              {"$C", R"(attr { key: "is_constant" value { b: true } })"},
+                              {"$N", R"(attr { key: "N" value { i: 2 } })"}});
+}
+
+TEST(ControlFlowTest, TheDeviceComputesALoopInvariantOnce) {
+  if (!cl::SelectDevice("cpu").ok()) GTEST_SKIP() << "no OpenCL CPU device";
+  absl::StatusOr<std::shared_ptr<const Graph>> graph = Load(InvariantLoopGraph());
+  ASSERT_TRUE(graph.ok()) << graph.status();
+  absl::StatusOr<std::unique_ptr<DeviceSession>> device =
+      DeviceSession::Create(*graph, {.device = "cpu"});
+  ASSERT_TRUE(device.ok()) << device.status();
+  const Tensor x = Tensor::FromVector<float>({0, 1, 2}, {3});
+  auto kernels_for = [&](int32_t limit) -> int64_t {
+    const int64_t before = (*device)->executor().kernels_run();
+    absl::StatusOr<std::vector<Tensor>> got =
+        (*device)->Run({{{"limit"}, Tensor::Scalar<int32_t>(limit)}, {{"x"}, x}}, {"w/Exit_acc"});
+    EXPECT_TRUE(got.ok()) << got.status();
+    if (got.ok()) {
+      for (int k = 0; k < 3; ++k) {
+        EXPECT_NEAR(Values<float>((*got)[0])[k], limit * std::exp(static_cast<float>(k)), 1e-4);
+      }
+    }
+    return (*device)->executor().kernels_run() - before;
+  };
+  const int64_t three = kernels_for(3);
+  const int64_t six = kernels_for(6);
+  // Each further iteration runs four kernels: the condition's, and the body's three that read
+  // the loop variables; exp's cluster runs once a run (five a iteration without the hoisting).
+  EXPECT_EQ(six - three, 3 * 4);
 }
 
 // y = pred ? x * 2 : x + 10, as tf.cond writes it: a Switch, both branches, a Merge.
