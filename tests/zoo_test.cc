@@ -13,6 +13,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "base/status.h"
 #include "graph/graph.h"
 #include "graph/loader.h"
 #include "graph/npy.h"
@@ -32,6 +33,23 @@ namespace {
 using testing::Values;
 using testing::ZooModel;
 
+// A device session (the CPU device) and a reference session of `graph`, each after running
+// `init` (a model's initialisers or its checkpoint's restore).
+struct Sessions {
+  std::unique_ptr<DeviceSession> device;
+  std::unique_ptr<reference::Session> reference;
+};
+
+absl::StatusOr<Sessions> OpenInitialised(const std::shared_ptr<const Graph>& graph,
+                                         const std::vector<std::string>& init) {
+  Sessions s;
+  DFC_ASSIGN_OR_RETURN(s.device, DeviceSession::Create(graph, {.device = "cpu"}));
+  DFC_RETURN_IF_ERROR(s.device->Run({}, {}, init).status());
+  s.reference = std::make_unique<reference::Session>(graph);
+  DFC_RETURN_IF_ERROR(s.reference->Run({}, {}, init).status());
+  return s;
+}
+
 class ZooCnnTest : public ::testing::TestWithParam<std::pair<ZooModel, int64_t>> {};
 
 TEST_P(ZooCnnTest, MatchesTheReferenceOnTheDevice) {
@@ -46,15 +64,12 @@ TEST_P(ZooCnnTest, MatchesTheReferenceOnTheDevice) {
   const std::vector<Feed> feeds = {{{model.input, 0}, testing::UniformFloats(shape, 7, 0, 1)}};
   absl::StatusOr<std::vector<std::string>> init = VariableInitialisers(*graph);
   ASSERT_TRUE(init.ok()) << init.status();
-  absl::StatusOr<std::unique_ptr<DeviceSession>> device =
-      DeviceSession::Create(graph, {.device = "cpu"});
-  ASSERT_TRUE(device.ok()) << device.status();
-  ASSERT_TRUE((*device)->Run({}, {}, *init).ok());
-  absl::StatusOr<std::vector<Tensor>> got = (*device)->Run(feeds, {model.fetch});
+  absl::StatusOr<Sessions> sessions = OpenInitialised(graph, *init);
+  ASSERT_TRUE(sessions.ok()) << sessions.status();
+  DeviceSession* device = sessions->device.get();
+  absl::StatusOr<std::vector<Tensor>> got = device->Run(feeds, {model.fetch});
   ASSERT_TRUE(got.ok()) << got.status();
-  reference::Session reference(graph);
-  ASSERT_TRUE(reference.Run({}, {}, *init).ok());
-  absl::StatusOr<std::vector<Tensor>> want = reference.Run(feeds, {model.fetch});
+  absl::StatusOr<std::vector<Tensor>> want = sessions->reference->Run(feeds, {model.fetch});
   ASSERT_TRUE(want.ok()) << want.status();
   // The device sums every window in float32, the reference in double, through up to 28
   // layers: float32 sums of n terms err by up to n·u of their magnitudes, and the errors of
@@ -63,7 +78,7 @@ TEST_P(ZooCnnTest, MatchesTheReferenceOnTheDevice) {
   // another; 1e-4 keeps ten times the measured margin and fails a wrong window by far.
   const Comparison c = CompareTensors((*got)[0], (*want)[0], {.rtol = 1e-4, .atol = 1e-4});
   EXPECT_TRUE(c.equal) << c.reason;
-  EXPECT_EQ((*device)->executor().fallbacks(), 0);
+  EXPECT_EQ(device->executor().fallbacks(), 0);
 }
 
 std::vector<std::pair<ZooModel, int64_t>> Cases() {
@@ -92,13 +107,10 @@ TEST(ZooSavedModelTest, TheKerasCnnMatchesTheReferenceOnTheDevice) {
   ASSERT_TRUE(image.ok()) << image.status();
   const Signature& serving = **model->FindSignature("serving_default");
   auto graph = std::make_shared<const Graph>(std::move(model->graph));
-  const std::vector<std::string> inits = {model->restore_op, model->init_op};
-  absl::StatusOr<std::unique_ptr<DeviceSession>> device =
-      DeviceSession::Create(graph, {.device = "cpu"});
-  ASSERT_TRUE(device.ok()) << device.status();
-  ASSERT_TRUE((*device)->Run({}, {}, inits).ok());
-  reference::Session reference(graph);
-  ASSERT_TRUE(reference.Run({}, {}, inits).ok());
+  absl::StatusOr<Sessions> sessions = OpenInitialised(graph, {model->restore_op, model->init_op});
+  ASSERT_TRUE(sessions.ok()) << sessions.status();
+  DeviceSession* device = sessions->device.get();
+  reference::Session& reference = *sessions->reference;
   for (const auto& [batch, side] : {std::pair<int64_t, int64_t>{1, 24}, {2, 24}, {2, 16}}) {
     SCOPED_TRACE(absl::StrCat("batch ", batch, ", ", side, "x", side));
     Tensor crops = Tensor::Zeros(DType::kFloat, {batch, side, side, 1});
@@ -112,7 +124,7 @@ TEST(ZooSavedModelTest, TheKerasCnnMatchesTheReferenceOnTheDevice) {
     }
     const std::vector<Feed> feeds = {{serving.inputs[0].tensor, crops}};
     const std::string fetch = serving.outputs[0].tensor.ToString();
-    absl::StatusOr<std::vector<Tensor>> got = (*device)->Run(feeds, {fetch});
+    absl::StatusOr<std::vector<Tensor>> got = device->Run(feeds, {fetch});
     ASSERT_TRUE(got.ok()) << got.status();
     absl::StatusOr<std::vector<Tensor>> want = reference.Run(feeds, {fetch});
     ASSERT_TRUE(want.ok()) << want.status();
@@ -125,7 +137,7 @@ TEST(ZooSavedModelTest, TheKerasCnnMatchesTheReferenceOnTheDevice) {
     ASSERT_TRUE(translated.ok()) << translated.status();
     EXPECT_TRUE(translated->host_device_nodes.empty()) << translated->host_device_nodes[0];
   }
-  EXPECT_EQ((*device)->executor().fallbacks(), 0);
+  EXPECT_EQ(device->executor().fallbacks(), 0);
 }
 
 // The zoo's TF2 Keras LSTM SavedModel: its network behind StatefulPartitionedCall, the LSTM a
@@ -139,18 +151,16 @@ TEST(ZooSavedModelTest, TheKerasLstmMatchesTheReferenceOnTheDevice) {
   auto graph = std::make_shared<const Graph>(std::move(model->graph));
   std::vector<std::string> inits = {model->restore_op};
   if (!model->init_op.empty()) inits.push_back(model->init_op);
-  absl::StatusOr<std::unique_ptr<DeviceSession>> device =
-      DeviceSession::Create(graph, {.device = "cpu"});
-  ASSERT_TRUE(device.ok()) << device.status();
-  ASSERT_TRUE((*device)->Run({}, {}, inits).ok());
-  reference::Session reference(graph);
-  ASSERT_TRUE(reference.Run({}, {}, inits).ok());
+  absl::StatusOr<Sessions> sessions = OpenInitialised(graph, inits);
+  ASSERT_TRUE(sessions.ok()) << sessions.status();
+  DeviceSession* device = sessions->device.get();
+  reference::Session& reference = *sessions->reference;
   for (int64_t batch : {1, 64}) {
     SCOPED_TRACE(absl::StrCat("batch ", batch));
     const std::vector<Feed> feeds = {
         {serving.inputs[0].tensor, testing::UniformFloats({batch, 5, 3}, 5, -1, 1)}};
     const std::string fetch = serving.outputs[0].tensor.ToString();
-    absl::StatusOr<std::vector<Tensor>> got = (*device)->Run(feeds, {fetch});
+    absl::StatusOr<std::vector<Tensor>> got = device->Run(feeds, {fetch});
     ASSERT_TRUE(got.ok()) << got.status();
     absl::StatusOr<std::vector<Tensor>> want = reference.Run(feeds, {fetch});
     ASSERT_TRUE(want.ok()) << want.status();
@@ -158,7 +168,7 @@ TEST(ZooSavedModelTest, TheKerasLstmMatchesTheReferenceOnTheDevice) {
     const Comparison c = CompareTensors((*got)[0], (*want)[0], {.rtol = 1e-5, .atol = 1e-5});
     EXPECT_TRUE(c.equal) << c.reason;
   }
-  EXPECT_EQ((*device)->executor().fallbacks(), 0);
+  EXPECT_EQ(device->executor().fallbacks(), 0);
 }
 
 // The zoo's TF1 recurrent networks, each a while loop over TensorArrays: the Keras LSTM (100
@@ -191,15 +201,12 @@ TEST_P(ZooRnnTest, MatchesTheReferenceOnTheDevice) {
     input = wide;
   }
   const std::vector<Feed> feeds = {{{model.input, 0}, input}};
-  absl::StatusOr<std::unique_ptr<DeviceSession>> device =
-      DeviceSession::Create(graph, {.device = "cpu"});
-  ASSERT_TRUE(device.ok()) << device.status();
-  ASSERT_TRUE((*device)->Run({}, {}, model.init).ok());
-  absl::StatusOr<std::vector<Tensor>> got = (*device)->Run(feeds, {model.fetch});
+  absl::StatusOr<Sessions> sessions = OpenInitialised(graph, model.init);
+  ASSERT_TRUE(sessions.ok()) << sessions.status();
+  DeviceSession* device = sessions->device.get();
+  absl::StatusOr<std::vector<Tensor>> got = device->Run(feeds, {model.fetch});
   ASSERT_TRUE(got.ok()) << got.status();
-  reference::Session reference(graph);
-  ASSERT_TRUE(reference.Run({}, {}, model.init).ok());
-  absl::StatusOr<std::vector<Tensor>> want = reference.Run(feeds, {model.fetch});
+  absl::StatusOr<std::vector<Tensor>> want = sessions->reference->Run(feeds, {model.fetch});
   ASSERT_TRUE(want.ok()) << want.status();
   // The device computes each step's gates in the graph's dtype, the reference in double, and
   // a step's error feeds the next: over the LSTM's 100 steps the outputs (magnitude < 1)
@@ -208,8 +215,8 @@ TEST_P(ZooRnnTest, MatchesTheReferenceOnTheDevice) {
   const Comparison c =
       CompareTensors((*got)[0], (*want)[0], {.rtol = tolerance, .atol = tolerance});
   EXPECT_TRUE(c.equal) << c.reason;
-  EXPECT_EQ((*device)->executor().fallbacks(), 0);
-  EXPECT_GT((*device)->executor().kernels_run(), 0);
+  EXPECT_EQ(device->executor().fallbacks(), 0);
+  EXPECT_GT(device->executor().kernels_run(), 0);
 }
 
 std::vector<std::pair<RnnCase, int64_t>> RnnCases() {
