@@ -168,6 +168,13 @@ class Functionalizer {
     }
   }
 
+  // The nodes that read node `i` (none for a node nothing reads).
+  const std::vector<int>& ConsumersOf(int i) const {
+    static const std::vector<int> kNone;
+    const auto it = consumers_.find(i);
+    return it == consumers_.end() ? kNone : it->second;
+  }
+
   int IndexOf(const std::string& name) const {
     const auto it = index_.find(name);
     return it == index_.end() ? -1 : it->second;
@@ -511,7 +518,7 @@ class Functionalizer {
   absl::StatusOr<LoopVar> Variable(int enter, int loop_cond) const {
     const tf::NodeDef& e = def_.node(enter);
     LoopVar v{.enter = enter, .merge = -1, .next = -1, .switch_ = -1, .exits = {}};
-    for (int c : consumers_.at(enter)) {
+    for (int c : ConsumersOf(enter)) {
       if (!IsMerge(def_.node(c))) {
         return NodeError(e, absl::StrCat("a loop variable's Enter must feed only its Merge, but \"",
                                          def_.node(c).name(), "\" (", def_.node(c).op(),
@@ -528,7 +535,7 @@ class Functionalizer {
     if (v.next < 0 || m.input_size() != 2) {
       return NodeError(m, "a loop variable's Merge must read its Enter and a NextIteration");
     }
-    for (int c : consumers_.count(v.merge) ? consumers_.at(v.merge) : std::vector<int>{}) {
+    for (int c : ConsumersOf(v.merge)) {
       const tf::NodeDef& s = def_.node(c);
       if (!IsSwitch(s)) continue;
       if (s.input_size() < 2 || ParseInput(s.input(1)).node != def_.node(loop_cond).name()) {
@@ -537,8 +544,8 @@ class Functionalizer {
       v.switch_ = c;
     }
     if (v.switch_ < 0) return NodeError(m, "a loop variable's Merge feeds no Switch on the LoopCond");
-    if (consumers_.count(v.switch_)) {
-      for (int c : consumers_.at(v.switch_)) {
+    {
+      for (int c : ConsumersOf(v.switch_)) {
         for (const std::string& text : def_.node(c).input()) {
           const Input in = ParseInput(text);
           if (in.node != def_.node(v.switch_).name() || in.control || in.index != 0) continue;
