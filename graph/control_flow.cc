@@ -149,7 +149,6 @@ class Functionalizer {
     for (int i = 0; i < def_.node_size(); ++i) {
       if (!removed_.contains(def_.node(i).name())) *out.add_node() = def_.node(i);
     }
-    for (tf::NodeDef& n : added_) *out.add_node() = std::move(n);
     def_ = std::move(out);
     return absl::OkStatus();
   }
@@ -456,7 +455,7 @@ class Functionalizer {
     bodies_[body_name] = std::move(body);
 
     // The While node, and each Exit an Identity of its output.
-    tf::NodeDef& w = added_.emplace_back();
+    tf::NodeDef w;
     w.set_name(while_name);
     w.set_op("While");
     absl::flat_hash_set<std::string> controls;
@@ -502,17 +501,11 @@ class Functionalizer {
     for (int i : members) {
       if (!IsExit(def_.node(i))) removed_.insert(def_.node(i).name());
     }
-    AppendAdded(frames_[f].parent);
+    // The While node joins the graph in the parent frame, where an outer loop finds it among
+    // its members.
+    *def_.add_node() = std::move(w);
+    frame_.push_back(frames_[f].parent);
     return absl::OkStatus();
-  }
-
-  // Moves the While node just made into the graph, in frame `parent`, so that an outer loop
-  // finds it among its members.
-  void AppendAdded(int parent) {
-    tf::NodeDef node = std::move(added_.back());
-    added_.pop_back();
-    *def_.add_node() = std::move(node);
-    frame_.push_back(parent);
   }
 
   absl::StatusOr<LoopVar> Variable(int enter, int loop_cond) const {
@@ -608,7 +601,6 @@ class Functionalizer {
   std::vector<int> frame_;  // by node index
   absl::flat_hash_set<std::string> removed_;
   absl::flat_hash_set<std::string> used_;
-  std::vector<tf::NodeDef> added_;
 };
 
 // The library function `name` as a body, its arguments typed by its signature (and `attrs`
