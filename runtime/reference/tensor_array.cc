@@ -40,22 +40,27 @@ absl::StatusOr<std::vector<int64_t>> Dims(const PartialShape& shape) {
   return shape.dims;
 }
 
-// An element as a read sees it: the one written, else zeros where the element shape is fully
-// known (TensorFlow's rule), else an error.
+// An element as a read sees it: the one written, else zeros where the element shape
+// (`shape`, the array's own or one a read refines it to) is fully known (TensorFlow's rule),
+// else an error.
 absl::StatusOr<Tensor> Element(const KernelContext& ctx, const TensorArrayValue& array,
-                               int64_t index) {
+                               int64_t index, const PartialShape& shape) {
   if (index < 0 || index >= static_cast<int64_t>(array.elements.size())) {
     return ctx.Error(absl::StrCat("index ", index, " is outside the TensorArray's ",
                                   array.elements.size(), " elements"));
   }
   if (array.elements[index]) return *array.elements[index];
-  absl::StatusOr<std::vector<int64_t>> dims = Dims(array.element_shape);
+  absl::StatusOr<std::vector<int64_t>> dims = Dims(shape);
   if (!dims.ok()) {
     return ctx.Error(absl::StrCat("element ", index,
                                   " of the TensorArray was never written, and its element shape ",
-                                  array.element_shape.ToString(), " is not fully known"));
+                                  shape.ToString(), " is not fully known"));
   }
   return AllocateOutput(ctx, array.dtype, *dims);
+}
+absl::StatusOr<Tensor> Element(const KernelContext& ctx, const TensorArrayValue& array,
+                               int64_t index) {
+  return Element(ctx, array, index, array.element_shape);
 }
 
 // Writes `value` as element `index` of a copy of `array`.
@@ -97,6 +102,20 @@ Tensor Rows(const Tensor& t, int64_t begin, int64_t end) {
                 out.byte_size());
   }
   return out;
+}
+
+// Row k of `t` along its first dimension, without that dimension: an element of it.
+absl::StatusOr<Tensor> Row(const Tensor& t, int64_t k) {
+  return Rows(t, k, k + 1).Reshaped(Shape(t.shape().begin() + 1, t.shape().end()));
+}
+
+// Copies `parts` one after another into `out`, whose size is theirs together.
+void CopyParts(const std::vector<Tensor>& parts, Tensor& out) {
+  char* dst = static_cast<char*>(out.mutable_raw_data());
+  for (const Tensor& part : parts) {
+    if (part.byte_size() > 0) std::memcpy(dst, part.raw_data(), part.byte_size());
+    dst += part.byte_size();
+  }
 }
 
 absl::Status TensorArrayV3(KernelContext& ctx) {
@@ -150,16 +169,14 @@ absl::StatusOr<Tensor> Stack(const KernelContext& ctx, const std::vector<Tensor>
   }
   Shape stacked = shape;
   stacked.insert(stacked.begin(), static_cast<int64_t>(elements.size()));
-  DFC_ASSIGN_OR_RETURN(Tensor out, AllocateOutput(ctx, dtype, stacked));
-  char* dst = static_cast<char*>(out.mutable_raw_data());
   for (const Tensor& e : elements) {
     if (e.shape() != shape) {
       return ctx.Error(absl::StrCat("stacks elements of shapes ", ShapeToString(shape), " and ",
                                     ShapeToString(e.shape())));
     }
-    if (e.byte_size() > 0) std::memcpy(dst, e.raw_data(), e.byte_size());
-    dst += e.byte_size();
   }
+  DFC_ASSIGN_OR_RETURN(Tensor out, AllocateOutput(ctx, dtype, stacked));
+  CopyParts(elements, out);
   return out;
 }
 
@@ -193,9 +210,7 @@ absl::Status TensorArrayScatterV3(KernelContext& ctx) {  // handle, indices, val
   }
   auto out = std::make_shared<TensorArrayValue>(*in);
   for (size_t k = 0; k < indices.size(); ++k) {
-    Tensor row = Rows(value, static_cast<int64_t>(k), static_cast<int64_t>(k) + 1);
-    Shape shape(value.shape().begin() + 1, value.shape().end());
-    DFC_ASSIGN_OR_RETURN(Tensor element, row.Reshaped(shape));
+    DFC_ASSIGN_OR_RETURN(Tensor element, Row(value, static_cast<int64_t>(k)));
     DFC_RETURN_IF_ERROR(Put(ctx, *out, indices[k], std::move(element)));
   }
   ctx.set_output(0, Flow(std::move(out)));
@@ -236,11 +251,7 @@ absl::Status TensorArrayConcatV3(KernelContext& ctx) {  // handle, flow_in
   Shape shape = rest;
   shape.insert(shape.begin(), rows);
   DFC_ASSIGN_OR_RETURN(Tensor out, AllocateOutput(ctx, in->dtype, shape));
-  char* dst = static_cast<char*>(out.mutable_raw_data());
-  for (const Tensor& e : elements) {
-    if (e.byte_size() > 0) std::memcpy(dst, e.raw_data(), e.byte_size());
-    dst += e.byte_size();
-  }
+  CopyParts(elements, out);
   ctx.set_output(0, std::move(out));
   ctx.set_output(1, std::move(lengths));
   return absl::OkStatus();
@@ -354,7 +365,7 @@ absl::Status TensorListFromTensor(KernelContext& ctx) {  // tensor, element_shap
                                   value.DebugType()));
   }
   for (int64_t k = 0; k < value.dim(0); ++k) {
-    DFC_ASSIGN_OR_RETURN(Tensor row, Rows(value, k, k + 1).Reshaped(rows));
+    DFC_ASSIGN_OR_RETURN(Tensor row, Row(value, k));
     list->elements[k] = std::move(row);
   }
   ctx.set_output(0, Flow(std::move(list)));
@@ -365,14 +376,13 @@ absl::Status TensorListStack(KernelContext& ctx) {  // input_handle, element_sha
   DFC_RETURN_IF_ERROR(CheckNumInputs(ctx, 2));
   DFC_ASSIGN_OR_RETURN(const TensorArrayValue* list, ArrayAt(ctx, 0));
   DFC_ASSIGN_OR_RETURN(PartialShape given, ShapeInput(ctx, 1));
-  TensorArrayValue refined = *list;
-  refined.element_shape = Refine(list->element_shape, given);
+  const PartialShape shape = Refine(list->element_shape, given);
   std::vector<Tensor> elements;
   for (size_t k = 0; k < list->elements.size(); ++k) {
-    DFC_ASSIGN_OR_RETURN(Tensor e, Element(ctx, refined, static_cast<int64_t>(k)));
+    DFC_ASSIGN_OR_RETURN(Tensor e, Element(ctx, *list, static_cast<int64_t>(k), shape));
     elements.push_back(std::move(e));
   }
-  DFC_ASSIGN_OR_RETURN(Tensor out, Stack(ctx, elements, list->dtype, refined.element_shape));
+  DFC_ASSIGN_OR_RETURN(Tensor out, Stack(ctx, elements, list->dtype, shape));
   ctx.set_output(0, std::move(out));
   return absl::OkStatus();
 }
@@ -382,9 +392,8 @@ absl::Status TensorListGetItem(KernelContext& ctx) {  // input_handle, index, el
   DFC_ASSIGN_OR_RETURN(const TensorArrayValue* list, ArrayAt(ctx, 0));
   DFC_ASSIGN_OR_RETURN(int64_t index, ReadIndexScalar(ctx, 1, "index"));
   DFC_ASSIGN_OR_RETURN(PartialShape given, ShapeInput(ctx, 2));
-  TensorArrayValue refined = *list;
-  refined.element_shape = Refine(list->element_shape, given);
-  DFC_ASSIGN_OR_RETURN(Tensor value, Element(ctx, refined, index));
+  DFC_ASSIGN_OR_RETURN(Tensor value,
+                       Element(ctx, *list, index, Refine(list->element_shape, given)));
   ctx.set_output(0, std::move(value));
   return absl::OkStatus();
 }
@@ -420,9 +429,8 @@ absl::Status TensorListPopBack(KernelContext& ctx) {  // input_handle, element_s
   DFC_ASSIGN_OR_RETURN(const TensorArrayValue* in, ArrayAt(ctx, 0));
   if (in->elements.empty()) return ctx.Error("pops from an empty list");
   DFC_ASSIGN_OR_RETURN(PartialShape given, ShapeInput(ctx, 1));
-  TensorArrayValue refined = *in;
-  refined.element_shape = Refine(in->element_shape, given);
-  DFC_ASSIGN_OR_RETURN(Tensor last, Element(ctx, refined, static_cast<int64_t>(in->elements.size()) - 1));
+  DFC_ASSIGN_OR_RETURN(Tensor last, Element(ctx, *in, static_cast<int64_t>(in->elements.size()) - 1,
+                                            Refine(in->element_shape, given)));
   auto out = std::make_shared<TensorArrayValue>(*in);
   out->elements.pop_back();
   ctx.set_output(0, Flow(std::move(out)));
