@@ -9,7 +9,6 @@
 #include <memory>
 #include <optional>
 
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
@@ -103,12 +102,11 @@ int Run(const std::vector<std::string>& argv) {
   }
 
   const bool on_device = !args->Has("reference");
-  int64_t parsed_limit = kDefaultMaxLoopIterations;
-  if (args->Has("max-loop-iterations") &&
-      (!absl::SimpleAtoi(args->Get("max-loop-iterations"), &parsed_limit) || parsed_limit < 0)) {
-    return ReportUsage("--max-loop-iterations takes a count", kUsage);
+  absl::StatusOr<int> max_iterations =
+      CountFlag(*args, "max-loop-iterations", kDefaultMaxLoopIterations, 0);
+  if (!max_iterations.ok()) {
+    return ReportUsage(std::string(max_iterations.status().message()), kUsage);
   }
-  const std::optional<int64_t> max_iterations = parsed_limit;
   std::shared_ptr<const Graph> graph;
   std::unique_ptr<DeviceSession> device;
   std::vector<std::string> inits = args->All("init");
