@@ -11,48 +11,16 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/match.h"
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 #include "base/status.h"
 #include "graph/functions.h"
+#include "graph/node.h"
 
 namespace dfc {
 namespace {
 
 constexpr int kDtVariant = 21;
-
-// Functions that name each other deeper than this are taken for a recursion.
-constexpr int kMaxFunctionDepth = 64;
-
-// An input string of a NodeDef, split: "^name" is control, "name:2" is output 2.
-struct Input {
-  std::string node;
-  int index = 0;
-  bool control = false;
-};
-
-Input ParseInput(absl::string_view text) {
-  Input in;
-  if (absl::StartsWith(text, "^")) {
-    in.control = true;
-    in.node = std::string(text.substr(1));
-    return in;
-  }
-  const size_t colon = text.rfind(':');
-  int index = 0;
-  if (colon != absl::string_view::npos && absl::SimpleAtoi(text.substr(colon + 1), &index)) {
-    in.node = std::string(text.substr(0, colon));
-    in.index = index;
-  } else {
-    in.node = std::string(text);
-  }
-  return in;
-}
-
-std::string TensorName(absl::string_view node, int index) {
-  return index == 0 ? std::string(node) : absl::StrCat(node, ":", index);
-}
 
 absl::Status NodeError(const tf::NodeDef& node, absl::string_view message) {
   return absl::InvalidArgumentError(
@@ -99,9 +67,9 @@ void RetypeTensorArrayFlows(tf::GraphDef& def) {
                           IsNextIteration(n) || IsOp(n, {"Identity", "RefIdentity"});
       if (!passes || flows.contains({i, 0})) continue;
       for (const std::string& text : n.input()) {
-        const Input in = ParseInput(text);
-        const auto p = index.find(in.node);
-        if (in.control || p == index.end() || !flows.contains({p->second, in.index})) continue;
+        const NodeInput in = ParseNodeInput(text);
+        const auto p = index.find(in.tensor.node);
+        if (in.control || p == index.end() || !flows.contains({p->second, in.tensor.index})) continue;
         (*n.mutable_attr())["T"].set_type(static_cast<tf::DataType>(kDtVariant));
         flows.insert({i, 0});
         if (IsSwitch(n)) flows.insert({i, 1});
@@ -160,8 +128,8 @@ class Functionalizer {
     for (int i = 0; i < def_.node_size(); ++i) index_[def_.node(i).name()] = i;
     for (int i = 0; i < def_.node_size(); ++i) {
       for (const std::string& text : def_.node(i).input()) {
-        const Input in = ParseInput(text);
-        const auto p = index_.find(in.node);
+        const NodeInput in = ParseNodeInput(text);
+        const auto p = index_.find(in.tensor.node);
         if (p != index_.end()) consumers_[p->second].push_back(i);
       }
     }
@@ -210,8 +178,8 @@ class Functionalizer {
         bool all_free = true;
         bool from_data = false;
         for (const std::string& text : node.input()) {
-          const Input in = ParseInput(text);
-          const int q = IndexOf(in.node);
+          const NodeInput in = ParseNodeInput(text);
+          const int q = IndexOf(in.tensor.node);
           if (q < 0 || IsFree(q)) continue;
           all_free = false;
           // A Merge is where its Enter is; its NextIteration must be there too (CheckFrames).
@@ -267,8 +235,8 @@ class Functionalizer {
     for (int c = 0; c < def_.node_size(); ++c) {
       const tf::NodeDef& node = def_.node(c);
       for (const std::string& text : node.input()) {
-        const Input in = ParseInput(text);
-        const int p = IndexOf(in.node);
+        const NodeInput in = ParseNodeInput(text);
+        const int p = IndexOf(in.tensor.node);
         if (p < 0 || IsFree(p)) continue;
         int expected = frame_[c];
         if (IsEnter(node)) expected = frames_[frame_[c]].parent;
@@ -309,7 +277,7 @@ class Functionalizer {
       const int i = stack.back();
       stack.pop_back();
       for (const std::string& text : def_.node(i).input()) {
-        const int p = IndexOf(ParseInput(text).node);
+        const int p = IndexOf(ParseNodeInput(text).tensor.node);
         if (p < 0 || stops.contains(p) || (frame_[p] != f && !IsFree(p))) continue;
         if (seen.insert(p).second) stack.push_back(p);
       }
@@ -378,18 +346,18 @@ class Functionalizer {
       structural.insert({v.enter, v.merge, v.next, v.switch_});
     }
     for (int c : invariants) structural.insert(c);
-    // Inside the condition and body, what stands for the variables and invariants.
-    absl::flat_hash_map<std::string, std::string> cond_renames, body_renames;
+    // Inside the body, what stands for the variables: a placeholder named as the Switch, where
+    // the body read the Switch's output 1 or the Merge. (The condition's placeholders are named
+    // as the Merges, which it reads; the invariants' as their Enters.)
+    absl::flat_hash_map<std::string, std::string> body_renames;
     for (const LoopVar& v : vars) {
-      const std::string& merge = def_.node(v.merge).name();
       const std::string& sw = def_.node(v.switch_).name();
-      cond_renames[merge] = merge;
-      body_renames[merge] = sw;
-      body_renames[TensorName(sw, 1)] = sw;
+      body_renames[def_.node(v.merge).name()] = sw;
+      body_renames[TensorId{sw, 1}.ToString()] = sw;
     }
 
     // The condition: what the predicate reads, down to the Merges and invariants.
-    const Input pred = ParseInput(def_.node(loop_cond).input(0));
+    const TensorId pred = ParseNodeInput(def_.node(loop_cond).input(0)).tensor;
     const int pred_node = IndexOf(pred.node);
     std::vector<int> cond_nodes = Closure({pred_node}, f, structural);
     // The body: what the NextIterations read, and every other node of the frame (an Assert,
@@ -397,7 +365,7 @@ class Functionalizer {
     const absl::flat_hash_set<int> cond_set(cond_nodes.begin(), cond_nodes.end());
     std::vector<int> body_roots;
     for (const LoopVar& v : vars) {
-      const int p = IndexOf(ParseInput(def_.node(v.next).input(0)).node);
+      const int p = IndexOf(ParseNodeInput(def_.node(v.next).input(0)).tensor.node);
       if (p >= 0) body_roots.push_back(p);
     }
     for (int i : members) {
@@ -410,34 +378,29 @@ class Functionalizer {
     const std::string while_name = UniqueName(frame);
     const std::string cond_name = absl::StrCat(while_name, "/cond");
     const std::string body_name = absl::StrCat(while_name, "/body");
+    // The While's inputs: the variables' Enters, then the invariants'.
+    std::vector<int> enters;
+    for (const LoopVar& v : vars) enters.push_back(v.enter);
+    enters.insert(enters.end(), invariants.begin(), invariants.end());
     tf::AttrValue types;
-    for (const LoopVar& v : vars) {
-      types.mutable_list()->add_type(FindAttr(def_.node(v.enter), "T")->type());
-    }
-    for (int c : invariants) types.mutable_list()->add_type(FindAttr(def_.node(c), "T")->type());
+    for (int e : enters) types.mutable_list()->add_type(FindAttr(def_.node(e), "T")->type());
 
     // The condition's arguments are the Merges' names, the body's the Switches'; both take
     // the invariants by their Enters' names.
     FunctionBody cond, body;
-    for (size_t k = 0; k < vars.size(); ++k) {
-      const tf::AttrValue& type = *FindAttr(def_.node(vars[k].enter), "T");
-      const std::string& merge = def_.node(vars[k].merge).name();
-      const std::string& sw = def_.node(vars[k].switch_).name();
-      *cond.graph.add_node() = Placeholder(merge, type);
-      *body.graph.add_node() = Placeholder(sw, type);
-      cond.args.push_back(merge);
-      body.args.push_back(sw);
+    for (size_t k = 0; k < enters.size(); ++k) {
+      const tf::NodeDef& enter = def_.node(enters[k]);
+      const bool variable = k < vars.size();
+      const std::string& cond_arg = variable ? def_.node(vars[k].merge).name() : enter.name();
+      const std::string& body_arg = variable ? def_.node(vars[k].switch_).name() : enter.name();
+      *cond.graph.add_node() = Placeholder(cond_arg, *FindAttr(enter, "T"));
+      *body.graph.add_node() = Placeholder(body_arg, *FindAttr(enter, "T"));
+      cond.args.push_back(cond_arg);
+      body.args.push_back(body_arg);
     }
-    for (int c : invariants) {
-      const tf::NodeDef& enter = def_.node(c);
-      *cond.graph.add_node() = Placeholder(enter.name(), *FindAttr(enter, "T"));
-      *body.graph.add_node() = Placeholder(enter.name(), *FindAttr(enter, "T"));
-      cond.args.push_back(enter.name());
-      body.args.push_back(enter.name());
-    }
-    DFC_RETURN_IF_ERROR(CopyNodes(cond_nodes, structural, cond_renames, cond));
+    DFC_RETURN_IF_ERROR(CopyNodes(cond_nodes, structural, {}, cond));
     DFC_RETURN_IF_ERROR(CopyNodes(body_nodes, structural, body_renames, body));
-    cond.results.push_back(Rename(TensorName(pred.node, pred.index), cond_renames));
+    cond.results.push_back(pred.ToString());
     for (const LoopVar& v : vars) {
       body.results.push_back(Rename(def_.node(v.next).input(0), body_renames));
     }
@@ -445,9 +408,9 @@ class Functionalizer {
     // What runs for its effects: body nodes that no other body node reads.
     absl::flat_hash_set<std::string> read;
     for (const tf::NodeDef& n : body.graph.node()) {
-      for (const std::string& text : n.input()) read.insert(ParseInput(text).node);
+      for (const std::string& text : n.input()) read.insert(ParseNodeInput(text).tensor.node);
     }
-    for (const std::string& r : body.results) read.insert(ParseInput(r).node);
+    for (const std::string& r : body.results) read.insert(ParseNodeInput(r).tensor.node);
     for (const tf::NodeDef& n : body.graph.node()) {
       if (!read.contains(n.name()) && n.op() != "Placeholder") body.targets.push_back(n.name());
     }
@@ -459,15 +422,9 @@ class Functionalizer {
     w.set_name(while_name);
     w.set_op("While");
     absl::flat_hash_set<std::string> controls;
-    for (const LoopVar& v : vars) w.add_input(def_.node(v.enter).input(0));
-    for (int c : invariants) w.add_input(def_.node(c).input(0));
-    for (const LoopVar& v : vars) {
-      for (const std::string& text : def_.node(v.enter).input()) {
-        if (absl::StartsWith(text, "^")) controls.insert(text);
-      }
-    }
-    for (int c : invariants) {
-      for (const std::string& text : def_.node(c).input()) {
+    for (int e : enters) {
+      w.add_input(def_.node(e).input(0));  // its value
+      for (const std::string& text : def_.node(e).input()) {
         if (absl::StartsWith(text, "^")) controls.insert(text);
       }
     }
@@ -477,8 +434,7 @@ class Functionalizer {
     (*w.mutable_attr())["T"] = types;
     (*w.mutable_attr())["cond"].mutable_func()->set_name(cond_name);
     (*w.mutable_attr())["body"].mutable_func()->set_name(body_name);
-    if (const tf::AttrValue* p = FindAttr(def_.node(vars.empty() ? invariants.front() : vars[0].enter),
-                                          "parallel_iterations")) {
+    if (const tf::AttrValue* p = FindAttr(def_.node(enters.front()), "parallel_iterations")) {
       (*w.mutable_attr())["parallel_iterations"] = *p;
     }
     for (size_t k = 0; k < vars.size(); ++k) {
@@ -491,7 +447,7 @@ class Functionalizer {
         }
         exit.set_op("Identity");
         exit.clear_input();
-        exit.add_input(TensorName(while_name, static_cast<int>(k)));
+        exit.add_input(TensorId{while_name, static_cast<int>(k)}.ToString());
         for (const std::string& c : keep) exit.add_input(c);
         exit.clear_attr();
         (*exit.mutable_attr())["T"] = type;
@@ -522,7 +478,7 @@ class Functionalizer {
     if (v.merge < 0) return NodeError(e, "a loop variable's Enter feeds no Merge");
     const tf::NodeDef& m = def_.node(v.merge);
     for (const std::string& text : m.input()) {
-      const int p = IndexOf(ParseInput(text).node);
+      const int p = IndexOf(ParseNodeInput(text).tensor.node);
       if (p >= 0 && IsNextIteration(def_.node(p))) v.next = p;
     }
     if (v.next < 0 || m.input_size() != 2) {
@@ -531,22 +487,22 @@ class Functionalizer {
     for (int c : ConsumersOf(v.merge)) {
       const tf::NodeDef& s = def_.node(c);
       if (!IsSwitch(s)) continue;
-      if (s.input_size() < 2 || ParseInput(s.input(1)).node != def_.node(loop_cond).name()) {
+      if (s.input_size() < 2 || ParseNodeInput(s.input(1)).tensor.node != def_.node(loop_cond).name()) {
         return NodeError(s, "switches a loop variable on something other than its LoopCond");
       }
       v.switch_ = c;
     }
     if (v.switch_ < 0) return NodeError(m, "a loop variable's Merge feeds no Switch on the LoopCond");
-    {
-      for (int c : ConsumersOf(v.switch_)) {
-        for (const std::string& text : def_.node(c).input()) {
-          const Input in = ParseInput(text);
-          if (in.node != def_.node(v.switch_).name() || in.control || in.index != 0) continue;
-          if (!IsExit(def_.node(c))) {
-            return NodeError(def_.node(c), "reads a loop's Switch output 0, which only an Exit may");
-          }
-          v.exits.push_back(c);
+    for (int c : ConsumersOf(v.switch_)) {
+      for (const std::string& text : def_.node(c).input()) {
+        const NodeInput in = ParseNodeInput(text);
+        if (in.tensor.node != def_.node(v.switch_).name() || in.control || in.tensor.index != 0) {
+          continue;
         }
+        if (!IsExit(def_.node(c))) {
+          return NodeError(def_.node(c), "reads a loop's Switch output 0, which only an Exit may");
+        }
+        v.exits.push_back(c);
       }
     }
     return v;
@@ -554,9 +510,9 @@ class Functionalizer {
 
   static std::string Rename(const std::string& text,
                             const absl::flat_hash_map<std::string, std::string>& renames) {
-    const Input in = ParseInput(text);
+    const NodeInput in = ParseNodeInput(text);
     if (in.control) return text;
-    if (const auto it = renames.find(TensorName(in.node, in.index)); it != renames.end()) {
+    if (const auto it = renames.find(in.tensor.ToString()); it != renames.end()) {
       return it->second;
     }
     return text;
@@ -572,8 +528,8 @@ class Functionalizer {
       tf::NodeDef n = def_.node(i);
       n.clear_input();
       for (const std::string& text : def_.node(i).input()) {
-        const Input in = ParseInput(text);
-        const int p = IndexOf(in.node);
+        const NodeInput in = ParseNodeInput(text);
+        const int p = IndexOf(in.tensor.node);
         if (in.control) {
           if (p >= 0 && (structural.contains(p) && !IsEnter(def_.node(p)))) continue;
           if (p >= 0 && IsEnter(def_.node(p))) {
@@ -583,7 +539,7 @@ class Functionalizer {
           n.add_input(text);
           continue;
         }
-        if (p >= 0 && IsMerge(def_.node(p)) && in.index != 0 && structural.contains(p)) {
+        if (p >= 0 && IsMerge(def_.node(p)) && in.tensor.index != 0 && structural.contains(p)) {
           return NodeError(n, "reads a loop Merge's value_index, which dfc does not carry");
         }
         n.add_input(Rename(text, renames));
@@ -644,7 +600,7 @@ absl::StatusOr<FunctionBody> InstantiateFunction(const tf::GraphDef& def, const 
   *call_graph.add_node() = std::move(call);
   DFC_ASSIGN_OR_RETURN(tf::GraphDef inlined, InlineFunctionCalls(std::move(call_graph), op_list));
   for (int k = 0; k < f->signature().output_arg_size(); ++k) {
-    body.results.push_back(TensorName(func.name(), k));
+    body.results.push_back(TensorId{func.name(), k}.ToString());
   }
   body.graph = std::move(inlined);
   body.graph.clear_library();
@@ -659,8 +615,8 @@ absl::Status InstantiateCalled(const tf::GraphDef& def, const tf::GraphDef& node
                                const std::vector<tf::OpDef>& op_list, int depth,
                                FunctionBodies& bodies) {
   for (const tf::NodeDef& n : nodes.node()) {
-    if (!IsOp(n, {"While", "StatelessWhile", "If", "StatelessIf"})) continue;
-    for (const char* key : {"cond", "body", "then_branch", "else_branch"}) {
+    if (!RunsFunctions(n.op())) continue;
+    for (const absl::string_view key : kFunctionAttrs) {
       const tf::AttrValue* attr = FindAttr(n, key);
       if (attr == nullptr) continue;
       if (!attr->has_func()) return NodeError(n, absl::StrCat("attribute \"", key, "\" is no function"));
@@ -681,6 +637,10 @@ absl::Status InstantiateCalled(const tf::GraphDef& def, const tf::GraphDef& node
 }
 
 }  // namespace
+
+bool RunsFunctions(absl::string_view op) {
+  return op == "While" || op == "StatelessWhile" || op == "If" || op == "StatelessIf";
+}
 
 absl::StatusOr<FunctionBodies> FunctionalizeControlFlow(tf::GraphDef& def,
                                                         const std::vector<tf::OpDef>& op_list) {

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "graph/graph_def.pb.h"
 
 namespace dfc {
@@ -35,6 +36,16 @@ struct FunctionBody {
   std::vector<std::string> results;  // tensor names ("node", "node:1"), in result order
   std::vector<std::string> targets;  // nodes run for their effects (an Assert in a body)
 };
+
+// Functions that run functions deeper than this are taken for a recursion (a function that
+// runs itself), when they load and when they run.
+inline constexpr int kMaxFunctionDepth = 64;
+
+// True for the ops that run functions of the library: While, StatelessWhile, If, StatelessIf.
+bool RunsFunctions(absl::string_view op);
+// The attributes by which they name their functions.
+inline constexpr absl::string_view kFunctionAttrs[] = {"cond", "body", "then_branch",
+                                                       "else_branch"};
 
 // By name: the generated "<while>/cond" and "<while>/body", and the library's functions.
 using FunctionBodies = std::map<std::string, FunctionBody>;

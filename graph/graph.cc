@@ -56,11 +56,8 @@ namespace {
 
 // The functions a While or If node names, which `library` must have.
 absl::Status CheckFunctionNamed(const Node& node, const FunctionLibrary& library) {
-  if (node.op != "While" && node.op != "StatelessWhile" && node.op != "If" &&
-      node.op != "StatelessIf") {
-    return absl::OkStatus();
-  }
-  for (const char* key : {"cond", "body", "then_branch", "else_branch"}) {
+  if (!RunsFunctions(node.op)) return absl::OkStatus();
+  for (const absl::string_view key : kFunctionAttrs) {
     const auto it = node.attrs.find(key);
     if (it == node.attrs.end()) continue;
     const FuncRef* f = std::get_if<FuncRef>(&it->second);
@@ -76,12 +73,6 @@ absl::Status CheckFunctionNamed(const Node& node, const FunctionLibrary& library
 
 absl::StatusOr<Graph> Graph::FromGraphDef(const tf::GraphDef& def, const FunctionBodies& bodies) {
   DFC_ASSIGN_OR_RETURN(Graph graph, FromGraphDef(def.node(), def.versions().producer()));
-  if (bodies.empty()) {
-    for (const Node& node : graph.nodes_) {
-      if (absl::Status s = CheckFunctionNamed(node, {}); !s.ok()) return s;
-    }
-    return graph;
-  }
   auto library = std::make_shared<FunctionLibrary>();
   for (const auto& [name, body] : bodies) {
     absl::StatusOr<Graph> g = FromGraphDef(body.graph.node(), def.versions().producer());
@@ -120,7 +111,7 @@ absl::StatusOr<Graph> Graph::FromGraphDef(const tf::GraphDef& def, const Functio
       }
     }
   }
-  graph.functions_ = std::move(library);
+  if (!library->empty()) graph.functions_ = std::move(library);
   return graph;
 }
 

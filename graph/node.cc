@@ -32,6 +32,23 @@ absl::StatusOr<TensorId> TensorId::Parse(absl::string_view text) {
   return id;
 }
 
+NodeInput ParseNodeInput(absl::string_view text) {
+  NodeInput in;
+  if (absl::StartsWith(text, "^")) {
+    in.control = true;
+    in.tensor.node = std::string(text.substr(1));
+    return in;
+  }
+  const size_t colon = text.rfind(':');
+  int index = 0;
+  if (colon != absl::string_view::npos && absl::SimpleAtoi(text.substr(colon + 1), &index)) {
+    in.tensor = TensorId{std::string(text.substr(0, colon)), index};
+  } else {
+    in.tensor.node = std::string(text);
+  }
+  return in;
+}
+
 std::string TensorId::ToString() const {
   return index == 0 ? node : absl::StrCat(node, ":", index);
 }

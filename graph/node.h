@@ -29,6 +29,14 @@ struct TensorId {
   }
 };
 
+// A NodeDef input as a GraphDef holds it, read without checks (a graph is validated when it is
+// built): "^name" is a control input on node `name`, "name:2" output 2 of it, "name" output 0.
+struct NodeInput {
+  TensorId tensor;
+  bool control = false;
+};
+NodeInput ParseNodeInput(absl::string_view text);
+
 struct Node {
   std::string name;
   std::string op;

@@ -1,6 +1,8 @@
 // The op table of ../shared/OPS.md with the attribute kinds TensorFlow's op registry gives.
 #include "graph/ops.h"
 
+#include <algorithm>
+
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
@@ -583,15 +585,14 @@ bool PassesHostOnlyValue(const Node& node) {
       node.op != "Snapshot") {
     return false;
   }
+  const auto host_only = [](DType d) {
+    return d == DType::kString || d == DType::kResource || d == DType::kVariant;
+  };
   const auto it = node.attrs.find("T");
   if (it == node.attrs.end()) return false;
-  if (const DType* d = std::get_if<DType>(&it->second)) {
-    return *d == DType::kString || *d == DType::kResource || *d == DType::kVariant;
-  }
+  if (const DType* d = std::get_if<DType>(&it->second)) return host_only(*d);
   if (const AttrList* list = std::get_if<AttrList>(&it->second)) {
-    for (DType d : list->type) {
-      if (d == DType::kString || d == DType::kResource || d == DType::kVariant) return true;
-    }
+    return std::any_of(list->type.begin(), list->type.end(), host_only);
   }
   return false;
 }

@@ -9,9 +9,9 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/match.h"
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
+#include "graph/node.h"
 #include "base/status.h"
 
 namespace dfc {
@@ -43,16 +43,6 @@ const absl::flat_hash_map<absl::string_view, Twin>& Twins() {
   return *table;
 }
 
-// A tensor name's node and output index ("a:1" -> a, 1; "a" -> a, 0).
-std::pair<absl::string_view, int> Split(absl::string_view tensor) {
-  const size_t colon = tensor.rfind(':');
-  int index = 0;
-  if (colon != absl::string_view::npos && absl::SimpleAtoi(tensor.substr(colon + 1), &index)) {
-    return {tensor.substr(0, colon), index};
-  }
-  return {tensor, 0};
-}
-
 class Lowering {
  public:
   explicit Lowering(tf::GraphDef& def) : def_(def) {
@@ -63,16 +53,16 @@ class Lowering {
   // loop of Identities (a malformed graph, refused later as a cycle) ends after every node.
   std::optional<int> Variable(absl::string_view tensor) const {
     for (int hops = 0; hops <= def_.node_size(); ++hops) {
-      const auto [name, output] = Split(tensor);
-      const auto it = index_.find(name);
+      const TensorId at = ParseNodeInput(tensor).tensor;
+      const auto it = index_.find(at.node);
       if (it == index_.end()) return std::nullopt;
       const tf::NodeDef& node = def_.node(it->second);
       if (node.op() == "VarHandleOp") return it->second;
       if (node.op() == "Identity" && node.input_size() > 0) {
         tensor = node.input(0);
-      } else if (node.op() == "IdentityN" && output < node.input_size() &&
-                 !absl::StartsWith(node.input(output), "^")) {
-        tensor = node.input(output);
+      } else if (node.op() == "IdentityN" && at.index < node.input_size() &&
+                 !absl::StartsWith(node.input(at.index), "^")) {
+        tensor = node.input(at.index);
       } else {
         return std::nullopt;
       }

@@ -1,6 +1,8 @@
 // Deadness and the helpers of While and If (control_flow.h).
 #include "runtime/control_flow.h"
 
+#include <algorithm>
+
 namespace dfc {
 
 bool IsSwitch(const Node& node) { return node.op == "Switch" || node.op == "RefSwitch"; }
@@ -14,7 +16,10 @@ bool Liveness::Runs(const Node& node) const {
     if (skipped_.contains(c)) return false;
   }
   if (dead_.empty()) return true;
-  if (IsMerge(node)) return node.inputs.empty() || FirstLive(node) >= 0;
+  if (IsMerge(node)) {
+    return node.inputs.empty() || std::any_of(node.inputs.begin(), node.inputs.end(),
+                                              [&](const TensorId& id) { return !dead_.contains(id); });
+  }
   for (const TensorId& id : node.inputs) {
     if (dead_.contains(id)) return false;
   }
@@ -24,14 +29,41 @@ bool Liveness::Runs(const Node& node) const {
 void Liveness::Skip(const Graph& graph, int node) {
   const Node& n = graph.node(node);
   skipped_.insert(n.name);
-  for (int k = 0; k < graph.num_outputs(node); ++k) dead_.insert(TensorId{n.name, k});
+  for (int k = 0; k < graph.num_outputs(node); ++k) Kill(TensorId{n.name, k});
 }
 
-int Liveness::FirstLive(const Node& merge) const {
+absl::StatusOr<int> Liveness::MergeInput(const Node& merge) const {
   for (size_t k = 0; k < merge.inputs.size(); ++k) {
     if (!dead_.contains(merge.inputs[k])) return static_cast<int>(k);
   }
-  return -1;
+  return merge.Error(merge.inputs.empty() ? "a Merge with no input" : "a Merge with no live input");
+}
+
+absl::StatusOr<int> Liveness::TakeSwitch(const Node& node, const Tensor& predicate) {
+  if (node.inputs.size() != 2) return node.Error("expected a value and a predicate");
+  DFC_ASSIGN_OR_RETURN(bool taken, Truth(node, predicate, "its predicate"));
+  Kill(TensorId{node.name, taken ? 0 : 1});
+  return taken ? 1 : 0;
+}
+
+absl::Status DeadTensorError(const TensorId& id, const Node* consumer) {
+  const std::string message =
+      absl::StrCat("\"", id.ToString(), "\" has no value: it is on a branch not taken");
+  return consumer != nullptr ? consumer->Error(message) : absl::InvalidArgumentError(message);
+}
+
+absl::Status FunctionDepthError(const Node& caller) {
+  return caller.Error(absl::StrCat("functions run each other more than ", kMaxFunctionDepth,
+                                   " deep (a function that runs itself)"));
+}
+
+std::vector<Feed> ArgumentFeeds(const FunctionGraph& f, std::vector<Tensor> args) {
+  std::vector<Feed> feeds;
+  feeds.reserve(args.size());
+  for (size_t k = 0; k < args.size() && k < f.args.size(); ++k) {
+    feeds.push_back(Feed{TensorId{f.args[k], 0}, std::move(args[k])});
+  }
+  return feeds;
 }
 
 absl::StatusOr<bool> Truth(const Node& node, const Tensor& t, absl::string_view what) {

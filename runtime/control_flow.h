@@ -15,6 +15,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "base/status.h"
+#include "graph/feed.h"
 #include "graph/graph.h"
 #include "graph/node.h"
 #include "graph/tensor.h"
@@ -24,6 +25,9 @@ namespace dfc {
 // A While loop that runs more iterations than this, unless its executor is told another
 // limit, is an error rather than a hang.
 inline constexpr int64_t kDefaultMaxLoopIterations = 1'000'000;
+
+// The error of `caller` running a function kMaxFunctionDepth deep.
+absl::Status FunctionDepthError(const Node& caller);
 
 bool IsSwitch(const Node& node);
 bool IsMerge(const Node& node);
@@ -36,20 +40,30 @@ bool IsIf(const Node& node);
 // live one on; a ControlTrigger always runs.
 class Liveness {
  public:
+  // A fed tensor is live, whatever made it.
+  void Feed(const TensorId& id) { fed_.insert(id); }
   // Whether `node` runs.
   bool Runs(const Node& node) const;
   // Marks `node` as not run, its outputs dead.
   void Skip(const Graph& graph, int node);
-  void Kill(const TensorId& id) { dead_.insert(id); }
-  void Revive(const TensorId& id) { dead_.erase(id); }
   bool IsDead(const TensorId& id) const { return dead_.contains(id); }
-  // The index of the first live input of a Merge, or -1.
-  int FirstLive(const Node& merge) const;
+  // The input Merge `merge` passes on: its first live one.
+  absl::StatusOr<int> MergeInput(const Node& merge) const;
+  // The output of Switch `node` that `predicate` makes live (1 for true); the other dies.
+  absl::StatusOr<int> TakeSwitch(const Node& node, const Tensor& predicate);
 
  private:
+  void Kill(const TensorId& id) {
+    if (!fed_.contains(id)) dead_.insert(id);
+  }
+
+  absl::flat_hash_set<TensorId> fed_;
   absl::flat_hash_set<TensorId> dead_;
   absl::flat_hash_set<std::string> skipped_;
 };
+
+// The error of reading `id`, on a branch not taken: `consumer`'s, or the run's when null.
+absl::Status DeadTensorError(const TensorId& id, const Node* consumer);
 
 // The scalar a Switch's predicate or an If's condition holds, as TensorFlow reads it; an error
 // naming `node` for anything but one number.
@@ -105,6 +119,23 @@ absl::StatusOr<std::vector<V>> RunIfBranch(
   }
   return run(*branch, std::move(inputs));
 }
+
+// Runs While or If node `node` on `inputs` (RunWhileLoop, RunIfBranch); errors carry the node.
+template <typename V>
+absl::StatusOr<std::vector<V>> RunFunctional(
+    const Node& node, const FunctionLibrary* library, std::vector<V> inputs,
+    int64_t max_iterations,
+    const std::function<absl::StatusOr<std::vector<V>>(const FunctionGraph&, std::vector<V>)>& run,
+    const std::function<absl::StatusOr<bool>(const V&)>& truth) {
+  absl::StatusOr<std::vector<V>> out =
+      IsWhile(node) ? RunWhileLoop<V>(node, library, std::move(inputs), max_iterations, run, truth)
+                    : RunIfBranch<V>(node, library, std::move(inputs), run, truth);
+  if (!out.ok()) return node.Annotate(out.status());
+  return out;
+}
+
+// `args` fed to `f`'s argument placeholders, in order.
+std::vector<Feed> ArgumentFeeds(const FunctionGraph& f, std::vector<Tensor> args);
 
 }  // namespace dfc
 

@@ -30,9 +30,6 @@ absl::Status DeviceExecutor::ActiveRun::RunUnit(const ExecutionUnit& unit) {
   const Node& node = graph_.node(unit.node);
   const OpDef& def = DefOf(node);
   if (AllOutputsFed(unit.node) || def.variable) return absl::OkStatus();
-  for (const TensorId& id : node.inputs) {
-    if (fed_.contains(id)) liveness_.Revive(id);
-  }
   if (!liveness_.Runs(node)) {
     liveness_.Skip(graph_, unit.node);
     return absl::OkStatus();
@@ -71,8 +68,7 @@ absl::Status DeviceExecutor::ActiveRun::CheckErrors() {
 
 absl::Status DeviceExecutor::ActiveRun::RunControl(const Node& node) {
   if (IsMerge(node)) {
-    if (node.inputs.empty()) return node.Error("a Merge with no input");
-    const int k = liveness_.FirstLive(node);
+    DFC_ASSIGN_OR_RETURN(const int k, liveness_.MergeInput(node));
     DFC_ASSIGN_OR_RETURN(std::shared_ptr<DeviceTensor> value, Value(node.inputs[k], &node));
     values_[TensorId{node.name, 0}] = std::move(value);
     values_[TensorId{node.name, 1}] = OnHost(Tensor::Scalar<int32_t>(k));
@@ -81,10 +77,9 @@ absl::Status DeviceExecutor::ActiveRun::RunControl(const Node& node) {
   if (IsSwitch(node)) {
     if (node.inputs.size() != 2) return node.Error("expected a value and a predicate");
     DFC_ASSIGN_OR_RETURN(Tensor pred, Host(node.inputs[1], &node));
-    DFC_ASSIGN_OR_RETURN(bool taken, Truth(node, pred, "its predicate"));
+    DFC_ASSIGN_OR_RETURN(const int taken, liveness_.TakeSwitch(node, pred));
     DFC_ASSIGN_OR_RETURN(std::shared_ptr<DeviceTensor> value, Value(node.inputs[0], &node));
-    values_[TensorId{node.name, taken ? 1 : 0}] = std::move(value);
-    liveness_.Kill(TensorId{node.name, taken ? 0 : 1});
+    values_[TensorId{node.name, taken}] = std::move(value);
     return absl::OkStatus();
   }
   std::vector<std::shared_ptr<DeviceTensor>> inputs;
@@ -113,13 +108,11 @@ absl::Status DeviceExecutor::ActiveRun::RunControl(const Node& node) {
     }
     return Truth(node, *value->host, "its condition's value");
   };
-  absl::StatusOr<std::vector<V>> out =
-      IsWhile(node) ? RunWhileLoop<V>(node, library_, std::move(inputs),
-                                      ex_.options_.max_loop_iterations, run, truth)
-                    : RunIfBranch<V>(node, library_, std::move(inputs), run, truth);
-  if (!out.ok()) return node.Annotate(out.status());
-  for (size_t k = 0; k < out->size(); ++k) {
-    values_[TensorId{node.name, static_cast<int>(k)}] = std::move((*out)[k]);
+  DFC_ASSIGN_OR_RETURN(std::vector<V> out,
+                       RunFunctional<V>(node, library_, std::move(inputs),
+                                        ex_.options_.max_loop_iterations, run, truth));
+  for (size_t k = 0; k < out.size(); ++k) {
+    values_[TensorId{node.name, static_cast<int>(k)}] = std::move(out[k]);
   }
   return absl::OkStatus();
 }
@@ -172,10 +165,7 @@ const std::vector<bool>& DeviceExecutor::FunctionTranslation::InvariantUnits(
 absl::StatusOr<std::vector<std::shared_ptr<DeviceTensor>>> DeviceExecutor::ActiveRun::RunFunction(
     const Node& caller, const FunctionGraph& f, std::vector<std::shared_ptr<DeviceTensor>> args,
     LoopInvariants* invariants) {
-  constexpr int kMaxDepth = 64;
-  if (depth_ >= kMaxDepth) {
-    return caller.Error("functions run each other too deep (a function that runs itself)");
-  }
+  if (depth_ >= kMaxFunctionDepth) return FunctionDepthError(caller);
   // The translation needs the arguments' types only: their values stay where they are.
   std::vector<dfc::Feed> shapes;
   std::string key = absl::StrCat(reinterpret_cast<uintptr_t>(f.graph.get()), ":");
@@ -243,11 +233,7 @@ absl::StatusOr<std::vector<std::shared_ptr<DeviceTensor>>> DeviceExecutor::Activ
 
 absl::StatusOr<std::shared_ptr<DeviceTensor>> DeviceExecutor::ActiveRun::Value(
     const TensorId& id, const Node* consumer) {
-  if (!fed_.contains(id) && liveness_.IsDead(id)) {
-    const std::string message =
-        absl::StrCat("\"", id.ToString(), "\" has no value: it is on a branch not taken");
-    return consumer != nullptr ? consumer->Error(message) : absl::InvalidArgumentError(message);
-  }
+  if (liveness_.IsDead(id)) return DeadTensorError(id, consumer);
   if (IsVariableRead(id)) {
     std::shared_ptr<DeviceTensor> current = Variable(id.node);
     if (current == nullptr) {

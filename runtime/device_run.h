@@ -79,6 +79,7 @@ class DeviceExecutor::ActiveRun {
   // A value already on the device (a loop variable) is fed as it is.
   void Feed(const TensorId& id, std::shared_ptr<DeviceTensor> value) {
     fed_.insert(id);
+    liveness_.Feed(id);
     values_[id] = std::move(value);
   }
 

@@ -171,15 +171,15 @@ absl::StatusOr<std::vector<Tensor>> RunTranslated(const Graph& graph,
   if (library == nullptr) library = graph.functions().get();
   DFC_ASSIGN_OR_RETURN(SizeBindings sizes, BindSizes(translated, feeds));
   absl::flat_hash_map<TensorId, Tensor> values;
-  for (const auto& [id, tensor] : feeds) values[id] = tensor;
   Liveness liveness;
+  for (const auto& [id, tensor] : feeds) {
+    values[id] = tensor;
+    liveness.Feed(id);
+  }
   const ValueOf value_of = [&](const TensorId& id) -> absl::StatusOr<Tensor> {
     auto it = values.find(id);
     if (it == values.end()) {
-      if (liveness.IsDead(id)) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "\"", id.ToString(), "\" has no value: it is on a branch not taken"));
-      }
+      if (liveness.IsDead(id)) return DeadTensorError(id, nullptr);
       return absl::InternalError(absl::StrCat("tensor \"", id.ToString(), "\" was not computed"));
     }
     return it->second;
@@ -193,8 +193,7 @@ absl::StatusOr<std::vector<Tensor>> RunTranslated(const Graph& graph,
         continue;
       }
       if (IsMerge(node)) {
-        if (node.inputs.empty()) return node.Error("a Merge with no input");
-        const int k = liveness.FirstLive(node);
+        DFC_ASSIGN_OR_RETURN(const int k, liveness.MergeInput(node));
         DFC_ASSIGN_OR_RETURN(Tensor value, value_of(node.inputs[k]));
         values[TensorId{node.name, 0}] = std::move(value);
         values[TensorId{node.name, 1}] = Tensor::Scalar<int32_t>(k);
@@ -207,10 +206,9 @@ absl::StatusOr<std::vector<Tensor>> RunTranslated(const Graph& graph,
       }
       std::vector<Tensor> outputs;
       if (IsSwitch(node)) {
-        if (inputs.size() != 2) return node.Error("expected a value and a predicate");
-        DFC_ASSIGN_OR_RETURN(bool taken, Truth(node, inputs[1], "its predicate"));
-        values[TensorId{node.name, taken ? 1 : 0}] = inputs[0];
-        liveness.Kill(TensorId{node.name, taken ? 0 : 1});
+        DFC_ASSIGN_OR_RETURN(const int taken,
+                             liveness.TakeSwitch(node, inputs.size() > 1 ? inputs[1] : Tensor()));
+        values[TensorId{node.name, taken}] = inputs[0];
         continue;
       }
       if (IsWhile(node) || IsIf(node)) {
@@ -219,13 +217,8 @@ absl::StatusOr<std::vector<Tensor>> RunTranslated(const Graph& graph,
           return run_function(node, f, std::move(args));
         };
         const auto truth = [&](const Tensor& t) { return Truth(node, t, "its condition's value"); };
-        absl::StatusOr<std::vector<Tensor>> out =
-            IsWhile(node) ? RunWhileLoop<Tensor>(node, library, std::move(inputs),
-                                                 kDefaultMaxLoopIterations, run, truth)
-                          : RunIfBranch<Tensor>(node, library, std::move(inputs),
-                                                run, truth);
-        if (!out.ok()) return node.Annotate(out.status());
-        outputs = *std::move(out);
+        DFC_ASSIGN_OR_RETURN(outputs, RunFunctional<Tensor>(node, library, std::move(inputs),
+                                                            kDefaultMaxLoopIterations, run, truth));
       } else {
         DFC_ASSIGN_OR_RETURN(outputs, reference::EvaluateNode(node, inputs));
       }
@@ -322,9 +315,6 @@ absl::StatusOr<std::vector<Tensor>> RunClusterByReference(const Graph& graph,
 
 namespace {
 
-// Functions that run functions deeper than this are taken for a recursion.
-constexpr int kMaxInterpretedDepth = 64;
-
 absl::StatusOr<std::vector<Tensor>> RunInterpretedAt(const Graph& graph,
                                                      const FunctionLibrary* library,
                                                      const ir::TranslatedGraph& translated,
@@ -335,11 +325,8 @@ absl::StatusOr<std::vector<Tensor>> RunInterpretedAt(const Graph& graph,
   const FunctionRunner run_function = [&](const Node& caller, const FunctionGraph& f,
                                           std::vector<Tensor> args)
       -> absl::StatusOr<std::vector<Tensor>> {
-    if (depth >= kMaxInterpretedDepth) {
-      return caller.Error("functions run each other too deep (a function that runs itself)");
-    }
-    std::vector<Feed> inner;
-    for (size_t k = 0; k < args.size(); ++k) inner.push_back({{f.args[k], 0}, std::move(args[k])});
+    if (depth >= kMaxFunctionDepth) return FunctionDepthError(caller);
+    const std::vector<Feed> inner = ArgumentFeeds(f, std::move(args));
     DFC_RETURN_IF_ERROR(CheckFeeds(*f.graph, inner));
     DFC_ASSIGN_OR_RETURN(ir::TranslatedGraph t,
                          TranslateForFeeds(*f.graph, f.results, inner, f.targets));

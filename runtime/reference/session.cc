@@ -9,12 +9,6 @@
 #include "runtime/control_flow.h"
 
 namespace dfc::reference {
-namespace {
-
-// Functions that run functions deeper than this are taken for a recursion.
-constexpr int kMaxFunctionDepth = 64;
-
-}  // namespace
 
 Session::Session(std::shared_ptr<const Graph> graph, Options options)
     : Session(graph, options, graph->functions(), 0) {}
@@ -28,20 +22,13 @@ absl::StatusOr<std::vector<Tensor>> Session::RunFunction(const Node& caller,
                                                          std::vector<Tensor> args) {
   auto it = function_sessions_.find(f.graph.get());
   if (it == function_sessions_.end()) {
-    if (depth_ >= kMaxFunctionDepth) {
-      return caller.Error(absl::StrCat("functions run each other more than ", kMaxFunctionDepth,
-                                       " deep (a function that runs itself)"));
-    }
+    if (depth_ >= kMaxFunctionDepth) return FunctionDepthError(caller);
     auto session = std::unique_ptr<Session>(new Session(f.graph, options_, library_, depth_ + 1));
     it = function_sessions_.emplace(f.graph.get(), std::move(session)).first;
   }
-  std::vector<Feed> feeds;
-  for (size_t k = 0; k < args.size(); ++k) {
-    feeds.push_back(Feed{TensorId{f.args[k], 0}, std::move(args[k])});
-  }
   std::vector<std::string> fetches;
   for (const TensorId& r : f.results) fetches.push_back(r.ToString());
-  return it->second->Run(feeds, fetches, f.targets);
+  return it->second->Run(ArgumentFeeds(f, std::move(args)), fetches, f.targets);
 }
 
 absl::StatusOr<std::vector<Tensor>> Session::RunControl(const Node& node,
@@ -50,11 +37,8 @@ absl::StatusOr<std::vector<Tensor>> Session::RunControl(const Node& node,
     return RunFunction(node, f, std::move(args));
   };
   const auto truth = [&](const Tensor& t) { return Truth(node, t, "its condition's value"); };
-  if (IsWhile(node)) {
-    return RunWhileLoop<Tensor>(node, library_.get(), std::move(inputs),
-                                options_.max_loop_iterations, run, truth);
-  }
-  return RunIfBranch<Tensor>(node, library_.get(), std::move(inputs), run, truth);
+  return RunFunctional<Tensor>(node, library_.get(), std::move(inputs),
+                               options_.max_loop_iterations, run, truth);
 }
 
 bool Session::IsVariable(int node) const {
@@ -121,15 +105,12 @@ absl::StatusOr<std::vector<Tensor>> Session::Run(const std::vector<Feed>& feeds,
   // Values of every node run so far, by node index. Variables are not stored here: their
   // consumers read the variable's current value when they run, as TF's reference edges do.
   absl::flat_hash_map<int, std::vector<Tensor>> values;
-  // The tensors of branches not taken (fed tensors are live whatever made them).
+  // The tensors of branches not taken.
   Liveness liveness;
-  auto is_dead = [&](const TensorId& id) { return !fed.contains(id) && liveness.IsDead(id); };
+  for (const Feed& feed : feeds) liveness.Feed(feed.id);
   auto read = [&](const TensorId& id, const Node& consumer) -> absl::StatusOr<Tensor> {
     if (auto it = fed.find(id); it != fed.end()) return *it->second;
-    if (liveness.IsDead(id)) {
-      return consumer.Error(absl::StrCat("\"", id.ToString(),
-                                         "\" has no value: it is on a branch not taken"));
-    }
+    if (liveness.IsDead(id)) return DeadTensorError(id, &consumer);
     const int producer = graph_->IndexOf(id.node);
     if (IsVariable(producer)) {
       auto slot = variables_.find(producer);
@@ -149,16 +130,12 @@ absl::StatusOr<std::vector<Tensor>> Session::Run(const std::vector<Feed>& feeds,
   for (int i : (*plan)->nodes) {
     const Node& node = graph_->node(i);
     const OpDef* def = FindOpDef(node.op);  // the plan checked every node is supported
-    for (const TensorId& id : node.inputs) {
-      if (fed.contains(id)) liveness.Revive(id);
-    }
     if (!liveness.Runs(node)) {
       liveness.Skip(*graph_, i);
       continue;
     }
     if (IsMerge(node)) {
-      if (node.inputs.empty()) return node.Error("a Merge with no input");
-      const int k = liveness.FirstLive(node);
+      DFC_ASSIGN_OR_RETURN(const int k, liveness.MergeInput(node));
       DFC_ASSIGN_OR_RETURN(Tensor value, read(node.inputs[k], node));
       values[i] = {std::move(value), Tensor::Scalar<int32_t>(k)};
       continue;
@@ -181,20 +158,17 @@ absl::StatusOr<std::vector<Tensor>> Session::Run(const std::vector<Feed>& feeds,
       inputs.push_back(*std::move(value));
     }
     if (IsSwitch(node)) {
-      if (inputs.size() != 2) return node.Error("expected a value and a predicate");
-      DFC_ASSIGN_OR_RETURN(bool taken, Truth(node, inputs[1], "its predicate"));
+      DFC_RETURN_IF_ERROR(liveness.TakeSwitch(node, inputs.size() > 1 ? inputs[1] : Tensor()).status());
       values[i] = {inputs[0], inputs[0]};
-      liveness.Kill({node.name, taken ? 0 : 1});
       continue;
     }
     if (IsWhile(node) || IsIf(node)) {
-      absl::StatusOr<std::vector<Tensor>> out = RunControl(node, std::move(inputs));
-      if (!out.ok()) return node.Annotate(out.status());
-      if (static_cast<int>(out->size()) != graph_->num_outputs(i)) {
-        return node.Error(absl::StrCat("its function gives ", out->size(), " values for ",
+      DFC_ASSIGN_OR_RETURN(std::vector<Tensor> out, RunControl(node, std::move(inputs)));
+      if (static_cast<int>(out.size()) != graph_->num_outputs(i)) {
+        return node.Error(absl::StrCat("its function gives ", out.size(), " values for ",
                                        graph_->num_outputs(i), " outputs"));
       }
-      values[i] = *std::move(out);
+      values[i] = std::move(out);
       continue;
     }
     KernelContext ctx(node, inputs);
@@ -216,9 +190,9 @@ absl::StatusOr<std::vector<Tensor>> Session::Run(const std::vector<Feed>& feeds,
   std::vector<Tensor> results;
   results.reserve((*plan)->fetches.size());
   for (const TensorId& fetch : (*plan)->fetches) {
-    if (is_dead(fetch)) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "fetch \"", fetch.ToString(), "\" has no value: it is on a branch not taken"));
+    if (liveness.IsDead(fetch)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("fetch ", DeadTensorError(fetch, nullptr).message()));
     }
     const int producer = graph_->IndexOf(fetch.node);
     absl::StatusOr<Tensor> value = read(fetch, graph_->node(producer));
