@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <memory>
+#include <set>
 #include <string>
 
 #include "absl/strings/str_replace.h"
@@ -13,6 +14,7 @@
 #include "gtest/gtest.h"
 #include "runtime/device_session.h"
 #include "runtime/interpreted.h"
+#include "runtime/kernel_timer.h"
 #include "runtime/opencl/device.h"
 #include "runtime/reference/session.h"
 #include "tests/test_util.h"
@@ -100,12 +102,22 @@ TEST(ControlFlowTest, TheLoopRunsOnEveryExecutor) {
   absl::StatusOr<std::unique_ptr<DeviceSession>> device =
       DeviceSession::Create(*graph, {.device = "cpu"});
   ASSERT_TRUE(device.ok()) << device.status();
-  absl::StatusOr<std::vector<Tensor>> got = (*device)->Run(feeds, {"while/Exit"});
-  ASSERT_TRUE(got.ok()) << got.status();
-  EXPECT_EQ(Values<int32_t>((*got)[0]), std::vector<int32_t>{127});
+  std::set<std::string> kernels;
+  {
+    KernelTimer timer;
+    absl::StatusOr<std::vector<Tensor>> got = (*device)->Run(feeds, {"while/Exit"});
+    ASSERT_TRUE(got.ok()) << got.status();
+    EXPECT_EQ(Values<int32_t>((*got)[0]), std::vector<int32_t>{127});
+    absl::StatusOr<profiler::Profile> profile = profiler::Collect();
+    ASSERT_TRUE(profile.ok()) << profile.status();
+    for (const profiler::DeviceEvent& e : profile->device) kernels.insert(e.info.name);
+  }
   // The body's multiply-add is a generated kernel, once per iteration (7), as is the
-  // condition (8 times).
+  // condition (8 times). Their kernels are named by their functions, whose clusters are
+  // numbered from 0 as the top graph's are.
   EXPECT_GE((*device)->executor().kernels_run(), 7);
+  EXPECT_THAT(kernels, ::testing::Contains("dfc_while_while_context_body_cluster_0"));
+  EXPECT_THAT(kernels, ::testing::Contains("dfc_while_while_context_cond_cluster_0"));
 }
 
 TEST(ControlFlowTest, ALoopThatDoesNotEndStopsAtTheIterationLimit) {

@@ -106,10 +106,12 @@ void DeviceExecutor::UseKernel(const ir::TranslatedCluster& cluster, codegen::Ke
 
 DeviceExecutor::CompiledCluster& DeviceExecutor::Compile(const Graph& graph, const Cluster& cluster,
                                                          const ir::TranslatedCluster& translated,
-                                                         int index) {
+                                                         int index, absl::string_view function) {
   CompiledCluster& compiled = compiled_[translated.lambda.get()];
   if (compiled.program != nullptr || !compiled.status.ok()) return compiled;
-  const std::string name = absl::StrCat("dfc_cluster_", index);
+  std::string name = "dfc_";
+  for (char c : function) name.push_back(absl::ascii_isalnum(c) ? c : '_');
+  absl::StrAppend(&name, function.empty() ? "" : "_", "cluster_", index);
   // Failures to make or build a kernel are Internal here, so that the run falls back on them.
   auto fail = [&](const absl::Status& status) -> CompiledCluster& {
     compiled.status = absl::InternalError(status.message());

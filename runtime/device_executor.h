@@ -157,8 +157,10 @@ class DeviceExecutor {
     bool warned = false;
   };
 
+  // `function`: the function whose cluster it is, "" for the top graph's.
   CompiledCluster& Compile(const Graph& graph, const Cluster& cluster,
-                           const ir::TranslatedCluster& translated, int index);
+                           const ir::TranslatedCluster& translated, int index,
+                           absl::string_view function);
   absl::StatusOr<std::shared_ptr<cl::ClBuffer>> Upload(const Tensor& tensor);
   absl::Status Download(DeviceTensor& value);
   // A new value var + factor * delta of var's dtype and shape, computed on the device from
@@ -179,6 +181,9 @@ class DeviceExecutor {
   struct FunctionTranslation {
     std::shared_ptr<const Graph> graph;
     ir::TranslatedGraph translated;
+    // What the function's kernels and spans are named by, so that a profile tells them from the
+    // top graph's and other functions' (whose clusters are numbered from 0 too).
+    std::string name;
     // Which units of the schedule read only a loop's invariant arguments `args` (one body's
     // are always the same arguments), computed on first use.
     const std::vector<bool>& InvariantUnits(const Graph& graph,

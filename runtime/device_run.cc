@@ -22,7 +22,8 @@ absl::Status DeviceExecutor::ActiveRun::RunUnit(const ExecutionUnit& unit) {
   // The profiler's second level: each execution unit of the run.
   std::optional<profiler::RecordEvent> span;
   if (profiler::HostEnabled()) {
-    span.emplace(unit.cluster >= 0 ? absl::StrCat("cluster ", unit.cluster)
+    span.emplace(unit.cluster >= 0 ? absl::StrCat("cluster ", function_, function_.empty() ? "" : ":",
+                                                  unit.cluster)
                                    : absl::StrCat("host ", graph_.node(unit.node).op, " ",
                                                   graph_.node(unit.node).name));
   }
@@ -186,11 +187,19 @@ absl::StatusOr<std::vector<std::shared_ptr<DeviceTensor>>> DeviceExecutor::Activ
   if (cached == nullptr) {
     DFC_ASSIGN_OR_RETURN(ir::TranslatedGraph t,
                          TranslateForFeeds(*f.graph, f.results, shapes, f.targets));
-    cached = std::make_unique<FunctionTranslation>(FunctionTranslation{f.graph, std::move(t)});
+    std::string name = caller.name;
+    if (library_ != nullptr) {
+      for (const auto& [function, graph] : *library_) {
+        if (graph.graph == f.graph) name = function;
+      }
+    }
+    cached = std::make_unique<FunctionTranslation>(
+        FunctionTranslation{.graph = f.graph, .translated = std::move(t), .name = std::move(name)});
   }
   const ir::TranslatedGraph* translation = &cached->translated;
   DFC_ASSIGN_OR_RETURN(SizeBindings sizes, BindSizes(*translation, shapes));
   ActiveRun inner(ex_, *f.graph, *translation, sizes, state_, library_, depth_ + 1);
+  inner.function_ = cached->name;
   for (size_t k = 0; k < args.size(); ++k) inner.Feed(TensorId{f.args[k], 0}, std::move(args[k]));
   const std::vector<bool>* invariant =
       invariants != nullptr ? &cached->InvariantUnits(*f.graph, invariants->args) : nullptr;
@@ -338,7 +347,7 @@ absl::Status DeviceExecutor::ActiveRun::RunCluster(int index) {
       params[0]->dtype == DType::kFloat && params[1]->dtype == DType::kFloat) {
     return BlasMatMul(index, graph_.node(cluster.nodes[0]), translated, params);
   }
-  CompiledCluster& compiled = ex_.Compile(graph_, cluster, translated, index);
+  CompiledCluster& compiled = ex_.Compile(graph_, cluster, translated, index, function_);
   absl::Status launched = compiled.status;
   if (launched.ok()) launched = Launch(index, compiled, translated, params);
   if (launched.ok()) {

@@ -234,6 +234,7 @@ class DeviceExecutor::ActiveRun {
   State* state_;
   const FunctionLibrary* library_;
   int depth_;
+  std::string function_;  // the function this run runs, "" for the top graph
   Liveness liveness_;
   absl::flat_hash_set<TensorId> fed_;
   absl::flat_hash_map<TensorId, std::shared_ptr<DeviceTensor>> values_;
