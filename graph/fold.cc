@@ -14,6 +14,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "graph/control_flow.h"
 #include "graph/op_semantics/strided_slice.h"
 #include "graph/ops.h"
 
@@ -656,8 +657,9 @@ std::optional<int64_t> EstimateElements(const Node& node, Inputs in) {
 
 class Folder {
  public:
-  Folder(const Graph& graph, const FoldOracle& oracle, const FoldOptions& options)
-      : graph_(graph), oracle_(oracle), options_(options) {
+  // `depth`: how many loop bodies enclose `graph` (LoopShapes folds them).
+  Folder(const Graph& graph, const FoldOracle& oracle, const FoldOptions& options, int depth = 0)
+      : graph_(graph), oracle_(oracle), options_(options), depth_(depth) {
     needed_static_.assign(graph.num_nodes(), false);
     result_.info.resize(graph.num_nodes());
     result_.folded.assign(graph.num_nodes(), false);
@@ -707,6 +709,7 @@ class Folder {
     }
     if (def->stateful) {
       out = StatefulShapes(node, *def, in, num_outputs);
+      if (node.op == "While" || node.op == "StatelessWhile") LoopShapes(node, in, out);
       ReadShapes(node, out);
       return absl::OkStatus();
     }
@@ -754,6 +757,44 @@ class Folder {
           if (p >= 0) needed_static_[p] = true;
         }
       }
+    }
+  }
+
+  // A While's outputs: each loop variable the body gives back with the dtype and shape it came
+  // in with (its dimensions not known statically being size variables of the body's own) leaves
+  // the loop as it entered it, however many times the body ran, as TensorFlow's shape
+  // inference has it. A variable whose shape the body changes (a shape invariant relaxed), or
+  // cannot say, stays unknown.
+  void LoopShapes(const Node& node, const Infos& in, Infos& out) {
+    const FunctionLibrary* library = graph_.functions().get();
+    const auto attr = node.attrs.find("body");
+    const FuncRef* ref = attr == node.attrs.end() ? nullptr : std::get_if<FuncRef>(&attr->second);
+    if (library == nullptr || ref == nullptr || depth_ >= kMaxFunctionDepth) return;
+    const auto found = library->find(ref->name);
+    if (found == library->end()) return;
+    const FunctionGraph& body = found->second;
+    if (body.args.size() != in.size() || body.results.size() != in.size() || out.size() != in.size()) {
+      return;
+    }
+    FoldOptions options;
+    for (size_t k = 0; k < in.size(); ++k) {
+      if (!in[k].shape) continue;
+      PartialShape shape;
+      for (const ArithExpr& d : *in[k].shape) shape.dims.push_back(d.AsConstant().value_or(-1));
+      options.placeholder_shapes[body.args[k]] = std::move(shape);
+    }
+    Folder folder(*body.graph, oracle_, options, depth_ + 1);
+    if (!folder.Run(body.graph->topological_order()).ok()) return;
+    const FoldResult result = folder.Take();
+    for (size_t k = 0; k < in.size(); ++k) {
+      const TensorInfo& arg = result.Info(*body.graph, TensorId{body.args[k], 0});
+      const TensorInfo& next = result.Info(*body.graph, body.results[k]);
+      if (!in[k].shape || !arg.shape || !next.shape || arg.dtype != next.dtype ||
+          *arg.shape != *next.shape || (out[k].dtype != DType::kInvalid && out[k].dtype != arg.dtype)) {
+        continue;
+      }
+      out[k].dtype = in[k].dtype;
+      out[k].shape = in[k].shape;
     }
   }
 
@@ -916,6 +957,7 @@ class Folder {
   const Graph& graph_;
   const FoldOracle& oracle_;
   const FoldOptions& options_;
+  const int depth_;
   FoldResult result_;
   int next_batch_ = 0;
   std::vector<bool> needed_static_;

@@ -229,6 +229,33 @@ TEST(ControlFlowTest, TheDeviceComputesALoopInvariantOnce) {
   EXPECT_EQ(six - three, 3 * 4);
 }
 
+TEST(ControlFlowTest, ALoopVariableKeepsItsShapeWhereTheBodyKeepsIt) {
+  absl::StatusOr<std::shared_ptr<const Graph>> graph = Load(InvariantLoopGraph());
+  ASSERT_TRUE(graph.ok()) << graph.status();
+  const std::vector<Feed> feeds = {{{"limit"}, Tensor::Scalar<int32_t>(2)},
+                                   {{"x"}, Tensor::FromVector<float>({0, 1, 2}, {3})}};
+  absl::StatusOr<ir::TranslatedGraph> translated =
+      TranslateForFeeds(**graph, {{"w/Exit_acc"}}, feeds);
+  ASSERT_TRUE(translated.ok()) << translated.status();
+  const TensorInfo& acc = translated->fold.Info(**graph, {"w/Exit_acc", 0});
+  EXPECT_EQ(acc.ToString(), "float32[3]");
+
+  // A body that doubles the accumulator's length each iteration leaves its shape unknown.
+  const std::string text = InvariantLoopGraph();
+  ASSERT_NE(text.find(R"(op: "AddV2" input: "w/acc" input: "w/stitched")"), std::string::npos);
+  absl::StatusOr<std::shared_ptr<const Graph>> growing = Load(absl::StrReplaceAll(
+      text, {{R"(name: "w/next_acc" op: "AddV2" input: "w/acc" input: "w/stitched")",
+              R"(name: "w/axis" op: "Const" input: "^w/i" attr { key: "dtype" value { type: DT_INT32 } }
+  attr { key: "value" value { tensor { dtype: DT_INT32 tensor_shape {} int_val: 0 } } } }
+node { name: "w/next_acc" op: "ConcatV2" input: "w/acc" input: "w/stitched" input: "w/axis"
+  attr { key: "N" value { i: 2 } } attr { key: "Tidx" value { type: DT_INT32 } })"}}));
+  ASSERT_TRUE(growing.ok()) << growing.status();
+  absl::StatusOr<ir::TranslatedGraph> unknown =
+      TranslateForFeeds(**growing, {{"w/Exit_acc"}}, feeds);
+  ASSERT_TRUE(unknown.ok()) << unknown.status();
+  EXPECT_FALSE(unknown->fold.Info(**growing, {"w/Exit_acc", 0}).shape.has_value());
+}
+
 // y = pred ? x * 2 : x + 10, as tf.cond writes it: a Switch, both branches, a Merge.
 constexpr char kCondGraph[] = R"gd(
 node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } }
