@@ -44,17 +44,38 @@ const tf::AttrValue* FindAttr(const tf::NodeDef& node, absl::string_view key) {
   return it == node.attr().end() ? nullptr : &it->second;
 }
 
+bool PassesOn(const tf::NodeDef& n) {
+  return IsEnter(n) || IsExit(n) || IsMerge(n) || IsSwitch(n) || IsNextIteration(n) ||
+         IsOp(n, {"Identity", "RefIdentity"});
+}
+
 // TensorArrays as values: every tensor that threads a TensorArray's flow from op to op, and
 // every Identity, Enter, Merge, Switch, NextIteration and Exit that passes one on, becomes a
-// variant, so that the loops carry the array where TensorFlow carried a float token.
+// variant, so that the loops carry the array where TensorFlow carried a float token. A gradient
+// array's flow stays a float token: the array is state its handle names (graph/tensor_list.h),
+// and the gradients of loops add its flows up as TensorFlow's do.
 void RetypeTensorArrayFlows(tf::GraphDef& def) {
   absl::flat_hash_map<std::string, int> index;
   for (int i = 0; i < def.node_size(); ++i) index[def.node(i).name()] = i;
+  // Whether node i's input 0 is a gradient array's handle, through the nodes that pass it on.
+  const auto writes_gradient = [&](int i) {
+    absl::flat_hash_set<int> seen;
+    for (int n = i; def.node(n).input_size() > 0 && seen.insert(n).second;) {
+      const NodeInput in = ParseNodeInput(def.node(n).input(0));
+      const auto p = index.find(in.tensor.node);
+      if (in.control || p == index.end()) return false;
+      n = p->second;
+      if (IsOp(def.node(n), {"TensorArrayGradV3"})) return true;
+      if (!PassesOn(def.node(n))) return false;
+    }
+    return false;
+  };
   absl::flat_hash_set<std::pair<int, int>> flows;  // (node, output)
   for (int i = 0; i < def.node_size(); ++i) {
     const tf::NodeDef& n = def.node(i);
-    if (IsOp(n, {"TensorArrayV3", "TensorArrayGradV3"})) flows.insert({i, 1});
-    if (IsOp(n, {"TensorArrayWriteV3", "TensorArrayScatterV3", "TensorArraySplitV3"})) {
+    if (IsOp(n, {"TensorArrayV3"})) flows.insert({i, 1});
+    if (IsOp(n, {"TensorArrayWriteV3", "TensorArrayScatterV3", "TensorArraySplitV3"}) &&
+        !writes_gradient(i)) {
       flows.insert({i, 0});
     }
   }
@@ -63,9 +84,7 @@ void RetypeTensorArrayFlows(tf::GraphDef& def) {
     changed = false;
     for (int i = 0; i < def.node_size(); ++i) {
       tf::NodeDef& n = *def.mutable_node(i);
-      const bool passes = IsEnter(n) || IsExit(n) || IsMerge(n) || IsSwitch(n) ||
-                          IsNextIteration(n) || IsOp(n, {"Identity", "RefIdentity"});
-      if (!passes || flows.contains({i, 0})) continue;
+      if (!PassesOn(n) || flows.contains({i, 0})) continue;
       for (const std::string& text : n.input()) {
         const NodeInput in = ParseNodeInput(text);
         const auto p = index.find(in.tensor.node);

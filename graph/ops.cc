@@ -60,8 +60,9 @@ void AddControlTable(std::vector<OpDef>& t) {
                        .any_dtype = true});
   AddAll(t, "ControlTrigger", {.family = kControl, .placement = Placement::kHost, .num_outputs = 0});
 
-  // TensorArrays as values: the flow output carries the array (kVariant), the handle nothing
-  // (runtime/reference/tensor_array.cc). Stateful, so never folded into constants.
+  // TensorArrays as values: the flow output carries the array (kVariant), the handle what its
+  // gradient arrays need (runtime/reference/tensor_array.cc). Stateful, so never folded into
+  // constants.
   const OpDef arrays{.family = kArrays, .placement = Placement::kHost, .stateful = true,
                      .any_dtype = true};
   def = arrays;
@@ -85,6 +86,18 @@ void AddControlTable(std::vector<OpDef>& t) {
   AddAll(t, "TensorArraySizeV3", def);
   def.num_outputs = 0;
   AddAll(t, "TensorArrayCloseV3", def);
+  // A gradient array and a stack are state their handle names, changed in place by the ops.
+  def = arrays;
+  def.attrs = {{"source", K::kString}};
+  def.num_outputs = 2;
+  AddAll(t, "TensorArrayGradV3", def);
+  def.attrs = {{"elem_type", K::kType}, {"stack_name", K::kString}};
+  def.num_outputs = 1;
+  AddAll(t, "StackV2", def);
+  def.attrs = {kT, {"swap_memory", K::kBool}};
+  AddAll(t, "StackPushV2", def);
+  def.attrs = {{"elem_type", K::kType}};
+  AddAll(t, "StackPopV2", def);
 
   // TF2's TensorLists: the same values (kVariant), threaded by the ops themselves.
   constexpr absl::string_view kLists = "tensor lists";

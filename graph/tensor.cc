@@ -96,6 +96,12 @@ Tensor Tensor::OfVariant(std::shared_ptr<const Variant> value) {
   return t;
 }
 
+Tensor Tensor::OfResource(std::shared_ptr<Resource> value) {
+  Tensor t = Zeros(DType::kResource, {});
+  t.resource_ = std::move(value);
+  return t;
+}
+
 Tensor Tensor::Zeros(DType dtype, Shape shape) {
   absl::StatusOr<Tensor> t = Create(dtype, std::move(shape));
   DFC_CHECK_OK(t.status());
@@ -113,6 +119,7 @@ absl::StatusOr<Tensor> Tensor::Reshaped(Shape shape) const {
   Tensor t(dtype_, std::move(shape), buffer_);
   t.strings_ = strings_;
   t.variant_ = variant_;
+  t.resource_ = resource_;
   return t;
 }
 
@@ -120,7 +127,8 @@ Tensor Tensor::Clone() const {
   Tensor t(dtype_, shape_,
            buffer_ ? std::make_shared<std::vector<unsigned char>>(*buffer_) : nullptr);
   if (strings_) t.strings_ = std::make_shared<std::vector<std::string>>(*strings_);
-  t.variant_ = variant_;  // never changed once made
+  t.variant_ = variant_;    // never changed once made
+  t.resource_ = resource_;  // a handle's copy names the same state
   return t;
 }
 
@@ -188,6 +196,7 @@ void PreviewInto(const Tensor& t, int axis, int64_t offset, int64_t& budget, std
 
 std::string Tensor::Preview(int64_t max_elements) const {
   if (variant_ != nullptr) return variant_->DebugString();
+  if (resource_ != nullptr) return resource_->DebugString();
   if (!IsSupported(dtype_) && strings_ == nullptr) return absl::StrCat("<", DTypeName(dtype_), ">");
   std::string out;
   int64_t budget = max_elements;
@@ -202,6 +211,7 @@ bool Tensor::BitwiseEqual(const Tensor& other) const {
                       other.strings().end());
   }
   if (dtype_ == DType::kVariant) return other.variant_ == variant_;
+  if (dtype_ == DType::kResource) return other.dtype_ == dtype_ && other.resource_ == resource_;
   return dtype_ == other.dtype_ && shape_ == other.shape_ &&
          (byte_size() == 0 || std::memcmp(raw_data(), other.raw_data(), byte_size()) == 0);
 }

@@ -35,6 +35,15 @@ class Variant {
   virtual std::string DebugString() const = 0;
 };
 
+// State that a handle (a kResource scalar) names: a TensorArray's gradient arrays, a stack.
+// Unlike a Variant it changes as ops run, as TensorFlow's resources do; it lives as long as a
+// handle to it, which is one run, as it is made by an op of that run.
+class Resource {
+ public:
+  virtual ~Resource() = default;
+  virtual std::string DebugString() const = 0;
+};
+
 // Tensors share their buffer on copy: they are values that are never written after they are
 // produced, except through mutable_data() by the code that just created them.
 class Tensor {
@@ -57,6 +66,8 @@ class Tensor {
   static absl::StatusOr<Tensor> Strings(std::vector<std::string> values, Shape shape);
   // A variant scalar holding `value`.
   static Tensor OfVariant(std::shared_ptr<const Variant> value);
+  // A resource scalar: a handle naming `value`.
+  static Tensor OfResource(std::shared_ptr<Resource> value);
 
   template <typename T>
   static Tensor FromVector(const std::vector<T>& values, Shape shape) {
@@ -105,6 +116,8 @@ class Tensor {
   }
   // A variant scalar's value, or null.
   const Variant* variant() const { return variant_.get(); }
+  // What a resource scalar names, or null (a handle that names nothing dfc keeps).
+  Resource* resource() const { return resource_.get(); }
 
   // Same elements, another shape with the same element count (shares the buffer).
   absl::StatusOr<Tensor> Reshaped(Shape shape) const;
@@ -133,6 +146,7 @@ class Tensor {
   std::shared_ptr<std::vector<unsigned char>> buffer_;
   std::shared_ptr<std::vector<std::string>> strings_;  // kString only
   std::shared_ptr<const Variant> variant_;             // kVariant only
+  std::shared_ptr<Resource> resource_;                 // kResource only
 };
 
 }  // namespace dfc

@@ -27,4 +27,17 @@ std::string TensorArrayValue::DebugString() const {
                       elements.size(), " elements, ", written, " written)");
 }
 
+void TensorArrayResource::Show(const TensorArrayValue& value) {
+  array.dtype = value.dtype;
+  array.element_shape = value.element_shape;  // the declared one: refining it costs a pass
+  size = static_cast<int64_t>(value.elements.size());
+}
+
+std::string TensorArrayResource::DebugString() const {
+  absl::MutexLock lock(&mu);
+  if (is_grad) return absl::StrCat("the gradient ", array.DebugString());
+  return absl::StrCat("the handle of a TensorArray<", DTypeName(array.dtype),
+                      array.element_shape.ToString(), "> of ", size, " elements");
+}
+
 }  // namespace dfc

@@ -5,9 +5,15 @@
 #ifndef DFC_GRAPH_TENSOR_LIST_H_
 #define DFC_GRAPH_TENSOR_LIST_H_
 
+#include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_map.h"
+#include "absl/synchronization/mutex.h"
 
 #include "graph/attr.h"
 #include "graph/tensor.h"
@@ -25,6 +31,27 @@ struct TensorArrayValue : Variant {
   // known; nullopt otherwise.
   std::optional<Shape> UniformElementShape() const;
   std::string DebugString() const override;
+};
+
+// What a TensorArray's handle names. A forward array's elements travel in its flow; its handle
+// keeps the size and element shape its flow last showed, and the array's gradient arrays, one
+// per gradient computation (`source`). A gradient array is state, as in TensorFlow: its elements
+// live here, writes to one element add up (each read of a forward element sends a gradient
+// back), and its flow is only a token that orders the ops.
+struct TensorArrayResource : Resource {
+  explicit TensorArrayResource(bool is_grad) : is_grad(is_grad) {}
+
+  // Keeps what a forward array's new value shows: its size, and its elements' one shape.
+  void Show(const TensorArrayValue& value) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
+  std::string DebugString() const override;
+
+  const bool is_grad;
+  mutable absl::Mutex mu;
+  // A gradient array's dtype, element shape and elements; a forward array's dtype and
+  // element shape only (its flow holds its elements).
+  TensorArrayValue array ABSL_GUARDED_BY(mu);
+  int64_t size ABSL_GUARDED_BY(mu) = 0;  // a forward array's, as last shown
+  absl::flat_hash_map<std::string, std::shared_ptr<TensorArrayResource>> grads ABSL_GUARDED_BY(mu);
 };
 
 // The TensorArray value a variant tensor holds, or null.

@@ -339,5 +339,222 @@ node { name: "y" op: "Identity" input: "x" input: "^check" attr { key: "T" value
                                                 "positive: -3"));
 }
 
+// A TF1 loop and its gradient, as tf.gradients writes them for a TensorArray read in a loop:
+// forward, h[k+1] = w * h[k] + x[k] + x[0] for k < 4, each h[k+1] written to a TensorArray and
+// each k pushed onto a stack; backward, a loop that pops k, reads the gradient of h[k+1] from
+// the output array's gradient, writes x[k]'s and x[0]'s to the input array's gradient (two
+// writes to element 0 each iteration, which add up) and carries the flows as float tokens.
+std::string GradientLoopGraph() {
+  return absl::StrReplaceAll(R"gd(
+node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } }
+  attr { key: "shape" value { shape { dim { size: 4 } dim { size: 2 } } } } }
+node { name: "w" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } }
+  attr { key: "shape" value { shape { dim { size: 2 } } } } }
+node { name: "n" op: "Const" $DINT attr { key: "value" value { tensor { dtype: DT_INT32 tensor_shape {} int_val: 4 } } } }
+node { name: "zero" op: "Const" $DINT attr { key: "value" value { tensor { dtype: DT_INT32 tensor_shape {} int_val: 0 } } } }
+node { name: "unbounded" op: "Const" $DINT attr { key: "value" value { tensor { dtype: DT_INT32 tensor_shape {} int_val: -1 } } } }
+node { name: "indices" op: "Const" $DINT attr { key: "value" value { tensor { dtype: DT_INT32
+  tensor_shape { dim { size: 4 } } int_val: 0 int_val: 1 int_val: 2 int_val: 3 } } } }
+node { name: "h0" op: "Const" $DFLOAT attr { key: "value" value { tensor { dtype: DT_FLOAT
+  tensor_shape { dim { size: 2 } } float_val: 0 } } } }
+node { name: "b_acc" op: "Const" $DFLOAT attr { key: "value" value { tensor { dtype: DT_FLOAT tensor_shape {} float_val: 0 } } } }
+node { name: "in_ta" op: "TensorArrayV3" input: "n" $DFLOAT $ES }
+node { name: "in_scatter" op: "TensorArrayScatterV3" input: "in_ta" input: "indices" input: "x" input: "in_ta:1" $F }
+node { name: "out_ta" op: "TensorArrayV3" input: "n" $DFLOAT $ES }
+node { name: "stack" op: "StackV2" input: "unbounded" attr { key: "elem_type" value { type: DT_INT32 } }
+  attr { key: "stack_name" value { s: "k_history" } } }
+
+node { name: "f/Enter_i" op: "Enter" input: "zero" $I $FF }
+node { name: "f/Enter_h" op: "Enter" input: "h0" $F $FF }
+node { name: "f/Enter_flow" op: "Enter" input: "out_ta:1" $F $FF }
+node { name: "f/Enter_n" op: "Enter" input: "n" $I $FF $C }
+node { name: "f/Enter_w" op: "Enter" input: "w" $F $FF $C }
+node { name: "f/Enter_in" op: "Enter" input: "in_ta" $R $FF $C }
+node { name: "f/Enter_in_flow" op: "Enter" input: "in_scatter" $F $FF $C }
+node { name: "f/Enter_out" op: "Enter" input: "out_ta" $R $FF $C }
+node { name: "f/Enter_stack" op: "Enter" input: "stack" $R $FF $C }
+node { name: "f/Merge_i" op: "Merge" input: "f/Enter_i" input: "f/Next_i" $I $N }
+node { name: "f/Merge_h" op: "Merge" input: "f/Enter_h" input: "f/Next_h" $F $N }
+node { name: "f/Merge_flow" op: "Merge" input: "f/Enter_flow" input: "f/Next_flow" $F $N }
+node { name: "f/Less" op: "Less" input: "f/Merge_i" input: "f/Enter_n" $I }
+node { name: "f/LoopCond" op: "LoopCond" input: "f/Less" }
+node { name: "f/Switch_i" op: "Switch" input: "f/Merge_i" input: "f/LoopCond" $I }
+node { name: "f/Switch_h" op: "Switch" input: "f/Merge_h" input: "f/LoopCond" $F }
+node { name: "f/Switch_flow" op: "Switch" input: "f/Merge_flow" input: "f/LoopCond" $F }
+node { name: "f/i" op: "Identity" input: "f/Switch_i:1" $I }
+node { name: "f/h" op: "Identity" input: "f/Switch_h:1" $F }
+node { name: "f/flow" op: "Identity" input: "f/Switch_flow:1" $F }
+node { name: "f/push" op: "StackPushV2" input: "f/Enter_stack" input: "f/i" $I
+  attr { key: "swap_memory" value { b: false } } }
+node { name: "f/first" op: "Const" input: "^f/i" $DINT attr { key: "value" value { tensor { dtype: DT_INT32 tensor_shape {} int_val: 0 } } } }
+node { name: "f/x" op: "TensorArrayReadV3" input: "f/Enter_in" input: "f/i" input: "f/Enter_in_flow" $DFLOAT }
+node { name: "f/x0" op: "TensorArrayReadV3" input: "f/Enter_in" input: "f/first" input: "f/Enter_in_flow" $DFLOAT }
+node { name: "f/hw" op: "Mul" input: "f/h" input: "f/Enter_w" $F }
+node { name: "f/hx" op: "AddV2" input: "f/hw" input: "f/x" $F }
+node { name: "f/h1" op: "AddV2" input: "f/hx" input: "f/x0" $F }
+node { name: "f/write" op: "TensorArrayWriteV3" input: "f/Enter_out" input: "f/i" input: "f/h1" input: "f/flow" $F }
+node { name: "f/one" op: "Const" input: "^f/i" $DINT attr { key: "value" value { tensor { dtype: DT_INT32 tensor_shape {} int_val: 1 } } } }
+node { name: "f/i1" op: "AddV2" input: "f/i" input: "f/one" input: "^f/push" $I }
+node { name: "f/Next_i" op: "NextIteration" input: "f/i1" $I }
+node { name: "f/Next_h" op: "NextIteration" input: "f/h1" $F }
+node { name: "f/Next_flow" op: "NextIteration" input: "f/write" $F }
+node { name: "f/Exit_i" op: "Exit" input: "f/Switch_i" $I }
+node { name: "f/Exit_flow" op: "Exit" input: "f/Switch_flow" $F }
+node { name: "y" op: "TensorArrayGatherV3" input: "out_ta" input: "indices" input: "f/Exit_flow" $DFLOAT $ES }
+
+node { name: "gradients/dy" op: "Const" $DFLOAT attr { key: "value" value { tensor { dtype: DT_FLOAT
+  tensor_shape { dim { size: 4 } dim { size: 2 } } float_val: 1 } } } }
+node { name: "gradients/g_out" op: "TensorArrayGradV3" input: "out_ta" input: "f/Exit_flow" $S }
+node { name: "gradients/g_out_flow" op: "Identity" input: "f/Exit_flow" input: "^gradients/g_out" $F }
+node { name: "gradients/scatter" op: "TensorArrayScatterV3" input: "gradients/g_out" input: "indices"
+  input: "gradients/dy" input: "gradients/g_out_flow" $F }
+
+node { name: "b/Enter_j" op: "Enter" input: "f/Exit_i" $I $FB }
+node { name: "b/Enter_dh" op: "Enter" input: "h0" $F $FB }
+node { name: "b/Enter_dflow" op: "Enter" input: "gradients/scatter" $F $FB }
+node { name: "b/Enter_acc" op: "Enter" input: "b_acc" $F $FB }
+node { name: "b/Enter_w" op: "Enter" input: "w" $F $FB $C }
+node { name: "b/Enter_in" op: "Enter" input: "in_ta" $R $FB $C }
+node { name: "b/Enter_in_flow" op: "Enter" input: "in_scatter" $F $FB $C }
+node { name: "b/Enter_out" op: "Enter" input: "out_ta" $R $FB $C }
+node { name: "b/Enter_stack" op: "Enter" input: "stack" $R $FB $C }
+node { name: "b/Merge_j" op: "Merge" input: "b/Enter_j" input: "b/Next_j" $I $N }
+node { name: "b/Merge_dh" op: "Merge" input: "b/Enter_dh" input: "b/Next_dh" $F $N }
+node { name: "b/Merge_dflow" op: "Merge" input: "b/Enter_dflow" input: "b/Next_dflow" $F $N }
+node { name: "b/Merge_acc" op: "Merge" input: "b/Enter_acc" input: "b/Next_acc" $F $N }
+node { name: "b/zero" op: "Const" input: "^b/Merge_j" $DINT attr { key: "value" value { tensor { dtype: DT_INT32 tensor_shape {} int_val: 0 } } } }
+node { name: "b/Greater" op: "Greater" input: "b/Merge_j" input: "b/zero" $I }
+node { name: "b/LoopCond" op: "LoopCond" input: "b/Greater" }
+node { name: "b/Switch_j" op: "Switch" input: "b/Merge_j" input: "b/LoopCond" $I }
+node { name: "b/Switch_dh" op: "Switch" input: "b/Merge_dh" input: "b/LoopCond" $F }
+node { name: "b/Switch_dflow" op: "Switch" input: "b/Merge_dflow" input: "b/LoopCond" $F }
+node { name: "b/Switch_acc" op: "Switch" input: "b/Merge_acc" input: "b/LoopCond" $F }
+node { name: "b/j" op: "Identity" input: "b/Switch_j:1" $I }
+node { name: "b/dh" op: "Identity" input: "b/Switch_dh:1" $F }
+node { name: "b/dflow" op: "Identity" input: "b/Switch_dflow:1" $F }
+node { name: "b/acc" op: "Identity" input: "b/Switch_acc:1" $F }
+node { name: "b/k" op: "StackPopV2" input: "b/Enter_stack" input: "^b/j" attr { key: "elem_type" value { type: DT_INT32 } } }
+node { name: "b/g_out" op: "TensorArrayGradV3" input: "b/Enter_out" input: "b/dflow" $S }
+node { name: "b/g_out_flow" op: "Identity" input: "b/dflow" input: "^b/g_out" $F }
+node { name: "b/dh_write" op: "TensorArrayReadV3" input: "b/g_out" input: "b/k" input: "b/g_out_flow" $DFLOAT }
+node { name: "b/dh_total" op: "AddV2" input: "b/dh" input: "b/dh_write" $F }
+node { name: "b/g_in" op: "TensorArrayGradV3" input: "b/Enter_in" input: "b/Enter_in_flow" $S }
+node { name: "b/g_in_flow" op: "Identity" input: "b/Enter_in_flow" input: "^b/g_in" $F }
+node { name: "b/first" op: "Const" input: "^b/j" $DINT attr { key: "value" value { tensor { dtype: DT_INT32 tensor_shape {} int_val: 0 } } } }
+node { name: "b/write_k" op: "TensorArrayWriteV3" input: "b/g_in" input: "b/k" input: "b/dh_total" input: "b/g_in_flow" $F }
+node { name: "b/write_0" op: "TensorArrayWriteV3" input: "b/g_in" input: "b/first" input: "b/dh_total" input: "b/g_in_flow" $F }
+node { name: "b/acc1" op: "AddV2" input: "b/acc" input: "b/write_k" $F }
+node { name: "b/acc2" op: "AddV2" input: "b/acc1" input: "b/write_0" $F }
+node { name: "b/dh1" op: "Mul" input: "b/dh_total" input: "b/Enter_w" $F }
+node { name: "b/one" op: "Const" input: "^b/j" $DINT attr { key: "value" value { tensor { dtype: DT_INT32 tensor_shape {} int_val: 1 } } } }
+node { name: "b/j1" op: "Sub" input: "b/j" input: "b/one" $I }
+node { name: "b/Next_j" op: "NextIteration" input: "b/j1" $I }
+node { name: "b/Next_dh" op: "NextIteration" input: "b/dh1" $F }
+node { name: "b/Next_dflow" op: "NextIteration" input: "b/dflow" $F }
+node { name: "b/Next_acc" op: "NextIteration" input: "b/acc2" $F }
+node { name: "b/Exit_acc" op: "Exit" input: "b/Switch_acc" $F }
+
+node { name: "gradients/g_in" op: "TensorArrayGradV3" input: "in_ta" input: "b/Exit_acc" $S }
+node { name: "gradients/g_in_flow" op: "Identity" input: "b/Exit_acc" input: "^gradients/g_in" $F }
+node { name: "dx" op: "TensorArrayGatherV3" input: "gradients/g_in" input: "indices" input: "gradients/g_in_flow" $DFLOAT $ES }
+)gd",
+                             {{"$DINT", R"(attr { key: "dtype" value { type: DT_INT32 } })"},
+                              {"$DFLOAT", R"(attr { key: "dtype" value { type: DT_FLOAT } })"},
+                              {"$ES", R"(attr { key: "element_shape" value { shape { dim { size: 2 } } } })"},
+                              {"$I", kInt},
+                              {"$F", R"(attr { key: "T" value { type: DT_FLOAT } })"},
+                              {"$R", R"(attr { key: "T" value { type: DT_RESOURCE } })"},
+                              {"$S", R"(attr { key: "source" value { s: "gradients" } })"},
+                              {"$FF", R"(attr { key: "frame_name" value { s: "f/ctx" } })"},
+                              {"$FB", R"(attr { key: "frame_name" value { s: "b/ctx" } })"},
+                              {"$C", R"(attr { key: "is_constant" value { b: true } })"},
+                              {"$N", R"(attr { key: "N" value { i: 2 } })"}});
+}
+
+TEST(ControlFlowTest, TensorArrayGradientsAndStacksCarryALoopsGradientOnEveryExecutor) {
+  absl::StatusOr<std::shared_ptr<const Graph>> graph = Load(GradientLoopGraph());
+  ASSERT_TRUE(graph.ok()) << graph.status();
+  const std::vector<float> x = {1, -1, 2, 0.5, -3, 4, 0.25, 2};
+  const std::vector<float> w = {0.5, 2};
+  const std::vector<Feed> feeds = {{{"x"}, Tensor::FromVector<float>(x, {4, 2})},
+                                   {{"w"}, Tensor::FromVector<float>(w, {2})}};
+  // The forward recurrence, and dL/dx for L = sum(y): G[k] = dL/dh[k+1] = 1 + w G[k+1], each
+  // x[k] gets G[k] and x[0] also every G.
+  std::vector<float> y(8), dx(8);
+  for (int c = 0; c < 2; ++c) {
+    float h = 0;
+    for (int k = 0; k < 4; ++k) {
+      h = w[c] * h + x[2 * k + c] + x[c];
+      y[2 * k + c] = h;
+    }
+    float g = 0, sum = 0;
+    for (int k = 3; k >= 0; --k) {
+      g = 1 + w[c] * g;
+      dx[2 * k + c] = g;
+      sum += g;
+    }
+    dx[c] += sum;
+  }
+  EXPECT_EQ(dx[0], 8.0f);  // 1.875 + 6.125 (w = 1/2), checking the oracle itself
+  EXPECT_EQ(dx[1], 41.0f);  // 15 + 26 (w = 2)
+
+  reference::Session reference(*graph);
+  absl::StatusOr<std::vector<Tensor>> want = reference.Run(feeds, {"y", "dx"});
+  ASSERT_TRUE(want.ok()) << want.status();
+  EXPECT_EQ(Values<float>((*want)[0]), y);
+  EXPECT_EQ(Values<float>((*want)[1]), dx);
+
+  absl::StatusOr<ir::TranslatedGraph> translated =
+      TranslateForFeeds(**graph, {{"y"}, {"dx"}}, feeds);
+  ASSERT_TRUE(translated.ok()) << translated.status();
+  absl::StatusOr<std::vector<Tensor>> interpreted =
+      RunInterpreted(**graph, *translated, feeds, {{"y"}, {"dx"}});
+  ASSERT_TRUE(interpreted.ok()) << interpreted.status();
+  EXPECT_EQ(Values<float>((*interpreted)[0]), y);
+  EXPECT_EQ(Values<float>((*interpreted)[1]), dx);
+
+  if (!cl::SelectDevice("cpu").ok()) GTEST_SKIP() << "no OpenCL CPU device";
+  absl::StatusOr<std::unique_ptr<DeviceSession>> device =
+      DeviceSession::Create(*graph, {.device = "cpu"});
+  ASSERT_TRUE(device.ok()) << device.status();
+  for (int run = 0; run < 2; ++run) {  // each run has stacks and gradient arrays of its own
+    absl::StatusOr<std::vector<Tensor>> got = (*device)->Run(feeds, {"y", "dx"});
+    ASSERT_TRUE(got.ok()) << got.status();
+    EXPECT_EQ(Values<float>((*got)[0]), y);
+    EXPECT_EQ(Values<float>((*got)[1]), dx);
+  }
+}
+
+TEST(ControlFlowTest, StackMisuseIsAnErrorNamingTheNode) {
+  const std::string stack = R"gd(
+node { name: "limit" op: "Const" attr { key: "dtype" value { type: DT_INT32 } }
+  attr { key: "value" value { tensor { dtype: DT_INT32 tensor_shape {} int_val: 1 } } } }
+node { name: "v" op: "Const" attr { key: "dtype" value { type: DT_FLOAT } }
+  attr { key: "value" value { tensor { dtype: DT_FLOAT tensor_shape {} float_val: 1 } } } }
+node { name: "s" op: "StackV2" input: "limit" attr { key: "elem_type" value { type: DT_FLOAT } } }
+)gd";
+  struct Case {
+    std::string nodes, fetch, expected;
+  };
+  const std::vector<Case> cases = {
+      {R"(node { name: "pop" op: "StackPopV2" input: "s" attr { key: "elem_type" value { type: DT_FLOAT } } })",
+       "pop", "\"pop\" (StackPopV2): pops from stack \"s\" of float32, which is empty"},
+      {R"(node { name: "a" op: "StackPushV2" input: "s" input: "v" attr { key: "T" value { type: DT_FLOAT } } }
+          node { name: "b" op: "StackPushV2" input: "s" input: "v" input: "^a" attr { key: "T" value { type: DT_FLOAT } } })",
+       "b", "\"b\" (StackPushV2): stack \"s\" of float32 overflowed its max_size (1)"},
+      {R"(node { name: "pop" op: "StackPopV2" input: "s" attr { key: "elem_type" value { type: DT_INT32 } } })",
+       "pop", "pops int32 from stack \"s\" of float32"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.expected);
+    absl::StatusOr<std::shared_ptr<const Graph>> graph = Load(stack + c.nodes + "\n");
+    ASSERT_TRUE(graph.ok()) << graph.status();
+    reference::Session session(*graph);
+    absl::StatusOr<std::vector<Tensor>> out = session.Run({}, {c.fetch});
+    ASSERT_FALSE(out.ok());
+    EXPECT_THAT(out.status().message(), HasSubstr(c.expected));
+  }
+}
+
 }  // namespace
 }  // namespace dfc

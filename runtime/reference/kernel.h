@@ -102,6 +102,7 @@ void RegisterSpaceBatchKernels(KernelRegistry& registry);      // space_batch.cc
 void RegisterActivationGradKernels(KernelRegistry& registry);  // activation_grad.cc
 void RegisterOptimizerKernels(KernelRegistry& registry);       // optimizer.cc
 void RegisterTensorArrayKernels(KernelRegistry& registry);     // tensor_array.cc: and Assert
+void RegisterStackKernels(KernelRegistry& registry);           // stack.cc
 
 // Runs one node on the given input values, with no session state: for unit tests and for
 // compile-time constant folding. Stateful ops (variables, Assign...) are refused.

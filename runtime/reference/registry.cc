@@ -26,6 +26,7 @@ const KernelRegistry& KernelRegistry::Global() {
     RegisterActivationGradKernels(*r);
     RegisterOptimizerKernels(*r);
     RegisterTensorArrayKernels(*r);
+    RegisterStackKernels(*r);
     return r;
   }();
   return *registry;

@@ -1,7 +1,9 @@
-// Reference kernels for TensorArrays (TensorArrayV3 and the ops on it), TF2's TensorLists, and
-// Assert and ControlTrigger. A TensorArray is a value: its flow tensor (kVariant) holds the elements, and
-// every op that changes it returns a new flow with a new TensorArrayValue, so that a value
-// read earlier never changes, and a loop carries the array as it carries any variable.
+// Reference kernels for TensorArrays (TensorArrayV3 and the ops on it, and its gradient arrays),
+// TF2's TensorLists, and Assert and ControlTrigger. A TensorArray is a value: its flow tensor
+// (kVariant) holds the elements, and every op that changes it returns a new flow with a new
+// TensorArrayValue, so that a value read earlier never changes, and a loop carries the array as
+// it carries any variable. A gradient array (TensorArrayGradV3) is state instead, as in
+// TensorFlow: several backward ops write into it with no flow between them (graph/tensor_list.h).
 #include <algorithm>
 #include <cstring>
 #include <memory>
@@ -9,8 +11,10 @@
 #include <string>
 #include <vector>
 
+#include "absl/functional/function_ref.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/synchronization/mutex.h"
 #include "base/status.h"
 #include "graph/attr.h"
 #include "graph/tensor_list.h"
@@ -63,8 +67,35 @@ absl::StatusOr<Tensor> Element(const KernelContext& ctx, const TensorArrayValue&
   return Element(ctx, array, index, array.element_shape);
 }
 
-// Writes `value` as element `index` of a copy of `array`.
-absl::Status Put(const KernelContext& ctx, TensorArrayValue& array, int64_t index, Tensor value) {
+// `a + b`, elementwise, for the dtypes gradients come in.
+absl::StatusOr<Tensor> Sum(const KernelContext& ctx, const Tensor& a, const Tensor& b) {
+  if (a.shape() != b.shape()) {
+    return ctx.Error(absl::StrCat("adds gradients ", b.DebugType(), " to ", a.DebugType(),
+                                  " written to the same element"));
+  }
+  DFC_ASSIGN_OR_RETURN(Tensor out, AllocateOutput(ctx, a.dtype(), a.shape()));
+  const auto add = [&]<typename T>() {
+    const T* x = a.data<T>();
+    const T* y = b.data<T>();
+    T* z = out.mutable_data<T>();
+    for (int64_t k = 0; k < a.num_elements(); ++k) z[k] = x[k] + y[k];
+  };
+  switch (a.dtype()) {
+    case DType::kFloat: add.operator()<float>(); break;
+    case DType::kDouble: add.operator()<double>(); break;
+    case DType::kInt32: add.operator()<int32_t>(); break;
+    case DType::kInt64: add.operator()<int64_t>(); break;
+    default:
+      return ctx.Error(absl::StrCat("adds two gradients of ", DTypeName(a.dtype()),
+                                    " written to one element, which dfc does not"));
+  }
+  return out;
+}
+
+// Writes `value` as element `index` of `array` (a copy of the flow's, or a gradient array).
+// A forward array's element is written once; a gradient array's writes to one element add up.
+absl::Status Put(const KernelContext& ctx, TensorArrayValue& array, int64_t index, Tensor value,
+                 bool aggregate) {
   if (value.dtype() != array.dtype) {
     return ctx.Error(absl::StrCat("writes ", value.DebugType(), " to a TensorArray of ",
                                   DTypeName(array.dtype)));
@@ -81,15 +112,68 @@ absl::Status Put(const KernelContext& ctx, TensorArrayValue& array, int64_t inde
     }
     array.elements.resize(index + 1);
   }
-  if (array.elements[index]) {
+  std::optional<Tensor>& element = array.elements[index];
+  if (element && !aggregate) {
     return ctx.Error(absl::StrCat("writes element ", index,
                                   " of a TensorArray a second time (TensorFlow allows one write)"));
   }
-  array.elements[index] = std::move(value);
+  if (element) {
+    DFC_ASSIGN_OR_RETURN(value, Sum(ctx, *element, value));
+  }
+  element = std::move(value);
   return absl::OkStatus();
 }
 
+// The resource that input `i`, a TensorArray's handle, names: null for a handle from elsewhere.
+TensorArrayResource* HandleAt(const KernelContext& ctx, int i) {
+  return dynamic_cast<TensorArrayResource*>(ctx.input(i).resource());
+}
+
+// The gradient array that input 0 names, or null for a forward array.
+TensorArrayResource* GradientAt(const KernelContext& ctx) {
+  TensorArrayResource* r = ctx.num_inputs() > 0 ? HandleAt(ctx, 0) : nullptr;
+  return r != nullptr && r->is_grad ? r : nullptr;
+}
+
+// A gradient array's flow: a token, as TensorFlow's float flow is.
+Tensor Token() { return Tensor::Scalar<float>(0); }
+
 Tensor Flow(std::shared_ptr<TensorArrayValue> array) { return Tensor::OfVariant(std::move(array)); }
+
+// The array an op reads: the gradient array its handle names (copied into `snapshot`, as later
+// ops write it in place), else the one its flow input `flow` carries.
+absl::StatusOr<const TensorArrayValue*> ArrayToRead(const KernelContext& ctx, int flow,
+                                                    TensorArrayValue& snapshot) {
+  if (TensorArrayResource* gradient = GradientAt(ctx)) {
+    absl::MutexLock lock(&gradient->mu);
+    snapshot = gradient->array;
+    return &snapshot;
+  }
+  return ArrayAt(ctx, flow);
+}
+
+// Runs `write` on the array an op changes, and sets output 0 to the flow that follows it. A
+// gradient array is changed in place, its writes adding up, and its flow is a token. A forward
+// array is copied from its flow input `flow` and the copy is the new flow; its handle learns its
+// size and element shape, which its gradient arrays take.
+absl::Status Update(KernelContext& ctx, int flow,
+                    absl::FunctionRef<absl::Status(TensorArrayValue&, bool aggregate)> write) {
+  if (TensorArrayResource* gradient = GradientAt(ctx)) {
+    absl::MutexLock lock(&gradient->mu);
+    DFC_RETURN_IF_ERROR(write(gradient->array, /*aggregate=*/true));
+    ctx.set_output(0, Token());
+    return absl::OkStatus();
+  }
+  DFC_ASSIGN_OR_RETURN(const TensorArrayValue* in, ArrayAt(ctx, flow));
+  auto out = std::make_shared<TensorArrayValue>(*in);
+  DFC_RETURN_IF_ERROR(write(*out, /*aggregate=*/false));
+  if (TensorArrayResource* forward = HandleAt(ctx, 0)) {
+    absl::MutexLock lock(&forward->mu);
+    forward->Show(*out);
+  }
+  ctx.set_output(0, Flow(std::move(out)));
+  return absl::OkStatus();
+}
 
 // Rows [begin, end) of `t` along its first dimension, as a new tensor.
 Tensor Rows(const Tensor& t, int64_t begin, int64_t end) {
@@ -130,24 +214,25 @@ absl::Status TensorArrayV3(KernelContext& ctx) {
   }
   DFC_ASSIGN_OR_RETURN(array->dynamic_size, ctx.node().GetBool("dynamic_size", false));
   array->elements.resize(size);
-  ctx.set_output(0, Tensor::Zeros(DType::kResource, {}));
+  auto handle = std::make_shared<TensorArrayResource>(/*is_grad=*/false);
+  handle->Show(*array);
+  ctx.set_output(0, Tensor::OfResource(std::move(handle)));
   ctx.set_output(1, Flow(std::move(array)));
   return absl::OkStatus();
 }
 
 absl::Status TensorArrayWriteV3(KernelContext& ctx) {  // handle, index, value, flow_in
   DFC_RETURN_IF_ERROR(CheckNumInputs(ctx, 4));
-  DFC_ASSIGN_OR_RETURN(const TensorArrayValue* in, ArrayAt(ctx, 3));
   DFC_ASSIGN_OR_RETURN(int64_t index, ReadIndexScalar(ctx, 1, "index"));
-  auto out = std::make_shared<TensorArrayValue>(*in);
-  DFC_RETURN_IF_ERROR(Put(ctx, *out, index, ctx.input(2)));
-  ctx.set_output(0, Flow(std::move(out)));
-  return absl::OkStatus();
+  return Update(ctx, 3, [&](TensorArrayValue& array, bool aggregate) {
+    return Put(ctx, array, index, ctx.input(2), aggregate);
+  });
 }
 
 absl::Status TensorArrayReadV3(KernelContext& ctx) {  // handle, index, flow_in
   DFC_RETURN_IF_ERROR(CheckNumInputs(ctx, 3));
-  DFC_ASSIGN_OR_RETURN(const TensorArrayValue* in, ArrayAt(ctx, 2));
+  TensorArrayValue snapshot;
+  DFC_ASSIGN_OR_RETURN(const TensorArrayValue* in, ArrayToRead(ctx, 2, snapshot));
   DFC_ASSIGN_OR_RETURN(int64_t index, ReadIndexScalar(ctx, 1, "index"));
   DFC_ASSIGN_OR_RETURN(Tensor value, Element(ctx, *in, index));
   ctx.set_output(0, std::move(value));
@@ -182,7 +267,8 @@ absl::StatusOr<Tensor> Stack(const KernelContext& ctx, const std::vector<Tensor>
 
 absl::Status TensorArrayGatherV3(KernelContext& ctx) {  // handle, indices, flow_in
   DFC_RETURN_IF_ERROR(CheckNumInputs(ctx, 3));
-  DFC_ASSIGN_OR_RETURN(const TensorArrayValue* in, ArrayAt(ctx, 2));
+  TensorArrayValue snapshot;
+  DFC_ASSIGN_OR_RETURN(const TensorArrayValue* in, ArrayToRead(ctx, 2, snapshot));
   DFC_ASSIGN_OR_RETURN(std::vector<int64_t> indices, ReadIndexVector(ctx, 1, "indices"));
   std::vector<Tensor> elements;
   for (int64_t i : indices) {
@@ -201,25 +287,25 @@ absl::Status TensorArrayGatherV3(KernelContext& ctx) {  // handle, indices, flow
 
 absl::Status TensorArrayScatterV3(KernelContext& ctx) {  // handle, indices, value, flow_in
   DFC_RETURN_IF_ERROR(CheckNumInputs(ctx, 4));
-  DFC_ASSIGN_OR_RETURN(const TensorArrayValue* in, ArrayAt(ctx, 3));
   DFC_ASSIGN_OR_RETURN(std::vector<int64_t> indices, ReadIndexVector(ctx, 1, "indices"));
   const Tensor& value = ctx.input(2);
   if (value.rank() == 0 || value.dim(0) != static_cast<int64_t>(indices.size())) {
     return ctx.Error(absl::StrCat("scatters ", value.DebugType(), " to ", indices.size(),
                                   " indices"));
   }
-  auto out = std::make_shared<TensorArrayValue>(*in);
-  for (size_t k = 0; k < indices.size(); ++k) {
-    DFC_ASSIGN_OR_RETURN(Tensor element, Row(value, static_cast<int64_t>(k)));
-    DFC_RETURN_IF_ERROR(Put(ctx, *out, indices[k], std::move(element)));
-  }
-  ctx.set_output(0, Flow(std::move(out)));
-  return absl::OkStatus();
+  return Update(ctx, 3, [&](TensorArrayValue& array, bool aggregate) -> absl::Status {
+    for (size_t k = 0; k < indices.size(); ++k) {
+      DFC_ASSIGN_OR_RETURN(Tensor element, Row(value, static_cast<int64_t>(k)));
+      DFC_RETURN_IF_ERROR(Put(ctx, array, indices[k], std::move(element), aggregate));
+    }
+    return absl::OkStatus();
+  });
 }
 
 absl::Status TensorArrayConcatV3(KernelContext& ctx) {  // handle, flow_in
   DFC_RETURN_IF_ERROR(CheckNumInputs(ctx, 2));
-  DFC_ASSIGN_OR_RETURN(const TensorArrayValue* in, ArrayAt(ctx, 1));
+  TensorArrayValue snapshot;
+  DFC_ASSIGN_OR_RETURN(const TensorArrayValue* in, ArrayToRead(ctx, 1, snapshot));
   std::vector<Tensor> elements;
   Tensor lengths = Tensor::Zeros(DType::kInt64, {static_cast<int64_t>(in->elements.size())});
   Shape rest;
@@ -259,7 +345,6 @@ absl::Status TensorArrayConcatV3(KernelContext& ctx) {  // handle, flow_in
 
 absl::Status TensorArraySplitV3(KernelContext& ctx) {  // handle, value, lengths, flow_in
   DFC_RETURN_IF_ERROR(CheckNumInputs(ctx, 4));
-  DFC_ASSIGN_OR_RETURN(const TensorArrayValue* in, ArrayAt(ctx, 3));
   DFC_ASSIGN_OR_RETURN(std::vector<int64_t> lengths, ReadIndexVector(ctx, 2, "lengths"));
   const Tensor& value = ctx.input(1);
   int64_t total = 0;
@@ -270,21 +355,56 @@ absl::Status TensorArraySplitV3(KernelContext& ctx) {  // handle, value, lengths
   if (value.rank() == 0 || value.dim(0) != total) {
     return ctx.Error(absl::StrCat("splits ", value.DebugType(), " into lengths summing to ", total));
   }
-  auto out = std::make_shared<TensorArrayValue>(*in);
-  int64_t offset = 0;
-  for (size_t k = 0; k < lengths.size(); ++k) {
-    DFC_RETURN_IF_ERROR(
-        Put(ctx, *out, static_cast<int64_t>(k), Rows(value, offset, offset + lengths[k])));
-    offset += lengths[k];
-  }
-  ctx.set_output(0, Flow(std::move(out)));
-  return absl::OkStatus();
+  return Update(ctx, 3, [&](TensorArrayValue& array, bool aggregate) -> absl::Status {
+    int64_t offset = 0;
+    for (size_t k = 0; k < lengths.size(); ++k) {
+      DFC_RETURN_IF_ERROR(Put(ctx, array, static_cast<int64_t>(k),
+                              Rows(value, offset, offset + lengths[k]), aggregate));
+      offset += lengths[k];
+    }
+    return absl::OkStatus();
+  });
 }
 
 absl::Status TensorArraySizeV3(KernelContext& ctx) {  // handle, flow_in
   DFC_RETURN_IF_ERROR(CheckNumInputs(ctx, 2));
-  DFC_ASSIGN_OR_RETURN(const TensorArrayValue* in, ArrayAt(ctx, 1));
+  TensorArrayValue snapshot;
+  DFC_ASSIGN_OR_RETURN(const TensorArrayValue* in, ArrayToRead(ctx, 1, snapshot));
   ctx.set_output(0, Tensor::Scalar<int32_t>(static_cast<int32_t>(in->elements.size())));
+  return absl::OkStatus();
+}
+
+// The gradient array of the forward array input 0 names, for the gradient computation `source`
+// names: made on first use, then the same array for every op of that computation, as
+// TensorFlow's. It takes the forward array's size and element shape, from the flow input where
+// that carries the forward array, else as the handle last saw them.
+absl::Status TensorArrayGradV3(KernelContext& ctx) {  // handle, flow_in
+  DFC_RETURN_IF_ERROR(CheckNumInputs(ctx, 2));
+  TensorArrayResource* forward = HandleAt(ctx, 0);
+  if (forward == nullptr || forward->is_grad) {
+    return ctx.Error(absl::StrCat("input 0 (\"", ctx.node().inputs[0].ToString(), "\") is ",
+                                  forward == nullptr ? ctx.input(0).DebugType() : "a gradient array's handle",
+                                  ", expected the handle of a TensorArray"));
+  }
+  DFC_ASSIGN_OR_RETURN(std::string source, ctx.node().GetString("source"));
+  absl::MutexLock lock(&forward->mu);
+  std::shared_ptr<TensorArrayResource>& gradient = forward->grads[source];
+  if (gradient == nullptr) {
+    gradient = std::make_shared<TensorArrayResource>(/*is_grad=*/true);
+    TensorArrayValue& array = gradient->array;
+    array.dtype = forward->array.dtype;
+    array.element_shape = forward->array.element_shape;
+    int64_t size = forward->size;
+    if (const TensorArrayValue* shown = AsTensorArray(ctx.input(1))) {
+      size = static_cast<int64_t>(shown->elements.size());
+      if (std::optional<Shape> shape = shown->UniformElementShape()) {
+        array.element_shape = PartialShape{.unknown_rank = false, .dims = *shape};
+      }
+    }
+    array.elements.resize(size);
+  }
+  ctx.set_output(0, Tensor::OfResource(gradient));
+  ctx.set_output(1, Token());
   return absl::OkStatus();
 }
 
@@ -410,7 +530,7 @@ absl::Status TensorListSetItem(KernelContext& ctx) {  // input_handle, index, it
   if (index >= 0 && index < static_cast<int64_t>(out->elements.size())) {
     out->elements[index].reset();  // a list's element may be set again
   }
-  DFC_RETURN_IF_ERROR(Put(ctx, *out, index, ctx.input(2)));
+  DFC_RETURN_IF_ERROR(Put(ctx, *out, index, ctx.input(2), /*aggregate=*/false));
   ctx.set_output(0, Flow(std::move(out)));
   return absl::OkStatus();
 }
@@ -419,7 +539,8 @@ absl::Status TensorListPushBack(KernelContext& ctx) {  // input_handle, tensor
   DFC_RETURN_IF_ERROR(CheckNumInputs(ctx, 2));
   DFC_ASSIGN_OR_RETURN(const TensorArrayValue* in, ArrayAt(ctx, 0));
   auto out = std::make_shared<TensorArrayValue>(*in);
-  DFC_RETURN_IF_ERROR(Put(ctx, *out, static_cast<int64_t>(out->elements.size()), ctx.input(1)));
+  DFC_RETURN_IF_ERROR(Put(ctx, *out, static_cast<int64_t>(out->elements.size()), ctx.input(1),
+                          /*aggregate=*/false));
   ctx.set_output(0, Flow(std::move(out)));
   return absl::OkStatus();
 }
@@ -496,6 +617,7 @@ void RegisterTensorArrayKernels(KernelRegistry& registry) {
   registry.Register("TensorArraySplitV3", TensorArraySplitV3);
   registry.Register("TensorArraySizeV3", TensorArraySizeV3);
   registry.Register("TensorArrayCloseV3", Nothing);
+  registry.Register("TensorArrayGradV3", TensorArrayGradV3);
   registry.Register("EmptyTensorList", EmptyTensorList);
   registry.Register("TensorListReserve", TensorListReserve);
   registry.Register("TensorListFromTensor", TensorListFromTensor);
