@@ -28,7 +28,7 @@ enum class DType : int {
   kBool = 10,
   kUInt16 = 17,
   kHalf = 19,
-  kResource = 20,  // a handle naming host state: a TensorArray's gradients, a stack (Tensor::resource)
+  kResource = 20,  // a handle naming host state: TensorArray gradients, stacks (Tensor::resource)
   kVariant = 21,   // a TensorArray's flow or a TensorList: a host value (Tensor::variant)
   kUInt32 = 22,
   kUInt64 = 23,

@@ -773,7 +773,8 @@ class Folder {
     const auto found = library->find(ref->name);
     if (found == library->end()) return;
     const FunctionGraph& body = found->second;
-    if (body.args.size() != in.size() || body.results.size() != in.size() || out.size() != in.size()) {
+    if (body.args.size() != in.size() || body.results.size() != in.size() ||
+        out.size() != in.size()) {
       return;
     }
     FoldOptions options;
@@ -790,7 +791,8 @@ class Folder {
       const TensorInfo& arg = result.Info(*body.graph, TensorId{body.args[k], 0});
       const TensorInfo& next = result.Info(*body.graph, body.results[k]);
       if (!in[k].shape || !arg.shape || !next.shape || arg.dtype != next.dtype ||
-          *arg.shape != *next.shape || (out[k].dtype != DType::kInvalid && out[k].dtype != arg.dtype)) {
+          *arg.shape != *next.shape ||
+          (out[k].dtype != DType::kInvalid && out[k].dtype != arg.dtype)) {
         continue;
       }
       out[k].dtype = in[k].dtype;

@@ -14,7 +14,6 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/container/flat_hash_map.h"
 #include "absl/synchronization/mutex.h"
-
 #include "graph/attr.h"
 #include "graph/tensor.h"
 

@@ -46,8 +46,8 @@ class StackResource : public Resource {
       return ctx.Error(absl::StrCat("pops ", DTypeName(expected), " from ", Describe()));
     }
     if (elements_.empty()) {
-      return ctx.Error(absl::StrCat("pops from ", Describe(),
-                                    ", which is empty (more pops than pushes)"));
+      return ctx.Error(
+          absl::StrCat("pops from ", Describe(), ", which is empty (more pops than pushes)"));
     }
     Tensor top = std::move(elements_.back());
     elements_.pop_back();
@@ -55,7 +55,9 @@ class StackResource : public Resource {
   }
 
  private:
-  std::string Describe() const { return absl::StrCat("stack \"", name_, "\" of ", DTypeName(dtype_)); }
+  std::string Describe() const {
+    return absl::StrCat("stack \"", name_, "\" of ", DTypeName(dtype_));
+  }
 
   const std::string name_;
   const DType dtype_;

@@ -81,10 +81,18 @@ absl::StatusOr<Tensor> Sum(const KernelContext& ctx, const Tensor& a, const Tens
     for (int64_t k = 0; k < a.num_elements(); ++k) z[k] = x[k] + y[k];
   };
   switch (a.dtype()) {
-    case DType::kFloat: add.operator()<float>(); break;
-    case DType::kDouble: add.operator()<double>(); break;
-    case DType::kInt32: add.operator()<int32_t>(); break;
-    case DType::kInt64: add.operator()<int64_t>(); break;
+    case DType::kFloat:
+      add.operator()<float>();
+      break;
+    case DType::kDouble:
+      add.operator()<double>();
+      break;
+    case DType::kInt32:
+      add.operator()<int32_t>();
+      break;
+    case DType::kInt64:
+      add.operator()<int64_t>();
+      break;
     default:
       return ctx.Error(absl::StrCat("adds two gradients of ", DTypeName(a.dtype()),
                                     " written to one element, which dfc does not"));
@@ -215,7 +223,10 @@ absl::Status TensorArrayV3(KernelContext& ctx) {
   DFC_ASSIGN_OR_RETURN(array->dynamic_size, ctx.node().GetBool("dynamic_size", false));
   array->elements.resize(size);
   auto handle = std::make_shared<TensorArrayResource>(/*is_grad=*/false);
-  handle->Show(*array);
+  {
+    absl::MutexLock lock(&handle->mu);
+    handle->Show(*array);
+  }
   ctx.set_output(0, Tensor::OfResource(std::move(handle)));
   ctx.set_output(1, Flow(std::move(array)));
   return absl::OkStatus();
@@ -382,15 +393,17 @@ absl::Status TensorArrayGradV3(KernelContext& ctx) {  // handle, flow_in
   DFC_RETURN_IF_ERROR(CheckNumInputs(ctx, 2));
   TensorArrayResource* forward = HandleAt(ctx, 0);
   if (forward == nullptr || forward->is_grad) {
-    return ctx.Error(absl::StrCat("input 0 (\"", ctx.node().inputs[0].ToString(), "\") is ",
-                                  forward == nullptr ? ctx.input(0).DebugType() : "a gradient array's handle",
-                                  ", expected the handle of a TensorArray"));
+    return ctx.Error(
+        absl::StrCat("input 0 (\"", ctx.node().inputs[0].ToString(), "\") is ",
+                     forward == nullptr ? ctx.input(0).DebugType() : "a gradient array's handle",
+                     ", expected the handle of a TensorArray"));
   }
   DFC_ASSIGN_OR_RETURN(std::string source, ctx.node().GetString("source"));
   absl::MutexLock lock(&forward->mu);
   std::shared_ptr<TensorArrayResource>& gradient = forward->grads[source];
   if (gradient == nullptr) {
     gradient = std::make_shared<TensorArrayResource>(/*is_grad=*/true);
+    absl::MutexLock gradient_lock(&gradient->mu);
     TensorArrayValue& array = gradient->array;
     array.dtype = forward->array.dtype;
     array.element_shape = forward->array.element_shape;
