@@ -256,6 +256,93 @@ node { name: "w/next_acc" op: "ConcatV2" input: "w/acc" input: "w/stitched" inpu
   EXPECT_FALSE(unknown->fold.Info(**growing, {"w/Exit_acc", 0}).shape.has_value());
 }
 
+// h = x; for i < limit: h = h * 2 + 1, each h written to a TensorArray; then element 1 read
+// back: on the device the written elements stay in device buffers.
+std::string ArrayWritingLoopGraph() {
+  return absl::StrReplaceAll(R"gd(
+node { name: "zero" op: "Const" $DINT attr { key: "value" value { tensor { dtype: DT_INT32 tensor_shape {} int_val: 0 } } } }
+node { name: "one" op: "Const" $DINT attr { key: "value" value { tensor { dtype: DT_INT32 tensor_shape {} int_val: 1 } } } }
+node { name: "limit" op: "Placeholder" $DINT attr { key: "shape" value { shape {} } } }
+node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } }
+  attr { key: "shape" value { shape { dim { size: 3 } } } } }
+node { name: "ta" op: "TensorArrayV3" input: "limit" attr { key: "dtype" value { type: DT_FLOAT } }
+  attr { key: "element_shape" value { shape { dim { size: 3 } } } } }
+node { name: "w/Enter_i" op: "Enter" input: "zero" $I $F }
+node { name: "w/Enter_h" op: "Enter" input: "x" $FLOAT $F }
+node { name: "w/Enter_flow" op: "Enter" input: "ta:1" $FLOAT $F }
+node { name: "w/Enter_limit" op: "Enter" input: "limit" $I $F $C }
+node { name: "w/Enter_ta" op: "Enter" input: "ta" attr { key: "T" value { type: DT_RESOURCE } } $F $C }
+node { name: "w/Merge_i" op: "Merge" input: "w/Enter_i" input: "w/Next_i" $I $N }
+node { name: "w/Merge_h" op: "Merge" input: "w/Enter_h" input: "w/Next_h" $FLOAT $N }
+node { name: "w/Merge_flow" op: "Merge" input: "w/Enter_flow" input: "w/Next_flow" $FLOAT $N }
+node { name: "w/Less" op: "Less" input: "w/Merge_i" input: "w/Enter_limit" $I }
+node { name: "w/LoopCond" op: "LoopCond" input: "w/Less" }
+node { name: "w/Switch_i" op: "Switch" input: "w/Merge_i" input: "w/LoopCond" $I }
+node { name: "w/Switch_h" op: "Switch" input: "w/Merge_h" input: "w/LoopCond" $FLOAT }
+node { name: "w/Switch_flow" op: "Switch" input: "w/Merge_flow" input: "w/LoopCond" $FLOAT }
+node { name: "w/i" op: "Identity" input: "w/Switch_i:1" $I }
+node { name: "w/h" op: "Identity" input: "w/Switch_h:1" $FLOAT }
+node { name: "w/flow" op: "Identity" input: "w/Switch_flow:1" $FLOAT }
+node { name: "w/two" op: "Const" input: "^w/i" attr { key: "dtype" value { type: DT_FLOAT } }
+  attr { key: "value" value { tensor { dtype: DT_FLOAT tensor_shape {} float_val: 2 } } } }
+node { name: "w/fone" op: "Const" input: "^w/i" attr { key: "dtype" value { type: DT_FLOAT } }
+  attr { key: "value" value { tensor { dtype: DT_FLOAT tensor_shape {} float_val: 1 } } } }
+node { name: "w/ione" op: "Const" input: "^w/i" $DINT attr { key: "value" value { tensor { dtype: DT_INT32 tensor_shape {} int_val: 1 } } } }
+node { name: "w/mul" op: "Mul" input: "w/h" input: "w/two" $FLOAT }
+node { name: "w/h1" op: "AddV2" input: "w/mul" input: "w/fone" $FLOAT }
+node { name: "w/write" op: "TensorArrayWriteV3" input: "w/Enter_ta" input: "w/i" input: "w/h1" input: "w/flow" $FLOAT }
+node { name: "w/i1" op: "AddV2" input: "w/i" input: "w/ione" $I }
+node { name: "w/Next_i" op: "NextIteration" input: "w/i1" $I }
+node { name: "w/Next_h" op: "NextIteration" input: "w/h1" $FLOAT }
+node { name: "w/Next_flow" op: "NextIteration" input: "w/write" $FLOAT }
+node { name: "w/Exit_flow" op: "Exit" input: "w/Switch_flow" $FLOAT }
+node { name: "second" op: "TensorArrayReadV3" input: "ta" input: "one" input: "w/Exit_flow"
+  attr { key: "dtype" value { type: DT_FLOAT } } }
+node { name: "all" op: "TensorArrayGatherV3" input: "ta" input: "w/indices" input: "w/Exit_flow"
+  attr { key: "dtype" value { type: DT_FLOAT } } attr { key: "element_shape" value { shape { dim { size: 3 } } } } }
+node { name: "w/indices" op: "Range" input: "zero" input: "limit" input: "one" attr { key: "Tidx" value { type: DT_INT32 } } }
+)gd",
+                             {{"$DINT", R"(attr { key: "dtype" value { type: DT_INT32 } })"},
+                              {"$I", kInt},
+                              {"$FLOAT", R"(attr { key: "T" value { type: DT_FLOAT } })"},
+                              {"$F", R"(attr { key: "frame_name" value { s: "w/ctx" } })"},
+                              {"$C", R"(attr { key: "is_constant" value { b: true } })"},
+                              {"$N", R"(attr { key: "N" value { i: 2 } })"}});
+}
+
+TEST(ControlFlowTest, ALoopsTensorArrayWritesStayOnTheDevice) {
+  if (!cl::SelectDevice("cpu").ok()) GTEST_SKIP() << "no OpenCL CPU device";
+  absl::StatusOr<std::shared_ptr<const Graph>> graph = Load(ArrayWritingLoopGraph());
+  ASSERT_TRUE(graph.ok()) << graph.status();
+  absl::StatusOr<std::unique_ptr<DeviceSession>> device =
+      DeviceSession::Create(*graph, {.device = "cpu"});
+  ASSERT_TRUE(device.ok()) << device.status();
+  const Tensor x = Tensor::FromVector<float>({0, 1, -1}, {3});
+  const auto feeds = [&](int32_t limit) -> std::vector<Feed> {
+    return {{{"limit"}, Tensor::Scalar<int32_t>(limit)}, {{"x"}, x}};
+  };
+  // Element 1 is h after two iterations, 4x + 3; all of them come back whole too.
+  reference::Session reference(*graph);
+  absl::StatusOr<std::vector<Tensor>> want = reference.Run(feeds(5), {"second", "all"});
+  ASSERT_TRUE(want.ok()) << want.status();
+  EXPECT_EQ(Values<float>((*want)[0]), (std::vector<float>{3, 7, -1}));
+  absl::StatusOr<std::vector<Tensor>> got = (*device)->Run(feeds(5), {"second", "all"});
+  ASSERT_TRUE(got.ok()) << got.status();
+  EXPECT_EQ(Values<float>((*got)[0]), Values<float>((*want)[0]));
+  EXPECT_EQ(Values<float>((*got)[1]), Values<float>((*want)[1]));
+
+  const auto bytes_to_host = [&](int32_t limit) -> int64_t {
+    const int64_t before = (*device)->executor().bytes_to_host();
+    EXPECT_TRUE((*device)->Run(feeds(limit), {"second"}).ok());
+    return (*device)->executor().bytes_to_host() - before;
+  };
+  const int64_t three = bytes_to_host(3);
+  const int64_t six = bytes_to_host(6);
+  // Each further iteration reads back its condition (a bool) and the index it writes at (an
+  // int32 the body computes), not the element it writes (12 bytes).
+  EXPECT_EQ(six - three, 3 * (1 + 4));
+}
+
 // y = pred ? x * 2 : x + 10, as tf.cond writes it: a Switch, both branches, a Merge.
 constexpr char kCondGraph[] = R"gd(
 node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } }

@@ -22,10 +22,10 @@ absl::Status DeviceExecutor::ActiveRun::RunUnit(const ExecutionUnit& unit) {
   // The profiler's second level: each execution unit of the run.
   std::optional<profiler::RecordEvent> span;
   if (profiler::HostEnabled()) {
-    span.emplace(unit.cluster >= 0 ? absl::StrCat("cluster ", function_, function_.empty() ? "" : ":",
-                                                  unit.cluster)
-                                   : absl::StrCat("host ", graph_.node(unit.node).op, " ",
-                                                  graph_.node(unit.node).name));
+    span.emplace(
+        unit.cluster >= 0
+            ? absl::StrCat("cluster ", function_, function_.empty() ? "" : ":", unit.cluster)
+            : absl::StrCat("host ", graph_.node(unit.node).op, " ", graph_.node(unit.node).name));
   }
   if (unit.cluster >= 0) return RunCluster(unit.cluster);
   const Node& node = graph_.node(unit.node);
@@ -39,7 +39,105 @@ absl::Status DeviceExecutor::ActiveRun::RunUnit(const ExecutionUnit& unit) {
   if (def.num_ref_inputs > 0 && !node.inputs.empty() && IsVariableRead(node.inputs[0])) {
     return RunVariableWrite(node);
   }
+  DFC_ASSIGN_OR_RETURN(const bool ran, RunWithoutCopies(node));
+  if (ran) return absl::OkStatus();
   return RunHostNode(node, def);
+}
+
+namespace {
+
+// Where an element op finds its array, index and (for a write) value among its inputs.
+struct ElementOp {
+  int array;
+  int index;
+  int value;  // -1 for a read
+  const char* dtype_attr;
+};
+
+std::optional<ElementOp> ElementOpOf(const Node& node) {
+  if (node.op == "TensorArrayReadV3") return ElementOp{2, 1, -1, "dtype"};
+  if (node.op == "TensorListGetItem") return ElementOp{0, 1, -1, "element_dtype"};
+  if (node.op == "TensorArrayWriteV3") return ElementOp{3, 1, 2, "T"};
+  if (node.op == "TensorListSetItem") return ElementOp{0, 1, 2, "element_dtype"};
+  return std::nullopt;
+}
+
+const DeviceArrayValue* DeviceArrayOf(const DeviceTensor& t) {
+  return t.host ? dynamic_cast<const DeviceArrayValue*>(t.host->variant()) : nullptr;
+}
+
+}  // namespace
+
+absl::StatusOr<bool> DeviceExecutor::ActiveRun::RunWithoutCopies(const Node& node) {
+  if (PassesHostOnlyValue(node)) {
+    for (size_t k = 0; k < node.inputs.size(); ++k) {
+      DFC_ASSIGN_OR_RETURN(std::shared_ptr<DeviceTensor> value, Value(node.inputs[k], &node));
+      values_[TensorId{node.name, static_cast<int>(k)}] = std::move(value);
+    }
+    return true;
+  }
+  const std::optional<ElementOp> op = ElementOpOf(node);
+  if (!op || static_cast<int>(node.inputs.size()) <= std::max({op->array, op->index, op->value})) {
+    return false;
+  }
+  DFC_ASSIGN_OR_RETURN(std::shared_ptr<DeviceTensor> array, Value(node.inputs[op->array], &node));
+  std::shared_ptr<DeviceTensor> value;
+  if (op->value >= 0) {
+    DFC_ASSIGN_OR_RETURN(value, Value(node.inputs[op->value], &node));
+    // A value on the host, and a gradient array (whose writes add up), go the host's way.
+    if (value->host || !array->host || AsTensorArray(*array->host) == nullptr) return false;
+    if (node.op == "TensorArrayWriteV3") {
+      DFC_ASSIGN_OR_RETURN(Tensor handle, Host(node.inputs[0], &node));
+      const auto* resource = dynamic_cast<const TensorArrayResource*>(handle.resource());
+      if (resource != nullptr && resource->is_grad) return false;
+    }
+  } else if (DeviceArrayOf(*array) == nullptr) {
+    return false;
+  }
+  DFC_ASSIGN_OR_RETURN(Tensor index, Host(node.inputs[op->index], &node));
+  if (index.num_elements() != 1 ||
+      (index.dtype() != DType::kInt32 && index.dtype() != DType::kInt64)) {
+    return false;
+  }
+  const int64_t k = index.ElementAsInt64(0);
+  absl::StatusOr<DType> dtype = node.GetType(op->dtype_attr);
+
+  if (op->value < 0) {  // a read: the element's device value itself
+    const DeviceArrayValue& d = *DeviceArrayOf(*array);
+    if (k < 0 || k >= static_cast<int64_t>(d.on_device.size()) || d.on_device[k] == nullptr ||
+        !dtype.ok() || *dtype != d.on_device[k]->dtype) {
+      return false;
+    }
+    values_[TensorId{node.name, 0}] = d.on_device[k];
+    return true;
+  }
+  // A write: the host kernel checks it and makes the new array from the value's dtype and shape
+  // alone; the new array keeps the value where it is.
+  std::vector<Tensor> inputs;
+  for (int i = 0; i < static_cast<int>(node.inputs.size()); ++i) {
+    if (i == op->array) {
+      inputs.push_back(*array->host);
+    } else if (i == op->value) {
+      DFC_ASSIGN_OR_RETURN(Tensor shape, Tensor::ShapeOnly(value->dtype, value->shape));
+      inputs.push_back(std::move(shape));
+    } else {
+      DFC_ASSIGN_OR_RETURN(Tensor t, Host(node.inputs[i], &node));
+      inputs.push_back(std::move(t));
+    }
+  }
+  reference::NodeState no_state;
+  DFC_ASSIGN_OR_RETURN(std::vector<Tensor> outputs, reference::EvaluateNode(node, inputs, no_state));
+  const TensorArrayValue* written = outputs.empty() ? nullptr : AsTensorArray(outputs[0]);
+  if (written == nullptr) {
+    return absl::InternalError(absl::StrCat(node.name, " made no array"));
+  }
+  auto result = std::make_shared<DeviceArrayValue>();
+  static_cast<TensorArrayValue&>(*result) = *written;
+  if (const DeviceArrayValue* before = DeviceArrayOf(*array)) result->on_device = before->on_device;
+  result->on_device.resize(result->elements.size());
+  result->on_device[k] = std::move(value);
+  values_[TensorId{node.name, 0}] = OnHost(Tensor::OfVariant(std::move(result)));
+  return true;
 }
 
 absl::StatusOr<std::vector<Tensor>> DeviceExecutor::ActiveRun::Fetch(
@@ -260,6 +358,17 @@ absl::StatusOr<std::shared_ptr<DeviceTensor>> DeviceExecutor::ActiveRun::Value(
 
 absl::StatusOr<Tensor> DeviceExecutor::ActiveRun::Host(const TensorId& id, const Node* consumer) {
   DFC_ASSIGN_OR_RETURN(std::shared_ptr<DeviceTensor> value, Value(id, consumer));
+  if (const DeviceArrayValue* d = DeviceArrayOf(*value)) {
+    // The array with its elements downloaded, for the host op that reads it.
+    auto whole = std::make_shared<TensorArrayValue>(*d);
+    for (size_t k = 0; k < d->on_device.size(); ++k) {
+      if (d->on_device[k] == nullptr) continue;
+      DFC_RETURN_IF_ERROR(CheckErrors());
+      DFC_RETURN_IF_ERROR(ex_.Download(*d->on_device[k]));
+      whole->elements[k] = *d->on_device[k]->host;
+    }
+    return Tensor::OfVariant(std::move(whole));
+  }
   if (!value->host) {
     // Values a kernel computed: its index errors come before anything reads them.
     DFC_RETURN_IF_ERROR(CheckErrors());

@@ -17,6 +17,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "graph/ops.h"
+#include "graph/tensor_list.h"
 #include "runtime/control_flow.h"
 #include "runtime/device_executor.h"
 #include "runtime/opencl/cl_error.h"
@@ -37,6 +38,14 @@ inline std::shared_ptr<DeviceTensor> OnHost(Tensor t) {
   return std::make_shared<DeviceTensor>(
       DeviceTensor{.dtype = t.dtype(), .shape = t.shape(), .host = std::move(t)});
 }
+
+// A TensorArray or TensorList into which a device run wrote device values: `elements` has each
+// such element's dtype and shape only (Tensor::ShapeOnly), and `on_device` its value, so that a
+// loop's writes and reads of elements copy nothing between host and device. A host op that
+// reads the array gets it with its elements downloaded (ActiveRun::Host).
+struct DeviceArrayValue : TensorArrayValue {
+  std::vector<std::shared_ptr<DeviceTensor>> on_device;  // by index; null: elements[k] is whole
+};
 
 // Sets the kernel arguments in order: buffers, then scalars of any type.
 class ArgSetter {
@@ -168,6 +177,10 @@ class DeviceExecutor::ActiveRun {
   absl::StatusOr<std::shared_ptr<cl::ClBuffer>> Buffer(DeviceTensor& value);
 
   absl::Status RunHostNode(const Node& node, const OpDef& def);
+  // Runs without copies what needs none: an Identity of host-only values, and a read or write
+  // of a TensorArray's or TensorList's element that is on the device (DeviceArrayValue).
+  // False: the host runs the node.
+  absl::StatusOr<bool> RunWithoutCopies(const Node& node);
 
   // Switch and Merge (passing device values on without copies), While and If.
   absl::Status RunControl(const Node& node);
