@@ -112,12 +112,9 @@ TEST(ControlFlowTest, TheLoopRunsOnEveryExecutor) {
     ASSERT_TRUE(profile.ok()) << profile.status();
     for (const profiler::DeviceEvent& e : profile->device) kernels.insert(e.info.name);
   }
-  // The body's multiply-add is a generated kernel, once per iteration (7), as is the
-  // condition (8 times). Their kernels are named by their functions, whose clusters are
-  // numbered from 0 as the top graph's are.
-  EXPECT_GE((*device)->executor().kernels_run(), 7);
-  EXPECT_THAT(kernels, ::testing::Contains("dfc_while_while_context_body_cluster_0"));
-  EXPECT_THAT(kernels, ::testing::Contains("dfc_while_while_context_cond_cluster_0"));
+  // The body and the condition are integer scalar arithmetic, which the host computes without
+  // launching a kernel (TranslateOptions::host_integer_scalars).
+  EXPECT_THAT(kernels, ::testing::Each(::testing::Not(::testing::StartsWith("dfc_while_"))));
 }
 
 TEST(ControlFlowTest, ALoopThatDoesNotEndStopsAtTheIterationLimit) {
@@ -222,11 +219,22 @@ TEST(ControlFlowTest, TheDeviceComputesALoopInvariantOnce) {
     }
     return (*device)->executor().kernels_run() - before;
   };
+  std::set<std::string> kernels;
   const int64_t three = kernels_for(3);
-  const int64_t six = kernels_for(6);
-  // Each further iteration runs four kernels: the condition's, and the body's three that read
-  // the loop variables; exp's cluster runs once a run (five a iteration without the hoisting).
-  EXPECT_EQ(six - three, 3 * 4);
+  int64_t six = 0;
+  {
+    KernelTimer timer;
+    six = kernels_for(6);
+    absl::StatusOr<profiler::Profile> profile = profiler::Collect();
+    ASSERT_TRUE(profile.ok()) << profile.status();
+    for (const profiler::DeviceEvent& e : profile->device) kernels.insert(e.info.name);
+  }
+  // Each further iteration runs one kernel, the body's accumulation: exp's cluster runs once a
+  // run (each iteration without the hoisting), and the condition and the counter are integer
+  // scalar arithmetic, which the host computes. The body's kernels are named by its function,
+  // whose clusters are numbered from 0 as the top graph's are.
+  EXPECT_EQ(six - three, 3 * 1);
+  EXPECT_THAT(kernels, ::testing::Contains(::testing::StartsWith("dfc_w_ctx_body_cluster_")));
 }
 
 TEST(ControlFlowTest, ALoopVariableKeepsItsShapeWhereTheBodyKeepsIt) {
@@ -338,9 +346,9 @@ TEST(ControlFlowTest, ALoopsTensorArrayWritesStayOnTheDevice) {
   };
   const int64_t three = bytes_to_host(3);
   const int64_t six = bytes_to_host(6);
-  // Each further iteration reads back its condition (a bool) and the index it writes at (an
-  // int32 the body computes), not the element it writes (12 bytes).
-  EXPECT_EQ(six - three, 3 * (1 + 4));
+  // Nothing comes back to the host in an iteration: the element written stays in its device
+  // buffer, and the condition and the index are integer scalars the host computes.
+  EXPECT_EQ(six - three, 0);
 }
 
 // y = pred ? x * 2 : x + 10, as tf.cond writes it: a Switch, both branches, a Merge.

@@ -284,7 +284,8 @@ absl::StatusOr<std::vector<std::shared_ptr<DeviceTensor>>> DeviceExecutor::Activ
   auto& cached = ex_.function_translations_[key];
   if (cached == nullptr) {
     DFC_ASSIGN_OR_RETURN(ir::TranslatedGraph t,
-                         TranslateForFeeds(*f.graph, f.results, shapes, f.targets));
+                         TranslateForFeeds(*f.graph, f.results, shapes, f.targets,
+                                           /*loop_body=*/IsWhile(caller)));
     std::string name = caller.name;
     if (library_ != nullptr) {
       for (const auto& [function, graph] : *library_) {

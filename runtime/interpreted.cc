@@ -67,14 +67,16 @@ absl::StatusOr<const ir::TranslatedGraph*> ChooseTranslation(
 absl::StatusOr<ir::TranslatedGraph> TranslateForFeeds(const Graph& graph,
                                                       const std::vector<TensorId>& fetches,
                                                       const std::vector<Feed>& feeds,
-                                                      const std::vector<std::string>& targets) {
+                                                      const std::vector<std::string>& targets,
+                                                      bool loop_body) {
   std::map<FedDims, ir::TranslatedGraph> made;
   DFC_ASSIGN_OR_RETURN(
       const ir::TranslatedGraph* chosen,
       ChooseTranslation(
           [&](FedDims dims) -> absl::StatusOr<const ir::TranslatedGraph*> {
             DFC_ASSIGN_OR_RETURN(made[dims],
-                                 TranslateForFeedShapes(graph, fetches, feeds, targets, dims));
+                                 TranslateForFeedShapes(graph, fetches, feeds, targets, dims,
+                                                        loop_body));
             return &made[dims];
           },
           feeds));
@@ -102,11 +104,12 @@ absl::StatusOr<ir::TranslatedGraph> TranslateForFeedShapes(const Graph& graph,
                                                            const std::vector<TensorId>& fetches,
                                                            const std::vector<Feed>& feeds,
                                                            const std::vector<std::string>& targets,
-                                                           FedDims dims) {
+                                                           FedDims dims, bool loop_body) {
   std::vector<TensorId> fed_ids;
   for (const auto& [id, tensor] : feeds) fed_ids.push_back(id);
   ir::TranslateOptions options{.fold_only_static = true,
-                               .placeholder_shapes = FedShapes(graph, feeds, dims)};
+                               .placeholder_shapes = FedShapes(graph, feeds, dims),
+                               .host_integer_scalars = loop_body};
   // A fed TensorArray (a loop body's argument): its reads have its elements' shape.
   for (const auto& [id, tensor] : feeds) {
     if (const TensorArrayValue* array = AsTensorArray(tensor)) {

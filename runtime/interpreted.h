@@ -61,11 +61,13 @@ absl::flat_hash_map<std::string, PartialShape> FedShapes(const Graph& graph,
 // unknown dimension fed 1 taken as the constant 1 (FedDims::kOnesAsConstants). Where the
 // translation leaves device nodes on the host for want of a known dimension (a convolution of
 // images of any size), it is translated once more with every dimension but the batch as fed
-// (FedDims::kAllButBatch), and that one is kept if it leaves fewer.
+// (FedDims::kAllButBatch), and that one is kept if it leaves fewer. `loop_body`: the graph is a
+// loop's body or condition, run once per iteration (TranslateOptions::host_integer_scalars).
 absl::StatusOr<ir::TranslatedGraph> TranslateForFeeds(const Graph& graph,
                                                       const std::vector<TensorId>& fetches,
                                                       const std::vector<Feed>& feeds,
-                                                      const std::vector<std::string>& targets = {});
+                                                      const std::vector<std::string>& targets = {},
+                                                      bool loop_body = false);
 // The choice TranslateForFeeds describes, over `translate`, which gives the translation for
 // one FedDims (a session's, cached; TranslateForFeeds' own): kSymbolic, else kOnesAsConstants
 // where the feeds bind no sizes to it, and kAllButBatch where that leaves fewer device nodes on
@@ -77,7 +79,7 @@ absl::StatusOr<ir::TranslatedGraph> TranslateForFeedShapes(const Graph& graph,
                                                            const std::vector<TensorId>& fetches,
                                                            const std::vector<Feed>& feeds,
                                                            const std::vector<std::string>& targets,
-                                                           FedDims dims);
+                                                           FedDims dims, bool loop_body = false);
 
 // Binds every size variable of `fold` from the fed placeholders' shapes. A placeholder that is
 // not fed binds nothing; two feeds that disagree on one variable (the batch N) are an error.

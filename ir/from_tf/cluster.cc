@@ -52,6 +52,25 @@ absl::flat_hash_set<int> ConditionalNodes(const Graph& graph, const std::vector<
   return conditional;
 }
 
+// Node i computes integer or bool scalars from scalars (TranslateOptions::host_integer_scalars).
+bool IsIntegerScalarArithmetic(const Graph& graph, int i, const FoldResult& fold) {
+  const auto scalar = [](const TensorInfo& t) {
+    return (t.dtype == DType::kInt32 || t.dtype == DType::kInt64 || t.dtype == DType::kBool) &&
+           t.shape && t.shape->empty();
+  };
+  const Node& node = graph.node(i);
+  if (node.inputs.empty() || i >= static_cast<int>(fold.info.size()) || fold.info[i].empty()) {
+    return false;
+  }
+  for (const TensorInfo& out : fold.info[i]) {
+    if (!scalar(out)) return false;
+  }
+  for (const TensorId& id : node.inputs) {
+    if (!scalar(fold.Info(graph, id))) return false;
+  }
+  return true;
+}
+
 bool IsDevicePlaced(const Node& node) {
   const OpDef* def = FindOpDef(node.op);
   return def != nullptr &&
@@ -385,6 +404,10 @@ absl::StatusOr<TranslatedGraph> TranslateGraph(const Graph& graph,
     if (!IsDevicePlaced(node) || translated.fold.folded[i]) continue;
     if (conditional.contains(i)) {
       host_reason[i] = "on a branch of a TF1 cond (after a Switch): its liveness is known at run time";
+      continue;
+    }
+    if (options.host_integer_scalars && IsIntegerScalarArithmetic(graph, i, translated.fold)) {
+      host_reason[i] = "integer scalar arithmetic of a loop body (host-computed, as TensorFlow's int32)";
       continue;
     }
     std::vector<TensorInfo> inputs;

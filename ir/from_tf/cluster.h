@@ -64,6 +64,10 @@ struct TranslateOptions {
   absl::flat_hash_map<std::string, Shape> array_element_shapes;
   // PartitionGraph's `fusion`: Fusion::kNone translates every device node as a cluster of its own.
   Fusion fusion = Fusion::kAll;
+  // Leave to the host the device nodes that compute an integer or bool scalar from scalars (a
+  // loop's counter and condition), as TensorFlow keeps int32 in host memory: a loop body's
+  // translation, so that an iteration launches no kernel for them and reads none back.
+  bool host_integer_scalars = false;
 };
 
 // `targets` are nodes run for their effects (a training step's NoOp).
