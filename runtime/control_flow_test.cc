@@ -264,8 +264,9 @@ node { name: "w/next_acc" op: "ConcatV2" input: "w/acc" input: "w/stitched" inpu
   EXPECT_FALSE(unknown->fold.Info(**growing, {"w/Exit_acc", 0}).shape.has_value());
 }
 
-// h = x; for i < limit: h = h * 2 + 1, each h written to a TensorArray; then element 1 read
-// back: on the device the written elements stay in device buffers.
+// h = x; for i < limit: h = h * 2 + 1 + xs²[i], xs² scattered into a TensorArray and each h
+// written to another; then element 1 read back: on the device the elements stay in device
+// buffers.
 std::string ArrayWritingLoopGraph() {
   return absl::StrReplaceAll(R"gd(
 node { name: "zero" op: "Const" $DINT attr { key: "value" value { tensor { dtype: DT_INT32 tensor_shape {} int_val: 0 } } } }
@@ -275,6 +276,17 @@ node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } 
   attr { key: "shape" value { shape { dim { size: 3 } } } } }
 node { name: "ta" op: "TensorArrayV3" input: "limit" attr { key: "dtype" value { type: DT_FLOAT } }
   attr { key: "element_shape" value { shape { dim { size: 3 } } } } }
+node { name: "xs" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } }
+  attr { key: "shape" value { shape { dim { size: 6 } dim { size: 3 } } } } }
+node { name: "squares" op: "Mul" input: "xs" input: "xs" $FLOAT }
+node { name: "six" op: "Const" $DINT attr { key: "value" value { tensor { dtype: DT_INT32 tensor_shape {} int_val: 6 } } } }
+node { name: "rows" op: "Const" $DINT attr { key: "value" value { tensor { dtype: DT_INT32
+  tensor_shape { dim { size: 6 } } int_val: 0 int_val: 1 int_val: 2 int_val: 3 int_val: 4 int_val: 5 } } } }
+node { name: "in_ta" op: "TensorArrayV3" input: "six" attr { key: "dtype" value { type: DT_FLOAT } }
+  attr { key: "element_shape" value { shape { dim { size: 3 } } } } }
+node { name: "in_scatter" op: "TensorArrayScatterV3" input: "in_ta" input: "rows" input: "squares" input: "in_ta:1" $FLOAT }
+node { name: "w/Enter_in" op: "Enter" input: "in_ta" attr { key: "T" value { type: DT_RESOURCE } } $F $C }
+node { name: "w/Enter_in_flow" op: "Enter" input: "in_scatter" $FLOAT $F $C }
 node { name: "w/Enter_i" op: "Enter" input: "zero" $I $F }
 node { name: "w/Enter_h" op: "Enter" input: "x" $FLOAT $F }
 node { name: "w/Enter_flow" op: "Enter" input: "ta:1" $FLOAT $F }
@@ -297,7 +309,10 @@ node { name: "w/fone" op: "Const" input: "^w/i" attr { key: "dtype" value { type
   attr { key: "value" value { tensor { dtype: DT_FLOAT tensor_shape {} float_val: 1 } } } }
 node { name: "w/ione" op: "Const" input: "^w/i" $DINT attr { key: "value" value { tensor { dtype: DT_INT32 tensor_shape {} int_val: 1 } } } }
 node { name: "w/mul" op: "Mul" input: "w/h" input: "w/two" $FLOAT }
-node { name: "w/h1" op: "AddV2" input: "w/mul" input: "w/fone" $FLOAT }
+node { name: "w/x" op: "TensorArrayReadV3" input: "w/Enter_in" input: "w/i" input: "w/Enter_in_flow"
+  attr { key: "dtype" value { type: DT_FLOAT } } }
+node { name: "w/h1a" op: "AddV2" input: "w/mul" input: "w/fone" $FLOAT }
+node { name: "w/h1" op: "AddV2" input: "w/h1a" input: "w/x" $FLOAT }
 node { name: "w/write" op: "TensorArrayWriteV3" input: "w/Enter_ta" input: "w/i" input: "w/h1" input: "w/flow" $FLOAT }
 node { name: "w/i1" op: "AddV2" input: "w/i" input: "w/ione" $I }
 node { name: "w/Next_i" op: "NextIteration" input: "w/i1" $I }
@@ -318,7 +333,7 @@ node { name: "w/indices" op: "Range" input: "zero" input: "limit" input: "one" a
                               {"$N", R"(attr { key: "N" value { i: 2 } })"}});
 }
 
-TEST(ControlFlowTest, ALoopsTensorArrayWritesStayOnTheDevice) {
+TEST(ControlFlowTest, ALoopsTensorArraysStayOnTheDevice) {
   if (!cl::SelectDevice("cpu").ok()) GTEST_SKIP() << "no OpenCL CPU device";
   absl::StatusOr<std::shared_ptr<const Graph>> graph = Load(ArrayWritingLoopGraph());
   ASSERT_TRUE(graph.ok()) << graph.status();
@@ -326,29 +341,43 @@ TEST(ControlFlowTest, ALoopsTensorArrayWritesStayOnTheDevice) {
       DeviceSession::Create(*graph, {.device = "cpu"});
   ASSERT_TRUE(device.ok()) << device.status();
   const Tensor x = Tensor::FromVector<float>({0, 1, -1}, {3});
+  std::vector<float> xs(18);
+  for (int k = 0; k < 18; ++k) xs[k] = 0.5f * static_cast<float>(k % 7) - 1;
   const auto feeds = [&](int32_t limit) -> std::vector<Feed> {
-    return {{{"limit"}, Tensor::Scalar<int32_t>(limit)}, {{"x"}, x}};
+    return {{{"limit"}, Tensor::Scalar<int32_t>(limit)},
+            {{"x"}, x},
+            {{"xs"}, Tensor::FromVector<float>(xs, {6, 3})}};
   };
-  // Element 1 is h after two iterations, 4x + 3; all of them come back whole too.
+  // Element 1 is h after two iterations; all of them come back whole too.
+  std::vector<float> second(3);
+  for (int c = 0; c < 3; ++c) {
+    float h = Values<float>(x)[c];
+    for (int i = 0; i < 2; ++i) h = h * 2 + 1 + xs[3 * i + c] * xs[3 * i + c];
+    second[c] = h;
+  }
   reference::Session reference(*graph);
   absl::StatusOr<std::vector<Tensor>> want = reference.Run(feeds(5), {"second", "all"});
   ASSERT_TRUE(want.ok()) << want.status();
-  EXPECT_EQ(Values<float>((*want)[0]), (std::vector<float>{3, 7, -1}));
+  EXPECT_EQ(Values<float>((*want)[0]), second);
   absl::StatusOr<std::vector<Tensor>> got = (*device)->Run(feeds(5), {"second", "all"});
   ASSERT_TRUE(got.ok()) << got.status();
   EXPECT_EQ(Values<float>((*got)[0]), Values<float>((*want)[0]));
   EXPECT_EQ(Values<float>((*got)[1]), Values<float>((*want)[1]));
 
-  const auto bytes_to_host = [&](int32_t limit) -> int64_t {
-    const int64_t before = (*device)->executor().bytes_to_host();
+  // Bytes to the host and to the device in a run of `limit` iterations.
+  const auto copied = [&](int32_t limit) -> std::pair<int64_t, int64_t> {
+    const DeviceExecutor& ex = (*device)->executor();
+    const int64_t to_host = ex.bytes_to_host(), to_device = ex.bytes_to_device();
     EXPECT_TRUE((*device)->Run(feeds(limit), {"second"}).ok());
-    return (*device)->executor().bytes_to_host() - before;
+    return {ex.bytes_to_host() - to_host, ex.bytes_to_device() - to_device};
   };
-  const int64_t three = bytes_to_host(3);
-  const int64_t six = bytes_to_host(6);
-  // Nothing comes back to the host in an iteration: the element written stays in its device
-  // buffer, and the condition and the index are integer scalars the host computes.
-  EXPECT_EQ(six - three, 0);
+  const auto [three_to_host, three_to_device] = copied(3);
+  const auto [six_to_host, six_to_device] = copied(6);
+  // An iteration copies nothing either way: the element read was scattered into a device
+  // buffer of its own, the element written stays in its device buffer, and the condition and
+  // the index are integer scalars the host computes.
+  EXPECT_EQ(six_to_host - three_to_host, 0);
+  EXPECT_EQ(six_to_device - three_to_device, 0);
 }
 
 // y = pred ? x * 2 : x + 10, as tf.cond writes it: a Switch, both branches, a Merge.

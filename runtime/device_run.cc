@@ -76,6 +76,9 @@ absl::StatusOr<bool> DeviceExecutor::ActiveRun::RunWithoutCopies(const Node& nod
     }
     return true;
   }
+  if (node.op == "TensorArrayScatterV3" || node.op == "TensorListFromTensor") {
+    return ScatterOnDevice(node);
+  }
   const std::optional<ElementOp> op = ElementOpOf(node);
   if (!op || static_cast<int>(node.inputs.size()) <= std::max({op->array, op->index, op->value})) {
     return false;
@@ -355,6 +358,69 @@ absl::StatusOr<std::shared_ptr<DeviceTensor>> DeviceExecutor::ActiveRun::Value(
     return absl::InternalError(absl::StrCat("tensor \"", id.ToString(), "\" was not computed"));
   }
   return it->second;
+}
+
+absl::StatusOr<bool> DeviceExecutor::ActiveRun::ScatterOnDevice(const Node& node) {
+  const bool list = node.op == "TensorListFromTensor";  // else TensorArrayScatterV3
+  const int value_input = list ? 0 : 2;
+  const int array_input = list ? -1 : 3;
+  if (static_cast<int>(node.inputs.size()) != (list ? 2 : 4)) return false;
+  DFC_ASSIGN_OR_RETURN(std::shared_ptr<DeviceTensor> value, Value(node.inputs[value_input], &node));
+  if (value->host || value->buffer == nullptr || value->shape.empty() || value->shape[0] <= 0) {
+    return false;
+  }
+  std::shared_ptr<DeviceTensor> array;
+  std::vector<int64_t> element_of_row;
+  if (list) {
+    for (int64_t r = 0; r < value->shape[0]; ++r) element_of_row.push_back(r);
+  } else {
+    DFC_ASSIGN_OR_RETURN(Tensor handle, Host(node.inputs[0], &node));
+    const auto* resource = dynamic_cast<const TensorArrayResource*>(handle.resource());
+    if (resource != nullptr && resource->is_grad) return false;  // its writes add up on the host
+    DFC_ASSIGN_OR_RETURN(Tensor indices, Host(node.inputs[1], &node));
+    if (indices.dtype() != DType::kInt32 && indices.dtype() != DType::kInt64) return false;
+    for (int64_t r = 0; r < indices.num_elements(); ++r) {
+      element_of_row.push_back(indices.ElementAsInt64(r));
+    }
+    DFC_ASSIGN_OR_RETURN(array, Value(node.inputs[array_input], &node));
+    if (!array->host || AsTensorArray(*array->host) == nullptr) return false;
+  }
+  // The host kernel checks the scatter on the value's dtype and shape alone, and makes the new
+  // array; each row is then copied on the device into a buffer of its own.
+  std::vector<Tensor> inputs;
+  for (int i = 0; i < static_cast<int>(node.inputs.size()); ++i) {
+    if (i == value_input) {
+      DFC_ASSIGN_OR_RETURN(Tensor shape, Tensor::ShapeOnly(value->dtype, value->shape));
+      inputs.push_back(std::move(shape));
+    } else if (i == array_input) {
+      inputs.push_back(*array->host);
+    } else {
+      DFC_ASSIGN_OR_RETURN(Tensor t, Host(node.inputs[i], &node));
+      inputs.push_back(std::move(t));
+    }
+  }
+  reference::NodeState no_state;
+  DFC_ASSIGN_OR_RETURN(std::vector<Tensor> outputs,
+                       reference::EvaluateNode(node, inputs, no_state));
+  const TensorArrayValue* scattered = outputs.empty() ? nullptr : AsTensorArray(outputs[0]);
+  if (scattered == nullptr) return absl::InternalError(absl::StrCat(node.name, " made no array"));
+  auto result = std::make_shared<DeviceArrayValue>();
+  static_cast<TensorArrayValue&>(*result) = *scattered;
+  if (array != nullptr) {
+    if (const DeviceArrayValue* before = DeviceArrayOf(*array)) result->on_device = before->on_device;
+  }
+  result->on_device.resize(result->elements.size());
+  const Shape row_shape(value->shape.begin() + 1, value->shape.end());
+  const size_t row_bytes = value->byte_size() / static_cast<size_t>(value->shape[0]);
+  for (size_t r = 0; r < element_of_row.size(); ++r) {
+    auto row = std::make_shared<DeviceTensor>(DeviceTensor{.dtype = value->dtype, .shape = row_shape});
+    DFC_ASSIGN_OR_RETURN(cl::ClBuffer buffer, ex_.context_->Allocate(row_bytes));
+    row->buffer = std::make_shared<cl::ClBuffer>(std::move(buffer));
+    DFC_RETURN_IF_ERROR(ex_.context_->Copy(*value->buffer, r * row_bytes, *row->buffer, row_bytes));
+    result->on_device[element_of_row[r]] = std::move(row);
+  }
+  values_[TensorId{node.name, 0}] = OnHost(Tensor::OfVariant(std::move(result)));
+  return true;
 }
 
 absl::StatusOr<Tensor> DeviceExecutor::ActiveRun::Host(const TensorId& id, const Node* consumer) {

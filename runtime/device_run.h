@@ -177,10 +177,14 @@ class DeviceExecutor::ActiveRun {
   absl::StatusOr<std::shared_ptr<cl::ClBuffer>> Buffer(DeviceTensor& value);
 
   absl::Status RunHostNode(const Node& node, const OpDef& def);
-  // Runs without copies what needs none: an Identity of host-only values, and a read or write
-  // of a TensorArray's or TensorList's element that is on the device (DeviceArrayValue).
+  // Runs without copies to the host what needs none: an Identity of host-only values, a read or
+  // write of a TensorArray's or TensorList's element on the device (DeviceArrayValue), and a
+  // scatter of a device value into one.
   // False: the host runs the node.
   absl::StatusOr<bool> RunWithoutCopies(const Node& node);
+  // TensorArrayScatterV3 and TensorListFromTensor of a device value: each row copied on the
+  // device into a buffer of its own, the new array a DeviceArrayValue.
+  absl::StatusOr<bool> ScatterOnDevice(const Node& node);
 
   // Switch and Merge (passing device values on without copies), While and If.
   absl::Status RunControl(const Node& node);

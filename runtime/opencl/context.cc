@@ -79,6 +79,19 @@ absl::Status ClContext::Write(ClBuffer& buffer, const void* data, size_t bytes, 
   return absl::OkStatus();
 }
 
+absl::Status ClContext::Copy(const ClBuffer& src, size_t src_offset, ClBuffer& dst,
+                             size_t bytes) {
+  if (src_offset > src.size() || bytes > src.size() - src_offset || bytes > dst.size()) {
+    return absl::InvalidArgumentError(absl::StrCat("copying ", bytes, " bytes at ", src_offset,
+                                                   " of a buffer of ", src.size(),
+                                                   " into one of ", dst.size()));
+  }
+  if (bytes == 0) return absl::OkStatus();
+  DFC_CL_RETURN_IF_ERROR(clEnqueueCopyBuffer(queue(), src.get(), dst.get(), src_offset, 0, bytes,
+                                             0, nullptr, nullptr));
+  return absl::OkStatus();
+}
+
 absl::Status ClContext::Read(const ClBuffer& buffer, void* data, size_t bytes) {
   if (bytes > buffer.size()) {
     return absl::InvalidArgumentError(

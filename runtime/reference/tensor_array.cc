@@ -183,10 +183,16 @@ absl::Status Update(KernelContext& ctx, int flow,
   return absl::OkStatus();
 }
 
-// Rows [begin, end) of `t` along its first dimension, as a new tensor.
+// Rows [begin, end) of `t` along its first dimension, as a new tensor: dtype and shape only
+// where `t` is (Tensor::ShapeOnly, a value a device run keeps in a device buffer).
 Tensor Rows(const Tensor& t, int64_t begin, int64_t end) {
   Shape shape = t.shape();
   shape[0] = end - begin;
+  if (t.raw_data() == nullptr && t.byte_size() > 0) {
+    absl::StatusOr<Tensor> rows = Tensor::ShapeOnly(t.dtype(), shape);
+    DFC_CHECK_OK(rows.status());  // no larger than `t`
+    return *std::move(rows);
+  }
   Tensor out = Tensor::Zeros(t.dtype(), shape);
   const size_t row = t.dim(0) == 0 ? 0 : t.byte_size() / static_cast<size_t>(t.dim(0));
   if (out.byte_size() > 0) {
