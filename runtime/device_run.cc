@@ -66,7 +66,42 @@ const DeviceArrayValue* DeviceArrayOf(const DeviceTensor& t) {
   return t.host ? dynamic_cast<const DeviceArrayValue*>(t.host->variant()) : nullptr;
 }
 
+// Whether `handle` names a gradient array, whose writes add up on the host.
+bool IsGradientArray(const Tensor& handle) {
+  const auto* resource = dynamic_cast<const TensorArrayResource*>(handle.resource());
+  return resource != nullptr && resource->is_grad;
+}
+
 }  // namespace
+
+absl::StatusOr<std::shared_ptr<DeviceArrayValue>> DeviceExecutor::ActiveRun::ChangeOnShapes(
+    const Node& node, int array_input, const DeviceTensor* array, int value_input,
+    const DeviceTensor& value) {
+  std::vector<Tensor> inputs;
+  for (int i = 0; i < static_cast<int>(node.inputs.size()); ++i) {
+    if (i == array_input) {
+      inputs.push_back(*array->host);
+    } else if (i == value_input) {
+      DFC_ASSIGN_OR_RETURN(Tensor shape, Tensor::ShapeOnly(value.dtype, value.shape));
+      inputs.push_back(std::move(shape));
+    } else {
+      DFC_ASSIGN_OR_RETURN(Tensor t, Host(node.inputs[i], &node));
+      inputs.push_back(std::move(t));
+    }
+  }
+  reference::NodeState no_state;
+  DFC_ASSIGN_OR_RETURN(std::vector<Tensor> outputs,
+                       reference::EvaluateNode(node, inputs, no_state));
+  const TensorArrayValue* changed = outputs.empty() ? nullptr : AsTensorArray(outputs[0]);
+  if (changed == nullptr) return absl::InternalError(absl::StrCat(node.name, " made no array"));
+  auto result = std::make_shared<DeviceArrayValue>();
+  static_cast<TensorArrayValue&>(*result) = *changed;
+  if (const DeviceArrayValue* before = array != nullptr ? DeviceArrayOf(*array) : nullptr) {
+    result->on_device = before->on_device;
+  }
+  result->on_device.resize(result->elements.size());
+  return result;
+}
 
 absl::StatusOr<bool> DeviceExecutor::ActiveRun::RunWithoutCopies(const Node& node) {
   if (PassesHostOnlyValue(node)) {
@@ -91,8 +126,7 @@ absl::StatusOr<bool> DeviceExecutor::ActiveRun::RunWithoutCopies(const Node& nod
     if (value->host || !array->host || AsTensorArray(*array->host) == nullptr) return false;
     if (node.op == "TensorArrayWriteV3") {
       DFC_ASSIGN_OR_RETURN(Tensor handle, Host(node.inputs[0], &node));
-      const auto* resource = dynamic_cast<const TensorArrayResource*>(handle.resource());
-      if (resource != nullptr && resource->is_grad) return false;
+      if (IsGradientArray(handle)) return false;
     }
   } else if (DeviceArrayOf(*array) == nullptr) {
     return false;
@@ -103,10 +137,10 @@ absl::StatusOr<bool> DeviceExecutor::ActiveRun::RunWithoutCopies(const Node& nod
     return false;
   }
   const int64_t k = index.ElementAsInt64(0);
-  absl::StatusOr<DType> dtype = node.GetType(op->dtype_attr);
 
   if (op->value < 0) {  // a read: the element's device value itself
     const DeviceArrayValue& d = *DeviceArrayOf(*array);
+    const absl::StatusOr<DType> dtype = node.GetType(op->dtype_attr);
     if (k < 0 || k >= static_cast<int64_t>(d.on_device.size()) || d.on_device[k] == nullptr ||
         !dtype.ok() || *dtype != d.on_device[k]->dtype) {
       return false;
@@ -114,30 +148,9 @@ absl::StatusOr<bool> DeviceExecutor::ActiveRun::RunWithoutCopies(const Node& nod
     values_[TensorId{node.name, 0}] = d.on_device[k];
     return true;
   }
-  // A write: the host kernel checks it and makes the new array from the value's dtype and shape
-  // alone; the new array keeps the value where it is.
-  std::vector<Tensor> inputs;
-  for (int i = 0; i < static_cast<int>(node.inputs.size()); ++i) {
-    if (i == op->array) {
-      inputs.push_back(*array->host);
-    } else if (i == op->value) {
-      DFC_ASSIGN_OR_RETURN(Tensor shape, Tensor::ShapeOnly(value->dtype, value->shape));
-      inputs.push_back(std::move(shape));
-    } else {
-      DFC_ASSIGN_OR_RETURN(Tensor t, Host(node.inputs[i], &node));
-      inputs.push_back(std::move(t));
-    }
-  }
-  reference::NodeState no_state;
-  DFC_ASSIGN_OR_RETURN(std::vector<Tensor> outputs, reference::EvaluateNode(node, inputs, no_state));
-  const TensorArrayValue* written = outputs.empty() ? nullptr : AsTensorArray(outputs[0]);
-  if (written == nullptr) {
-    return absl::InternalError(absl::StrCat(node.name, " made no array"));
-  }
-  auto result = std::make_shared<DeviceArrayValue>();
-  static_cast<TensorArrayValue&>(*result) = *written;
-  if (const DeviceArrayValue* before = DeviceArrayOf(*array)) result->on_device = before->on_device;
-  result->on_device.resize(result->elements.size());
+  // A write: the new array keeps the value where it is.
+  DFC_ASSIGN_OR_RETURN(std::shared_ptr<DeviceArrayValue> result,
+                       ChangeOnShapes(node, op->array, array.get(), op->value, *value));
   result->on_device[k] = std::move(value);
   values_[TensorId{node.name, 0}] = OnHost(Tensor::OfVariant(std::move(result)));
   return true;
@@ -375,8 +388,7 @@ absl::StatusOr<bool> DeviceExecutor::ActiveRun::ScatterOnDevice(const Node& node
     for (int64_t r = 0; r < value->shape[0]; ++r) element_of_row.push_back(r);
   } else {
     DFC_ASSIGN_OR_RETURN(Tensor handle, Host(node.inputs[0], &node));
-    const auto* resource = dynamic_cast<const TensorArrayResource*>(handle.resource());
-    if (resource != nullptr && resource->is_grad) return false;  // its writes add up on the host
+    if (IsGradientArray(handle)) return false;
     DFC_ASSIGN_OR_RETURN(Tensor indices, Host(node.inputs[1], &node));
     if (indices.dtype() != DType::kInt32 && indices.dtype() != DType::kInt64) return false;
     for (int64_t r = 0; r < indices.num_elements(); ++r) {
@@ -385,31 +397,9 @@ absl::StatusOr<bool> DeviceExecutor::ActiveRun::ScatterOnDevice(const Node& node
     DFC_ASSIGN_OR_RETURN(array, Value(node.inputs[array_input], &node));
     if (!array->host || AsTensorArray(*array->host) == nullptr) return false;
   }
-  // The host kernel checks the scatter on the value's dtype and shape alone, and makes the new
-  // array; each row is then copied on the device into a buffer of its own.
-  std::vector<Tensor> inputs;
-  for (int i = 0; i < static_cast<int>(node.inputs.size()); ++i) {
-    if (i == value_input) {
-      DFC_ASSIGN_OR_RETURN(Tensor shape, Tensor::ShapeOnly(value->dtype, value->shape));
-      inputs.push_back(std::move(shape));
-    } else if (i == array_input) {
-      inputs.push_back(*array->host);
-    } else {
-      DFC_ASSIGN_OR_RETURN(Tensor t, Host(node.inputs[i], &node));
-      inputs.push_back(std::move(t));
-    }
-  }
-  reference::NodeState no_state;
-  DFC_ASSIGN_OR_RETURN(std::vector<Tensor> outputs,
-                       reference::EvaluateNode(node, inputs, no_state));
-  const TensorArrayValue* scattered = outputs.empty() ? nullptr : AsTensorArray(outputs[0]);
-  if (scattered == nullptr) return absl::InternalError(absl::StrCat(node.name, " made no array"));
-  auto result = std::make_shared<DeviceArrayValue>();
-  static_cast<TensorArrayValue&>(*result) = *scattered;
-  if (array != nullptr) {
-    if (const DeviceArrayValue* before = DeviceArrayOf(*array)) result->on_device = before->on_device;
-  }
-  result->on_device.resize(result->elements.size());
+  // Each row is copied on the device into a buffer of its own.
+  DFC_ASSIGN_OR_RETURN(std::shared_ptr<DeviceArrayValue> result,
+                       ChangeOnShapes(node, array_input, array.get(), value_input, *value));
   const Shape row_shape(value->shape.begin() + 1, value->shape.end());
   const size_t row_bytes = value->byte_size() / static_cast<size_t>(value->shape[0]);
   for (size_t r = 0; r < element_of_row.size(); ++r) {
@@ -428,9 +418,9 @@ absl::StatusOr<Tensor> DeviceExecutor::ActiveRun::Host(const TensorId& id, const
   if (const DeviceArrayValue* d = DeviceArrayOf(*value)) {
     // The array with its elements downloaded, for the host op that reads it.
     auto whole = std::make_shared<TensorArrayValue>(*d);
+    DFC_RETURN_IF_ERROR(CheckErrors());
     for (size_t k = 0; k < d->on_device.size(); ++k) {
       if (d->on_device[k] == nullptr) continue;
-      DFC_RETURN_IF_ERROR(CheckErrors());
       DFC_RETURN_IF_ERROR(ex_.Download(*d->on_device[k]));
       whole->elements[k] = *d->on_device[k]->host;
     }

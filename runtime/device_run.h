@@ -185,6 +185,14 @@ class DeviceExecutor::ActiveRun {
   // TensorArrayScatterV3 and TensorListFromTensor of a device value: each row copied on the
   // device into a buffer of its own, the new array a DeviceArrayValue.
   absl::StatusOr<bool> ScatterOnDevice(const Node& node);
+  // Runs the host kernel of an op that changes an array (input `array_input`; `array` null for
+  // none) by a device value (input `value_input`) on that value's dtype and shape alone: its
+  // checks, and the new array, holding the old array's device elements until the caller adds.
+  absl::StatusOr<std::shared_ptr<DeviceArrayValue>> ChangeOnShapes(const Node& node,
+                                                                   int array_input,
+                                                                   const DeviceTensor* array,
+                                                                   int value_input,
+                                                                   const DeviceTensor& value);
 
   // Switch and Merge (passing device values on without copies), While and If.
   absl::Status RunControl(const Node& node);

@@ -73,30 +73,20 @@ absl::StatusOr<Tensor> Sum(const KernelContext& ctx, const Tensor& a, const Tens
     return ctx.Error(absl::StrCat("adds gradients ", b.DebugType(), " to ", a.DebugType(),
                                   " written to the same element"));
   }
-  DFC_ASSIGN_OR_RETURN(Tensor out, AllocateOutput(ctx, a.dtype(), a.shape()));
-  const auto add = [&]<typename T>() {
+  const DType d = a.dtype();
+  if (d != DType::kFloat && d != DType::kDouble && d != DType::kInt32 && d != DType::kInt64) {
+    return ctx.Error(absl::StrCat("adds two gradients of ", DTypeName(d),
+                                  " written to one element, which dfc does not"));
+  }
+  DFC_ASSIGN_OR_RETURN(Tensor out, AllocateOutput(ctx, d, a.shape()));
+  DispatchDType(d, [&]<typename T>() {
     const T* x = a.data<T>();
     const T* y = b.data<T>();
     T* z = out.mutable_data<T>();
-    for (int64_t k = 0; k < a.num_elements(); ++k) z[k] = x[k] + y[k];
-  };
-  switch (a.dtype()) {
-    case DType::kFloat:
-      add.operator()<float>();
-      break;
-    case DType::kDouble:
-      add.operator()<double>();
-      break;
-    case DType::kInt32:
-      add.operator()<int32_t>();
-      break;
-    case DType::kInt64:
-      add.operator()<int64_t>();
-      break;
-    default:
-      return ctx.Error(absl::StrCat("adds two gradients of ", DTypeName(a.dtype()),
-                                    " written to one element, which dfc does not"));
-  }
+    for (int64_t k = 0; k < a.num_elements(); ++k) {
+      z[k] = static_cast<T>(static_cast<ComputeType<T>>(x[k]) + static_cast<ComputeType<T>>(y[k]));
+    }
+  });
   return out;
 }
 
