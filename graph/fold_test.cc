@@ -236,6 +236,63 @@ TEST(FoldTest, ReadsOfAFedTensorArrayHaveItsElementsShape) {
   EXPECT_FALSE(unknown->Info(*graph, {"read", 0}).shape.has_value());
 }
 
+// A TensorArray that cannot grow keeps its size, and one whose element shape is declared has
+// it on every read and gather (each write is checked against it at run time): its size folds,
+// and so does a Range up to it. A dynamic array's size is a run's.
+TEST(FoldTest, ATensorArraysDeclaredShapeAndFixedSizeAreKnown) {
+  const auto array = [](std::string name, std::string size, bool dynamic) {
+    return Op(std::move(name), "TensorArrayV3", {std::move(size)},
+              {{"dtype", DType::kFloat},
+               {"element_shape", PartialShape{.unknown_rank = false, .dims = {2, 3}}},
+               {"dynamic_size", dynamic}});
+  };
+  const AttrMap float_t = {{"T", DType::kFloat}};
+  const AttrMap float_dtype = {{"dtype", DType::kFloat}};
+  const Folded f =
+      Fold({Const("four", Tensor::Scalar<int32_t>(4)), Const("zero", Tensor::Scalar<int32_t>(0)),
+            Const("one", Tensor::Scalar<int32_t>(1)), Placeholder("v", {2, 3}),
+            Placeholder("i", {}, DType::kInt32), array("ta", "four", false),
+            Op("write", "TensorArrayWriteV3", {"ta", "i", "v", "ta:1"}, float_t),
+            Op("passed", "Identity", {"write"}, {{"T", DType::kVariant}}),
+            Op("size", "TensorArraySizeV3", {"ta", "passed"}),
+            Op("range", "Range", {"zero", "size", "one"}, {{"Tidx", DType::kInt32}}),
+            Op("all", "TensorArrayGatherV3", {"ta", "range", "passed"}, float_dtype),
+            Op("read", "TensorArrayReadV3", {"ta", "i", "passed"}, float_dtype),
+            array("grows", "four", true),
+            Op("grown", "TensorArrayWriteV3", {"grows", "i", "v", "grows:1"}, float_t),
+            Op("grown_size", "TensorArraySizeV3", {"grows", "grown"})});
+  EXPECT_TRUE(f.IsFolded("size"));
+  EXPECT_EQ(f.Info("size").ToString(), "int32[] = 4");
+  EXPECT_TRUE(f.IsFolded("range"));
+  EXPECT_EQ(f.Info("all").ToString(), "float32[4,2,3]");
+  EXPECT_EQ(f.Info("read").ToString(), "float32[2,3]");
+  EXPECT_FALSE(f.IsFolded("grown_size"));
+  EXPECT_FALSE(f.Info("grown_size").is_symbolic_constant());
+}
+
+// A TensorList's length is known through its pushes and pops; its element shape, when only the
+// tensor it was made from says it, holds while every write matches it.
+TEST(FoldTest, ATensorListsLengthAndElementShapeFollowItsWrites) {
+  const AttrMap element = {{"element_dtype", DType::kFloat}};
+  const Folded f =
+      Fold({Placeholder("rows", {5, 3}), Placeholder("row", {3}), Placeholder("odd", {4}),
+            Placeholder("i", {}, DType::kInt32), Const("unknown", Tensor::Scalar<int32_t>(-1)),
+            Op("list", "TensorListFromTensor", {"rows", "unknown"}, element),
+            Op("pushed", "TensorListPushBack", {"list", "row"}, element),
+            Op("length", "TensorListLength", {"pushed"}),
+            Op("stacked", "TensorListStack", {"pushed", "unknown"}, element),
+            Op("set", "TensorListSetItem", {"pushed", "i", "odd"}, element),
+            Op("item", "TensorListGetItem", {"set", "i", "unknown"}, element),
+            Op("popped", "TensorListPopBack", {"set", "unknown"}, element),
+            Op("popped_length", "TensorListLength", {"popped"})});
+  EXPECT_TRUE(f.IsFolded("length"));
+  EXPECT_EQ(f.Info("length").ToString(), "int32[] = 6");
+  EXPECT_EQ(f.Info("stacked").ToString(), "float32[6,3]");
+  // A row of another shape written: elements' shape no longer known, the length still is.
+  EXPECT_FALSE(f.Info("item").shape.has_value());
+  EXPECT_EQ(f.Info("popped_length").ToString(), "int32[] = 5");
+}
+
 TEST(FoldTest, StaticShapesFoldToConstants) {
   const Folded f =
       Fold({Placeholder("x", {2, 3}), Op("s", "Shape", {"x"}),
