@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <iterator>
 #include <queue>
 #include <utility>
 
@@ -81,6 +82,7 @@ class Partitioner {
     }
     frontier_ = succ_;
     visit_stamp_.assign(n, 0);
+    ComputeBranchContexts();
     return absl::OkStatus();
   }
 
@@ -100,7 +102,8 @@ class Partitioner {
           if (!clusterable_[p] || alone(p)) continue;
           const int u = unit_of_[p];
           const int v = unit_of_[i];
-          if (u == v || members_[u].size() + members_[v].size() > kMaxClusterNodes ||
+          if (u == v || context_[i] != context_[p] ||
+              members_[u].size() + members_[v].size() > kMaxClusterNodes ||
               ReachesThroughOthers(u, v)) {
             continue;
           }
@@ -172,6 +175,85 @@ class Partitioner {
   }
 
  private:
+  // A node's branch context: the Switch outputs (and Merges) whose liveness its own depends on,
+  // TensorFlow's deadness being a conjunction along data and control edges. Nodes of one
+  // context run together or not at all, so a cluster takes nodes of one context only and runs
+  // when its inputs are live (runtime/control_flow.h). A Merge of the two outputs of one
+  // Switch, both under the same context, is live where that Switch is; any other Merge is a
+  // context of its own (conservative: its consumers only fuse among themselves).
+  void ComputeBranchContexts() {
+    using Literals = std::vector<std::string>;  // sorted: "switch:k" or "merge"
+    absl::flat_hash_map<Literals, int> ids = {{Literals{}, 0}};
+    std::vector<Literals> literals(graph_.num_nodes());
+    context_.assign(graph_.num_nodes(), 0);
+    bool any = false;
+    for (int i : nodes_) any |= IsBranching(graph_.node(i));
+    if (!any) return;
+    auto output_literals = [&](const TensorId& id) -> Literals {
+      const int p = graph_.IndexOf(id.node);
+      if (p < 0 || pos_[p] < 0) return {};  // fed: live
+      Literals out = literals[p];
+      const std::string& op = graph_.node(p).op;
+      if (op == "Switch" || op == "RefSwitch") {
+        out.push_back(absl::StrCat(id.node, ":", id.index));
+        std::sort(out.begin(), out.end());
+      }
+      return out;
+    };
+    for (int i : nodes_) {
+      const Node& node = graph_.node(i);
+      Literals mine;
+      if (node.op == "Merge" || node.op == "RefMerge") {
+        mine = MergeLiterals(node, output_literals);
+      } else if (node.op != "ControlTrigger") {
+        for (const TensorId& id : node.inputs) {
+          const Literals in = output_literals(id);
+          mine.insert(mine.end(), in.begin(), in.end());
+        }
+        for (const std::string& c : node.control_inputs) {
+          const int p = graph_.IndexOf(c);
+          if (p >= 0 && pos_[p] >= 0)
+            mine.insert(mine.end(), literals[p].begin(), literals[p].end());
+        }
+        std::sort(mine.begin(), mine.end());
+        mine.erase(std::unique(mine.begin(), mine.end()), mine.end());
+      }
+      context_[i] = ids.try_emplace(mine, static_cast<int>(ids.size())).first->second;
+      literals[i] = std::move(mine);
+    }
+  }
+
+  static bool IsBranching(const Node& node) {
+    return node.op == "Switch" || node.op == "RefSwitch" || node.op == "Merge" ||
+           node.op == "RefMerge";
+  }
+
+  // (C, s:0) and (C, s:1) merge to C; anything else is the Merge's own literal.
+  template <typename OutputLiterals>
+  static std::vector<std::string> MergeLiterals(const Node& merge,
+                                                const OutputLiterals& output_literals) {
+    std::vector<std::vector<std::string>> in;
+    for (const TensorId& id : merge.inputs) in.push_back(output_literals(id));
+    if (in.size() == 1 && merge.control_inputs.empty()) return in[0];
+    if (in.size() == 2 && merge.control_inputs.empty() && in[0].size() == in[1].size()) {
+      std::vector<std::string> only0, only1, common;
+      std::set_difference(in[0].begin(), in[0].end(), in[1].begin(), in[1].end(),
+                          std::back_inserter(only0));
+      std::set_difference(in[1].begin(), in[1].end(), in[0].begin(), in[0].end(),
+                          std::back_inserter(only1));
+      std::set_intersection(in[0].begin(), in[0].end(), in[1].begin(), in[1].end(),
+                            std::back_inserter(common));
+      const auto switch_of = [](const std::string& literal) {
+        return literal.substr(0, literal.rfind(':'));
+      };
+      if (only0.size() == 1 && only1.size() == 1 && only0[0] != only1[0] &&
+          switch_of(only0[0]) == switch_of(only1[0])) {
+        return common;
+      }
+    }
+    return {absl::StrCat("merge ", merge.name)};
+  }
+
   // True if a path leads from unit u to unit v through some third unit. Units whose first node
   // comes after v's last cannot lead back to v, which bounds the search.
   bool ReachesThroughOthers(int u, int v) {
@@ -257,6 +339,7 @@ class Partitioner {
   std::vector<std::vector<int>> succ_;         // consumers in nodes_, data and control
   std::vector<std::vector<int>> data_inputs_;  // producers in nodes_ of data inputs
   std::vector<bool> clusterable_;
+  std::vector<int> context_;  // branch context (ComputeBranchContexts), 0: always runs
   absl::flat_hash_set<std::pair<int, int>> compile_time_inputs_;  // (node, input) not run-time
   // Units are named by a member node; unit_of_ maps each node to its unit.
   std::vector<int> unit_of_;

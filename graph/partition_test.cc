@@ -355,6 +355,36 @@ TEST(PartitionTest, ControlEdgeInsideClusterIsFine) {
   EXPECT_EQ(p.schedule.back().node, g.IndexOf("h"));
 }
 
+// A TF1 cond's branches run or not as the Switch decides: a cluster keeps to one branch, and
+// what follows the Merge of both branches fuses with what ran before the Switch.
+TEST(PartitionTest, ACondsBranchesAreClustersOfTheirOwn) {
+  const auto control = [](std::string name, std::string op, std::vector<std::string> inputs) {
+    Node node = Op(std::move(name), std::move(inputs));
+    node.op = std::move(op);
+    node.attrs = {{"T", DType::kFloat}, {"N", static_cast<int64_t>(node.inputs.size())}};
+    return node;
+  };
+  const Graph g = MakeGraph(
+      {Op("x", {}), Op("pred", {}), Op("pre", {"x"}), control("sw", "Switch", {"x", "pred"}),
+       Op("t1", {"sw:1"}), Op("t2", {"t1", "pre"}), Op("f1", {"sw:0"}), Op("waits", {"pre", "^t1"}),
+       control("m", "Merge", {"t2", "f1"}), Op("beside", {"x"}), Op("after", {"m", "beside"}),
+       control("m2", "Merge", {"t2", "pre"}), Op("late", {"m2", "beside"})});
+  absl::StatusOr<Partition> p =
+      PartitionGraph(g, g.topological_order(),
+                     Only(g, {"pre", "t1", "t2", "f1", "waits", "beside", "after", "late"}),
+                     {{"after", 0}, {"late", 0}});
+  ASSERT_TRUE(p.ok()) << p.status();
+  const auto cluster_of = [&](absl::string_view name) { return p->cluster_of[g.IndexOf(name)]; };
+  EXPECT_EQ(cluster_of("t1"), cluster_of("t2"));
+  // A control input from a branch puts a node on it too.
+  EXPECT_NE(cluster_of("waits"), cluster_of("pre"));
+  EXPECT_NE(cluster_of("t1"), cluster_of("f1"));
+  EXPECT_NE(cluster_of("t1"), cluster_of("pre"));
+  EXPECT_EQ(cluster_of("beside"), cluster_of("after"));
+  // A Merge of a branch and an unconditional value: its own context.
+  EXPECT_NE(cluster_of("late"), cluster_of("beside"));
+}
+
 TEST(PartitionTest, UnconnectedNodesAreSeparateKernels) {
   const Graph g = MakeGraph({Op("x", {}), Op("a", {"x"}), Op("b", {"x"}), Op("h", {"a", "b"})});
   const Partition p = PartitionAndCheck(g, Only(g, {"a", "b"}), {});

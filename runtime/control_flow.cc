@@ -32,6 +32,24 @@ void Liveness::Skip(const Graph& graph, int node) {
   for (int k = 0; k < graph.num_outputs(node); ++k) Kill(TensorId{n.name, k});
 }
 
+bool Liveness::Runs(const Cluster& cluster, const Graph& graph) const {
+  if (dead_.empty() && skipped_.empty()) return true;
+  for (const TensorId& id : cluster.inputs) {
+    if (dead_.contains(id)) return false;
+  }
+  // A control input inside the cluster has not run yet, so it is not among the skipped.
+  for (int n : cluster.nodes) {
+    for (const std::string& c : graph.node(n).control_inputs) {
+      if (skipped_.contains(c)) return false;
+    }
+  }
+  return true;
+}
+
+void Liveness::Skip(const Graph& graph, const Cluster& cluster) {
+  for (int n : cluster.nodes) Skip(graph, n);
+}
+
 absl::StatusOr<int> Liveness::MergeInput(const Node& merge) const {
   for (size_t k = 0; k < merge.inputs.size(); ++k) {
     if (!dead_.contains(merge.inputs[k])) return static_cast<int>(k);

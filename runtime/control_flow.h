@@ -18,6 +18,7 @@
 #include "graph/feed.h"
 #include "graph/graph.h"
 #include "graph/node.h"
+#include "graph/partition.h"
 #include "graph/tensor.h"
 
 namespace dfc {
@@ -46,6 +47,10 @@ class Liveness {
   bool Runs(const Node& node) const;
   // Marks `node` as not run, its outputs dead.
   void Skip(const Graph& graph, int node);
+  // The same for a cluster, whose nodes share one branch context (graph/partition.h): all of
+  // them run, or none, as its inputs and the control inputs of its nodes say.
+  bool Runs(const Cluster& cluster, const Graph& graph) const;
+  void Skip(const Graph& graph, const Cluster& cluster);
   bool IsDead(const TensorId& id) const { return dead_.contains(id); }
   // The input Merge `merge` passes on: its first live one.
   absl::StatusOr<int> MergeInput(const Node& merge) const;

@@ -24,6 +24,7 @@ namespace {
 
 using ::dfc::testing::Values;
 using ::testing::HasSubstr;
+using ::testing::IsEmpty;
 
 constexpr char kInt[] = R"(attr { key: "T" value { type: DT_INT32 } })";
 
@@ -380,6 +381,32 @@ TEST(ControlFlowTest, ALoopsTensorArraysStayOnTheDevice) {
   EXPECT_EQ(six_to_device - three_to_device, 0);
 }
 
+// After the loop of ArrayWritingLoopGraph, the array it wrote has the size it was made with and the
+// shape it declares: its size folds, and the Range up to it and the gather have known shapes.
+TEST(ControlFlowTest, AnArrayLeavesItsLoopWithItsSizeAndElementShape) {
+  absl::StatusOr<std::shared_ptr<const Graph>> graph = Load(absl::StrReplaceAll(
+      ArrayWritingLoopGraph(),
+      {{R"(name: "ta" op: "TensorArrayV3" input: "limit")",
+        R"(name: "ta" op: "TensorArrayV3" input: "six")"},
+       {R"(name: "w/indices" op: "Range" input: "zero" input: "limit")",
+        R"(name: "size" op: "TensorArraySizeV3" input: "ta" input: "w/Exit_flow" }
+node { name: "w/indices" op: "Range" input: "zero" input: "size")"}}));
+  ASSERT_TRUE(graph.ok()) << graph.status();
+  const std::vector<Feed> feeds = {{{"limit"}, Tensor::Scalar<int32_t>(6)},
+                                   {{"x"}, Tensor::FromVector<float>({0, 1, 2}, {3})},
+                                   {{"xs"}, Tensor::Zeros(DType::kFloat, {6, 3})}};
+  absl::StatusOr<ir::TranslatedGraph> translated =
+      TranslateForFeeds(**graph, {{"all"}, {"second"}}, feeds);
+  ASSERT_TRUE(translated.ok()) << translated.status();
+  const auto info = [&](absl::string_view name) {
+    return translated->fold.Info(**graph, {std::string(name), 0}).ToString();
+  };
+  EXPECT_EQ(info("size"), "int32[] = 6");
+  EXPECT_EQ(info("w/indices"), "int32[6]");
+  EXPECT_EQ(info("all"), "float32[6,3]");
+  EXPECT_EQ(info("second"), "float32[3]");
+}
+
 // y = pred ? x * 2 : x + 10, as tf.cond writes it: a Switch, both branches, a Merge.
 constexpr char kCondGraph[] = R"gd(
 node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } }
@@ -423,8 +450,16 @@ TEST(ControlFlowTest, ACondRunsOneBranchOnEveryExecutor) {
     ASSERT_FALSE(dead.ok());
     EXPECT_THAT(dead.status().message(), HasSubstr("branch not taken"));
 
+    // Each branch is a cluster of its own; the one not taken is skipped.
     absl::StatusOr<ir::TranslatedGraph> translated = TranslateForFeeds(**graph, {{"y"}}, feeds);
     ASSERT_TRUE(translated.ok()) << translated.status();
+    EXPECT_THAT(translated->host_device_nodes, IsEmpty());
+    const auto cluster_of = [&](absl::string_view name) {
+      return translated->partition.cluster_of[(*graph)->IndexOf(name)];
+    };
+    EXPECT_GE(cluster_of("cond/true"), 0);
+    EXPECT_GE(cluster_of("cond/false"), 0);
+    EXPECT_NE(cluster_of("cond/true"), cluster_of("cond/false"));
     absl::StatusOr<std::vector<Tensor>> interpreted =
         RunInterpreted(**graph, *translated, feeds, {{"y"}});
     ASSERT_TRUE(interpreted.ok()) << interpreted.status();
@@ -437,6 +472,7 @@ TEST(ControlFlowTest, ACondRunsOneBranchOnEveryExecutor) {
     absl::StatusOr<std::vector<Tensor>> got = (*device)->Run(feeds, {"y"});
     ASSERT_TRUE(got.ok()) << got.status();
     EXPECT_EQ(Values<float>((*got)[0]), expected);
+    EXPECT_EQ((*device)->executor().kernels_run(), 2);  // the branch taken, then Neg
   }
 }
 

@@ -27,7 +27,14 @@ absl::Status DeviceExecutor::ActiveRun::RunUnit(const ExecutionUnit& unit) {
             ? absl::StrCat("cluster ", function_, function_.empty() ? "" : ":", unit.cluster)
             : absl::StrCat("host ", graph_.node(unit.node).op, " ", graph_.node(unit.node).name));
   }
-  if (unit.cluster >= 0) return RunCluster(unit.cluster);
+  if (unit.cluster >= 0) {
+    const Cluster& cluster = translated_.partition.clusters[unit.cluster];
+    if (!liveness_.Runs(cluster, graph_)) {
+      liveness_.Skip(graph_, cluster);
+      return absl::OkStatus();
+    }
+    return RunCluster(unit.cluster);
+  }
   const Node& node = graph_.node(unit.node);
   const OpDef& def = DefOf(node);
   if (AllOutputsFed(unit.node) || def.variable) return absl::OkStatus();

@@ -230,6 +230,11 @@ absl::StatusOr<std::vector<Tensor>> RunTranslated(const Graph& graph,
       }
       continue;
     }
+    if (const Cluster& nodes = translated.partition.clusters[unit.cluster];
+        !liveness.Runs(nodes, graph)) {
+      liveness.Skip(graph, nodes);
+      continue;
+    }
     const ir::TranslatedCluster& cluster = translated.clusters[unit.cluster];
     const auto& lambda = *cluster.lambda;
     std::vector<Tensor> params;

@@ -30,28 +30,6 @@ std::string ParamName(const TensorId& id) {
   return name;
 }
 
-// The nodes on a branch of a TF1 cond: after a Switch (through data or control edges), up to
-// the Merge that joins the branches. Whether they run is known only at run time, so they run on
-// the host, which tracks it (runtime/control_flow.h).
-absl::flat_hash_set<int> ConditionalNodes(const Graph& graph, const std::vector<int>& nodes) {
-  absl::flat_hash_set<int> conditional;
-  for (int i : nodes) {  // topological
-    const Node& node = graph.node(i);
-    if (node.op == "Merge" || node.op == "RefMerge") continue;
-    auto after_switch = [&](absl::string_view producer) {
-      const int p = graph.IndexOf(producer);
-      if (p < 0) return false;
-      const std::string& op = graph.node(p).op;
-      return op == "Switch" || op == "RefSwitch" || conditional.contains(p);
-    };
-    bool is = false;
-    for (const TensorId& id : node.inputs) is |= after_switch(id.node);
-    for (const std::string& c : node.control_inputs) is |= after_switch(c);
-    if (is) conditional.insert(i);
-  }
-  return conditional;
-}
-
 // Node i computes integer or bool scalars from scalars (TranslateOptions::host_integer_scalars).
 bool IsIntegerScalarArithmetic(const Graph& graph, int i, const FoldResult& fold) {
   const auto scalar = [](const TensorInfo& t) {
@@ -398,14 +376,9 @@ absl::StatusOr<TranslatedGraph> TranslateGraph(const Graph& graph,
 
   // Why each device node that cannot be clustered stays on the host.
   absl::flat_hash_map<int, std::string> host_reason;
-  const absl::flat_hash_set<int> conditional = ConditionalNodes(graph, nodes);
   for (int i : nodes) {
     const Node& node = graph.node(i);
     if (!IsDevicePlaced(node) || translated.fold.folded[i]) continue;
-    if (conditional.contains(i)) {
-      host_reason[i] = "on a branch of a TF1 cond (after a Switch): its liveness is known at run time";
-      continue;
-    }
     if (options.host_integer_scalars && IsIntegerScalarArithmetic(graph, i, translated.fold)) {
       host_reason[i] = "integer scalar arithmetic of a loop body (host-computed, as TensorFlow's int32)";
       continue;
