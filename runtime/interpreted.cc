@@ -28,7 +28,7 @@ absl::StatusOr<std::vector<TensorInfo>> ReferenceFoldOracle::InferShapes(
 }
 
 bool ReferenceFoldOracle::ReadsStatically(const Node& node, int input) const {
-  return ir::ReadsStatically(node, input);
+  return ir::MayReadStatically(node, input);
 }
 
 std::optional<PartialShape> FedPlaceholderShape(const Node& node, const Shape& fed, FedDims dims) {
@@ -298,7 +298,7 @@ absl::StatusOr<std::vector<Tensor>> RunClusterByReference(const Graph& graph,
         inputs.push_back(it->second);
         continue;
       }
-      absl::StatusOr<Tensor> t = ir::ReadsStatically(node, j)
+      absl::StatusOr<Tensor> t = ir::ReadsStatically(node, j, fold.Info(graph, id))
                                      ? CompileTimeValue(fold.Info(graph, id), sizes)
                                      : value_of(id);
       if (!t.ok()) return t.status();

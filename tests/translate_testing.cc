@@ -73,7 +73,8 @@ namespace {
   // Static inputs are known values; data inputs are Params that only reveal dtype and shape,
   // so the translation has to compute with them.
   for (int i = 0; i < n; ++i) {
-    if (translation->IsStaticInput(i, n)) {
+    const bool as_data = std::count(options.data_inputs.begin(), options.data_inputs.end(), i) > 0;
+    if (translation->IsStaticInput(i, n) || (translation->IsStaticIfKnown(i, n) && !as_data)) {
       infos[i] = ConstantInfo(inputs[i]);
       if (auto it = options.symbolic_values.find(i); it != options.symbolic_values.end()) {
         infos[i].value.reset();

@@ -23,6 +23,9 @@ struct CheckOptions {
   SizeBindings bindings;
   // Data inputs whose value is also known at compile time (a constant fed to a kernel).
   std::vector<int> known_data;
+  // Inputs the translation reads statically where their value is known (static_if_known)
+  // given as data instead, as when their value is known only at run time.
+  std::vector<int> data_inputs;
   // The translation must be a pure view: no UserFun is applied.
   bool views_only = false;
 };

@@ -162,7 +162,7 @@ absl::StatusOr<TranslatedCluster> TranslateCluster(const Graph& graph, const Clu
     const Translation* translation = FindTranslation(node.op);
     if (translation == nullptr) return node.Error("has no translation to the IR");
     for (int j = 0; j < static_cast<int>(node.inputs.size()); ++j) {
-      if (ReadsStatically(node, j)) continue;
+      if (ReadsStatically(node, j, fold.Info(graph, node.inputs[j]))) continue;
       read_as_data.insert(node.inputs[j]);
       if (inside.contains(node.inputs[j].node)) ++uses[node.inputs[j]];
     }
@@ -198,7 +198,7 @@ absl::StatusOr<TranslatedCluster> TranslateCluster(const Graph& graph, const Clu
     for (int j = 0; j < static_cast<int>(node.inputs.size()); ++j) {
       const TensorId& id = node.inputs[j];
       inputs[j].known = &fold.Info(graph, id);
-      if (!ReadsStatically(node, j)) inputs[j].value = values.at(id);
+      if (!ReadsStatically(node, j, *inputs[j].known)) inputs[j].value = values.at(id);
     }
     DFC_ASSIGN_OR_RETURN(std::vector<ExprPtr> outs, TranslateNode(node, inputs));
     // A computed input that the translation reads in several places (each output of a Split, or
@@ -279,7 +279,7 @@ absl::StatusOr<std::vector<TensorInfo>> InferShapesByTranslation(
   std::vector<TranslateInput> translate_inputs(inputs.size());
   for (int j = 0; j < static_cast<int>(inputs.size()); ++j) {
     translate_inputs[j].known = &inputs[j];
-    if (ReadsStatically(node, j)) continue;
+    if (ReadsStatically(node, j, inputs[j])) continue;
     if (inputs[j].dtype == DType::kInvalid || !inputs[j].shape) {
       return node.Error(absl::StrCat("the shape of input ", j, " is not known"));
     }
@@ -321,9 +321,9 @@ bool UnifySizes(const Graph& graph, const std::vector<int>& nodes, const FoldRes
     std::vector<SymbolicShape> shapes;
     size_t operands = 0;
     for (int j = 0; j < static_cast<int>(node.inputs.size()); ++j) {
-      if (ReadsStatically(node, j)) continue;
-      ++operands;
       const TensorInfo& info = fold.Info(graph, node.inputs[j]);
+      if (ReadsStatically(node, j, info)) continue;
+      ++operands;
       if (!info.shape) break;
       shapes.push_back(*info.shape);
     }
@@ -398,7 +398,10 @@ absl::StatusOr<TranslatedGraph> TranslateGraph(const Graph& graph,
     };
     // What a translation reads when compiling (a Reshape's shape, a Sum's axes) is a value of the
     // fold, not a run-time input of the cluster.
-    auto compile_time = [&](int i, int j) { return ReadsStatically(graph.node(i), j); };
+    auto compile_time = [&](int i, int j) {
+      const Node& node = graph.node(i);
+      return ReadsStatically(node, j, translated.fold.Info(graph, node.inputs[j]));
+    };
     DFC_ASSIGN_OR_RETURN(translated.partition, PartitionGraph(graph, nodes, clusterable, fetches,
                                                               compile_time, options.fusion));
     translated.clusters.clear();

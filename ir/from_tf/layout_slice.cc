@@ -175,13 +175,68 @@ absl::StatusOr<ExprPtr> SliceDims(const ExprPtr& in, const std::vector<DimSlice>
   return out;
 }
 
+// begin[d] + i, an index into dimension d of a Slice's input.
+FunPtr SliceIndexFun(DType begin) {
+  UserFun::HostFn host = [](std::span<const Scalar> a) -> absl::StatusOr<Scalar> {
+    return Scalar::Int(DType::kInt64, a[0].AsInt64() + a[1].AsInt64());
+  };
+  return MakeUserFun(absl::StrCat("slice_index_", DTypeName(begin)), {"i", "begin"},
+                     "return i + (long)begin;", {DType::kInt64, begin}, DType::kInt64,
+                     std::move(host));
+}
+
+// A Slice whose begin is known only at run time (random_crop's offsets): dimension by
+// dimension, a gather of begin[d] + i for i < size[d]. At refuses an index outside the input,
+// as the reference refuses such a slice, except that an empty dimension reads no index, so its
+// begin is not checked; size must be known (not -1, "to the end").
+Outputs SliceAtRunTime(const TranslateContext& ctx, const ExprPtr& in,
+                       const std::vector<ArithExpr>& size) {
+  DFC_ASSIGN_OR_RETURN(ExprPtr begin, ctx.Input(1));
+  const DType index = BaseDType(begin->type);
+  const int rank = Rank(in);
+  if ((index != DType::kInt32 && index != DType::kInt64) || Rank(begin) != 1 ||
+      ShapeOfExpr(begin)[0] != ArithExpr(rank)) {
+    return ctx.Error(
+        absl::StrCat("begin is ", DebugType(begin), ", expected int32 or int64 [", rank, "]"));
+  }
+  for (int d = 0; d < rank; ++d) {
+    const std::optional<int64_t> s = size[d].AsConstant();
+    if (s && *s < 0) {
+      return ctx.Error(
+          absl::StrCat("size ", VectorString(size),
+                       *s == -1 ? " runs to the end of dimension " : " is negative at dimension ",
+                       d, " from a begin known only at run time"));
+    }
+  }
+  const auto slice = [&](ExprPtr b) -> absl::StatusOr<ExprPtr> {
+    ExprPtr out = in;
+    for (int d = 0; d < rank; ++d) {
+      DFC_ASSIGN_OR_RETURN(ExprPtr at, Call(At(), {b, MakeLiteral(Scalar::Int(DType::kInt64, d))}));
+      DFC_ASSIGN_OR_RETURN(ExprPtr iota, Call(Iota(size[d], DType::kInt64), {}));
+      DFC_ASSIGN_OR_RETURN(ExprPtr indices, MapOver(
+                                                iota,
+                                                [&](ExprPtr i) {
+                                                  return Call(SliceIndexFun(index), {i, at});
+                                                },
+                                                "i"));
+      DFC_ASSIGN_OR_RETURN(
+          out, MapAtDepth(out, d, [&](ExprPtr rows) {
+            return MapScalars(indices, [&](ExprPtr k) { return Call(At(), {rows, k}); });
+          }));
+    }
+    return out;
+  };
+  return One(ctx, Bind(begin, slice, "begin"));
+}
+
 // begin and size per dimension; size -1 is "to the end". Bounds that involve a size variable
 // cannot be checked here and are trusted.
 Outputs TranslateSlice(const TranslateContext& ctx) {
   DFC_ASSIGN_OR_RETURN(ExprPtr in, ctx.Input(0));
   const int rank = Rank(in);
-  DFC_ASSIGN_OR_RETURN(std::vector<ArithExpr> begin, PerDim(ctx, 1, "begin", rank));
   DFC_ASSIGN_OR_RETURN(std::vector<ArithExpr> size, PerDim(ctx, 2, "size", rank));
+  if (ctx.Input(1).ok()) return SliceAtRunTime(ctx, in, size);
+  DFC_ASSIGN_OR_RETURN(std::vector<ArithExpr> begin, PerDim(ctx, 1, "begin", rank));
   const SymbolicShape shape = ShapeOfExpr(in);
   std::vector<DimSlice> slices;
   for (int d = 0; d < rank; ++d) {
@@ -440,7 +495,8 @@ void RegisterSliceTranslations(TranslationTable& table) {
   table.push_back({"Tile", Translation{&TranslateTile, {1}}});
   table.push_back({"BroadcastTo", Translation{&TranslateBroadcastTo, {1}}});
   table.push_back({"ReverseV2", Translation{&TranslateReverseV2, {1}}});
-  table.push_back({"Slice", Translation{&TranslateSlice, {1, 2}}});
+  table.push_back(
+      {"Slice", Translation{.fn = &TranslateSlice, .static_inputs = {2}, .static_if_known = {1}}});
   table.push_back({"StridedSlice", Translation{&TranslateStridedSlice, {1, 2, 3}}});
   table.push_back({"Pad", Translation{&TranslatePad, {1}}});
   // constant_values is data: a constant uses the Pad pattern, a fed value Concat + Repeat.

@@ -10,7 +10,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "ir/from_tf/cluster.h"
 #include "tests/layout_testing.h"
 #include "tests/test_util.h"
 
@@ -27,6 +29,7 @@ using ::dfc::testing::SafeName;
 using ::dfc::testing::ShapeName;
 using ::dfc::testing::TranslationMatchesReference;
 using ::testing::Combine;
+using ::testing::HasSubstr;
 using ::testing::ValuesIn;
 
 std::string Ints(const std::vector<int64_t>& v) { return absl::StrJoin(v, "_"); }
@@ -284,6 +287,41 @@ TEST(SliceTest, SymbolicBatch) {
   EXPECT_TRUE(TranslationMatchesReference(
       MakeNode("Slice", {}, 3),
       {RandomTensor(DType::kFloat, {3, 6}, 1), IndexTensor({1, 2}), IndexTensor({-1, 3})}, batch));
+}
+
+// A begin known only at run time (random_crop's offsets) is a kernel parameter: each
+// dimension gathers from it, and a begin that puts the slice outside the input is refused
+// when the kernel runs. A size of -1 ("to the end") would make the output's shape depend on
+// it: refused when translating.
+TEST(SliceTest, ABeginKnownOnlyAtRunTime) {
+  CheckOptions runtime_begin;
+  runtime_begin.data_inputs = {1};
+  const SliceCase cases[] = {{{5}, {1}, {3}},
+                             {{5}, {5}, {0}},
+                             {{2, 3}, {1, 0}, {1, 3}},
+                             {{2, 3, 4}, {0, 1, 1}, {2, 2, 3}},
+                             {{2, 3, 4, 5}, {1, 1, 0, 2}, {1, 2, 4, 3}},
+                             {{5}, {-1}, {2}},
+                             {{5}, {3}, {3}},
+                             {{2, 3}, {0, 2}, {2, 2}}};
+  for (const SliceCase& c : cases) {
+    for (DType dtype : {DType::kFloat, DType::kInt64}) {
+      SCOPED_TRACE(absl::StrCat(ShapeName(c.shape), " at ", Ints(c.begin), " size ", Ints(c.size),
+                                " ", DTypeName(dtype)));
+      EXPECT_TRUE(TranslationMatchesReference(
+          MakeNode("Slice", {}, 3),
+          {RandomTensor(dtype, c.shape, 5), IndexTensor(c.begin), IndexTensor(c.size)},
+          runtime_begin));
+    }
+  }
+  const Node slice = MakeNode("Slice", {}, 3);
+  const TensorInfo x{.dtype = DType::kFloat, .shape = SymbolicShape{5, 4}};
+  const TensorInfo begin{.dtype = DType::kInt32, .shape = SymbolicShape{2}};
+  const TensorInfo to_end = ConstantInfo(IndexTensor({2, -1}));
+  absl::StatusOr<std::vector<TensorInfo>> refused =
+      ir::InferShapesByTranslation(slice, std::vector<TensorInfo>{x, begin, to_end});
+  ASSERT_FALSE(refused.ok());
+  EXPECT_THAT(refused.status().message(), HasSubstr("runs to the end of dimension 1"));
 }
 
 // --- StridedSlice -----------------------------------------------------------------------------

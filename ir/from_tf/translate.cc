@@ -130,17 +130,37 @@ const Tensor* TranslateContext::StaticTensor(int i) const {
   return inputs_[i].known->value ? &*inputs_[i].known->value : nullptr;
 }
 
-bool Translation::IsStaticInput(int i, int num_inputs) const {
-  for (int s : static_inputs) {
-    if (s == i || (s < 0 && s + num_inputs == i)) return true;
-  }
-  return false;
+namespace {
+
+// Whether `list` names input `i` of `num_inputs` (a negative entry counts from the end).
+bool NamesInput(const std::vector<int>& list, int i, int num_inputs) {
+  return std::any_of(list.begin(), list.end(),
+                     [&](int s) { return s == i || (s < 0 && s + num_inputs == i); });
 }
 
-bool ReadsStatically(const Node& node, int i) {
+}  // namespace
+
+bool Translation::IsStaticInput(int i, int num_inputs) const {
+  return NamesInput(static_inputs, i, num_inputs);
+}
+
+bool Translation::IsStaticIfKnown(int i, int num_inputs) const {
+  return NamesInput(static_if_known, i, num_inputs);
+}
+
+bool ReadsStatically(const Node& node, int i, const TensorInfo& known) {
   const Translation* translation = FindTranslation(node.op);
+  if (translation == nullptr) return false;
+  const int n = static_cast<int>(node.inputs.size());
+  return translation->IsStaticInput(i, n) ||
+         (translation->IsStaticIfKnown(i, n) && known.is_symbolic_constant());
+}
+
+bool MayReadStatically(const Node& node, int i) {
+  const Translation* translation = FindTranslation(node.op);
+  const int n = static_cast<int>(node.inputs.size());
   return translation != nullptr &&
-         translation->IsStaticInput(i, static_cast<int>(node.inputs.size()));
+         (translation->IsStaticInput(i, n) || translation->IsStaticIfKnown(i, n));
 }
 
 const Translation* FindTranslation(absl::string_view op) {

@@ -84,13 +84,22 @@ struct Translation {
   UnifySizesFn unify_sizes = nullptr;
   RereadsFn rereads = nullptr;
   UnifyWithValuesFn unify_with_values = nullptr;
+  // Inputs read at compile time where their value is known then, and as kernel parameters
+  // otherwise (a Slice's begin, which random_crop computes from a random number).
+  std::vector<int> static_if_known;
 
   // Whether input `i` of a node with `num_inputs` inputs is one of the static ones.
   bool IsStaticInput(int i, int num_inputs) const;
+  // Whether it is one of the static_if_known ones.
+  bool IsStaticIfKnown(int i, int num_inputs) const;
 };
 
-// Whether `node`'s translation reads input `i` only at compile time (false without a translation).
-bool ReadsStatically(const Node& node, int i);
+// Whether `node`'s translation reads input `i` at compile time, given what is known of it then
+// (false without a translation).
+bool ReadsStatically(const Node& node, int i, const TensorInfo& known);
+// Whether it may: a static input, or one read statically when its value is known (so the
+// folder folds what such an input is computed from, where it can).
+bool MayReadStatically(const Node& node, int i);
 
 // The translation of `op`, or nullptr if it has none.
 const Translation* FindTranslation(absl::string_view op);
