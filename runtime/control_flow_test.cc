@@ -381,16 +381,52 @@ TEST(ControlFlowTest, ALoopsTensorArraysStayOnTheDevice) {
   EXPECT_EQ(six_to_device - three_to_device, 0);
 }
 
-// After the loop of ArrayWritingLoopGraph, the array it wrote has the size it was made with and the
+// ArrayWritingLoopGraph with its array made of six elements, all gathered after the loop (so
+// the gather's shape is known when compiling) and negated.
+std::string GatheringLoopGraph() {
+  return absl::StrReplaceAll(
+             ArrayWritingLoopGraph(),
+             {{R"(name: "ta" op: "TensorArrayV3" input: "limit")",
+               R"(name: "ta" op: "TensorArrayV3" input: "six")"},
+              {R"(name: "w/indices" op: "Range" input: "zero" input: "limit")",
+               R"(name: "size" op: "TensorArraySizeV3" input: "ta" input: "w/Exit_flow" }
+node { name: "w/indices" op: "Range" input: "zero" input: "size")"}}) +
+         R"(node { name: "neg_all" op: "Neg" input: "all" attr { key: "T" value { type: DT_FLOAT } } }
+)";
+}
+
+// A gather of the elements the loop wrote, all in device buffers, is copied together on the
+// device, where the kernel that reads it finds it; the array's size is read off it. A run
+// copies its feeds to the device and its result back, and no element either way.
+TEST(ControlFlowTest, AGatherOfDeviceElementsStaysOnTheDevice) {
+  if (!cl::SelectDevice("cpu").ok()) GTEST_SKIP() << "no OpenCL CPU device";
+  absl::StatusOr<std::shared_ptr<const Graph>> graph = Load(GatheringLoopGraph());
+  ASSERT_TRUE(graph.ok()) << graph.status();
+  absl::StatusOr<std::unique_ptr<DeviceSession>> device =
+      DeviceSession::Create(*graph, {.device = "cpu"});
+  ASSERT_TRUE(device.ok()) << device.status();
+  std::vector<float> xs(18);
+  for (int k = 0; k < 18; ++k) xs[k] = 0.25f * static_cast<float>(k % 5);
+  const std::vector<Feed> feeds = {{{"limit"}, Tensor::Scalar<int32_t>(6)},
+                                   {{"x"}, Tensor::FromVector<float>({1, 0, -1}, {3})},
+                                   {{"xs"}, Tensor::FromVector<float>(xs, {6, 3})}};
+  reference::Session reference(*graph);
+  absl::StatusOr<std::vector<Tensor>> want = reference.Run(feeds, {"neg_all"});
+  ASSERT_TRUE(want.ok()) << want.status();
+  const DeviceExecutor& ex = (*device)->executor();
+  absl::StatusOr<std::vector<Tensor>> got = (*device)->Run(feeds, {"neg_all"});
+  ASSERT_TRUE(got.ok()) << got.status();
+  EXPECT_EQ((*got)[0].shape(), (Shape{6, 3}));
+  EXPECT_EQ(Values<float>((*got)[0]), Values<float>((*want)[0]));
+  EXPECT_EQ(ex.bytes_to_device(), (3 + 6 * 3) * 4);  // x and xs
+  // neg_all, and the gather's six indices (a Range of the device's): no element.
+  EXPECT_EQ(ex.bytes_to_host(), (6 * 3 + 6) * 4);
+}
+
+// After the loop of GatheringLoopGraph, the array it wrote has the size it was made with and the
 // shape it declares: its size folds, and the Range up to it and the gather have known shapes.
 TEST(ControlFlowTest, AnArrayLeavesItsLoopWithItsSizeAndElementShape) {
-  absl::StatusOr<std::shared_ptr<const Graph>> graph = Load(absl::StrReplaceAll(
-      ArrayWritingLoopGraph(),
-      {{R"(name: "ta" op: "TensorArrayV3" input: "limit")",
-        R"(name: "ta" op: "TensorArrayV3" input: "six")"},
-       {R"(name: "w/indices" op: "Range" input: "zero" input: "limit")",
-        R"(name: "size" op: "TensorArraySizeV3" input: "ta" input: "w/Exit_flow" }
-node { name: "w/indices" op: "Range" input: "zero" input: "size")"}}));
+  absl::StatusOr<std::shared_ptr<const Graph>> graph = Load(GatheringLoopGraph());
   ASSERT_TRUE(graph.ok()) << graph.status();
   const std::vector<Feed> feeds = {{{"limit"}, Tensor::Scalar<int32_t>(6)},
                                    {{"x"}, Tensor::FromVector<float>({0, 1, 2}, {3})},

@@ -69,6 +69,13 @@ std::optional<ElementOp> ElementOpOf(const Node& node) {
   return std::nullopt;
 }
 
+// The array input of an op that reads only an array's size or element shape; -1 for others.
+int SizeReadOf(const Node& node) {
+  if (node.op == "TensorArraySizeV3") return 1;
+  if (node.op == "TensorListLength" || node.op == "TensorListElementShape") return 0;
+  return -1;
+}
+
 const DeviceArrayValue* DeviceArrayOf(const DeviceTensor& t) {
   return t.host ? dynamic_cast<const DeviceArrayValue*>(t.host->variant()) : nullptr;
 }
@@ -120,6 +127,33 @@ absl::StatusOr<bool> DeviceExecutor::ActiveRun::RunWithoutCopies(const Node& nod
   }
   if (node.op == "TensorArrayScatterV3" || node.op == "TensorListFromTensor") {
     return ScatterOnDevice(node);
+  }
+  if (node.op == "TensorArrayGatherV3" || node.op == "TensorListStack") {
+    return GatherOnDevice(node);
+  }
+  if (const int array_input = SizeReadOf(node); array_input >= 0) {
+    // The size or element shape of an array whose elements are on the device: read off the
+    // array, none of them downloaded.
+    if (array_input >= static_cast<int>(node.inputs.size())) return false;
+    DFC_ASSIGN_OR_RETURN(std::shared_ptr<DeviceTensor> array,
+                         Value(node.inputs[array_input], &node));
+    if (DeviceArrayOf(*array) == nullptr) return false;
+    std::vector<Tensor> inputs;
+    for (int i = 0; i < static_cast<int>(node.inputs.size()); ++i) {
+      if (i == array_input) {
+        inputs.push_back(*array->host);
+        continue;
+      }
+      DFC_ASSIGN_OR_RETURN(Tensor t, Host(node.inputs[i], &node));
+      inputs.push_back(std::move(t));
+    }
+    reference::NodeState no_state;
+    DFC_ASSIGN_OR_RETURN(std::vector<Tensor> outputs,
+                         reference::EvaluateNode(node, inputs, no_state));
+    for (size_t k = 0; k < outputs.size(); ++k) {
+      values_[TensorId{node.name, static_cast<int>(k)}] = OnHost(std::move(outputs[k]));
+    }
+    return true;
   }
   const std::optional<ElementOp> op = ElementOpOf(node);
   if (!op || static_cast<int>(node.inputs.size()) <= std::max({op->array, op->index, op->value})) {
@@ -413,10 +447,67 @@ absl::StatusOr<bool> DeviceExecutor::ActiveRun::ScatterOnDevice(const Node& node
     auto row = std::make_shared<DeviceTensor>(DeviceTensor{.dtype = value->dtype, .shape = row_shape});
     DFC_ASSIGN_OR_RETURN(cl::ClBuffer buffer, ex_.context_->Allocate(row_bytes));
     row->buffer = std::make_shared<cl::ClBuffer>(std::move(buffer));
-    DFC_RETURN_IF_ERROR(ex_.context_->Copy(*value->buffer, r * row_bytes, *row->buffer, row_bytes));
+    DFC_RETURN_IF_ERROR(
+        ex_.context_->Copy(*value->buffer, r * row_bytes, *row->buffer, 0, row_bytes));
     result->on_device[element_of_row[r]] = std::move(row);
   }
   values_[TensorId{node.name, 0}] = OnHost(Tensor::OfVariant(std::move(result)));
+  return true;
+}
+
+absl::StatusOr<bool> DeviceExecutor::ActiveRun::GatherOnDevice(const Node& node) {
+  const bool list = node.op == "TensorListStack";  // else TensorArrayGatherV3
+  if (static_cast<int>(node.inputs.size()) != (list ? 2 : 3)) return false;
+  DFC_ASSIGN_OR_RETURN(std::shared_ptr<DeviceTensor> array,
+                       Value(node.inputs[list ? 0 : 2], &node));
+  const DeviceArrayValue* d = DeviceArrayOf(*array);
+  if (d == nullptr) return false;
+  std::vector<int64_t> indices;
+  if (list) {
+    for (size_t k = 0; k < d->on_device.size(); ++k) indices.push_back(static_cast<int64_t>(k));
+  } else {
+    DFC_ASSIGN_OR_RETURN(Tensor t, Host(node.inputs[1], &node));
+    if (t.dtype() != DType::kInt32 && t.dtype() != DType::kInt64) return false;
+    for (int64_t i = 0; i < t.num_elements(); ++i) indices.push_back(t.ElementAsInt64(i));
+  }
+  // Anything the host kernel would judge (an element not written or on the host, shapes that
+  // differ, an element shape given that they do not have) goes the host's way.
+  const absl::StatusOr<DType> dtype = node.GetType(list ? "element_dtype" : "dtype");
+  if (indices.empty() || !dtype.ok()) return false;
+  const DeviceTensor* first = nullptr;
+  for (int64_t k : indices) {
+    if (k < 0 || k >= static_cast<int64_t>(d->on_device.size()) || d->on_device[k] == nullptr) {
+      return false;
+    }
+    const DeviceTensor& e = *d->on_device[k];
+    if (e.host || e.buffer == nullptr || e.dtype != *dtype ||
+        (first != nullptr && e.shape != first->shape)) {
+      return false;
+    }
+    if (first == nullptr) first = &e;
+  }
+  PartialShape given = d->element_shape;
+  if (list) {
+    DFC_ASSIGN_OR_RETURN(Tensor t, Host(node.inputs[1], &node));
+    if (t.rank() != 1) return false;
+    given = PartialShape{};
+    for (int64_t i = 0; i < t.num_elements(); ++i) given.dims.push_back(t.ElementAsInt64(i));
+  } else if (given.unknown_rank && node.HasAttr("element_shape")) {
+    DFC_ASSIGN_OR_RETURN(given, node.GetShape("element_shape"));
+  }
+  if (!given.IsCompatibleWith(first->shape)) return false;
+
+  Shape shape = first->shape;
+  shape.insert(shape.begin(), static_cast<int64_t>(indices.size()));
+  auto out = std::make_shared<DeviceTensor>(DeviceTensor{.dtype = first->dtype, .shape = shape});
+  const size_t row_bytes = first->byte_size();
+  DFC_ASSIGN_OR_RETURN(cl::ClBuffer buffer, ex_.context_->Allocate(row_bytes * indices.size()));
+  out->buffer = std::make_shared<cl::ClBuffer>(std::move(buffer));
+  for (size_t r = 0; r < indices.size(); ++r) {
+    DFC_RETURN_IF_ERROR(ex_.context_->Copy(*d->on_device[indices[r]]->buffer, 0, *out->buffer,
+                                           r * row_bytes, row_bytes));
+  }
+  values_[TensorId{node.name, 0}] = std::move(out);
   return true;
 }
 

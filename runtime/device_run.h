@@ -178,13 +178,16 @@ class DeviceExecutor::ActiveRun {
 
   absl::Status RunHostNode(const Node& node, const OpDef& def);
   // Runs without copies to the host what needs none: an Identity of host-only values, a read or
-  // write of a TensorArray's or TensorList's element on the device (DeviceArrayValue), and a
-  // scatter of a device value into one.
+  // write of a TensorArray's or TensorList's element on the device (DeviceArrayValue), a
+  // scatter of a device value into one, and a gather of device elements from one.
   // False: the host runs the node.
   absl::StatusOr<bool> RunWithoutCopies(const Node& node);
   // TensorArrayScatterV3 and TensorListFromTensor of a device value: each row copied on the
   // device into a buffer of its own, the new array a DeviceArrayValue.
   absl::StatusOr<bool> ScatterOnDevice(const Node& node);
+  // TensorArrayGatherV3 and TensorListStack of elements that are all on the device, of one
+  // dtype and shape: each copied on the device into its row of the result.
+  absl::StatusOr<bool> GatherOnDevice(const Node& node);
   // Runs the host kernel of an op that changes an array (input `array_input`; `array` null for
   // none) by a device value (input `value_input`) on that value's dtype and shape alone: its
   // checks, and the new array, holding the old array's device elements until the caller adds.

@@ -80,15 +80,16 @@ absl::Status ClContext::Write(ClBuffer& buffer, const void* data, size_t bytes, 
 }
 
 absl::Status ClContext::Copy(const ClBuffer& src, size_t src_offset, ClBuffer& dst,
-                             size_t bytes) {
-  if (src_offset > src.size() || bytes > src.size() - src_offset || bytes > dst.size()) {
+                             size_t dst_offset, size_t bytes) {
+  if (src_offset > src.size() || bytes > src.size() - src_offset || dst_offset > dst.size() ||
+      bytes > dst.size() - dst_offset) {
     return absl::InvalidArgumentError(absl::StrCat("copying ", bytes, " bytes at ", src_offset,
-                                                   " of a buffer of ", src.size(),
-                                                   " into one of ", dst.size()));
+                                                   " of a buffer of ", src.size(), " to ",
+                                                   dst_offset, " of one of ", dst.size()));
   }
   if (bytes == 0) return absl::OkStatus();
-  DFC_CL_RETURN_IF_ERROR(clEnqueueCopyBuffer(queue(), src.get(), dst.get(), src_offset, 0, bytes,
-                                             0, nullptr, nullptr));
+  DFC_CL_RETURN_IF_ERROR(clEnqueueCopyBuffer(queue(), src.get(), dst.get(), src_offset, dst_offset,
+                                             bytes, 0, nullptr, nullptr));
   return absl::OkStatus();
 }
 

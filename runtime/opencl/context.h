@@ -68,9 +68,10 @@ class ClContext {
   // Each is a transfer of the profiler's while it records the device.
   absl::Status Write(ClBuffer& buffer, const void* data, size_t bytes, bool blocking = true);
   absl::Status Read(const ClBuffer& buffer, void* data, size_t bytes);
-  // Enqueues a copy of `bytes` bytes from `src` at `src_offset` to the start of `dst`, on the
-  // device (not a host transfer, so not one of the profiler's).
-  absl::Status Copy(const ClBuffer& src, size_t src_offset, ClBuffer& dst, size_t bytes);
+  // Enqueues a copy of `bytes` bytes from `src` at `src_offset` to `dst` at `dst_offset`, on
+  // the device (not a host transfer, so not one of the profiler's).
+  absl::Status Copy(const ClBuffer& src, size_t src_offset, ClBuffer& dst, size_t dst_offset,
+                    size_t bytes);
   // Waits for everything enqueued so far.
   absl::Status Finish();
   // Enqueues a one-dimensional range of `kernel` (local null: the driver picks), with its event
