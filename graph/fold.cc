@@ -596,9 +596,9 @@ std::optional<Infos> HostShapes(const Node& node, Inputs in, int num_outputs) {
 // A TF1 cond's Switch passes its value's shape to both outputs; its Merge gives the shape both
 // branches agree on, and the index of the one taken.
 void BranchShapes(const Node& node, Inputs in, Infos& out) {
-  if ((node.op == "Switch" || node.op == "RefSwitch") && !in.empty()) {
+  if (IsSwitch(node) && !in.empty()) {
     for (TensorInfo& t : out) t = ShapeOnly(in[0]);
-  } else if ((node.op == "Merge" || node.op == "RefMerge") && !in.empty() && out.size() == 2) {
+  } else if (IsMerge(node) && !in.empty() && out.size() == 2) {
     const bool agree = std::all_of(in.begin(), in.end(), [&](const TensorInfo& t) {
       return t.dtype == in[0].dtype && t.shape && in[0].shape && *t.shape == *in[0].shape;
     });
@@ -738,7 +738,7 @@ class Folder {
     }
     if (def->stateful) {
       out = StatefulShapes(node, *def, in, num_outputs);
-      if (node.op == "While" || node.op == "StatelessWhile") LoopShapes(node, in, out);
+      if (IsWhile(node)) LoopShapes(node, in, out);
       BranchShapes(node, in, out);
       ArrayShapes(i, in, out);
       return absl::OkStatus();
@@ -892,9 +892,8 @@ class Folder {
 
   // What TensorArray and TensorList ops make known: the arrays their outputs carry
   // (ArrayInfo), the shapes of what they read, and the sizes they report, folded (so that a
-  // Range up to an array's size after its loop is a constant). Returns true when node i was
-  // folded.
-  bool ArrayShapes(int i, const Infos& in, Infos& out) {
+  // Range up to an array's size after its loop is a constant).
+  void ArrayShapes(int i, const Infos& in, Infos& out) {
     const Node& node = graph_.node(i);
     const absl::string_view op = node.op;
     auto set_array = [&](int output, std::optional<ArrayInfo> info) {
@@ -910,17 +909,16 @@ class Folder {
       out[output].shape = std::move(shape);
     };
     auto fold_size = [&](const std::optional<ArrayInfo>& array) {
-      if (!array || !array->size || out.size() != 1) return false;
+      if (!array || !array->size || out.size() != 1) return;
       std::optional<TensorInfo> size = SymbolicInfo(DType::kInt32, {*array->size}, true);
-      if (!size) return false;
+      if (!size) return;
       out[0] = *std::move(size);
       result_.folded[i] = true;
       pure_[i] = true;
-      return true;
     };
     if (PassesHostOnlyValue(node)) {
       for (int k = 0; k < static_cast<int>(out.size()); ++k) set_array(k, ArrayAt(node, k));
-      return false;
+      return;
     }
     if (op == "TensorArrayV3") {
       ArrayInfo array{.element_shape = DeclaredElementShape(node, in, "element_shape", 0),
@@ -955,7 +953,7 @@ class Folder {
                in[1].shape->size() == 1) {
       set_element(0, ArrayAt(node, 2), TypeAttr(node, "dtype", DType::kInvalid), &*in[1].shape);
     } else if (op == "TensorArraySizeV3") {
-      return fold_size(ArrayAt(node, 1));
+      fold_size(ArrayAt(node, 1));
     } else if (op == "EmptyTensorList" || op == "TensorListReserve") {
       ArrayInfo list{.element_shape = DeclaredElementShape(node, in, "", 0), .fresh = true};
       list.declared = list.element_shape.has_value();
@@ -998,9 +996,8 @@ class Folder {
         set_element(0, list, TypeAttr(node, "element_dtype", DType::kInvalid), &leading);
       }
     } else if (op == "TensorListLength") {
-      return fold_size(ArrayAt(node, 0));
+      fold_size(ArrayAt(node, 0));
     }
-    return false;
   }
 
   Infos GatherInputs(const Node& node) {

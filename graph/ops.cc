@@ -593,6 +593,11 @@ absl::StatusOr<int> NumOutputs(const Node& node, const OpDef& def) {
                                  AttrKindName(KindOf(it->second)), ", expected an int or a list"));
 }
 
+bool IsSwitch(const Node& node) { return node.op == "Switch" || node.op == "RefSwitch"; }
+bool IsMerge(const Node& node) { return node.op == "Merge" || node.op == "RefMerge"; }
+bool IsWhile(const Node& node) { return node.op == "While" || node.op == "StatelessWhile"; }
+bool IsIf(const Node& node) { return node.op == "If" || node.op == "StatelessIf"; }
+
 bool PassesHostOnlyValue(const Node& node) {
   if (node.op != "Identity" && node.op != "IdentityN" && node.op != "StopGradient" &&
       node.op != "Snapshot") {

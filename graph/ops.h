@@ -70,6 +70,12 @@ std::string PlaceholderSignature(const Node& node);
 // placement.
 bool PassesHostOnlyValue(const Node& node);
 
+// The control-flow ops by kind (with their Ref forms, and the stateless While and If).
+bool IsSwitch(const Node& node);
+bool IsMerge(const Node& node);
+bool IsWhile(const Node& node);
+bool IsIf(const Node& node);
+
 // Checks each attribute the op reads has the kind it must have.
 absl::Status CheckAttrKinds(const Node& node, const OpDef& def);
 

@@ -187,14 +187,13 @@ class Partitioner {
     std::vector<Literals> literals(graph_.num_nodes());
     context_.assign(graph_.num_nodes(), 0);
     bool any = false;
-    for (int i : nodes_) any |= IsBranching(graph_.node(i));
+    for (int i : nodes_) any |= IsSwitch(graph_.node(i)) || IsMerge(graph_.node(i));
     if (!any) return;
     auto output_literals = [&](const TensorId& id) -> Literals {
       const int p = graph_.IndexOf(id.node);
       if (p < 0 || pos_[p] < 0) return {};  // fed: live
       Literals out = literals[p];
-      const std::string& op = graph_.node(p).op;
-      if (op == "Switch" || op == "RefSwitch") {
+      if (IsSwitch(graph_.node(p))) {
         out.push_back(absl::StrCat(id.node, ":", id.index));
         std::sort(out.begin(), out.end());
       }
@@ -203,7 +202,7 @@ class Partitioner {
     for (int i : nodes_) {
       const Node& node = graph_.node(i);
       Literals mine;
-      if (node.op == "Merge" || node.op == "RefMerge") {
+      if (IsMerge(node)) {
         mine = MergeLiterals(node, output_literals);
       } else if (node.op != "ControlTrigger") {
         for (const TensorId& id : node.inputs) {
@@ -221,11 +220,6 @@ class Partitioner {
       context_[i] = ids.try_emplace(mine, static_cast<int>(ids.size())).first->second;
       literals[i] = std::move(mine);
     }
-  }
-
-  static bool IsBranching(const Node& node) {
-    return node.op == "Switch" || node.op == "RefSwitch" || node.op == "Merge" ||
-           node.op == "RefMerge";
   }
 
   // (C, s:0) and (C, s:1) merge to C; anything else is the Merge's own literal.

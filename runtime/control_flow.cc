@@ -5,11 +5,6 @@
 
 namespace dfc {
 
-bool IsSwitch(const Node& node) { return node.op == "Switch" || node.op == "RefSwitch"; }
-bool IsMerge(const Node& node) { return node.op == "Merge" || node.op == "RefMerge"; }
-bool IsWhile(const Node& node) { return node.op == "While" || node.op == "StatelessWhile"; }
-bool IsIf(const Node& node) { return node.op == "If" || node.op == "StatelessIf"; }
-
 bool Liveness::Runs(const Node& node) const {
   if (node.op == "ControlTrigger") return true;
   for (const std::string& c : node.control_inputs) {

@@ -18,6 +18,7 @@
 #include "graph/feed.h"
 #include "graph/graph.h"
 #include "graph/node.h"
+#include "graph/ops.h"
 #include "graph/partition.h"
 #include "graph/tensor.h"
 
@@ -29,11 +30,6 @@ inline constexpr int64_t kDefaultMaxLoopIterations = 1'000'000;
 
 // The error of `caller` running a function kMaxFunctionDepth deep.
 absl::Status FunctionDepthError(const Node& caller);
-
-bool IsSwitch(const Node& node);
-bool IsMerge(const Node& node);
-bool IsWhile(const Node& node);
-bool IsIf(const Node& node);
 
 // TensorFlow's deadness: a Switch gives its value to one output and the other output is dead;
 // a node that reads a dead tensor, or waits (a control input) on a node that did not run, does
