@@ -16,6 +16,16 @@
 #include "ir/from_tf/translate_util.h"
 
 namespace dfc::ir::layout {
+
+// out[o..., n..., :] = params[o..., indices[n...], :]: at the axis' depth of params, a Map over
+// the indices' scalars of At $ (row, index). At refuses an index outside [0, limit), as the
+// reference does.
+absl::StatusOr<ExprPtr> GatherAt(const ExprPtr& params, const ExprPtr& indices, int axis) {
+  return MapAtDepth(params, axis, [&](ExprPtr rows) {
+    return MapScalars(indices, [&](ExprPtr index) { return Call(At(), {rows, index}); });
+  });
+}
+
 namespace {
 
 using Outputs = absl::StatusOr<std::vector<ExprPtr>>;
@@ -26,15 +36,6 @@ Outputs One(const TranslateContext& ctx, absl::StatusOr<ExprPtr> e) {
 }
 
 // --- GatherV2, Gather -------------------------------------------------------------------------
-
-// out[o..., n..., :] = params[o..., indices[n...], :]: at the axis' depth of params, a Map over
-// the indices' scalars of At $ (row, index). At refuses an index outside [0, limit), as the
-// reference does.
-absl::StatusOr<ExprPtr> GatherAt(const ExprPtr& params, const ExprPtr& indices, int axis) {
-  return MapAtDepth(params, axis, [&](ExprPtr rows) {
-    return MapScalars(indices, [&](ExprPtr index) { return Call(At(), {rows, index}); });
-  });
-}
 
 // With batch dimensions, params and indices are zipped down through them first.
 absl::StatusOr<ExprPtr> GatherBatched(const ExprPtr& params, const ExprPtr& indices, int batch_dims,
@@ -334,6 +335,10 @@ Outputs TranslateRange(const TranslateContext& ctx) {
 }
 
 }  // namespace
+
+FunPtr IndexRangeFun(DType dtype) {
+  return dtype == DType::kInt32 ? IntegerRangeFun<int32_t>() : IntegerRangeFun<int64_t>();
+}
 
 void RegisterGatherTranslations(TranslationTable& table) {
   table.push_back({"GatherV2", Translation{&TranslateGatherV2, {2}}});

@@ -33,6 +33,12 @@ absl::StatusOr<int64_t> ConstantIndexScalar(const TranslateContext& ctx, int i,
 // The reference's NormalizeAxis: [-rank, rank) to [0, rank), anything else an error.
 absl::StatusOr<int> NormalizeAxis(const TranslateContext& ctx, int64_t axis, int rank);
 
+// out[o..., n..., :] = params[o..., indices[n...], :] (GatherV2 at `axis`); At refuses an
+// index outside [0, limit), as the reference does.
+absl::StatusOr<ExprPtr> GatherAt(const ExprPtr& params, const ExprPtr& indices, int axis);
+// Range's element of an int32 or int64 range: (i, start, delta) -> start + i * delta.
+FunPtr IndexRangeFun(DType dtype);
+
 // "[2,N,3]".
 std::string ShapeString(const SymbolicShape& shape);
 // "float32[2,N,3]", as Tensor::DebugType writes a tensor.

@@ -175,20 +175,10 @@ absl::StatusOr<ExprPtr> SliceDims(const ExprPtr& in, const std::vector<DimSlice>
   return out;
 }
 
-// begin[d] + i, an index into dimension d of a Slice's input.
-FunPtr SliceIndexFun(DType begin) {
-  UserFun::HostFn host = [](std::span<const Scalar> a) -> absl::StatusOr<Scalar> {
-    return Scalar::Int(DType::kInt64, a[0].AsInt64() + a[1].AsInt64());
-  };
-  return MakeUserFun(absl::StrCat("slice_index_", DTypeName(begin)), {"i", "begin"},
-                     "return i + (long)begin;", {DType::kInt64, begin}, DType::kInt64,
-                     std::move(host));
-}
-
 // A Slice whose begin is known only at run time (random_crop's offsets): dimension by
-// dimension, a gather of begin[d] + i for i < size[d]. At refuses an index outside the input,
-// as the reference refuses such a slice, except that an empty dimension reads no index, so its
-// begin is not checked; size must be known (not -1, "to the end").
+// dimension, a gather of Range(begin[d], begin[d] + size[d]). At refuses an index outside the
+// input, as the reference refuses such a slice, except that an empty dimension reads no index, so
+// its begin is not checked; size must be known (not -1, "to the end").
 Outputs SliceAtRunTime(const TranslateContext& ctx, const ExprPtr& in,
                        const std::vector<ArithExpr>& size) {
   DFC_ASSIGN_OR_RETURN(ExprPtr begin, ctx.Input(1));
@@ -210,19 +200,13 @@ Outputs SliceAtRunTime(const TranslateContext& ctx, const ExprPtr& in,
   }
   const auto slice = [&](ExprPtr b) -> absl::StatusOr<ExprPtr> {
     ExprPtr out = in;
+    const ExprPtr one = MakeLiteral(Scalar::Int(index, 1));
     for (int d = 0; d < rank; ++d) {
       DFC_ASSIGN_OR_RETURN(ExprPtr at, Call(At(), {b, MakeLiteral(Scalar::Int(DType::kInt64, d))}));
       DFC_ASSIGN_OR_RETURN(ExprPtr iota, Call(Iota(size[d], DType::kInt64), {}));
-      DFC_ASSIGN_OR_RETURN(ExprPtr indices, MapOver(
-                                                iota,
-                                                [&](ExprPtr i) {
-                                                  return Call(SliceIndexFun(index), {i, at});
-                                                },
-                                                "i"));
-      DFC_ASSIGN_OR_RETURN(
-          out, MapAtDepth(out, d, [&](ExprPtr rows) {
-            return MapScalars(indices, [&](ExprPtr k) { return Call(At(), {rows, k}); });
-          }));
+      const auto element = [&](ExprPtr i) { return Call(IndexRangeFun(index), {i, at, one}); };
+      DFC_ASSIGN_OR_RETURN(ExprPtr indices, MapOver(iota, element, "i"));
+      DFC_ASSIGN_OR_RETURN(out, GatherAt(out, indices, d));
     }
     return out;
   };
