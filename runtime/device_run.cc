@@ -88,15 +88,15 @@ bool IsGradientArray(const Tensor& handle) {
 
 }  // namespace
 
-absl::StatusOr<std::shared_ptr<DeviceArrayValue>> DeviceExecutor::ActiveRun::ChangeOnShapes(
+absl::StatusOr<std::vector<Tensor>> DeviceExecutor::ActiveRun::RunOnShapes(
     const Node& node, int array_input, const DeviceTensor* array, int value_input,
-    const DeviceTensor& value) {
+    const DeviceTensor* value) {
   std::vector<Tensor> inputs;
   for (int i = 0; i < static_cast<int>(node.inputs.size()); ++i) {
     if (i == array_input) {
       inputs.push_back(*array->host);
     } else if (i == value_input) {
-      DFC_ASSIGN_OR_RETURN(Tensor shape, Tensor::ShapeOnly(value.dtype, value.shape));
+      DFC_ASSIGN_OR_RETURN(Tensor shape, Tensor::ShapeOnly(value->dtype, value->shape));
       inputs.push_back(std::move(shape));
     } else {
       DFC_ASSIGN_OR_RETURN(Tensor t, Host(node.inputs[i], &node));
@@ -104,8 +104,14 @@ absl::StatusOr<std::shared_ptr<DeviceArrayValue>> DeviceExecutor::ActiveRun::Cha
     }
   }
   reference::NodeState no_state;
+  return reference::EvaluateNode(node, inputs, no_state);
+}
+
+absl::StatusOr<std::shared_ptr<DeviceArrayValue>> DeviceExecutor::ActiveRun::ChangeOnShapes(
+    const Node& node, int array_input, const DeviceTensor* array, int value_input,
+    const DeviceTensor& value) {
   DFC_ASSIGN_OR_RETURN(std::vector<Tensor> outputs,
-                       reference::EvaluateNode(node, inputs, no_state));
+                       RunOnShapes(node, array_input, array, value_input, &value));
   const TensorArrayValue* changed = outputs.empty() ? nullptr : AsTensorArray(outputs[0]);
   if (changed == nullptr) return absl::InternalError(absl::StrCat(node.name, " made no array"));
   auto result = std::make_shared<DeviceArrayValue>();
@@ -138,18 +144,8 @@ absl::StatusOr<bool> DeviceExecutor::ActiveRun::RunWithoutCopies(const Node& nod
     DFC_ASSIGN_OR_RETURN(std::shared_ptr<DeviceTensor> array,
                          Value(node.inputs[array_input], &node));
     if (DeviceArrayOf(*array) == nullptr) return false;
-    std::vector<Tensor> inputs;
-    for (int i = 0; i < static_cast<int>(node.inputs.size()); ++i) {
-      if (i == array_input) {
-        inputs.push_back(*array->host);
-        continue;
-      }
-      DFC_ASSIGN_OR_RETURN(Tensor t, Host(node.inputs[i], &node));
-      inputs.push_back(std::move(t));
-    }
-    reference::NodeState no_state;
     DFC_ASSIGN_OR_RETURN(std::vector<Tensor> outputs,
-                         reference::EvaluateNode(node, inputs, no_state));
+                         RunOnShapes(node, array_input, array.get(), -1, nullptr));
     for (size_t k = 0; k < outputs.size(); ++k) {
       values_[TensorId{node.name, static_cast<int>(k)}] = OnHost(std::move(outputs[k]));
     }

@@ -188,9 +188,14 @@ class DeviceExecutor::ActiveRun {
   // TensorArrayGatherV3 and TensorListStack of elements that are all on the device, of one
   // dtype and shape: each copied on the device into its row of the result.
   absl::StatusOr<bool> GatherOnDevice(const Node& node);
-  // Runs the host kernel of an op that changes an array (input `array_input`; `array` null for
-  // none) by a device value (input `value_input`) on that value's dtype and shape alone: its
-  // checks, and the new array, holding the old array's device elements until the caller adds.
+  // Runs the host kernel of `node` on the array `array` (input `array_input`; null for none) as
+  // it is, its elements where they are, and on the device value `value` (input `value_input`;
+  // -1 for none) by its dtype and shape alone; the other inputs are downloaded.
+  absl::StatusOr<std::vector<Tensor>> RunOnShapes(const Node& node, int array_input,
+                                                  const DeviceTensor* array, int value_input,
+                                                  const DeviceTensor* value);
+  // RunOnShapes of an op that changes an array by a device value: its checks, and the new
+  // array, holding the old array's device elements until the caller adds.
   absl::StatusOr<std::shared_ptr<DeviceArrayValue>> ChangeOnShapes(const Node& node,
                                                                    int array_input,
                                                                    const DeviceTensor* array,
