@@ -11,6 +11,7 @@
 #include "base/status.h"
 #include "graph/ops.h"
 #include "ir/analysis.h"
+#include "ir/from_tf/concat_of_products.h"
 #include "ir/from_tf/size_unifier.h"
 #include "ir/from_tf/translate.h"
 
@@ -200,7 +201,16 @@ absl::StatusOr<TranslatedCluster> TranslateCluster(const Graph& graph, const Clu
       inputs[j].known = &fold.Info(graph, id);
       if (!ReadsStatically(node, j, *inputs[j].known)) inputs[j].value = values.at(id);
     }
-    DFC_ASSIGN_OR_RETURN(std::vector<ExprPtr> outs, TranslateNode(node, inputs));
+    // A Concat of products by slices of one matrix is translated as one product of the whole.
+    const std::optional<ConcatOfProducts> product =
+        MatchConcatOfProducts(graph, node, fold, inside, uses);
+    const auto translate = [&]() -> absl::StatusOr<std::vector<ExprPtr>> {
+      if (!product) return TranslateNode(node, inputs);
+      DFC_ASSIGN_OR_RETURN(ExprPtr value,
+                           TranslateConcatOfProducts(node, *product, fold, graph, values));
+      return std::vector<ExprPtr>{value};
+    };
+    DFC_ASSIGN_OR_RETURN(std::vector<ExprPtr> outs, translate());
     // A computed input that the translation reads in several places (each output of a Split, or
     // twice within one expression), or whose elements overlapping windows read again (a
     // convolution of a convolution), is bound once and the node translated again on the
@@ -222,7 +232,7 @@ absl::StatusOr<TranslatedCluster> TranslateCluster(const Graph& graph, const Clu
       rebound = true;
     }
     if (rebound) {
-      DFC_ASSIGN_OR_RETURN(outs, TranslateNode(node, inputs));
+      DFC_ASSIGN_OR_RETURN(outs, translate());
     }
     // Computations several of the node's read outputs share are bound once, for the same
     // reason.

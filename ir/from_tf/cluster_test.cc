@@ -142,6 +142,82 @@ TEST(ClusterTest, LogOfASoftmaxReadOnlyByItIsALogSoftmax) {
   EXPECT_EQ(n["log_softmax_float32_float32"], 0);
 }
 
+Node IntConst(std::string name, std::vector<int32_t> values) {
+  const int64_t n = static_cast<int64_t>(values.size());
+  return N(std::move(name), "Const", {},
+           {{"dtype", DType::kInt32}, {"value", Tensor::FromVector<int32_t>(values, {n})}});
+}
+
+// Keras' TF1 LSTM cell, at its gates' input projection: x reshaped to rows, times each gate's
+// columns of the kernel plus its slice of the bias, reshaped back, the gates concatenated.
+// `order`: the gates' column ranges as the Concat takes them.
+std::vector<Node> GateProjections(const std::vector<int>& order) {
+  constexpr int kIn = 4, kUnits = 4, kGates = 3;
+  std::vector<Node> nodes = {Placeholder("x", {-1, 6, kIn}),
+                             Placeholder("w", {kIn, kGates * kUnits}),
+                             Placeholder("b", {kGates * kUnits}), IntConst("axis", {-1})};
+  const AttrMap slice_attrs = {{"T", DType::kFloat},
+                               {"Index", DType::kInt32},
+                               {"begin_mask", int64_t{1}},
+                               {"end_mask", int64_t{1}}};
+  std::vector<std::string> gates;
+  for (int g : order) {
+    const std::string k = std::to_string(g);
+    nodes.push_back(IntConst("rows" + k, {-1, kIn}));
+    nodes.push_back(N("x_rows" + k, "Reshape", {"x", "rows" + k}, F32()));
+    nodes.push_back(IntConst("w_begin" + k, {0, g * kUnits}));
+    nodes.push_back(IntConst("w_end" + k, {0, (g + 1) * kUnits}));
+    nodes.push_back(IntConst("w_strides" + k, {1, 1}));
+    nodes.push_back(N("w" + k, "StridedSlice", {"w", "w_begin" + k, "w_end" + k, "w_strides" + k},
+                      slice_attrs));
+    nodes.push_back(IntConst("b_begin" + k, {g * kUnits}));
+    nodes.push_back(IntConst("b_end" + k, {(g + 1) * kUnits}));
+    nodes.push_back(IntConst("b_strides" + k, {1}));
+    nodes.push_back(N("b" + k, "StridedSlice", {"b", "b_begin" + k, "b_end" + k, "b_strides" + k},
+                      {{"T", DType::kFloat}, {"Index", DType::kInt32}}));
+    nodes.push_back(N("mm" + k, "MatMul", {"x_rows" + k, "w" + k}, F32()));
+    nodes.push_back(N("bias" + k, "BiasAdd", {"mm" + k, "b" + k}, F32()));
+    nodes.push_back(IntConst("back" + k, {-1, 6, kUnits}));
+    nodes.push_back(N("gate" + k, "Reshape", {"bias" + k, "back" + k}, F32()));
+    gates.push_back("gate" + k);
+  }
+  gates.push_back("axis");
+  nodes.push_back(N("gates", "ConcatV2", gates,
+                    {{"T", DType::kFloat}, {"N", int64_t{kGates}}, {"Tidx", DType::kInt32}}));
+  return nodes;
+}
+
+// Gates whose column ranges are the kernel's columns in order are one product of the whole
+// kernel: one dot product a column, no Concat. Out of order they stay three products. Both equal
+// the reference.
+TEST(ClusterTest, AConcatOfProductsBySlicesOfOneMatrixIsOneProduct) {
+  const std::vector<Feed> feeds = {
+      {{"x"}, Random({5, 6, 4}, 1)}, {{"w"}, Random({4, 12}, 2)}, {{"b"}, Random({12}, 3)}};
+  for (const auto& [order, products] :
+       std::vector<std::pair<std::vector<int>, int>>{{{0, 1, 2}, 1}, {{1, 0, 2}, 3}}) {
+    absl::StatusOr<Graph> graph = Graph::FromNodes(GateProjections(order));
+    ASSERT_TRUE(graph.ok()) << graph.status();
+    TranslatedGraph translated = TranslateAndCompare(*graph, {"gates"}, feeds);
+    ASSERT_EQ(translated.clusters.size(), 1u);
+    const std::string ir = ToString(translated.clusters[0].lambda);
+    EXPECT_EQ(Count(ir, "dot_add"), products) << ir;
+    EXPECT_EQ(Count(ir, "Concat"), products == 1 ? 0 : 1) << ir;
+  }
+}
+
+// A gate's product also read on its own is computed for that reader anyway: the Concat keeps
+// the three products rather than compute one of them twice.
+TEST(ClusterTest, AConcatOfProductsIsLeftWhereAProductHasAnotherReader) {
+  absl::StatusOr<Graph> graph = Graph::FromNodes(GateProjections({0, 1, 2}));
+  ASSERT_TRUE(graph.ok()) << graph.status();
+  TranslatedGraph translated = TranslateAndCompare(
+      *graph, {"gates", "mm1"},
+      {{{"x"}, Random({5, 6, 4}, 1)}, {{"w"}, Random({4, 12}, 2)}, {{"b"}, Random({12}, 3)}});
+  ASSERT_EQ(translated.clusters.size(), 1u);
+  const std::string ir = ToString(translated.clusters[0].lambda);
+  EXPECT_EQ(Count(ir, "Concat"), 1) << ir;
+}
+
 // A node that reads a computed input in several places (each output of a Split) gets it
 // bound once: Exp runs once per element, not once per Split output.
 TEST(ClusterTest, AnInputReadByEveryOutputOfASplitIsComputedOnce) {
