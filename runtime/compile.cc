@@ -5,7 +5,9 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "base/status.h"
+#include "rewrite/contraction_schedule.h"
 #include "runtime/tuning_db.h"
 
 namespace dfc {
@@ -25,8 +27,20 @@ absl::StatusOr<ClusterKernel> CompileCluster(const ir::TranslatedCluster& cluste
     rewritten.lambda = std::make_shared<ir::Lambda>(cluster.lambda->params, *std::move(body));
   }
   options.rules = variant.Name();
+  // The variant is what its steps made; the schedule below is a function of it.
+  const std::string hash = VariantHash(rewritten.lambda->body);
+  // The default variant's products take the rule-made schedule; a variant with steps is the
+  // explorer's, made from the translated body, and is left as its steps made it.
+  if (variant.steps.empty()) {
+    DFC_ASSIGN_OR_RETURN(rewrite::ContractionSchedule schedule,
+                         rewrite::ScheduleContractions(rewritten.lambda->body, options.profile));
+    if (!schedule.steps.empty()) {
+      rewritten.lambda = std::make_shared<ir::Lambda>(cluster.lambda->params, schedule.body);
+      options.rules = absl::StrCat(options.rules, " (", absl::StrJoin(schedule.steps, ", "), ")");
+    }
+  }
   DFC_ASSIGN_OR_RETURN(codegen::KernelSource source, codegen::GenerateKernel(rewritten, options));
-  return ClusterKernel{.source = std::move(source), .variant = VariantHash(rewritten.lambda->body)};
+  return ClusterKernel{.source = std::move(source), .variant = hash};
 }
 
 }  // namespace dfc

@@ -85,7 +85,8 @@ node { name: "out" op: "Tanh" input: "f" attr { key: "T" value { type: DT_FLOAT 
   }
 }
 
-// The frozen MLP of ../shared/models, translated for a batch of 3: one cluster of one stage.
+// The frozen MLP of ../shared/models, translated for a batch of 3: one cluster, of two stages
+// (the first layer's blocked product stored by a kernel of its own, then the rest).
 struct FrozenMlp {
   Graph graph;
   ir::TranslatedGraph translated;
@@ -114,9 +115,11 @@ TEST_F(DeviceExecutorTest, TimesEveryKernelOfARun) {
       ASSERT_TRUE(device->Run(graph, translated, feeds, fetches).ok());
       absl::StatusOr<std::vector<profiler::DeviceEvent>> kernels = timer.Take();
       ASSERT_TRUE(kernels.ok()) << kernels.status();
-      ASSERT_EQ(kernels->size(), 1u);  // one cluster of one stage, per run
+      ASSERT_EQ(kernels->size(), 2u);  // one cluster of two stages, per run
       EXPECT_EQ((*kernels)[0].info.cluster, 0);
-      EXPECT_EQ((*kernels)[0].info.name, "dfc_cluster_0");
+      EXPECT_EQ((*kernels)[0].info.name, "dfc_cluster_0_s0");
+      EXPECT_EQ((*kernels)[1].info.cluster, 0);
+      EXPECT_EQ((*kernels)[1].info.name, "dfc_cluster_0");
       EXPECT_GT(KernelNanoseconds(*kernels), 0);
       EXPECT_EQ(KernelNanoseconds(*kernels, 0), KernelNanoseconds(*kernels));
       EXPECT_EQ(KernelNanoseconds(*kernels, 1), 0);
@@ -149,9 +152,12 @@ TEST_F(DeviceExecutorTest, AKernelTimerRecordsNoMoreThanItNeeds) {
     absl::StatusOr<profiler::Profile> profile = profiler::Collect();
     ASSERT_TRUE(profile.ok()) << profile.status();
     EXPECT_TRUE(profile->host.empty());
-    ASSERT_EQ(profile->device.size(), 1u);  // no transfer
-    EXPECT_EQ(profile->device[0].info.name, "dfc_cluster_0");
-    EXPECT_TRUE(profile->device[0].info.nodes.empty());
+    ASSERT_EQ(profile->device.size(), 2u);  // the cluster's two kernels, no transfer
+    for (const profiler::DeviceEvent& e : profile->device) {
+      EXPECT_EQ(e.info.kind, profiler::DeviceEventKind::kKernel);
+      EXPECT_TRUE(e.info.nodes.empty());
+    }
+    EXPECT_EQ(profile->device[1].info.name, "dfc_cluster_0");
   }
   profiler::SetState(profiler::State::kHost);
   {
@@ -173,7 +179,7 @@ TEST_F(DeviceExecutorTest, AKernelTimerRecordsNoMoreThanItNeeds) {
       EXPECT_GT(e.info.flops, 0);
       EXPECT_GT(e.info.bytes, 0);
     }
-    EXPECT_EQ(kernels, 1);
+    EXPECT_EQ(kernels, 2);
     EXPECT_GT(transfers, 0);
   }
   EXPECT_EQ(profiler::GetState(), profiler::State::kHost);

@@ -1,0 +1,52 @@
+// The default schedule of a cluster's matrix products, chosen by rule where the explorer
+// (explore.h) times variants: 2-D register blocking of every product whose right matrix is
+// stored, as a CPU GEMM's micro-kernel does it.
+//
+// A product's rows Map(λa => B) $ X, whose body walks the columns of a stored matrix,
+// Map(λc => ... Reduce ...) $ (Transpose $ w), gets
+//   - vectorizeColumns(v) at the walk: v columns at once, each step of a dot product one
+//     vload<v> of a row of w (v the widest of 16, 8, 4 that the device's preferred width allows
+//     and the columns' count is a multiple of), and
+//   - blockRows(r) at the rows: r rows at once, each vload<v> serving r of them, with
+//     r·v = kBlockScalars accumulators (16 rows of float16 on a CPU with AVX-512), or at most
+//     8 rows where the rows at batch 1 are fewer (a block computes its padding too).
+// A block reads each left row once per vector of columns, so left rows that fold (a
+// convolution's output) are bound by a let first: stored by a kernel of their own, not folded
+// again each time. A blocked product that a kernel does not store by its rows (a Transpose of it
+// is the cluster's output, or an elementwise Map reads its rows) is bound by a let too.
+// Each step is taken only if the device lowering accepts the result, so the schedule is the
+// translated body, or a rewrite of it by rules the explorer also applies (each tested against
+// the interpreter).
+//
+// Measured on the 2-core PoCL CPU device (bench/README.md, "The default schedule of products").
+#ifndef DFC_REWRITE_CONTRACTION_SCHEDULE_H_
+#define DFC_REWRITE_CONTRACTION_SCHEDULE_H_
+
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "ir/expr.h"
+#include "rewrite/device_profile.h"
+
+namespace dfc::rewrite {
+
+// The accumulators of one work-item's block: 16 rows by 16 columns of float, half of what
+// work_item.h's kMaxAccumulatorScalars lets a block hold, so that the block's row of the left
+// matrix and its vector of the right one stay in registers beside them.
+inline constexpr int kBlockScalars = 256;
+
+struct ContractionSchedule {
+  ir::ExprPtr body;
+  std::vector<std::string> steps;  // each rule applied, e.g. "vectorizeColumns(16)"
+};
+
+// `body` with its products blocked as above; `body` itself, with no steps, where none applies
+// (a GPU profile: its work-items are not the unit a CPU's vector registers are, and the
+// explorer chooses there).
+absl::StatusOr<ContractionSchedule> ScheduleContractions(const ir::ExprPtr& body,
+                                                         const DeviceProfile& profile);
+
+}  // namespace dfc::rewrite
+
+#endif  // DFC_REWRITE_CONTRACTION_SCHEDULE_H_

@@ -1,0 +1,125 @@
+// The default schedule of products: which are blocked, how, where the blocked product is
+// stored, and equivalence with the translation on seeded random inputs (exact: each output
+// keeps its own fold, in the same order).
+#include "rewrite/contraction_schedule.h"
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "ir/printer.h"
+#include "rewrite/lower_for_device.h"
+#include "tests/rule_testing.h"
+
+namespace dfc::rewrite {
+namespace {
+
+using namespace testing;  // NOLINT: the rule-test helpers
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using ::testing::IsEmpty;
+
+DeviceProfile Profile(absl::string_view name) {
+  absl::StatusOr<DeviceProfile> profile = NamedProfile(name);
+  EXPECT_TRUE(profile.ok()) << profile.status();
+  return *profile;
+}
+
+// How many lets the schedule made in `e` (its products and left rows stored): each a kernel
+// of its own on the device.
+int Lets(const ir::ExprPtr& e) {
+  const std::string text = ir::ToString(e);
+  int lets = 0;
+  for (const std::string name : {"λ(product)", "λ(left)"}) {
+    for (size_t at = text.find(name); at != std::string::npos; at = text.find(name, at + 1)) {
+      ++lets;
+    }
+  }
+  return lets;
+}
+
+// The cpu profile prefers 8 lanes: 8 columns a vector, and 256 / 8 = 32 rows a block, at most 8
+// since N rows at batch 1 would not fill it. The product is the cluster's output, which its
+// kernel stores by rows already.
+TEST(ScheduleContractionsTest, AProductIsBlockedInRowsAndVectorsOfColumns) {
+  const ir::ParamPtr a = ir::MakeParam("a", Ints({kN, 24}));
+  const ir::ParamPtr b = ir::MakeParam("b", Ints({24, 16}));
+  const ir::ExprPtr product = Must(MatMul(a, b));
+  const DeviceProfile cpu = Profile("cpu");
+  absl::StatusOr<ContractionSchedule> schedule = ScheduleContractions(product, cpu);
+  ASSERT_TRUE(schedule.ok()) << schedule.status();
+  EXPECT_THAT(schedule->steps, ElementsAre("vectorizeColumns(8)", "blockRows(8)"));
+  const std::string text = ir::ToString(schedule->body);
+  EXPECT_THAT(text, HasSubstr("AsVector(8)"));
+  EXPECT_THAT(text, HasSubstr("MapGlb(0)"));
+  EXPECT_EQ(Lets(schedule->body), 0) << text;
+  EXPECT_TRUE(LowerForDevice(schedule->body, cpu).ok());
+  ExpectEquivalent(product, schedule->body, {a, b}, kSizes);
+}
+
+// Read through a Transpose, the blocked rows would be computed again for every element of the
+// transposed rows that reads them: the product is stored by a kernel of its own first.
+TEST(ScheduleContractionsTest, AProductReadThroughATransposeIsStoredByAKernelOfItsOwn) {
+  const ir::ParamPtr a = ir::MakeParam("a", Ints({kN, 24}));
+  const ir::ParamPtr b = ir::MakeParam("b", Ints({24, 16}));
+  const ir::ExprPtr transposed = Must(ir::Call(ir::Transpose(), {Must(MatMul(a, b))}));
+  absl::StatusOr<ContractionSchedule> schedule = ScheduleContractions(transposed, Profile("cpu"));
+  ASSERT_TRUE(schedule.ok()) << schedule.status();
+  EXPECT_THAT(schedule->steps, ElementsAre("vectorizeColumns(8)", "blockRows(8)"));
+  EXPECT_EQ(Lets(schedule->body), 1) << ir::ToString(schedule->body);
+  ExpectEquivalent(transposed, schedule->body, {a, b}, kSizes);
+}
+
+// Two layers: the second product reads the first's rows through an elementwise Map. The first
+// is blocked and stored for it; the second has its columns vectorised, but blockRows declines
+// rows that an elementwise Map of a stored product computes, so it is not blocked.
+TEST(ScheduleContractionsTest, EachLayerOfAChainIsScheduled) {
+  const ir::ParamPtr x = ir::MakeParam("x", Ints({kN, 8}));
+  const ir::ParamPtr w1 = ir::MakeParam("w1", Ints({8, 16}));
+  const ir::ParamPtr w2 = ir::MakeParam("w2", Ints({16, 8}));
+  const ir::ExprPtr hidden = Must(ir::MapOver(Must(MatMul(x, w1)), [](ir::ExprPtr row) {
+    return ir::MapOver(row, [](ir::ExprPtr v) { return ir::Call(IntAdd(), {v, v}); });
+  }));
+  const ir::ExprPtr out = Must(MatMul(hidden, w2));
+  absl::StatusOr<ContractionSchedule> schedule = ScheduleContractions(out, Profile("cpu"));
+  ASSERT_TRUE(schedule.ok()) << schedule.status();
+  EXPECT_THAT(schedule->steps,
+              ElementsAre("vectorizeColumns(8)", "blockRows(8)", "vectorizeColumns(8)"));
+  EXPECT_EQ(Lets(schedule->body), 1) << ir::ToString(schedule->body);
+  ExpectEquivalent(out, schedule->body, {x, w1, w2}, kSizes);
+}
+
+// Left rows that fold (here a product's, which blockRows would fold again for each vector of
+// columns) are stored by a kernel of their own before the product that reads them.
+TEST(ScheduleContractionsTest, LeftRowsThatFoldAreStoredFirst) {
+  const ir::ParamPtr x = ir::MakeParam("x", Ints({kN, 8}));
+  const ir::ParamPtr w1 = ir::MakeParam("w1", Ints({8, 10}));
+  const ir::ParamPtr w2 = ir::MakeParam("w2", Ints({10, 8}));
+  // The first product's 10 columns are no multiple of a vector: it is left as translated.
+  const ir::ExprPtr out = Must(MatMul(Must(MatMul(x, w1)), w2));
+  absl::StatusOr<ContractionSchedule> schedule = ScheduleContractions(out, Profile("cpu"));
+  ASSERT_TRUE(schedule.ok()) << schedule.status();
+  EXPECT_THAT(schedule->steps, ElementsAre("vectorizeColumns(8)", "blockRows(8)"));
+  const std::string text = ir::ToString(schedule->body);
+  EXPECT_THAT(text, HasSubstr("λ(left)"));
+  EXPECT_EQ(Lets(schedule->body), 1) << text;
+  ExpectEquivalent(out, schedule->body, {x, w1, w2}, kSizes);
+}
+
+// A GPU's work-items are not a CPU's vector registers (the explorer chooses there), and 10
+// columns are no multiple of a vector: the translation is kept as it is.
+TEST(ScheduleContractionsTest, NothingOnAGpuOrWhereTheColumnsAreNoMultipleOfAVector) {
+  const ir::ParamPtr a = ir::MakeParam("a", Ints({kN, 24}));
+  const ir::ExprPtr product = Must(MatMul(a, ir::MakeParam("b", Ints({24, 16}))));
+  absl::StatusOr<ContractionSchedule> gpu = ScheduleContractions(product, Profile("nvidia"));
+  ASSERT_TRUE(gpu.ok()) << gpu.status();
+  EXPECT_THAT(gpu->steps, IsEmpty());
+  EXPECT_EQ(gpu->body, product);
+
+  const ir::ExprPtr narrow = Must(MatMul(a, ir::MakeParam("b", Ints({24, 10}))));
+  absl::StatusOr<ContractionSchedule> cpu = ScheduleContractions(narrow, Profile("cpu"));
+  ASSERT_TRUE(cpu.ok()) << cpu.status();
+  EXPECT_THAT(cpu->steps, IsEmpty());
+  EXPECT_EQ(cpu->body, narrow);
+}
+
+}  // namespace
+}  // namespace dfc::rewrite
