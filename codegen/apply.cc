@@ -1,5 +1,6 @@
 // Evaluating IR in the generator: expressions, λs, UserFuns, and the patterns as views
 // (index arithmetic) or calls into the folds (generator.h).
+#include "absl/algorithm/container.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "base/status.h"
@@ -69,9 +70,24 @@ absl::StatusOr<CVal> Generator::ApplyLambda(const ir::Lambda& lambda, std::vecto
 }
 
 absl::StatusOr<Env> Generator::BindLet(const ir::FunCall& let, const Env& env) {
-  std::vector<CVal> args;
+  std::vector<CVal> args(let.args.size());
   std::vector<bool> kept;  // the arguments lowered to ToPrivate
-  for (const ExprPtr& a : let.args) {
+  // Tensors a let binds together at the top level are stored by one kernel.
+  std::vector<size_t> together;
+  for (size_t k = 0; top_level_ && k < let.args.size(); ++k) {
+    if (rewrite::CallOf(let.args[k], Fun::Kind::kToGlobal) != nullptr) together.push_back(k);
+  }
+  if (together.size() > 1) {
+    std::vector<ExprPtr> values;
+    for (size_t k : together)
+      values.push_back(rewrite::CallOf(let.args[k], Fun::Kind::kToGlobal)->args[0]);
+    DFC_ASSIGN_OR_RETURN(std::vector<CVal> stored, MaterializeTogether(values, env));
+    for (size_t i = 0; i < together.size(); ++i) args[together[i]] = std::move(stored[i]);
+  } else {
+    together.clear();
+  }
+  for (size_t k = 0; k < let.args.size(); ++k) {
+    const ExprPtr& a = let.args[k];
     // A tensor the cluster binds is stored by a kernel of its own, as the lowering said
     // (rewrite::ToGlobalLet); evaluated where it is read instead, a chain of them would
     // grow the code exponentially.
@@ -82,8 +98,8 @@ absl::StatusOr<Env> Generator::BindLet(const ir::FunCall& let, const Env& env) {
     }
     const ir::FunCall* to_private = rewrite::CallOf(a, Fun::Kind::kToPrivate);
     kept.push_back(to_private != nullptr);
-    DFC_ASSIGN_OR_RETURN(CVal v, Eval(kept.back() ? to_private->args[0] : a, env));
-    args.push_back(std::move(v));
+    if (absl::c_linear_search(together, k)) continue;
+    DFC_ASSIGN_OR_RETURN(args[k], Eval(kept.back() ? to_private->args[0] : a, env));
   }
   return Bound(static_cast<const ir::Lambda&>(*let.f), std::move(args), env, kept);
 }

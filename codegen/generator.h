@@ -271,6 +271,10 @@ class Generator {
   // A top-level array bound by a let, ToGlobal $ e: computed by a kernel of its own into a
   // temporary.
   absl::StatusOr<CVal> Materialize(const ExprPtr& e, const Env& env);
+  // Several values stored by one kernel (a let that binds them together): one launch where
+  // each would take its own.
+  absl::StatusOr<std::vector<CVal>> MaterializeTogether(const std::vector<ExprPtr>& values,
+                                                        const Env& env);
   // ToPrivate: an array computed once into a private array of the work-item.
   absl::StatusOr<CVal> MaterializePrivately(const CVal& value);
   // TransposeW's writer: `columns` ([m][r] scalars or vectors of w lanes) stored as the rows

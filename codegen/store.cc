@@ -106,26 +106,41 @@ absl::StatusOr<bool> Generator::StoreColumns(const CVal& columns, const StoreTar
 }
 
 absl::StatusOr<CVal> Generator::Materialize(const ExprPtr& e, const Env& env) {
-  if (!e->type->is_array() || !ir::TensorShape(e->type)) {
-    return Unsupported(absl::StrCat("ToGlobal of a ", ir::TypeToString(e->type)));
+  DFC_ASSIGN_OR_RETURN(std::vector<CVal> stored, MaterializeTogether({e}, env));
+  return std::move(stored[0]);
+}
+
+absl::StatusOr<std::vector<CVal>> Generator::MaterializeTogether(const std::vector<ExprPtr>& values,
+                                                                 const Env& env) {
+  std::vector<Output> outs;
+  for (const ExprPtr& e : values) {
+    if (!e->type->is_array() || !ir::TensorShape(e->type)) {
+      return Unsupported(absl::StrCat("ToGlobal of a ", ir::TypeToString(e->type)));
+    }
+    // Evaluated first: the temporaries it reads are numbered before its own.
+    DFC_ASSIGN_OR_RETURN(Output out, MappedOutput(e, env, "", ""));
+    const std::string buffer = out.buffer = absl::StrCat("tmp", temporaries_.size());
+    out.comment = absl::StrCat(buffer, ": ", ir::TypeToString(e->type));
+    temporaries_.push_back(e->type);
+    global_buffers_.insert(buffer);
+    buffer_params_.push_back(absl::StrCat("__global ", StorageType(ir::BaseDType(e->type)),
+                                          "* restrict ", buffer, "  // ",
+                                          ir::TypeToString(e->type)));
+    outs.push_back(std::move(out));
   }
-  // Evaluated first: the temporaries it reads are numbered before its own.
-  DFC_ASSIGN_OR_RETURN(Output out, MappedOutput(e, env, "", ""));
-  const std::string buffer = out.buffer = absl::StrCat("tmp", temporaries_.size());
-  const std::string comment = out.comment = absl::StrCat(buffer, ": ", ir::TypeToString(e->type));
-  const DType dtype = ir::BaseDType(e->type);
-  temporaries_.push_back(e->type);
-  global_buffers_.insert(buffer);
-  buffer_params_.push_back(absl::StrCat("__global ", StorageType(dtype), "* restrict ", buffer,
-                                        "  // ", ir::TypeToString(e->type)));
-  // Outside every output's block, the stage computes its value as the cluster's body would.
+  // Outside every output's block, the stage computes its values as the cluster's body would.
   const bool saved = top_level_;
   top_level_ = false;
   const std::string stage = absl::StrCat(name_, "_s", stages_.size());
-  absl::Status emitted = EmitKernel(stage, {out});
+  absl::Status emitted = EmitKernel(stage, outs);
   top_level_ = saved;
   DFC_RETURN_IF_ERROR(emitted);
-  return Load(buffer, dtype, e->type, 0);
+  std::vector<CVal> loaded;
+  for (size_t k = 0; k < values.size(); ++k) {
+    const TypePtr& type = values[k]->type;
+    loaded.push_back(Load(outs[k].buffer, ir::BaseDType(type), type, 0));
+  }
+  return loaded;
 }
 
 void Generator::DeclarePrivateArray(const std::string& type, const std::string& name,

@@ -7,6 +7,7 @@
 #include <utility>
 #include <variant>
 
+#include "absl/algorithm/container.h"
 #include "absl/container/flat_hash_set.h"
 #include "base/status.h"
 #include "ir/analysis.h"
@@ -87,6 +88,20 @@ absl::StatusOr<ir::ExprPtr> Let(const ir::ParamPtr& p, const ir::ExprPtr& value,
                   {value});
 }
 
+// The parameters `e` reads that no λ inside it binds.
+absl::flat_hash_set<const ir::Param*> FreeParams(const ir::ExprPtr& e) {
+  class Finder : public ir::ScopedExprVisitor {
+   public:
+    void VisitParam(const ir::Param& p) override {
+      if (!absl::c_linear_search(bound(), &p)) free.insert(&p);
+    }
+    absl::flat_hash_set<const ir::Param*> free;
+  };
+  Finder finder;
+  finder.Visit(e);
+  return std::move(finder.free);
+}
+
 // Blocks the products evaluated once per kernel (not those inside a Map's function, which a
 // work-item computes for one element). A blocked product computes its rows r at a time, so a
 // kernel must store it by its rows: one that only a view of it (a Transpose) or the rows of an
@@ -94,10 +109,30 @@ absl::StatusOr<ir::ExprPtr> Let(const ir::ParamPtr& p, const ir::ExprPtr& value,
 // a value a kernel stores.
 class ProductBlocker : public TopLevelMutator {
  public:
-  ProductBlocker(int widest, bool block_rows, absl::flat_hash_set<const ir::Expr*> stored)
-      : widest_(widest), block_rows_(block_rows), stored_(std::move(stored)) {}
+  ProductBlocker(int widest, bool block_rows, absl::flat_hash_set<const ir::Expr*> stored,
+                 absl::flat_hash_set<const ir::Param*> outer)
+      : widest_(widest),
+        block_rows_(block_rows),
+        stored_(std::move(stored)),
+        outer_(std::move(outer)) {}
 
   const std::vector<std::string>& steps() const { return steps_; }
+
+  // `body` mutated, with the products that read only the cluster's parameters bound together by
+  // one let at its top: one kernel stores them all (an LSTM cell's four gates, a launch where
+  // each would take its own).
+  absl::StatusOr<ir::ExprPtr> Schedule(const ir::ExprPtr& body) {
+    DFC_ASSIGN_OR_RETURN(ir::ExprPtr scheduled, Mutate(body));
+    if (hoisted_.empty()) return scheduled;
+    std::vector<ir::ParamPtr> params;
+    std::vector<ir::ExprPtr> values;
+    for (auto& [p, value] : hoisted_) {
+      params.push_back(p);
+      values.push_back(value);
+    }
+    return ir::Call(std::make_shared<ir::Lambda>(std::move(params), std::move(scheduled)),
+                    std::move(values));
+  }
 
  protected:
   absl::StatusOr<ir::ExprPtr> MutateCall(const ir::ExprPtr& e, const ir::FunCall& call) override {
@@ -142,6 +177,12 @@ class ProductBlocker : public TopLevelMutator {
       }
       if (!stored) {
         const ir::ParamPtr p = ir::MakeParam("product", rows->type);
+        const absl::flat_hash_set<const ir::Param*> reads = FreeParams(rows);
+        if (left == nullptr &&
+            absl::c_all_of(reads, [&](const ir::Param* q) { return outer_.contains(q); })) {
+          hoisted_.emplace_back(p, rows);
+          return p;
+        }
         DFC_ASSIGN_OR_RETURN(rows, Let(p, rows, p));
       }
       if (left != nullptr) {
@@ -155,7 +196,9 @@ class ProductBlocker : public TopLevelMutator {
   int widest_;
   bool block_rows_;
   absl::flat_hash_set<const ir::Expr*> stored_;
+  absl::flat_hash_set<const ir::Param*> outer_;  // the cluster's parameters
   std::vector<std::string> steps_;
+  std::vector<std::pair<ir::ParamPtr, ir::ExprPtr>> hoisted_;
 };
 
 // The values a kernel of `body` stores: its outputs, and the values of its lets.
@@ -180,8 +223,8 @@ absl::StatusOr<ContractionSchedule> ScheduleContractions(const ir::ExprPtr& body
   const int widest = std::max(4, profile.preferred_vector_width);
   // Blocked rows where the lowering takes them, else vectorised columns alone.
   for (bool block_rows : {true, false}) {
-    ProductBlocker blocker(widest, block_rows, StoredValues(body));
-    DFC_ASSIGN_OR_RETURN(ir::ExprPtr scheduled, blocker.Mutate(body));
+    ProductBlocker blocker(widest, block_rows, StoredValues(body), FreeParams(body));
+    DFC_ASSIGN_OR_RETURN(ir::ExprPtr scheduled, blocker.Schedule(body));
     if (blocker.steps().empty()) return schedule;
     if (!LowerForDevice(scheduled, profile).ok()) continue;
     schedule.body = std::move(scheduled);

@@ -28,7 +28,7 @@ DeviceProfile Profile(absl::string_view name) {
 int Lets(const ir::ExprPtr& e) {
   const std::string text = ir::ToString(e);
   int lets = 0;
-  for (const std::string name : {"λ(product)", "λ(left)"}) {
+  for (const std::string name : {"λ(product", "λ(left"}) {
     for (size_t at = text.find(name); at != std::string::npos; at = text.find(name, at + 1)) {
       ++lets;
     }
@@ -68,10 +68,9 @@ TEST(ScheduleContractionsTest, AProductReadThroughATransposeIsStoredByAKernelOfI
   ExpectEquivalent(transposed, schedule->body, {a, b}, kSizes);
 }
 
-// Two layers: the second product reads the first's rows through an elementwise Map. The first
-// is blocked and stored for it; the second has its columns vectorised, but blockRows declines
-// rows that an elementwise Map of a stored product computes, so it is not blocked.
-TEST(ScheduleContractionsTest, EachLayerOfAChainIsScheduled) {
+// Two layers: the second product reads the first's rows through an elementwise Map. Both are
+// blocked; the first is stored for the second by a let at the top of the body.
+TEST(ScheduleContractionsTest, EachLayerOfAChainIsBlocked) {
   const ir::ParamPtr x = ir::MakeParam("x", Ints({kN, 8}));
   const ir::ParamPtr w1 = ir::MakeParam("w1", Ints({8, 16}));
   const ir::ParamPtr w2 = ir::MakeParam("w2", Ints({16, 8}));
@@ -81,8 +80,8 @@ TEST(ScheduleContractionsTest, EachLayerOfAChainIsScheduled) {
   const ir::ExprPtr out = Must(MatMul(hidden, w2));
   absl::StatusOr<ContractionSchedule> schedule = ScheduleContractions(out, Profile("cpu"));
   ASSERT_TRUE(schedule.ok()) << schedule.status();
-  EXPECT_THAT(schedule->steps,
-              ElementsAre("vectorizeColumns(8)", "blockRows(8)", "vectorizeColumns(8)"));
+  EXPECT_THAT(schedule->steps, ElementsAre("vectorizeColumns(8)", "blockRows(8)",
+                                           "vectorizeColumns(8)", "blockRows(8)"));
   EXPECT_EQ(Lets(schedule->body), 1) << ir::ToString(schedule->body);
   ExpectEquivalent(out, schedule->body, {x, w1, w2}, kSizes);
 }
@@ -102,6 +101,27 @@ TEST(ScheduleContractionsTest, LeftRowsThatFoldAreStoredFirst) {
   EXPECT_THAT(text, HasSubstr("λ(left)"));
   EXPECT_EQ(Lets(schedule->body), 1) << text;
   ExpectEquivalent(out, schedule->body, {x, w1, w2}, kSizes);
+}
+
+// Products that read only the cluster's parameters (the gates of an LSTM cell, each a product
+// of the state by its own matrix) are bound by one let at the top of the body: one kernel
+// stores them all.
+TEST(ScheduleContractionsTest, ProductsOfTheClustersParametersAreStoredByOneKernel) {
+  const ir::ParamPtr h = ir::MakeParam("h", Ints({kN, 16}));
+  const ir::ParamPtr u0 = ir::MakeParam("u0", Ints({16, 8}));
+  const ir::ParamPtr u1 = ir::MakeParam("u1", Ints({16, 8}));
+  // Each gate's product read through a Transpose, so that each needs storing.
+  const ir::ExprPtr g0 = Must(ir::Call(ir::Transpose(), {Must(MatMul(h, u0))}));
+  const ir::ExprPtr g1 = Must(ir::Call(ir::Transpose(), {Must(MatMul(h, u1))}));
+  const ir::ExprPtr both = Must(ir::Call(ir::Tuple(2), {g0, g1}));
+  const DeviceProfile cpu = Profile("cpu");
+  absl::StatusOr<ContractionSchedule> schedule = ScheduleContractions(both, cpu);
+  ASSERT_TRUE(schedule.ok()) << schedule.status();
+  const std::string text = ir::ToString(schedule->body);
+  EXPECT_EQ(Lets(schedule->body), 1) << text;
+  EXPECT_THAT(text, HasSubstr("λ(product, product1)")) << text;
+  EXPECT_TRUE(LowerForDevice(schedule->body, cpu).ok());
+  ExpectEquivalent(both, schedule->body, {h, u0, u1}, kSizes);
 }
 
 // A GPU's work-items are not a CPU's vector registers (the explorer chooses there), and 10

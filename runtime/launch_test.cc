@@ -102,6 +102,48 @@ struct FrozenMlp {
   }
 };
 
+// Two products of one input, each read through a Transpose (the gates of a recurrent cell,
+// say), are stored together by one kernel before the kernel of their sum: two launches a run
+// where a kernel for each product made three. Equal to the reference.
+TEST_F(DeviceExecutorTest, ProductsOfTheClustersInputsAreStoredByOneKernel) {
+  absl::StatusOr<Graph> graph = ParseGraph(R"graph(
+node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } }
+       attr { key: "shape" value { shape { dim { size: -1 } dim { size: 32 } } } } }
+node { name: "w0" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } }
+       attr { key: "shape" value { shape { dim { size: 32 } dim { size: 16 } } } } }
+node { name: "w1" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } }
+       attr { key: "shape" value { shape { dim { size: 32 } dim { size: 16 } } } } }
+node { name: "perm" op: "Const" attr { key: "dtype" value { type: DT_INT32 } }
+       attr { key: "value" value { tensor { dtype: DT_INT32 tensor_shape { dim { size: 2 } }
+       int_val: 1 int_val: 0 } } } }
+node { name: "m0" op: "MatMul" input: "x" input: "w0" attr { key: "T" value { type: DT_FLOAT } } }
+node { name: "m1" op: "MatMul" input: "x" input: "w1" attr { key: "T" value { type: DT_FLOAT } } }
+node { name: "t0" op: "Transpose" input: "m0" input: "perm" attr { key: "T" value { type: DT_FLOAT } } }
+node { name: "t1" op: "Transpose" input: "m1" input: "perm" attr { key: "T" value { type: DT_FLOAT } } }
+node { name: "sum" op: "Add" input: "t0" input: "t1" attr { key: "T" value { type: DT_FLOAT } } }
+)graph",
+                                           "gates");
+  ASSERT_TRUE(graph.ok()) << graph.status();
+  const Feeds feeds = {{{"x", 0}, RandomFloats({40, 32}, 1)},
+                       {{"w0", 0}, RandomFloats({32, 16}, 2)},
+                       {{"w1", 0}, RandomFloats({32, 16}, 3)}};
+  const std::vector<TensorId> fetches = {{"sum", 0}};
+  absl::StatusOr<ir::TranslatedGraph> translated = Translate(*graph, fetches, feeds);
+  ASSERT_TRUE(translated.ok()) << translated.status();
+  ASSERT_EQ(translated->clusters.size(), 1u);
+  std::unique_ptr<DeviceExecutor> device = MakeExecutor();
+  KernelTimer timer;
+  absl::StatusOr<std::vector<Tensor>> out = device->Run(*graph, *translated, feeds, fetches);
+  ASSERT_TRUE(out.ok()) << out.status();
+  absl::StatusOr<std::vector<profiler::DeviceEvent>> kernels = timer.Take();
+  ASSERT_TRUE(kernels.ok()) << kernels.status();
+  ASSERT_EQ(kernels->size(), 2u);
+  EXPECT_EQ((*kernels)[0].info.name, "dfc_cluster_0_s0");
+  absl::StatusOr<std::vector<Tensor>> expected = Reference(*graph, feeds, fetches);
+  ASSERT_TRUE(expected.ok()) << expected.status();
+  ExpectAllEqual(*out, *expected, fetches);
+}
+
 // While the profiler records, every launch of a run leaves a device event naming its cluster
 // and kernel, once per stage: the kernel times (runtime/kernel_timer.h).
 TEST_F(DeviceExecutorTest, TimesEveryKernelOfARun) {
