@@ -206,12 +206,23 @@ absl::StatusOr<std::vector<Tensor>> DeviceExecutor::ActiveRun::Fetch(
 absl::Status DeviceExecutor::ActiveRun::CheckErrors() {
   std::vector<PendingError> pending = std::move(pending_);
   pending_.clear();
-  for (const PendingError& p : pending) {
-    cl_int error = 0;
-    DFC_RETURN_IF_ERROR(ex_.context_->Read(*p.flag, &error, sizeof(error)));
-    if (error != 0) {
+  // One wait for all the flags: each read but the last is enqueued without blocking, and the
+  // in-order queue has run them when the last returns (a loop's hundred kernels each had a
+  // blocking read of its own, 26 µs apiece on PoCL).
+  std::vector<cl_int> errors(pending.size(), 0);
+  for (size_t k = 0; k < pending.size(); ++k) {
+    const absl::Status read = ex_.context_->Read(*pending[k].flag, &errors[k], sizeof(cl_int),
+                                                 /*blocking=*/k + 1 == pending.size());
+    if (!read.ok()) {
+      // The reads already enqueued write into `errors`: wait for them before it goes.
+      (void)ex_.context_->Finish();
+      return read;
+    }
+  }
+  for (size_t k = 0; k < pending.size(); ++k) {
+    if (errors[k] != 0) {
       return absl::OutOfRangeError(
-          absl::StrCat(ClusterLabel(p.cluster),
+          absl::StrCat(ClusterLabel(pending[k].cluster),
                        ": an index read at run time is out of range (a GatherV2 index, say)"));
     }
   }

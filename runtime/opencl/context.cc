@@ -93,7 +93,7 @@ absl::Status ClContext::Copy(const ClBuffer& src, size_t src_offset, ClBuffer& d
   return absl::OkStatus();
 }
 
-absl::Status ClContext::Read(const ClBuffer& buffer, void* data, size_t bytes) {
+absl::Status ClContext::Read(const ClBuffer& buffer, void* data, size_t bytes, bool blocking) {
   if (bytes > buffer.size()) {
     return absl::InvalidArgumentError(
         absl::StrCat("reading ", bytes, " bytes from a buffer of ", buffer.size()));
@@ -102,8 +102,8 @@ absl::Status ClContext::Read(const ClBuffer& buffer, void* data, size_t bytes) {
   std::optional<profiler::RecordEvent> span;
   if (profiler::DeviceEnabled()) span.emplace("read");
   cl_event event = nullptr;
-  DFC_CL_RETURN_IF_ERROR(clEnqueueReadBuffer(queue(), buffer.get(), CL_TRUE, 0, bytes, data, 0,
-                                             nullptr, span ? &event : nullptr));
+  DFC_CL_RETURN_IF_ERROR(clEnqueueReadBuffer(queue(), buffer.get(), blocking ? CL_TRUE : CL_FALSE,
+                                             0, bytes, data, 0, nullptr, span ? &event : nullptr));
   if (span) Profile(event, "read", bytes, profiler::Direction::kDeviceToHost, span->id());
   return absl::OkStatus();
 }

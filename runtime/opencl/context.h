@@ -67,7 +67,9 @@ class ClContext {
   // that does not block must not touch `data` until the queue has run it (a constant's).
   // Each is a transfer of the profiler's while it records the device.
   absl::Status Write(ClBuffer& buffer, const void* data, size_t bytes, bool blocking = true);
-  absl::Status Read(const ClBuffer& buffer, void* data, size_t bytes);
+  // A read that does not block must not have `data` touched until the queue has run it (a
+  // later blocking read or Finish; the queue runs in order).
+  absl::Status Read(const ClBuffer& buffer, void* data, size_t bytes, bool blocking = true);
   // Enqueues a copy of `bytes` bytes from `src` at `src_offset` to `dst` at `dst_offset`, on
   // the device (not a host transfer, so not one of the profiler's).
   absl::Status Copy(const ClBuffer& src, size_t src_offset, ClBuffer& dst, size_t dst_offset,
