@@ -18,6 +18,7 @@
 #include "ir/from_tf/cluster.h"
 #include "ir/printer.h"
 #include "nlohmann/json.hpp"
+#include "rewrite/contraction_schedule.h"
 #include "rewrite/device_profile.h"
 #include "rewrite/lower_for_device.h"
 #include "runtime/interpreted.h"
@@ -27,7 +28,8 @@ namespace dfc::cli {
 namespace {
 
 constexpr char kUsage[] =
-    "usage: dfc inspect GRAPH|SAVED_MODEL_DIR [--json] [--clusters [--ir] [--lowered [--device D]]] "
+    "usage: dfc inspect GRAPH|SAVED_MODEL_DIR [--json] [--clusters [--ir] [--lowered [--device "
+    "D]]] "
     "[--fetch T1,T2...]\n"
     "  SAVED_MODEL_DIR  a SavedModel: its signatures and restored variables are listed first,\n"
     "              and --clusters compiles for the serving signature's outputs\n"
@@ -35,7 +37,8 @@ constexpr char kUsage[] =
     "  --ir        with --clusters, also print each cluster's IR in Lift's notation\n"
     "  --lowered   with --clusters, print each cluster's IR lowered for a device: where each\n"
     "              loop runs (MapGlb, MapWrg, ReduceLcl, MapSeq, ReduceSeq) and what is\n"
-    "              stored (ToGlobal, ToPrivate), the form the code generator prints\n"
+    "              stored (ToGlobal, ToPrivate), the form the code generator prints, after\n"
+    "              the default schedule of its products (the rules it applied listed)\n"
     "  --device    the profile --lowered lowers for: amd|nvidia|intel|arm|cpu (default cpu)\n"
     "  --fetch     the tensors to compile for (default: every node nothing consumes whose\n"
     "              inputs are all supported ops)\n"
@@ -232,7 +235,14 @@ int PrintClusters(const Graph& graph, const std::vector<TensorId>& fetches,
     }
     if (with_ir) std::cout << "  ir: " << ir::ToString(tc.lambda) << "\n";
     if (lowered_for != nullptr) {
-      absl::StatusOr<ir::ExprPtr> body = rewrite::LowerForDevice(tc.lambda->body, *lowered_for);
+      // The default variant, as CompileCluster makes it: the products' schedule, then lowered.
+      absl::StatusOr<rewrite::ContractionSchedule> schedule =
+          rewrite::ScheduleContractions(tc.lambda->body, *lowered_for);
+      if (!schedule.ok()) return ReportError(schedule.status());
+      if (!schedule->steps.empty()) {
+        std::cout << "  default schedule: " << absl::StrJoin(schedule->steps, ", ") << "\n";
+      }
+      absl::StatusOr<ir::ExprPtr> body = rewrite::LowerForDevice(schedule->body, *lowered_for);
       if (!body.ok()) return ReportError(body.status());
       std::cout << "  lowered for " << lowered_for->name << ": "
                 << ir::ToString(std::make_shared<ir::Lambda>(tc.lambda->params, *body)) << "\n";
