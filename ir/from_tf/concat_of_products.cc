@@ -8,6 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "base/status.h"
+#include "graph/arith.h"
 #include "graph/op_semantics/strided_slice.h"
 #include "graph/ops.h"
 #include "ir/from_tf/translate.h"
@@ -68,14 +69,7 @@ bool SameValue(const Graph& graph, const FoldResult& fold, const TensorId& x, co
 
 // The constant entries of a compile-time integer vector.
 std::optional<std::vector<int64_t>> ConstantInts(const TensorInfo& info) {
-  if (!info.symbolic_value) return std::nullopt;
-  std::vector<int64_t> ints;
-  for (const ArithExpr& e : *info.symbolic_value) {
-    const std::optional<int64_t> c = e.AsConstant();
-    if (!c) return std::nullopt;
-    ints.push_back(*c);
-  }
-  return ints;
+  return info.symbolic_value ? ConstantShape(*info.symbolic_value) : std::nullopt;
 }
 
 // A slice of a whole tensor along one axis: its elements [begin, begin + size) there, every
@@ -176,8 +170,7 @@ std::optional<ConcatOfProducts> MatchConcatOfProducts(
   const int64_t rank = static_cast<int64_t>(out.shape->size());
   if ((*axis)[0] != -1 && (*axis)[0] != rank - 1) return std::nullopt;
 
-  ConcatOfProducts match;
-  std::vector<const Node*> matmuls, bias_adds;
+  ConcatOfProducts match;  // its MatMul and BiasAdd the first operand's, which the others match
   std::vector<TensorId> lefts, rights, biases;
   for (int k = 0; k < n; ++k) {
     TensorId value = concat.inputs[k];
@@ -198,18 +191,21 @@ std::optional<ConcatOfProducts> MatchConcatOfProducts(
       value = reshape->inputs[0];
     }
     const Node* bias_add = OnlyReadProducer(graph, inside, uses, value, "BiasAdd");
-    if (k > 0 && (bias_add != nullptr) != !bias_adds.empty()) return std::nullopt;
+    if (k == 0) {
+      match.bias_add = bias_add;
+    } else if ((bias_add != nullptr) != (match.bias_add != nullptr) ||
+               (bias_add != nullptr && !SameScalarAttrs(*bias_add, *match.bias_add))) {
+      return std::nullopt;
+    }
     if (bias_add != nullptr) {
-      if (k > 0 && !SameScalarAttrs(*bias_add, *bias_adds.front())) return std::nullopt;
-      bias_adds.push_back(bias_add);
       biases.push_back(bias_add->inputs[1]);
       value = bias_add->inputs[0];
     }
     const Node* matmul = OnlyReadProducer(graph, inside, uses, value, "MatMul");
-    if (matmul == nullptr || (k > 0 && !SameScalarAttrs(*matmul, *matmuls.front()))) {
+    if (matmul == nullptr || (k > 0 && !SameScalarAttrs(*matmul, *match.matmul))) {
       return std::nullopt;
     }
-    matmuls.push_back(matmul);
+    if (k == 0) match.matmul = matmul;
     lefts.push_back(matmul->inputs[0]);
     rights.push_back(matmul->inputs[1]);
   }
@@ -219,7 +215,7 @@ std::optional<ConcatOfProducts> MatchConcatOfProducts(
     if (!SameValue(graph, fold, a, lefts.front())) return std::nullopt;
   }
   // The product's columns are W's columns, or its rows where the MatMul transposes it.
-  const absl::StatusOr<bool> transpose_b = matmuls.front()->GetBool("transpose_b", false);
+  const absl::StatusOr<bool> transpose_b = match.matmul->GetBool("transpose_b", false);
   if (!transpose_b.ok()) return std::nullopt;
   std::vector<std::optional<AxisSlice>> w_slices, b_slices;
   for (const TensorId& w : rights)
@@ -228,8 +224,6 @@ std::optional<ConcatOfProducts> MatchConcatOfProducts(
   if (!Reassemble(graph, fold, w_slices, *transpose_b ? 0 : 1)) return std::nullopt;
   if (!b_slices.empty() && !Reassemble(graph, fold, b_slices, 0)) return std::nullopt;
 
-  match.matmul = matmuls.front();
-  match.bias_add = bias_adds.empty() ? nullptr : bias_adds.front();
   match.a = lefts.front();
   match.w = w_slices.front()->source;
   if (!b_slices.empty()) match.b = b_slices.front()->source;
