@@ -82,12 +82,6 @@ absl::StatusOr<std::optional<ir::ExprPtr>> AtRoot(const Rule& rule, const ir::Ex
   return std::get<ir::ExprPtr>(std::move(applied));
 }
 
-// (λp => body) $ value: a let, which the lowering stores by a kernel of its own.
-absl::StatusOr<ir::ExprPtr> Let(const ir::ParamPtr& p, const ir::ExprPtr& value, ir::ExprPtr body) {
-  return ir::Call(std::make_shared<ir::Lambda>(std::vector<ir::ParamPtr>{p}, std::move(body)),
-                  {value});
-}
-
 // The parameters `e` reads that no λ inside it binds.
 absl::flat_hash_set<const ir::Param*> FreeParams(const ir::ExprPtr& e) {
   class Finder : public ir::ScopedExprVisitor {
@@ -147,50 +141,55 @@ class ProductBlocker : public TopLevelMutator {
   // The product `e` (a Map over left rows whose function walks `columns`) blocked, and bound
   // by a let unless a kernel stores it already (`stored`); `e` itself where no width applies.
   absl::StatusOr<ir::ExprPtr> Block(const ir::ExprPtr& e, const ir::ExprPtr& columns, bool stored) {
-    // A block reads each of its left rows once per vector of columns: rows that fold are
-    // stored first (a let) rather than folded again each time.
-    const ir::FunCall& map = static_cast<const ir::FunCall&>(*e);
-    ir::ParamPtr left;
-    ir::ExprPtr product = e;
-    if (Folds(map.args[0])) {
-      left = ir::MakeParam("left", map.args[0]->type);
-      DFC_ASSIGN_OR_RETURN(product, ir::Call(map.f, {left}));
-    }
     for (int width : {16, 8, 4}) {
       if (width > widest_) continue;
       const Rule columns_rule = VectorizeColumns(width);
       DFC_ASSIGN_OR_RETURN(std::optional<ir::ExprPtr> vectorised, AtRoot(columns_rule, columns));
       if (!vectorised) continue;
-      DFC_ASSIGN_OR_RETURN(
-          ir::ExprPtr rows,
-          ir::ReplaceWhere(
-              product, [&](const ir::ExprPtr& x) { return x.get() == columns.get(); },
-              *vectorised));
       steps_.push_back(columns_rule.name);
-      if (block_rows_) {
-        const Rule rows_rule = BlockRows(BlockOfRows(width, e));
-        DFC_ASSIGN_OR_RETURN(std::optional<ir::ExprPtr> blocked, AtRoot(rows_rule, rows));
-        if (blocked) {
-          rows = *blocked;
-          steps_.push_back(rows_rule.name);
-        }
-      }
-      if (!stored) {
-        const ir::ParamPtr p = ir::MakeParam("product", rows->type);
-        const absl::flat_hash_set<const ir::Param*> reads = FreeParams(rows);
-        if (left == nullptr &&
-            absl::c_all_of(reads, [&](const ir::Param* q) { return outer_.contains(q); })) {
-          hoisted_.emplace_back(p, rows);
-          return p;
-        }
-        DFC_ASSIGN_OR_RETURN(rows, Let(p, rows, p));
-      }
-      if (left != nullptr) {
-        DFC_ASSIGN_OR_RETURN(rows, Let(left, map.args[0], rows));
-      }
-      return rows;
+      // A block reads each of its left rows once per vector of columns: rows that fold are
+      // stored first (a let) rather than folded again each time.
+      const ir::FunCall& map = static_cast<const ir::FunCall&>(*e);
+      if (!Folds(map.args[0])) return Blocked(e, columns, *vectorised, width, stored, true);
+      return ir::Let(
+          map.args[0],
+          [&](ir::ExprPtr left) -> absl::StatusOr<ir::ExprPtr> {
+            DFC_ASSIGN_OR_RETURN(ir::ExprPtr product, ir::Call(map.f, {std::move(left)}));
+            return Blocked(product, columns, *vectorised, width, stored, false);
+          },
+          "left");
     }
     return e;
+  }
+
+  // `product` with its walk `columns` replaced by `vectorised` and its rows blocked, then
+  // stored: as it is where a kernel stores it already (`stored`), else bound by a let, the one
+  // at the top of the body where it reads only the cluster's parameters and may (`hoistable`).
+  absl::StatusOr<ir::ExprPtr> Blocked(const ir::ExprPtr& product, const ir::ExprPtr& columns,
+                                      const ir::ExprPtr& vectorised, int width, bool stored,
+                                      bool hoistable) {
+    DFC_ASSIGN_OR_RETURN(
+        ir::ExprPtr rows,
+        ir::ReplaceWhere(
+            product, [&](const ir::ExprPtr& x) { return x.get() == columns.get(); }, vectorised));
+    if (block_rows_) {
+      const Rule rows_rule = BlockRows(BlockOfRows(width, product));
+      DFC_ASSIGN_OR_RETURN(std::optional<ir::ExprPtr> blocked, AtRoot(rows_rule, rows));
+      if (blocked) {
+        rows = *blocked;
+        steps_.push_back(rows_rule.name);
+      }
+    }
+    if (stored) return rows;
+    const absl::flat_hash_set<const ir::Param*> reads = FreeParams(rows);
+    if (hoistable &&
+        absl::c_all_of(reads, [&](const ir::Param* q) { return outer_.contains(q); })) {
+      const ir::ParamPtr p = ir::MakeParam("product", rows->type);
+      hoisted_.emplace_back(p, rows);
+      return p;
+    }
+    return ir::Let(
+        rows, [](ir::ExprPtr p) { return p; }, "product");
   }
 
   int widest_;
