@@ -74,13 +74,14 @@ absl::StatusOr<Env> Generator::BindLet(const ir::FunCall& let, const Env& env) {
   std::vector<bool> kept;  // the arguments lowered to ToPrivate
   // Tensors a let binds together at the top level are stored by one kernel.
   std::vector<size_t> together;
+  std::vector<ExprPtr> values;  // what each stores
   for (size_t k = 0; top_level_ && k < let.args.size(); ++k) {
-    if (rewrite::CallOf(let.args[k], Fun::Kind::kToGlobal) != nullptr) together.push_back(k);
+    if (const ir::FunCall* stored = rewrite::CallOf(let.args[k], Fun::Kind::kToGlobal)) {
+      together.push_back(k);
+      values.push_back(stored->args[0]);
+    }
   }
   if (together.size() > 1) {
-    std::vector<ExprPtr> values;
-    for (size_t k : together)
-      values.push_back(rewrite::CallOf(let.args[k], Fun::Kind::kToGlobal)->args[0]);
     DFC_ASSIGN_OR_RETURN(std::vector<CVal> stored, MaterializeTogether(values, env));
     for (size_t i = 0; i < together.size(); ++i) args[together[i]] = std::move(stored[i]);
   } else {

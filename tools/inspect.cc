@@ -28,9 +28,8 @@ namespace dfc::cli {
 namespace {
 
 constexpr char kUsage[] =
-    "usage: dfc inspect GRAPH|SAVED_MODEL_DIR [--json] [--clusters [--ir] [--lowered [--device "
-    "D]]] "
-    "[--fetch T1,T2...]\n"
+    "usage: dfc inspect GRAPH|SAVED_MODEL_DIR [--json] [--clusters [--ir] [--lowered "
+    "[--device D]]] [--fetch T1,T2...]\n"
     "  SAVED_MODEL_DIR  a SavedModel: its signatures and restored variables are listed first,\n"
     "              and --clusters compiles for the serving signature's outputs\n"
     "  --clusters  fold constants, partition and translate: print each device cluster\n"
