@@ -341,6 +341,7 @@ absl::StatusOr<CVal> Generator::ApplyPattern(const ir::Pattern& p, std::vector<C
         em_->Emit(absl::StrCat("const long ", at, " = (long)(", i, ");"));
         const std::string ok = absl::StrCat("(ulong)", at, " < (ulong)", n);
         em_->Emit(absl::StrCat("if (!(", ok, ")) *dfc_error = 1;"));
+        checks_indices_ = true;
         return Select(
             array.type->element, ok, [array, at]() { return array.element(CVar(at)); },
             [this, t = array.type->element]() -> absl::StatusOr<CVal> {

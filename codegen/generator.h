@@ -307,6 +307,7 @@ class Generator {
   };
   std::vector<UnrolledLoop> unrolled_;
   bool uses_prefetch_ = false;
+  bool checks_indices_ = false;  // some code sets dfc_error
   std::string name_;
   rewrite::DeviceProfile profile_;
   int work_group_size_ = 0;  // of MapGlb kernels (0: the driver's choice)

@@ -244,6 +244,7 @@ absl::StatusOr<KernelSource> Generator::Generate(const KernelOptions& options) {
   KernelSource kernel;
   kernel.stages = stages_;
   kernel.temporaries = temporaries_;
+  kernel.checks_indices = checks_indices_;
   std::vector<std::string> params = buffer_params_;
   params.push_back("__global int* restrict dfc_error  // set when an index is out of range");
   for (const std::string& var : size_vars_) {

@@ -72,6 +72,9 @@ struct KernelSource {
   std::vector<ir::TypePtr> temporaries;
   // The size variables passed as `long` arguments after dfc_error, in order.
   std::vector<std::string> size_args;
+  // Whether some stage can set dfc_error (a runtime index read); a kernel that cannot needs no
+  // flag of its own and nothing read back.
+  bool checks_indices = false;
 };
 
 struct KernelOptions {

@@ -28,6 +28,7 @@ namespace dfc::codegen {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 using ::testing::StartsWith;
 
 int Count(const std::string& text, const std::string& needle) {
@@ -203,6 +204,37 @@ TEST_F(KernelGenTest, EverySourceBuildsOnTheCpuDevice) {
   // Generated code builds without a warning.
   EXPECT_THAT(cache.build_warnings(), ::testing::IsEmpty());
   std::filesystem::remove_all(dir_template);
+}
+
+// A kernel that reads an index only known at run time (GatherV2's) flags one out of range; the
+// runtime gives the others no flag of their own and reads none back.
+TEST_F(KernelGenTest, OnlyAKernelThatReadsARuntimeIndexChecksIt) {
+  for (const Generated& g : generated_) {
+    EXPECT_FALSE(g.kernel.checks_indices) << g.kernel.source;
+    EXPECT_THAT(g.kernel.source, Not(HasSubstr("*dfc_error = 1")));
+  }
+  absl::StatusOr<Graph> graph = ParseGraph(R"gd(
+  node { name: "params" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } }
+    attr { key: "shape" value { shape { dim { size: 5 } } } } }
+  node { name: "indices" op: "Placeholder" attr { key: "dtype" value { type: DT_INT32 } }
+    attr { key: "shape" value { shape { dim { size: 2 } } } } }
+  node { name: "axis" op: "Const" attr { key: "dtype" value { type: DT_INT32 } }
+    attr { key: "value" value { tensor { dtype: DT_INT32 tensor_shape {} int_val: 0 } } } }
+  node { name: "gather" op: "GatherV2" input: "params" input: "indices" input: "axis"
+    attr { key: "Tparams" value { type: DT_FLOAT } } attr { key: "Tindices" value { type: DT_INT32 } }
+    attr { key: "Taxis" value { type: DT_INT32 } } }
+)gd",
+                                           "gather.pbtxt");
+  ASSERT_TRUE(graph.ok()) << graph.status();
+  ReferenceFoldOracle oracle;
+  absl::StatusOr<ir::TranslatedGraph> translated =
+      ir::TranslateGraph(*graph, {{"gather", 0}}, {}, {}, oracle);
+  ASSERT_TRUE(translated.ok()) << translated.status();
+  ASSERT_EQ(translated->clusters.size(), 1u);
+  absl::StatusOr<KernelSource> kernel = GenerateKernel(translated->clusters[0], {});
+  ASSERT_TRUE(kernel.ok()) << kernel.status();
+  EXPECT_TRUE(kernel->checks_indices);
+  EXPECT_THAT(kernel->source, HasSubstr("*dfc_error = 1"));
 }
 
 // The frozen MLP (784 -> 256 -> Abs -> 10 -> Softmax) is one cluster. Each work-item reads its

@@ -116,6 +116,12 @@ class Tensor {
   }
   // A variant scalar's value, or null.
   const Variant* variant() const { return variant_.get(); }
+  // The variant of a tensor its caller just made, to finish it (as mutable_data()): null
+  // where there is none or another tensor shares it.
+  Variant* mutable_variant() {
+    // Every variant is made non-const (OfVariant takes it as const only to share it).
+    return variant_.use_count() == 1 ? const_cast<Variant*>(variant_.get()) : nullptr;
+  }
   // What a resource scalar names, or null (a handle that names nothing dfc keeps).
   Resource* resource() const { return resource_.get(); }
 

@@ -6,13 +6,15 @@
 namespace dfc {
 
 std::optional<Shape> TensorArrayValue::UniformElementShape() const {
-  std::optional<Shape> shape;
+  const Shape* shape = nullptr;
   for (const std::optional<Tensor>& e : elements) {
     if (!e) continue;
-    if (shape && *shape != e->shape()) return std::nullopt;
-    shape = e->shape();
+    if (shape != nullptr && *shape != e->shape()) return std::nullopt;
+    shape = &e->shape();
   }
-  if (shape) return element_shape.IsCompatibleWith(*shape) ? shape : std::nullopt;
+  if (shape != nullptr) {
+    return element_shape.IsCompatibleWith(*shape) ? std::optional<Shape>(*shape) : std::nullopt;
+  }
   if (element_shape.unknown_rank) return std::nullopt;
   for (int64_t d : element_shape.dims) {
     if (d < 0) return std::nullopt;

@@ -30,6 +30,11 @@ struct TensorArrayValue : Variant {
   // known; nullopt otherwise.
   std::optional<Shape> UniformElementShape() const;
   std::string DebugString() const override;
+  // A copy of the value as what it is (a device run's array keeps where its elements are), for
+  // an op that makes the next value from it.
+  virtual std::shared_ptr<TensorArrayValue> Clone() const {
+    return std::make_shared<TensorArrayValue>(*this);
+  }
 };
 
 // What a TensorArray's handle names. A forward array's elements travel in its flow; its handle

@@ -153,6 +153,14 @@ absl::StatusOr<std::shared_ptr<cl::ClBuffer>> DeviceExecutor::Upload(const Tenso
   return std::make_shared<cl::ClBuffer>(std::move(b));
 }
 
+absl::StatusOr<std::shared_ptr<cl::ClBuffer>> DeviceExecutor::UnsetFlag() {
+  if (unset_flag_ == nullptr) {
+    DFC_ASSIGN_OR_RETURN(cl::ClBuffer b, context_->Allocate(sizeof(cl_int)));
+    unset_flag_ = std::make_shared<cl::ClBuffer>(std::move(b));
+  }
+  return unset_flag_;
+}
+
 absl::Status DeviceExecutor::Download(DeviceTensor& value) {
   if (value.host) return absl::OkStatus();
   DFC_ASSIGN_OR_RETURN(Tensor t, Tensor::Create(value.dtype, value.shape));

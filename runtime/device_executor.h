@@ -163,6 +163,9 @@ class DeviceExecutor {
                            absl::string_view function);
   absl::StatusOr<std::shared_ptr<cl::ClBuffer>> Upload(const Tensor& tensor);
   absl::Status Download(DeviceTensor& value);
+  // The dfc_error argument of the kernels that never set it (KernelSource::checks_indices),
+  // one buffer for all, made on first use and never read.
+  absl::StatusOr<std::shared_ptr<cl::ClBuffer>> UnsetFlag();
   // A new value var + factor * delta of var's dtype and shape, computed on the device from
   // the two buffers (float and double variables), for graph node `node`.
   absl::StatusOr<std::shared_ptr<DeviceTensor>> Update(const std::string& node,
@@ -172,6 +175,7 @@ class DeviceExecutor {
 
   std::shared_ptr<cl::ClContext> context_;
   std::shared_ptr<cl::ProgramCache> cache_;
+  std::shared_ptr<cl::ClBuffer> unset_flag_;
   Options options_;
   rewrite::DeviceProfile profile_;
   absl::flat_hash_map<const ir::Fun*, CompiledCluster> compiled_;

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <optional>
 
+#include "absl/container/node_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "base/status.h"
@@ -107,19 +108,25 @@ absl::StatusOr<std::vector<Tensor>> DeviceExecutor::ActiveRun::RunOnShapes(
   return reference::EvaluateNode(node, inputs, no_state);
 }
 
-absl::StatusOr<std::shared_ptr<DeviceArrayValue>> DeviceExecutor::ActiveRun::ChangeOnShapes(
+absl::StatusOr<DeviceExecutor::ActiveRun::ChangedArray> DeviceExecutor::ActiveRun::ChangeOnShapes(
     const Node& node, int array_input, const DeviceTensor* array, int value_input,
     const DeviceTensor& value) {
   DFC_ASSIGN_OR_RETURN(std::vector<Tensor> outputs,
                        RunOnShapes(node, array_input, array, value_input, &value));
   const TensorArrayValue* changed = outputs.empty() ? nullptr : AsTensorArray(outputs[0]);
   if (changed == nullptr) return absl::InternalError(absl::StrCat(node.name, " made no array"));
-  auto result = std::make_shared<DeviceArrayValue>();
-  static_cast<TensorArrayValue&>(*result) = *changed;
-  if (const DeviceArrayValue* before = array != nullptr ? DeviceArrayOf(*array) : nullptr) {
-    result->on_device = before->on_device;
+  ChangedArray result;
+  // The kernel cloned a device array into a new one with its device elements: finished where
+  // it is rather than copied again (a loop's write copied its whole array twice).
+  if (auto* d = dynamic_cast<DeviceArrayValue*>(outputs[0].mutable_variant())) {
+    result = {.flow = std::move(outputs[0]), .array = d};
+  } else {
+    auto made = std::make_shared<DeviceArrayValue>();
+    static_cast<TensorArrayValue&>(*made) = *changed;
+    DeviceArrayValue* array = made.get();
+    result = {.flow = Tensor::OfVariant(std::move(made)), .array = array};
   }
-  result->on_device.resize(result->elements.size());
+  result.array->on_device.resize(result.array->elements.size());
   return result;
 }
 
@@ -127,7 +134,7 @@ absl::StatusOr<bool> DeviceExecutor::ActiveRun::RunWithoutCopies(const Node& nod
   if (PassesHostOnlyValue(node)) {
     for (size_t k = 0; k < node.inputs.size(); ++k) {
       DFC_ASSIGN_OR_RETURN(std::shared_ptr<DeviceTensor> value, Value(node.inputs[k], &node));
-      values_[TensorId{node.name, static_cast<int>(k)}] = std::move(value);
+      values_[Slot{&node, static_cast<int>(k)}] = std::move(value);
     }
     return true;
   }
@@ -147,7 +154,7 @@ absl::StatusOr<bool> DeviceExecutor::ActiveRun::RunWithoutCopies(const Node& nod
     DFC_ASSIGN_OR_RETURN(std::vector<Tensor> outputs,
                          RunOnShapes(node, array_input, array.get(), -1, nullptr));
     for (size_t k = 0; k < outputs.size(); ++k) {
-      values_[TensorId{node.name, static_cast<int>(k)}] = OnHost(std::move(outputs[k]));
+      values_[Slot{&node, static_cast<int>(k)}] = OnHost(std::move(outputs[k]));
     }
     return true;
   }
@@ -182,14 +189,14 @@ absl::StatusOr<bool> DeviceExecutor::ActiveRun::RunWithoutCopies(const Node& nod
         !dtype.ok() || *dtype != d.on_device[k]->dtype) {
       return false;
     }
-    values_[TensorId{node.name, 0}] = d.on_device[k];
+    values_[Slot{&node, 0}] = d.on_device[k];
     return true;
   }
   // A write: the new array keeps the value where it is.
-  DFC_ASSIGN_OR_RETURN(std::shared_ptr<DeviceArrayValue> result,
+  DFC_ASSIGN_OR_RETURN(ChangedArray result,
                        ChangeOnShapes(node, op->array, array.get(), op->value, *value));
-  result->on_device[k] = std::move(value);
-  values_[TensorId{node.name, 0}] = OnHost(Tensor::OfVariant(std::move(result)));
+  result.array->on_device[k] = std::move(value);
+  values_[Slot{&node, 0}] = OnHost(std::move(result.flow));
   return true;
 }
 
@@ -233,8 +240,8 @@ absl::Status DeviceExecutor::ActiveRun::RunControl(const Node& node) {
   if (IsMerge(node)) {
     DFC_ASSIGN_OR_RETURN(const int k, liveness_.MergeInput(node));
     DFC_ASSIGN_OR_RETURN(std::shared_ptr<DeviceTensor> value, Value(node.inputs[k], &node));
-    values_[TensorId{node.name, 0}] = std::move(value);
-    values_[TensorId{node.name, 1}] = OnHost(Tensor::Scalar<int32_t>(k));
+    values_[Slot{&node, 0}] = std::move(value);
+    values_[Slot{&node, 1}] = OnHost(Tensor::Scalar<int32_t>(k));
     return absl::OkStatus();
   }
   if (IsSwitch(node)) {
@@ -242,7 +249,7 @@ absl::Status DeviceExecutor::ActiveRun::RunControl(const Node& node) {
     DFC_ASSIGN_OR_RETURN(Tensor pred, Host(node.inputs[1], &node));
     DFC_ASSIGN_OR_RETURN(const int taken, liveness_.TakeSwitch(node, pred));
     DFC_ASSIGN_OR_RETURN(std::shared_ptr<DeviceTensor> value, Value(node.inputs[0], &node));
-    values_[TensorId{node.name, taken}] = std::move(value);
+    values_[Slot{&node, taken}] = std::move(value);
     return absl::OkStatus();
   }
   std::vector<std::shared_ptr<DeviceTensor>> inputs;
@@ -260,8 +267,11 @@ absl::Status DeviceExecutor::ActiveRun::RunControl(const Node& node) {
       if (body->results[k] == TensorId{body->args[k], 0}) invariants.args.insert(body->args[k]);
     }
   }
+  // The condition's and the body's last calls; a node map, as the run a call makes refers to
+  // its sizes while the other call is added.
+  absl::node_hash_map<const FunctionGraph*, FunctionCall> calls;
   const auto run = [&](const FunctionGraph& f, std::vector<V> args) {
-    return RunFunction(node, f, std::move(args), &f == body ? &invariants : nullptr);
+    return RunFunction(node, f, std::move(args), &f == body ? &invariants : nullptr, &calls[&f]);
   };
   // The loop's condition is the one value a loop reads back each iteration.
   const auto truth = [&](const V& value) -> absl::StatusOr<bool> {
@@ -275,7 +285,7 @@ absl::Status DeviceExecutor::ActiveRun::RunControl(const Node& node) {
                        RunFunctional<V>(node, library_, std::move(inputs),
                                         ex_.options_.max_loop_iterations, run, truth));
   for (size_t k = 0; k < out.size(); ++k) {
-    values_[TensorId{node.name, static_cast<int>(k)}] = std::move(out[k]);
+    values_[Slot{&node, static_cast<int>(k)}] = std::move(out[k]);
   }
   return absl::OkStatus();
 }
@@ -325,12 +335,12 @@ const std::vector<bool>& DeviceExecutor::FunctionTranslation::InvariantUnits(
   return *invariant_units;
 }
 
-absl::StatusOr<std::vector<std::shared_ptr<DeviceTensor>>> DeviceExecutor::ActiveRun::RunFunction(
-    const Node& caller, const FunctionGraph& f, std::vector<std::shared_ptr<DeviceTensor>> args,
-    LoopInvariants* invariants) {
-  if (depth_ >= kMaxFunctionDepth) return FunctionDepthError(caller);
+absl::StatusOr<DeviceExecutor::ActiveRun::FunctionCall> DeviceExecutor::ActiveRun::PrepareCall(
+    const Node& caller, const FunctionGraph& f,
+    const std::vector<std::shared_ptr<DeviceTensor>>& args, std::vector<ArgumentType> types) {
   // The translation needs the arguments' types only: their values stay where they are.
   std::vector<dfc::Feed> shapes;
+  shapes.reserve(args.size());
   std::string key = absl::StrCat(reinterpret_cast<uintptr_t>(f.graph.get()), ":");
   for (size_t k = 0; k < args.size(); ++k) {
     const DeviceTensor& a = *args[k];
@@ -338,10 +348,9 @@ absl::StatusOr<std::vector<std::shared_ptr<DeviceTensor>>> DeviceExecutor::Activ
     if (!t.ok()) return t.status();
     shapes.push_back(dfc::Feed{TensorId{f.args[k], 0}, *std::move(t)});
     absl::StrAppend(&key, a.DebugType(), ";");
-    // A TensorArray's reads are compiled for its elements' shape.
-    if (const TensorArrayValue* array = a.host ? AsTensorArray(*a.host) : nullptr) {
-      const std::optional<Shape> shape = array->UniformElementShape();
-      absl::StrAppend(&key, "elements ", shape ? ShapeToString(*shape) : "?", ";");
+    if (types[k].array) {
+      absl::StrAppend(&key, "elements ",
+                      types[k].elements ? ShapeToString(*types[k].elements) : "?", ";");
     }
   }
   DFC_RETURN_IF_ERROR(CheckFeeds(*f.graph, shapes));
@@ -359,8 +368,33 @@ absl::StatusOr<std::vector<std::shared_ptr<DeviceTensor>>> DeviceExecutor::Activ
     cached = std::make_unique<FunctionTranslation>(
         FunctionTranslation{.graph = f.graph, .translated = std::move(t), .name = std::move(name)});
   }
+  DFC_ASSIGN_OR_RETURN(SizeBindings sizes, BindSizes(cached->translated, shapes));
+  return FunctionCall{
+      .types = std::move(types), .translation = cached.get(), .sizes = std::move(sizes)};
+}
+
+absl::StatusOr<std::vector<std::shared_ptr<DeviceTensor>>> DeviceExecutor::ActiveRun::RunFunction(
+    const Node& caller, const FunctionGraph& f, std::vector<std::shared_ptr<DeviceTensor>> args,
+    LoopInvariants* invariants, FunctionCall* call) {
+  if (depth_ >= kMaxFunctionDepth) return FunctionDepthError(caller);
+  std::vector<ArgumentType> types;
+  types.reserve(args.size());
+  for (const std::shared_ptr<DeviceTensor>& a : args) {
+    const TensorArrayValue* array = a->host ? AsTensorArray(*a->host) : nullptr;
+    types.push_back(
+        ArgumentType{.dtype = a->dtype,
+                     .shape = a->shape,
+                     .array = array != nullptr,
+                     .elements = array != nullptr ? array->UniformElementShape() : std::nullopt});
+  }
+  FunctionCall once;
+  if (call == nullptr) call = &once;
+  if (call->translation == nullptr || call->types != types) {
+    DFC_ASSIGN_OR_RETURN(*call, PrepareCall(caller, f, args, std::move(types)));
+  }
+  FunctionTranslation* const cached = call->translation;
   const ir::TranslatedGraph* translation = &cached->translated;
-  DFC_ASSIGN_OR_RETURN(SizeBindings sizes, BindSizes(*translation, shapes));
+  const SizeBindings& sizes = call->sizes;
   ActiveRun inner(ex_, *f.graph, *translation, sizes, state_, library_, depth_ + 1);
   inner.function_ = cached->name;
   for (size_t k = 0; k < args.size(); ++k) inner.Feed(TensorId{f.args[k], 0}, std::move(args[k]));
@@ -378,12 +412,13 @@ absl::StatusOr<std::vector<std::shared_ptr<DeviceTensor>>> DeviceExecutor::Activ
       return invariants->values.contains(id);
     });
     if (kept) {
-      for (const TensorId& id : outputs) inner.values_[id] = invariants->values.at(id);
+      for (const TensorId& id : outputs)
+        inner.values_[inner.SlotOf(id)] = invariants->values.at(id);
       continue;
     }
     DFC_RETURN_IF_ERROR(inner.RunUnit(schedule[u]));
     for (const TensorId& id : outputs) {
-      if (const auto it = inner.values_.find(id); it != inner.values_.end()) {
+      if (const auto it = inner.values_.find(inner.SlotOf(id)); it != inner.values_.end()) {
         invariants->values[id] = it->second;
       }
     }
@@ -414,7 +449,7 @@ absl::StatusOr<std::shared_ptr<DeviceTensor>> DeviceExecutor::ActiveRun::Value(
     }
     return current;
   }
-  auto it = values_.find(id);
+  auto it = values_.find(SlotOf(id));
   if (it == values_.end()) {
     return absl::InternalError(absl::StrCat("tensor \"", id.ToString(), "\" was not computed"));
   }
@@ -446,7 +481,7 @@ absl::StatusOr<bool> DeviceExecutor::ActiveRun::ScatterOnDevice(const Node& node
     if (!array->host || AsTensorArray(*array->host) == nullptr) return false;
   }
   // Each row is copied on the device into a buffer of its own.
-  DFC_ASSIGN_OR_RETURN(std::shared_ptr<DeviceArrayValue> result,
+  DFC_ASSIGN_OR_RETURN(ChangedArray result,
                        ChangeOnShapes(node, array_input, array.get(), value_input, *value));
   const Shape row_shape(value->shape.begin() + 1, value->shape.end());
   const size_t row_bytes = value->byte_size() / static_cast<size_t>(value->shape[0]);
@@ -456,9 +491,9 @@ absl::StatusOr<bool> DeviceExecutor::ActiveRun::ScatterOnDevice(const Node& node
     row->buffer = std::make_shared<cl::ClBuffer>(std::move(buffer));
     DFC_RETURN_IF_ERROR(
         ex_.context_->Copy(*value->buffer, r * row_bytes, *row->buffer, 0, row_bytes));
-    result->on_device[element_of_row[r]] = std::move(row);
+    result.array->on_device[element_of_row[r]] = std::move(row);
   }
-  values_[TensorId{node.name, 0}] = OnHost(Tensor::OfVariant(std::move(result)));
+  values_[Slot{&node, 0}] = OnHost(std::move(result.flow));
   return true;
 }
 
@@ -514,7 +549,7 @@ absl::StatusOr<bool> DeviceExecutor::ActiveRun::GatherOnDevice(const Node& node)
     DFC_RETURN_IF_ERROR(ex_.context_->Copy(*d->on_device[indices[r]]->buffer, 0, *out->buffer,
                                            r * row_bytes, row_bytes));
   }
-  values_[TensorId{node.name, 0}] = std::move(out);
+  values_[Slot{&node, 0}] = std::move(out);
   return true;
 }
 
@@ -553,7 +588,7 @@ absl::Status DeviceExecutor::ActiveRun::RunHostNode(const Node& node, const OpDe
   if (constant) {
     auto it = state_->constants.find(TensorId{node.name, 0});
     if (it != state_->constants.end()) {
-      values_[it->first] = it->second;
+      values_[Slot{&node, 0}] = it->second;
       return absl::OkStatus();
     }
   }
@@ -583,7 +618,7 @@ absl::Status DeviceExecutor::ActiveRun::RunHostNode(const Node& node, const OpDe
   for (int k = 0; k < static_cast<int>(outputs.size()); ++k) {
     std::shared_ptr<DeviceTensor> value = OnHost(std::move(outputs[k]));
     if (constant) state_->constants[TensorId{node.name, k}] = value;
-    values_[TensorId{node.name, k}] = std::move(value);
+    values_[Slot{&node, k}] = std::move(value);
   }
   return absl::OkStatus();
 }
@@ -646,7 +681,7 @@ absl::Status DeviceExecutor::ActiveRun::RunCluster(int index) {
       RunClusterByReference(graph_, cluster, translated_.fold, sizes_,
                             [&](const TensorId& id) { return Host(id, ReaderOf(cluster, id)); }));
   for (size_t k = 0; k < outputs.size(); ++k) {
-    values_[translated.outputs[k]] = OnHost(std::move(outputs[k]));
+    values_[SlotOf(translated.outputs[k])] = OnHost(std::move(outputs[k]));
   }
   return absl::OkStatus();
 }

@@ -45,6 +45,11 @@ inline std::shared_ptr<DeviceTensor> OnHost(Tensor t) {
 // reads the array gets it with its elements downloaded (ActiveRun::Host).
 struct DeviceArrayValue : TensorArrayValue {
   std::vector<std::shared_ptr<DeviceTensor>> on_device;  // by index; null: elements[k] is whole
+  // The host kernels of array ops copy an array by Clone: the new value keeps where each
+  // element is.
+  std::shared_ptr<TensorArrayValue> Clone() const override {
+    return std::make_shared<DeviceArrayValue>(*this);
+  }
 };
 
 // Sets the kernel arguments in order: buffers, then scalars of any type.
@@ -79,7 +84,10 @@ class DeviceExecutor::ActiveRun {
         sizes_(sizes),
         state_(state ? state : &own_state_),
         library_(library),
-        depth_(depth) {}
+        depth_(depth) {
+    // A loop makes two runs an iteration: their tables of values are sized once, not grown.
+    values_.reserve(static_cast<size_t>(graph.num_nodes()));
+  }
   ActiveRun(const ActiveRun&) = delete;
   ActiveRun& operator=(const ActiveRun&) = delete;
   ~ActiveRun() { DescribeKernels(); }
@@ -87,9 +95,10 @@ class DeviceExecutor::ActiveRun {
   void Feed(const TensorId& id, const Tensor& value) { Feed(id, OnHost(value)); }
   // A value already on the device (a loop variable) is fed as it is.
   void Feed(const TensorId& id, std::shared_ptr<DeviceTensor> value) {
-    fed_.insert(id);
+    const Slot slot = SlotOf(id);
+    fed_.insert(slot);
     liveness_.Feed(id);
-    values_[id] = std::move(value);
+    values_[slot] = std::move(value);
   }
 
   absl::Status RunUnit(const ExecutionUnit& unit);
@@ -145,11 +154,16 @@ class DeviceExecutor::ActiveRun {
   // report shares its time, and the bytes its cluster reads and writes.
   void DescribeWork(profiler::DeviceEventInfo& info) const;
 
+  // A tensor of the run's graph by its node, which keys the run's tables without copying
+  // names (a loop makes two runs an iteration); the node is null for a name the graph lacks.
+  using Slot = std::pair<const Node*, int>;
+  Slot SlotOf(const TensorId& id) const { return {graph_.FindNode(id.node), id.index}; }
+
   bool AllOutputsFed(int node) const {
     const int n = graph_.num_outputs(node);
     if (n <= 0) return false;
     for (int k = 0; k < n; ++k) {
-      if (!fed_.contains(TensorId{graph_.node(node).name, k})) return false;
+      if (!fed_.contains(Slot{&graph_.node(node), k})) return false;
     }
     return true;
   }
@@ -165,7 +179,8 @@ class DeviceExecutor::ActiveRun {
   // A read of a variable's current value (not a fed tensor that replaces it).
   bool IsVariableRead(const TensorId& id) const {
     const Node* producer = graph_.FindNode(id.node);
-    return producer != nullptr && DefOf(*producer).variable && !fed_.contains(id);
+    return producer != nullptr && DefOf(*producer).variable &&
+           !fed_.contains(Slot{producer, id.index});
   }
 
   // The value of `id` as `consumer` (nullptr for a fetch) reads it now: a variable's current
@@ -194,13 +209,17 @@ class DeviceExecutor::ActiveRun {
   absl::StatusOr<std::vector<Tensor>> RunOnShapes(const Node& node, int array_input,
                                                   const DeviceTensor* array, int value_input,
                                                   const DeviceTensor* value);
+  // An array op's new value: the flow (or list) tensor, and the array it holds, which its
+  // maker finishes.
+  struct ChangedArray {
+    Tensor flow;
+    DeviceArrayValue* array;
+  };
   // RunOnShapes of an op that changes an array by a device value: its checks, and the new
   // array, holding the old array's device elements until the caller adds.
-  absl::StatusOr<std::shared_ptr<DeviceArrayValue>> ChangeOnShapes(const Node& node,
-                                                                   int array_input,
-                                                                   const DeviceTensor* array,
-                                                                   int value_input,
-                                                                   const DeviceTensor& value);
+  absl::StatusOr<ChangedArray> ChangeOnShapes(const Node& node, int array_input,
+                                              const DeviceTensor* array, int value_input,
+                                              const DeviceTensor& value);
 
   // Switch and Merge (passing device values on without copies), While and If.
   absl::Status RunControl(const Node& node);
@@ -212,11 +231,35 @@ class DeviceExecutor::ActiveRun {
     absl::flat_hash_map<TensorId, std::shared_ptr<DeviceTensor>> values;
   };
 
+  // What a function's translation depends on in one argument: its dtype and shape, and an
+  // array's elements' one shape (its reads are compiled for it).
+  struct ArgumentType {
+    DType dtype;
+    Shape shape;
+    bool array = false;
+    std::optional<Shape> elements;
+    bool operator==(const ArgumentType&) const = default;
+  };
+  // A function called with arguments of `types`: its translation and the sizes they bind. A
+  // loop keeps its condition's and body's, which iteration after iteration see the same types,
+  // so that an iteration neither checks its arguments nor looks its translation up again.
+  struct FunctionCall {
+    std::vector<ArgumentType> types;
+    FunctionTranslation* translation = nullptr;
+    SizeBindings sizes;
+  };
+  // The translation of `f` for arguments of `types` (made on first use) and their sizes.
+  absl::StatusOr<FunctionCall> PrepareCall(const Node& caller, const FunctionGraph& f,
+                                           const std::vector<std::shared_ptr<DeviceTensor>>& args,
+                                           std::vector<ArgumentType> types);
+
   // Runs function `f` for `caller` on `args`, its kernels translated once per argument shapes
-  // and its values left on the device. `invariants`: a loop body's, or null.
+  // and its values left on the device. `invariants`: a loop body's, or null. `call`: the
+  // function's last call at this site, reused when the types match and replaced otherwise;
+  // null for a call made once.
   absl::StatusOr<std::vector<std::shared_ptr<DeviceTensor>>> RunFunction(
       const Node& caller, const FunctionGraph& f, std::vector<std::shared_ptr<DeviceTensor>> args,
-      LoopInvariants* invariants = nullptr);
+      LoopInvariants* invariants = nullptr, FunctionCall* call = nullptr);
 
   // An op that writes variables (OpDef::num_ref_inputs): Assign, AssignAdd, AssignSub,
   // ApplyGradientDescent, the optimizers. Assign takes the value's buffer as the variable's; an
@@ -269,8 +312,8 @@ class DeviceExecutor::ActiveRun {
   int depth_;
   std::string function_;  // the function this run runs, "" for the top graph
   Liveness liveness_;
-  absl::flat_hash_set<TensorId> fed_;
-  absl::flat_hash_map<TensorId, std::shared_ptr<DeviceTensor>> values_;
+  absl::flat_hash_set<Slot> fed_;
+  absl::flat_hash_map<Slot, std::shared_ptr<DeviceTensor>> values_;
   // The variables this run wrote and the random streams it drew from, made the state's by
   // Commit.
   absl::flat_hash_map<std::string, std::shared_ptr<DeviceTensor>> written_;

@@ -88,7 +88,7 @@ absl::Status DeviceExecutor::ActiveRun::BlasMatMul(
   ++ex_.kernels_run_;
   // A MatMul nothing reads (run for a control edge: a training step's gradient with respect
   // to its input, grouped with the one it uses) has no output to keep.
-  if (!translated.outputs.empty()) values_[translated.outputs[0]] = std::move(out);
+  if (!translated.outputs.empty()) values_[SlotOf(translated.outputs[0])] = std::move(out);
   return absl::OkStatus();
 }
 
@@ -139,10 +139,16 @@ absl::Status DeviceExecutor::ActiveRun::Launch(
   }
   const std::vector<std::shared_ptr<DeviceTensor>> outputs(
       made.begin() + static_cast<std::ptrdiff_t>(kernel.temporaries.size()), made.end());
-  DFC_ASSIGN_OR_RETURN(cl::ClBuffer flag_buffer, ex_.context_->Allocate(sizeof(cl_int)));
-  auto flag = std::make_shared<cl::ClBuffer>(std::move(flag_buffer));
-  static constexpr cl_int kNoError = 0;
-  DFC_RETURN_IF_ERROR(ex_.context_->Write(*flag, &kNoError, sizeof(kNoError), /*blocking=*/false));
+  std::shared_ptr<cl::ClBuffer> flag;
+  if (kernel.checks_indices) {
+    DFC_ASSIGN_OR_RETURN(cl::ClBuffer flag_buffer, ex_.context_->Allocate(sizeof(cl_int)));
+    flag = std::make_shared<cl::ClBuffer>(std::move(flag_buffer));
+    static constexpr cl_int kNoError = 0;
+    DFC_RETURN_IF_ERROR(
+        ex_.context_->Write(*flag, &kNoError, sizeof(kNoError), /*blocking=*/false));
+  } else {
+    DFC_ASSIGN_OR_RETURN(flag, ex_.UnsetFlag());
+  }
   std::vector<cl_long> size_values;
   for (const std::string& var : kernel.size_args) {
     auto it = sizes_.find(var);
@@ -178,8 +184,8 @@ absl::Status DeviceExecutor::ActiveRun::Launch(
                    launch ? launch->id() : 0);
     }
   }
-  pending_.push_back({index, std::move(flag)});
-  for (size_t k = 0; k < outputs.size(); ++k) values_[translated.outputs[k]] = outputs[k];
+  if (kernel.checks_indices) pending_.push_back({index, std::move(flag)});
+  for (size_t k = 0; k < outputs.size(); ++k) values_[SlotOf(translated.outputs[k])] = outputs[k];
   return absl::OkStatus();
 }
 

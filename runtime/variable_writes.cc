@@ -174,14 +174,14 @@ absl::StatusOr<bool> DeviceExecutor::ActiveRun::RunOptimizerOnDevice(const Node&
                                      "): the device failed: ", updated.status().message()));
   }
   for (int k = 0; k < variables; ++k) written_[node.inputs[k].node] = (*updated)[k];
-  values_[TensorId{node.name, 0}] = (*updated)[0];
+  values_[Slot{&node, 0}] = (*updated)[0];
   return true;
 }
 
 absl::Status DeviceExecutor::ActiveRun::RunVariableWrite(const Node& node) {
   const std::string& name = node.inputs[0].node;
   const std::shared_ptr<DeviceTensor> current = Variable(name);
-  const TensorId out{node.name, 0};
+  const Slot out{&node, 0};
   if (node.op == "Assign" && node.inputs.size() == 2) {
     DFC_ASSIGN_OR_RETURN(std::shared_ptr<DeviceTensor> value, Value(node.inputs[1], &node));
     const bool validate = node.GetBool("validate_shape", true).value_or(true);

@@ -163,7 +163,7 @@ absl::Status Update(KernelContext& ctx, int flow,
     return absl::OkStatus();
   }
   DFC_ASSIGN_OR_RETURN(const TensorArrayValue* in, ArrayAt(ctx, flow));
-  auto out = std::make_shared<TensorArrayValue>(*in);
+  auto out = in->Clone();
   DFC_RETURN_IF_ERROR(write(*out, /*aggregate=*/false));
   if (TensorArrayResource* forward = HandleAt(ctx, 0)) {
     absl::MutexLock lock(&forward->mu);
@@ -535,7 +535,7 @@ absl::Status TensorListSetItem(KernelContext& ctx) {  // input_handle, index, it
   if (!resize && (index < 0 || index >= static_cast<int64_t>(in->elements.size()))) {
     return ctx.Error(absl::StrCat("sets element ", index, " of a list of ", in->elements.size()));
   }
-  auto out = std::make_shared<TensorArrayValue>(*in);
+  auto out = in->Clone();
   if (index >= 0 && index < static_cast<int64_t>(out->elements.size())) {
     out->elements[index].reset();  // a list's element may be set again
   }
@@ -547,7 +547,7 @@ absl::Status TensorListSetItem(KernelContext& ctx) {  // input_handle, index, it
 absl::Status TensorListPushBack(KernelContext& ctx) {  // input_handle, tensor
   DFC_RETURN_IF_ERROR(CheckNumInputs(ctx, 2));
   DFC_ASSIGN_OR_RETURN(const TensorArrayValue* in, ArrayAt(ctx, 0));
-  auto out = std::make_shared<TensorArrayValue>(*in);
+  auto out = in->Clone();
   DFC_RETURN_IF_ERROR(Put(ctx, *out, static_cast<int64_t>(out->elements.size()), ctx.input(1),
                           /*aggregate=*/false));
   ctx.set_output(0, Flow(std::move(out)));
@@ -561,7 +561,7 @@ absl::Status TensorListPopBack(KernelContext& ctx) {  // input_handle, element_s
   DFC_ASSIGN_OR_RETURN(PartialShape given, ShapeInput(ctx, 1));
   DFC_ASSIGN_OR_RETURN(Tensor last, Element(ctx, *in, static_cast<int64_t>(in->elements.size()) - 1,
                                             Refine(in->element_shape, given)));
-  auto out = std::make_shared<TensorArrayValue>(*in);
+  auto out = in->Clone();
   out->elements.pop_back();
   ctx.set_output(0, Flow(std::move(out)));
   ctx.set_output(1, std::move(last));
