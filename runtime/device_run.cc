@@ -77,6 +77,11 @@ int SizeReadOf(const Node& node) {
   return -1;
 }
 
+// The TensorArray or TensorList a host value holds, or null.
+const TensorArrayValue* HostArrayOf(const DeviceTensor& a) {
+  return a.host ? AsTensorArray(*a.host) : nullptr;
+}
+
 const DeviceArrayValue* DeviceArrayOf(const DeviceTensor& t) {
   return t.host ? dynamic_cast<const DeviceArrayValue*>(t.host->variant()) : nullptr;
 }
@@ -335,6 +340,22 @@ const std::vector<bool>& DeviceExecutor::FunctionTranslation::InvariantUnits(
   return *invariant_units;
 }
 
+DeviceExecutor::ActiveRun::ArgumentType DeviceExecutor::ActiveRun::ArgumentType::Of(
+    const DeviceTensor& a) {
+  const TensorArrayValue* array = HostArrayOf(a);
+  return {.dtype = a.dtype,
+          .shape = a.shape,
+          .array = array != nullptr,
+          .elements = array != nullptr ? array->UniformElementShape() : std::nullopt};
+}
+
+bool DeviceExecutor::ActiveRun::ArgumentType::Matches(const DeviceTensor& a) const {
+  if (a.dtype != dtype || a.shape != shape) return false;
+  const TensorArrayValue* array = HostArrayOf(a);
+  if ((array != nullptr) != this->array) return false;
+  return array == nullptr || array->UniformElementShape() == elements;
+}
+
 absl::StatusOr<DeviceExecutor::ActiveRun::FunctionCall> DeviceExecutor::ActiveRun::PrepareCall(
     const Node& caller, const FunctionGraph& f,
     const std::vector<std::shared_ptr<DeviceTensor>>& args, std::vector<ArgumentType> types) {
@@ -377,19 +398,19 @@ absl::StatusOr<std::vector<std::shared_ptr<DeviceTensor>>> DeviceExecutor::Activ
     const Node& caller, const FunctionGraph& f, std::vector<std::shared_ptr<DeviceTensor>> args,
     LoopInvariants* invariants, FunctionCall* call) {
   if (depth_ >= kMaxFunctionDepth) return FunctionDepthError(caller);
-  std::vector<ArgumentType> types;
-  types.reserve(args.size());
-  for (const std::shared_ptr<DeviceTensor>& a : args) {
-    const TensorArrayValue* array = a->host ? AsTensorArray(*a->host) : nullptr;
-    types.push_back(
-        ArgumentType{.dtype = a->dtype,
-                     .shape = a->shape,
-                     .array = array != nullptr,
-                     .elements = array != nullptr ? array->UniformElementShape() : std::nullopt});
-  }
   FunctionCall once;
   if (call == nullptr) call = &once;
-  if (call->translation == nullptr || call->types != types) {
+  const auto matches = [&] {
+    if (call->translation == nullptr || call->types.size() != args.size()) return false;
+    for (size_t k = 0; k < args.size(); ++k) {
+      if (!call->types[k].Matches(*args[k])) return false;
+    }
+    return true;
+  };
+  if (!matches()) {
+    std::vector<ArgumentType> types;
+    types.reserve(args.size());
+    for (const std::shared_ptr<DeviceTensor>& a : args) types.push_back(ArgumentType::Of(*a));
     DFC_ASSIGN_OR_RETURN(*call, PrepareCall(caller, f, args, std::move(types)));
   }
   FunctionTranslation* const cached = call->translation;
@@ -412,8 +433,9 @@ absl::StatusOr<std::vector<std::shared_ptr<DeviceTensor>>> DeviceExecutor::Activ
       return invariants->values.contains(id);
     });
     if (kept) {
-      for (const TensorId& id : outputs)
+      for (const TensorId& id : outputs) {
         inner.values_[inner.SlotOf(id)] = invariants->values.at(id);
+      }
       continue;
     }
     DFC_RETURN_IF_ERROR(inner.RunUnit(schedule[u]));

@@ -238,7 +238,10 @@ class DeviceExecutor::ActiveRun {
     Shape shape;
     bool array = false;
     std::optional<Shape> elements;
-    bool operator==(const ArgumentType&) const = default;
+
+    static ArgumentType Of(const DeviceTensor& a);
+    // Whether `a` is of this type, found without copying its shape.
+    bool Matches(const DeviceTensor& a) const;
   };
   // A function called with arguments of `types`: its translation and the sizes they bind. A
   // loop keeps its condition's and body's, which iteration after iteration see the same types,
