@@ -10,6 +10,33 @@
 
 namespace dfc::codegen::gen {
 
+namespace {
+
+// Whether `f` only views its element as scalars (AsScalar, or a λ of AsScalar and Join of its
+// parameter: blockColumns' blocks of vectors read as one row): a Map of it writes its rows as
+// its argument does (a TransposeW's columns, vector by vector).
+bool ViewsItsElement(const ir::Fun& f) {
+  if (f.kind == ir::Fun::Kind::kAsScalar) return true;
+  if (f.kind != ir::Fun::Kind::kLambda) return false;
+  const auto& lambda = static_cast<const ir::Lambda&>(f);
+  if (lambda.params.size() != 1) return false;
+  const ir::Expr* e = lambda.body.get();
+  bool as_scalar = false;
+  while (e->kind == ir::Expr::Kind::kFunCall) {
+    const auto& call = static_cast<const ir::FunCall&>(*e);
+    if (call.args.size() != 1) return false;
+    if (call.f->kind == ir::Fun::Kind::kAsScalar) {
+      as_scalar = true;
+    } else if (call.f->kind != ir::Fun::Kind::kJoin) {
+      return false;
+    }
+    e = call.args[0].get();
+  }
+  return as_scalar && e == lambda.params[0].get();
+}
+
+}  // namespace
+
 absl::StatusOr<CVal> Generator::Eval(const ExprPtr& expr, const Env& env) {
   switch (expr->kind) {
     case ir::Expr::Kind::kParam: {
@@ -184,7 +211,7 @@ absl::StatusOr<CVal> Generator::ApplyPattern(const ir::Pattern& p, std::vector<C
         top_level_ = saved;
         return v;
       });
-      if (f.kind == K::kAsScalar) mapped.writer = args[0].writer;
+      if (ViewsItsElement(f)) mapped.writer = args[0].writer;
       return mapped;
     }
     case K::kReduceSeq:

@@ -81,26 +81,61 @@ absl::StatusOr<bool> Generator::StoreColumns(const CVal& columns, const StoreTar
   const std::string& buffer = target.buffer;
   const std::optional<ArithExpr>& rows_below = target.rows_below;
   const TypePtr& leaf = columns.type->element->element;  // columns: [m][r]
-  const int w = leaf->is_vector() ? leaf->width : 1;
-  const ArithExpr i = CVar(em_->Fresh("i"));
-  const ArithExpr j = CVar(em_->Fresh("j"));
-  em_->OpenBlock(ForHeader(i, columns.type->length));
-  DFC_ASSIGN_OR_RETURN(CVal column, columns.element(i));
-  if (type->length.AsConstant()) em_->Emit("#pragma unroll");
-  em_->OpenBlock(ForHeader(j, type->length));
-  const ArithExpr row_at = target.offset * type->length + j;
-  if (rows_below)
-    em_->OpenBlock(absl::StrCat("if (", Print(row_at), " < ", Print(*rows_below), ")"));
-  DFC_ASSIGN_OR_RETURN(CVal element, column.element(j));
-  const ArithExpr at = row_at * type->element->length + i * w;
-  if (w > 1) {
-    DFC_ASSIGN_OR_RETURN(std::string v, element.scalar());
-    em_->Emit(absl::StrCat("vstore", w, "(", v, ", 0, ", buffer, " + ", Print(at), ");"));
-  } else {
-    DFC_RETURN_IF_ERROR(Store(element, leaf, buffer, at, target.private_array));
+  // A column's element: a scalar, a vector of w of a row's scalars, or a block of `vectors` such
+  // vectors side by side (blockColumns' columns, viewed as scalars by AsScalar o Join).
+  int64_t vectors = 1;
+  TypePtr lane = leaf;
+  if (leaf->is_array()) {
+    const std::optional<int64_t> m = leaf->length.AsConstant();
+    if (!m || !leaf->element->is_vector()) return false;
+    vectors = *m;
+    lane = leaf->element;
   }
-  if (rows_below) em_->CloseBlock();
-  em_->CloseBlock();
+  const int w = lane->is_vector() ? lane->width : 1;
+  // Column i's r rows.
+  const auto store_column = [&](const CVal& column, const ArithExpr& i) -> absl::Status {
+    const ArithExpr j = CVar(em_->Fresh("j"));
+    if (type->length.AsConstant()) em_->Emit("#pragma unroll");
+    em_->OpenBlock(ForHeader(j, type->length));
+    const ArithExpr row_at = target.offset * type->length + j;
+    if (rows_below)
+      em_->OpenBlock(absl::StrCat("if (", Print(row_at), " < ", Print(*rows_below), ")"));
+    DFC_ASSIGN_OR_RETURN(CVal element, column.element(j));
+    const ArithExpr at = row_at * type->element->length + i * (vectors * w);
+    if (leaf->is_array()) {
+      for (int64_t v = 0; v < vectors; ++v) {
+        DFC_ASSIGN_OR_RETURN(CVal vector, element.element(v));
+        DFC_ASSIGN_OR_RETURN(std::string value, vector.scalar());
+        em_->Emit(
+            absl::StrCat("vstore", w, "(", value, ", 0, ", buffer, " + ", Print(at + v * w), ");"));
+      }
+    } else if (w > 1) {
+      DFC_ASSIGN_OR_RETURN(std::string v, element.scalar());
+      em_->Emit(absl::StrCat("vstore", w, "(", v, ", 0, ", buffer, " + ", Print(at), ");"));
+    } else {
+      DFC_RETURN_IF_ERROR(Store(element, leaf, buffer, at, target.private_array));
+    }
+    if (rows_below) em_->CloseBlock();
+    em_->CloseBlock();
+    return absl::OkStatus();
+  };
+  const ArithExpr g = CVar(em_->Fresh("i"));
+  if (columns.rows != nullptr) {
+    // Join $ blocks of m columns (blockColumns): each block computed once, then its columns.
+    const CVal& blocks = *columns.rows;
+    const int64_t m = *blocks.type->element->length.AsConstant();
+    em_->OpenBlock(ForHeader(g, blocks.type->length));
+    DFC_ASSIGN_OR_RETURN(CVal block, blocks.element(g));
+    for (int64_t c = 0; c < m; ++c) {
+      DFC_ASSIGN_OR_RETURN(CVal column, block.element(c));
+      DFC_RETURN_IF_ERROR(store_column(column, g * m + c));
+    }
+    em_->CloseBlock();
+    return true;
+  }
+  em_->OpenBlock(ForHeader(g, columns.type->length));
+  DFC_ASSIGN_OR_RETURN(CVal column, columns.element(g));
+  DFC_RETURN_IF_ERROR(store_column(column, g));
   em_->CloseBlock();
   return true;
 }

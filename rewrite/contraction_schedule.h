@@ -7,7 +7,12 @@
 //   - vectorizeColumns(v) at the walk: v columns at once, each step of a dot product one
 //     vload<v> of a row of w (v the widest of 16, 8, 4 that the device's preferred width allows
 //     and the columns' count is a multiple of), and
-//   - blockRows(r) at the rows: r rows at once, each vload<v> serving r of them, with
+//   - blockColumns(c) at the walk over vectors of columns, then blockRows(r) at the rows, r·c =
+//     16 vector accumulators, the squarest block the columns allow (4 rows by 4 vectors where
+//     there are at least two blocks of 4 vectors, else 8 by 2): each vload<v> serves r rows and
+//     each element of a left row c vectors (a GEMM micro-kernel's 2-D block), a step of the fold
+//     row by row, each row's element read once for its c vectors;
+//   - else blockRows(r) alone: r rows at once, each vload<v> serving r of them, with
 //     r·v = kBlockScalars accumulators (16 rows of float16 on a CPU with AVX-512), or at most
 //     8 rows where the rows at batch 1 are fewer (a block computes its padding too).
 // A block reads each left row once per vector of columns, so left rows that fold (a

@@ -3,6 +3,8 @@
 // keeps its own fold, in the same order).
 #include "rewrite/contraction_schedule.h"
 
+#include <tuple>
+
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "ir/printer.h"
@@ -53,6 +55,27 @@ TEST(ScheduleContractionsTest, AProductIsBlockedInRowsAndVectorsOfColumns) {
   EXPECT_EQ(Lets(schedule->body), 0) << text;
   EXPECT_TRUE(LowerForDevice(schedule->body, cpu).ok());
   ExpectEquivalent(product, schedule->body, {a, b}, kSizes);
+}
+
+// Columns in vectors enough: 2-D blocks of 16 vector accumulators, the squarest first — 4 rows
+// by 4 vectors where there are two blocks of 4 (64 columns of 8), else 8 rows by 2 (32).
+TEST(ScheduleContractionsTest, ManyColumnsAreBlockedInRowsAndVectorsOfColumns) {
+  const DeviceProfile cpu = Profile("cpu");
+  for (const auto& [columns, columns_step, rows_step, accumulators] :
+       {std::tuple{64, "blockColumns(4)", "blockRows(4)", "Repeat(4) o Repeat(4)"},
+        std::tuple{32, "blockColumns(2)", "blockRows(8)", "Repeat(8) o Repeat(2)"}}) {
+    const ir::ParamPtr a = ir::MakeParam("a", Ints({kN, 24}));
+    const ir::ParamPtr b = ir::MakeParam("b", Ints({24, columns}));
+    const ir::ExprPtr product = Must(MatMul(a, b));
+    absl::StatusOr<ContractionSchedule> schedule = ScheduleContractions(product, cpu);
+    ASSERT_TRUE(schedule.ok()) << schedule.status();
+    EXPECT_THAT(schedule->steps, ElementsAre("vectorizeColumns(8)", columns_step, rows_step));
+    const std::string text = ir::ToString(schedule->body);
+    EXPECT_THAT(text, HasSubstr(accumulators)) << text;
+    EXPECT_EQ(Lets(schedule->body), 0) << text;
+    EXPECT_TRUE(LowerForDevice(schedule->body, cpu).ok());
+    ExpectEquivalent(product, schedule->body, {a, b}, kSizes);
+  }
 }
 
 // Read through a Transpose, the blocked rows would be computed again for every element of the

@@ -54,8 +54,9 @@ struct ExploreOptions {
 // The rules the explorer applies, by name: mapReduceInterchange, vectorizeReduce(w) and
 // vectorizeColumns(w) for each width, and at the root only storeTransposed (it binds at the
 // cluster's top level), vectorizeMaps(w) for each width (every elementwise Map at once) and
-// blockRows(r) for blocks of 2, 4, 8 and 16 rows, and with options.work_groups the mapping
-// choices mapOutputsWrg and mapOutputsGlb. blockRows is a refinement: it blocks what
+// blockRows(r) for blocks of 2, 4, 8 and 16 rows, anywhere blockColumns(c) for blocks of 2 and
+// 4 vectors of columns, and with options.work_groups the mapping choices mapOutputsWrg and
+// mapOutputsGlb. blockRows and blockColumns are refinements: they block what
 // the steps before it made of a row, so Enumerate leaves it to Extend, where its four widths
 // would otherwise crowd the breadth-first levels past the cap (they did: the seed's tuned
 // schedule, three steps deep, was left out). So are the mapping choices: the default strategy

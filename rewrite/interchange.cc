@@ -384,4 +384,38 @@ Rule BlockRows(int rows) {
       }};
 }
 
+Rule BlockColumns(int columns) {
+  return {
+      absl::StrCat("blockColumns(", columns, ")"),
+      absl::StrCat("Map(λc => B[Reduce(f)(init, E(c))]) $ C => Join $ Map(λg => Map(λv => B[v]) $ "
+                   "Reduce(λ(acc, x) => Map(f) $ Zip(acc, x))(Repeat(",
+                   columns, ") $ init, Transpose $ Map(E) $ g)) $ Split(", columns, ") $ C"),
+      [columns](const ir::ExprPtr& e) -> Match {
+        const ir::FunCall* map = CallOf(e, ir::Fun::Kind::kMap);
+        if (map == nullptr) return Decline{"not a high-level Map"};
+        const std::optional<int64_t> n = map->args[0]->type->length.AsConstant();
+        if (!n || *n % columns != 0 || *n < 2 * columns) {
+          return Decline{absl::StrCat("the Map's length ", map->args[0]->type->length.ToString(),
+                                      " is not known to be two or more blocks of ", columns)};
+        }
+        absl::StatusOr<ir::ExprPtr> groups = ir::Call(ir::Split(columns), {map->args[0]});
+        if (!groups.ok()) return Decline{std::string(groups.status().message())};
+        // The Map over one block, interchanged: what each block computes.
+        const ir::ParamPtr g = ir::MakeParam("g", (*groups)->type->element);
+        absl::StatusOr<ir::ExprPtr> per_block = ir::Call(map->f, {g});
+        if (!per_block.ok()) return Decline{std::string(per_block.status().message())};
+        absl::StatusOr<std::variant<ir::ExprPtr, Decline>> interchanged =
+            ApplyAtRoot(MapReduceInterchange(), *per_block);
+        if (!interchanged.ok()) return Decline{std::string(interchanged.status().message())};
+        if (const auto* declined = std::get_if<Decline>(&*interchanged)) return *declined;
+        return [g, block = std::get<ir::ExprPtr>(*std::move(interchanged)),
+                groups = *groups]() -> absl::StatusOr<ir::ExprPtr> {
+          DFC_ASSIGN_OR_RETURN(
+              ir::ExprPtr blocks,
+              ir::Call(ir::Map(std::make_shared<ir::Lambda>(std::vector{g}, block)), {groups}));
+          return ir::Call(ir::Join(), {blocks});
+        };
+      }};
+}
+
 }  // namespace dfc::rewrite

@@ -41,6 +41,19 @@ Rule MapReduceInterchange();
 //   - Under a let (λw => body) $ v (storeTransposed's), the rule applies to the body.
 Rule BlockRows(int rows);
 
+// blockColumns(c), register blocking of a walk over columns whose every column folds:
+//   Map(λc => B[Reduce(f)(init, E(c))]) $ C
+//     => Join $ Map(λg => Map(λv => B[v]) $ Reduce(λ(acc, x) => Map(f) $ Zip(acc, x))
+//                                                (Repeat(c) $ init, Transpose $ Map(E) $ g))
+//          $ Split(c) $ C
+// for a high-level Map over C, of a length known to be a multiple of c (at least two blocks),
+// where mapReduceInterchange applies to the Map over one block: the block's c folds walk their
+// elements together, each keeping its own accumulator in the same order (the results are
+// equal). In a product blocked by rows (blockRows), the walk over vectors of columns so
+// computes r rows by c vectors a step, each element of the left rows read once for the c
+// vectors: a GEMM micro-kernel's 2-D register block.
+Rule BlockColumns(int columns);
+
 }  // namespace dfc::rewrite
 
 #endif  // DFC_REWRITE_INTERCHANGE_H_

@@ -246,5 +246,49 @@ TEST(BlockRowsTest, DeclinesWithTheReason) {
   EXPECT_EQ(DeclineReason(BlockRows(4), doubled), kNothingShared);
 }
 
+// A row's dot products with b's 8 columns, 2 columns at once: each pair folds together, each
+// element of the row read once for both.
+TEST(BlockColumnsTest, PairsOfColumnsFoldTogether) {
+  const ir::ParamPtr a = ir::MakeParam("a", Ints({kN, 7}));
+  const ir::ParamPtr b = ir::MakeParam("b", Ints({7, 8}));
+  const ir::ExprPtr product = Must(MatMul(a, b));
+  // The rows' Map (of unknown length) declines; the Map over the columns inside it is blocked.
+  const ir::ExprPtr blocked = Must(ApplyOnce(BlockColumns(2), product));
+  ASSERT_NE(blocked, nullptr);
+  const std::string text = ir::ToString(blocked);
+  EXPECT_THAT(text, HasSubstr("Join() o Map(λ(g)")) << text;
+  EXPECT_THAT(text, HasSubstr("Split(2) o Transpose() $ b")) << text;
+  EXPECT_THAT(text, HasSubstr("Repeat(2) $ 0")) << text;  // a pair's accumulators
+  ExpectEquivalent(product, blocked, {a, b}, kSizes);
+}
+
+// After blockRows: blocks of 4 rows by 2 columns, 8 accumulators a step (a GEMM micro-kernel).
+TEST(BlockColumnsTest, BlocksOfRowsByColumns) {
+  const ir::ParamPtr a = ir::MakeParam("a", Ints({8, 7}));
+  const ir::ParamPtr b = ir::MakeParam("b", Ints({7, 6}));
+  const ir::ExprPtr product = Must(MatMul(a, b));
+  const ir::ExprPtr rows = MustRewrite(BlockRows(4), product);
+  ASSERT_NE(rows, nullptr);
+  const ir::ExprPtr both = Must(ApplyOnce(BlockColumns(2), rows));
+  ASSERT_NE(both, nullptr);
+  EXPECT_THAT(ir::ToString(both), HasSubstr("Repeat(2) o Repeat(4) $ 0")) << ir::ToString(both);
+  ExpectEquivalent(product, both, {a, b}, kSizes);
+}
+
+TEST(BlockColumnsTest, DeclinesWithTheReason) {
+  const ir::ParamPtr m = ir::MakeParam("m", Ints({8, 3}));
+  EXPECT_EQ(DeclineReason(BlockColumns(2), m), "not a high-level Map");
+  const ir::ParamPtr b = ir::MakeParam("b", Ints({3, 5}));
+  const ir::ParamPtr row = ir::MakeParam("row", Ints({3}));
+  EXPECT_EQ(DeclineReason(BlockColumns(2), Must(DotEachColumn(row, b))),
+            "the Map's length 5 is not known to be two or more blocks of 2");
+  // Elements that do not fold have nothing to fold together.
+  const ir::ExprPtr doubled = Must(ir::MapOver(m, [](ir::ExprPtr r) {
+    return ir::MapOver(r, [](ir::ExprPtr v) { return ir::Call(IntAdd(), {v, v}); });
+  }));
+  EXPECT_EQ(DeclineReason(BlockColumns(2), doubled),
+            "no Reduce in the Map's body reads its element");
+}
+
 }  // namespace
 }  // namespace dfc::rewrite

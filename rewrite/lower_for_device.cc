@@ -320,7 +320,10 @@ class WorkItemStorage : public ir::ExprMutator {
 
   // Whether `x`'s rows do arithmetic: it is a Map whose function computes.
   bool RowsCompute(const ExprPtr& x) const {
-    const FunCall* map = MapCall(Resolved(x));
+    ExprPtr rows = Resolved(x);
+    // Blocks of columns joined (blockColumns): each block's rows computed.
+    if (const FunCall* join = CallOf(rows, Fun::Kind::kJoin)) rows = Resolved(join->args[0]);
+    const FunCall* map = MapCall(rows);
     return map != nullptr && ir::Computes(*ir::As<ir::FunPattern>(*map->f).f);
   }
 

@@ -73,16 +73,19 @@ struct DeviceTensor {
 inline constexpr int64_t kPrivateBytesPerWorkGroup = 256 * 1024;
 size_t LocalSizeForPrivateArrays(int64_t private_bytes, size_t max_work_group_size);
 
-// How a kernel stage of `rows` rows is launched on a device whose work-groups hold at most
-// `max_work_group_size` items: a MapGlb stage gets its work-group size (or the driver's choice,
-// 0, bounded by its private arrays) and a global size rounded up to it; a MapWrg/MapLcl stage
-// gets exactly its work-group size, one group a row.
+// How a kernel stage of `rows` rows is launched on a device of `compute_units` units whose
+// work-groups hold at most `max_work_group_size` items: a MapGlb stage gets its work-group size
+// (or the driver's choice, 0, bounded by its private arrays) and a global size rounded up to it;
+// a MapWrg/MapLcl stage gets exactly its work-group size, one group a row. Where private arrays
+// bound the size, it is also at most the largest power of two that leaves two groups a unit:
+// a CPU driver runs a group on one thread, and the 128 blocks of a 1024-row GEMM in one group of
+// 128 ran on one of the two cores (24 ms where two groups took 12).
 struct StageLaunch {
   size_t global = 0;
   size_t local = 0;  // 0: the driver's choice
 };
 StageLaunch StageGeometry(const codegen::KernelStage& stage, int64_t rows,
-                          size_t max_work_group_size);
+                          size_t max_work_group_size, int compute_units = 1);
 
 class DeviceExecutor {
  public:

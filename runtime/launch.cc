@@ -16,16 +16,18 @@
 namespace dfc {
 
 StageLaunch StageGeometry(const codegen::KernelStage& stage, int64_t rows,
-                          size_t max_work_group_size) {
+                          size_t max_work_group_size, int compute_units) {
   // MapGlb kernels do not depend on the work-group size: a plan written for a device that
   // allows more than this one gets this one's limit. MapWrg/MapLcl kernels require theirs (a
   // device that cannot run it fails the launch, and the cluster falls back).
   size_t local = static_cast<size_t>(stage.work_group_size);
   if (!stage.work_group_per_row) local = std::min(local, max_work_group_size);
+  const auto n = static_cast<size_t>(rows);
   if (local == 0 && !stage.work_group_per_row && stage.private_bytes > 0) {
     local = LocalSizeForPrivateArrays(stage.private_bytes, max_work_group_size);
+    const size_t per_group = n / (2 * static_cast<size_t>(std::max(compute_units, 1)));
+    while (local > 1 && local > per_group) local /= 2;
   }
-  const auto n = static_cast<size_t>(rows);
   const size_t global = stage.work_group_per_row ? n * local
                         : local == 0             ? n
                                                  : (n + local - 1) / local * local;
@@ -169,8 +171,8 @@ absl::Status DeviceExecutor::ActiveRun::Launch(
       DFC_ASSIGN_OR_RETURN(int64_t v, r.Evaluate(sizes_));
       rows = std::max(rows, v);
     }
-    const auto [global, local] =
-        StageGeometry(stage, rows, ex_.context_->info().max_work_group_size);
+    const auto [global, local] = StageGeometry(
+        stage, rows, ex_.context_->info().max_work_group_size, ex_.context_->info().compute_units);
     cl_event event = nullptr;
     const bool timed = profiler::KernelsEnabled();
     // The profiler's third level: the launch on the host, linked to its kernel on the device.

@@ -329,7 +329,14 @@ TEST(StageGeometryTest, RoundsMapGlbUpAndGivesMapWrgAGroupARow) {
   // The driver's choice, unless private arrays bound it.
   EXPECT_EQ(StageGeometry({.work_group_size = 0}, 100, 4096).local, 0u);
   EXPECT_EQ(StageGeometry({.work_group_size = 0}, 100, 4096).global, 100u);
-  EXPECT_EQ(StageGeometry({.work_group_size = 0, .private_bytes = 1024}, 100, 4096).local, 256u);
+  EXPECT_EQ(StageGeometry({.work_group_size = 0, .private_bytes = 1024}, 8192, 4096).local, 256u);
+  // Bounded by private arrays, and at most what leaves two groups a compute unit: 100 rows on
+  // one unit in groups of 32, 128 rows on two in groups of 32, 8192 rows on 16 in groups of 256.
+  EXPECT_EQ(StageGeometry({.work_group_size = 0, .private_bytes = 1024}, 100, 4096).local, 32u);
+  EXPECT_EQ(StageGeometry({.work_group_size = 0, .private_bytes = 2048}, 128, 4096, 2).local, 32u);
+  EXPECT_EQ(StageGeometry({.work_group_size = 0, .private_bytes = 1024}, 8192, 4096, 16).local,
+            256u);
+  EXPECT_EQ(StageGeometry({.work_group_size = 0, .private_bytes = 1024}, 1, 4096, 2).local, 1u);
   // MapWrg/MapLcl: exactly its group a row, even past the device's limit (the launch fails
   // there, and the cluster falls back).
   StageLaunch wrg = StageGeometry({.work_group_size = 256, .work_group_per_row = true}, 10, 128);

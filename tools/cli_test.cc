@@ -117,13 +117,15 @@ TEST(CliTest, InspectClustersShowsEachClusterAndItsIr) {
 }
 
 // The frozen 784-256-10 MLP's first layer is blocked by the default schedule (256 columns, 8 a
-// vector on the cpu profile, 8 rows a block since the batch may be 1); its 10-column last
-// layer is not. --lowered lists the rules and lowers what they made.
+// vector on the cpu profile, blocks of 4 rows by 4 vectors); its 10-column last layer is not.
+// --lowered lists the rules and lowers what they made.
 TEST(CliTest, InspectLoweredShowsTheDefaultScheduleOfProducts) {
   Result r =
       Dfc("inspect " + Model("dl4j_mlp_00_frozen.pb") + " --clusters --lowered --device cpu");
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  EXPECT_THAT(r.output, HasSubstr("  default schedule: vectorizeColumns(8), blockRows(8)\n"));
+  EXPECT_THAT(
+      r.output,
+      HasSubstr("  default schedule: vectorizeColumns(8), blockColumns(4), blockRows(4)\n"));
   EXPECT_THAT(r.output, HasSubstr("AsVector(8)"));
   Result gpu =
       Dfc("inspect " + Model("dl4j_mlp_00_frozen.pb") + " --clusters --lowered --device amd");
