@@ -1,21 +1,34 @@
 #!/usr/bin/python3
-"""The PyTorch twins of the zoo CNNs that bench/cnn_bench.cc times, timed on the same machine.
+"""The PyTorch twins of the workloads bench/cnn_bench.cc and bench/peer_bench.cc time.
 
-What a user would run instead of dfc on a CPU: PyTorch from Debian (python3-torch, its BLAS
-OpenBLAS through libopenblas0-pthread, its convolutions oneDNN's), the model an nn.Module in
-eval mode, its forward under torch.no_grad(), on the same number of threads as dfc's device.
+What a user would run instead of dfc: PyTorch from Debian (python3-torch, its BLAS OpenBLAS
+through libopenblas0-pthread, its convolutions oneDNN's) on the CPU, or a CUDA build of PyTorch
+on a GPU (--device cuda); the model an nn.Module in eval mode, its forward under
+torch.no_grad(), on the same number of threads as dfc's device.
 
-Each twin has the layers of its TensorFlow graph with the same shapes and dtype (float32), in
-PyTorch's own layout (NCHW); the weights are PyTorch's random initialisation, since the time
-does not depend on them. TensorFlow's SAME padding of a stride-2 3x3 convolution on an even
-input pads one row after; PyTorch's padding=1 pads one before and one after: the same output
-shape and work.
+Each twin has the ops of its TensorFlow graph with the same shapes and dtype (float32), in
+PyTorch's own layout (NCHW); the weights are PyTorch's random initialisation (seeded), since
+the time does not depend on them. TensorFlow's SAME padding of a stride-2 3x3 convolution on an
+even input pads one row after; PyTorch's padding=1 pads one before and one after: the same
+output shape and work. The families:
+
+- cnn_bench's (tests/zoo.cc's graphs): `cnn_lenet`, `cnn_mobilenet_v1_025_128`,
+  `cnn_resnet_cifar10` at batch 1, 16 and 64, `rnn_keras_lstm` at 1 and 64, and the training
+  step `train_deep_mnist` at 64;
+- peer_bench's (tests/workloads.cc's): the subgraphs `subgraph_seed` and `subgraph_relu`
+  (models/), the frozen MLPs `mlp_dl4j`, `mlp_lvfengkun`, `mlp_cppflow` and the MNIST softmax
+  regression's training step `train_mnist_softmax` (../shared/models) at batch 1, 16, 64 and
+  8192, and `gemm_1024`, one [B,1024] x [1024,1024] torch.mm, at 1, 16, 64, 1024 and 8192.
 
 Writes Google Benchmark's JSON (`--benchmark_out_format=json`), the benchmarks named as
-cnn_bench names its own with the variant `pytorch` (`cnn_lenet/pytorch/batch:16`), so that
-dfc_bench_report (bench/report) reads both: each time the median of the forwards timed after
-a warm-up, with counters `batch`, `conv_GFLOP` (counted here from the modules' output shapes,
-independently of dfc's count from the graph) and `GFLOP/s`.
+cnn_bench and peer_bench name their own with the variant `pytorch`
+(`cnn_lenet/pytorch/batch:16`), so that dfc_bench_report (bench/report) reads both: each time
+the median of the calls timed after a warm-up, with counters `batch` and, where the work is
+counted, `GFLOP/s`: over the convolutions' flops (`conv_GFLOP`, counted here from the modules'
+output shapes, independently of dfc's count from the graph) for cnn_bench's families, over
+workloads.cc's count (`GFLOP`: the contraction's) for the subgraphs and the GEMM. The MLPs and
+train_mnist_softmax count none, as peer_bench counts none for them. On a GPU each timed call
+is end to end: the device synchronised before the clock is read at its start and its end.
 
   /usr/bin/python3 bench/torch_peer.py --threads 2 --out bench/results/torch_peer.json \
       --context-from bench/results/cnn_bench.json
@@ -43,12 +56,16 @@ def parse_args():
     parser.add_argument("--out", required=True, help="the JSON file to write")
     parser.add_argument("--context-from", help="a Google Benchmark JSON file of the same run "
                         "(cnn_bench's), whose machine context is copied")
-    parser.add_argument("--batches", default="1,16,64", help="comma-separated (default 1,16,64)")
+    parser.add_argument("--batches", default="1,16,64,1024,8192",
+                        help="comma-separated: a family runs at those of its own batches that "
+                        "are listed here (default 1,16,64,1024,8192, every family's)")
     parser.add_argument("--min-time", type=float, default=1.0,
-                        help="seconds of timed forwards per model and batch (default 1)")
-    parser.add_argument("--min-runs", type=int, default=5, help="timed forwards at least")
+                        help="seconds of timed calls per model and batch (default 1)")
+    parser.add_argument("--min-runs", type=int, default=5, help="timed calls at least")
     parser.add_argument("--filter", default=".",
                         help="a regex over benchmark names, as --benchmark_filter (default .)")
+    parser.add_argument("--device", default="cpu", choices=("cpu", "cuda"),
+                        help="where the models and inputs are: cpu (default) or cuda (a GPU)")
     return parser.parse_args()
 
 
@@ -65,12 +82,28 @@ except ImportError as error:
              "installed (bench/run installs it: apt-get install python3-torch "
              "libopenblas0-pthread)")
 
+DEVICE = torch.device(ARGS.device)
+if DEVICE.type == "cuda" and not torch.cuda.is_available():
+    sys.exit(f"torch_peer.py: --device {ARGS.device}: this PyTorch ({torch.__version__}) sees no "
+             "CUDA device (Debian's python3-torch is built for the CPU only)")
+# cnn_bench's CNNs and the Keras LSTM; peer_bench's subgraphs, MLPs and training step; its GEMM.
+ZOO_BATCHES = (1, 16, 64)
+PEER_BATCHES = (1, 16, 64, 8192)
+GEMM_BATCHES = (1, 16, 64, 1024, 8192)
+
+
+def uniform(shape, low=0.0, high=1.0):
+    """A float32 tensor on the device of values uniform in [low, high): what tests/test_util's
+    UniformFloats feeds the graphs, though not the same values."""
+    return torch.rand(*shape, device=DEVICE) * (high - low) + low
+
 
 class LeNet(nn.Module):
     """lenet_frozen.pb: input [N,28,28,1], fetch Lenet/fc9_1/BiasAdd (the logits, before the
     graph's last Relu)."""
 
     image = (1, 28, 28)
+    batches = ZOO_BATCHES
 
     def __init__(self):
         super().__init__()
@@ -96,6 +129,7 @@ class MobileNetV1(nn.Module):
     MobilenetV1/Logits/SpatialSqueeze (the 1001 logits)."""
 
     image = (3, 128, 128)
+    batches = ZOO_BATCHES
     # Conv2d_1 to Conv2d_13: each a 3x3 depthwise convolution (its stride here) and a 1x1 one to
     # this many channels.
     blocks = [(16, 1), (32, 2), (32, 1), (64, 2), (64, 1), (128, 2), (128, 1), (128, 1),
@@ -139,6 +173,7 @@ class ResNetCifar10(nn.Module):
     1x1) before a VALID convolution, as padding=1 and padding=0 do here."""
 
     image = (3, 32, 32)
+    batches = ZOO_BATCHES
 
     class Block(nn.Module):
         """conv-BN-Relu-conv-BN, plus the shortcut (projected in a stage's first block), Relu."""
@@ -180,6 +215,7 @@ class DeepMnist(nn.Module):
     at 1e-4. Timed as a training step: forward, gradients and Adam's update."""
 
     image = (1, 28, 28)
+    batches = (64,)  # cnn_bench's
 
     def __init__(self):
         super().__init__()
@@ -193,6 +229,49 @@ class DeepMnist(nn.Module):
 
     def forward(self, x):
         return self.classifier(self.features(x))
+
+    def optimizer(self):
+        return torch.optim.Adam(self.parameters(), lr=1e-4)
+
+    @staticmethod
+    def labels(batch):
+        """Class indices: the one-hot labels' work in CrossEntropyLoss."""
+        return torch.arange(batch, device=DEVICE) * 7 % 10
+
+
+class MnistSoftmax(nn.Module):
+    """dl4j_mnist_00_softmax_train.pbtxt (TensorFlow's MNIST softmax regression): input
+    [N,784], the logits `output` = MatMul(input, Variable [784,10]) + BiasAdd(Variable_1 [10]);
+    the loss `Mean` (over the batch) of SoftmaxCrossEntropyWithLogits(output, Placeholder
+    [N,10]); `GradientDescent`: ApplyGradientDescent of both variables at learning rate 0.5.
+    Timed as a training step, as peer_bench fetches Mean with GradientDescent as a target.
+
+    The labels are fed as the graph's Placeholder is (uniform [0, 1) rows, not one-hot):
+    CrossEntropyLoss with class probabilities is the same -sum(labels * log_softmax(logits))
+    a row, averaged. Its gradient is autograd's, softmax * sum(labels) - labels, where
+    TensorFlow's kernel takes softmax - labels (as if each row summed to 1): with these rows the
+    losses part from the third step on, the work the same (a row sum more). The variables start
+    at zero as the graph's `init` (zeros, zeros_1) sets them; nn.Linear stores W as [10,784] and
+    computes x.W^T: the same work."""
+
+    image = (784,)
+    batches = PEER_BATCHES
+
+    def __init__(self):
+        super().__init__()
+        self.linear = nn.Linear(784, 10)  # MatMul, output (BiasAdd)
+        nn.init.zeros_(self.linear.weight)
+        nn.init.zeros_(self.linear.bias)
+
+    def forward(self, x):
+        return self.linear(x)
+
+    def optimizer(self):
+        return torch.optim.SGD(self.parameters(), lr=0.5)  # GradientDescent/learning_rate
+
+    @staticmethod
+    def labels(batch):
+        return uniform((batch, 10))  # Placeholder [N,10], fed as workloads.cc's Model feeds it
 
 
 class KerasLstm(nn.Module):
@@ -211,12 +290,164 @@ class KerasLstm(nn.Module):
         return self.lstm(x)[0][:, -1]
 
 
+class SeedSubgraph(nn.Module):
+    """models/seed_subgraph.pbtxt, the thesis' subgraph, fetch `out`:
+    Reshape(Sum(in1 * Log(Softmax(MatMul(in2, in3) + in4)), axes = []), Shape(mul)), with
+    tests/workloads.cc's Seed(n) inputs. No weights of its own: every operand is fed."""
+
+    batches = PEER_BATCHES
+
+    @staticmethod
+    def inputs(batch):
+        """in1 [B,10] labels, in2 [B,784] images, in3 [784,10] weights, in4 [10] bias, in
+        workloads.cc's ranges."""
+        return (uniform((batch, 10), -1, 1), uniform((batch, 784), -1, 1),
+                uniform((784, 10), -0.05, 0.05), uniform((10,), -0.1, 0.1))
+
+    @staticmethod
+    def flops(batch):
+        """workloads.cc's count: the contraction's 2·784·10 a row."""
+        return 2 * 784 * 10 * batch
+
+    def forward(self, in1, in2, in3, in4):
+        # The graph's ops one by one (a MatMul and an Add, not nn.Linear's fused addmm; Log of
+        # Softmax, not log_softmax), so that PyTorch does the graph's work.
+        mul = in1 * torch.log(torch.softmax(torch.mm(in2, in3) + in4, dim=1))
+        # Sum over no axes is the identity (torch.sum over an empty dim would sum everything:
+        # left out); Reshape to Shape(mul) a view.
+        return mul.reshape(mul.shape)
+
+
+class ReluSubgraph(nn.Module):
+    """models/relu_subgraph.pbtxt, fetch `out`: Sum(in1 * Relu(MatMul(in2, in3) + in4),
+    axis = 1), with tests/workloads.cc's Relu(n) inputs."""
+
+    batches = PEER_BATCHES
+
+    @staticmethod
+    def inputs(batch):
+        """in1 [B,7], in2 [B,512], in3 [512,7], in4 [7], in workloads.cc's ranges."""
+        return (uniform((batch, 7), -1, 1), uniform((batch, 512), -1, 1),
+                uniform((512, 7), -0.05, 0.05), uniform((7,), -0.1, 0.1))
+
+    @staticmethod
+    def flops(batch):
+        """workloads.cc's count: the contraction's 2·512·7 a row."""
+        return 2 * 512 * 7 * batch
+
+    def forward(self, in1, in2, in3, in4):
+        # The graph's ops one by one, as SeedSubgraph's.
+        return torch.sum(in1 * torch.relu(torch.mm(in2, in3) + in4), dim=1)
+
+
+class Gemm1024(nn.Module):
+    """peer_bench's gemm_1024: one MatMul `c` of a fed a [B,1024] by a fed b [1024,1024] (batch
+    1024: the 1024³ GEMM), torch.mm of the two tensors."""
+
+    batches = GEMM_BATCHES
+
+    @staticmethod
+    def inputs(batch):
+        return uniform((batch, 1024), -1, 1), uniform((1024, 1024), -1, 1)
+
+    @staticmethod
+    def flops(batch):
+        return 2 * batch * 1024 * 1024
+
+    def forward(self, a, b):
+        return torch.mm(a, b)
+
+
+class Dl4jMlp(nn.Module):
+    """dl4j_mlp_00_frozen.pb (784-256-10): input [N,784]; MatMul and BiasAdd by l0W [784,256] and
+    l0B (l0Preout), Abs (l0Out), MatMul and BiasAdd by l1W [256,10] and l1B (l1PreOut); fetch
+    `output`, its Softmax."""
+
+    image = (784,)
+    batches = PEER_BATCHES
+
+    def __init__(self):
+        super().__init__()
+        self.l0 = nn.Linear(784, 256)
+        self.l1 = nn.Linear(256, 10)
+
+    def forward(self, x):
+        return torch.softmax(self.l1(torch.abs(self.l0(x))), dim=1)
+
+
+class LvfengkunMlp(nn.Module):
+    """lvfengkun_mnist_mlp_frozen.pb (a Keras Sequential): input `Input` [N,28,28]; flatten
+    (Reshape to [-1,784]), dense (MatMul [784,128], BiasAdd, Relu), dropout (an Identity in the
+    frozen graph: nn.Dropout in eval mode), dense_1 (MatMul [128,10], BiasAdd, Softmax); fetch
+    `Identity`, the Softmax's."""
+
+    image = (28, 28)
+    batches = PEER_BATCHES
+
+    def __init__(self):
+        super().__init__()
+        self.layers = nn.Sequential(
+            nn.Flatten(),  # sequential/flatten/Reshape
+            nn.Linear(784, 128), nn.ReLU(),  # sequential/dense
+            nn.Dropout(),  # sequential/dropout: the identity in eval mode, as frozen
+            nn.Linear(128, 10), nn.Softmax(dim=1))  # sequential/dense_1
+
+    def forward(self, x):
+        return self.layers(x)
+
+
+class CppflowMlp(nn.Module):
+    """cppflow_mlp_frozen.pb (a Keras model of 5-5-1): input `x` [N,5]; model/dense (MatMul
+    [5,5], BiasAdd, Relu), model/dense_1 (MatMul [5,1], BiasAdd, Sigmoid); fetch `Identity`, the
+    Sigmoid's."""
+
+    image = (5,)
+    batches = PEER_BATCHES
+
+    def __init__(self):
+        super().__init__()
+        self.layers = nn.Sequential(nn.Linear(5, 5), nn.ReLU(), nn.Linear(5, 1), nn.Sigmoid())
+
+    def forward(self, x):
+        return self.layers(x)
+
+
+def sync():
+    """Waits for the device's queued work: a CUDA call returns before its kernels end, so the
+    clock is read only once the device is idle (a no-op on the CPU)."""
+    if DEVICE.type == "cuda":
+        torch.cuda.synchronize(DEVICE)
+
+
+def time_calls(call):
+    """call()'s times in seconds: a warm-up (oneDNN and cuBLAS pick and build their kernels on
+    the first calls), then at least --min-runs calls and --min-time seconds, each end to end."""
+    times = []
+    for _ in range(3):
+        call()
+    sync()
+    start = time.perf_counter()
+    while len(times) < ARGS.min_runs or time.perf_counter() - start < ARGS.min_time:
+        sync()
+        t0 = time.perf_counter()
+        call()
+        sync()
+        times.append(time.perf_counter() - t0)
+    return times
+
+
+def time_forwards(model, *inputs):
+    """The forward's times in seconds, under torch.no_grad()."""
+    with torch.no_grad():
+        return time_calls(lambda: model(*inputs))
+
+
 def time_train_steps(model, x, labels):
     """A training step's times in seconds, as time_forwards times forwards: zero the gradients,
-    forward, the loss, backward, Adam's step."""
+    forward, the loss, backward, the model's optimizer's step."""
     model.train()
-    optimizer = torch.optim.Adam(model.parameters(), lr=1e-4)
-    loss_fn = nn.CrossEntropyLoss()
+    optimizer = model.optimizer()
+    loss_fn = nn.CrossEntropyLoss()  # class indices or probabilities: the model's labels
 
     def step():
         optimizer.zero_grad()
@@ -224,23 +455,21 @@ def time_train_steps(model, x, labels):
         loss.backward()
         optimizer.step()
 
-    times = []
-    for _ in range(3):
-        step()
-    start = time.perf_counter()
-    while len(times) < ARGS.min_runs or time.perf_counter() - start < ARGS.min_time:
-        t0 = time.perf_counter()
-        step()
-        times.append(time.perf_counter() - t0)
-    return times
+    return time_calls(step)
 
 
-# The training steps cnn_bench times, at their batch.
-TRAINING = {"train_deep_mnist": (DeepMnist, 64)}
+# The training steps cnn_bench and peer_bench time.
+TRAINING = {"train_deep_mnist": DeepMnist, "train_mnist_softmax": MnistSoftmax}
 
-# The families cnn_bench registers (tests/zoo.cc names their graphs).
+# The families cnn_bench registers (tests/zoo.cc names their graphs): their convolutions'
+# flops counted.
 MODELS = {"cnn_lenet": LeNet, "cnn_mobilenet_v1_025_128": MobileNetV1,
           "cnn_resnet_cifar10": ResNetCifar10, "rnn_keras_lstm": KerasLstm}
+
+# The forwards peer_bench registers (tests/workloads.cc's Seed, Relu and Models, and its GEMM):
+# their flops counted where workloads.cc counts them (a `flops` of the class).
+PEERS = {"subgraph_seed": SeedSubgraph, "subgraph_relu": ReluSubgraph, "gemm_1024": Gemm1024,
+         "mlp_dl4j": Dl4jMlp, "mlp_lvfengkun": LvfengkunMlp, "mlp_cppflow": CppflowMlp}
 
 
 def conv_flops_each(model, x):
@@ -271,24 +500,9 @@ def training_conv_flops(model, x):
     """The convolutions' flops of a training step on x: each one's forward, its filter
     gradient, and its input gradient but for the first convolution, whose input needs none
     (PyTorch skips it; dfc's graph computes it, as TensorFlow's does). Each does the forward's
-    multiply-adds."""
+    multiply-adds. None for a model without convolutions: its work is not counted."""
     flops = conv_flops_each(model, x)
-    return sum(3 * f for f in flops) - flops[0]
-
-
-def time_forwards(model, x):
-    """The forward's times in seconds: a warm-up (oneDNN picks and builds its kernels on the
-    first calls), then at least --min-runs forwards and --min-time seconds."""
-    times = []
-    with torch.no_grad():
-        for _ in range(3):
-            model(x)
-        start = time.perf_counter()
-        while len(times) < ARGS.min_runs or time.perf_counter() - start < ARGS.min_time:
-            t0 = time.perf_counter()
-            model(x)
-            times.append(time.perf_counter() - t0)
-    return times
+    return sum(3 * f for f in flops) - flops[0] if flops else None
 
 
 def command_output(command):
@@ -299,15 +513,19 @@ def command_output(command):
 
 
 def describe_torch():
-    """What ran: PyTorch's and Debian's versions, the BLAS behind libblas.so.3, oneDNN, threads."""
+    """What ran: PyTorch's and Debian's versions, the BLAS behind libblas.so.3, oneDNN, threads;
+    on a GPU, the GPU and CUDA's version."""
     package = command_output(["dpkg-query", "-W", "-f=${Version}", "python3-torch"])
     # Debian's alternatives pick the libblas.so.3 that torch loads: OpenBLAS's once installed.
     multiarch = sysconfig.get_config_var("MULTIARCH") or "x86_64-linux-gnu"
     blas = os.path.realpath(f"/usr/lib/{multiarch}/libblas.so.3")
-    return (f"PyTorch {torch.__version__}"
-            + (f" (Debian python3-torch {package})" if package else "")
-            + f", BLAS {blas}, oneDNN {'on' if torch.backends.mkldnn.is_available() else 'off'}"
-            + f", {torch.get_num_threads()} threads")
+    # A CUDA build is not Debian's: its package's version would say nothing of what ran.
+    where = (f", {torch.cuda.get_device_name(DEVICE)} (CUDA {torch.version.cuda})"
+             if DEVICE.type == "cuda" else
+             (f" (Debian python3-torch {package})" if package else "")
+             + f", BLAS {blas}, oneDNN "
+             + ("on" if torch.backends.mkldnn.is_available() else "off"))
+    return f"PyTorch {torch.__version__}{where}, {torch.get_num_threads()} threads"
 
 
 def context():
@@ -325,51 +543,63 @@ def context():
     return out
 
 
-def result(name, times, batch, flops):
-    """One benchmark's entry in Google Benchmark's JSON: the median time, with counters."""
+def result(name, times, batch, flops=None, counter="conv_GFLOP"):
+    """One benchmark's entry in Google Benchmark's JSON, printed as it is made: the median time,
+    with counters: the batch and, where the work is counted (flops), `counter` (its GFLOP) and
+    GFLOP/s."""
     median = statistics.median(times)
-    return {
+    line = f"{name}: {median * 1e3:.3f} ms (median of {len(times)})"
+    out = {
         "name": f"{name}/real_time", "run_name": f"{name}/real_time",
         "run_type": "iteration", "iterations": len(times),
         "real_time": median * 1e3, "cpu_time": median * 1e3, "time_unit": "ms",
-        "batch": batch, "conv_GFLOP": flops * 1e-9, "GFLOP/s": flops * 1e-9 / median,
-        "mean_ms": statistics.mean(times) * 1e3,
-        "min_ms": min(times) * 1e3, "max_ms": max(times) * 1e3,
+        "batch": batch,
     }
+    if flops is not None:
+        out[counter] = flops * 1e-9
+        out["GFLOP/s"] = flops * 1e-9 / median
+        line += f", {flops * 1e-9 / median:.2f} {'conv ' if counter == 'conv_GFLOP' else ''}GFLOP/s"
+    out.update({"mean_ms": statistics.mean(times) * 1e3,
+                "min_ms": min(times) * 1e3, "max_ms": max(times) * 1e3})
+    print(line, file=sys.stderr)
+    return out
+
+
+def selected_runs(families):
+    """The benchmarks of `families` to run: each family at those of its batches that --batches
+    lists, whose name --filter matches, as (family, its class, batch, name)."""
+    wanted = {int(b) for b in ARGS.batches.split(",")}
+    selected = re.compile(ARGS.filter)
+    for family, make in families.items():
+        for batch in make.batches:
+            name = f"{family}/pytorch/batch:{batch}"
+            if batch in wanted and selected.search(name):
+                yield family, make, batch, name
 
 
 def main():
     torch.set_num_threads(ARGS.threads)
     torch.manual_seed(7)
-    selected = re.compile(ARGS.filter)
     benchmarks = []
-    for family, make in MODELS.items():
-        model = make().eval()
-        for batch in [int(b) for b in ARGS.batches.split(",")]:
-            if batch not in getattr(make, "batches", (batch,)):
-                continue
-            name = f"{family}/pytorch/batch:{batch}"
-            if not selected.search(name):
-                continue
-            x = torch.rand(batch, *make.image)
-            flops = conv_flops(model, x)
-            times = time_forwards(model, x)
-            median = statistics.median(times)
-            print(f"{name}: {median * 1e3:.3f} ms (median of {len(times)}), "
-                  f"{flops * 1e-9 / median:.2f} conv GFLOP/s", file=sys.stderr)
-            benchmarks.append(result(name, times, batch, flops))
-    for family, (make, batch) in TRAINING.items():
-        name = f"{family}/pytorch/batch:{batch}"
-        if not selected.search(name):
-            continue
-        model = make()
-        x = torch.rand(batch, *make.image)
-        labels = torch.arange(batch) * 7 % 10
+    models = {}  # a family's model, made on its first batch to run: one for all its batches
+    for family, make, batch, name in selected_runs({**MODELS, **PEERS}):
+        if family not in models:
+            models[family] = make().to(DEVICE).eval()
+        model = models[family]
+        # The subgraphs and the GEMM feed every operand; the models one input, as
+        # workloads.cc's Model feeds a placeholder (uniform in [0, 1), the batch its first
+        # dimension).
+        inputs = make.inputs(batch) if hasattr(make, "inputs") else (uniform((batch, *make.image)),)
+        if family in MODELS:
+            flops, counter = conv_flops(model, *inputs), "conv_GFLOP"
+        else:
+            flops, counter = (make.flops(batch) if hasattr(make, "flops") else None), "GFLOP"
+        benchmarks.append(result(name, time_forwards(model, *inputs), batch, flops, counter))
+    for family, make, batch, name in selected_runs(TRAINING):
+        model = make().to(DEVICE)  # a fresh one at each batch: its first step from the start
+        x = uniform((batch, *make.image))
         flops = training_conv_flops(model, x)
-        times = time_train_steps(model, x, labels)
-        median = statistics.median(times)
-        print(f"{name}: {median * 1e3:.3f} ms (median of {len(times)}), "
-              f"{flops * 1e-9 / median:.2f} conv GFLOP/s", file=sys.stderr)
+        times = time_train_steps(model, x, make.labels(batch))
         benchmarks.append(result(name, times, batch, flops))
     with open(ARGS.out, "w") as f:
         json.dump({"context": context(), "benchmarks": benchmarks}, f, indent=2)

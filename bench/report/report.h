@@ -97,6 +97,16 @@ struct TargetResult {
 // that failed misses its target; one that is absent leaves it "not run".
 std::vector<TargetResult> EvaluateTargets(const std::vector<Result>& section_results);
 
+// Whether `section` holds a GPU's results: its name holds "GPU" (bench/run --section GPU ...).
+// Issue 32's targets differ there: the peer is PyTorch CUDA.
+bool IsGpuSection(const std::string& section);
+
+// bench/results/peer.json: for each family timed by both dfc (kSubjectVariant) and the peer
+// (kPeerVariant), and each batch either ran at, {"workload", "batch", "dfc_ms", "peer",
+// "peer_ms"}, each time the median of its repetitions (as RESULTS.md takes it); a side that did
+// not run or failed is null. "peer" is the peer's variant. In the order the families ran.
+std::string PeerJson(const std::vector<Result>& results);
+
 // "met", "**MISSED**" or "not run", as RESULTS.md prints them.
 std::string VerdictText(TargetResult::Verdict verdict);
 

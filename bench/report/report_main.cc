@@ -2,8 +2,10 @@
 // plots/*.png and RESULTS.md (see report.h).
 //
 //   dfc_bench_report --out DIR [--title T] [--section NAME] FILE.json... [--section NAME FILE...]
+//   dfc_bench_report --peer-json FILE FILE.json...
 //
-// A --section applies to the files after it, up to the next --section.
+// A --section applies to the files after it, up to the next --section. --peer-json writes the
+// comparison with the peer of every file given (report.h's PeerJson), with --out or without.
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -22,10 +24,12 @@ using dfc::bench::report::Report;
 
 constexpr char kUsage[] =
     "usage: dfc_bench_report --out DIR [--title T] [--section NAME] FILE.json... "
-    "[--section NAME FILE.json...]\n";
+    "[--section NAME FILE.json...]\n"
+    "       dfc_bench_report --peer-json FILE FILE.json...\n";
 
 struct Args {
   std::string out_dir;
+  std::string peer_json;
   Report report;
 };
 
@@ -59,6 +63,7 @@ absl::StatusOr<Args> ParseArgs(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     bool matched = false;
     for (auto [flag, value] : {std::pair<const char*, std::string*>{"--out", &args.out_dir},
+                               {"--peer-json", &args.peer_json},
                                {"--title", &args.report.title},
                                {"--section", &section}}) {
       absl::StatusOr<bool> m = FlagValue(flag, argc, argv, i, *value);
@@ -72,7 +77,9 @@ absl::StatusOr<Args> ParseArgs(int argc, char** argv) {
     if (!file.ok()) return file.status();
     args.report.files.push_back(*std::move(file));
   }
-  if (args.out_dir.empty()) return absl::InvalidArgumentError("--out DIR is required");
+  if (args.out_dir.empty() && args.peer_json.empty()) {
+    return absl::InvalidArgumentError("--out DIR or --peer-json FILE is required");
+  }
   if (args.report.files.empty()) return absl::InvalidArgumentError("no benchmark JSON files");
   return args;
 }
@@ -91,6 +98,17 @@ int main(int argc, char** argv) {
     std::cerr << "dfc_bench_report: " << args.status().message() << "\n" << kUsage;
     return 1;
   }
+  if (!args->peer_json.empty()) {
+    std::ofstream out(args->peer_json, std::ios::binary | std::ios::trunc);
+    out << dfc::bench::report::PeerJson(dfc::bench::report::AllResults(args->report));
+    out.close();
+    if (!out) {
+      std::cerr << "dfc_bench_report: cannot write " << args->peer_json << "\n";
+      return 1;
+    }
+    std::cout << "wrote " << args->peer_json << "\n";
+  }
+  if (args->out_dir.empty()) return 0;
   if (absl::Status s = dfc::bench::report::WriteReport(args->report, args->out_dir); !s.ok()) {
     std::cerr << "dfc_bench_report: " << s.message() << "\n";
     return 1;

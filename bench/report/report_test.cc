@@ -221,6 +221,46 @@ TEST(TargetsTest, AbsentIsNotRunAndFailedIsMissed) {
   EXPECT_EQ(Row(rows, "MNIST training step").verdict, Verdict::kNotRun);
 }
 
+TEST(TargetsTest, PeerTargetsAreCheckedFromTheirSizeOnTheirDevice) {
+  const std::vector<std::string> runs = {
+      Bench("subgraph_seed/dfc/batch:1", 1.0),    Bench("subgraph_seed/pytorch/batch:1", 0.1),
+      Bench("subgraph_seed/dfc/batch:16", 1.0),   Bench("subgraph_seed/pytorch/batch:16", 2.0),
+      Bench("subgraph_seed/dfc/batch:8192", 4.0), Bench("subgraph_seed/pytorch/batch:8192", 3.0),
+      Bench("gemm_1024/dfc/batch:1024", 10.0),    Bench("gemm_1024/pytorch/batch:1024", 9.5)};
+  const std::vector<TargetResult> cpu = EvaluateTargets(Parse(runs));
+  // Batch 1 is below the target's sizes: a row for 16 (met) and 8192 (missed), none for 1.
+  const std::string seed = "Seed subgraph faster than PyTorch at batch ≥ 16";
+  EXPECT_EQ(Row(cpu, seed + " (pytorch / dfc ≥ 1): `subgraph_seed` batch:16").verdict,
+            Verdict::kMet);
+  EXPECT_EQ(Row(cpu, seed + " (pytorch / dfc ≥ 1): `subgraph_seed` batch:8192").verdict,
+            Verdict::kMissed);
+  for (const TargetResult& t : cpu) {
+    EXPECT_THAT(t.target, Not(HasSubstr("batch:1 "))) << t.target;
+    EXPECT_THAT(t.target, Not(HasSubstr("GPU"))) << t.target;
+  }
+  // 9.5 / 10 = 0.95 of the peer's rate.
+  EXPECT_EQ(Row(cpu, "1024³ GEMM").verdict, Verdict::kMet);
+  // The same figures in a GPU section are judged on the GPU's targets only.
+  const std::vector<TargetResult> gpu = EvaluateTargets(Parse(runs, "GPU (H200)"));
+  for (const TargetResult& t : gpu) EXPECT_THAT(t.target, HasSubstr("GPU")) << t.target;
+  EXPECT_EQ(Row(gpu, "GPU: seed subgraph").verdict, Verdict::kMissed);  // 3 / 4 at 8192
+  EXPECT_EQ(Row(gpu, "GPU: GEMM").verdict, Verdict::kMet);              // 0.95 ≥ 0.667
+}
+
+TEST(PeerJsonTest, OneEntryPerFamilyAndBatchWithNullForAMissingSide) {
+  const std::string json =
+      PeerJson(Parse({Bench("mlp_dl4j/dfc/batch:1", 0.2), Bench("mlp_dl4j/pytorch/batch:1", 0.02),
+                      Bench("mlp_dl4j/dfc/batch:64", 0.5),
+                      Bench("mlp_dl4j/pytorch/batch:64", 1, R"(, "error_occurred": true)"),
+                      Bench("seed/tuned/N:1024", 0.5)}));
+  EXPECT_THAT(json, HasSubstr(R"("workload": "mlp_dl4j")"));
+  EXPECT_THAT(json, HasSubstr(R"("dfc_ms": 0.2)"));
+  EXPECT_THAT(json, HasSubstr(R"("peer": "pytorch")"));
+  EXPECT_THAT(json, HasSubstr(R"("peer_ms": 0.02)"));
+  EXPECT_THAT(json, HasSubstr(R"("peer_ms": null)"));  // batch 64's peer failed
+  EXPECT_THAT(json, Not(HasSubstr("seed")));           // not a peer family
+}
+
 Report TwoSections() {
   Report report;
   absl::StatusOr<BenchmarkFile> cpu = ParseBenchmarkJson(

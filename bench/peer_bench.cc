@@ -1,0 +1,176 @@
+// dfc's side of the peer benchmark (bench/peer): the workloads of bench/ as a user runs them,
+// end to end, for the comparison with their PyTorch twins that bench/torch_peer.py times in the
+// same bench/peer run. Each benchmark `<family>/dfc/batch:B` is the wall time of one
+// DeviceSession::Run, the feeds uploaded and the fetches read back inside it:
+//
+// - `subgraph_seed`, `subgraph_relu`: the thesis' subgraph and the Relu one (models/, as
+//   seed_subgraph_bench times their kernels), at batch 1, 16, 64 and 8192;
+// - `gemm_1024`: one MatMul of a fed [B,1024] by a fed [1024,1024], at batch 1, 16, 64, 1024 (the
+//   1024³ GEMM) and 8192, with its GFLOP/s;
+// - `mlp_dl4j` (784-256-10), `mlp_lvfengkun`, `mlp_cppflow`: the frozen MLPs of
+//   ../shared/models, at batch 1, 16, 64 and 8192;
+// - `train_mnist_softmax`: the MNIST softmax regression's training step (the loss read back,
+//   GradientDescent's update of the variables on the device), at batch 1, 16, 64 and 8192.
+//
+// The zoo's CNNs, LSTM and CNN training step are cnn_bench's, which bench/peer runs beside this.
+// One session per family, whose graph has the batch open, so that one plan serves every batch;
+// a warm-up run at each batch (it may translate the graph again and build kernels) before any
+// timing. A run with a cluster that fell back to the host is an error: the time would not be
+// dfc's.
+//
+//   DFC_CACHE_DIR=build/program-cache build/peer_bench --benchmark_counters_tabular=true
+#include <cstdlib>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "benchmark/benchmark.h"
+#include "graph/graph.h"
+#include "graph/loader.h"
+#include "runtime/device_session.h"
+#include "tests/test_util.h"
+#include "tests/workloads.h"
+
+namespace dfc::bench {
+namespace {
+
+using workloads::Feeds;
+using workloads::Workload;
+
+constexpr int64_t kBatches[] = {1, 16, 64, 8192};
+constexpr int64_t kGemmBatches[] = {1, 16, 64, 1024, 8192};
+constexpr int64_t kGemmSide = 1024;
+constexpr int kRepetitions = 3;  // RESULTS.md takes the median (bench/report)
+
+int Threads() {
+  const char* threads = std::getenv("DFC_BENCH_THREADS");
+  return threads != nullptr && std::atoi(threads) > 0 ? std::atoi(threads) : 2;
+}
+
+// A [B,1024] by [1024,1024] MatMul, both fed: what torch.mm of two tensors does.
+absl::StatusOr<Graph> GemmGraph() {
+  return ParseGraph(absl::StrFormat(R"graph(
+node { name: "a" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } }
+       attr { key: "shape" value { shape { dim { size: -1 } dim { size: %d } } } } }
+node { name: "b" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } }
+       attr { key: "shape" value { shape { dim { size: %d } dim { size: %d } } } } }
+node { name: "c" op: "MatMul" input: "a" input: "b" attr { key: "T" value { type: DT_FLOAT } }
+       attr { key: "transpose_a" value { b: false } } attr { key: "transpose_b" value { b: false } } }
+)graph",
+                                    kGemmSide, kGemmSide, kGemmSide),
+                    "gemm_1024");
+}
+
+Workload Gemm(int64_t batch) {
+  Workload w;
+  w.family = "gemm_1024";
+  w.name = absl::StrCat(w.family, "/batch:", batch);
+  w.size = batch;
+  w.graph = GemmGraph;
+  w.feeds = [batch] {
+    return Feeds{{{"a"}, testing::UniformFloats({batch, kGemmSide}, 5, -1.0f, 1.0f)},
+                 {{"b"}, testing::UniformFloats({kGemmSide, kGemmSide}, 6, -1.0f, 1.0f)}};
+  };
+  w.fetches = {"c"};
+  w.flops = 2.0 * batch * kGemmSide * kGemmSide;
+  return w;
+}
+
+// A family: its name here and its workload at a batch (tests/workloads.h, renamed).
+struct Family {
+  std::string name;
+  std::function<Workload(int64_t)> at;
+  std::vector<int64_t> batches;
+};
+
+std::vector<Family> Families() {
+  const std::vector<int64_t> batches(std::begin(kBatches), std::end(kBatches));
+  // workloads::Models' order: the training step, then the three frozen MLPs.
+  const auto model = [](size_t i) {
+    return [i](int64_t batch) { return workloads::Models(batch)[i]; };
+  };
+  return {{"subgraph_seed", workloads::Seed, batches},
+          {"subgraph_relu", workloads::Relu, batches},
+          {"gemm_1024", Gemm, {std::begin(kGemmBatches), std::end(kGemmBatches)}},
+          {"mlp_dl4j", model(1), batches},
+          {"mlp_lvfengkun", model(2), batches},
+          {"mlp_cppflow", model(3), batches},
+          {"train_mnist_softmax", model(0), batches}};
+}
+
+// One session per family on DFC_DEVICE (default the CPU device), its initialisers run once.
+absl::StatusOr<DeviceSession*> SessionFor(const std::string& family, const Workload& w) {
+  static auto* sessions = new std::map<std::string, std::unique_ptr<DeviceSession>>;
+  std::unique_ptr<DeviceSession>& slot = (*sessions)[family];
+  if (slot != nullptr) return slot.get();
+  DFC_ASSIGN_OR_RETURN(Graph graph, w.graph());
+  const char* device = std::getenv("DFC_DEVICE");
+  DFC_ASSIGN_OR_RETURN(slot, DeviceSession::Create(std::make_shared<const Graph>(std::move(graph)),
+                                                   {.device = device != nullptr ? device : "cpu"}));
+  DFC_RETURN_IF_ERROR(slot->Run({}, {}, w.init).status());
+  return slot.get();
+}
+
+void BM_Peer(benchmark::State& state, const Family& family, int64_t batch) {
+  const auto fail = [&state](const absl::Status& status) {
+    state.SkipWithError(std::string(status.message()).c_str());
+  };
+  const Workload w = family.at(batch);
+  absl::StatusOr<DeviceSession*> session = SessionFor(family.name, w);
+  if (!session.ok()) return fail(session.status());
+  const Feeds feeds = w.feeds();
+  // Google Benchmark calls a benchmark again for each repetition: one warm-up per batch.
+  static auto* warmed = new std::map<std::string, absl::Status>;
+  auto [warm, first] = warmed->try_emplace(w.name);
+  if (first) warm->second = (*session)->Run(feeds, w.fetches, w.targets).status();
+  if (!warm->second.ok()) return fail(warm->second);
+  for (auto _ : state) {
+    absl::StatusOr<std::vector<Tensor>> out = (*session)->Run(feeds, w.fetches, w.targets);
+    if (!out.ok()) return fail(out.status());
+    benchmark::DoNotOptimize(out);
+  }
+  if (const int64_t fallbacks = (*session)->executor().fallbacks(); fallbacks > 0) {
+    return fail(absl::InternalError(
+        absl::StrCat(fallbacks, " clusters of ", family.name, " fell back to the host")));
+  }
+  state.counters["batch"] = static_cast<double>(batch);
+  if (w.flops > 0) {
+    state.counters["GFLOP"] = w.flops * 1e-9;
+    state.counters["GFLOP/s"] =
+        benchmark::Counter(w.flops * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
+  }
+  state.SetLabel((*session)->executor().device_name());
+}
+
+void RegisterAll() {
+  for (const Family& family : Families()) {
+    for (const int64_t batch : family.batches) {
+      benchmark::RegisterBenchmark(
+          absl::StrCat(family.name, "/dfc/batch:", batch).c_str(),
+          [family, batch](benchmark::State& state) { BM_Peer(state, family, batch); })
+          ->UseRealTime()
+          ->Repetitions(kRepetitions)
+          ->Unit(benchmark::kMillisecond);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace dfc::bench
+
+int main(int argc, char** argv) {
+  // Before any OpenCL call: PoCL reads it when its platform starts.
+  setenv("POCL_MAX_PTHREAD_COUNT", std::to_string(dfc::bench::Threads()).c_str(),
+         /*overwrite=*/0);
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  dfc::bench::RegisterAll();
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}
