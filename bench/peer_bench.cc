@@ -13,14 +13,21 @@
 //   GradientDescent's update of the variables on the device), at batch 1, 16, 64 and 8192.
 //
 // The zoo's CNNs, LSTM and CNN training step are cnn_bench's, which bench/peer runs beside this.
-// One session per family, whose graph has the batch open, so that one plan serves every batch;
+// One session per family, opened from the plan `dfc compile` would write (the tuning database's
+// variants for this device where it records them), whose graph has the batch open, so that one
+// plan serves every batch;
 // a warm-up run at each batch (it may translate the graph again and build kernels) before any
 // timing. A run with a cluster that fell back to the host is an error: the time would not be
 // dfc's.
 //
 //   DFC_CACHE_DIR=build/program-cache build/peer_bench --benchmark_counters_tabular=true
+#include <unistd.h>
+
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <functional>
+#include <iostream>
 #include <map>
 #include <memory>
 #include <string>
@@ -33,6 +40,9 @@
 #include "graph/graph.h"
 #include "graph/loader.h"
 #include "runtime/device_session.h"
+#include "runtime/plan.h"
+#include "runtime/tune.h"
+#include "runtime/tuning_db.h"
 #include "tests/test_util.h"
 #include "tests/workloads.h"
 
@@ -53,8 +63,8 @@ int Threads() {
 }
 
 // A [B,1024] by [1024,1024] MatMul, both fed: what torch.mm of two tensors does.
-absl::StatusOr<Graph> GemmGraph() {
-  return ParseGraph(absl::StrFormat(R"graph(
+std::string GemmGraphText() {
+  return absl::StrFormat(R"graph(
 node { name: "a" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } }
        attr { key: "shape" value { shape { dim { size: -1 } dim { size: %d } } } } }
 node { name: "b" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } }
@@ -62,9 +72,10 @@ node { name: "b" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } 
 node { name: "c" op: "MatMul" input: "a" input: "b" attr { key: "T" value { type: DT_FLOAT } }
        attr { key: "transpose_a" value { b: false } } attr { key: "transpose_b" value { b: false } } }
 )graph",
-                                    kGemmSide, kGemmSide, kGemmSide),
-                    "gemm_1024");
+                         kGemmSide, kGemmSide, kGemmSide);
 }
+
+absl::StatusOr<Graph> GemmGraph() { return ParseGraph(GemmGraphText(), "gemm_1024"); }
 
 Workload Gemm(int64_t batch) {
   Workload w;
@@ -81,12 +92,31 @@ Workload Gemm(int64_t batch) {
   return w;
 }
 
-// A family: its name here and its workload at a batch (tests/workloads.h, renamed).
+// A family: its name here, its workload at a batch (tests/workloads.h, renamed) and its graph's
+// file (a plan keeps a copy).
 struct Family {
   std::string name;
   std::function<Workload(int64_t)> at;
   std::vector<int64_t> batches;
+  std::string graph_file;
 };
+
+// The GEMM's graph as a file, written once into the plans' directory.
+std::filesystem::path PlansDir() {
+  static const std::filesystem::path* dir = [] {
+    auto* d = new std::filesystem::path(std::filesystem::temp_directory_path() /
+                                        absl::StrCat("dfc_peer_bench_", getpid()));
+    std::filesystem::create_directories(*d);
+    return d;
+  }();
+  return *dir;
+}
+
+std::string GemmGraphFile() {
+  const std::filesystem::path file = PlansDir() / "gemm_1024.pbtxt";
+  std::ofstream(file) << GemmGraphText();
+  return file.string();
+}
 
 std::vector<Family> Families() {
   const std::vector<int64_t> batches(std::begin(kBatches), std::end(kBatches));
@@ -94,25 +124,41 @@ std::vector<Family> Families() {
   const auto model = [](size_t i) {
     return [i](int64_t batch) { return workloads::Models(batch)[i]; };
   };
-  return {{"subgraph_seed", workloads::Seed, batches},
-          {"subgraph_relu", workloads::Relu, batches},
-          {"gemm_1024", Gemm, {std::begin(kGemmBatches), std::end(kGemmBatches)}},
-          {"mlp_dl4j", model(1), batches},
-          {"mlp_lvfengkun", model(2), batches},
-          {"mlp_cppflow", model(3), batches},
-          {"train_mnist_softmax", model(0), batches}};
+  const std::string models = testing::SharedDir() + "/models/";
+  return {{"subgraph_seed", workloads::Seed, batches, DFC_SOURCE_DIR "/models/seed_subgraph.pbtxt"},
+          {"subgraph_relu", workloads::Relu, batches, DFC_SOURCE_DIR "/models/relu_subgraph.pbtxt"},
+          {"gemm_1024", Gemm, {std::begin(kGemmBatches), std::end(kGemmBatches)}, GemmGraphFile()},
+          {"mlp_dl4j", model(1), batches, models + "dl4j_mlp_00_frozen.pb"},
+          {"mlp_lvfengkun", model(2), batches, models + "lvfengkun_mnist_mlp_frozen.pb"},
+          {"mlp_cppflow", model(3), batches, models + "cppflow_mlp_frozen.pb"},
+          {"train_mnist_softmax", model(0), batches, models + "dl4j_mnist_00_softmax_train.pbtxt"}};
 }
 
-// One session per family on DFC_DEVICE (default the CPU device), its initialisers run once.
-absl::StatusOr<DeviceSession*> SessionFor(const std::string& family, const Workload& w) {
+// One session per family on DFC_DEVICE (default the CPU device), opened as a user deploys a
+// graph: the plan `dfc compile` writes (each cluster the variant the tuning database,
+// DFC_TUNING_DB or bench/run's bench/tuning.json, records for this device, else the default
+// strategy), opened with DeviceSession::OpenPlan, which runs its initialisers.
+absl::StatusOr<DeviceSession*> SessionFor(const Family& family, const Workload& w) {
   static auto* sessions = new std::map<std::string, std::unique_ptr<DeviceSession>>;
-  std::unique_ptr<DeviceSession>& slot = (*sessions)[family];
+  std::unique_ptr<DeviceSession>& slot = (*sessions)[family.name];
   if (slot != nullptr) return slot.get();
-  DFC_ASSIGN_OR_RETURN(Graph graph, w.graph());
   const char* device = std::getenv("DFC_DEVICE");
-  DFC_ASSIGN_OR_RETURN(slot, DeviceSession::Create(std::make_shared<const Graph>(std::move(graph)),
-                                                   {.device = device != nullptr ? device : "cpu"}));
-  DFC_RETURN_IF_ERROR(slot->Run({}, {}, w.init).status());
+  const std::string kind = device != nullptr ? device : "cpu";
+  DFC_ASSIGN_OR_RETURN(std::unique_ptr<DeviceExecutor> executor,
+                       DeviceExecutor::Open(kind, -1, {}));
+  DFC_ASSIGN_OR_RETURN(Graph graph, w.graph());
+  PlanSpec spec{.targets = w.targets, .init = w.init, .profile = executor->profile()};
+  for (const std::string& fetch : w.fetches) spec.fetches.push_back({fetch, 0});
+  DFC_ASSIGN_OR_RETURN(Plan plan,
+                       CompilePlan(std::make_shared<const Graph>(std::move(graph)), spec));
+  DFC_ASSIGN_OR_RETURN(const TuningDb db, TuningDb::Load(DefaultTuningDbPath()));
+  DFC_ASSIGN_OR_RETURN(const int taken, TakeRecordedVariants(db, executor->device_name(),
+                                                             std::nullopt, plan, &std::cerr));
+  std::cerr << family.name << ": " << taken << " of " << plan.translated.clusters.size()
+            << " clusters take their tuned variant from " << db.path() << "\n";
+  const std::filesystem::path dir = PlansDir() / family.name;
+  DFC_RETURN_IF_ERROR(WritePlan(plan, family.graph_file, dir));
+  DFC_ASSIGN_OR_RETURN(slot, DeviceSession::OpenPlan(dir.string(), {.device = kind}));
   return slot.get();
 }
 
@@ -121,7 +167,7 @@ void BM_Peer(benchmark::State& state, const Family& family, int64_t batch) {
     state.SkipWithError(std::string(status.message()).c_str());
   };
   const Workload w = family.at(batch);
-  absl::StatusOr<DeviceSession*> session = SessionFor(family.name, w);
+  absl::StatusOr<DeviceSession*> session = SessionFor(family, w);
   if (!session.ok()) return fail(session.status());
   const Feeds feeds = w.feeds();
   // Google Benchmark calls a benchmark again for each repetition: one warm-up per batch.

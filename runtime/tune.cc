@@ -135,6 +135,36 @@ std::vector<int> WorkGroupSizes(const rewrite::DeviceProfile& profile) {
   return sizes;
 }
 
+absl::StatusOr<int> TakeRecordedVariants(const TuningDb& db, const std::string& device,
+                                         std::optional<int64_t> bucket, Plan& plan,
+                                         std::ostream* warnings) {
+  PlanSpec spec = plan.spec;
+  const size_t clusters = plan.translated.clusters.size();
+  spec.steps.resize(clusters);
+  spec.work_group_sizes.resize(clusters, -1);
+  int taken = 0;
+  for (size_t c = 0; c < clusters; ++c) {
+    const ir::TranslatedCluster& cluster = plan.translated.clusters[c];
+    std::optional<TuningEntry> entry = db.Find(ClusterHash(cluster), device, bucket);
+    if (!entry || (entry->steps.empty() && entry->work_group_size < 0)) continue;
+    if (absl::Status replays = CheckReplays(*entry, cluster); !replays.ok()) {
+      if (warnings != nullptr) {
+        *warnings << "dfc: warning: cluster " << c << " (" << absl::StrJoin(entry->nodes, ", ")
+                  << "): " << db.path() << ": " << replays.message()
+                  << "; it takes the default strategy (dfc compile --tune records it anew)\n";
+      }
+      continue;
+    }
+    spec.steps[c] = entry->steps;
+    spec.work_group_sizes[c] = entry->work_group_size;
+    ++taken;
+  }
+  if (taken > 0) {
+    DFC_ASSIGN_OR_RETURN(plan, CompilePlan(plan.graph, std::move(spec)));
+  }
+  return taken;
+}
+
 TuningEntry RecordedChoice(const Plan& plan, const ClusterTuning& t, const std::string& device,
                            int64_t bucket) {
   const VariantResult& best = t.variants[t.best];

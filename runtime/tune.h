@@ -12,6 +12,7 @@
 #define DFC_RUNTIME_TUNE_H_
 
 #include <chrono>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <utility>
@@ -86,6 +87,15 @@ absl::StatusOr<std::vector<ClusterTuning>> TunePlan(Plan& plan, DeviceExecutor& 
 // the output (rtol) and to its largest magnitude (atol), with n the longest reduction of the
 // graph's clusters; never below DefaultTolerance. A wrong variant (a term missed or read
 // from the wrong place) errs by a whole term, far beyond it.
+// The variants `db` records for `device` (at `bucket`'s size, or at any size without one) taken
+// into `plan`, as `dfc compile` takes them: a cluster with an entry whose steps still make the
+// variant it recorded is compiled with its steps and work-group size; the others keep the
+// default strategy, with a warning on `warnings` (if set) for an entry that no longer replays.
+// Returns how many clusters took a recorded variant.
+absl::StatusOr<int> TakeRecordedVariants(const TuningDb& db, const std::string& device,
+                                         std::optional<int64_t> bucket, Plan& plan,
+                                         std::ostream* warnings);
+
 // The tuning database's entry for tuning `t` of `plan`'s cluster on `device` at `bucket`: the
 // fastest variant's steps and work-group size, its time and the default's.
 TuningEntry RecordedChoice(const Plan& plan, const ClusterTuning& t, const std::string& device,

@@ -174,29 +174,12 @@ int Compile(const std::vector<std::string>& argv_in) {
     std::cout << "recorded in " << db->path() << "\n";
   } else if (!tuned_device.empty()) {
     // Variants tuned earlier for this device.
-    spec.steps.resize(plan->translated.clusters.size());
-    spec.work_group_sizes.resize(plan->translated.clusters.size(), -1);
-    int taken = 0;
-    for (size_t c = 0; c < plan->translated.clusters.size(); ++c) {
-      std::optional<TuningEntry> entry =
-          db->Find(ClusterHash(plan->translated.clusters[c]), tuned_device,
-                   args->Has("batch") ? std::optional(SizeBucket(batch)) : std::nullopt);
-      if (!entry || (entry->steps.empty() && entry->work_group_size < 0)) continue;
-      if (absl::Status replays = CheckReplays(*entry, plan->translated.clusters[c]);
-          !replays.ok()) {
-        std::cerr << "dfc: warning: cluster " << c << " (" << absl::StrJoin(entry->nodes, ", ")
-                  << "): " << db->path() << ": " << replays.message()
-                  << "; it takes the default strategy (dfc compile --tune records it anew)\n";
-        continue;
-      }
-      spec.steps[c] = entry->steps;
-      spec.work_group_sizes[c] = entry->work_group_size;
-      ++taken;
-    }
-    if (taken > 0) {
-      plan = CompilePlan(shared_graph, spec);
-      if (!plan.ok()) return ReportError(plan.status());
-      std::cout << taken << " clusters take their tuned variant from " << db->path() << "\n";
+    absl::StatusOr<int> taken = TakeRecordedVariants(
+        *db, tuned_device, args->Has("batch") ? std::optional(SizeBucket(batch)) : std::nullopt,
+        *plan, &std::cerr);
+    if (!taken.ok()) return ReportError(taken.status());
+    if (*taken > 0) {
+      std::cout << *taken << " clusters take their tuned variant from " << db->path() << "\n";
     }
   }
   const fs::path out = args->Get("out");
