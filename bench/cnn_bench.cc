@@ -33,6 +33,7 @@
 #include "absl/strings/str_cat.h"
 #include "bench/conv_flops.h"
 #include "bench/fma_peak.h"
+#include "bench/peer_main.h"
 #include "benchmark/benchmark.h"
 #include "graph/graph.h"
 #include "graph/loader.h"
@@ -52,11 +53,6 @@ constexpr int64_t kBatches[] = {1, 16, 64};
 constexpr int kRepetitions = 5;
 // A peak is what the machine reaches at best: RESULTS.md takes the fastest repetition.
 constexpr int kPeakRepetitions = 3;
-
-int Threads() {
-  const char* threads = std::getenv("DFC_BENCH_THREADS");
-  return threads != nullptr && std::atoi(threads) > 0 ? std::atoi(threads) : 2;
-}
 
 // A session of `graph` on DFC_DEVICE (default the CPU device), `init` run once.
 absl::StatusOr<std::unique_ptr<DeviceSession>> OpenSession(Graph graph,
@@ -281,13 +277,5 @@ void RegisterAll() {
 }  // namespace dfc::bench
 
 int main(int argc, char** argv) {
-  // Before any OpenCL call: PoCL reads it when its platform starts.
-  setenv("POCL_MAX_PTHREAD_COUNT", std::to_string(dfc::bench::Threads()).c_str(),
-         /*overwrite=*/0);
-  benchmark::Initialize(&argc, argv);
-  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
-  dfc::bench::RegisterAll();
-  benchmark::RunSpecifiedBenchmarks();
-  benchmark::Shutdown();
-  return 0;
+  return dfc::bench::PeerMain(argc, argv, dfc::bench::RegisterAll);
 }

@@ -36,6 +36,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "bench/peer_main.h"
 #include "benchmark/benchmark.h"
 #include "graph/graph.h"
 #include "graph/loader.h"
@@ -56,11 +57,6 @@ constexpr int64_t kBatches[] = {1, 16, 64, 8192};
 constexpr int64_t kGemmBatches[] = {1, 16, 64, 1024, 8192};
 constexpr int64_t kGemmSide = 1024;
 constexpr int kRepetitions = 3;  // RESULTS.md takes the median (bench/report)
-
-int Threads() {
-  const char* threads = std::getenv("DFC_BENCH_THREADS");
-  return threads != nullptr && std::atoi(threads) > 0 ? std::atoi(threads) : 2;
-}
 
 // A [B,1024] by [1024,1024] MatMul, both fed: what torch.mm of two tensors does.
 std::string GemmGraphText() {
@@ -210,13 +206,5 @@ void RegisterAll() {
 }  // namespace dfc::bench
 
 int main(int argc, char** argv) {
-  // Before any OpenCL call: PoCL reads it when its platform starts.
-  setenv("POCL_MAX_PTHREAD_COUNT", std::to_string(dfc::bench::Threads()).c_str(),
-         /*overwrite=*/0);
-  benchmark::Initialize(&argc, argv);
-  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
-  dfc::bench::RegisterAll();
-  benchmark::RunSpecifiedBenchmarks();
-  benchmark::Shutdown();
-  return 0;
+  return dfc::bench::PeerMain(argc, argv, dfc::bench::RegisterAll);
 }

@@ -1,0 +1,34 @@
+// What the programs of the peer benchmark (bench/peer: cnn_bench, peer_bench) share: the threads
+// they run on, and their main.
+#ifndef DFC_BENCH_PEER_MAIN_H_
+#define DFC_BENCH_PEER_MAIN_H_
+
+#include <cstdlib>
+#include <string>
+
+#include "benchmark/benchmark.h"
+
+namespace dfc::bench {
+
+// DFC_BENCH_THREADS (default 2): PoCL's threads (POCL_MAX_PTHREAD_COUNT), the FMA chains' and
+// those bench/peer gives bench/torch_peer.py.
+inline int Threads() {
+  const char* threads = std::getenv("DFC_BENCH_THREADS");
+  return threads != nullptr && std::atoi(threads) > 0 ? std::atoi(threads) : 2;
+}
+
+// Google Benchmark's main, with the benchmarks `register_all` registers.
+inline int PeerMain(int argc, char** argv, void (*register_all)()) {
+  // Before any OpenCL call: PoCL reads it when its platform starts.
+  setenv("POCL_MAX_PTHREAD_COUNT", std::to_string(Threads()).c_str(), /*overwrite=*/0);
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  register_all();
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}
+
+}  // namespace dfc::bench
+
+#endif  // DFC_BENCH_PEER_MAIN_H_
