@@ -16,6 +16,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "base/status.h"
+#include "bench/bench_main.h"
 #include "benchmark/benchmark.h"
 #include "runtime/bandwidth.h"
 #include "runtime/compare.h"
@@ -343,12 +344,7 @@ inline int Main(int argc, char** argv, void (*register_all)()) {
       Shared().min_time_seconds = std::atof(argv[i] + kMinTime.size());
     }
   }
-  benchmark::Initialize(&argc, argv);
-  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
-  register_all();
-  benchmark::RunSpecifiedBenchmarks();
-  benchmark::Shutdown();
-  return 0;
+  return RunBenchmarks(argc, argv, register_all);
 }
 
 }  // namespace dfc::bench

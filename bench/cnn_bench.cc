@@ -33,7 +33,7 @@
 #include "absl/strings/str_cat.h"
 #include "bench/conv_flops.h"
 #include "bench/fma_peak.h"
-#include "bench/peer_main.h"
+#include "bench/bench_main.h"
 #include "benchmark/benchmark.h"
 #include "graph/graph.h"
 #include "graph/loader.h"

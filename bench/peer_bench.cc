@@ -36,7 +36,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "bench/peer_main.h"
+#include "bench/bench_main.h"
 #include "benchmark/benchmark.h"
 #include "graph/graph.h"
 #include "graph/loader.h"

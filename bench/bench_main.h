@@ -1,7 +1,7 @@
-// What the programs of the peer benchmark (bench/peer: cnn_bench, peer_bench) share: the threads
-// they run on, and their main.
-#ifndef DFC_BENCH_PEER_MAIN_H_
-#define DFC_BENCH_PEER_MAIN_H_
+// The benchmark programs' main, and the threads the peer benchmark's (bench/peer: cnn_bench,
+// peer_bench) run on.
+#ifndef DFC_BENCH_BENCH_MAIN_H_
+#define DFC_BENCH_BENCH_MAIN_H_
 
 #include <cstdlib>
 #include <string>
@@ -18,9 +18,7 @@ inline int Threads() {
 }
 
 // Google Benchmark's main, with the benchmarks `register_all` registers.
-inline int PeerMain(int argc, char** argv, void (*register_all)()) {
-  // Before any OpenCL call: PoCL reads it when its platform starts.
-  setenv("POCL_MAX_PTHREAD_COUNT", std::to_string(Threads()).c_str(), /*overwrite=*/0);
+inline int RunBenchmarks(int argc, char** argv, void (*register_all)()) {
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
   register_all();
@@ -29,6 +27,13 @@ inline int PeerMain(int argc, char** argv, void (*register_all)()) {
   return 0;
 }
 
+// RunBenchmarks on Threads() of PoCL's threads.
+inline int PeerMain(int argc, char** argv, void (*register_all)()) {
+  // Before any OpenCL call: PoCL reads it when its platform starts.
+  setenv("POCL_MAX_PTHREAD_COUNT", std::to_string(Threads()).c_str(), /*overwrite=*/0);
+  return RunBenchmarks(argc, argv, register_all);
+}
+
 }  // namespace dfc::bench
 
-#endif  // DFC_BENCH_PEER_MAIN_H_
+#endif  // DFC_BENCH_BENCH_MAIN_H_
