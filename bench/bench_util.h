@@ -145,6 +145,13 @@ inline absl::Status Tune(Plan& plan, const workloads::Workload& w) {
   if (const char* budget = std::getenv("DFC_TUNE_BUDGET"); budget != nullptr) {
     options.budget_seconds = std::atof(budget);
   }
+  // No time to tune is no tuning: timing only the default and recording it as every cluster's
+  // choice overwrote the database's tuned entries of clusters that had one.
+  if (options.budget_seconds <= 0) {
+    std::cerr << w.name << ": no recorded variant for every cluster and DFC_TUNE_BUDGET <= 0: "
+              << "the default strategy, nothing recorded\n";
+    return absl::OkStatus();
+  }
   DFC_ASSIGN_OR_RETURN(std::vector<ClusterTuning> tunings,
                        TunePlan(plan, *f.executor, w.feeds(), options));
   for (const ClusterTuning& t : tunings) {
