@@ -3,8 +3,11 @@
 #ifndef DFC_BENCH_BENCH_MAIN_H_
 #define DFC_BENCH_BENCH_MAIN_H_
 
+#include <cstdint>
 #include <cstdlib>
+#include <functional>
 #include <string>
+#include <utility>
 
 #include "benchmark/benchmark.h"
 
@@ -25,6 +28,18 @@ inline int RunBenchmarks(int argc, char** argv, void (*register_all)()) {
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
   return 0;
+}
+
+// Registers `run` as `<family>/dfc/batch:B`, one end-to-end run of dfc timed by the wall clock
+// in ms, `repetitions` times (RESULTS.md takes their median): what bench/peer compares with the
+// PyTorch twin `<family>/pytorch/batch:B`.
+inline void RegisterDfcRun(const std::string& family, int64_t batch, int repetitions,
+                           std::function<void(benchmark::State&)> run) {
+  benchmark::RegisterBenchmark((family + "/dfc/batch:" + std::to_string(batch)).c_str(),
+                               std::move(run))
+      ->UseRealTime()
+      ->Repetitions(repetitions)
+      ->Unit(benchmark::kMillisecond);
 }
 
 // RunBenchmarks on Threads() of PoCL's threads.

@@ -249,26 +249,15 @@ void RegisterAll() {
         ->Repetitions(kPeakRepetitions)
         ->Unit(benchmark::kMillisecond);
   }
-  benchmark::RegisterBenchmark(absl::StrCat("train_deep_mnist/dfc/batch:", kTrainBatch).c_str(),
-                               BM_TrainStep)
-      ->UseRealTime()
-      ->Repetitions(kRepetitions)
-      ->Unit(benchmark::kMillisecond);
+  RegisterDfcRun("train_deep_mnist", kTrainBatch, kRepetitions, BM_TrainStep);
   for (const int64_t batch : {int64_t{1}, int64_t{64}}) {
-    benchmark::RegisterBenchmark(absl::StrCat("rnn_keras_lstm/dfc/batch:", batch).c_str(),
-                                 [batch](benchmark::State& state) { BM_Lstm(state, batch); })
-        ->UseRealTime()
-        ->Repetitions(kRepetitions)
-        ->Unit(benchmark::kMillisecond);
+    RegisterDfcRun("rnn_keras_lstm", batch, kRepetitions,
+                   [batch](benchmark::State& state) { BM_Lstm(state, batch); });
   }
   for (const ZooModel& model : testing::ZooCnns()) {
     for (const int64_t batch : kBatches) {
-      benchmark::RegisterBenchmark(
-          absl::StrCat(model.family, "/dfc/batch:", batch).c_str(),
-          [model, batch](benchmark::State& state) { BM_Cnn(state, model, batch); })
-          ->UseRealTime()
-          ->Repetitions(kRepetitions)
-          ->Unit(benchmark::kMillisecond);
+      RegisterDfcRun(model.family, batch, kRepetitions,
+                     [model, batch](benchmark::State& state) { BM_Cnn(state, model, batch); });
     }
   }
 }

@@ -192,12 +192,8 @@ void BM_Peer(benchmark::State& state, const Family& family, int64_t batch) {
 void RegisterAll() {
   for (const Family& family : Families()) {
     for (const int64_t batch : family.batches) {
-      benchmark::RegisterBenchmark(
-          absl::StrCat(family.name, "/dfc/batch:", batch).c_str(),
-          [family, batch](benchmark::State& state) { BM_Peer(state, family, batch); })
-          ->UseRealTime()
-          ->Repetitions(kRepetitions)
-          ->Unit(benchmark::kMillisecond);
+      RegisterDfcRun(family.name, batch, kRepetitions,
+                     [family, batch](benchmark::State& state) { BM_Peer(state, family, batch); });
     }
   }
 }

@@ -290,24 +290,32 @@ class KerasLstm(nn.Module):
         return self.lstm(x)[0][:, -1]
 
 
-class SeedSubgraph(nn.Module):
-    """models/seed_subgraph.pbtxt, the thesis' subgraph, fetch `out`:
-    Reshape(Sum(in1 * Log(Softmax(MatMul(in2, in3) + in4)), axes = []), Shape(mul)), with
-    tests/workloads.cc's Seed(n) inputs. No weights of its own: every operand is fed."""
+class Subgraph(nn.Module):
+    """A subgraph of models/ as tests/workloads.cc's Subgraph describes it: in1 [B,classes]
+    labels, in2 [B,features], in3 [features,classes] weights and in4 [classes] bias, all fed (no
+    weights of its own), in workloads.cc's ranges."""
 
     batches = PEER_BATCHES
+    features = classes = 0  # a subclass's
 
-    @staticmethod
-    def inputs(batch):
-        """in1 [B,10] labels, in2 [B,784] images, in3 [784,10] weights, in4 [10] bias, in
-        workloads.cc's ranges."""
-        return (uniform((batch, 10), -1, 1), uniform((batch, 784), -1, 1),
-                uniform((784, 10), -0.05, 0.05), uniform((10,), -0.1, 0.1))
+    @classmethod
+    def inputs(cls, batch):
+        return (uniform((batch, cls.classes), -1, 1), uniform((batch, cls.features), -1, 1),
+                uniform((cls.features, cls.classes), -0.05, 0.05),
+                uniform((cls.classes,), -0.1, 0.1))
 
-    @staticmethod
-    def flops(batch):
-        """workloads.cc's count: the contraction's 2·784·10 a row."""
-        return 2 * 784 * 10 * batch
+    @classmethod
+    def flops(cls, batch):
+        """workloads.cc's count: the contraction's 2·features·classes a row."""
+        return 2 * cls.features * cls.classes * batch
+
+
+class SeedSubgraph(Subgraph):
+    """models/seed_subgraph.pbtxt, the thesis' subgraph, fetch `out`:
+    Reshape(Sum(in1 * Log(Softmax(MatMul(in2, in3) + in4)), axes = []), Shape(mul)), with
+    tests/workloads.cc's Seed(n) inputs: 784 features, 10 classes."""
+
+    features, classes = 784, 10
 
     def forward(self, in1, in2, in3, in4):
         # The graph's ops one by one (a MatMul and an Add, not nn.Linear's fused addmm; Log of
@@ -318,22 +326,11 @@ class SeedSubgraph(nn.Module):
         return mul.reshape(mul.shape)
 
 
-class ReluSubgraph(nn.Module):
+class ReluSubgraph(Subgraph):
     """models/relu_subgraph.pbtxt, fetch `out`: Sum(in1 * Relu(MatMul(in2, in3) + in4),
-    axis = 1), with tests/workloads.cc's Relu(n) inputs."""
+    axis = 1), with tests/workloads.cc's Relu(n) inputs: 512 features, 7 classes."""
 
-    batches = PEER_BATCHES
-
-    @staticmethod
-    def inputs(batch):
-        """in1 [B,7], in2 [B,512], in3 [512,7], in4 [7], in workloads.cc's ranges."""
-        return (uniform((batch, 7), -1, 1), uniform((batch, 512), -1, 1),
-                uniform((512, 7), -0.05, 0.05), uniform((7,), -0.1, 0.1))
-
-    @staticmethod
-    def flops(batch):
-        """workloads.cc's count: the contraction's 2·512·7 a row."""
-        return 2 * 512 * 7 * batch
+    features, classes = 512, 7
 
     def forward(self, in1, in2, in3, in4):
         # The graph's ops one by one, as SeedSubgraph's.

@@ -217,17 +217,17 @@ class ProductBlocker : public TopLevelMutator {
         CallOf(static_cast<const ir::FunCall&>(*vectorised).args[0], ir::Fun::Kind::kMap);
     if (walk == nullptr) return std::nullopt;
     const ir::Expr* vectors = walk->args[0].get();
+    ir::ExprPtr column_walk;
+    ir::Walk(rows, [&](const ir::ExprPtr& x) {
+      const ir::FunCall* map = CallOf(x, ir::Fun::Kind::kMap);
+      if (map != nullptr && map->args[0].get() == vectors) column_walk = x;
+      return column_walk == nullptr;
+    });
+    if (column_walk == nullptr) return std::nullopt;
     for (const Block2D& block : kBlocks2D) {
       // The walk over vectors of columns first, in blocks of c vectors folding together; then
       // the rows, whose blocks share each block of c vectors: a step of the blocked fold reads
       // each row's element once for its c vectors.
-      ir::ExprPtr column_walk;
-      ir::Walk(rows, [&](const ir::ExprPtr& x) {
-        const ir::FunCall* map = CallOf(x, ir::Fun::Kind::kMap);
-        if (map != nullptr && map->args[0].get() == vectors) column_walk = x;
-        return column_walk == nullptr;
-      });
-      if (column_walk == nullptr) return std::nullopt;
       const Rule columns_rule = BlockColumns(block.column_vectors);
       DFC_ASSIGN_OR_RETURN(std::optional<ir::ExprPtr> grouped, AtRoot(columns_rule, column_walk));
       if (!grouped) continue;
