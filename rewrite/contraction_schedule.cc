@@ -66,7 +66,7 @@ int BlockOfRows(int width, const ir::ExprPtr& rows) {
 // rounds, 2026-11-29) a 1024³ GEMM took 9.1–9.5 ms in blocks of 4 rows by 4 vectors, 10.6–11.5
 // by 8 by 2, 14–15 by 12 by 2, and 12–20 ms in blocks of 8 rows of one vector. dfc's own kernel
 // (`dfc profile`, 5 and 10 runs) went from 43.5 ms on average (blockRows(8) alone, its 128
-// blocks in one work-group: StageGeometry) to 13.5.
+// blocks in one work-group: StageGeometry) to 14.3–15.7 (12.0–12.9 at best).
 struct Block2D {
   int rows;
   int column_vectors;
