@@ -164,8 +164,8 @@ class DeviceExecutor {
   CompiledCluster& Compile(const Graph& graph, const Cluster& cluster,
                            const ir::TranslatedCluster& translated, int index,
                            absl::string_view function);
+  // A new buffer holding `tensor`, written without waiting (see ClContext::Write).
   absl::StatusOr<std::shared_ptr<cl::ClBuffer>> Upload(const Tensor& tensor);
-  absl::Status Download(DeviceTensor& value);
   // The dfc_error argument of the kernels that never set it (KernelSource::checks_indices),
   // one buffer for all, made on first use and never read.
   absl::StatusOr<std::shared_ptr<cl::ClBuffer>> UnsetFlag();

@@ -8,6 +8,7 @@
 
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -103,10 +104,18 @@ class DeviceExecutor::ActiveRun {
 
   absl::Status RunUnit(const ExecutionUnit& unit);
 
-  // The fetches, copied to the host after every kernel's error flag has been read.
+  // The fetches on the host, read back with every kernel's error flag in one wait: none is
+  // returned if a kernel found an index out of range.
   absl::StatusOr<std::vector<Tensor>> Fetch(const std::vector<TensorId>& fetches);
 
-  absl::Status CheckErrors();
+  // Reads every pending error flag and downloads `values` (those on the device only: each
+  // takes its `host`), all with one wait for the queue; then an error if a kernel found an
+  // index out of range. A value is given its host copy only when every read succeeded.
+  absl::Status Download(std::span<DeviceTensor* const> values = {});
+  absl::Status Download(DeviceTensor& value) {
+    DeviceTensor* const one[] = {&value};
+    return Download(one);
+  }
 
   // "cluster 2 (matmul, add, softmax)": how errors and warnings name a cluster.
   std::string ClusterLabel(int index) const {

@@ -63,7 +63,8 @@ absl::StatusOr<ClBuffer> ClContext::Allocate(size_t bytes) {
   return ClBuffer(std::move(mem), bytes, pool_);
 }
 
-absl::Status ClContext::Write(ClBuffer& buffer, const void* data, size_t bytes, bool blocking) {
+absl::Status ClContext::Write(ClBuffer& buffer, const void* data, size_t bytes, bool blocking,
+                              std::shared_ptr<const void> owner) {
   if (bytes > buffer.size()) {
     return absl::InvalidArgumentError(
         absl::StrCat("writing ", bytes, " bytes into a buffer of ", buffer.size()));
@@ -76,6 +77,11 @@ absl::Status ClContext::Write(ClBuffer& buffer, const void* data, size_t bytes, 
   DFC_CL_RETURN_IF_ERROR(clEnqueueWriteBuffer(queue(), buffer.get(), blocking ? CL_TRUE : CL_FALSE,
                                               0, bytes, data, 0, nullptr, span ? &event : nullptr));
   if (span) Profile(event, "write", bytes, profiler::Direction::kHostToDevice, span->id());
+  if (blocking) {
+    unsettled_.clear();  // the in-order queue has run every earlier write too
+  } else if (owner != nullptr) {
+    unsettled_.push_back(std::move(owner));
+  }
   return absl::OkStatus();
 }
 
@@ -105,6 +111,7 @@ absl::Status ClContext::Read(const ClBuffer& buffer, void* data, size_t bytes, b
   DFC_CL_RETURN_IF_ERROR(clEnqueueReadBuffer(queue(), buffer.get(), blocking ? CL_TRUE : CL_FALSE,
                                              0, bytes, data, 0, nullptr, span ? &event : nullptr));
   if (span) Profile(event, "read", bytes, profiler::Direction::kDeviceToHost, span->id());
+  if (blocking) unsettled_.clear();
   return absl::OkStatus();
 }
 
@@ -133,7 +140,10 @@ absl::Status ClContext::SetProfiling(bool on) {
 
 absl::Status ClContext::Finish() {
   DFC_CL_RETURN_IF_ERROR(clFinish(queue()));
+  unsettled_.clear();
   return absl::OkStatus();
 }
+
+absl::Status ClContext::SettleWrites() { return unsettled_.empty() ? absl::OkStatus() : Finish(); }
 
 }  // namespace dfc::cl

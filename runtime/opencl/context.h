@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <memory>
 #include <utility>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -63,13 +64,20 @@ class ClContext {
   absl::StatusOr<ClBuffer> Allocate(size_t bytes);
   // The buffers kept for reuse: at most a quarter of the device's global memory by default.
   BufferPool& pool() { return *pool_; }
-  // Copies between host memory and the start of `buffer`; `bytes` <= buffer.size(). A write
-  // that does not block must not touch `data` until the queue has run it (a constant's).
-  // Each is a transfer of the profiler's while it records the device.
-  absl::Status Write(ClBuffer& buffer, const void* data, size_t bytes, bool blocking = true);
+  // Copies between host memory and the start of `buffer`; `bytes` <= buffer.size(). Each is a
+  // transfer of the profiler's while it records the device.
+  //
+  // A write that does not block reads `data` when the queue runs it: `owner` (what holds
+  // `data`; null for static data) is kept alive until the queue is next waited for (a blocking
+  // read, Finish or SettleWrites), and the caller must not change `data` before then.
+  absl::Status Write(ClBuffer& buffer, const void* data, size_t bytes, bool blocking = true,
+                     std::shared_ptr<const void> owner = nullptr);
   // A read that does not block must not have `data` touched until the queue has run it (a
   // later blocking read or Finish; the queue runs in order).
   absl::Status Read(const ClBuffer& buffer, void* data, size_t bytes, bool blocking = true);
+  // Waits for the queue if a write that did not block may not have run yet, so that its host
+  // memory is the caller's again (a run that reads nothing back ends with it).
+  absl::Status SettleWrites();
   // Enqueues a copy of `bytes` bytes from `src` at `src_offset` to `dst` at `dst_offset`, on
   // the device (not a host transfer, so not one of the profiler's).
   absl::Status Copy(const ClBuffer& src, size_t src_offset, ClBuffer& dst, size_t dst_offset,
@@ -108,6 +116,9 @@ class ClContext {
 
   DeviceInfo info_;
   bool profiling_ = false;
+  // The owners of the host memory that writes not yet waited for read (see Write). The
+  // context is used by one thread at a time, as its queue is.
+  std::vector<std::shared_ptr<const void>> unsettled_;
   struct Fault {
     FaultKind kind;
     int after = -1;

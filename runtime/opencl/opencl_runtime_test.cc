@@ -167,6 +167,35 @@ TEST(ContextTest, AllocatesZeroBytes) {
   EXPECT_FALSE(context->Write(*buffer, &value, sizeof(value)).ok());
 }
 
+// A write that does not block keeps what holds its data until the queue is next waited for
+// (SettleWrites, Finish or a blocking read), and the data arrives.
+TEST(ContextTest, AWriteThatDoesNotBlockKeepsItsDataUntilTheQueueIsWaitedFor) {
+  std::shared_ptr<ClContext> context = MakeContext();
+  ASSERT_NE(context, nullptr);
+  absl::StatusOr<ClBuffer> buffer = context->Allocate(4 * sizeof(int));
+  ASSERT_TRUE(buffer.ok()) << buffer.status();
+  for (int way = 0; way < 2; ++way) {
+    auto data = std::make_shared<std::vector<int>>(std::vector<int>{1, 2, 3, way});
+    const std::weak_ptr<std::vector<int>> kept = data;
+    const int* bytes = data->data();
+    ASSERT_TRUE(
+        context->Write(*buffer, bytes, 4 * sizeof(int), /*blocking=*/false, std::move(data)).ok());
+    EXPECT_FALSE(kept.expired());
+    std::vector<int> read(4, 0);
+    if (way == 0) {
+      ASSERT_TRUE(context->SettleWrites().ok());
+      EXPECT_TRUE(kept.expired());
+      ASSERT_TRUE(context->Read(*buffer, read.data(), 4 * sizeof(int)).ok());
+    } else {
+      ASSERT_TRUE(context->Read(*buffer, read.data(), 4 * sizeof(int)).ok());
+      EXPECT_TRUE(kept.expired());
+    }
+    EXPECT_THAT(read, ::testing::ElementsAre(1, 2, 3, way));
+  }
+  // Nothing to wait for: SettleWrites returns at once.
+  EXPECT_TRUE(context->SettleWrites().ok());
+}
+
 // A buffer given back is handed out again for a request of the same size, and only then; its
 // data survives the trip. With the capacity at 0 nothing is kept.
 TEST(ContextTest, ReusesAReleasedBufferOfTheSameSize) {
