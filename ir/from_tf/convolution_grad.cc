@@ -16,7 +16,9 @@
 //
 // The filter gradient folds, for each tap and channel pair, the input's windows read at that
 // tap (windows.h) over the batch and the outputs with dy's channel: df[t][c][m] =
-// dot(x-windows[.., t, c] joined, dy[.., m] joined).
+// dot(x-windows[.., t, c] joined, dy[.., m] joined). Ungrouped with few output channels
+// (kRegisterAccumulators), the same sums fold each tap and channel's line once into an
+// accumulator per output channel, reading dy's rows as they lie (RowTimesMatrix).
 //
 // Channels are grouped as the reference groups them: a filter of depth D over C input channels
 // is a grouped convolution of G = C / D groups, output channel m of group m / (M / G) reading
@@ -432,6 +434,18 @@ absl::StatusOr<std::vector<ExprPtr>> TranslateFilterGrad(const TranslateContext&
   for (int i = 0; i <= k; ++i) window_perm.push_back(i);
   DFC_ASSIGN_OR_RETURN(windows, TransposeTensor(windows, window_perm));  // [K..][C][N][O..]
   DFC_ASSIGN_OR_RETURN(windows, MapAtDepth(windows, k + 1, [](ExprPtr w) { return Flatten(w); }));
+  if (c.groups == 1 && c.output <= kRegisterAccumulators) {
+    // Few output channels: each tap and channel's line folded once into an accumulator per
+    // output channel, dy read as its memory is, a row of M channels per output position
+    // (RowTimesMatrix, as the forward convolution folds its windows). Each channel's sum runs
+    // over the positions in the same order as its dot product: they are equal.
+    DFC_ASSIGN_OR_RETURN(ExprPtr rows, ChannelsLast(dy, attrs));
+    DFC_ASSIGN_OR_RETURN(rows, JoinLeading(rows, k + 1));  // [N·O..][M]
+    DFC_ASSIGN_OR_RETURN(ExprPtr df, MapAtDepth(windows, k + 1, [&](ExprPtr xs) {
+                           return RowTimesMatrix(xs, rows);
+                         }));  // [K..][C][M]
+    return std::vector<ExprPtr>{df};
+  }
   DFC_ASSIGN_OR_RETURN(windows, ApplyAt(windows, k, Split(c.depth)));  // [K..][G][D][N·O..]
   DFC_ASSIGN_OR_RETURN(windows, SwapAdjacent(windows, k));             // [K..][D][G][N·O..]
   // dy as [G][M/G][N·O..].

@@ -18,6 +18,8 @@
 #include "gtest/gtest.h"
 #include "ir/from_tf/size_unifier.h"
 #include "ir/from_tf/translate.h"
+#include "ir/from_tf/translate_util.h"
+#include "ir/printer.h"
 #include "tests/test_util.h"
 #include "tests/translate_testing.h"
 #include "tests/window_testing.h"
@@ -32,6 +34,7 @@ using ::dfc::testing::PerDimension;
 using ::dfc::testing::RunOp;
 using ::dfc::testing::TranslationMatchesReference;
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 // Seeded values in [-1, 1) (integers in [-4, 4], bools alternating at random): sums of a few
 // dozen products stay well inside every dtype's range and precision.
@@ -127,6 +130,8 @@ std::vector<GradCase> GradCases() {
       {{1, 4, 5, 2}, {3, 3, 2, 2}, {1, 2}, {1, 1}, "EXPLICIT", {2, 0, 1, 3}},
       {{1, 3, 4, 2}, {2, 2, 2, 2}, {2, 1}, {1, 1}, "EXPLICIT", {4, 1, 0, 2}},  // pad > window
       {{3, 1, 1, 5}, {1, 1, 5, 6}, {1, 1}, {1, 1}, "VALID", {}},               // a 1x1 convolution
+      // More output channels than a filter gradient keeps accumulators for (kRegisterAccumulators).
+      {{1, 3, 3, 2}, {2, 2, 2, 65}, {1, 1}, {1, 1}, "VALID", {}},
   };
   std::vector<GradCase> cases;
   for (const std::string forward : {"Conv2D", "DepthwiseConv2dNative"}) {
@@ -332,6 +337,35 @@ TEST(ConvGradTest, ErrorsNameTheNodeAndTheShapes) {
 
 // A filter gradient's input and out_backprop share the batch: the unify hook makes two size
 // variables one (the hook sees the data inputs' shapes only).
+// The IR of Conv2DBackpropFilter of an [N][5][5][c] input into `m` output channels, in `groups`
+// groups.
+std::string FilterGradIr(int64_t c, int64_t m, int64_t groups) {
+  const GradCase g{"Conv2D", DType::kFloat, false,  {2, 5, 5, c}, {3, 3, c / groups, m},
+                   {1, 1},   {1, 1},        "SAME", {},           "ir"};
+  const Node node = MakeNode("Conv2DBackpropFilter", ConvAttrs(g), 3);
+  const Tensor sizes = Sizes(g.filter);
+  TensorInfo known = ConstantInfo(sizes);
+  const std::vector<TranslateInput> inputs = {
+      {MakeParam("x", TensorType(DType::kFloat, {ArithExpr::Var("N"), 5, 5, c})), nullptr},
+      {nullptr, &known},
+      {MakeParam("dy", TensorType(DType::kFloat, {ArithExpr::Var("N"), 5, 5, m})), nullptr}};
+  absl::StatusOr<std::vector<ExprPtr>> translated = TranslateNode(node, inputs);
+  if (!translated.ok()) return std::string(translated.status().message());
+  return ToString((*translated)[0]);
+}
+
+// An ungrouped filter gradient of at most kRegisterAccumulators output channels folds each tap
+// and channel's line once into that many accumulators (a Reduce from Repeat(m) of zero) over
+// dy's rows as they lie; more channels, or groups, fold a dot product per output channel.
+TEST(ConvGradTest, FilterGradFoldsEachLineOnceForFewOutputChannels) {
+  EXPECT_THAT(FilterGradIr(4, 7, 1), HasSubstr("Repeat(7)"));
+  EXPECT_THAT(FilterGradIr(4, kRegisterAccumulators, 1),
+              HasSubstr(absl::StrCat("Repeat(", kRegisterAccumulators, ")")));
+  EXPECT_THAT(FilterGradIr(4, kRegisterAccumulators + 1, 1),
+              Not(HasSubstr(absl::StrCat("Repeat(", kRegisterAccumulators + 1, ")"))));
+  EXPECT_THAT(FilterGradIr(4, 6, 2), Not(HasSubstr("Repeat(6)")));
+}
+
 TEST(ConvGradTest, FilterGradUnifiesTheBatch) {
   for (const char* op :
        {"Conv2DBackpropFilter", "DepthwiseConv2dNativeBackpropFilter", "Conv3DBackpropFilterV2"}) {
