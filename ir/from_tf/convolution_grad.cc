@@ -14,6 +14,9 @@
 //   Map^(k+1)(λ(w) => Join o Map(λ(w_g, f_g) => Map(λ(f) => dot(Join w_g, f)) $ f_g)
 //                       $ Zip(groups(w), groups(filter))) $ InputWindows(dy)
 //
+// With few input channels (kRegisterAccumulators) and no groups, each window's taps are
+// folded once into an accumulator per input channel instead (RowTimesMatrix), the same sums.
+//
 // The filter gradient folds, for each tap and channel pair, the input's windows read at that
 // tap (windows.h) over the batch and the outputs with dy's channel: df[t][c][m] =
 // dot(x-windows[.., t, c] joined, dy[.., m] joined). Ungrouped with few output channels
@@ -347,6 +350,20 @@ absl::StatusOr<std::vector<ExprPtr>> TranslateInputGrad(const TranslateContext& 
   DFC_ASSIGN_OR_RETURN(dy, ChannelsLast(dy, attrs));
   DFC_ASSIGN_OR_RETURN(dy, ApplyAt(dy, k + 1, Split(c.per_group)));
   DFC_ASSIGN_OR_RETURN(ExprPtr windows, InputWindows(dy, dims, sizes, Zero(d)));
+  if (c.groups == 1 && !op.depthwise && c.input <= kRegisterAccumulators) {
+    // Few input channels: each window's taps folded once into an accumulator per input
+    // channel (RowTimesMatrix), the filter read as rows [K..·M][C]: tap and output channel,
+    // in a window's order. Each channel's sum runs over the taps in its dot product's order.
+    DFC_ASSIGN_OR_RETURN(ExprPtr rows, SwapAdjacent(filter, k));  // [K..][M][C]
+    DFC_ASSIGN_OR_RETURN(rows, JoinLeading(rows, k + 1));
+    DFC_ASSIGN_OR_RETURN(ExprPtr dx,
+                         MapAtDepth(windows, k + 1, [&](ExprPtr w) -> absl::StatusOr<ExprPtr> {
+                           DFC_ASSIGN_OR_RETURN(ExprPtr taps, Flatten(w));
+                           return RowTimesMatrix(taps, rows);
+                         }));
+    DFC_ASSIGN_OR_RETURN(dx, ToDataFormat(dx, attrs));
+    return std::vector<ExprPtr>{dx};
+  }
   // The filter as [G][D][K..·M/G]: each input channel's weights, in a window's order.
   // A depthwise [K..][C][M] is [K..][1][C][M]; a grouped [K..][D][M] is [K..][D][G][M/G].
   DFC_ASSIGN_OR_RETURN(filter, op.depthwise ? ApplyAt(filter, k, Split(c.input))

@@ -130,8 +130,10 @@ std::vector<GradCase> GradCases() {
       {{1, 4, 5, 2}, {3, 3, 2, 2}, {1, 2}, {1, 1}, "EXPLICIT", {2, 0, 1, 3}},
       {{1, 3, 4, 2}, {2, 2, 2, 2}, {2, 1}, {1, 1}, "EXPLICIT", {4, 1, 0, 2}},  // pad > window
       {{3, 1, 1, 5}, {1, 1, 5, 6}, {1, 1}, {1, 1}, "VALID", {}},               // a 1x1 convolution
-      // More output channels than a filter gradient keeps accumulators for (kRegisterAccumulators).
+      // More output (input) channels than a filter (input) gradient keeps accumulators for
+      // (kRegisterAccumulators).
       {{1, 3, 3, 2}, {2, 2, 2, 65}, {1, 1}, {1, 1}, "VALID", {}},
+      {{1, 3, 3, 65}, {2, 2, 65, 2}, {1, 1}, {1, 1}, "SAME", {}},
   };
   std::vector<GradCase> cases;
   for (const std::string forward : {"Conv2D", "DepthwiseConv2dNative"}) {
