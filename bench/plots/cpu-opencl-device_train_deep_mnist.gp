@@ -7,7 +7,7 @@ set ylabel 'time (ms)'
 set key outside right top noenhanced
 set grid
 set datafile missing '?'
-set logscale y
+set yrange [0:*]
 set xrange [32:96]
 set xtics (64)
 plot 'cpu-opencl-device_train_deep_mnist.dat' using 1:2 title 'dfc' with linespoints lw 2 lc 1 pt 5, \
