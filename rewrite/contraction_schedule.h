@@ -1,6 +1,7 @@
 // The default schedule of a cluster's matrix products, chosen by rule where the explorer
 // (explore.h) times variants: 2-D register blocking of every product whose right matrix is
-// stored, as a CPU GEMM's micro-kernel does it.
+// stored, as a CPU GEMM's micro-kernel does it, and vectorised dot products in blocks of rows
+// where it is stored transposed.
 //
 // A product's rows Map(λa => B) $ X, whose body walks the columns of a stored matrix,
 // Map(λc => ... Reduce ...) $ (Transpose $ w), gets
@@ -15,6 +16,10 @@
 //   - else blockRows(r) alone: r rows at once, each vload<v> serving r of them, with
 //     r·v = kBlockScalars accumulators (16 rows of float16 on a CPU with AVX-512), or at most
 //     8 rows where the rows at batch 1 are fewer (a block computes its padding too).
+// A product whose function walks the rows of a stored matrix instead, Map(λc => ... Reduce ...)
+// $ w (A·Bᵀ: MatMul's transpose_b, a dense layer's input gradient), gets vectorizeReduce(v) at
+// each dot product (its lanes sum every v-th term: a reassociation, as a vectorised BLAS's dot
+// is) and blockRows(4), each vector of a right row read once for 4 left rows.
 // A block reads each left row once per vector of columns, so left rows that fold (a
 // convolution's output) are bound by a let first: stored by a kernel of their own, not folded
 // again each time. A blocked product that a kernel does not store by its rows (a Transpose of it

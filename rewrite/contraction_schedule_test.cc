@@ -147,6 +147,30 @@ TEST(ScheduleContractionsTest, ProductsOfTheClustersParametersAreStoredByOneKern
   ExpectEquivalent(both, schedule->body, {h, u0, u1}, kSizes);
 }
 
+// A product with a transposed right matrix (A·Bᵀ, MatMul's transpose_b: each result the dot
+// product of two stored rows, here 10 of them, no multiple of a vector) folds each dot product
+// in vectors of 8 lanes, 4 left rows at a time. Integer sums reassociate exactly.
+TEST(ScheduleContractionsTest, DotProductsOfStoredRowsAreVectorisedAndBlockedInRows) {
+  const ir::ParamPtr a = ir::MakeParam("a", Ints({kN, 24}));
+  const ir::ParamPtr b = ir::MakeParam("b", Ints({10, 24}));
+  const ir::ExprPtr product = Must(ir::MapOver(
+      a,
+      [&](ir::ExprPtr row) {
+        return ir::MapOver(
+            b, [&](ir::ExprPtr other) { return Dot(row, other); }, "other");
+      },
+      "row"));
+  const DeviceProfile cpu = Profile("cpu");
+  absl::StatusOr<ContractionSchedule> schedule = ScheduleContractions(product, cpu);
+  ASSERT_TRUE(schedule.ok()) << schedule.status();
+  EXPECT_THAT(schedule->steps, ElementsAre("vectorizeReduce(8)", "blockRows(4)"));
+  const std::string text = ir::ToString(schedule->body);
+  EXPECT_THAT(text, HasSubstr("AsVector(8)")) << text;
+  EXPECT_EQ(Lets(schedule->body), 0) << text;
+  EXPECT_TRUE(LowerForDevice(schedule->body, cpu).ok());
+  ExpectEquivalent(product, schedule->body, {a, b}, kSizes);
+}
+
 // A GPU's work-items are not a CPU's vector registers (the explorer chooses there), and 10
 // columns are no multiple of a vector: the translation is kept as it is.
 TEST(ScheduleContractionsTest, NothingOnAGpuOrWhereTheColumnsAreNoMultipleOfAVector) {
