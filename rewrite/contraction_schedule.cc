@@ -125,6 +125,15 @@ absl::StatusOr<std::optional<ir::ExprPtr>> AtRoot(const Rule& rule, const ir::Ex
   return std::get<ir::ExprPtr>(std::move(applied));
 }
 
+// `e` with `rule` applied at its subexpression `at`, or nullopt where it declines there.
+absl::StatusOr<std::optional<ir::ExprPtr>> AtPlace(const Rule& rule, const ir::ExprPtr& e,
+                                                   const ir::ExprPtr& at) {
+  DFC_ASSIGN_OR_RETURN(std::optional<ir::ExprPtr> rewritten, AtRoot(rule, at));
+  if (!rewritten) return std::nullopt;
+  return ir::ReplaceWhere(
+      e, [&](const ir::ExprPtr& x) { return x.get() == at.get(); }, *rewritten);
+}
+
 // The parameters `e` reads that no λ inside it binds.
 absl::flat_hash_set<const ir::Param*> FreeParams(const ir::ExprPtr& e) {
   class Finder : public ir::ScopedExprVisitor {
@@ -228,12 +237,9 @@ class ProductBlocker : public TopLevelMutator {
     for (int width : {16, 8, 4}) {
       if (width > widest_) continue;
       const Rule reduce_rule = VectorizeReduce(width);
-      DFC_ASSIGN_OR_RETURN(std::optional<ir::ExprPtr> vectorised, AtRoot(reduce_rule, reduce));
+      DFC_ASSIGN_OR_RETURN(std::optional<ir::ExprPtr> vectorised, AtPlace(reduce_rule, e, reduce));
       if (!vectorised) continue;
-      DFC_ASSIGN_OR_RETURN(
-          ir::ExprPtr rows,
-          ir::ReplaceWhere(
-              e, [&](const ir::ExprPtr& x) { return x.get() == reduce.get(); }, *vectorised));
+      ir::ExprPtr rows = *vectorised;
       steps_.push_back(reduce_rule.name);
       if (block_rows_) {
         const Rule rows_rule = BlockRows(kDotBlockRows);
@@ -308,14 +314,11 @@ class ProductBlocker : public TopLevelMutator {
       // the rows, whose blocks share each block of c vectors: a step of the blocked fold reads
       // each row's element once for its c vectors.
       const Rule columns_rule = BlockColumns(block.column_vectors);
-      DFC_ASSIGN_OR_RETURN(std::optional<ir::ExprPtr> grouped, AtRoot(columns_rule, column_walk));
-      if (!grouped) continue;
-      DFC_ASSIGN_OR_RETURN(
-          ir::ExprPtr by_groups,
-          ir::ReplaceWhere(
-              rows, [&](const ir::ExprPtr& x) { return x.get() == column_walk.get(); }, *grouped));
+      DFC_ASSIGN_OR_RETURN(std::optional<ir::ExprPtr> by_groups,
+                           AtPlace(columns_rule, rows, column_walk));
+      if (!by_groups) continue;
       const Rule rows_rule = BlockRows(block.rows);
-      DFC_ASSIGN_OR_RETURN(std::optional<ir::ExprPtr> both, AtRoot(rows_rule, by_groups));
+      DFC_ASSIGN_OR_RETURN(std::optional<ir::ExprPtr> both, AtRoot(rows_rule, *by_groups));
       if (!both) continue;
       steps_.push_back(columns_rule.name);
       steps_.push_back(rows_rule.name);
