@@ -2,6 +2,7 @@
 #include "rewrite/contraction_schedule.h"
 
 #include <algorithm>
+#include <functional>
 #include <optional>
 #include <string>
 #include <utility>
@@ -26,51 +27,59 @@ bool IsStoredColumns(const ir::ExprPtr& x) {
   return transpose != nullptr && transpose->args[0]->kind == ir::Expr::Kind::kParam;
 }
 
+// The λ of `e` if `e` is a Map over a product's left rows, Map(λa => B) $ X, else nullptr.
+const ir::Lambda* RowFunction(const ir::ExprPtr& e) {
+  const ir::FunCall* rows = CallOf(e, ir::Fun::Kind::kMap);
+  if (rows == nullptr) return nullptr;
+  const ir::FunPtr& f = ir::As<ir::FunPattern>(*rows->f).f;
+  return f->kind == ir::Fun::Kind::kLambda ? static_cast<const ir::Lambda*>(f.get()) : nullptr;
+}
+
+// The first expression of `body` (pre-order) for which `found` holds, or nullptr.
+ir::ExprPtr FindIn(const ir::ExprPtr& body, const std::function<bool(const ir::ExprPtr&)>& found) {
+  ir::ExprPtr first;
+  ir::Walk(body, [&](const ir::ExprPtr& x) {
+    if (first == nullptr && found(x)) first = x;
+    return first == nullptr;
+  });
+  return first;
+}
+
 // The Map over the columns of a stored right matrix (Transpose of a parameter: a cluster's
 // input, or a value a let stored) inside `e`, a Map over the left rows, or nullptr: `e` is then
 // not a product.
 ir::ExprPtr StoredColumnsWalk(const ir::ExprPtr& e) {
-  const ir::FunCall* rows = CallOf(e, ir::Fun::Kind::kMap);
-  if (rows == nullptr) return nullptr;
-  const ir::FunPtr& f = ir::As<ir::FunPattern>(*rows->f).f;
-  if (f->kind != ir::Fun::Kind::kLambda) return nullptr;
-  ir::ExprPtr columns;
-  ir::Walk(static_cast<const ir::Lambda&>(*f).body, [&](const ir::ExprPtr& c) {
-    if (columns != nullptr) return false;
+  const ir::Lambda* row = RowFunction(e);
+  if (row == nullptr) return nullptr;
+  return FindIn(row->body, [](const ir::ExprPtr& c) {
     const ir::FunCall* map = CallOf(c, ir::Fun::Kind::kMap);
-    if (map != nullptr && IsStoredColumns(map->args[0])) columns = c;
-    return columns == nullptr;
+    return map != nullptr && IsStoredColumns(map->args[0]);
   });
-  return columns;
 }
 
-// The Map over the rows of a stored right matrix inside `e`, a Map over the left rows, whose
-// function folds (a product with a transposed right matrix, A·Bᵀ: each result the dot product
-// of two stored rows), or nullptr.
-ir::ExprPtr StoredRowsWalk(const ir::ExprPtr& e) {
-  const ir::FunCall* rows = CallOf(e, ir::Fun::Kind::kMap);
-  if (rows == nullptr) return nullptr;
-  const ir::FunPtr& f = ir::As<ir::FunPattern>(*rows->f).f;
-  if (f->kind != ir::Fun::Kind::kLambda) return nullptr;
-  const auto& lambda = static_cast<const ir::Lambda&>(*f);
-  ir::ExprPtr walk;
-  ir::Walk(lambda.body, [&](const ir::ExprPtr& c) {
-    if (walk != nullptr) return false;
+// The dot product inside `e`, a Map over the left rows, whose function walks the rows of a
+// stored right matrix (a parameter it does not bind) and folds each: the Reduce of a product
+// with a transposed right matrix (A·Bᵀ: each result the dot product of two stored rows), or
+// nullptr.
+ir::ExprPtr StoredRowsDot(const ir::ExprPtr& e) {
+  const ir::Lambda* row = RowFunction(e);
+  if (row == nullptr) return nullptr;
+  ir::ExprPtr dot;
+  FindIn(row->body, [&](const ir::ExprPtr& c) {
     const ir::FunCall* map = CallOf(c, ir::Fun::Kind::kMap);
-    if (map != nullptr && map->args[0]->kind == ir::Expr::Kind::kParam &&
-        !absl::c_linear_search(lambda.params, map->args[0]) && map->args[0]->type->is_array() &&
-        map->args[0]->type->element->is_array()) {
-      const ir::FunPtr& g = ir::As<ir::FunPattern>(*map->f).f;
-      if (g->kind == ir::Fun::Kind::kLambda) {
-        ir::Walk(static_cast<const ir::Lambda&>(*g).body, [&](const ir::ExprPtr& x) {
-          if (ReduceCall(x) != nullptr) walk = c;
-          return walk == nullptr;
-        });
-      }
+    if (map == nullptr) return false;
+    const ir::ExprPtr& matrix = map->args[0];
+    if (matrix->kind != ir::Expr::Kind::kParam || absl::c_linear_search(row->params, matrix) ||
+        !matrix->type->is_array() || !matrix->type->element->is_array()) {
+      return false;
     }
-    return walk == nullptr;
+    const ir::FunPtr& g = ir::As<ir::FunPattern>(*map->f).f;
+    if (g->kind != ir::Fun::Kind::kLambda) return false;
+    dot = FindIn(static_cast<const ir::Lambda&>(*g).body,
+                 [](const ir::ExprPtr& x) { return ReduceCall(x) != nullptr; });
+    return dot != nullptr;
   });
-  return walk;
+  return dot;
 }
 
 // How many rows a work-item's block takes: kBlockScalars accumulators of `width` lanes, or at
@@ -187,8 +196,8 @@ class ProductBlocker : public TopLevelMutator {
     if (const ir::ExprPtr columns = StoredColumnsWalk(inner)) {
       return Block(inner, columns, stored_.contains(e.get()));
     }
-    if (const ir::ExprPtr walk = StoredRowsWalk(inner)) {
-      return BlockDots(inner, walk, stored_.contains(e.get()));
+    if (const ir::ExprPtr dot = StoredRowsDot(inner)) {
+      return BlockDots(inner, dot, stored_.contains(e.get()));
     }
     return inner;
   }
@@ -218,26 +227,19 @@ class ProductBlocker : public TopLevelMutator {
     return e;
   }
 
-  // The product `e` whose function walks the rows of a stored matrix (`walk`), each result a
-  // dot product of two stored rows: each dot product folded in vectors (vectorizeReduce(v),
+  // The product `e` whose function walks the rows of a stored matrix, each result a dot
+  // product of two stored rows (`dot`): each dot product folded in vectors (vectorizeReduce(v),
   // lane l summing elements l, l + v, ...: a reassociation, as every vectorised BLAS's), then
   // kDotBlockRows left rows at a time, each vector of a right row read once for all of them;
   // stored as Blocked stores. `e` itself where no width applies. On the 2-core PoCL CPU device,
   // deep_mnist's dy·Wᵀ ([64,1024] by [3136,1024]ᵀ, `dfc bench --variants`) took 65.7 ms by the
   // default strategy, 20.0 vectorised, 5.3–5.4 in blocks of 2 or 4 rows, 10.9 in blocks of 16.
-  absl::StatusOr<ir::ExprPtr> BlockDots(const ir::ExprPtr& e, const ir::ExprPtr& walk,
-                                        bool stored) {
+  absl::StatusOr<ir::ExprPtr> BlockDots(const ir::ExprPtr& e, const ir::ExprPtr& dot, bool stored) {
     constexpr int kDotBlockRows = 4;
-    ir::ExprPtr reduce;
-    ir::Walk(walk, [&](const ir::ExprPtr& x) {
-      if (ReduceCall(x) != nullptr) reduce = x;
-      return reduce == nullptr;
-    });
-    if (reduce == nullptr) return e;
     for (int width : {16, 8, 4}) {
       if (width > widest_) continue;
       const Rule reduce_rule = VectorizeReduce(width);
-      DFC_ASSIGN_OR_RETURN(std::optional<ir::ExprPtr> vectorised, AtPlace(reduce_rule, e, reduce));
+      DFC_ASSIGN_OR_RETURN(std::optional<ir::ExprPtr> vectorised, AtPlace(reduce_rule, e, dot));
       if (!vectorised) continue;
       ir::ExprPtr rows = *vectorised;
       steps_.push_back(reduce_rule.name);
@@ -302,11 +304,9 @@ class ProductBlocker : public TopLevelMutator {
         CallOf(static_cast<const ir::FunCall&>(*vectorised).args[0], ir::Fun::Kind::kMap);
     if (walk == nullptr) return std::nullopt;
     const ir::Expr* vectors = walk->args[0].get();
-    ir::ExprPtr column_walk;
-    ir::Walk(rows, [&](const ir::ExprPtr& x) {
+    const ir::ExprPtr column_walk = FindIn(rows, [&](const ir::ExprPtr& x) {
       const ir::FunCall* map = CallOf(x, ir::Fun::Kind::kMap);
-      if (map != nullptr && map->args[0].get() == vectors) column_walk = x;
-      return column_walk == nullptr;
+      return map != nullptr && map->args[0].get() == vectors;
     });
     if (column_walk == nullptr) return std::nullopt;
     for (const Block2D& block : kBlocks2D) {
