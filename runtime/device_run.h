@@ -111,7 +111,7 @@ class DeviceExecutor::ActiveRun {
   // Reads every pending error flag and downloads `values` (those on the device only: each
   // takes its `host`), all with one wait for the queue; then an error if a kernel found an
   // index out of range. A value is given its host copy only when every read succeeded.
-  absl::Status Download(std::span<DeviceTensor* const> values = {});
+  absl::Status Download(std::span<DeviceTensor* const> values);
   absl::Status Download(DeviceTensor& value) {
     DeviceTensor* const one[] = {&value};
     return Download(one);

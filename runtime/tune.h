@@ -79,14 +79,6 @@ absl::StatusOr<std::vector<ClusterTuning>> TunePlan(Plan& plan, DeviceExecutor& 
                                                     const std::vector<Feed>& feeds,
                                                     const TuneOptions& options);
 
-// The tolerance a variant's answer is checked with. A variant differs from the default only
-// in the order in which it combines the terms of its reductions (UserFun::combiner), and
-// reordering a floating-point sum of n terms changes it by at most 2·γ_n·Σ|terms| ≈
-// 2·n·u·Σ|terms| (Higham, "Accuracy and Stability of Numerical Algorithms", §4.2), u the unit
-// roundoff. Σ|terms| of a fused output is not known here, so the bound is taken relative to
-// the output (rtol) and to its largest magnitude (atol), with n the longest reduction of the
-// graph's clusters; never below DefaultTolerance. A wrong variant (a term missed or read
-// from the wrong place) errs by a whole term, far beyond it.
 // The variants `db` records for `device` (at `bucket`'s size, or at any size without one) taken
 // into `plan`, as `dfc compile` takes them: a cluster with an entry whose steps still make the
 // variant it recorded is compiled with its steps and work-group size; the others keep the
@@ -101,6 +93,14 @@ absl::StatusOr<int> TakeRecordedVariants(const TuningDb& db, const std::string& 
 TuningEntry RecordedChoice(const Plan& plan, const ClusterTuning& t, const std::string& device,
                            int64_t bucket);
 
+// The tolerance a variant's answer is checked with. A variant differs from the default only
+// in the order in which it combines the terms of its reductions (UserFun::combiner), and
+// reordering a floating-point sum of n terms changes it by at most 2·γ_n·Σ|terms| ≈
+// 2·n·u·Σ|terms| (Higham, "Accuracy and Stability of Numerical Algorithms", §4.2), u the unit
+// roundoff. Σ|terms| of a fused output is not known here, so the bound is taken relative to
+// the output (rtol) and to its largest magnitude (atol), with n the longest reduction of the
+// graph's clusters; never below DefaultTolerance. A wrong variant (a term missed or read
+// from the wrong place) errs by a whole term, far beyond it.
 Tolerance VariantTolerance(const Tensor& expected, int64_t longest_reduction);
 
 // The work-group sizes worth trying for MapGlb kernels on a device, besides the profile's own:
