@@ -6,13 +6,10 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "graph/ops_internal.h"
 
 namespace dfc {
-namespace {
 
-using K = AttrKind;
-
-// Adds one OpDef per name in `names` (space-separated), all sharing the rest of `proto`.
 void AddAll(std::vector<OpDef>& table, absl::string_view names, const OpDef& proto) {
   for (absl::string_view name : absl::StrSplit(names, ' ', absl::SkipEmpty())) {
     OpDef def = proto;
@@ -20,6 +17,10 @@ void AddAll(std::vector<OpDef>& table, absl::string_view names, const OpDef& pro
     table.push_back(def);
   }
 }
+
+namespace {
+
+using K = AttrKind;
 
 // OPS.md's "control" table. TF1 frames (Enter, Exit, NextIteration, LoopCond) never reach it:
 // the loader turns each loop into a While node (graph/control_flow.h).
@@ -550,6 +551,7 @@ std::vector<OpDef> BuildTable() {
 
   AddNnTable(t);
   AddControlTable(t);
+  AddTailTable(t);
   return t;
 }
 

@@ -64,6 +64,28 @@ std::vector<OpsMdRow> ReadNnTable() { return ReadOpsMdTable("### nn"); }
 // keeps TensorArrays as values.
 std::vector<OpsMdRow> ReadControlTable() { return ReadOpsMdTable("### control"); }
 
+// The tail table (issue 33) lists its ops in a paragraph, without families: the words from
+// its heading up to the sentence that places them ("Elementwise, ... run on the device").
+std::set<std::string> ReadTailOps() {
+  std::ifstream in(testing::SharedDir() + "/OPS.md");
+  std::set<std::string> ops;
+  std::string line;
+  bool inside = false;
+  while (std::getline(in, line)) {
+    if (absl::StartsWith(line, "#")) {
+      if (inside) break;
+      inside = absl::StartsWith(line, "### tail");
+      continue;
+    }
+    if (!inside) continue;
+    if (absl::StartsWith(line, "Elementwise")) break;
+    for (absl::string_view word : absl::StrSplit(line, ' ', absl::SkipWhitespace())) {
+      ops.emplace(absl::StripSuffix(word, "."));
+    }
+  }
+  return ops;
+}
+
 Placement PlacementOf(const OpsMdRow& row) {
   // Variable updates are placed as ApplyGradientDescent is: a host op of the graph whose
   // writes the device executor applies to the variables where they live (variable_writes.cc).
@@ -95,13 +117,22 @@ TEST(OpsTableTest, MatchesOpsMdAndEveryOpHasAKernel) {
   for (const auto& [op, row] : row_of) {
     ASSERT_NE(FindOpDef(op), nullptr) << op << " (" << row->family << ") is not in graph/ops.cc";
   }
+  const std::set<std::string> tail = ReadTailOps();
+  ASSERT_GT(tail.size(), 100u) << "OPS.md's tail table has changed shape";
   for (const OpDef& def : AllOpDefs()) {
     const std::string op(def.name);
+    // The tail table has no families or placements of its own to compare with (its rule is
+    // checked by EveryDeviceOpHasATranslation); what graph/ops.cc claims needs a kernel.
+    if (tail.contains(op) && !row_of.contains(op) && !nn_row_of.contains(op)) {
+      EXPECT_NE(reference::KernelRegistry::Global().Find(op), nullptr)
+          << op << " has no reference kernel";
+      continue;
+    }
     auto nn = nn_row_of.find(op);
     const OpsMdRow* row = nn != nn_row_of.end() ? nn->second
                           : row_of.contains(op) ? row_of[op]
                                                 : nullptr;
-    ASSERT_NE(row, nullptr) << op << " is not in OPS.md's first, nn or control table";
+    ASSERT_NE(row, nullptr) << op << " is not in OPS.md's first, nn, control or tail table";
     EXPECT_EQ(std::string(def.family), row->family) << op;
     const bool control = std::find(control_rows.begin(), control_rows.end(), *row) !=
                          control_rows.end();
@@ -132,6 +163,15 @@ TEST(OpsTableTest, EveryDeviceOpHasATranslation) {
   for (const OpsMdRow& row : ReadNnTable()) {
     if (!absl::StartsWith(row.runs_on, "device")) continue;
     device.insert(row.ops.begin(), row.ops.end());
+  }
+  // The tail's ops that graph/ops.cc places on the device (as OPS.md's rule says: elementwise,
+  // gather/scatter, segment and bitwise ops) must be translated, and only those.
+  for (const std::string& op : ReadTailOps()) {
+    const OpDef* def = FindOpDef(op);
+    if (def == nullptr || def->placement == Placement::kHost) continue;
+    device.insert(op);
+    EXPECT_NE(ir::FindTranslation(op), nullptr)
+        << op << " (tail, on the device) has no translation";
   }
   for (const std::string& op : ir::TranslatedOps()) {
     EXPECT_TRUE(device.contains(op)) << "translation for " << op << ", which is not a device op";
