@@ -128,6 +128,11 @@ absl::StatusOr<Tensor> DecodeTensor(const tf::TensorProto& proto) {
         return Half::FromBits(static_cast<uint16_t>(v));
       });
       break;
+    case DType::kBFloat16:
+      // TensorFlow stores bfloat16 values, like half ones, as their 16-bit patterns.
+      status = FillFromValues<uint16_t>(proto.half_val(), t, "half_val",
+                                        [](int32_t v) { return static_cast<uint16_t>(v); });
+      break;
     default:
       return absl::InvalidArgumentError(
           absl::StrCat("cannot decode a constant of dtype ", DTypeName(*dtype)));

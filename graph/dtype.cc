@@ -53,6 +53,7 @@ size_t SizeOf(DType dtype) {
     case DType::kInt16:
     case DType::kUInt16:
     case DType::kHalf:
+    case DType::kBFloat16:
       return 2;
     case DType::kUInt8:
     case DType::kInt8:
@@ -89,6 +90,8 @@ absl::string_view DTypeName(DType dtype) {
       return "bool";
     case DType::kHalf:
       return "float16";
+    case DType::kBFloat16:
+      return "bfloat16";
     case DType::kUInt16:
       return "uint16";
     case DType::kUInt32:
@@ -113,6 +116,7 @@ absl::StatusOr<DType> DTypeFromTf(int tf_type) {
     case 7:
     case 9:
     case 10:
+    case 14:
     case 17:
     case 19:
     case 20:
@@ -124,14 +128,14 @@ absl::StatusOr<DType> DTypeFromTf(int tf_type) {
       return absl::InvalidArgumentError(
           absl::StrCat("unsupported dtype ", tf_type,
                        " (dfc supports float16/32/64, int8/16/32/64, uint8/16/32/64, bool, and "
-                       "string constants)"));
+                       "string and bfloat16 constants)"));
   }
 }
 
 absl::StatusOr<DType> DTypeFromName(absl::string_view name) {
   for (DType d : {DType::kFloat, DType::kDouble, DType::kInt32, DType::kUInt8, DType::kInt16,
                   DType::kInt8, DType::kString, DType::kInt64, DType::kBool, DType::kHalf,
-                  DType::kUInt16, DType::kUInt32, DType::kUInt64}) {
+                  DType::kBFloat16, DType::kUInt16, DType::kUInt32, DType::kUInt64}) {
     if (DTypeName(d) == name) return d;
   }
   return absl::InvalidArgumentError(absl::StrCat("unknown dtype name \"", name, "\""));

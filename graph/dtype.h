@@ -26,6 +26,9 @@ enum class DType : int {
   kString = 7,  // loaded (Saver graphs carry file names) but never computed on
   kInt64 = 9,
   kBool = 10,
+  // Stored only: loaded in constants, moved by Identity and reinterpreted by Bitcast, never
+  // computed on (TensorFlow-made graphs bitcast bfloat16 constants).
+  kBFloat16 = 14,
   kUInt16 = 17,
   kHalf = 19,
   kResource = 20,  // a handle naming host state: TensorArray gradients, stacks (Tensor::resource)
@@ -36,16 +39,17 @@ enum class DType : int {
 
 // True for the dtypes dfc computes with: OPS.md's, plus uint16/32/64 (TensorFlow-made graphs
 // cast to them and concatenate them); all of the above but kInvalid, kString, kResource and
-// kVariant, which only host ops move (OpDef::any_dtype) or read.
+// kVariant, which only host ops move (OpDef::any_dtype) or read, and kBFloat16, which only
+// constants, pass-throughs and Bitcast hold.
 bool IsSupported(DType dtype);
 bool IsFloating(DType dtype);  // half, float, double
 bool IsInteger(DType dtype);   // signed and unsigned integers, not bool
 bool IsSigned(DType dtype);
 
-// Bytes per element; 0 for kString and kInvalid.
+// Bytes per element (2 for kBFloat16); 0 for kString and kInvalid.
 size_t SizeOf(DType dtype);
 
-// "float32", "int64", "bool"... as NumPy names them.
+// "float32", "int64", "bool"... as NumPy names them ("bfloat16" as ml_dtypes does).
 absl::string_view DTypeName(DType dtype);
 
 // From TensorFlow's DataType number: reference types (DT_FLOAT_REF = 101) map to their base;

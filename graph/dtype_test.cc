@@ -59,8 +59,20 @@ TEST(DTypeTest, StringIsLoadedButNotComputed) {
   EXPECT_EQ(SizeOf(DType::kString), 0u);
 }
 
+TEST(DTypeTest, BFloat16IsStoredButNotComputed) {
+  EXPECT_EQ(*DTypeFromTf(14), DType::kBFloat16);
+  EXPECT_EQ(*DTypeFromTf(114), DType::kBFloat16);
+  EXPECT_EQ(*DTypeFromName("bfloat16"), DType::kBFloat16);
+  EXPECT_EQ(DTypeName(DType::kBFloat16), "bfloat16");
+  EXPECT_EQ(SizeOf(DType::kBFloat16), 2u);
+  // Kernels and device clusters check these before dispatching, so bfloat16 reaches none.
+  EXPECT_FALSE(IsSupported(DType::kBFloat16));
+  EXPECT_FALSE(IsFloating(DType::kBFloat16));
+  EXPECT_FALSE(IsInteger(DType::kBFloat16));
+}
+
 TEST(DTypeTest, UnknownNumbersAndNamesAreErrors) {
-  for (int n : {0, 8, 14, 18, 24, 99, 108, 200}) {
+  for (int n : {0, 8, 13, 18, 24, 99, 108, 200}) {
     absl::StatusOr<DType> d = DTypeFromTf(n);
     ASSERT_FALSE(d.ok()) << n;
     EXPECT_NE(std::string(d.status().message()).find("unsupported dtype " + std::to_string(n)),

@@ -312,6 +312,13 @@ bool IsStringConstant(const Node& node) {
   return dtype.ok() && *dtype == DType::kString;
 }
 
+// bfloat16 values are only stored: a constant of them may feed Identity and Bitcast, and any
+// other reader is refused for its own dtype attribute.
+bool IsBFloat16Constant(const Node& node) {
+  absl::StatusOr<DType> dtype = node.GetType("dtype");
+  return dtype.ok() && *dtype == DType::kBFloat16;
+}
+
 }  // namespace
 
 absl::Status CheckSupported(const Graph& graph, const std::vector<int>& nodes) {
@@ -324,17 +331,19 @@ absl::Status CheckSupported(const Graph& graph, const std::vector<int>& nodes) {
           "\") is not supported by dfc (see OPS.md), and the requested fetches need it"));
     }
     // A string constant is an assertion's message, which only its readers' dtypes decide.
-    const bool moved_only = def->any_dtype || PassesHostOnlyValue(node) ||
-                            (node.op == "Const" && IsStringConstant(node));
+    const bool moved_only =
+        def->any_dtype || PassesHostOnlyValue(node) ||
+        (node.op == "Const" && (IsStringConstant(node) || IsBFloat16Constant(node)));
     if (moved_only) continue;
     for (const auto& [key, value] : node.attrs) {
       // A structured binding is captured by name only from C++20 compilers newer than clang 14.
       auto check = [&, &key = key](DType d) -> absl::Status {
         if (IsSupported(d)) return absl::OkStatus();
-        return node.Error(
-            absl::StrCat("attribute \"", key, "\" has dtype ",
-                         d == DType::kString ? "string" : absl::StrCat(static_cast<int>(d)),
-                         ", which dfc does not compute with"));
+        return node.Error(absl::StrCat("attribute \"", key, "\" has dtype ",
+                                       d == DType::kString || d == DType::kBFloat16
+                                           ? std::string(DTypeName(d))
+                                           : absl::StrCat(static_cast<int>(d)),
+                                       ", which dfc does not compute with"));
       };
       if (const DType* d = std::get_if<DType>(&value)) {
         if (absl::Status s = check(*d); !s.ok()) return s;

@@ -460,6 +460,10 @@ absl::string_view Descr(DType dtype) {
   switch (dtype) {
     case DType::kHalf:
       return "<f2";
+    case DType::kBFloat16:
+      // NumPy has no bfloat16: numpy.save writes ml_dtypes' bfloat16 as 2-byte voids, which
+      // .view(ml_dtypes.bfloat16) turns back.
+      return "<V2";
     case DType::kFloat:
       return "<f4";
     case DType::kDouble:
@@ -596,7 +600,7 @@ std::string SerializeNpy(const Tensor& tensor) {
 }
 
 absl::Status WriteNpy(const Tensor& tensor, const std::string& path) {
-  if (!IsSupported(tensor.dtype())) {
+  if (!IsSupported(tensor.dtype()) && tensor.dtype() != DType::kBFloat16) {
     return absl::InvalidArgumentError(absl::StrCat("cannot write ", tensor.DebugType(), " to ",
                                                    path,
                                                    ": .npy output holds only numeric and "

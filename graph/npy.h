@@ -27,11 +27,14 @@ absl::StatusOr<Tensor> ReadNpy(const std::string& path);
 // Parses the bytes of a whole .npy file; `source_name` (a path, usually) starts every error.
 absl::StatusOr<Tensor> ParseNpy(absl::string_view bytes, absl::string_view source_name);
 
-// Writes `tensor` to `path` as numpy.save would. String tensors are an error.
+// Writes `tensor` to `path` as numpy.save would. String tensors are an error; bfloat16 ones
+// are written as numpy.save writes ml_dtypes' bfloat16, 2-byte voids ('<V2'), which reading
+// does not take back.
 absl::Status WriteNpy(const Tensor& tensor, const std::string& path);
 
 // The bytes numpy.save writes for `tensor`. The tensor's dtype must be one dfc computes with
-// (IsSupported): WriteNpy checks that, this function treats a string tensor as a dfc bug.
+// (IsSupported) or bfloat16: WriteNpy checks that, this function treats a string tensor as a
+// dfc bug.
 std::string SerializeNpy(const Tensor& tensor);
 
 }  // namespace dfc

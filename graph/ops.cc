@@ -271,7 +271,10 @@ void AddNnTable(std::vector<OpDef>& t) {
 
   constexpr absl::string_view kPlumbing = "gradient plumbing";
   AddAll(t, "InvertPermutation",
-         {.family = kPlumbing, .placement = Placement::kHost, .attrs = {kT}});
+         {.family = kPlumbing,
+          .placement = Placement::kHost,
+          .attrs = {kT},
+          .host_shape = HostShapeRule::kLikeInput0});
   AddAll(t, "ConcatOffset",
          {.family = kPlumbing,
           .placement = Placement::kHost,
@@ -605,8 +608,10 @@ bool PassesHostOnlyValue(const Node& node) {
       node.op != "Snapshot") {
     return false;
   }
+  // bfloat16 is only stored: dfc moves it on the host to the Bitcast that reads it.
   const auto host_only = [](DType d) {
-    return d == DType::kString || d == DType::kResource || d == DType::kVariant;
+    return d == DType::kString || d == DType::kResource || d == DType::kVariant ||
+           d == DType::kBFloat16;
   };
   const auto it = node.attrs.find("T");
   if (it == node.attrs.end()) return false;

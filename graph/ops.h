@@ -20,6 +20,14 @@ enum class Placement {
   kHost,    // plumbing, shapes, variables, random
 };
 
+// What the folder knows of a host op's output shapes before it runs (graph/fold.cc), so that
+// the device ops after it compile and fuse. Device ops need none: their translation says.
+enum class HostShapeRule {
+  kUnknown,     // known only when it runs (Where, Unique) or not worked out (Svd)
+  kLikeInput0,  // every output has input 0's shape (DeepCopy, Roll, Cholesky)
+  kBroadcast,   // the output has its inputs' broadcast shape (Igamma, Xlogy, Betainc)
+};
+
 struct AttrSpec {
   absl::string_view name;
   AttrKind kind;
@@ -46,6 +54,7 @@ struct OpDef {
   // Control flow the executor itself runs, not a kernel: Switch and Merge (dead branches),
   // While and If (their functions, run as graphs of their own).
   bool control = false;
+  HostShapeRule host_shape = HostShapeRule::kUnknown;
 };
 
 // The definition of `op`, or nullptr if dfc does not support it.

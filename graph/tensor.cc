@@ -132,13 +132,31 @@ Tensor Tensor::Clone() const {
   return t;
 }
 
+namespace {
+
+// A bfloat16 is the upper half of a float32's bits, so widening it is exact.
+float BFloat16ToFloat(uint16_t bits) {
+  const uint32_t wide = static_cast<uint32_t>(bits) << 16;
+  float f;
+  std::memcpy(&f, &wide, sizeof f);
+  return f;
+}
+
+}  // namespace
+
 double Tensor::ElementAsDouble(int64_t i) const {
+  if (dtype_ == DType::kBFloat16) return BFloat16ToFloat(data<uint16_t>()[i]);
   return DispatchDType(dtype_, [&]<typename T>() -> double {
     return static_cast<double>(static_cast<ComputeType<T>>(data<T>()[i]));
   });
 }
 
 int64_t Tensor::ElementAsInt64(int64_t i) const {
+  if (dtype_ == DType::kBFloat16) {
+    // Never an index (bfloat16 is only stored): the guard only keeps the cast defined.
+    const double v = ElementAsDouble(i);
+    return std::fabs(v) < 0x1p63 ? static_cast<int64_t>(v) : 0;
+  }
   return DispatchDType(dtype_, [&]<typename T>() -> int64_t {
     return static_cast<int64_t>(static_cast<ComputeType<T>>(data<T>()[i]));
   });
@@ -153,7 +171,7 @@ namespace {
 std::string FormatElement(const Tensor& t, int64_t i) {
   if (t.dtype() == DType::kString) return absl::StrCat("\"", absl::CEscape(t.strings()[i]), "\"");
   if (t.dtype() == DType::kBool) return t.data<bool>()[i] ? "True" : "False";
-  if (IsFloating(t.dtype())) {
+  if (IsFloating(t.dtype()) || t.dtype() == DType::kBFloat16) {
     const double v = t.ElementAsDouble(i);
     if (std::isnan(v)) return "nan";
     if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
@@ -197,7 +215,9 @@ void PreviewInto(const Tensor& t, int axis, int64_t offset, int64_t& budget, std
 std::string Tensor::Preview(int64_t max_elements) const {
   if (variant_ != nullptr) return variant_->DebugString();
   if (resource_ != nullptr) return resource_->DebugString();
-  if (!IsSupported(dtype_) && strings_ == nullptr) return absl::StrCat("<", DTypeName(dtype_), ">");
+  if (!IsSupported(dtype_) && dtype_ != DType::kBFloat16 && strings_ == nullptr) {
+    return absl::StrCat("<", DTypeName(dtype_), ">");
+  }
   std::string out;
   int64_t budget = max_elements;
   PreviewInto(*this, 0, 0, budget, out);

@@ -1,6 +1,8 @@
 // Translations of the binary elementwise ops (OPS.md row 2): arithmetic, division and modulo,
 // comparisons and logical ops with NumPy broadcasting (broadcast.h), plus BiasAdd, Select,
-// SelectV2, AddN and AccumulateNV2.
+// SelectV2, AddN and AccumulateNV2, and the tail's bitwise ops (BitwiseAnd, BitwiseOr,
+// BitwiseXor, LeftShift, RightShift, and CompareAndBitpack, which folds groups of 8 into bytes;
+// runtime/reference/bitwise.cc).
 //
 // Every scalar function mirrors runtime/reference/elementwise_binary.cc: float16 is computed in
 // float and rounded once, float32 in float; integer +, -, * wrap modulo 2^bits (written through
@@ -11,6 +13,7 @@
 // never reach a compared result.
 #include <cmath>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <type_traits>
@@ -21,6 +24,7 @@
 #include "absl/strings/str_join.h"
 #include "base/check.h"
 #include "base/status.h"
+#include "graph/bitwise_math.h"
 #include "graph/dtype.h"
 #include "graph/dtype_class.h"
 #include "graph/scalar_math.h"
@@ -325,6 +329,39 @@ FunPtr LogicalOrFun(DType d) {
                                  [](bool a, bool b) { return a || b; });
 }
 
+// Bitwise ops, on integers only (graph/bitwise_math.h). A shift amount is clamped to
+// [0, bits - 1], as TensorFlow clamps it; that also keeps both twins clear of shifting by the
+// width or more (undefined in C, reduced modulo the width in OpenCL C).
+std::string ClampedShiftText(DType d) {
+  const int max = static_cast<int>(SizeOf(d)) * 8 - 1;
+  if (IsUnsignedInt(d)) return absl::StrCat("(y > ", max, " ? ", max, " : y)");
+  return absl::StrCat("(y < 0 ? 0 : y > ", max, " ? ", max, " : y)");
+}
+FunPtr BitwiseAndFun(DType d) {
+  return BinaryFun<kInts>(d, "bitwise_and", "return x & y;",
+                          []<typename C>(C a, C b) { return BitwiseAnd(a, b); });
+}
+FunPtr BitwiseOrFun(DType d) {
+  return BinaryFun<kInts>(d, "bitwise_or", "return x | y;",
+                          []<typename C>(C a, C b) { return BitwiseOr(a, b); });
+}
+FunPtr BitwiseXorFun(DType d) {
+  return BinaryFun<kInts>(d, "bitwise_xor", "return x ^ y;",
+                          []<typename C>(C a, C b) { return BitwiseXor(a, b); });
+}
+// Shifted left as the unsigned pattern (a signed left shift that overflows is undefined in C),
+// in the wide type, and wrapped back to d.
+FunPtr LeftShiftFun(DType d) {
+  const std::string shifted = absl::StrCat("(", WideType(d), ")x << ", ClampedShiftText(d));
+  return BinaryFun<kInts>(d, "left_shift", absl::StrCat("return ", WrapTo(d, shifted), ";"),
+                          []<typename C>(C a, C b) { return ShiftLeft(a, b); });
+}
+// Arithmetic on signed types (OpenCL C fills with the sign bit), logical on unsigned ones.
+FunPtr RightShiftFun(DType d) {
+  return BinaryFun<kInts>(d, "right_shift", absl::StrCat("return x >> ", ClampedShiftText(d), ";"),
+                          []<typename C>(C a, C b) { return ShiftRight(a, b); });
+}
+
 // Select's c ? t : e, for any dtype of t and e.
 FunPtr SelectFun(DType d) {
   return MakeUserFun(absl::StrCat("select_", DTypeName(d)), {"c", "t", "e"}, "return c ? t : e;",
@@ -398,6 +435,11 @@ constexpr BinaryOp kBinaryOps[] = {
     {"NotEqual", kAll, NotEqualFun},
     {"LogicalAnd", kBools, LogicalAndFun},
     {"LogicalOr", kBools, LogicalOrFun},
+    {"BitwiseAnd", kInts, BitwiseAndFun},
+    {"BitwiseOr", kInts, BitwiseOrFun},
+    {"BitwiseXor", kInts, BitwiseXorFun},
+    {"LeftShift", kInts, LeftShiftFun},
+    {"RightShift", kInts, RightShiftFun},
 };
 
 const BinaryOp* FindBinaryOp(absl::string_view op) {
@@ -599,6 +641,76 @@ absl::StatusOr<std::vector<ExprPtr>> TranslateAddN(const TranslateContext& ctx) 
   return std::vector<ExprPtr>{out};
 }
 
+// CompareAndBitpack's dtypes: TensorFlow's op takes bool, the floats and the signed integers.
+constexpr unsigned kBitpackClasses = kFloats | kSigned | kBools;
+
+// One step of the fold that packs a group of 8: the accumulator shifted up and the next bit,
+// x > t, put in at the bottom, so the group's first element ends in the top bit. The bool form
+// packs x itself and never reads t, as TensorFlow's bool kernel ignores the threshold.
+FunPtr BitpackStepFun(DType d) {
+  const bool is_bool = d == DType::kBool;
+  const std::string body = is_bool ? "return (uchar)((acc << 1) | (x ? 1 : 0));"
+                                   : "return (uchar)((acc << 1) | (x > t ? 1 : 0));";
+  UserFun::HostFn host = DispatchDType(d, [&]<typename T>() -> UserFun::HostFn {
+    if constexpr (InClass<T>(kBitpackClasses)) {
+      return [](std::span<const Scalar> a) -> absl::StatusOr<Scalar> {
+        const unsigned acc = ScalarAs<uint8_t>(a[0]);
+        bool bit;
+        if constexpr (std::is_same_v<T, bool>) {
+          bit = ScalarAs<T>(a[1]);
+        } else {
+          bit = ScalarAs<T>(a[1]) > ScalarAs<T>(a[2]);  // NaN compares false
+        }
+        return ScalarOf<uint8_t>(static_cast<uint8_t>((acc << 1) | (bit ? 1u : 0u)));
+      };
+    } else {
+      DFC_CHECK(false && "CompareAndBitpack's dtype class is checked before its UserFun is made");
+      return nullptr;
+    }
+  });
+  return MakeUserFun(absl::StrCat("bitpack_step_", DTypeName(d)), {"acc", "x", "t"}, body,
+                     {DType::kUInt8, d, d}, DType::kUInt8, std::move(host));
+}
+
+// CompareAndBitpack(input, threshold): the last dimension (a multiple of 8) in groups of 8, each
+// folded into one uint8, the threshold a captured scalar:
+//   Map^(rank-1)(λrow => Map(λg => Reduce(step(·, ·, t))(0, g)) $ Split(8) $ row) $ input
+absl::StatusOr<std::vector<ExprPtr>> TranslateCompareAndBitpack(const TranslateContext& ctx) {
+  DFC_RETURN_IF_ERROR(CheckNumInputs(ctx, 2));
+  DFC_RETURN_IF_ERROR(CheckSameDType(ctx, 0, 1));
+  DFC_RETURN_IF_ERROR(CheckClass(ctx, 0, kBitpackClasses));
+  DFC_ASSIGN_OR_RETURN(ExprPtr input, ctx.Input(0));
+  DFC_ASSIGN_OR_RETURN(ExprPtr threshold, ctx.Input(1));
+  const DType d = BaseDType(input->type);
+  const SymbolicShape shape = ShapeOfExpr(input);
+  if (!ShapeOfExpr(threshold).empty()) {
+    return ctx.Error(
+        absl::StrCat("threshold must be a scalar, got ", DebugType(d, ShapeOfExpr(threshold))));
+  }
+  if (shape.empty()) {
+    return ctx.Error(absl::StrCat("input must have rank at least 1, got ", DebugType(d, shape)));
+  }
+  if ((shape.back() % 8).AsConstant() != std::optional<int64_t>(0)) {
+    return ctx.Error(absl::StrCat("the last dimension of input ", DebugType(d, shape),
+                                  " must be a multiple of 8, got ", shape.back().ToString()));
+  }
+  const FunPtr step = BitpackStepFun(d);
+  absl::StatusOr<ExprPtr> out = MapAtDepth(
+      input, static_cast<int>(shape.size()) - 1, [&](ExprPtr row) -> absl::StatusOr<ExprPtr> {
+        DFC_ASSIGN_OR_RETURN(ExprPtr groups, Call(Split(ArithExpr(8)), {row}));
+        return MapOver(
+            groups,
+            [&](ExprPtr group) {
+              return ReduceOver(Lit(DType::kUInt8, 0), group, [&](ExprPtr acc, ExprPtr x) {
+                return Apply(step, {acc, x, threshold});
+              });
+            },
+            "group");
+      });
+  if (!out.ok()) return ctx.node().Annotate(out.status());
+  return std::vector<ExprPtr>{*std::move(out)};
+}
+
 // Select with a vector condition picks rows of the branches, so only operands of one rank
 // broadcast; BiasAdd aligns its bias with the channel dimension and has no hook.
 bool UnifySelect(const Node& node, std::span<const SymbolicShape> shapes, SizeUnifier& unifier) {
@@ -617,6 +729,7 @@ void RegisterBinaryTranslations(TranslationTable& table) {
   table.push_back({"SelectV2", {TranslateSelectV2, {}, UnifyBroadcast}});
   table.push_back({"AddN", {TranslateAddN, {}, UnifyBroadcast}});
   table.push_back({"AccumulateNV2", {TranslateAddN, {}, UnifyBroadcast}});
+  table.push_back({"CompareAndBitpack", {TranslateCompareAndBitpack, {}}});
 }
 
 }  // namespace dfc::ir

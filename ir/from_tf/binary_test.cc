@@ -261,13 +261,14 @@ TEST(BroadcastScalarsTest, ThreeOperandsAndSymbolicSizesEvaluate) {
 
 // ---- every broadcasting op, every dtype, every broadcast pattern --------------------------------
 
-const char* const kBroadcastOps[] = {"Add",       "AddV2",   "Sub",          "Mul",
-                                     "Div",       "RealDiv", "DivNoNan",     "FloorDiv",
-                                     "FloorMod",  "Mod",     "TruncateDiv",  "TruncateMod",
-                                     "Maximum",   "Minimum", "Pow",          "SquaredDifference",
-                                     "Atan2",     "Equal",   "NotEqual",     "Less",
-                                     "LessEqual", "Greater", "GreaterEqual", "LogicalAnd",
-                                     "LogicalOr"};
+const char* const kBroadcastOps[] = {"Add",       "AddV2",      "Sub",          "Mul",
+                                     "Div",       "RealDiv",    "DivNoNan",     "FloorDiv",
+                                     "FloorMod",  "Mod",        "TruncateDiv",  "TruncateMod",
+                                     "Maximum",   "Minimum",    "Pow",          "SquaredDifference",
+                                     "Atan2",     "Equal",      "NotEqual",     "Less",
+                                     "LessEqual", "Greater",    "GreaterEqual", "LogicalAnd",
+                                     "LogicalOr", "BitwiseAnd", "BitwiseOr",    "BitwiseXor",
+                                     "LeftShift", "RightShift"};
 
 struct ShapePair {
   Shape a, b;
@@ -420,6 +421,105 @@ TEST(IntegerEdgeTest, PowWrapsAndRefusesNegativeExponents) {
   // Floats take negative and fractional exponents.
   EXPECT_TRUE(TranslationMatchesReference(
       node, {TN<float>({2, -8, 0, 4}, {4}), TN<float>({-1, 0.5f, -1, 0.5f}, {4})}));
+}
+
+// ---- bitwise ops --------------------------------------------------------------------------------
+
+// Shift amounts around and beyond the width, negative ones and the extremes, which TensorFlow
+// clamps to [0, bits - 1], on values with the sign bit set and not.
+template <typename T>
+void ExpectShiftEdgeCases() {
+  using L = std::numeric_limits<T>;
+  constexpr int kBits = static_cast<int>(sizeof(T)) * 8;
+  std::vector<T> amounts = {T(0), T(1), T(kBits - 1), T(kBits), T(kBits + 1), L::max(), L::min()};
+  if constexpr (std::is_signed_v<T>) amounts.push_back(T(-1));
+  const int64_t n = static_cast<int64_t>(amounts.size());
+  const Tensor y = TN<T>(amounts, {1, n});
+  const Tensor x = TN<T>({T(1), T(5), L::max(), L::min(), static_cast<T>(-3)}, {5, 1});
+  for (const char* op : {"LeftShift", "RightShift"}) {
+    EXPECT_TRUE(TranslationMatchesReference(MakeNode(op, {}, 2), {x, y}))
+        << op << " " << DTypeName(DTypeOf<T>);
+  }
+}
+
+TEST(BitwiseTest, ShiftAmountsAreClampedAsTheReferenceClampsThem) {
+  ExpectShiftEdgeCases<int8_t>();
+  ExpectShiftEdgeCases<int16_t>();
+  ExpectShiftEdgeCases<int32_t>();
+  ExpectShiftEdgeCases<int64_t>();
+  ExpectShiftEdgeCases<uint8_t>();
+  ExpectShiftEdgeCases<uint16_t>();
+  ExpectShiftEdgeCases<uint32_t>();
+  ExpectShiftEdgeCases<uint64_t>();
+}
+
+// The host twins on their own, on values worked out by hand.
+TEST(BitwiseTest, ShiftTwinsClampAndShiftTheUnsignedPattern) {
+  const Node node = MakeNode("LeftShift", {}, 2);
+  const ParamPtr a = MakeParam("a", TensorType(DType::kInt8, {4}));
+  const ParamPtr b = MakeParam("b", TensorType(DType::kInt8, {4}));
+  absl::StatusOr<std::vector<ExprPtr>> out =
+      TranslateNode(node, std::vector<TranslateInput>{{a, nullptr}, {b, nullptr}});
+  ASSERT_TRUE(out.ok()) << out.status();
+  Interpreter interpreter;
+  absl::StatusOr<Value> v = interpreter.Evaluate(
+      (*out)[0], {{a.get(), ValueFromTensor(TN<int8_t>({-3, -14, 3, 3}, {4}))},
+                  {b.get(), ValueFromTensor(TN<int8_t>({7, 11, -2, 100}, {4}))}});
+  ASSERT_TRUE(v.ok()) << v.status();
+  absl::StatusOr<Tensor> t = TensorFromValue(*v, (*out)[0]->type, {});
+  ASSERT_TRUE(t.ok()) << t.status();
+  // -3 << 7 = -384, wrapped to -128; 11 is clamped to 7; -2 to 0; 100 to 7 (3 << 7 = 384 -> -128).
+  EXPECT_EQ(testing::Values<int8_t>(*t), (std::vector<int8_t>{-128, 0, 3, -128}));
+  EXPECT_THAT(ToString((*out)[0]), HasSubstr("left_shift_int8"));
+}
+
+TEST(BitwiseTest, FloatsAndBoolsAreRefused) {
+  for (const char* op : {"BitwiseAnd", "LeftShift"}) {
+    absl::StatusOr<std::vector<ExprPtr>> translated = TranslateNode(
+        MakeNode(op, {}, 2), std::vector<TranslateInput>{{FloatParam("a", {2}), nullptr},
+                                                         {FloatParam("b", {2}), nullptr}});
+    ASSERT_FALSE(translated.ok()) << op;
+    EXPECT_THAT(std::string(translated.status().message()),
+                HasSubstr(absl::StrCat(op, " is not defined for dtype float32")));
+  }
+}
+
+// CompareAndBitpack on every dtype (those TensorFlow refuses, the unsigned ones among them,
+// refused by both) and shapes with one or more groups of 8, empty ones, and ones the reference
+// refuses: a last dimension of 7, a scalar input, a threshold that is not a scalar.
+class CompareAndBitpackTest : public ::testing::TestWithParam<DType> {};
+
+TEST_P(CompareAndBitpackTest, MatchesReference) {
+  const DType dtype = GetParam();
+  const Node node = MakeNode("CompareAndBitpack", {}, 2);
+  uint32_t seed = 300;
+  for (const Shape& shape :
+       std::vector<Shape>{{8}, {2, 8}, {3, 16}, {2, 3, 24}, {0}, {2, 0, 8}, {3, 0}, {1, 7}, {}}) {
+    const Tensor x = RandomTensor(dtype, shape, seed++);
+    const Tensor t = RandomTensor(dtype, {}, seed++);
+    EXPECT_TRUE(TranslationMatchesReference(node, {x, t})) << x.DebugType();
+  }
+  EXPECT_TRUE(TranslationMatchesReference(
+      node, {RandomTensor(dtype, {2, 8}, 1), RandomTensor(dtype, {1}, 2)}));
+}
+
+INSTANTIATE_TEST_SUITE_P(AllDTypes, CompareAndBitpackTest, ::testing::ValuesIn(kAllDTypes),
+                         [](const auto& info) { return ParamName(info.param); });
+
+TEST(CompareAndBitpackMoreTest, SymbolicRowsAndTheLastDimension) {
+  const Node node = MakeNode("CompareAndBitpack", {}, 2);
+  absl::StatusOr<std::vector<ExprPtr>> out =
+      TranslateNode(node, std::vector<TranslateInput>{{FloatParam("x", {kN, 3, 16}), nullptr},
+                                                      {FloatParam("t", {}), nullptr}});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_TRUE(TypeEquals((*out)[0]->type, TensorType(DType::kUInt8, {kN, 3, 2})));
+  // A symbolic last dimension is not known to be a multiple of 8.
+  absl::StatusOr<std::vector<ExprPtr>> symbolic_last =
+      TranslateNode(node, std::vector<TranslateInput>{{FloatParam("x", {3, kN}), nullptr},
+                                                      {FloatParam("t", {}), nullptr}});
+  ASSERT_FALSE(symbolic_last.ok());
+  EXPECT_THAT(std::string(symbolic_last.status().message()),
+              HasSubstr("must be a multiple of 8, got N"));
 }
 
 // ---- Equal / NotEqual with incompatible_shape_error=false ---------------------------------------
@@ -604,14 +704,15 @@ TEST(AddNMoreTest, RefusesMixedShapesAndDTypes) {
 // ---- registration -------------------------------------------------------------------------------
 
 TEST(RegistrationTest, EveryOpOfTheFamilyHasATranslation) {
-  for (const char* op : {"Add",        "AddV2",        "Sub",         "Mul",
-                         "Div",        "RealDiv",      "DivNoNan",    "FloorDiv",
-                         "FloorMod",   "Mod",          "TruncateDiv", "TruncateMod",
-                         "Maximum",    "Minimum",      "Pow",         "SquaredDifference",
-                         "Atan2",      "BiasAdd",      "Equal",       "NotEqual",
-                         "Less",       "LessEqual",    "Greater",     "GreaterEqual",
-                         "LogicalAnd", "LogicalOr",    "Select",      "SelectV2",
-                         "AddN",       "AccumulateNV2"}) {
+  for (const char* op : {"Add",        "AddV2",         "Sub",         "Mul",
+                         "Div",        "RealDiv",       "DivNoNan",    "FloorDiv",
+                         "FloorMod",   "Mod",           "TruncateDiv", "TruncateMod",
+                         "Maximum",    "Minimum",       "Pow",         "SquaredDifference",
+                         "Atan2",      "BiasAdd",       "Equal",       "NotEqual",
+                         "Less",       "LessEqual",     "Greater",     "GreaterEqual",
+                         "LogicalAnd", "LogicalOr",     "Select",      "SelectV2",
+                         "AddN",       "AccumulateNV2", "BitwiseAnd",  "BitwiseOr",
+                         "BitwiseXor", "LeftShift",     "RightShift",  "CompareAndBitpack"}) {
     const Translation* translation = FindTranslation(op);
     ASSERT_NE(translation, nullptr) << op;
     EXPECT_TRUE(translation->static_inputs.empty()) << op;

@@ -1,7 +1,8 @@
 // Translations of the unary elementwise ops (OPS.md row 1): one Map per dimension down to the
 // scalars, applying a UserFun (the thesis' method). The UserFuns mirror the reference kernels
 // of runtime/reference/elementwise_unary.cc: the same dtypes accepted, float16 computed in
-// float, integers wrapping modulo 2^bits, NaN kept where the reference keeps it.
+// float, integers wrapping modulo 2^bits, NaN kept where the reference keeps it. Invert and
+// PopulationCount, the tail's unary bitwise ops, mirror runtime/reference/bitwise.cc.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -19,6 +20,7 @@
 #include "absl/strings/substitute.h"
 #include "base/check.h"
 #include "base/status.h"
+#include "graph/bitwise_math.h"
 #include "graph/dtype.h"
 #include "graph/dtype_class.h"
 #include "graph/half.h"
@@ -258,6 +260,11 @@ const absl::flat_hash_map<std::string, UnaryOp>& ElementwiseOps() {
     (*m)["LogicalNot"] =
         MakeOp<kBools>("logical_not", ByKind({.floats = "", .bools = "return x ? 0 : 1;"}),
                        [](bool x) { return !x; });
+
+    // Bitwise complement, on integers only. A char's ~x is an int, returned as char: the same
+    // bits (and on vectors, where nothing promotes, the body is lane-wise as it stands).
+    (*m)["Invert"] = MakeOp<kInts>("invert", ByKind({.floats = "", .ints = "return ~x;"}),
+                                   []<typename C>(C x) { return Invert(x); });
     return m;
   }();
   return *ops;
@@ -309,6 +316,28 @@ absl::StatusOr<std::vector<ExprPtr>> TranslateLeakyRelu(const TranslateContext& 
       MakeUserFun(absl::StrCat("leaky_relu_", DTypeName(dtype)), {"x", "alpha"},
                   "return x > 0 ? x : x * alpha;", {dtype, dtype}, dtype, std::move(host));
   return MapFun(ctx, f, {Lit(dtype, alpha)});
+}
+
+// PopulationCount: the bits set in each element's two's complement pattern, as uint8 whatever
+// the integer dtype (OpenCL C's popcount gives x's own type; the count always fits).
+absl::StatusOr<std::vector<ExprPtr>> TranslatePopulationCount(const TranslateContext& ctx) {
+  DFC_RETURN_IF_ERROR(CheckOneInput(ctx));
+  DFC_ASSIGN_OR_RETURN(DType dtype, ctx.InputDType(0));
+  DFC_RETURN_IF_ERROR(CheckClass(ctx, dtype, kInts));
+  UserFun::HostFn host = DispatchDType(dtype, [&]<typename T>() -> UserFun::HostFn {
+    if constexpr (InClass<T>(kInts)) {
+      return [](std::span<const Scalar> args) -> absl::StatusOr<Scalar> {
+        return ScalarOf<uint8_t>(PopulationCount(ScalarAs<T>(args[0])));
+      };
+    } else {
+      return nullptr;
+    }
+  });
+  DFC_CHECK(host != nullptr);
+  const FunPtr f =
+      MakeUserFun(absl::StrCat("population_count_", DTypeName(dtype)), {"x"},
+                  "return (uchar)popcount(x);", {dtype}, DType::kUInt8, std::move(host));
+  return MapFun(ctx, f);
 }
 
 // Cast: SrcT must be the input's dtype; DstT any computable dtype.
@@ -363,6 +392,7 @@ void RegisterUnaryTranslations(TranslationTable& table) {
   for (const std::string& op : ops) table.push_back({op, Translation{&TranslateElementwise, {}}});
   table.push_back({"LeakyRelu", Translation{&TranslateLeakyRelu, {}}});
   table.push_back({"Cast", Translation{&TranslateCast, {}}});
+  table.push_back({"PopulationCount", Translation{&TranslatePopulationCount, {}}});
   for (const char* op : {"Identity", "StopGradient", "Snapshot", "PreventGradient"}) {
     table.push_back({op, Translation{&TranslatePassThrough, {}}});
   }

@@ -56,7 +56,8 @@ const std::vector<std::string> kSimpleOps = {"Abs",       "Neg",
                                              "IsFinite",  "LogicalNot",
                                              "Identity",  "StopGradient",
                                              "Snapshot",  "PreventGradient",
-                                             "ZerosLike", "OnesLike"};
+                                             "ZerosLike", "OnesLike",
+                                             "Invert",    "PopulationCount"};
 
 const std::vector<Shape> kShapes = {{},        {1},       {0},    {7},          {2, 3},      {1, 1},
                                     {3, 0, 2}, {1, 4, 1}, {2, 0}, {2, 3, 1, 4}, {1, 2, 1, 3}};

@@ -103,6 +103,17 @@ void RegisterActivationGradKernels(KernelRegistry& registry);  // activation_gra
 void RegisterOptimizerKernels(KernelRegistry& registry);       // optimizer.cc
 void RegisterTensorArrayKernels(KernelRegistry& registry);     // tensor_array.cc: and Assert
 void RegisterStackKernels(KernelRegistry& registry);           // stack.cc
+void RegisterBitcastKernels(KernelRegistry& registry);         // bitcast.cc: and DeepCopy, Empty...
+void RegisterRnnCellKernels(KernelRegistry& registry);         // rnn_cells.cc
+void RegisterImageKernels(KernelRegistry& registry);           // image.cc
+void RegisterRandomTailKernels(KernelRegistry& registry);      // random_tail.cc
+void RegisterBitwiseKernels(KernelRegistry& registry);         // bitwise.cc
+void RegisterSpecialMathKernels(KernelRegistry& registry);     // special_math.cc
+void RegisterSelectionKernels(KernelRegistry& registry);       // selection.cc
+void RegisterMatrixKernels(KernelRegistry& registry);          // matrix.cc: diagonals, Einsum
+void RegisterLinalgKernels(KernelRegistry& registry);          // linalg.cc
+void RegisterScatterKernels(KernelRegistry& registry);         // scatter.cc: and GatherNd
+void RegisterSegmentKernels(KernelRegistry& registry);         // segment.cc: and partitions
 
 // Runs one node on the given input values, with no session state: for unit tests and for
 // compile-time constant folding. Stateful ops (variables, Assign...) are refused.
@@ -123,6 +134,12 @@ absl::StatusOr<std::vector<Tensor>> EvaluateNode(const Node& node, std::span<con
 // its attributes; when both are 0, where TensorFlow would pick random seeds, a seed from a
 // stable hash of the node's name, so that runs and processes repeat.
 Philox NodePhilox(const Node& node);
+
+// Fills a float16, float32 or float64 tensor from `gen` as TensorFlow's FillPhiloxRandom does
+// for RandomUniform, RandomStandardNormal and TruncatedNormal (random.cc); the stateless ops
+// use it with a generator made from their seed input.
+enum class RandomDistribution { kUniform, kNormal, kTruncatedNormal };
+void FillRandom(RandomDistribution distribution, const Philox& gen, Tensor& out);
 
 }  // namespace dfc::reference
 

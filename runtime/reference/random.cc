@@ -267,6 +267,26 @@ absl::Status RandomUniformInt(KernelContext& ctx) {
 
 }  // namespace
 
+void FillRandom(RandomDistribution distribution, const Philox& gen, Tensor& out) {
+  switch (distribution) {
+    case RandomDistribution::kUniform:
+      FillUniform(gen, out);
+      return;
+    case RandomDistribution::kNormal:
+      FillNormal(gen, out);
+      return;
+    case RandomDistribution::kTruncatedNormal:
+      if (out.dtype() == DType::kHalf) {
+        FillTruncatedNormal(gen, out.mutable_flat<Half>());
+      } else if (out.dtype() == DType::kFloat) {
+        FillTruncatedNormal(gen, out.mutable_flat<float>());
+      } else {
+        FillTruncatedNormal(gen, out.mutable_flat<double>());
+      }
+      return;
+  }
+}
+
 Philox NodePhilox(const Node& node) {
   const int64_t seed = node.GetInt("seed", 0).value_or(0);
   const int64_t seed2 = node.GetInt("seed2", 0).value_or(0);

@@ -27,6 +27,17 @@ const KernelRegistry& KernelRegistry::Global() {
     RegisterOptimizerKernels(*r);
     RegisterTensorArrayKernels(*r);
     RegisterStackKernels(*r);
+    RegisterBitcastKernels(*r);
+    RegisterRnnCellKernels(*r);
+    RegisterImageKernels(*r);
+    RegisterRandomTailKernels(*r);
+    RegisterBitwiseKernels(*r);
+    RegisterSpecialMathKernels(*r);
+    RegisterSelectionKernels(*r);
+    RegisterMatrixKernels(*r);
+    RegisterLinalgKernels(*r);
+    RegisterScatterKernels(*r);
+    RegisterSegmentKernels(*r);
     return r;
   }();
   return *registry;

@@ -164,6 +164,34 @@ TEST(SessionTest, VariablesKeepStateAcrossRuns) {
   EXPECT_FALSE(other->Run({}, {"read_plain"}).ok());
 }
 
+// A frozen graph keeps a constant where its variable was; TensorFlow-made cases still assign
+// to it and read the result. frozen: float32[2] constant; set assigns start, bad assigns one
+// element.
+constexpr char kFrozenAssign[] = R"gd(
+  node { name: "frozen" op: "Const" attr { key: "dtype" value { type: DT_FLOAT } }
+    attr { key: "value" value { tensor { dtype: DT_FLOAT tensor_shape { dim { size: 2 } } float_val: 0 } } } }
+  node { name: "start" op: "Const" attr { key: "dtype" value { type: DT_FLOAT } }
+    attr { key: "value" value { tensor { dtype: DT_FLOAT tensor_shape { dim { size: 2 } } float_val: 1 float_val: 2 } } } }
+  node { name: "one" op: "Const" attr { key: "dtype" value { type: DT_FLOAT } }
+    attr { key: "value" value { tensor { dtype: DT_FLOAT tensor_shape { dim { size: 1 } } float_val: 5 } } } }
+  node { name: "set" op: "Assign" input: "frozen" input: "start" attr { key: "T" value { type: DT_FLOAT } } }
+  node { name: "bad" op: "Assign" input: "frozen" input: "one" attr { key: "T" value { type: DT_FLOAT } } }
+  node { name: "loose" op: "Assign" input: "frozen" input: "one" attr { key: "T" value { type: DT_FLOAT } }
+    attr { key: "validate_shape" value { b: false } } }
+)gd";
+
+TEST(SessionTest, AssignToAFrozenConstantGivesTheValueItWouldWrite) {
+  auto session = SessionFor(kFrozenAssign);
+  absl::StatusOr<std::vector<Tensor>> out = session->Run({}, {"set", "loose"});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ(Values<float>((*out)[0]), (std::vector<float>{1, 2}));
+  EXPECT_EQ(Values<float>((*out)[1]), (std::vector<float>{5}));
+  out = session->Run({}, {"bad"});
+  ASSERT_FALSE(out.ok());
+  EXPECT_THAT(Message(out.status()), HasSubstr("node \"bad\""));
+  EXPECT_THAT(Message(out.status()), HasSubstr("validate_shape is true"));
+}
+
 TEST(SessionTest, AValueReadBeforeAnUpdateKeepsItsValue) {
   auto session = SessionFor(kVariables);
   ASSERT_TRUE(session->Run({}, {}, {"init"}).ok());

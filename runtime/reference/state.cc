@@ -59,11 +59,23 @@ absl::StatusOr<KernelContext::VariableSlot*> RefInput(KernelContext& ctx) {
 
 absl::Status Assign(KernelContext& ctx) {
   if (absl::Status s = CheckNumInputs(ctx, 2); !s.ok()) return s;
-  absl::StatusOr<KernelContext::VariableSlot*> slot = RefInput(ctx);
-  if (!slot.ok()) return slot.status();
   const Tensor& value = ctx.input(1);
   absl::StatusOr<bool> validate = ctx.node().GetBool("validate_shape", true);
   if (!validate.ok()) return validate.status();
+  // A frozen graph keeps a constant where its variable was, and TensorFlow-made cases still
+  // assign to it and scatter into the result: with no variable to write, Assign outputs the
+  // value it would have written, checked against the constant as against the variable.
+  if (ctx.ref_input(0) == nullptr) {
+    const Tensor& target = ctx.input(0);
+    if (target.dtype() != value.dtype() || (*validate && target.shape() != value.shape())) {
+      return ctx.Error(absl::StrCat("assigns ", value.DebugType(), " to ", target.DebugType(),
+                                    *validate ? " (validate_shape is true)" : ""));
+    }
+    ctx.set_output(0, value);
+    return absl::OkStatus();
+  }
+  absl::StatusOr<KernelContext::VariableSlot*> slot = RefInput(ctx);
+  if (!slot.ok()) return slot.status();
   if ((*slot)->initialized && (*slot)->value.dtype() != value.dtype()) {
     return ctx.Error(absl::StrCat("assigns ", value.DebugType(), " to a variable of ",
                                   (*slot)->value.DebugType()));

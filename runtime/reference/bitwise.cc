@@ -1,0 +1,148 @@
+// Reference kernels: the bitwise ops. BitwiseAnd, BitwiseOr, BitwiseXor, LeftShift and
+// RightShift broadcast as the binary elementwise kernels do; Invert and PopulationCount map each
+// element; all of them take the integer dtypes TensorFlow registers (int8 to uint64). Shift
+// amounts outside [0, bits) are clamped into it, as TensorFlow does (graph/bitwise_math.h).
+// CompareAndBitpack packs `x > threshold` for 8 consecutive elements of the last dimension into
+// one uint8, the first element in the most significant bit.
+#include <cstdint>
+#include <type_traits>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "graph/bitwise_math.h"
+#include "graph/dtype.h"
+#include "graph/dtype_class.h"
+#include "runtime/reference/broadcast.h"
+#include "runtime/reference/elementwise_util.h"
+#include "runtime/reference/kernel.h"
+#include "runtime/reference/kernel_util.h"
+
+namespace dfc::reference {
+namespace {
+
+absl::Status CheckSameDType(const KernelContext& ctx, int a, int b) {
+  if (ctx.input(a).dtype() == ctx.input(b).dtype()) return absl::OkStatus();
+  return ctx.Error(absl::StrCat("inputs ", a, " and ", b, " must have the same dtype, got ",
+                                ctx.input(a).DebugType(), " and ", ctx.input(b).DebugType()));
+}
+
+// out = op(x, y) over the broadcast shape of x and y, both of one integer dtype.
+template <typename Op>
+absl::Status BitwiseBinary(KernelContext& ctx, Op op) {
+  if (absl::Status s = CheckNumInputs(ctx, 2); !s.ok()) return s;
+  if (absl::Status s = CheckSameDType(ctx, 0, 1); !s.ok()) return s;
+  if (absl::Status s = CheckClass(ctx, 0, kInts); !s.ok()) return s;
+  const Tensor& x = ctx.input(0);
+  const Tensor& y = ctx.input(1);
+  absl::StatusOr<Shape> shape = BroadcastShapes(x.shape(), y.shape());
+  if (!shape.ok()) return ctx.Error(shape.status().message());
+  absl::StatusOr<Tensor> out = AllocateOutput(ctx, x.dtype(), *shape);
+  if (!out.ok()) return out.status();
+  const BroadcastIndexer xi(x.shape(), *shape);
+  const BroadcastIndexer yi(y.shape(), *shape);
+  DispatchDType(x.dtype(), [&]<typename T>() {
+    if constexpr (InClass<T>(kInts)) {
+      const T* a = x.data<T>();
+      const T* b = y.data<T>();
+      T* o = out->mutable_data<T>();
+      for (int64_t i = 0; i < out->num_elements(); ++i) o[i] = op(a[xi.Offset(i)], b[yi.Offset(i)]);
+    }
+  });
+  ctx.set_output(0, *std::move(out));
+  return absl::OkStatus();
+}
+
+template <typename Op>
+void RegisterBinary(KernelRegistry& registry, absl::string_view name, Op op) {
+  registry.Register(name, [op](KernelContext& ctx) { return BitwiseBinary(ctx, op); });
+}
+
+// out = op(x) for each element of one integer input; `kToUInt8` for PopulationCount, whose
+// output is uint8 whatever the input's dtype.
+template <bool kToUInt8, typename Op>
+absl::Status BitwiseUnary(KernelContext& ctx, Op op) {
+  if (absl::Status s = CheckNumInputs(ctx, 1); !s.ok()) return s;
+  if (absl::Status s = CheckClass(ctx, 0, kInts); !s.ok()) return s;
+  const Tensor& x = ctx.input(0);
+  absl::StatusOr<Tensor> out = AllocateOutput(ctx, kToUInt8 ? DType::kUInt8 : x.dtype(), x.shape());
+  if (!out.ok()) return out.status();
+  DispatchDType(x.dtype(), [&]<typename T>() {
+    if constexpr (InClass<T>(kInts)) {
+      using R = std::conditional_t<kToUInt8, uint8_t, T>;
+      const T* a = x.data<T>();
+      R* o = out->mutable_data<R>();
+      for (int64_t i = 0; i < x.num_elements(); ++i) o[i] = op(a[i]);
+    }
+  });
+  ctx.set_output(0, *std::move(out));
+  return absl::OkStatus();
+}
+
+// CompareAndBitpack(input, threshold): input of rank >= 1 whose last dimension is a multiple of
+// 8, threshold a scalar of its dtype. Output element j of a row is
+//   sum over b in [0, 8) of (row[8j + b] > threshold) << (7 - b).
+// For bool TensorFlow packs the elements themselves and never reads the threshold.
+absl::Status CompareAndBitpack(KernelContext& ctx) {
+  if (absl::Status s = CheckNumInputs(ctx, 2); !s.ok()) return s;
+  if (absl::Status s = CheckSameDType(ctx, 0, 1); !s.ok()) return s;
+  // TensorFlow's op registers bool, the floats and the signed integers (no unsigned ones).
+  if (absl::Status s = CheckClass(ctx, 0, kFloats | kSigned | kBools); !s.ok()) return s;
+  const Tensor& input = ctx.input(0);
+  const Tensor& threshold = ctx.input(1);
+  if (threshold.rank() != 0) {
+    return ctx.Error(absl::StrCat("threshold must be a scalar, got ", threshold.DebugType()));
+  }
+  if (input.rank() < 1) {
+    return ctx.Error(absl::StrCat("input must have rank at least 1, got ", input.DebugType()));
+  }
+  const int last = input.rank() - 1;
+  if (input.dim(last) % 8 != 0) {
+    return ctx.Error(absl::StrCat("the last dimension of input ", input.DebugType(),
+                                  " must be a multiple of 8, got ", input.dim(last)));
+  }
+  Shape shape = input.shape();
+  shape[last] /= 8;
+  absl::StatusOr<Tensor> out = AllocateOutput(ctx, DType::kUInt8, shape);
+  if (!out.ok()) return out.status();
+  DispatchDType(input.dtype(), [&]<typename T>() {
+    if constexpr (InClass<T>(kFloats | kSigned | kBools)) {
+      const T* x = input.data<T>();
+      const ComputeType<T> t = Up(threshold.data<T>()[0]);
+      uint8_t* o = out->mutable_data<uint8_t>();
+      for (int64_t j = 0; j < out->num_elements(); ++j) {
+        unsigned packed = 0;
+        for (int b = 0; b < 8; ++b) {
+          bool bit;
+          if constexpr (kIsBool<T>) {
+            bit = x[8 * j + b];
+          } else {
+            bit = Up(x[8 * j + b]) > t;  // NaN compares false
+          }
+          packed = (packed << 1) | (bit ? 1u : 0u);
+        }
+        o[j] = static_cast<uint8_t>(packed);
+      }
+    }
+  });
+  ctx.set_output(0, *std::move(out));
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+void RegisterBitwiseKernels(KernelRegistry& registry) {
+  RegisterBinary(registry, "BitwiseAnd", []<typename T>(T a, T b) { return BitwiseAnd(a, b); });
+  RegisterBinary(registry, "BitwiseOr", []<typename T>(T a, T b) { return BitwiseOr(a, b); });
+  RegisterBinary(registry, "BitwiseXor", []<typename T>(T a, T b) { return BitwiseXor(a, b); });
+  RegisterBinary(registry, "LeftShift", []<typename T>(T a, T b) { return ShiftLeft(a, b); });
+  RegisterBinary(registry, "RightShift", []<typename T>(T a, T b) { return ShiftRight(a, b); });
+  registry.Register("Invert", [](KernelContext& ctx) {
+    return BitwiseUnary<false>(ctx, []<typename T>(T a) { return Invert(a); });
+  });
+  registry.Register("PopulationCount", [](KernelContext& ctx) {
+    return BitwiseUnary<true>(ctx, []<typename T>(T a) { return PopulationCount(a); });
+  });
+  registry.Register("CompareAndBitpack", CompareAndBitpack);
+}
+
+}  // namespace dfc::reference

@@ -1,0 +1,892 @@
+// Reference kernels for dense linear algebra on batches of matrices: MatrixInverse,
+// MatrixDeterminant, LogMatrixDeterminant, Lu, MatrixSolve, MatrixTriangularSolve, Cholesky,
+// Qr, Svd, SelfAdjointEigV2 and MatrixExponential.
+//
+// Each op works on the innermost two dimensions and loops over the others, as TensorFlow's
+// LinearAlgebraOp does. Every matrix is computed in double, whatever its dtype, and rounded
+// once to the output dtype: TensorFlow's Eigen calls compute in the dtype itself, so a float32
+// result here is the better-rounded one and agrees with TensorFlow's to its roundoff. The
+// factorizations follow Eigen's choices where they show in the result: partial pivoting on
+// the first largest magnitude of a column (PartialPivLU), Householder reflectors whose beta
+// has the sign opposite to the pivot (HouseholderQR), the lower triangle read for Cholesky and
+// the self-adjoint eigensolver. Singular vectors and eigenvectors are unique only up to sign;
+// their signs here follow the rule stated at Svd and SelfAdjointEigV2.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <numeric>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "runtime/reference/broadcast.h"
+#include "runtime/reference/elementwise_util.h"
+#include "runtime/reference/kernel.h"
+#include "runtime/reference/kernel_util.h"
+
+namespace dfc::reference {
+namespace {
+
+// --- Matrices in double ---------------------------------------------------------------------
+
+// A dense row-major matrix of doubles.
+struct Mat {
+  int64_t rows = 0;
+  int64_t cols = 0;
+  std::vector<double> a;
+
+  Mat() = default;
+  Mat(int64_t r, int64_t c) : rows(r), cols(c), a(static_cast<size_t>(r * c), 0.0) {}
+  static Mat Identity(int64_t n) {
+    Mat m(n, n);
+    for (int64_t i = 0; i < n; ++i) m(i, i) = 1;
+    return m;
+  }
+  double& operator()(int64_t i, int64_t j) { return a[i * cols + j]; }
+  double operator()(int64_t i, int64_t j) const { return a[i * cols + j]; }
+  Mat Transposed() const {
+    Mat t(cols, rows);
+    for (int64_t i = 0; i < rows; ++i) {
+      for (int64_t j = 0; j < cols; ++j) t(j, i) = (*this)(i, j);
+    }
+    return t;
+  }
+};
+
+Mat Multiply(const Mat& x, const Mat& y) {
+  Mat z(x.rows, y.cols);
+  for (int64_t i = 0; i < x.rows; ++i) {
+    for (int64_t k = 0; k < x.cols; ++k) {
+      const double xik = x(i, k);
+      for (int64_t j = 0; j < y.cols; ++j) z(i, j) += xik * y(k, j);
+    }
+  }
+  return z;
+}
+
+// The dtypes of the ops TensorFlow registers for float and double only, and of those it also
+// registers float16 for (MatrixInverse, Qr: computed in float there, in double here).
+constexpr DType kRealDTypes[] = {DType::kFloat, DType::kDouble};
+constexpr DType kRealOrHalfDTypes[] = {DType::kHalf, DType::kFloat, DType::kDouble};
+
+// A [..., rows, cols] input: its batch shape and matrix size, its elements in double.
+struct Batch {
+  Shape batch;
+  int64_t count = 1;  // matrices in the batch
+  int64_t rows = 0;
+  int64_t cols = 0;
+  std::vector<double> values;
+
+  Mat Matrix(int64_t b) const {
+    Mat m(rows, cols);
+    std::copy_n(values.begin() + b * rows * cols, rows * cols, m.a.begin());
+    return m;
+  }
+};
+
+std::vector<double> ToDouble(const Tensor& t) {
+  std::vector<double> out(t.num_elements());
+  DispatchDType(t.dtype(), [&]<typename T>() {
+    if constexpr (kIsFloat<T>) {
+      const T* src = t.data<T>();
+      for (int64_t i = 0; i < t.num_elements(); ++i) out[i] = static_cast<double>(Up(src[i]));
+    }
+  });
+  return out;
+}
+
+// Input `i` as a batch of matrices; `square` requires rows == cols.
+absl::StatusOr<Batch> ReadBatch(const KernelContext& ctx, int i, std::span<const DType> dtypes,
+                                bool square) {
+  if (absl::Status s = CheckDType(ctx, i, dtypes); !s.ok()) return s;
+  const Tensor& t = ctx.input(i);
+  if (t.rank() < 2) {
+    return ctx.Error(absl::StrCat("input ", i, " must have rank >= 2 (a batch of matrices), got ",
+                                  t.DebugType()));
+  }
+  Batch b;
+  b.batch.assign(t.shape().begin(), t.shape().end() - 2);
+  for (int64_t d : b.batch) b.count *= d;
+  b.rows = t.dim(t.rank() - 2);
+  b.cols = t.dim(t.rank() - 1);
+  if (square && b.rows != b.cols) {
+    return ctx.Error(absl::StrCat("input ", i, " must hold square matrices, got ", t.DebugType()));
+  }
+  b.values = ToDouble(t);
+  return b;
+}
+
+// Output `batch` + `inner` of `dtype`, filled from `values` (rounded once).
+absl::StatusOr<Tensor> FromDouble(const KernelContext& ctx, DType dtype, const Shape& batch,
+                                  const Shape& inner, const std::vector<double>& values) {
+  Shape shape = batch;
+  shape.insert(shape.end(), inner.begin(), inner.end());
+  absl::StatusOr<Tensor> out = AllocateOutput(ctx, dtype, shape);
+  if (!out.ok()) return out.status();
+  DispatchDType(dtype, [&]<typename T>() {
+    if constexpr (kIsFloat<T>) {
+      T* dst = out->mutable_data<T>();
+      for (int64_t i = 0; i < out->num_elements(); ++i) {
+        dst[i] = Down<T>(static_cast<ComputeType<T>>(values[i]));
+      }
+    }
+  });
+  return out;
+}
+
+// Appends matrix `m` to `values`.
+void Append(std::vector<double>& values, const Mat& m) {
+  values.insert(values.end(), m.a.begin(), m.a.end());
+}
+
+absl::StatusOr<bool> BoolAttr(const KernelContext& ctx, absl::string_view name, bool fallback) {
+  return ctx.node().GetBool(name, fallback);
+}
+
+// --- LU with partial pivoting ---------------------------------------------------------------
+
+// P * A = L * U packed in `lu` (L below the diagonal with a unit diagonal, U on and above it),
+// with row i of P * A being row perm[i] of A. Pivots are the first largest magnitude of each
+// column, as Eigen's PartialPivLU picks them; a zero column leaves its pivot 0 and goes on.
+struct Lu {
+  Mat lu;
+  std::vector<int64_t> perm;
+  int swaps = 0;
+
+  bool HasZeroPivot() const {
+    for (int64_t k = 0; k < lu.rows; ++k) {
+      if (lu(k, k) == 0) return true;
+    }
+    return false;
+  }
+  // Solves A X = B.
+  Mat Solve(const Mat& b) const {
+    const int64_t n = lu.rows;
+    Mat x(n, b.cols);
+    for (int64_t i = 0; i < n; ++i) {
+      for (int64_t j = 0; j < b.cols; ++j) x(i, j) = b(perm[i], j);
+    }
+    for (int64_t j = 0; j < b.cols; ++j) {
+      for (int64_t i = 0; i < n; ++i) {
+        double s = x(i, j);
+        for (int64_t k = 0; k < i; ++k) s -= lu(i, k) * x(k, j);
+        x(i, j) = s;
+      }
+      for (int64_t i = n - 1; i >= 0; --i) {
+        double s = x(i, j);
+        for (int64_t k = i + 1; k < n; ++k) s -= lu(i, k) * x(k, j);
+        x(i, j) = s / lu(i, i);
+      }
+    }
+    return x;
+  }
+};
+
+Lu Factor(Mat a) {
+  Lu f;
+  const int64_t n = a.rows;
+  f.perm.resize(n);
+  std::iota(f.perm.begin(), f.perm.end(), 0);
+  for (int64_t k = 0; k < n; ++k) {
+    int64_t pivot = k;
+    double biggest = std::fabs(a(k, k));
+    for (int64_t i = k + 1; i < n; ++i) {
+      if (std::fabs(a(i, k)) > biggest) biggest = std::fabs(a(i, k)), pivot = i;
+    }
+    if (biggest == 0) continue;
+    if (pivot != k) {
+      for (int64_t j = 0; j < n; ++j) std::swap(a(k, j), a(pivot, j));
+      std::swap(f.perm[k], f.perm[pivot]);
+      ++f.swaps;
+    }
+    for (int64_t i = k + 1; i < n; ++i) {
+      a(i, k) /= a(k, k);
+      const double l = a(i, k);
+      for (int64_t j = k + 1; j < n; ++j) a(i, j) -= l * a(k, j);
+    }
+  }
+  f.lu = std::move(a);
+  return f;
+}
+
+// MatrixInverse(input; adjoint).
+absl::Status MatrixInverse(KernelContext& ctx) {
+  if (absl::Status s = CheckNumInputs(ctx, 1); !s.ok()) return s;
+  absl::StatusOr<Batch> in = ReadBatch(ctx, 0, kRealOrHalfDTypes, true);
+  if (!in.ok()) return in.status();
+  absl::StatusOr<bool> adjoint = BoolAttr(ctx, "adjoint", false);
+  if (!adjoint.ok()) return adjoint.status();
+  std::vector<double> values;
+  for (int64_t b = 0; b < in->count && in->rows > 0; ++b) {
+    const Mat m = in->Matrix(b);
+    const Lu f = Factor(*adjoint ? m.Transposed() : m);
+    // TensorFlow guards against exact zero pivots only (PartialPivLU gives no stronger test).
+    if (f.HasZeroPivot()) {
+      return ctx.Error(absl::StrCat("input is not invertible (matrix ", b, " of the batch)"));
+    }
+    Append(values, f.Solve(Mat::Identity(in->rows)));
+  }
+  values.resize(in->count * in->rows * in->rows);
+  absl::StatusOr<Tensor> out =
+      FromDouble(ctx, ctx.input(0).dtype(), in->batch, {in->rows, in->rows}, values);
+  if (!out.ok()) return out.status();
+  ctx.set_output(0, *std::move(out));
+  return absl::OkStatus();
+}
+
+// The sign and log|det| of a matrix as TensorFlow's SLogDet computes them from the LU: an
+// empty matrix has determinant 1; a log|det| that is not finite (a zero pivot, an overflow,
+// a NaN) gives sign 0 and log|det| -inf (+inf for an overflow).
+std::pair<double, double> SignLogDet(const Mat& m) {
+  double sign = 1;
+  double log_abs = 0;
+  if (m.rows > 0) {
+    const Lu f = Factor(m);
+    if (f.swaps % 2 == 1) sign = -sign;
+    for (int64_t k = 0; k < m.rows; ++k) {
+      const double u = f.lu(k, k);
+      log_abs += std::log(std::fabs(u));
+      sign *= u / std::fabs(u);
+    }
+  }
+  if (!std::isfinite(log_abs)) {
+    sign = 0;
+    log_abs = log_abs > 0 ? std::numeric_limits<double>::infinity()
+                          : -std::numeric_limits<double>::infinity();
+  }
+  return {sign, log_abs};
+}
+
+// MatrixDeterminant(input): sign * exp(log|det|), as TensorFlow forms it.
+absl::Status MatrixDeterminant(KernelContext& ctx) {
+  if (absl::Status s = CheckNumInputs(ctx, 1); !s.ok()) return s;
+  absl::StatusOr<Batch> in = ReadBatch(ctx, 0, kRealDTypes, true);
+  if (!in.ok()) return in.status();
+  std::vector<double> values;
+  for (int64_t b = 0; b < in->count; ++b) {
+    const auto [sign, log_abs] = SignLogDet(in->Matrix(b));
+    values.push_back(sign * std::exp(log_abs));
+  }
+  absl::StatusOr<Tensor> out = FromDouble(ctx, ctx.input(0).dtype(), in->batch, {}, values);
+  if (!out.ok()) return out.status();
+  ctx.set_output(0, *std::move(out));
+  return absl::OkStatus();
+}
+
+// LogMatrixDeterminant(input) -> (sign, log_abs_determinant).
+absl::Status LogMatrixDeterminant(KernelContext& ctx) {
+  if (absl::Status s = CheckNumInputs(ctx, 1); !s.ok()) return s;
+  absl::StatusOr<Batch> in = ReadBatch(ctx, 0, kRealDTypes, true);
+  if (!in.ok()) return in.status();
+  std::vector<double> signs;
+  std::vector<double> logs;
+  for (int64_t b = 0; b < in->count; ++b) {
+    const auto [sign, log_abs] = SignLogDet(in->Matrix(b));
+    signs.push_back(sign);
+    logs.push_back(log_abs);
+  }
+  const DType dtype = ctx.input(0).dtype();
+  absl::StatusOr<Tensor> sign = FromDouble(ctx, dtype, in->batch, {}, signs);
+  if (!sign.ok()) return sign.status();
+  absl::StatusOr<Tensor> log_abs = FromDouble(ctx, dtype, in->batch, {}, logs);
+  if (!log_abs.ok()) return log_abs.status();
+  ctx.set_output(0, *std::move(sign));
+  ctx.set_output(1, *std::move(log_abs));
+  return absl::OkStatus();
+}
+
+// Lu(input; output_idx_type) -> (lu, p): P * input = L * U, row i of P * input is row p[i] of
+// input.
+absl::Status LuOp(KernelContext& ctx) {
+  if (absl::Status s = CheckNumInputs(ctx, 1); !s.ok()) return s;
+  absl::StatusOr<Batch> in = ReadBatch(ctx, 0, kRealDTypes, true);
+  if (!in.ok()) return in.status();
+  absl::StatusOr<DType> index_type = ctx.node().GetType("output_idx_type", DType::kInt32);
+  if (!index_type.ok()) return index_type.status();
+  if (*index_type != DType::kInt32 && *index_type != DType::kInt64) {
+    return ctx.Error(
+        absl::StrCat("output_idx_type must be int32 or int64, got ", DTypeName(*index_type)));
+  }
+  const int64_t n = in->rows;
+  std::vector<double> values;
+  Shape perm_shape = in->batch;
+  perm_shape.push_back(n);
+  absl::StatusOr<Tensor> perm = AllocateOutput(ctx, *index_type, perm_shape);
+  if (!perm.ok()) return perm.status();
+  for (int64_t b = 0; b < in->count && n > 0; ++b) {
+    const Lu f = Factor(in->Matrix(b));
+    if (f.HasZeroPivot()) {
+      return ctx.Error(absl::StrCat("input is not invertible (matrix ", b, " of the batch)"));
+    }
+    Append(values, f.lu);
+    for (int64_t i = 0; i < n; ++i) {
+      if (*index_type == DType::kInt32) {
+        perm->mutable_data<int32_t>()[b * n + i] = static_cast<int32_t>(f.perm[i]);
+      } else {
+        perm->mutable_data<int64_t>()[b * n + i] = f.perm[i];
+      }
+    }
+  }
+  values.resize(in->count * n * n);
+  absl::StatusOr<Tensor> lu = FromDouble(ctx, ctx.input(0).dtype(), in->batch, {n, n}, values);
+  if (!lu.ok()) return lu.status();
+  ctx.set_output(0, *std::move(lu));
+  ctx.set_output(1, *std::move(perm));
+  return absl::OkStatus();
+}
+
+// --- Solves ---------------------------------------------------------------------------------
+
+// MatrixSolve(matrix, rhs; adjoint): matrix [..., M, M], rhs [..., M, K] with the same batch.
+absl::Status MatrixSolve(KernelContext& ctx) {
+  if (absl::Status s = CheckNumInputs(ctx, 2); !s.ok()) return s;
+  absl::StatusOr<Batch> a = ReadBatch(ctx, 0, kRealDTypes, true);
+  if (!a.ok()) return a.status();
+  absl::StatusOr<Batch> rhs = ReadBatch(ctx, 1, kRealDTypes, false);
+  if (!rhs.ok()) return rhs.status();
+  absl::StatusOr<bool> adjoint = BoolAttr(ctx, "adjoint", false);
+  if (!adjoint.ok()) return adjoint.status();
+  if (ctx.input(1).dtype() != ctx.input(0).dtype() || rhs->batch != a->batch ||
+      rhs->rows != a->rows) {
+    return ctx.Error(absl::StrCat("rhs ", ctx.input(1).DebugType(), " must have the dtype, ",
+                                  "batch dimensions and rows of matrix ",
+                                  ctx.input(0).DebugType()));
+  }
+  std::vector<double> values;
+  const bool empty = a->rows == 0 || rhs->cols == 0;
+  for (int64_t b = 0; b < a->count && !empty; ++b) {
+    const Mat m = a->Matrix(b);
+    const Lu f = Factor(*adjoint ? m.Transposed() : m);
+    if (f.HasZeroPivot()) {
+      return ctx.Error(
+          absl::StrCat("input matrix is not invertible (matrix ", b, " of the batch)"));
+    }
+    Append(values, f.Solve(rhs->Matrix(b)));
+  }
+  values.resize(a->count * a->rows * rhs->cols);
+  absl::StatusOr<Tensor> out =
+      FromDouble(ctx, ctx.input(0).dtype(), a->batch, {a->rows, rhs->cols}, values);
+  if (!out.ok()) return out.status();
+  ctx.set_output(0, *std::move(out));
+  return absl::OkStatus();
+}
+
+// MatrixTriangularSolve(matrix, rhs; lower, adjoint): solves op(T) X = rhs with T the lower
+// (or upper) triangle of matrix, its other elements never read. The batch dimensions
+// broadcast, as TensorFlow's MatMulBCast does. A zero on the diagonal divides by zero, as
+// Eigen's solve does: TensorFlow checks nothing there.
+absl::Status MatrixTriangularSolve(KernelContext& ctx) {
+  if (absl::Status s = CheckNumInputs(ctx, 2); !s.ok()) return s;
+  absl::StatusOr<Batch> a = ReadBatch(ctx, 0, kRealDTypes, true);
+  if (!a.ok()) return a.status();
+  absl::StatusOr<Batch> rhs = ReadBatch(ctx, 1, kRealDTypes, false);
+  if (!rhs.ok()) return rhs.status();
+  absl::StatusOr<bool> lower = BoolAttr(ctx, "lower", true);
+  if (!lower.ok()) return lower.status();
+  absl::StatusOr<bool> adjoint = BoolAttr(ctx, "adjoint", false);
+  if (!adjoint.ok()) return adjoint.status();
+  if (ctx.input(1).dtype() != ctx.input(0).dtype() || rhs->rows != a->rows) {
+    return ctx.Error(absl::StrCat("rhs ", ctx.input(1).DebugType(), " must have the dtype ",
+                                  "and rows of matrix ", ctx.input(0).DebugType()));
+  }
+  absl::StatusOr<Shape> batch = BroadcastShapes(a->batch, rhs->batch);
+  if (!batch.ok()) {
+    return ctx.Error(absl::StrCat("the batch dimensions of matrix ", ctx.input(0).DebugType(),
+                                  " and rhs ", ctx.input(1).DebugType(), " do not broadcast"));
+  }
+  const BroadcastIndexer a_index(a->batch, *batch);
+  const BroadcastIndexer rhs_index(rhs->batch, *batch);
+  int64_t count = 1;
+  for (int64_t d : *batch) count *= d;
+  const int64_t n = a->rows;
+  const int64_t k = rhs->cols;
+  std::vector<double> values;
+  for (int64_t b = 0; b < count && n * k > 0; ++b) {
+    Mat t = a->Matrix(a_index.Offset(b));
+    if (*adjoint) t = t.Transposed();
+    // After the transpose the triangle is on the other side.
+    const bool solve_lower = *lower != *adjoint;
+    Mat x = rhs->Matrix(rhs_index.Offset(b));
+    for (int64_t j = 0; j < k; ++j) {
+      for (int64_t step = 0; step < n; ++step) {
+        const int64_t i = solve_lower ? step : n - 1 - step;
+        double s = x(i, j);
+        if (solve_lower) {
+          for (int64_t c = 0; c < i; ++c) s -= t(i, c) * x(c, j);
+        } else {
+          for (int64_t c = i + 1; c < n; ++c) s -= t(i, c) * x(c, j);
+        }
+        x(i, j) = s / t(i, i);
+      }
+    }
+    Append(values, x);
+  }
+  values.resize(count * n * k);
+  absl::StatusOr<Tensor> out = FromDouble(ctx, ctx.input(0).dtype(), *batch, {n, k}, values);
+  if (!out.ok()) return out.status();
+  ctx.set_output(0, *std::move(out));
+  return absl::OkStatus();
+}
+
+// --- Cholesky -------------------------------------------------------------------------------
+
+// Cholesky(input): L with L L^T = input, from input's lower triangle (Eigen's LLT); the
+// strict upper triangle of the output is zero. A non-positive pivot is TensorFlow's error.
+absl::Status Cholesky(KernelContext& ctx) {
+  if (absl::Status s = CheckNumInputs(ctx, 1); !s.ok()) return s;
+  absl::StatusOr<Batch> in = ReadBatch(ctx, 0, kRealDTypes, true);
+  if (!in.ok()) return in.status();
+  const int64_t n = in->rows;
+  std::vector<double> values;
+  for (int64_t b = 0; b < in->count; ++b) {
+    const Mat m = in->Matrix(b);
+    Mat l(n, n);
+    for (int64_t j = 0; j < n; ++j) {
+      double x = m(j, j);
+      for (int64_t c = 0; c < j; ++c) x -= l(j, c) * l(j, c);
+      // Eigen fails on x <= 0 only, so a NaN runs on into the result.
+      if (x <= 0) {
+        return ctx.Error(absl::StrCat("Cholesky decomposition was not successful: matrix ", b,
+                                      " of the batch is not positive definite (pivot ", j, " is ",
+                                      x, ")"));
+      }
+      l(j, j) = std::sqrt(x);
+      for (int64_t i = j + 1; i < n; ++i) {
+        double s = m(i, j);
+        for (int64_t c = 0; c < j; ++c) s -= l(i, c) * l(j, c);
+        l(i, j) = s / l(j, j);
+      }
+    }
+    Append(values, l);
+  }
+  absl::StatusOr<Tensor> out = FromDouble(ctx, ctx.input(0).dtype(), in->batch, {n, n}, values);
+  if (!out.ok()) return out.status();
+  ctx.set_output(0, *std::move(out));
+  return absl::OkStatus();
+}
+
+// --- QR -------------------------------------------------------------------------------------
+
+// Householder QR as Eigen's HouseholderQR computes it: for column k, with c0 its pivot and
+// t its part below, beta = -sign(c0) * |(c0, t)| (beta = c0 and no reflection when t is
+// zero), v = (1, t / (c0 - beta)), tau = (beta - c0) / beta, and R's diagonal holds the betas.
+struct Qr {
+  Mat q;  // m x m
+  Mat r;  // m x n, upper triangular
+};
+
+Qr HouseholderQr(const Mat& input) {
+  const int64_t m = input.rows;
+  const int64_t n = input.cols;
+  Mat r = input;
+  Mat q = Mat::Identity(m);
+  std::vector<double> v(m);
+  for (int64_t k = 0; k < std::min(m, n); ++k) {
+    const double c0 = r(k, k);
+    double tail = 0;
+    for (int64_t i = k + 1; i < m; ++i) tail += r(i, k) * r(i, k);
+    if (tail <= std::numeric_limits<double>::min()) continue;  // tau = 0: H is the identity
+    double beta = std::sqrt(c0 * c0 + tail);
+    if (c0 >= 0) beta = -beta;
+    const double tau = (beta - c0) / beta;
+    v[k] = 1;
+    for (int64_t i = k + 1; i < m; ++i) v[i] = r(i, k) / (c0 - beta);
+    // R = H R for the columns right of k; column k becomes (beta, 0...).
+    for (int64_t j = k + 1; j < n; ++j) {
+      double dot = 0;
+      for (int64_t i = k; i < m; ++i) dot += v[i] * r(i, j);
+      for (int64_t i = k; i < m; ++i) r(i, j) -= tau * v[i] * dot;
+    }
+    r(k, k) = beta;
+    for (int64_t i = k + 1; i < m; ++i) r(i, k) = 0;
+    // Q = Q H.
+    for (int64_t i = 0; i < m; ++i) {
+      double dot = 0;
+      for (int64_t c = k; c < m; ++c) dot += q(i, c) * v[c];
+      for (int64_t c = k; c < m; ++c) q(i, c) -= tau * dot * v[c];
+    }
+  }
+  for (int64_t i = 0; i < m; ++i) {
+    for (int64_t j = 0; j < std::min(i, n); ++j) r(i, j) = 0;
+  }
+  return {std::move(q), std::move(r)};
+}
+
+// Qr(input; full_matrices) -> (q, r): q [..., M, P], r [..., P, N] with P = M when
+// full_matrices, min(M, N) otherwise.
+absl::Status QrOp(KernelContext& ctx) {
+  if (absl::Status s = CheckNumInputs(ctx, 1); !s.ok()) return s;
+  absl::StatusOr<Batch> in = ReadBatch(ctx, 0, kRealOrHalfDTypes, false);
+  if (!in.ok()) return in.status();
+  absl::StatusOr<bool> full = BoolAttr(ctx, "full_matrices", false);
+  if (!full.ok()) return full.status();
+  const int64_t m = in->rows;
+  const int64_t n = in->cols;
+  const int64_t p = *full ? m : std::min(m, n);
+  std::vector<double> qs;
+  std::vector<double> rs;
+  for (int64_t b = 0; b < in->count; ++b) {
+    const Qr f = HouseholderQr(in->Matrix(b));
+    for (int64_t i = 0; i < m; ++i) {
+      for (int64_t j = 0; j < p; ++j) qs.push_back(f.q(i, j));
+    }
+    for (int64_t i = 0; i < p; ++i) {
+      for (int64_t j = 0; j < n; ++j) rs.push_back(f.r(i, j));
+    }
+  }
+  const DType dtype = ctx.input(0).dtype();
+  absl::StatusOr<Tensor> q = FromDouble(ctx, dtype, in->batch, {m, p}, qs);
+  if (!q.ok()) return q.status();
+  absl::StatusOr<Tensor> r = FromDouble(ctx, dtype, in->batch, {p, n}, rs);
+  if (!r.ok()) return r.status();
+  ctx.set_output(0, *std::move(q));
+  ctx.set_output(1, *std::move(r));
+  return absl::OkStatus();
+}
+
+// --- SVD and the symmetric eigenproblem -----------------------------------------------------
+
+// Fills the columns of q (m x c) not marked in `valid` so that all c columns are orthonormal:
+// each new column is the unit vector, orthogonalized against the columns so far (twice, for
+// accuracy), that keeps the largest part.
+void CompleteOrthonormal(Mat& q, std::vector<bool> valid) {
+  const int64_t m = q.rows;
+  for (int64_t c = 0; c < q.cols; ++c) {
+    if (valid[c]) continue;
+    std::vector<double> best;
+    double best_norm = -1;
+    for (int64_t e = 0; e < m; ++e) {
+      std::vector<double> x(m, 0.0);
+      x[e] = 1;
+      for (int pass = 0; pass < 2; ++pass) {
+        for (int64_t o = 0; o < q.cols; ++o) {
+          if (!valid[o]) continue;
+          double dot = 0;
+          for (int64_t i = 0; i < m; ++i) dot += q(i, o) * x[i];
+          for (int64_t i = 0; i < m; ++i) x[i] -= dot * q(i, o);
+        }
+      }
+      double norm = 0;
+      for (double v : x) norm += v * v;
+      if (norm > best_norm) best_norm = norm, best = std::move(x);
+    }
+    const double scale = 1 / std::sqrt(best_norm);
+    for (int64_t i = 0; i < m; ++i) q(i, c) = best[i] * scale;
+    valid[c] = true;
+  }
+}
+
+// Makes the largest-magnitude element of column c of `x` positive, flipping column c of `y`
+// with it (so x S y^T is unchanged): the sign rule for singular vectors and eigenvectors.
+void FixSign(Mat& x, Mat* y, int64_t c) {
+  int64_t at = 0;
+  for (int64_t i = 1; i < x.rows; ++i) {
+    if (std::fabs(x(i, c)) > std::fabs(x(at, c))) at = i;
+  }
+  if (x.rows == 0 || x(at, c) >= 0) return;
+  for (int64_t i = 0; i < x.rows; ++i) x(i, c) = -x(i, c);
+  if (y != nullptr) {
+    for (int64_t i = 0; i < y->rows; ++i) (*y)(i, c) = -(*y)(i, c);
+  }
+}
+
+// The SVD of a (m x n, m >= n) by one-sided Jacobi: rotations of column pairs until all are
+// orthogonal to roundoff, accumulated in v; then s = the column norms, u = the normalized
+// columns. Returns s descending, u (m x n, or m x m when `full`) and v (n x n).
+struct Svd {
+  std::vector<double> s;
+  Mat u;
+  Mat v;
+};
+
+Svd JacobiSvdTall(const Mat& a, bool full) {
+  const int64_t m = a.rows;
+  const int64_t n = a.cols;
+  Mat u = a;
+  Mat v = Mat::Identity(n);
+  const double eps = std::numeric_limits<double>::epsilon();
+  for (int sweep = 0; sweep < 80; ++sweep) {
+    bool rotated = false;
+    for (int64_t p = 0; p < n; ++p) {
+      for (int64_t q = p + 1; q < n; ++q) {
+        double alpha = 0, beta = 0, gamma = 0;
+        for (int64_t i = 0; i < m; ++i) {
+          alpha += u(i, p) * u(i, p);
+          beta += u(i, q) * u(i, q);
+          gamma += u(i, p) * u(i, q);
+        }
+        if (!(std::fabs(gamma) > eps * std::sqrt(alpha * beta)) || gamma == 0) continue;
+        rotated = true;
+        const double zeta = (beta - alpha) / (2 * gamma);
+        const double t = (zeta >= 0 ? 1 : -1) / (std::fabs(zeta) + std::sqrt(1 + zeta * zeta));
+        const double c = 1 / std::sqrt(1 + t * t);
+        const double s = c * t;
+        for (int64_t i = 0; i < m; ++i) {
+          const double up = u(i, p), uq = u(i, q);
+          u(i, p) = c * up - s * uq;
+          u(i, q) = s * up + c * uq;
+        }
+        for (int64_t i = 0; i < n; ++i) {
+          const double vp = v(i, p), vq = v(i, q);
+          v(i, p) = c * vp - s * vq;
+          v(i, q) = s * vp + c * vq;
+        }
+      }
+    }
+    if (!rotated) break;
+  }
+  std::vector<double> norms(n);
+  for (int64_t j = 0; j < n; ++j) {
+    double ss = 0;
+    for (int64_t i = 0; i < m; ++i) ss += u(i, j) * u(i, j);
+    norms[j] = std::sqrt(ss);
+  }
+  std::vector<int64_t> order(n);
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](int64_t x, int64_t y) { return norms[x] > norms[y]; });
+  Svd r;
+  r.u = Mat(m, full ? m : n);
+  r.v = Mat(n, n);
+  std::vector<bool> valid(r.u.cols, false);
+  const double tiny = norms.empty() ? 0 : norms[order[0]] * eps * std::max<int64_t>(m, n);
+  for (int64_t k = 0; k < n; ++k) {
+    const int64_t j = order[k];
+    r.s.push_back(norms[j]);
+    for (int64_t i = 0; i < n; ++i) r.v(i, k) = v(i, j);
+    if (norms[j] > tiny && norms[j] > 0) {
+      for (int64_t i = 0; i < m; ++i) r.u(i, k) = u(i, j) / norms[j];
+      valid[k] = true;
+    }
+  }
+  CompleteOrthonormal(r.u, valid);
+  // Signs: the largest element of each right singular vector is positive.
+  for (int64_t k = 0; k < n; ++k) FixSign(r.v, &r.u, k);
+  return r;
+}
+
+// Svd(input; compute_uv, full_matrices) -> (s, u, v): input = u diag(s) v^T, s descending.
+// Without compute_uv, u and v are empty [0] tensors, as TensorFlow allocates them. The
+// columns of u and v are unique only up to sign; here the largest-magnitude element of each
+// column of v is positive (u's column follows). The conformance cases compare |u| and |v|.
+absl::Status SvdOp(KernelContext& ctx) {
+  if (absl::Status s = CheckNumInputs(ctx, 1); !s.ok()) return s;
+  absl::StatusOr<Batch> in = ReadBatch(ctx, 0, kRealDTypes, false);
+  if (!in.ok()) return in.status();
+  absl::StatusOr<bool> compute_uv = BoolAttr(ctx, "compute_uv", true);
+  if (!compute_uv.ok()) return compute_uv.status();
+  absl::StatusOr<bool> full = BoolAttr(ctx, "full_matrices", false);
+  if (!full.ok()) return full.status();
+  const int64_t m = in->rows;
+  const int64_t n = in->cols;
+  const int64_t p = std::min(m, n);
+  const int64_t u_cols = *full ? m : p;
+  const int64_t v_cols = *full ? n : p;
+  std::vector<double> ss, us, vs;
+  for (int64_t b = 0; b < in->count; ++b) {
+    Mat u, v;
+    std::vector<double> s;
+    if (p == 0) {
+      // TensorFlow sets the non-empty factor of a full SVD to the identity.
+      u = Mat::Identity(m);
+      v = Mat::Identity(n);
+    } else if (m >= n) {
+      Svd r = JacobiSvdTall(in->Matrix(b), *full);
+      s = std::move(r.s), u = std::move(r.u), v = std::move(r.v);
+    } else {
+      // input^T = u' s v'^T, so input = v' s u'^T.
+      Svd r = JacobiSvdTall(in->Matrix(b).Transposed(), *full);
+      s = std::move(r.s), u = std::move(r.v), v = std::move(r.u);
+    }
+    ss.insert(ss.end(), s.begin(), s.end());
+    for (int64_t i = 0; i < m; ++i) {
+      for (int64_t j = 0; j < u_cols; ++j) us.push_back(u(i, j));
+    }
+    for (int64_t i = 0; i < n; ++i) {
+      for (int64_t j = 0; j < v_cols; ++j) vs.push_back(v(i, j));
+    }
+  }
+  const DType dtype = ctx.input(0).dtype();
+  absl::StatusOr<Tensor> s = FromDouble(ctx, dtype, in->batch, {p}, ss);
+  if (!s.ok()) return s.status();
+  ctx.set_output(0, *std::move(s));
+  for (int o = 1; o <= 2; ++o) {
+    absl::StatusOr<Tensor> t = !*compute_uv ? AllocateOutput(ctx, dtype, {0})
+                               : o == 1     ? FromDouble(ctx, dtype, in->batch, {m, u_cols}, us)
+                                            : FromDouble(ctx, dtype, in->batch, {n, v_cols}, vs);
+    if (!t.ok()) return t.status();
+    ctx.set_output(o, *std::move(t));
+  }
+  return absl::OkStatus();
+}
+
+// SelfAdjointEigV2(input; compute_v) -> (e, v): the eigenvalues ascending and the eigenvectors
+// as columns, of the symmetric matrix input's lower triangle defines (Eigen's
+// SelfAdjointEigenSolver reads only it). Cyclic Jacobi rotations, to roundoff. The largest-
+// magnitude element of each eigenvector is positive. Without compute_v, v is an empty [0].
+absl::Status SelfAdjointEig(KernelContext& ctx) {
+  if (absl::Status s = CheckNumInputs(ctx, 1); !s.ok()) return s;
+  absl::StatusOr<Batch> in = ReadBatch(ctx, 0, kRealDTypes, true);
+  if (!in.ok()) return in.status();
+  absl::StatusOr<bool> compute_v = BoolAttr(ctx, "compute_v", true);
+  if (!compute_v.ok()) return compute_v.status();
+  const int64_t n = in->rows;
+  std::vector<double> es, vs;
+  for (int64_t b = 0; b < in->count; ++b) {
+    Mat a = in->Matrix(b);
+    for (int64_t i = 0; i < n; ++i) {
+      for (int64_t j = i + 1; j < n; ++j) a(i, j) = a(j, i);
+    }
+    Mat v = Mat::Identity(n);
+    for (int sweep = 0; sweep < 80; ++sweep) {
+      double off = 0, total = 0;
+      for (int64_t i = 0; i < n; ++i) {
+        for (int64_t j = 0; j < n; ++j) (i == j ? total : off) += a(i, j) * a(i, j);
+      }
+      if (!(off > std::numeric_limits<double>::epsilon() * std::numeric_limits<double>::epsilon() *
+                      (off + total))) {
+        break;
+      }
+      for (int64_t p = 0; p < n; ++p) {
+        for (int64_t q = p + 1; q < n; ++q) {
+          if (a(p, q) == 0) continue;
+          const double theta = (a(q, q) - a(p, p)) / (2 * a(p, q));
+          const double t =
+              (theta >= 0 ? 1 : -1) / (std::fabs(theta) + std::sqrt(theta * theta + 1));
+          const double c = 1 / std::sqrt(t * t + 1);
+          const double s = t * c;
+          for (int64_t k = 0; k < n; ++k) {  // A = A J
+            const double akp = a(k, p), akq = a(k, q);
+            a(k, p) = c * akp - s * akq;
+            a(k, q) = s * akp + c * akq;
+          }
+          for (int64_t k = 0; k < n; ++k) {  // A = J^T A
+            const double apk = a(p, k), aqk = a(q, k);
+            a(p, k) = c * apk - s * aqk;
+            a(q, k) = s * apk + c * aqk;
+          }
+          for (int64_t k = 0; k < n; ++k) {
+            const double vkp = v(k, p), vkq = v(k, q);
+            v(k, p) = c * vkp - s * vkq;
+            v(k, q) = s * vkp + c * vkq;
+          }
+        }
+      }
+    }
+    std::vector<int64_t> order(n);
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(),
+                     [&](int64_t x, int64_t y) { return a(x, x) < a(y, y); });
+    Mat sorted(n, n);
+    for (int64_t k = 0; k < n; ++k) {
+      es.push_back(a(order[k], order[k]));
+      for (int64_t i = 0; i < n; ++i) sorted(i, k) = v(i, order[k]);
+      FixSign(sorted, nullptr, k);
+    }
+    Append(vs, sorted);
+  }
+  const DType dtype = ctx.input(0).dtype();
+  absl::StatusOr<Tensor> e = FromDouble(ctx, dtype, in->batch, {n}, es);
+  if (!e.ok()) return e.status();
+  absl::StatusOr<Tensor> v =
+      *compute_v ? FromDouble(ctx, dtype, in->batch, {n, n}, vs) : AllocateOutput(ctx, dtype, {0});
+  if (!v.ok()) return v.status();
+  ctx.set_output(0, *std::move(e));
+  ctx.set_output(1, *std::move(v));
+  return absl::OkStatus();
+}
+
+// --- Matrix exponential ---------------------------------------------------------------------
+
+// exp(A) by scaling and squaring with the [13/13] Padé approximant (Higham 2005, the method
+// Eigen's MatrixExponential uses for double): A is scaled by 2^-s until its 1-norm is below
+// theta_13, and the approximant squared s times.
+Mat Expm(Mat a) {
+  const int64_t n = a.rows;
+  double norm = 0;
+  for (int64_t j = 0; j < n; ++j) {
+    double col = 0;
+    for (int64_t i = 0; i < n; ++i) col += std::fabs(a(i, j));
+    norm = std::max(norm, col);
+  }
+  constexpr double kTheta13 = 5.371920351148152;
+  int squarings = 0;
+  if (norm > kTheta13) {
+    squarings = std::max(0, static_cast<int>(std::ceil(std::log2(norm / kTheta13))));
+    const double scale = std::ldexp(1.0, -squarings);
+    for (double& x : a.a) x *= scale;
+  }
+  constexpr double b[] = {64764752532480000.0,
+                          32382376266240000.0,
+                          7771770303897600.0,
+                          1187353796428800.0,
+                          129060195264000.0,
+                          10559470521600.0,
+                          670442572800.0,
+                          33522128640.0,
+                          1323241920.0,
+                          40840800.0,
+                          960960.0,
+                          16380.0,
+                          182.0,
+                          1.0};
+  const Mat ident = Mat::Identity(n);
+  const Mat a2 = Multiply(a, a);
+  const Mat a4 = Multiply(a2, a2);
+  const Mat a6 = Multiply(a4, a2);
+  const auto combine = [&](double c6, double c4, double c2, double c0) {
+    Mat m(n, n);
+    for (size_t i = 0; i < m.a.size(); ++i) {
+      m.a[i] = c6 * a6.a[i] + c4 * a4.a[i] + c2 * a2.a[i] + c0 * ident.a[i];
+    }
+    return m;
+  };
+  const auto add = [](Mat x, const Mat& y) {
+    for (size_t i = 0; i < x.a.size(); ++i) x.a[i] += y.a[i];
+    return x;
+  };
+  const Mat u = Multiply(
+      a, add(Multiply(a6, combine(b[13], b[11], b[9], 0)), combine(b[7], b[5], b[3], b[1])));
+  const Mat v = add(Multiply(a6, combine(b[12], b[10], b[8], 0)), combine(b[6], b[4], b[2], b[0]));
+  Mat p = v, q = v;
+  for (size_t i = 0; i < u.a.size(); ++i) p.a[i] += u.a[i], q.a[i] -= u.a[i];
+  Mat r = Factor(q).Solve(p);
+  for (int i = 0; i < squarings; ++i) r = Multiply(r, r);
+  return r;
+}
+
+// MatrixExponential(input).
+absl::Status MatrixExponential(KernelContext& ctx) {
+  if (absl::Status s = CheckNumInputs(ctx, 1); !s.ok()) return s;
+  absl::StatusOr<Batch> in = ReadBatch(ctx, 0, kRealDTypes, true);
+  if (!in.ok()) return in.status();
+  std::vector<double> values;
+  for (int64_t b = 0; b < in->count && in->rows > 0; ++b) Append(values, Expm(in->Matrix(b)));
+  values.resize(in->count * in->rows * in->rows);
+  absl::StatusOr<Tensor> out =
+      FromDouble(ctx, ctx.input(0).dtype(), in->batch, {in->rows, in->rows}, values);
+  if (!out.ok()) return out.status();
+  ctx.set_output(0, *std::move(out));
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+void RegisterLinalgKernels(KernelRegistry& registry) {
+  registry.Register("MatrixInverse", MatrixInverse);
+  registry.Register("MatrixDeterminant", MatrixDeterminant);
+  registry.Register("LogMatrixDeterminant", LogMatrixDeterminant);
+  registry.Register("Lu", LuOp);
+  registry.Register("MatrixSolve", MatrixSolve);
+  registry.Register("MatrixTriangularSolve", MatrixTriangularSolve);
+  registry.Register("Cholesky", Cholesky);
+  registry.Register("Qr", QrOp);
+  registry.Register("Svd", SvdOp);
+  registry.Register("SelfAdjointEigV2", SelfAdjointEig);
+  registry.Register("MatrixExponential", MatrixExponential);
+}
+
+}  // namespace dfc::reference

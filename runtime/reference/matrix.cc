@@ -1,0 +1,729 @@
+// Reference kernels for matrix structure: diagonals and bands (MatrixDiag, MatrixSetDiag,
+// MatrixDiagPart in their three versions, MatrixBandPart, Diag, DiagPart), Einsum and Cross.
+//
+// The diagonal ops only move elements, so they copy bytes of any dtype. Their geometry is
+// TensorFlow's (kernels/linalg/matrix_diag_op.cc): diagonal d of a [rows, cols] matrix holds
+// the elements (i, i + d); a band k = [lower, upper] is stored with its top diagonal (upper)
+// first; a diagonal shorter than the band's longest is padded on the right when aligned LEFT,
+// on the left when aligned RIGHT. V1 ops read the main diagonal only; V2 aligns LEFT_LEFT;
+// V3 reads its `align` attribute (default RIGHT_LEFT: superdiagonals right, subdiagonals left).
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "graph/dtype_class.h"
+#include "runtime/reference/broadcast.h"
+#include "runtime/reference/elementwise_util.h"
+#include "runtime/reference/kernel.h"
+#include "runtime/reference/kernel_util.h"
+
+namespace dfc::reference {
+namespace {
+
+// --- Diagonal bands -------------------------------------------------------------------------
+
+// The diagonals an op reads or writes, and how shorter diagonals are aligned.
+struct Band {
+  int64_t lower = 0;
+  int64_t upper = 0;
+  bool left_super = true;  // superdiagonals (d >= 0) padded on the right
+  bool left_sub = true;    // subdiagonals (d <= 0) padded on the right
+  int64_t num_diags() const { return upper - lower + 1; }
+};
+
+// Fails unless input `i` holds data an element-moving op can copy.
+absl::Status CheckMovable(const KernelContext& ctx, int i) {
+  if (IsSupported(ctx.input(i).dtype())) return absl::OkStatus();
+  return ctx.Error(
+      absl::StrCat("input ", i, " has unsupported dtype ", DTypeName(ctx.input(i).dtype())));
+}
+
+// Reads k (input `k_input`, a scalar or a vector of one or two int32) and the alignment: V2
+// ops align LEFT_LEFT, V3 ops read `align`. With k_input < 0 (V1) the band is the main diagonal.
+absl::StatusOr<Band> ReadBand(const KernelContext& ctx, int k_input) {
+  Band band;
+  if (k_input < 0) return band;
+  const Tensor& k = ctx.input(k_input);
+  if (k.rank() > 1) {
+    return ctx.Error(absl::StrCat("k must be a scalar or a vector, got ", k.DebugType()));
+  }
+  absl::StatusOr<std::vector<int64_t>> values = ReadIndexVector(ctx, k_input, "k");
+  if (!values.ok()) return values.status();
+  if (values->empty() || values->size() > 2) {
+    return ctx.Error(absl::StrCat("k must have one or two elements, got ", k.DebugType()));
+  }
+  band.lower = (*values)[0];
+  band.upper = values->back();
+  if (band.lower > band.upper) {
+    return ctx.Error(absl::StrCat("k's lower diagonal ", band.lower,
+                                  " must not be larger than its upper diagonal ", band.upper));
+  }
+  if (ctx.node().HasAttr("align")) {
+    absl::StatusOr<std::string> align = ctx.node().GetString("align");
+    if (!align.ok()) return align.status();
+    if (*align != "LEFT_LEFT" && *align != "LEFT_RIGHT" && *align != "RIGHT_LEFT" &&
+        *align != "RIGHT_RIGHT") {
+      return ctx.Error(
+          absl::StrCat("align must be LEFT_LEFT, LEFT_RIGHT, RIGHT_LEFT or "
+                       "RIGHT_RIGHT, got \"",
+                       *align, "\""));
+    }
+    band.left_super = align->starts_with("LEFT");
+    band.left_sub = align->ends_with("LEFT");
+  } else if (ctx.node().op.ends_with("V3")) {
+    band.left_super = false;  // RIGHT_LEFT, V3's default
+  }
+  return band;
+}
+
+// Checks a band against a [rows, cols] matrix as TensorFlow does: each end is a diagonal of
+// the matrix (or 0, which an empty matrix allows).
+absl::Status CheckBandFits(const KernelContext& ctx, const Band& band, int64_t rows, int64_t cols) {
+  for (int64_t d : {band.lower, band.upper}) {
+    if (d != 0 && (d <= -rows || d >= cols)) {
+      return ctx.Error(absl::StrCat("diagonal ", d, " is out of range for a ", rows, "x", cols,
+                                    " matrix (expected (", -rows, ", ", cols, "))"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+// The longest diagonal of the band in a [rows, cols] matrix.
+int64_t MaxDiagLen(const Band& band, int64_t rows, int64_t cols) {
+  return std::min(rows + std::min<int64_t>(band.upper, 0), cols - std::max<int64_t>(band.lower, 0));
+}
+
+// Diagonal d's length in a [rows, cols] matrix and where its first element sits in a stored
+// row of max_len elements.
+struct DiagPlace {
+  int64_t len;
+  int64_t offset;
+};
+DiagPlace PlaceDiag(const Band& band, int64_t d, int64_t max_len, int64_t rows, int64_t cols) {
+  const bool left = (d >= 0 && band.left_super) || (d <= 0 && band.left_sub);
+  const int64_t len = std::min(rows + std::min<int64_t>(0, d), cols - std::max<int64_t>(0, d));
+  return {len, left ? 0 : max_len - len};
+}
+
+// Product of the dimensions before `end`.
+int64_t Outer(const Shape& shape, int end) {
+  int64_t n = 1;
+  for (int i = 0; i < end; ++i) n *= shape[i];
+  return n;
+}
+
+// MatrixDiag(diagonal), MatrixDiagV2/V3(diagonal, k, num_rows, num_cols, padding_value).
+absl::Status MatrixDiag(KernelContext& ctx) {
+  const bool v1 = ctx.node().op == "MatrixDiag";
+  if (absl::Status s = CheckNumInputs(ctx, v1 ? 1 : 5); !s.ok()) return s;
+  if (absl::Status s = CheckMovable(ctx, 0); !s.ok()) return s;
+  absl::StatusOr<Band> band = ReadBand(ctx, v1 ? -1 : 1);
+  if (!band.ok()) return band.status();
+  const Tensor& diagonal = ctx.input(0);
+  int64_t num_rows = -1;
+  int64_t num_cols = -1;
+  if (!v1) {
+    absl::StatusOr<int64_t> r = ReadIndexScalar(ctx, 2, "num_rows");
+    if (!r.ok()) return r.status();
+    absl::StatusOr<int64_t> c = ReadIndexScalar(ctx, 3, "num_cols");
+    if (!c.ok()) return c.status();
+    num_rows = *r;
+    num_cols = *c;
+    const Tensor& pad = ctx.input(4);
+    if (pad.dtype() != diagonal.dtype() || pad.num_elements() != 1) {
+      return ctx.Error(absl::StrCat("padding_value must be one ", DTypeName(diagonal.dtype()),
+                                    " element, got ", pad.DebugType()));
+    }
+  }
+  const int rank = diagonal.rank();
+  const int64_t num_diags = band->num_diags();
+  if (rank < (num_diags > 1 ? 2 : 1)) {
+    return ctx.Error(absl::StrCat("diagonal must have rank >= ", num_diags > 1 ? 2 : 1, " for ",
+                                  num_diags, " diagonals, got ", diagonal.DebugType()));
+  }
+  if (num_diags > 1 && diagonal.dim(rank - 2) != num_diags) {
+    return ctx.Error(absl::StrCat("diagonal ", diagonal.DebugType(), " must hold ", num_diags,
+                                  " diagonals (k = [", band->lower, ", ", band->upper,
+                                  "]) in its second-to-last dimension"));
+  }
+  const int64_t max_len = diagonal.dim(rank - 1);
+  const int64_t min_rows = max_len - std::min<int64_t>(band->upper, 0);
+  const int64_t min_cols = max_len + std::max<int64_t>(band->lower, 0);
+  if (num_rows != -1 && num_rows < min_rows) {
+    return ctx.Error(
+        absl::StrCat("num_rows ", num_rows, " is too small: the diagonals need ", min_rows));
+  }
+  if (num_cols != -1 && num_cols < min_cols) {
+    return ctx.Error(
+        absl::StrCat("num_cols ", num_cols, " is too small: the diagonals need ", min_cols));
+  }
+  if (num_rows == -1 && num_cols == -1) {
+    num_rows = num_cols = std::max(min_rows, min_cols);
+  } else if (num_rows == -1) {
+    num_rows = min_rows;
+  } else if (num_cols == -1) {
+    num_cols = min_cols;
+  }
+  if (num_rows != min_rows && num_cols != min_cols) {
+    return ctx.Error(absl::StrCat("a ", num_rows, "x", num_cols,
+                                  " output is inconsistent with k and the diagonals' length ",
+                                  max_len, " (one of them must be ", min_rows, "x", min_cols, ")"));
+  }
+  const int batch_rank = num_diags > 1 ? rank - 2 : rank - 1;
+  Shape out_shape(diagonal.shape().begin(), diagonal.shape().begin() + batch_rank);
+  out_shape.push_back(num_rows);
+  out_shape.push_back(num_cols);
+  absl::StatusOr<Tensor> out = AllocateOutput(ctx, diagonal.dtype(), out_shape);
+  if (!out.ok()) return out.status();
+  const size_t element = SizeOf(diagonal.dtype());
+  const auto* src = static_cast<const unsigned char*>(diagonal.raw_data());
+  auto* dst = static_cast<unsigned char*>(out->mutable_raw_data());
+  const auto* pad = v1 ? nullptr : static_cast<const unsigned char*>(ctx.input(4).raw_data());
+  const int64_t batches = Outer(out_shape, batch_rank);
+  int64_t o = 0;
+  for (int64_t b = 0; b < batches; ++b) {
+    const int64_t base = b * num_diags * max_len;
+    for (int64_t i = 0; i < num_rows; ++i) {
+      for (int64_t j = 0; j < num_cols; ++j, ++o) {
+        const int64_t d = j - i;
+        if (d < band->lower || d > band->upper) {
+          // The output starts zeroed: only a V2/V3 padding value needs writing.
+          if (pad != nullptr) std::memcpy(dst + o * element, pad, element);
+          continue;
+        }
+        const DiagPlace place = PlaceDiag(*band, d, max_len, num_rows, num_cols);
+        const int64_t index = j - std::max<int64_t>(d, 0) + place.offset;
+        std::memcpy(dst + o * element, src + (base + (band->upper - d) * max_len + index) * element,
+                    element);
+      }
+    }
+  }
+  ctx.set_output(0, *std::move(out));
+  return absl::OkStatus();
+}
+
+// MatrixDiagPart(input), MatrixDiagPartV2/V3(input, k, padding_value).
+absl::Status MatrixDiagPart(KernelContext& ctx) {
+  const bool v1 = ctx.node().op == "MatrixDiagPart";
+  if (absl::Status s = CheckNumInputs(ctx, v1 ? 1 : 3); !s.ok()) return s;
+  if (absl::Status s = CheckMovable(ctx, 0); !s.ok()) return s;
+  const Tensor& input = ctx.input(0);
+  if (input.rank() < 2) {
+    return ctx.Error(absl::StrCat("input must have rank >= 2, got ", input.DebugType()));
+  }
+  absl::StatusOr<Band> band = ReadBand(ctx, v1 ? -1 : 1);
+  if (!band.ok()) return band.status();
+  if (!v1) {
+    const Tensor& pad = ctx.input(2);
+    if (pad.dtype() != input.dtype() || pad.num_elements() != 1) {
+      return ctx.Error(absl::StrCat("padding_value must be one ", DTypeName(input.dtype()),
+                                    " element, got ", pad.DebugType()));
+    }
+  }
+  const int rank = input.rank();
+  const int64_t rows = input.dim(rank - 2);
+  const int64_t cols = input.dim(rank - 1);
+  if (absl::Status s = CheckBandFits(ctx, *band, rows, cols); !s.ok()) return s;
+  const int64_t num_diags = band->num_diags();
+  const int64_t max_len = MaxDiagLen(*band, rows, cols);
+  Shape out_shape(input.shape().begin(), input.shape().end() - 2);
+  if (num_diags > 1) out_shape.push_back(num_diags);
+  out_shape.push_back(max_len);
+  absl::StatusOr<Tensor> out = AllocateOutput(ctx, input.dtype(), out_shape);
+  if (!out.ok()) return out.status();
+  const size_t element = SizeOf(input.dtype());
+  const auto* src = static_cast<const unsigned char*>(input.raw_data());
+  auto* dst = static_cast<unsigned char*>(out->mutable_raw_data());
+  const auto* pad = v1 ? nullptr : static_cast<const unsigned char*>(ctx.input(2).raw_data());
+  const int64_t batches = Outer(input.shape(), rank - 2);
+  int64_t o = 0;
+  for (int64_t b = 0; b < batches; ++b) {
+    for (int64_t m = 0; m < num_diags; ++m, o += max_len) {
+      const int64_t d = band->upper - m;
+      const DiagPlace place = PlaceDiag(*band, d, max_len, rows, cols);
+      for (int64_t n = 0; n < max_len; ++n) {
+        const int64_t at = n - place.offset;
+        unsigned char* to = dst + (o + n) * element;
+        if (at >= 0 && at < place.len) {
+          const int64_t i = at + std::max<int64_t>(0, -d);
+          const int64_t j = at + std::max<int64_t>(0, d);
+          std::memcpy(to, src + ((b * rows + i) * cols + j) * element, element);
+        } else if (pad != nullptr) {
+          std::memcpy(to, pad, element);
+        }
+      }
+    }
+  }
+  ctx.set_output(0, *std::move(out));
+  return absl::OkStatus();
+}
+
+// MatrixSetDiag(input, diagonal), MatrixSetDiagV2/V3(input, diagonal, k).
+absl::Status MatrixSetDiag(KernelContext& ctx) {
+  const bool v1 = ctx.node().op == "MatrixSetDiag";
+  if (absl::Status s = CheckNumInputs(ctx, v1 ? 2 : 3); !s.ok()) return s;
+  if (absl::Status s = CheckMovable(ctx, 0); !s.ok()) return s;
+  const Tensor& input = ctx.input(0);
+  const Tensor& diagonal = ctx.input(1);
+  if (diagonal.dtype() != input.dtype()) {
+    return ctx.Error(absl::StrCat("diagonal ", diagonal.DebugType(), " must have the dtype of ",
+                                  "input ", input.DebugType()));
+  }
+  if (input.rank() < 2) {
+    return ctx.Error(absl::StrCat("input must have rank >= 2, got ", input.DebugType()));
+  }
+  absl::StatusOr<Band> band = ReadBand(ctx, v1 ? -1 : 2);
+  if (!band.ok()) return band.status();
+  const int rank = input.rank();
+  const int64_t rows = input.dim(rank - 2);
+  const int64_t cols = input.dim(rank - 1);
+  if (absl::Status s = CheckBandFits(ctx, *band, rows, cols); !s.ok()) return s;
+  const int64_t num_diags = band->num_diags();
+  const int64_t max_len = MaxDiagLen(*band, rows, cols);
+  Shape expected(input.shape().begin(), input.shape().end() - 2);
+  if (num_diags > 1) expected.push_back(num_diags);
+  expected.push_back(max_len);
+  if (diagonal.shape() != expected) {
+    return ctx.Error(absl::StrCat("diagonal ", diagonal.DebugType(), " must have shape ",
+                                  ShapeToString(expected), " for input ", input.DebugType(),
+                                  " and k = [", band->lower, ", ", band->upper, "]"));
+  }
+  Tensor out = input.Clone();
+  const size_t element = SizeOf(input.dtype());
+  const auto* src = static_cast<const unsigned char*>(diagonal.raw_data());
+  auto* dst = static_cast<unsigned char*>(out.mutable_raw_data());
+  const int64_t batches = Outer(input.shape(), rank - 2);
+  for (int64_t b = 0; b < batches && out.num_elements() > 0; ++b) {
+    for (int64_t m = 0; m < num_diags; ++m) {
+      const int64_t d = band->upper - m;
+      const DiagPlace place = PlaceDiag(*band, d, max_len, rows, cols);
+      const int64_t base = (b * num_diags + m) * max_len + place.offset;
+      for (int64_t n = 0; n < place.len; ++n) {
+        const int64_t i = n + std::max<int64_t>(0, -d);
+        const int64_t j = n + std::max<int64_t>(0, d);
+        std::memcpy(dst + ((b * rows + i) * cols + j) * element, src + (base + n) * element,
+                    element);
+      }
+    }
+  }
+  ctx.set_output(0, std::move(out));
+  return absl::OkStatus();
+}
+
+// MatrixBandPart(input, num_lower, num_upper): keeps (i, j) where (num_lower < 0 or
+// i - j <= num_lower) and (num_upper < 0 or j - i <= num_upper), zeroes the rest.
+absl::Status MatrixBandPart(KernelContext& ctx) {
+  if (absl::Status s = CheckNumInputs(ctx, 3); !s.ok()) return s;
+  if (absl::Status s = CheckMovable(ctx, 0); !s.ok()) return s;
+  const Tensor& input = ctx.input(0);
+  if (input.rank() < 2) {
+    return ctx.Error(absl::StrCat("input must have rank >= 2, got ", input.DebugType()));
+  }
+  const int rank = input.rank();
+  const int64_t rows = input.dim(rank - 2);
+  const int64_t cols = input.dim(rank - 1);
+  int64_t limits[2];
+  const char* names[2] = {"num_lower", "num_upper"};
+  for (int i = 0; i < 2; ++i) {
+    if (ctx.input(1 + i).rank() != 0) {
+      return ctx.Error(
+          absl::StrCat(names[i], " must be a scalar, got ", ctx.input(1 + i).DebugType()));
+    }
+    absl::StatusOr<int64_t> v = ReadIndexScalar(ctx, 1 + i, names[i]);
+    if (!v.ok()) return v.status();
+    limits[i] = *v;
+    const int64_t bound = i == 0 ? rows : cols;
+    if (limits[i] > bound) {
+      return ctx.Error(absl::StrCat(names[i], " must be negative or at most ", bound,
+                                    " (the number of ", i == 0 ? "rows" : "columns", "), got ",
+                                    limits[i]));
+    }
+  }
+  Tensor out = input.Clone();
+  const size_t element = SizeOf(input.dtype());
+  auto* dst = static_cast<unsigned char*>(out.mutable_raw_data());
+  const int64_t batches = Outer(input.shape(), rank - 2);
+  for (int64_t b = 0; b < batches && out.num_elements() > 0; ++b) {
+    for (int64_t i = 0; i < rows; ++i) {
+      for (int64_t j = 0; j < cols; ++j) {
+        const bool keep =
+            (limits[0] < 0 || i - j <= limits[0]) && (limits[1] < 0 || j - i <= limits[1]);
+        if (!keep) std::memset(dst + ((b * rows + i) * cols + j) * element, 0, element);
+      }
+    }
+  }
+  ctx.set_output(0, std::move(out));
+  return absl::OkStatus();
+}
+
+// The dtypes TensorFlow registers Diag and DiagPart for (less bfloat16 and complex).
+constexpr DType kDiagDTypes[] = {DType::kHalf, DType::kFloat, DType::kDouble, DType::kInt32,
+                                 DType::kInt64};
+
+// Diag(diagonal): rank k -> rank 2k, out[i..., i...] = diagonal[i...], zero elsewhere.
+absl::Status Diag(KernelContext& ctx) {
+  if (absl::Status s = CheckNumInputs(ctx, 1); !s.ok()) return s;
+  if (absl::Status s = CheckDType(ctx, 0, kDiagDTypes); !s.ok()) return s;
+  const Tensor& diagonal = ctx.input(0);
+  if (diagonal.rank() == 0) return ctx.Error("diagonal must have rank >= 1, got a scalar");
+  Shape out_shape = diagonal.shape();
+  out_shape.insert(out_shape.end(), diagonal.shape().begin(), diagonal.shape().end());
+  absl::StatusOr<Tensor> out = AllocateOutput(ctx, diagonal.dtype(), out_shape);
+  if (!out.ok()) return out.status();
+  const int64_t n = diagonal.num_elements();
+  const size_t element = SizeOf(diagonal.dtype());
+  const auto* src = static_cast<const unsigned char*>(diagonal.raw_data());
+  auto* dst = static_cast<unsigned char*>(out->mutable_raw_data());
+  for (int64_t i = 0; i < n; ++i)
+    std::memcpy(dst + (i * n + i) * element, src + i * element, element);
+  ctx.set_output(0, *std::move(out));
+  return absl::OkStatus();
+}
+
+// DiagPart(input): rank 2k [d..., d...] -> rank k, out[i...] = input[i..., i...].
+absl::Status DiagPart(KernelContext& ctx) {
+  if (absl::Status s = CheckNumInputs(ctx, 1); !s.ok()) return s;
+  if (absl::Status s = CheckDType(ctx, 0, kDiagDTypes); !s.ok()) return s;
+  const Tensor& input = ctx.input(0);
+  const int rank = input.rank();
+  if (rank == 0 || rank % 2 != 0) {
+    return ctx.Error(
+        absl::StrCat("input must have an even, non-zero rank, got ", input.DebugType()));
+  }
+  const int k = rank / 2;
+  for (int i = 0; i < k; ++i) {
+    if (input.dim(i) != input.dim(i + k)) {
+      return ctx.Error(absl::StrCat("input ", input.DebugType(), ": dimensions ", i, " and ", i + k,
+                                    " must be equal"));
+    }
+  }
+  const Shape out_shape(input.shape().begin(), input.shape().begin() + k);
+  absl::StatusOr<Tensor> out = AllocateOutput(ctx, input.dtype(), out_shape);
+  if (!out.ok()) return out.status();
+  const int64_t n = out->num_elements();
+  const size_t element = SizeOf(input.dtype());
+  const auto* src = static_cast<const unsigned char*>(input.raw_data());
+  auto* dst = static_cast<unsigned char*>(out->mutable_raw_data());
+  for (int64_t i = 0; i < n; ++i)
+    std::memcpy(dst + i * element, src + (i * n + i) * element, element);
+  ctx.set_output(0, *std::move(out));
+  return absl::OkStatus();
+}
+
+// --- Cross ----------------------------------------------------------------------------------
+
+// Cross(a, b): the cross products of the 3-vectors along the last axis.
+absl::Status Cross(KernelContext& ctx) {
+  if (absl::Status s = CheckNumInputs(ctx, 2); !s.ok()) return s;
+  if (absl::Status s = CheckClass(ctx, 0, kNumbers); !s.ok()) return s;
+  const Tensor& a = ctx.input(0);
+  const Tensor& b = ctx.input(1);
+  if (b.dtype() != a.dtype() || b.shape() != a.shape()) {
+    return ctx.Error(absl::StrCat("a ", a.DebugType(), " and b ", b.DebugType(),
+                                  " must have the same dtype and shape"));
+  }
+  if (a.rank() < 1 || a.dim(a.rank() - 1) != 3) {
+    return ctx.Error(
+        absl::StrCat("a and b must have 3 in their last dimension, got ", a.DebugType()));
+  }
+  absl::StatusOr<Tensor> out = AllocateOutput(ctx, a.dtype(), a.shape());
+  if (!out.ok()) return out.status();
+  DispatchDType(a.dtype(), [&]<typename T>() {
+    if constexpr (!kIsBool<T>) {
+      const T* x = a.data<T>();
+      const T* y = b.data<T>();
+      T* z = out->mutable_data<T>();
+      // Integers wrap as TensorFlow's two's-complement arithmetic does; floats are computed in
+      // their compute type (float for half) and rounded once per product difference.
+      using C = std::conditional_t<kIsInt<T>, uint64_t, ComputeType<T>>;
+      const auto sub_mul = [](C p, C q, C r, C s) -> T {
+        return Down<T>(static_cast<ComputeType<T>>(static_cast<C>(p * q - r * s)));
+      };
+      for (int64_t v = 0; v < a.num_elements(); v += 3) {
+        const C x0 = static_cast<C>(Up(x[v])), x1 = static_cast<C>(Up(x[v + 1])),
+                x2 = static_cast<C>(Up(x[v + 2]));
+        const C y0 = static_cast<C>(Up(y[v])), y1 = static_cast<C>(Up(y[v + 1])),
+                y2 = static_cast<C>(Up(y[v + 2]));
+        z[v] = sub_mul(x1, y2, x2, y1);
+        z[v + 1] = sub_mul(x2, y0, x0, y2);
+        z[v + 2] = sub_mul(x0, y1, x1, y0);
+      }
+    }
+  });
+  ctx.set_output(0, *std::move(out));
+  return absl::OkStatus();
+}
+
+// --- Einsum ---------------------------------------------------------------------------------
+
+// An einsum equation parsed: each operand's subscripts as label ids (0-51 for letters,
+// kEllipsis for "..."), and the output's.
+constexpr int kEllipsis = -1;
+struct Equation {
+  std::vector<std::vector<int>> inputs;
+  std::vector<int> output;
+};
+
+absl::StatusOr<std::vector<int>> ParseSubscripts(const KernelContext& ctx, absl::string_view text) {
+  std::vector<int> labels;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c == '.') {
+      if (text.substr(i, 3) != "...") {
+        return ctx.Error(absl::StrCat("einsum subscripts \"", text, "\" have a stray '.'"));
+      }
+      if (std::find(labels.begin(), labels.end(), kEllipsis) != labels.end()) {
+        return ctx.Error(absl::StrCat("einsum subscripts \"", text, "\" have two ellipses"));
+      }
+      labels.push_back(kEllipsis);
+      i += 2;
+    } else if (c >= 'a' && c <= 'z') {
+      labels.push_back(c - 'a');
+    } else if (c >= 'A' && c <= 'Z') {
+      labels.push_back(26 + c - 'A');
+    } else if (c != ' ') {
+      return ctx.Error(absl::StrCat("einsum subscripts \"", text, "\" have an invalid label '",
+                                    std::string(1, c), "'"));
+    }
+  }
+  return labels;
+}
+
+// "ab,bc->ac". Without "->" the output is NumPy's implicit one: the ellipsis, then the labels
+// that appear once, in alphabetical order.
+absl::StatusOr<Equation> ParseEquation(const KernelContext& ctx, absl::string_view text) {
+  Equation eq;
+  const size_t arrow = text.find("->");
+  const absl::string_view lhs = text.substr(0, arrow);
+  for (size_t start = 0;;) {
+    const size_t comma = lhs.find(',', start);
+    absl::StatusOr<std::vector<int>> labels = ParseSubscripts(
+        ctx, lhs.substr(start, comma == absl::string_view::npos ? absl::string_view::npos
+                                                                : comma - start));
+    if (!labels.ok()) return labels.status();
+    eq.inputs.push_back(*std::move(labels));
+    if (comma == absl::string_view::npos) break;
+    start = comma + 1;
+  }
+  if (arrow != absl::string_view::npos) {
+    if (text.find("->", arrow + 2) != absl::string_view::npos) {
+      return ctx.Error(absl::StrCat("einsum equation \"", text, "\" has more than one \"->\""));
+    }
+    absl::StatusOr<std::vector<int>> labels = ParseSubscripts(ctx, text.substr(arrow + 2));
+    if (!labels.ok()) return labels.status();
+    eq.output = *std::move(labels);
+  } else {
+    std::vector<int> counts(52, 0);
+    bool ellipsis = false;
+    for (const auto& in : eq.inputs) {
+      for (int l : in) {
+        if (l == kEllipsis) {
+          ellipsis = true;
+        } else {
+          ++counts[l];
+        }
+      }
+    }
+    if (ellipsis) eq.output.push_back(kEllipsis);
+    // ASCII order: uppercase (ids 26-51) before lowercase (0-25).
+    for (int l = 26; l < 52; ++l) {
+      if (counts[l] == 1) eq.output.push_back(l);
+    }
+    for (int l = 0; l < 26; ++l) {
+      if (counts[l] == 1) eq.output.push_back(l);
+    }
+  }
+  return eq;
+}
+
+// Einsum(inputs...; equation): one or two operands. Every label gets one size; "..." stands
+// for dimensions broadcast across the operands as NumPy does. An element of the output is the
+// sum, over the labels absent from the output, of the product of the operands' elements;
+// a label repeated in an operand reads its diagonal, one repeated in the output writes one.
+absl::Status Einsum(KernelContext& ctx) {
+  absl::StatusOr<std::string> text = ctx.node().GetString("equation");
+  if (!text.ok()) return text.status();
+  absl::StatusOr<Equation> eq = ParseEquation(ctx, *text);
+  if (!eq.ok()) return eq.status();
+  const int n = ctx.num_inputs();
+  if (n < 1 || n > 2 || static_cast<int>(eq->inputs.size()) != n) {
+    return ctx.Error(absl::StrCat("einsum equation \"", *text, "\" has ", eq->inputs.size(),
+                                  " operands for ", n, " inputs (1 or 2 are supported)"));
+  }
+  const DType dtype = ctx.input(0).dtype();
+  if (absl::Status s = CheckDType(
+          ctx, 0, {DType::kHalf, DType::kFloat, DType::kDouble, DType::kInt32, DType::kInt64});
+      !s.ok()) {
+    return s;
+  }
+  for (int i = 1; i < n; ++i) {
+    if (ctx.input(i).dtype() != dtype) {
+      return ctx.Error(absl::StrCat("input ", i, " ", ctx.input(i).DebugType(),
+                                    " must have input 0's dtype ", DTypeName(dtype)));
+    }
+  }
+  // Label sizes, and each operand's ellipsis dimensions.
+  std::vector<int64_t> size(52, -1);
+  std::vector<Shape> ellipsis_shapes(n);
+  Shape broadcast;
+  for (int i = 0; i < n; ++i) {
+    const Tensor& in = ctx.input(i);
+    const std::vector<int>& labels = eq->inputs[i];
+    const bool has_ellipsis = std::find(labels.begin(), labels.end(), kEllipsis) != labels.end();
+    const int named = static_cast<int>(labels.size()) - (has_ellipsis ? 1 : 0);
+    if (has_ellipsis ? in.rank() < named : in.rank() != named) {
+      return ctx.Error(absl::StrCat("input ", i, " ", in.DebugType(), " must have rank ",
+                                    has_ellipsis ? "at least " : "", named, " for its ",
+                                    "subscripts in \"", *text, "\""));
+    }
+    const int ellipsis_rank = in.rank() - named;
+    int axis = 0;
+    for (int l : labels) {
+      if (l == kEllipsis) {
+        ellipsis_shapes[i].assign(in.shape().begin() + axis,
+                                  in.shape().begin() + axis + ellipsis_rank);
+        axis += ellipsis_rank;
+        continue;
+      }
+      if (size[l] != -1 && size[l] != in.dim(axis)) {
+        return ctx.Error(absl::StrCat("label '", std::string(1, l < 26 ? 'a' + l : 'A' + l - 26),
+                                      "' has size ", size[l], " and ", in.dim(axis), " (input ", i,
+                                      " ", in.DebugType(), ", axis ", axis, ")"));
+      }
+      size[l] = in.dim(axis++);
+    }
+    absl::StatusOr<Shape> b = BroadcastShapes(broadcast, ellipsis_shapes[i]);
+    if (!b.ok()) return ctx.node().Annotate(b.status());
+    broadcast = *std::move(b);
+  }
+  // The output: its labels (broadcast dimensions get ids 52...) and shape.
+  const int num_b = static_cast<int>(broadcast.size());
+  for (int64_t d : broadcast) size.push_back(d);
+  std::vector<int> out_labels;
+  bool out_ellipsis = false;
+  for (int l : eq->output) {
+    if (l == kEllipsis) {
+      out_ellipsis = true;
+      for (int d = 0; d < num_b; ++d) out_labels.push_back(52 + d);
+      continue;
+    }
+    if (size[l] == -1) {
+      return ctx.Error(absl::StrCat("output label '",
+                                    std::string(1, l < 26 ? 'a' + l : 'A' + l - 26),
+                                    "' appears in no input of \"", *text, "\""));
+    }
+    out_labels.push_back(l);
+  }
+  if (!out_ellipsis && num_b > 0) {
+    return ctx.Error(absl::StrCat("the inputs have ", num_b, " broadcast dimension(s) but \"",
+                                  *text, "\"'s output has no ellipsis"));
+  }
+  Shape out_shape;
+  for (int l : out_labels) out_shape.push_back(size[l]);
+  // Loop labels: the output's distinct labels, then the summed ones.
+  std::vector<int> loop;
+  std::vector<bool> seen(size.size(), false);
+  for (int l : out_labels) {
+    if (!seen[l]) loop.push_back(l), seen[l] = true;
+  }
+  const int num_free = static_cast<int>(loop.size());
+  for (int l = 0; l < 52; ++l) {
+    if (size[l] != -1 && !seen[l]) loop.push_back(l), seen[l] = true;
+  }
+  std::vector<int> position(size.size(), -1);
+  for (size_t p = 0; p < loop.size(); ++p) position[loop[p]] = static_cast<int>(p);
+  // Each operand's stride per loop label (repeated labels add up: a diagonal; a broadcast
+  // dimension of size 1 gets 0).
+  std::vector<std::vector<int64_t>> strides(n, std::vector<int64_t>(loop.size(), 0));
+  for (int i = 0; i < n; ++i) {
+    const Tensor& in = ctx.input(i);
+    const std::vector<int64_t> in_strides = Strides(in.shape());
+    int axis = 0;
+    for (int l : eq->inputs[i]) {
+      if (l == kEllipsis) {
+        const int r = static_cast<int>(ellipsis_shapes[i].size());
+        for (int d = 0; d < r; ++d, ++axis) {
+          if (in.dim(axis) != 1) strides[i][position[52 + num_b - r + d]] += in_strides[axis];
+        }
+        continue;
+      }
+      strides[i][position[l]] += in_strides[axis++];
+    }
+  }
+  // The output's strides per free label; a repeated output label is written on its diagonal.
+  const std::vector<int64_t> out_strides = Strides(out_shape);
+  std::vector<int64_t> free_stride(num_free, 0);
+  for (size_t a = 0; a < out_labels.size(); ++a) {
+    free_stride[position[out_labels[a]]] += out_strides[a];
+  }
+  absl::StatusOr<Tensor> out = AllocateOutput(ctx, dtype, out_shape);
+  if (!out.ok()) return out.status();
+  int64_t free_count = 1;
+  int64_t sum_count = 1;
+  for (int p = 0; p < static_cast<int>(loop.size()); ++p) {
+    (p < num_free ? free_count : sum_count) *= size[loop[p]];
+  }
+  DispatchDType(dtype, [&]<typename T>() {
+    if constexpr (!kIsBool<T>) {
+      // Floats accumulate in double, integers in uint64 (wrapping as int64 arithmetic does).
+      using Acc = std::conditional_t<kIsInt<T>, uint64_t, double>;
+      std::vector<const T*> data(n);
+      for (int i = 0; i < n; ++i) data[i] = ctx.input(i).data<T>();
+      T* dst = out->mutable_data<T>();
+      std::vector<int64_t> index(loop.size(), 0);
+      for (int64_t f = 0; f < free_count; ++f) {
+        // Decompose f over the free labels (last fastest).
+        int64_t rest = f;
+        int64_t out_offset = 0;
+        for (int p = num_free - 1; p >= 0; --p) {
+          index[p] = rest % size[loop[p]];
+          rest /= size[loop[p]];
+          out_offset += index[p] * free_stride[p];
+        }
+        Acc acc = 0;
+        for (int64_t s = 0; s < sum_count; ++s) {
+          rest = s;
+          for (int p = static_cast<int>(loop.size()) - 1; p >= num_free; --p) {
+            index[p] = rest % size[loop[p]];
+            rest /= size[loop[p]];
+          }
+          Acc product = 1;
+          for (int i = 0; i < n; ++i) {
+            int64_t offset = 0;
+            for (size_t p = 0; p < loop.size(); ++p) offset += index[p] * strides[i][p];
+            product *= static_cast<Acc>(Up(data[i][offset]));
+          }
+          acc += product;
+        }
+        dst[out_offset] = Down<T>(static_cast<ComputeType<T>>(acc));
+      }
+    }
+  });
+  ctx.set_output(0, *std::move(out));
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+void RegisterMatrixKernels(KernelRegistry& registry) {
+  for (const char* op : {"MatrixDiag", "MatrixDiagV2", "MatrixDiagV3"}) {
+    registry.Register(op, MatrixDiag);
+  }
+  for (const char* op : {"MatrixDiagPart", "MatrixDiagPartV2", "MatrixDiagPartV3"}) {
+    registry.Register(op, MatrixDiagPart);
+  }
+  for (const char* op : {"MatrixSetDiag", "MatrixSetDiagV2", "MatrixSetDiagV3"}) {
+    registry.Register(op, MatrixSetDiag);
+  }
+  registry.Register("MatrixBandPart", MatrixBandPart);
+  registry.Register("Diag", Diag);
+  registry.Register("DiagPart", DiagPart);
+  registry.Register("Cross", Cross);
+  registry.Register("Einsum", Einsum);
+}
+
+}  // namespace dfc::reference

@@ -1,0 +1,694 @@
+// Reference kernels: special functions (Lgamma Digamma Igamma Igammac Betainc Polygamma Zeta),
+// the x-guarded binary ops (Xdivy Xlogy Xlog1py), ApproximateEqual, ClipByValue,
+// EuclideanNorm, the FakeQuant ops and Bucketize.
+//
+// The special functions are computed in double for every floating dtype and rounded once to
+// the output dtype, with the edge values TensorFlow's kernels (Eigen's SpecialFunctionsImpl.h,
+// after Cephes) give: NaN outside a function's domain, infinity at its poles.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <numbers>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "graph/dtype.h"
+#include "graph/dtype_class.h"
+#include "runtime/reference/broadcast.h"
+#include "runtime/reference/elementwise_util.h"
+#include "runtime/reference/kernel.h"
+#include "runtime/reference/kernel_util.h"
+#include "runtime/reference/reduction_util.h"
+
+namespace dfc::reference {
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+constexpr double kInf = std::numeric_limits<double>::infinity();
+constexpr double kEpsilon = std::numeric_limits<double>::epsilon();
+constexpr double kPi = std::numbers::pi;
+
+// --- scalar special functions, in double ----------------------------------------------------
+
+// log|Gamma(x)|: +inf at the poles (0, -1, -2, ...), as C's lgamma, which Eigen calls.
+double Lgamma(double x) { return std::lgamma(x); }
+
+// psi(x) = d/dx log Gamma(x). NaN at the poles x = 0, -1, -2, ... (Eigen returns NaN there,
+// not an infinity: the sign of the pole depends on the side it is approached from).
+double Digamma(double x) {
+  if (std::isnan(x) || x == -kInf) return kNaN;
+  if (x == kInf) return kInf;
+  double reflection = 0;
+  if (x <= 0) {
+    if (x == std::floor(x)) return kNaN;
+    // psi(x) = psi(1 - x) - pi / tan(pi x); tan has period pi, so reduce x to (-1/2, 1/2]
+    // first for an accurate argument.
+    const double r = x - std::round(x);
+    reflection = kPi / std::tan(kPi * r);
+    x = 1 - x;
+  }
+  // psi(x) = psi(x + n) - sum 1/(x + k): lift x to where the asymptotic series is accurate to
+  // double precision.
+  double shift = 0;
+  while (x < 10) {
+    shift += 1 / x;
+    x += 1;
+  }
+  // psi(x) ~ log x - 1/(2x) - sum B_2k / (2k x^2k).
+  const double z = 1 / (x * x);
+  const double series =
+      z * (1.0 / 12 -
+           z * (1.0 / 120 -
+                z * (1.0 / 252 -
+                     z * (1.0 / 240 - z * (1.0 / 132 - z * (691.0 / 32760 - z * (1.0 / 12)))))));
+  return std::log(x) - 0.5 / x - series - shift - reflection;
+}
+
+// x^a e^-x / Gamma(a), or 0 where its logarithm underflows (Eigen's main_igamma_term).
+double IgammaFactor(double a, double x) {
+  const double log_factor = a * std::log(x) - x - Lgamma(a);
+  if (std::isnan(log_factor) || log_factor < -std::log(std::numeric_limits<double>::max())) {
+    return 0;
+  }
+  return std::exp(log_factor);
+}
+
+constexpr int kIgammaIterations = 2000;
+
+// P(a, x) by its power series, for x <= 1 or x <= a:
+// x^a e^-x / Gamma(a + 1) * sum_k x^k / ((a + 1) ... (a + k)).
+double IgammaSeries(double a, double x) {
+  const double factor = IgammaFactor(a, x);
+  if (factor == 0) return 0;
+  double term = 1;
+  double sum = 1;
+  double r = a;
+  for (int i = 0; i < kIgammaIterations; ++i) {
+    r += 1;
+    term *= x / r;
+    sum += term;
+    if (term <= kEpsilon / 2 * sum) break;
+  }
+  return sum * factor / a;
+}
+
+// Q(a, x) by its continued fraction (modified Lentz), for x > 1 and x > a:
+// x^a e^-x / Gamma(a) * 1 / (x + 1 - a - 1 (1 - a) / (x + 3 - a - 2 (2 - a) / (x + 5 - a - ...))).
+double IgammacFraction(double a, double x) {
+  if (std::isinf(x)) return 0;
+  const double factor = IgammaFactor(a, x);
+  if (factor == 0) return 0;
+  constexpr double kTiny = 1e-300;
+  double b = x + 1 - a;
+  double c = 1 / kTiny;
+  double d = 1 / b;
+  double h = d;
+  for (int i = 1; i < kIgammaIterations; ++i) {
+    const double an = -i * (i - a);
+    b += 2;
+    d = an * d + b;
+    if (std::fabs(d) < kTiny) d = kTiny;
+    c = b + an / c;
+    if (std::fabs(c) < kTiny) c = kTiny;
+    d = 1 / d;
+    const double delta = d * c;
+    h *= delta;
+    if (std::fabs(delta - 1) <= kEpsilon / 2) break;
+  }
+  return factor * h;
+}
+
+// The regularised lower incomplete gamma function P(a, x). NaN for x < 0 or a <= 0, except
+// that P(a, 0) = 0 for every a.
+double Igamma(double a, double x) {
+  if (x == 0) return 0;
+  if (x < 0 || a <= 0 || std::isnan(a) || std::isnan(x)) return kNaN;
+  if (x > 1 && x > a) return 1 - IgammacFraction(a, x);
+  return IgammaSeries(a, x);
+}
+
+// The regularised upper incomplete gamma function Q(a, x) = 1 - P(a, x). NaN for x < 0 or
+// a <= 0.
+double Igammac(double a, double x) {
+  if (x < 0 || a <= 0 || std::isnan(a) || std::isnan(x)) return kNaN;
+  if (x < 1 || x < a) return 1 - IgammaSeries(a, x);
+  return IgammacFraction(a, x);
+}
+
+// The continued fraction of I_x(a, b) (modified Lentz), which converges fast for
+// x < (a + 1) / (a + b + 2).
+double BetaFraction(double a, double b, double x) {
+  constexpr double kTiny = 1e-300;
+  constexpr int kIterations = 1000;
+  const double qab = a + b;
+  const double qap = a + 1;
+  const double qam = a - 1;
+  double c = 1;
+  double d = 1 - qab * x / qap;
+  if (std::fabs(d) < kTiny) d = kTiny;
+  d = 1 / d;
+  double h = d;
+  for (int m = 1; m <= kIterations; ++m) {
+    const int m2 = 2 * m;
+    // The even step, then the odd one.
+    double an = m * (b - m) * x / ((qam + m2) * (a + m2));
+    d = 1 + an * d;
+    if (std::fabs(d) < kTiny) d = kTiny;
+    c = 1 + an / c;
+    if (std::fabs(c) < kTiny) c = kTiny;
+    d = 1 / d;
+    h *= d * c;
+    an = -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2));
+    d = 1 + an * d;
+    if (std::fabs(d) < kTiny) d = kTiny;
+    c = 1 + an / c;
+    if (std::fabs(c) < kTiny) c = kTiny;
+    d = 1 / d;
+    const double delta = d * c;
+    h *= delta;
+    if (std::fabs(delta - 1) <= kEpsilon) break;
+  }
+  return h;
+}
+
+// The regularised incomplete beta function I_x(a, b). NaN for a <= 0, b <= 0, or x outside
+// [0, 1]; I_0 = 0 and I_1 = 1.
+double Betainc(double a, double b, double x) {
+  if (a <= 0 || b <= 0) return kNaN;
+  if (x <= 0 || x >= 1) {
+    if (x == 0) return 0;
+    if (x == 1) return 1;
+    return kNaN;
+  }
+  if (std::isnan(a) || std::isnan(b) || std::isnan(x)) return kNaN;
+  // x^a (1 - x)^b / (a B(a, b)), by logarithms so that large a and b do not overflow.
+  const double log_front =
+      Lgamma(a + b) - Lgamma(a) - Lgamma(b) + a * std::log(x) + b * std::log1p(-x);
+  if (x < (a + 1) / (a + b + 2)) return std::exp(log_front) * BetaFraction(a, b, x) / a;
+  // I_x(a, b) = 1 - I_{1-x}(b, a), where the fraction converges.
+  return 1 - std::exp(log_front) * BetaFraction(b, a, 1 - x) / b;
+}
+
+// The Hurwitz zeta function sum_k (k + q)^-x, by Euler-Maclaurin summation. As Cephes and
+// Eigen: +inf at x = 1, NaN for x < 1; for q a non-positive integer +inf when x is even and
+// NaN otherwise; for other q <= 0, defined only for integer x.
+double Zeta(double x, double q) {
+  if (x == 1) return kInf;
+  if (x < 1 || std::isnan(x) || std::isnan(q)) return kNaN;
+  if (q <= 0) {
+    if (q == std::floor(q)) return std::rint(x / 2) == x / 2 ? kInf : kNaN;
+    if (x != std::floor(x)) return kNaN;
+  }
+  // Sum the first terms directly until (k + q) is large enough for the tail expansion (and
+  // past any negative q), stopping early once the terms no longer change the sum.
+  double sum = std::pow(q, -x);
+  double w = q;
+  double term = 0;
+  for (int i = 0; i < 9 || w <= 9; ++i) {
+    w += 1;
+    term = std::pow(w, -x);
+    sum += term;
+    if (std::fabs(term / sum) < kEpsilon / 2) return sum;
+  }
+  if (term == 0) return sum;
+  // The tail from w: w^(1-x) / (x - 1) - w^-x / 2 + sum_j B_2j / (2j)! x (x+1) ... (x+2j-2)
+  // w^(-x-2j+1), where `term` is w^-x.
+  sum += term * w / (x - 1) - term / 2;
+  // (2j)! / B_2j for j = 1..12.
+  static constexpr double kFactorialOverBernoulli[] = {12.0,
+                                                       -720.0,
+                                                       30240.0,
+                                                       -1209600.0,
+                                                       47900160.0,
+                                                       -1.8924375803183791606e9,
+                                                       7.47242496e10,
+                                                       -2.950130727918164224e12,
+                                                       1.1646782814350067249e14,
+                                                       -4.5979787224074726105e15,
+                                                       1.8152105401943546773e17,
+                                                       -7.1661652561756670113e18};
+  double rising = 1;  // x (x+1) ... (x+2j-2)
+  double power = term;
+  double k = 0;
+  for (double divisor : kFactorialOverBernoulli) {
+    rising *= x + k;
+    power /= w;
+    const double t = rising * power / divisor;
+    sum += t;
+    if (std::fabs(t / sum) < kEpsilon / 2) break;
+    k += 1;
+    rising *= x + k;
+    power /= w;
+    k += 1;
+  }
+  return sum;
+}
+
+// The n-th derivative of digamma: NaN unless n is a non-negative integer; digamma for n = 0;
+// otherwise (-1)^(n+1) n! zeta(n + 1, x).
+double Polygamma(double n, double x) {
+  if (std::isnan(n) || n < 0 || std::floor(n) != n) return kNaN;
+  if (n == 0) return Digamma(x);
+  const double sign = std::fmod(n, 2) == 0 ? -1 : 1;
+  return sign * std::tgamma(n + 1) * Zeta(n + 1, x);
+}
+
+// --- elementwise kernels over floating inputs -----------------------------------------------
+
+// Fails unless each input has dtype one of `dtypes`, all the same.
+absl::Status CheckSameFloatDTypes(const KernelContext& ctx, std::initializer_list<DType> dtypes) {
+  for (int i = 0; i < ctx.num_inputs(); ++i) {
+    if (absl::Status s = CheckDType(ctx, i, dtypes); !s.ok()) return s;
+    if (ctx.input(i).dtype() != ctx.input(0).dtype()) {
+      return ctx.Error(absl::StrCat("inputs must have the same dtype: input 0 is ",
+                                    ctx.input(0).DebugType(), ", input ", i, " is ",
+                                    ctx.input(i).DebugType()));
+    }
+  }
+  return absl::OkStatus();
+}
+
+// out[i] = fn(inputs at i) with NumPy broadcasting over `arity` inputs of the same floating
+// dtype, computed in double and rounded once. `scalars_only` restricts broadcasting to scalars
+// against one common shape (Betainc's rule).
+template <int kArity, typename Fn>
+absl::Status MapFloating(KernelContext& ctx, std::initializer_list<DType> dtypes, Fn fn,
+                         bool scalars_only = false) {
+  if (absl::Status s = CheckNumInputs(ctx, kArity); !s.ok()) return s;
+  if (absl::Status s = CheckSameFloatDTypes(ctx, dtypes); !s.ok()) return s;
+  Shape shape;
+  if (scalars_only) {
+    bool found = false;
+    for (int i = 0; i < kArity; ++i) {
+      const Tensor& t = ctx.input(i);
+      if (t.rank() == 0) continue;
+      if (found && t.shape() != shape) {
+        return ctx.Error(absl::StrCat("inputs must be scalars or have one common shape, got ",
+                                      ctx.input(0).DebugType(), ", ", ctx.input(1).DebugType(),
+                                      " and ", ctx.input(2).DebugType()));
+      }
+      shape = t.shape();
+      found = true;
+    }
+  } else {
+    for (int i = 0; i < kArity; ++i) {
+      absl::StatusOr<Shape> s = BroadcastShapes(shape, ctx.input(i).shape());
+      if (!s.ok()) return ctx.Error(s.status().message());
+      shape = *s;
+    }
+  }
+  const DType dtype = ctx.input(0).dtype();
+  absl::StatusOr<Tensor> out = AllocateOutput(ctx, dtype, shape);
+  if (!out.ok()) return out.status();
+  std::vector<BroadcastIndexer> indexers;
+  for (int i = 0; i < kArity; ++i) indexers.emplace_back(ctx.input(i).shape(), shape);
+  DispatchDType(dtype, [&]<typename T>() {
+    if constexpr (IsFloatingStorage<T>) {
+      T* o = out->mutable_data<T>();
+      double args[kArity];
+      for (int64_t e = 0; e < out->num_elements(); ++e) {
+        for (int i = 0; i < kArity; ++i) {
+          args[i] = ToDouble(ctx.input(i).data<T>()[indexers[i].Offset(e)]);
+        }
+        if constexpr (kArity == 1) {
+          o[e] = FromDouble<T>(fn(args[0]));
+        } else if constexpr (kArity == 2) {
+          o[e] = FromDouble<T>(fn(args[0], args[1]));
+        } else {
+          o[e] = FromDouble<T>(fn(args[0], args[1], args[2]));
+        }
+      }
+    }
+  });
+  ctx.set_output(0, *std::move(out));
+  return absl::OkStatus();
+}
+
+constexpr std::initializer_list<DType> kHalfFloatDouble = {DType::kHalf, DType::kFloat,
+                                                           DType::kDouble};
+constexpr std::initializer_list<DType> kFloatDouble = {DType::kFloat, DType::kDouble};
+
+// --- ApproximateEqual, ClipByValue ----------------------------------------------------------
+
+// |x - y| < tolerance, computed in the inputs' type; x and y must have the same shape.
+absl::Status ApproximateEqual(KernelContext& ctx) {
+  if (absl::Status s = CheckNumInputs(ctx, 2); !s.ok()) return s;
+  if (absl::Status s = CheckDType(ctx, 0, kNumericDTypes); !s.ok()) return s;
+  const Tensor& x = ctx.input(0);
+  const Tensor& y = ctx.input(1);
+  if (x.dtype() != y.dtype() || x.shape() != y.shape()) {
+    return ctx.Error(absl::StrCat("x and y must have the same dtype and shape, got ", x.DebugType(),
+                                  " and ", y.DebugType()));
+  }
+  absl::StatusOr<float> tolerance = ctx.node().GetFloat("tolerance", 1e-5f);
+  if (!tolerance.ok()) return tolerance.status();
+  absl::StatusOr<Tensor> out = AllocateOutput(ctx, DType::kBool, x.shape());
+  if (!out.ok()) return out.status();
+  DispatchDType(x.dtype(), [&]<typename T>() {
+    bool* o = out->mutable_data<bool>();
+    if constexpr (kIsFloat<T>) {
+      // In T, as TensorFlow compares: the tolerance and |x - y| rounded to T (float16 is
+      // computed in float).
+      using C = ComputeType<T>;
+      const C tol = Up(Down<T>(static_cast<C>(*tolerance)));
+      for (int64_t i = 0; i < x.num_elements(); ++i) {
+        const C a = Up(x.data<T>()[i]);
+        const C b = Up(y.data<T>()[i]);
+        o[i] = Up(Down<T>(std::abs(a - b))) < tol;
+      }
+    } else if constexpr (kIsInt<T>) {
+      // TensorFlow casts the tolerance to T, truncating it; the difference is taken without
+      // overflow, as an unsigned magnitude.
+      const double tol = std::trunc(static_cast<double>(*tolerance));
+      for (int64_t i = 0; i < x.num_elements(); ++i) {
+        const T a = x.data<T>()[i];
+        const T b = y.data<T>()[i];
+        const uint64_t diff = a > b ? static_cast<uint64_t>(a) - static_cast<uint64_t>(b)
+                                    : static_cast<uint64_t>(b) - static_cast<uint64_t>(a);
+        o[i] = static_cast<double>(diff) < tol;
+      }
+    }
+  });
+  ctx.set_output(0, *std::move(out));
+  return absl::OkStatus();
+}
+
+// min(max(t, lo), hi), where lo and hi are scalars or have t's shape. A NaN t stays NaN.
+absl::Status ClipByValue(KernelContext& ctx) {
+  if (absl::Status s = CheckNumInputs(ctx, 3); !s.ok()) return s;
+  if (absl::Status s = CheckDType(ctx, 0, kNumericDTypes); !s.ok()) return s;
+  const Tensor& t = ctx.input(0);
+  for (int i = 1; i < 3; ++i) {
+    const Tensor& bound = ctx.input(i);
+    if (bound.dtype() != t.dtype() || (bound.rank() != 0 && bound.shape() != t.shape())) {
+      return ctx.Error(absl::StrCat(i == 1 ? "clip_value_min" : "clip_value_max",
+                                    " must be a scalar or have the shape of t ", t.DebugType(),
+                                    ", got ", bound.DebugType()));
+    }
+  }
+  absl::StatusOr<Tensor> out = AllocateOutput(ctx, t.dtype(), t.shape());
+  if (!out.ok()) return out.status();
+  const Tensor& lo = ctx.input(1);
+  const Tensor& hi = ctx.input(2);
+  DispatchDType(t.dtype(), [&]<typename T>() {
+    if constexpr (!kIsBool<T>) {
+      T* o = out->mutable_data<T>();
+      for (int64_t i = 0; i < t.num_elements(); ++i) {
+        auto v = Up(t.data<T>()[i]);
+        const auto l = Up(lo.data<T>()[lo.rank() == 0 ? 0 : i]);
+        const auto h = Up(hi.data<T>()[hi.rank() == 0 ? 0 : i]);
+        if (h < v) v = h;
+        if (v < l) v = l;
+        o[i] = Down<T>(v);
+      }
+    }
+  });
+  ctx.set_output(0, *std::move(out));
+  return absl::OkStatus();
+}
+
+// --- EuclideanNorm --------------------------------------------------------------------------
+
+// sqrt(sum(x^2)) over reduction_indices. Floating sums are taken in double and rounded once;
+// integer ones exactly, an error where they leave the dtype's range.
+absl::Status EuclideanNorm(KernelContext& ctx) {
+  if (absl::Status s = CheckNumInputs(ctx, 2); !s.ok()) return s;
+  if (absl::Status s = CheckNumeric(ctx, 0); !s.ok()) return s;
+  const Tensor& x = ctx.input(0);
+  absl::StatusOr<std::vector<int64_t>> axes = ReadIndexVector(ctx, 1, "reduction_indices");
+  if (!axes.ok()) return axes.status();
+  absl::StatusOr<bool> keep_dims = ctx.node().GetBool("keep_dims", false);
+  if (!keep_dims.ok()) return keep_dims.status();
+  absl::StatusOr<std::vector<bool>> reduced = ReducedAxes(ctx, *axes, x.rank());
+  if (!reduced.ok()) return reduced.status();
+  Shape out_shape;
+  std::vector<int> kept_dims;
+  std::vector<int> reduced_dims;
+  for (int d = 0; d < x.rank(); ++d) {
+    if ((*reduced)[d]) {
+      reduced_dims.push_back(d);
+      if (*keep_dims) out_shape.push_back(1);
+    } else {
+      kept_dims.push_back(d);
+      out_shape.push_back(x.dim(d));
+    }
+  }
+  absl::StatusOr<Tensor> out = AllocateOutput(ctx, x.dtype(), out_shape);
+  if (!out.ok()) return out.status();
+  if (out->num_elements() == 0) {
+    ctx.set_output(0, *std::move(out));
+    return absl::OkStatus();
+  }
+  const std::vector<int64_t> outer = OffsetsOver(x.shape(), kept_dims);
+  const std::vector<int64_t> inner =
+      x.num_elements() == 0 ? std::vector<int64_t>{} : OffsetsOver(x.shape(), reduced_dims);
+  absl::Status status = absl::OkStatus();
+  DispatchDType(x.dtype(), [&]<typename T>() {
+    if constexpr (IsFloatingStorage<T>) {
+      T* o = out->mutable_data<T>();
+      for (size_t i = 0; i < outer.size(); ++i) {
+        double sum = 0;
+        for (int64_t offset : inner) {
+          const double v = ToDouble(x.data<T>()[outer[i] + offset]);
+          sum += v * v;
+        }
+        o[i] = FromDouble<T>(std::sqrt(sum));
+      }
+    } else if constexpr (kIsInt<T>) {
+      T* o = out->mutable_data<T>();
+      for (size_t i = 0; i < outer.size() && status.ok(); ++i) {
+        int64_t sum = 0;
+        for (int64_t offset : inner) {
+          const int64_t v = static_cast<int64_t>(x.data<T>()[outer[i] + offset]);
+          int64_t square = 0;
+          if (__builtin_mul_overflow(v, v, &square) || __builtin_add_overflow(sum, square, &sum) ||
+              sum > static_cast<int64_t>(std::numeric_limits<T>::max())) {
+            status = ctx.Error(absl::StrCat("the sum of squares overflows ", DTypeName(x.dtype())));
+            break;
+          }
+        }
+        // The integer square root, as TensorFlow's integer sqrt truncates.
+        auto root = static_cast<int64_t>(std::sqrt(static_cast<double>(sum)));
+        while (root * root > sum) --root;
+        while ((root + 1) * (root + 1) <= sum) ++root;
+        o[i] = static_cast<T>(root);
+      }
+    }
+  });
+  if (!status.ok()) return status;
+  ctx.set_output(0, *std::move(out));
+  return absl::OkStatus();
+}
+
+// --- FakeQuant ------------------------------------------------------------------------------
+
+// The quantisation grid of [min, max] with num_bits and narrow_range, nudged as TensorFlow
+// does so that 0 is exactly representable.
+struct QuantGrid {
+  float nudged_min;
+  float nudged_max;
+  float scale;
+  float inv_scale;
+};
+
+QuantGrid Nudge(float min, float max, int num_bits, bool narrow_range) {
+  const float quant_min = narrow_range ? 1.0f : 0.0f;
+  const float quant_max = static_cast<float>((1 << num_bits) - 1);
+  QuantGrid g;
+  g.scale = (max - min) / (quant_max - quant_min);
+  g.inv_scale = (quant_max - quant_min) / (max - min);
+  const float zero_point_from_min = quant_min - min / g.scale;
+  float zero_point;
+  if (zero_point_from_min < quant_min) {
+    zero_point = quant_min;
+  } else if (zero_point_from_min > quant_max) {
+    zero_point = quant_max;
+  } else {
+    zero_point = std::round(zero_point_from_min);
+  }
+  g.nudged_min = (quant_min - zero_point) * g.scale;
+  g.nudged_max = (quant_max - zero_point) * g.scale;
+  return g;
+}
+
+float FakeQuantize(float x, const QuantGrid& g) {
+  const float clamped = std::max(std::min(x, g.nudged_max), g.nudged_min);
+  return std::floor((clamped - g.nudged_min) * g.inv_scale + 0.5f) * g.scale + g.nudged_min;
+}
+
+// The num_bits ([2, 16]) and narrow_range attributes.
+absl::Status ReadQuantAttrs(const KernelContext& ctx, int* num_bits, bool* narrow_range) {
+  absl::StatusOr<int64_t> bits = ctx.node().GetInt("num_bits", 8);
+  if (!bits.ok()) return bits.status();
+  if (*bits < 2 || *bits > 16) {
+    return ctx.Error(absl::StrCat("num_bits must be between 2 and 16, inclusive, got ", *bits));
+  }
+  absl::StatusOr<bool> narrow = ctx.node().GetBool("narrow_range", false);
+  if (!narrow.ok()) return narrow.status();
+  *num_bits = static_cast<int>(*bits);
+  *narrow_range = *narrow;
+  return absl::OkStatus();
+}
+
+// FakeQuantWithMinMaxArgs (min and max attributes), FakeQuantWithMinMaxVars (scalar inputs)
+// and FakeQuantWithMinMaxVarsPerChannel (vectors over the last dimension).
+enum class QuantRange { kArgs, kVars, kPerChannel };
+
+template <QuantRange kRange>
+absl::Status FakeQuant(KernelContext& ctx) {
+  if (absl::Status s = CheckNumInputs(ctx, kRange == QuantRange::kArgs ? 1 : 3); !s.ok()) return s;
+  for (int i = 0; i < ctx.num_inputs(); ++i) {
+    if (absl::Status s = CheckDType(ctx, i, {DType::kFloat}); !s.ok()) return s;
+  }
+  int num_bits = 8;
+  bool narrow_range = false;
+  if (absl::Status s = ReadQuantAttrs(ctx, &num_bits, &narrow_range); !s.ok()) return s;
+  const Tensor& x = ctx.input(0);
+  int64_t channels = 1;
+  std::vector<float> mins;
+  std::vector<float> maxs;
+  if constexpr (kRange == QuantRange::kArgs) {
+    absl::StatusOr<float> min = ctx.node().GetFloat("min", -6.0f);
+    if (!min.ok()) return min.status();
+    absl::StatusOr<float> max = ctx.node().GetFloat("max", 6.0f);
+    if (!max.ok()) return max.status();
+    if (!(*min < *max)) {
+      return ctx.Error(
+          absl::StrCat("min has to be smaller than max, was: min = ", *min, ", max = ", *max));
+    }
+    mins = {*min};
+    maxs = {*max};
+  } else {
+    if constexpr (kRange == QuantRange::kPerChannel) {
+      if (x.rank() < 1) {
+        return ctx.Error(absl::StrCat("inputs must have rank >= 1, got ", x.DebugType()));
+      }
+      channels = x.dim(x.rank() - 1);
+    }
+    for (int i = 1; i < 3; ++i) {
+      const Tensor& bound = ctx.input(i);
+      const bool ok =
+          kRange == QuantRange::kVars ? bound.rank() == 0 : bound.shape() == Shape{channels};
+      if (!ok) {
+        return ctx.Error(absl::StrCat(i == 1 ? "min" : "max", " must be ",
+                                      kRange == QuantRange::kVars
+                                          ? std::string("a scalar")
+                                          : absl::StrCat("a vector of ", channels),
+                                      ", got ", bound.DebugType()));
+      }
+    }
+    mins.assign(ctx.input(1).data<float>(), ctx.input(1).data<float>() + channels);
+    maxs.assign(ctx.input(2).data<float>(), ctx.input(2).data<float>() + channels);
+    for (int64_t c = 0; c < channels; ++c) {
+      // TensorFlow quantises [0, 0] to zeros; any other empty or reversed range (or a NaN
+      // bound) would divide by zero on the way to NaNs.
+      if (!(mins[c] < maxs[c]) && !(mins[c] == 0 && maxs[c] == 0)) {
+        return ctx.Error(absl::StrCat("min must be < max (or both 0), got min = ", mins[c],
+                                      ", max = ", maxs[c], " (channel ", c, ")"));
+      }
+    }
+  }
+  absl::StatusOr<Tensor> out = AllocateOutput(ctx, DType::kFloat, x.shape());
+  if (!out.ok()) return out.status();
+  std::vector<QuantGrid> grids;
+  for (int64_t c = 0; c < channels; ++c) {
+    grids.push_back(Nudge(mins[c], maxs[c], num_bits, narrow_range));
+  }
+  const float* in = x.data<float>();
+  float* o = out->mutable_data<float>();
+  for (int64_t i = 0; i < x.num_elements(); ++i) {
+    const int64_t c = i % channels;
+    // A range of [0, 0] quantises everything to 0, where the grid would divide by zero.
+    o[i] = (kRange != QuantRange::kArgs && mins[c] == 0 && maxs[c] == 0)
+               ? 0.0f
+               : FakeQuantize(in[i], grids[c]);
+  }
+  ctx.set_output(0, *std::move(out));
+  return absl::OkStatus();
+}
+
+// --- Bucketize ------------------------------------------------------------------------------
+
+// The index of each value's bucket among sorted float boundaries: how many boundaries are <=
+// the value (std::upper_bound), compared in the common type of the value and float.
+absl::Status Bucketize(KernelContext& ctx) {
+  if (absl::Status s = CheckNumInputs(ctx, 1); !s.ok()) return s;
+  if (absl::Status s =
+          CheckDType(ctx, 0, {DType::kInt32, DType::kInt64, DType::kFloat, DType::kDouble});
+      !s.ok()) {
+    return s;
+  }
+  absl::StatusOr<AttrList> list = ctx.node().GetList("boundaries");
+  if (!list.ok()) return list.status();
+  const std::vector<float>& boundaries = list->f;
+  if (!std::is_sorted(boundaries.begin(), boundaries.end())) {
+    return ctx.Error(
+        absl::StrCat("Expected sorted boundaries, got [", absl::StrJoin(boundaries, ", "), "]"));
+  }
+  const Tensor& x = ctx.input(0);
+  absl::StatusOr<Tensor> out = AllocateOutput(ctx, DType::kInt32, x.shape());
+  if (!out.ok()) return out.status();
+  DispatchDType(x.dtype(), [&]<typename T>() {
+    if constexpr (std::is_same_v<T, int32_t> || std::is_same_v<T, int64_t> ||
+                  std::is_same_v<T, float> || std::is_same_v<T, double>) {
+      using C = std::common_type_t<T, float>;
+      int32_t* o = out->mutable_data<int32_t>();
+      for (int64_t i = 0; i < x.num_elements(); ++i) {
+        const C v = static_cast<C>(x.data<T>()[i]);
+        o[i] = static_cast<int32_t>(
+            std::upper_bound(boundaries.begin(), boundaries.end(), v,
+                             [](C value, float b) { return value < static_cast<C>(b); }) -
+            boundaries.begin());
+      }
+    }
+  });
+  ctx.set_output(0, *std::move(out));
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+void RegisterSpecialMathKernels(KernelRegistry& registry) {
+  registry.Register(
+      "Lgamma", [](KernelContext& ctx) { return MapFloating<1>(ctx, kHalfFloatDouble, Lgamma); });
+  registry.Register(
+      "Digamma", [](KernelContext& ctx) { return MapFloating<1>(ctx, kHalfFloatDouble, Digamma); });
+  registry.Register("Igamma",
+                    [](KernelContext& ctx) { return MapFloating<2>(ctx, kFloatDouble, Igamma); });
+  registry.Register("Igammac",
+                    [](KernelContext& ctx) { return MapFloating<2>(ctx, kFloatDouble, Igammac); });
+  registry.Register("Zeta",
+                    [](KernelContext& ctx) { return MapFloating<2>(ctx, kFloatDouble, Zeta); });
+  registry.Register(
+      "Polygamma", [](KernelContext& ctx) { return MapFloating<2>(ctx, kFloatDouble, Polygamma); });
+  registry.Register("Betainc", [](KernelContext& ctx) {
+    return MapFloating<3>(ctx, kFloatDouble, Betainc, /*scalars_only=*/true);
+  });
+  // x == 0 gives 0 whatever y is (even NaN or 0), which is what sets these apart from x / y,
+  // x log y and x log1p y.
+  registry.Register("Xdivy", [](KernelContext& ctx) {
+    return MapFloating<2>(ctx, kHalfFloatDouble,
+                          [](double x, double y) { return x == 0 ? 0.0 : x / y; });
+  });
+  registry.Register("Xlogy", [](KernelContext& ctx) {
+    return MapFloating<2>(ctx, kHalfFloatDouble,
+                          [](double x, double y) { return x == 0 ? 0.0 : x * std::log(y); });
+  });
+  registry.Register("Xlog1py", [](KernelContext& ctx) {
+    return MapFloating<2>(ctx, kHalfFloatDouble,
+                          [](double x, double y) { return x == 0 ? 0.0 : x * std::log1p(y); });
+  });
+  registry.Register("ApproximateEqual", ApproximateEqual);
+  registry.Register("ClipByValue", ClipByValue);
+  registry.Register("EuclideanNorm", EuclideanNorm);
+  registry.Register("FakeQuantWithMinMaxArgs", FakeQuant<QuantRange::kArgs>);
+  registry.Register("FakeQuantWithMinMaxVars", FakeQuant<QuantRange::kVars>);
+  registry.Register("FakeQuantWithMinMaxVarsPerChannel", FakeQuant<QuantRange::kPerChannel>);
+  registry.Register("Bucketize", Bucketize);
+}
+
+}  // namespace dfc::reference
