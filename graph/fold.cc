@@ -15,6 +15,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "graph/control_flow.h"
+#include "graph/host_shapes.h"
 #include "graph/op_semantics/strided_slice.h"
 #include "graph/ops.h"
 
@@ -510,6 +511,9 @@ DType GuessDType(const Node& node, Inputs in) {
   if (op == "Range") return TypeAttr(node, "Tidx", in.empty() ? DType::kInvalid : in[0].dtype);
   if (op == "Gather" || op == "GatherV2") return TypeAttr(node, "Tparams", DType::kInvalid);
   if (op == "Fill" && in.size() == 2 && in[1].dtype != DType::kInvalid) return in[1].dtype;
+  if (op == "Bitcast") return TypeAttr(node, "type", DType::kInvalid);
+  if (op == "Bucketize") return DType::kInt32;
+  if (op == "ApproximateEqual") return DType::kBool;
   if (node.HasAttr("dtype")) return TypeAttr(node, "dtype", DType::kInvalid);
   if (node.HasAttr("T")) return TypeAttr(node, "T", DType::kInvalid);
   return in.empty() ? DType::kInvalid : in[0].dtype;
@@ -528,7 +532,8 @@ Infos UnknownOutputs(const Node& node, Inputs in, int num_outputs) {
 // Shapes this file works out itself: host plumbing, the identity family, and the layout ops
 // whose shape is a symbolic value (Fill, Range). Nullopt: ask the oracle (device ops) or leave
 // unknown (host ops).
-std::optional<Infos> HostShapes(const Node& node, Inputs in, int num_outputs) {
+std::optional<Infos> HostShapes(const Node& node, Inputs in, int num_outputs,
+                                const FreshSize& fresh) {
   const absl::string_view op = node.op;
   Infos out = UnknownOutputs(node, in, num_outputs);
   if (op == "Shape" || op == "ShapeN") {
@@ -558,16 +563,20 @@ std::optional<Infos> HostShapes(const Node& node, Inputs in, int num_outputs) {
   if (op == "BroadcastGradientArgs") return out;
   if (op == "DynamicStitch") {
     const size_t n = in.size() / 2;
-    if (n == 0 || !in[n].shape) return out;
+    if (n == 0 || !in[n].shape || !in[0].shape) return out;
+    // The largest index + 1: known from constant indices, else only when it runs.
     int64_t max_index = -1;
-    for (size_t i = 0; i < n; ++i) {
+    bool constant = true;
+    for (size_t i = 0; i < n && constant; ++i) {
       const std::optional<std::vector<int64_t>> indices = ConstInts(in[i]);
-      if (!indices) return out;
-      for (int64_t index : *indices) max_index = std::max(max_index, index);
+      constant = indices.has_value();
+      for (int64_t index : indices.value_or(std::vector<int64_t>())) {
+        max_index = std::max(max_index, index);
+      }
     }
-    const size_t k = in[0].value->rank();
+    const size_t k = in[0].shape->size();
     if (k > in[n].shape->size()) return out;
-    SymbolicShape shape{max_index + 1};
+    SymbolicShape shape{constant ? ArithExpr(max_index + 1) : fresh(0, 0)};
     shape.insert(shape.end(), in[n].shape->begin() + k, in[n].shape->end());
     out[0].shape = std::move(shape);
     return out;
@@ -579,6 +588,7 @@ std::optional<Infos> HostShapes(const Node& node, Inputs in, int num_outputs) {
     }
     return std::nullopt;
   }
+  if (std::optional<Infos> ruled = HostOpShapes(node, in, out, fresh)) return ruled;
   if (op == "Range") {
     if (in.size() == 3 && IsSymbolicScalar(in[0]) && IsSymbolicScalar(in[1]) &&
         IsSymbolicScalar(in[2])) {
@@ -1122,7 +1132,23 @@ class Folder {
   }
 
   Infos InferShapes(const Node& node, const OpDef& def, const Infos& in, int num_outputs) {
-    if (std::optional<Infos> out = HostShapes(node, in, num_outputs)) return *std::move(out);
+    // A dimension known only when the node runs: a variable of its own, bound then.
+    const FreshSize fresh = [&](int output, int dim) {
+      const std::string name = absl::StrCat(SanitizedName(node.name), "_o", output, "_d", dim);
+      const bool listed = std::any_of(result_.size_variables.begin(), result_.size_variables.end(),
+                                      [&](const SizeVariable& v) { return v.name == name; });
+      if (!listed) {
+        result_.size_variables.push_back({.name = name,
+                                          .placeholder = node.name,
+                                          .dim = dim,
+                                          .output = output,
+                                          .when_run = true});
+      }
+      return ArithExpr::Var(name).Substitute(options_.size_substitutions);
+    };
+    if (std::optional<Infos> out = HostShapes(node, in, num_outputs, fresh)) {
+      return *std::move(out);
+    }
     if (def.placement != Placement::kHost) {
       absl::StatusOr<Infos> out = oracle_.InferShapes(node, in);
       if (out.ok() && static_cast<int>(out->size()) == num_outputs) {

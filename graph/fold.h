@@ -86,10 +86,16 @@ struct FoldOptions {
 // run binds it from the fed tensor's shape. Every unknown placeholder dimension starts as its
 // own variable (`N`, `N1`... for dimension 0, `x_d1` for others); after unification several
 // dimensions may share one, and each is listed.
+//
+// A host op whose output's size depends on its values (Where, Unique, DynamicPartition) gives
+// each such dimension a variable of its own (`unique_o0_d0`), bound when the op runs:
+// `placeholder` is then that op, `output` its output, and `when_run` is set.
 struct SizeVariable {
   std::string name;
   std::string placeholder;
   int dim = 0;
+  int output = 0;
+  bool when_run = false;
 };
 
 struct FoldResult {

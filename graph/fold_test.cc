@@ -543,6 +543,40 @@ TEST(FoldTest, ShapesOfDeviceNodesComeFromTheOracle) {
   EXPECT_EQ(oracle.evaluations, 0);
 }
 
+// Host ops that the folder cannot evaluate still give the shapes their OpDef's rule says, so
+// the device ops after them compile; Bitcast's shape follows the widths.
+TEST(FoldTest, HostOpsOfTheTailGiveTheirRulesShapes) {
+  TestOracle oracle;
+  const Folded f =
+      Fold({Placeholder("x", {-1, 4}), Placeholder("y", {1, 4}), Op("lgamma", "Lgamma", {"x"}),
+            Op("igamma", "Igamma", {"y", "x"}), Op("roll_shift", "Roll", {"x", "x", "x"}),
+            Op("wide", "Bitcast", {"x"}, {{"type", DType::kFloat}, {"T", DType::kFloat}}),
+            Op("narrow", "Bitcast", {"x"}, {{"type", DType::kUInt8}, {"T", DType::kFloat}}),
+            Op("bucket", "Bucketize", {"x"}), Op("diag", "MatrixDiag", {"x"}),
+            Op("svd", "Svd", {"y"}), Op("eig", "SelfAdjointEigV2", {"x"}), Const("k", I32({2})),
+            Op("top", "TopKV2", {"x", "k"}), Const("at", testing::TN<int64_t>({1, 0}, {1, 2})),
+            Op("gather", "GatherNd", {"x", "at"}), Placeholder("c", {-1, 3}),
+            Op("lstm", "LSTMBlockCell", {"x", "c", "c", "x", "x", "x", "x", "x"})},
+           oracle);
+  EXPECT_THAT(*f.Info("lgamma").shape, ElementsAre(kN, ArithExpr(4)));
+  EXPECT_THAT(*f.Info("igamma").shape, ElementsAre(kN, ArithExpr(4)));
+  EXPECT_THAT(*f.Info("roll_shift").shape, ElementsAre(kN, ArithExpr(4)));
+  EXPECT_THAT(*f.Info("wide").shape, ElementsAre(kN, ArithExpr(4)));
+  EXPECT_THAT(*f.Info("narrow").shape, ElementsAre(kN, ArithExpr(4), ArithExpr(4)));
+  EXPECT_EQ(f.Info("narrow").dtype, DType::kUInt8);
+  EXPECT_EQ(f.Info("bucket").dtype, DType::kInt32);
+  EXPECT_THAT(*f.Info("diag").shape, ElementsAre(kN, ArithExpr(4), ArithExpr(4)));
+  EXPECT_THAT(*f.Info("lstm", 6).shape, ElementsAre(ArithExpr::Var("N1"), ArithExpr(3)));
+  EXPECT_THAT(*f.Info("svd", 0).shape, ElementsAre(ArithExpr(1)));  // s of a [1, 4] matrix
+  EXPECT_THAT(*f.Info("svd", 2).shape, ElementsAre(ArithExpr(4), ArithExpr(1)));
+  EXPECT_THAT(*f.Info("top", 1).shape, ElementsAre(kN, ArithExpr(2)));
+  EXPECT_EQ(f.Info("top", 1).dtype, DType::kInt32);
+  EXPECT_THAT(*f.Info("gather").shape, ElementsAre(ArithExpr(1)));
+  // No rule: unknown, not an error.
+  EXPECT_FALSE(f.Info("eig").shape.has_value());
+  EXPECT_FALSE(f.IsFolded("lgamma"));
+}
+
 TEST(FoldTest, StatefulNodesAreNeverFolded) {
   const Folded f = Fold({
       Op("v", "VariableV2", {},

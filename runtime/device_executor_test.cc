@@ -139,6 +139,53 @@ node { name: "out" op: "Tanh" input: "sum" attr { key: "T" value { type: DT_FLOA
   EXPECT_EQ((*session)->executor().kernels_generated(), 3);
 }
 
+// Unique's and Where's output sizes are known only when they run: each such dimension is a
+// size variable the run binds from the host op's output, so the device ops after them are
+// compiled once, fused, and serve every count (issue 33's data-dependent shapes).
+TEST_F(DeviceExecutorTest, DataDependentSizesAreBoundWhenTheHostOpRuns) {
+  constexpr char kGraph[] = R"graph(
+node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } }
+       attr { key: "shape" value { shape { dim { size: -1 } } } } }
+node { name: "unique" op: "Unique" input: "x" attr { key: "T" value { type: DT_FLOAT } }
+       attr { key: "out_idx" value { type: DT_INT32 } } }
+node { name: "two" op: "Const" attr { key: "dtype" value { type: DT_FLOAT } }
+       attr { key: "value" value { tensor { dtype: DT_FLOAT tensor_shape {} float_val: 2 } } } }
+node { name: "doubled" op: "Mul" input: "unique" input: "two" attr { key: "T" value { type: DT_FLOAT } } }
+node { name: "out" op: "Tanh" input: "doubled" attr { key: "T" value { type: DT_FLOAT } } }
+node { name: "positive" op: "Greater" input: "x" input: "two" attr { key: "T" value { type: DT_FLOAT } } }
+node { name: "where" op: "Where" input: "positive" attr { key: "T" value { type: DT_BOOL } } }
+node { name: "rows" op: "Cast" input: "where" attr { key: "SrcT" value { type: DT_INT64 } }
+       attr { key: "DstT" value { type: DT_FLOAT } } }
+node { name: "scaled" op: "Mul" input: "rows" input: "two" attr { key: "T" value { type: DT_FLOAT } } }
+)graph";
+  absl::StatusOr<Graph> graph = ParseGraph(kGraph, "test");
+  ASSERT_TRUE(graph.ok()) << graph.status();
+  const std::vector<TensorId> fetches = {{"out", 0}, {"scaled", 0}};
+  absl::StatusOr<ir::TranslatedGraph> translated =
+      Translate(*graph, fetches, {{{"x", 0}, Tensor()}});
+  ASSERT_TRUE(translated.ok()) << translated.status();
+  EXPECT_EQ(translated->device_on_host, 0)
+      << "a device op after Unique or Where waits on the host for its shape";
+  std::unique_ptr<DeviceExecutor> device = MakeExecutor();
+  for (const std::vector<float>& x : std::vector<std::vector<float>>{
+           {1, 3, 1, 5, 3}, {7}, {4, 4, 4, 4, 0, -1, 9, 2.5}, {0.5, 1.5}}) {
+    SCOPED_TRACE(::testing::PrintToString(x));
+    const int64_t n = static_cast<int64_t>(x.size());
+    const Feeds feeds = {{{"x", 0}, TN<float>(x, {n})}};
+    absl::StatusOr<std::vector<Tensor>> actual = device->Run(*graph, *translated, feeds, fetches);
+    ASSERT_TRUE(actual.ok()) << actual.status();
+    absl::StatusOr<std::vector<Tensor>> expected = Reference(*graph, feeds, fetches);
+    ASSERT_TRUE(expected.ok()) << expected.status();
+    ExpectAllEqual(*actual, *expected, fetches);
+    absl::StatusOr<std::vector<Tensor>> interpreted =
+        RunInterpreted(*graph, *translated, feeds, fetches);
+    ASSERT_TRUE(interpreted.ok()) << interpreted.status();
+    ExpectAllEqual(*interpreted, *expected, fetches);
+  }
+  EXPECT_EQ(device->kernels_generated(), static_cast<int64_t>(translated->clusters.size()));
+  EXPECT_EQ(device->fallbacks(), 0);
+}
+
 // A convolution of images of any size (placeholder [?,?,?,2]): the symbolic translation
 // leaves it on the host (its windows need the image size), so a run translates once more with
 // every dimension but the batch as fed. Batches of one image size share that translation; a new

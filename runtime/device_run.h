@@ -317,7 +317,8 @@ class DeviceExecutor::ActiveRun {
   DeviceExecutor& ex_;
   const Graph& graph_;
   const ir::TranslatedGraph& translated_;
-  const SizeBindings& sizes_;
+  // The feeds' bindings, and those of host ops' data-dependent sizes as the run makes them.
+  SizeBindings sizes_;
   State own_state_;
   State* state_;
   const FunctionLibrary* library_;

@@ -122,23 +122,12 @@ absl::StatusOr<ir::TranslatedGraph> TranslateForFeedShapes(const Graph& graph,
   return ir::TranslateGraph(graph, fetches, targets, fed_ids, oracle, options);
 }
 
-absl::StatusOr<SizeBindings> BindSizes(const ir::TranslatedGraph& translated,
-                                       const std::vector<Feed>& feeds) {
-  SizeBindings sizes;
-  absl::flat_hash_map<std::string, std::string> bound_by;  // variable -> "feed x, dimension 0"
-  for (const SizeVariable& var : translated.fold.size_variables) {
-    for (const auto& [id, tensor] : feeds) {
-      if (id.node != var.placeholder || id.index != 0) continue;
-      if (var.dim >= static_cast<int>(tensor.shape().size())) {
-        return absl::InvalidArgumentError(
-            absl::StrCat("feed \"", id.ToString(), "\" has shape ", ShapeToString(tensor.shape()),
-                         ", but dimension ", var.dim, " is the size variable ", var.name));
-      }
-      sizes.emplace(var.name, tensor.shape()[var.dim]);
-      bound_by.emplace(var.name, absl::StrCat("feed \"", id.ToString(), "\" dimension ", var.dim));
-    }
-  }
-  // Unified variables: N1 -> N binds N from N1's feed if N has none, and must agree otherwise.
+namespace {
+
+// Unified variables: N1 -> N binds N from N1's binding if N has none, and must agree otherwise.
+// `bound_by` says where each binding came from ("feed \"x\" dimension 0"), for the error.
+absl::Status UnifySizes(const ir::TranslatedGraph& translated, SizeBindings& sizes,
+                        absl::flat_hash_map<std::string, std::string>& bound_by) {
   for (bool progress = true; progress;) {
     progress = false;
     for (const auto& [var, expr] : translated.size_substitutions) {
@@ -161,7 +150,48 @@ absl::StatusOr<SizeBindings> BindSizes(const ir::TranslatedGraph& translated,
       }
     }
   }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<SizeBindings> BindSizes(const ir::TranslatedGraph& translated,
+                                       const std::vector<Feed>& feeds) {
+  SizeBindings sizes;
+  absl::flat_hash_map<std::string, std::string> bound_by;  // variable -> "feed x, dimension 0"
+  for (const SizeVariable& var : translated.fold.size_variables) {
+    if (var.when_run) continue;
+    for (const auto& [id, tensor] : feeds) {
+      if (id.node != var.placeholder || id.index != 0) continue;
+      if (var.dim >= static_cast<int>(tensor.shape().size())) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("feed \"", id.ToString(), "\" has shape ", ShapeToString(tensor.shape()),
+                         ", but dimension ", var.dim, " is the size variable ", var.name));
+      }
+      sizes.emplace(var.name, tensor.shape()[var.dim]);
+      bound_by.emplace(var.name, absl::StrCat("feed \"", id.ToString(), "\" dimension ", var.dim));
+    }
+  }
+  DFC_RETURN_IF_ERROR(UnifySizes(translated, sizes, bound_by));
   return sizes;
+}
+
+absl::Status BindRunSizes(const ir::TranslatedGraph& translated, const Node& node,
+                          std::span<const Tensor> outputs, SizeBindings& sizes) {
+  absl::flat_hash_map<std::string, std::string> bound_by;
+  for (const SizeVariable& var : translated.fold.size_variables) {
+    if (!var.when_run || var.placeholder != node.name) continue;
+    if (var.output >= static_cast<int>(outputs.size()) ||
+        var.dim >= static_cast<int>(outputs[var.output].shape().size())) {
+      return node.Error(absl::StrCat("output ", var.output, " has no dimension ", var.dim,
+                                     " for the size variable ", var.name));
+    }
+    sizes[var.name] = outputs[var.output].shape()[var.dim];
+    bound_by[var.name] =
+        absl::StrCat("output ", var.output, " of \"", node.name, "\" dimension ", var.dim);
+  }
+  if (bound_by.empty()) return absl::OkStatus();
+  return UnifySizes(translated, sizes, bound_by);
 }
 
 absl::StatusOr<std::vector<Tensor>> RunTranslated(const Graph& graph,
@@ -225,6 +255,7 @@ absl::StatusOr<std::vector<Tensor>> RunTranslated(const Graph& graph,
       } else {
         DFC_ASSIGN_OR_RETURN(outputs, reference::EvaluateNode(node, inputs));
       }
+      DFC_RETURN_IF_ERROR(BindRunSizes(translated, node, outputs, sizes));
       for (int k = 0; k < static_cast<int>(outputs.size()); ++k) {
         values[TensorId{node.name, k}] = std::move(outputs[k]);
       }

@@ -88,6 +88,12 @@ absl::StatusOr<ir::TranslatedGraph> TranslateForFeedShapes(const Graph& graph,
 absl::StatusOr<SizeBindings> BindSizes(const ir::TranslatedGraph& translated,
                                        const std::vector<Feed>& feeds);
 
+// Binds the size variables that host node `node` gives when it runs (SizeVariable::when_run:
+// Unique's number of distinct values) from its outputs' shapes, and what unification ties to
+// them; a binding that disagrees with one made earlier in the run is an error.
+absl::Status BindRunSizes(const ir::TranslatedGraph& translated, const Node& node,
+                          std::span<const Tensor> outputs, SizeBindings& sizes);
+
 // Looks up a tensor computed (or fed) earlier in a run.
 using ValueOf = std::function<absl::StatusOr<Tensor>(const TensorId&)>;
 

@@ -297,6 +297,13 @@ absl::Status WritePlan(const Plan& plan, const std::string& graph_path, const fs
   }
   json sizes = json::array(), fetches = json::array(), shapes = json::object();
   for (const SizeVariable& var : plan.translated.fold.size_variables) {
+    if (var.when_run) {  // bound by a host op's output when it runs
+      sizes.push_back(json{{"name", var.name},
+                           {"node", var.placeholder},
+                           {"output", var.output},
+                           {"dimension", var.dim}});
+      continue;
+    }
     sizes.push_back(
         json{{"name", var.name}, {"placeholder", var.placeholder}, {"dimension", var.dim}});
   }

@@ -1,0 +1,237 @@
+// Output shapes of host ops before they run (see host_shapes.h).
+#include "graph/host_shapes.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <utility>
+
+#include "absl/strings/match.h"
+#include "graph/dtype.h"
+#include "graph/ops.h"
+
+namespace dfc {
+namespace {
+
+using Infos = std::vector<TensorInfo>;
+using Inputs = std::span<const TensorInfo>;
+
+std::optional<int64_t> Constant(const ArithExpr& e) { return e.AsConstant(); }
+
+// The one element of a constant int scalar or one-element vector (TopKV2's k).
+std::optional<int64_t> ConstScalar(const TensorInfo& t) {
+  if (!t.value || !IsInteger(t.value->dtype()) || t.value->num_elements() != 1) {
+    return std::nullopt;
+  }
+  return t.value->ElementAsInt64(0);
+}
+
+// The smaller of two dimensions, where the simplifier can tell.
+std::optional<ArithExpr> Min(const ArithExpr& a, const ArithExpr& b) {
+  if (a == b) return a;
+  const std::optional<int64_t> x = Constant(a), y = Constant(b);
+  if (x && y) return ArithExpr(std::min(*x, *y));
+  return std::nullopt;
+}
+
+SymbolicShape Leading(const SymbolicShape& shape, size_t drop) {
+  return SymbolicShape(shape.begin(), shape.end() - static_cast<std::ptrdiff_t>(drop));
+}
+
+// Equal widths keep the shape; a wider input gains a last dimension of the ratio, and a
+// narrower one loses its last dimension, which must be the ratio.
+void BitcastShape(Inputs in, Infos& out) {
+  const size_t from = SizeOf(in[0].dtype), to = SizeOf(out[0].dtype);
+  if (!in[0].shape || from == 0 || to == 0) return;
+  SymbolicShape shape = *in[0].shape;
+  if (from > to) {
+    shape.push_back(ArithExpr(static_cast<int64_t>(from / to)));
+  } else if (from < to) {
+    if (shape.empty() || shape.back() != ArithExpr(static_cast<int64_t>(to / from))) return;
+    shape.pop_back();
+  }
+  out[0].shape = std::move(shape);
+}
+
+// TopK (k an attribute) and TopKV2 (k an input): values and indices of [..., k].
+void TopKShape(const Node& node, Inputs in, Infos& out) {
+  int64_t k = node.GetInt("k", -1).value_or(-1);
+  if (node.op == "TopKV2") k = in.size() == 2 ? ConstScalar(in[1]).value_or(-1) : -1;
+  if (out.size() == 2) out[1].dtype = node.GetType("index_type").value_or(DType::kInt32);
+  if (k < 0 || !in[0].shape || in[0].shape->empty()) return;
+  SymbolicShape shape = Leading(*in[0].shape, 1);
+  shape.push_back(ArithExpr(k));
+  for (TensorInfo& t : out) t.shape = shape;
+}
+
+// GatherNd(params, indices): indices' leading dimensions, then params' after the first q, where
+// q is indices' last dimension.
+void GatherNdShape(Inputs in, Infos& out) {
+  if (in.size() != 2 || !in[0].shape || !in[1].shape || in[1].shape->empty()) return;
+  const std::optional<int64_t> q = Constant(in[1].shape->back());
+  if (!q || *q < 0 || *q > static_cast<int64_t>(in[0].shape->size())) return;
+  SymbolicShape shape = Leading(*in[1].shape, 1);
+  shape.insert(shape.end(), in[0].shape->begin() + *q, in[0].shape->end());
+  out[0].shape = std::move(shape);
+}
+
+// ParallelConcat of N values of [1, ...]: [N, ...].
+void ParallelConcatShape(Inputs in, Infos& out) {
+  if (in.empty() || !in[0].shape || in[0].shape->empty()) return;
+  SymbolicShape shape = *in[0].shape;
+  shape[0] = ArithExpr(static_cast<int64_t>(in.size()));
+  out[0].shape = std::move(shape);
+}
+
+// Svd of [..., m, n]: s [..., p] with p = min(m, n); u [..., m, m or p], v [..., n, n or p]
+// when compute_uv (full_matrices picks the first).
+void SvdShape(const Node& node, Inputs in, Infos& out) {
+  if (out.size() != 3 || !in[0].shape || in[0].shape->size() < 2) return;
+  const SymbolicShape& x = *in[0].shape;
+  const ArithExpr& m = x[x.size() - 2];
+  const ArithExpr& n = x.back();
+  const std::optional<ArithExpr> p = Min(m, n);
+  if (!p) return;
+  SymbolicShape s = Leading(x, 2);
+  s.push_back(*p);
+  out[0].shape = s;
+  if (!node.GetBool("compute_uv", true).value_or(true)) return;
+  const bool full = node.GetBool("full_matrices", false).value_or(false);
+  SymbolicShape u = Leading(x, 2), v = Leading(x, 2);
+  u.insert(u.end(), {m, full ? m : *p});
+  v.insert(v.end(), {n, full ? n : *p});
+  out[1].shape = std::move(u);
+  out[2].shape = std::move(v);
+}
+
+// The ops whose outputs' sizes depend on their values: each such dimension is a variable bound
+// when the op runs. Unique(x) and UniqueWithCounts: y [u], idx like x, count [u]; ListDiff:
+// out and idx [d]; Where: [w, rank]; DynamicPartition: output i [n_i, data's dimensions after
+// partitions' rank]; NonMaxSuppression: selected indices (and V5's scores) [m], the valid count
+// a scalar.
+bool DataDependentShapes(const Node& node, Inputs in, Infos& out, const FreshSize& fresh) {
+  const absl::string_view op = node.op;
+  const DType out_idx = node.GetType("out_idx").value_or(DType::kInt32);
+  if (op == "Unique" || op == "UniqueWithCounts") {
+    const ArithExpr u = fresh(0, 0);
+    out[0].shape = SymbolicShape{u};
+    for (size_t k = 1; k < out.size(); ++k) out[k].dtype = out_idx;
+    out[1].shape = in[0].shape;
+    if (out.size() == 3) out[2].shape = SymbolicShape{u};
+    return true;
+  }
+  if (op == "ListDiff" && out.size() == 2) {
+    const ArithExpr d = fresh(0, 0);
+    for (TensorInfo& t : out) t.shape = SymbolicShape{d};
+    out[1].dtype = out_idx;
+    return true;
+  }
+  if (op == "Where") {
+    out[0].dtype = DType::kInt64;
+    if (in[0].shape) {
+      out[0].shape =
+          SymbolicShape{fresh(0, 0), ArithExpr(static_cast<int64_t>(in[0].shape->size()))};
+    }
+    return true;
+  }
+  if (op == "DynamicPartition") {
+    if (in.size() == 2 && in[0].shape && in[1].shape &&
+        in[1].shape->size() <= in[0].shape->size()) {
+      for (size_t k = 0; k < out.size(); ++k) {
+        SymbolicShape shape{fresh(static_cast<int>(k), 0)};
+        shape.insert(shape.end(), in[0].shape->begin() + in[1].shape->size(), in[0].shape->end());
+        out[k].shape = std::move(shape);
+      }
+    }
+    return true;
+  }
+  if (absl::StartsWith(op, "NonMaxSuppression")) {
+    const ArithExpr m = fresh(0, 0);
+    out[0] = {.dtype = DType::kInt32, .shape = SymbolicShape{m}};
+    const bool scores = op == "NonMaxSuppressionV5";
+    if (scores && out.size() >= 2) out[1] = {.dtype = in[1].dtype, .shape = SymbolicShape{m}};
+    if ((op == "NonMaxSuppressionV4" || scores) && out.size() >= 2) {
+      out.back() = {.dtype = DType::kInt32, .shape = SymbolicShape{}};
+    }
+    return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+std::optional<SymbolicShape> BroadcastShapes(const SymbolicShape& x, const SymbolicShape& y) {
+  const ArithExpr one(1);
+  const size_t rank = std::max(x.size(), y.size());
+  SymbolicShape out(rank, one);
+  for (size_t j = 0; j < rank; ++j) {
+    const ArithExpr& xd = j < x.size() ? x[x.size() - 1 - j] : one;
+    const ArithExpr& yd = j < y.size() ? y[y.size() - 1 - j] : one;
+    if (xd != one && yd != one && xd != yd) return std::nullopt;
+    out[rank - 1 - j] = xd == one ? yd : xd;
+  }
+  return out;
+}
+
+std::optional<Infos> HostOpShapes(const Node& node, Inputs in, Infos out, const FreshSize& fresh) {
+  const OpDef* def = FindOpDef(node.op);
+  if (def == nullptr || in.empty() || out.empty()) return std::nullopt;
+  const absl::string_view op = node.op;
+  if (DataDependentShapes(node, in, out, fresh)) return out;
+  if (op == "Bitcast") {
+    BitcastShape(in, out);
+  } else if (op == "MatrixDiag") {
+    if (in[0].shape && !in[0].shape->empty()) {  // [..., n] -> [..., n, n]
+      SymbolicShape shape = *in[0].shape;
+      shape.push_back(shape.back());
+      out[0].shape = std::move(shape);
+    }
+  } else if (op == "MatrixDiagPart") {
+    // [..., m, n] -> [..., min(m, n)], which the run tells where the simplifier cannot.
+    if (in[0].shape && in[0].shape->size() >= 2) {
+      const SymbolicShape& x = *in[0].shape;
+      SymbolicShape shape = Leading(x, 2);
+      const std::optional<ArithExpr> p = Min(x[x.size() - 2], x.back());
+      shape.push_back(p ? *p : fresh(0, static_cast<int>(shape.size())));
+      out[0].shape = std::move(shape);
+    }
+  } else if (op == "LSTMBlockCell" || op == "GRUBlockCell") {
+    // Each gate and state has the previous state's shape, [batch, cell].
+    if (in.size() >= 2) {
+      for (TensorInfo& t : out) t.shape = in[1].shape;
+    }
+  } else if (op == "BlockLSTM") {
+    // Over x [time, batch, input] from cs_prev [batch, cell]: [time, batch, cell].
+    if (in.size() >= 3 && in[1].shape && !in[1].shape->empty() && in[2].shape) {
+      SymbolicShape shape{in[1].shape->front()};
+      shape.insert(shape.end(), in[2].shape->begin(), in[2].shape->end());
+      for (TensorInfo& t : out) t.shape = shape;
+    }
+  } else if (op == "TopK" || op == "TopKV2") {
+    TopKShape(node, in, out);
+  } else if (op == "GatherNd") {
+    GatherNdShape(in, out);
+  } else if (op == "ParallelConcat") {
+    ParallelConcatShape(in, out);
+  } else if (op == "Svd") {
+    SvdShape(node, in, out);
+  } else {
+    switch (def->host_shape) {
+      case HostShapeRule::kUnknown:
+        return std::nullopt;
+      case HostShapeRule::kLikeInput0:
+        for (TensorInfo& t : out) t.shape = in[0].shape;
+        break;
+      case HostShapeRule::kBroadcast: {
+        std::optional<SymbolicShape> shape = in[0].shape;
+        for (size_t k = 1; k < in.size() && shape; ++k) {
+          shape = in[k].shape ? BroadcastShapes(*shape, *in[k].shape) : std::nullopt;
+        }
+        out[0].shape = std::move(shape);
+        break;
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace dfc

@@ -1,0 +1,36 @@
+// Output shapes of host ops before they run, from their OpDef's HostShapeRule or a rule of the
+// op's own (the tail table's Bitcast, TopK, Svd...), for the folder (graph/fold.cc): so the
+// device ops after a host op compile and fuse instead of waiting on the host for a shape.
+#ifndef DFC_GRAPH_HOST_SHAPES_H_
+#define DFC_GRAPH_HOST_SHAPES_H_
+
+#include <functional>
+#include <optional>
+#include <span>
+#include <vector>
+
+#include "graph/fold.h"
+#include "graph/node.h"
+
+namespace dfc {
+
+// A new size variable for dimension `dim` of output `output` of the node being shaped, whose
+// size only running it tells (Unique's number of distinct values); the run binds it then.
+using FreshSize = std::function<ArithExpr(int output, int dim)>;
+
+// `out` holds the outputs with their guessed dtypes and unknown shapes. Returns them with what
+// the op's rule gives (its OpDef's HostShapeRule, or the op's own rule in host_shapes.cc), or
+// nullopt when the op has no rule. A shape that cannot be worked out stays unknown: never an
+// error.
+std::optional<std::vector<TensorInfo>> HostOpShapes(const Node& node,
+                                                    std::span<const TensorInfo> in,
+                                                    std::vector<TensorInfo> out,
+                                                    const FreshSize& fresh);
+
+// TensorFlow's broadcast of two symbolic shapes, where the simplifier can tell: a dimension
+// that is the constant 1 gives way to the other; two that differ otherwise give nullopt.
+std::optional<SymbolicShape> BroadcastShapes(const SymbolicShape& x, const SymbolicShape& y);
+
+}  // namespace dfc
+
+#endif  // DFC_GRAPH_HOST_SHAPES_H_
