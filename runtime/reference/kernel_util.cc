@@ -2,6 +2,7 @@
 #include "runtime/reference/kernel_util.h"
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 
 namespace dfc::reference {
 
@@ -36,6 +37,22 @@ absl::StatusOr<int> NormalizeAxis(const KernelContext& ctx, int64_t axis, int ra
                                   " (expected [", -rank, ", ", rank, "))"));
   }
   return static_cast<int>(axis < 0 ? axis + rank : axis);
+}
+
+int64_t Product(const Shape& shape, int from, int to) {
+  int64_t n = 1;
+  for (int i = from; i < to; ++i) n *= shape[i];
+  return n;
+}
+
+std::string Position(const Shape& shape, int64_t flat) {
+  if (shape.empty()) return "";
+  std::vector<int64_t> index(shape.size());
+  for (int d = static_cast<int>(shape.size()) - 1; d >= 0; --d) {
+    index[d] = shape[d] == 0 ? 0 : flat % shape[d];
+    flat = shape[d] == 0 ? 0 : flat / shape[d];
+  }
+  return absl::StrCat("[", absl::StrJoin(index, ","), "]");
 }
 
 std::vector<int64_t> Strides(const Shape& shape) {

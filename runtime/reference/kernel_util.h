@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <initializer_list>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -27,6 +28,14 @@ absl::StatusOr<int> NormalizeAxis(const KernelContext& ctx, int64_t axis, int ra
 
 // Row-major strides in elements: strides[rank-1] == 1.
 std::vector<int64_t> Strides(const Shape& shape);
+
+// The elements of shape[from, to); 1 for an empty range. For a tensor that has elements, whose
+// partial products therefore cannot overflow (a zero dimension can hide an overflowing rest).
+int64_t Product(const Shape& shape, int from, int to);
+
+// "[1,0]" for flat element `flat` of a tensor of `shape`, "" for a scalar shape: an index in
+// an error message.
+std::string Position(const Shape& shape, int64_t flat);
 
 // Fails unless input `i` has one of `allowed` dtypes.
 absl::Status CheckDType(const KernelContext& ctx, int i, std::span<const DType> allowed);

@@ -44,14 +44,6 @@ absl::Status CheckCountAttr(const KernelContext& ctx, absl::string_view attr, in
   return absl::OkStatus();
 }
 
-// The element count of shape[from, to). Only called for a tensor that has elements, whose
-// partial products therefore cannot overflow (a zero dimension can hide an overflowing rest).
-int64_t Product(const Shape& shape, int from, int to) {
-  int64_t n = 1;
-  for (int i = from; i < to; ++i) n *= shape[i];
-  return n;
-}
-
 // Output = for each of `outer` rows, the row of each input in turn. Concat, Pack and (in
 // reverse) Split and Unpack are all this once the tensors are viewed as [outer, chunk].
 void InterleaveChunks(const std::vector<const Tensor*>& inputs,

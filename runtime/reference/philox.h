@@ -40,6 +40,24 @@ class Philox {
   Key key_ = {0, 0};
 };
 
+// TensorFlow's SingleSampleAdapter: the words of successive blocks, one at a time.
+class PhiloxWords {
+ public:
+  explicit PhiloxWords(Philox gen) : gen_(gen) {}
+  uint32_t Next() {
+    if (used_ == 4) {
+      block_ = gen_.Next();
+      used_ = 0;
+    }
+    return block_[used_++];
+  }
+
+ private:
+  Philox gen_;
+  Philox::Block block_ = {};
+  int used_ = 4;
+};
+
 // Uniform [0, 1) from random bits, exactly as TensorFlow's distributions build them: the bits
 // become the mantissa of a number in [1, 2), from which 1 is subtracted.
 float Uint32ToFloat(uint32_t x);                  // 23 bits of x

@@ -62,24 +62,6 @@ void FillFixed(Philox gen, std::span<T> out, Draw draw) {
   }
 }
 
-// TensorFlow's SingleSampleAdapter: the words of successive blocks, one at a time.
-class PhiloxWords {
- public:
-  explicit PhiloxWords(Philox gen) : gen_(gen) {}
-  uint32_t Next() {
-    if (used_ == 4) {
-      block_ = gen_.Next();
-      used_ = 0;
-    }
-    return block_[used_++];
-  }
-
- private:
-  Philox gen_;
-  Philox::Block block_ = {};
-  int used_ = 4;
-};
-
 void FillUniform(Philox gen, Tensor& out) {
   switch (out.dtype()) {
     case DType::kHalf:

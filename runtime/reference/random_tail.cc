@@ -46,24 +46,6 @@ Philox ReserveBlocks(KernelContext& ctx, uint64_t blocks) {
   return reserved;
 }
 
-// TensorFlow's SingleSampleAdapter: the words of successive blocks, one at a time.
-class Words {
- public:
-  explicit Words(Philox gen) : gen_(gen) {}
-  uint32_t Next() {
-    if (used_ == 4) {
-      block_ = gen_.Next();
-      used_ = 0;
-    }
-    return block_[used_++];
-  }
-
- private:
-  Philox gen_;
-  Philox::Block block_ = {};
-  int used_ = 4;
-};
-
 // TensorFlow's UniformDistribution<Philox, CT> as its rejection samplers read it: one block
 // gives 4 floats or 2 doubles, which are then taken from the last to the first.
 template <typename CT>
@@ -139,7 +121,7 @@ absl::Status RandomShuffle(KernelContext& ctx) {
     return absl::OkStatus();
   }
   const int64_t n = in.dim(0);
-  Words words(ReserveBlocks(ctx, static_cast<uint64_t>((n - 1 + 3) / 4)));
+  PhiloxWords words(ReserveBlocks(ctx, static_cast<uint64_t>((n - 1 + 3) / 4)));
   std::vector<int64_t> perm(n);
   for (int64_t i = 0; i < n; ++i) perm[i] = i;
   for (int64_t i = 0; i + 1 < n; ++i) {
@@ -331,7 +313,7 @@ absl::Status Multinomial(KernelContext& ctx) {
   if (batch > 0 && num_samples > 0) {
     // Doubles take two words each: TensorFlow reserves 2 * ceil4(num_samples) per row.
     const int64_t per_row = (num_samples + 3) / 4 * 4 * 2;
-    Words words(ReserveBlocks(ctx, batch * per_row * kBlocksPerOutput));
+    PhiloxWords words(ReserveBlocks(ctx, batch * per_row * kBlocksPerOutput));
     std::vector<double> cdf(classes);
     for (int64_t b = 0; b < batch; ++b) {
       double max = std::numeric_limits<double>::lowest();

@@ -32,24 +32,6 @@ bool AllowsBool(Combine combine, bool bool_arithmetic) {
          (bool_arithmetic && (combine == Combine::kAdd || combine == Combine::kSub));
 }
 
-// The elements of shape[from, to); 1 for an empty range.
-int64_t Product(const Shape& shape, int from, int to) {
-  int64_t n = 1;
-  for (int i = from; i < to; ++i) n *= shape[i];
-  return n;
-}
-
-// "[1,0]" for flat element `flat` of a tensor of `shape`, "" for a scalar shape.
-std::string Position(const Shape& shape, int64_t flat) {
-  if (shape.empty()) return "";
-  std::vector<int64_t> index(shape.size());
-  for (int d = static_cast<int>(shape.size()) - 1; d >= 0; --d) {
-    index[d] = shape[d] == 0 ? 0 : flat % shape[d];
-    flat = shape[d] == 0 ? 0 : flat / shape[d];
-  }
-  return absl::StrCat("[", absl::StrJoin(index, ","), "]");
-}
-
 // Integer arithmetic that wraps as the machine's does, without C++'s undefined signed
 // overflow: through uint64, truncated back to T.
 template <typename T>

@@ -21,24 +21,6 @@ namespace {
 
 enum class Reduce { kSum, kMean, kProd, kMax, kMin };
 
-// The elements of shape[from, to); 1 for an empty range.
-int64_t Product(const Shape& shape, int from, int to) {
-  int64_t n = 1;
-  for (int i = from; i < to; ++i) n *= shape[i];
-  return n;
-}
-
-// "[1,0]" for flat element `flat` of a tensor of `shape`, "" for a scalar shape.
-std::string Position(const Shape& shape, int64_t flat) {
-  if (shape.empty()) return "";
-  std::vector<int64_t> index(shape.size());
-  for (int d = static_cast<int>(shape.size()) - 1; d >= 0; --d) {
-    index[d] = shape[d] == 0 ? 0 : flat % shape[d];
-    flat = shape[d] == 0 ? 0 : flat / shape[d];
-  }
-  return absl::StrCat("[", absl::StrJoin(index, ","), "]");
-}
-
 // Whether `prefix` is where `shape` starts.
 bool StartsWith(const Shape& shape, const Shape& prefix) {
   return prefix.size() <= shape.size() && std::equal(prefix.begin(), prefix.end(), shape.begin());
