@@ -15,20 +15,10 @@ namespace {
 using Infos = std::vector<TensorInfo>;
 using Inputs = std::span<const TensorInfo>;
 
-std::optional<int64_t> Constant(const ArithExpr& e) { return e.AsConstant(); }
-
-// The one element of a constant int scalar or one-element vector (TopKV2's k).
-std::optional<int64_t> ConstScalar(const TensorInfo& t) {
-  if (!t.value || !IsInteger(t.value->dtype()) || t.value->num_elements() != 1) {
-    return std::nullopt;
-  }
-  return t.value->ElementAsInt64(0);
-}
-
 // The smaller of two dimensions, where the simplifier can tell.
 std::optional<ArithExpr> Min(const ArithExpr& a, const ArithExpr& b) {
   if (a == b) return a;
-  const std::optional<int64_t> x = Constant(a), y = Constant(b);
+  const std::optional<int64_t> x = a.AsConstant(), y = b.AsConstant();
   if (x && y) return ArithExpr(std::min(*x, *y));
   return std::nullopt;
 }
@@ -55,7 +45,10 @@ void BitcastShape(Inputs in, Infos& out) {
 // TopK (k an attribute) and TopKV2 (k an input): values and indices of [..., k].
 void TopKShape(const Node& node, Inputs in, Infos& out) {
   int64_t k = node.GetInt("k", -1).value_or(-1);
-  if (node.op == "TopKV2") k = in.size() == 2 ? ConstScalar(in[1]).value_or(-1) : -1;
+  if (node.op == "TopKV2") {  // k as the folder knows it: a constant, or -1
+    const bool known = in.size() == 2 && in[1].symbolic_value && in[1].symbolic_value->size() == 1;
+    k = known ? (*in[1].symbolic_value)[0].AsConstant().value_or(-1) : -1;
+  }
   if (out.size() == 2) out[1].dtype = node.GetType("index_type").value_or(DType::kInt32);
   if (k < 0 || !in[0].shape || in[0].shape->empty()) return;
   SymbolicShape shape = Leading(*in[0].shape, 1);
@@ -67,7 +60,7 @@ void TopKShape(const Node& node, Inputs in, Infos& out) {
 // q is indices' last dimension.
 void GatherNdShape(Inputs in, Infos& out) {
   if (in.size() != 2 || !in[0].shape || !in[1].shape || in[1].shape->empty()) return;
-  const std::optional<int64_t> q = Constant(in[1].shape->back());
+  const std::optional<int64_t> q = in[1].shape->back().AsConstant();
   if (!q || *q < 0 || *q > static_cast<int64_t>(in[0].shape->size())) return;
   SymbolicShape shape = Leading(*in[1].shape, 1);
   shape.insert(shape.end(), in[0].shape->begin() + *q, in[0].shape->end());

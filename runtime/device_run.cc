@@ -659,7 +659,7 @@ absl::Status DeviceExecutor::ActiveRun::RunHostNode(const Node& node, const OpDe
   }
   DFC_ASSIGN_OR_RETURN(std::vector<Tensor> outputs,
                        reference::EvaluateNode(node, inputs, node_state));
-  DFC_RETURN_IF_ERROR(BindRunSizes(translated_, node, outputs, sizes_));
+  if (binds_when_run_) DFC_RETURN_IF_ERROR(BindRunSizes(translated_, node, outputs, run_sizes_));
   for (int k = 0; k < static_cast<int>(outputs.size()); ++k) {
     std::shared_ptr<DeviceTensor> value = OnHost(std::move(outputs[k]));
     if (constant) state_->constants[TensorId{node.name, k}] = value;

@@ -21,6 +21,7 @@
 #include "graph/tensor_list.h"
 #include "runtime/control_flow.h"
 #include "runtime/device_executor.h"
+#include "runtime/interpreted.h"
 #include "runtime/opencl/cl_error.h"
 #include "runtime/opencl/handles.h"
 #include "runtime/profiler/profiler.h"
@@ -82,7 +83,9 @@ class DeviceExecutor::ActiveRun {
       : ex_(executor),
         graph_(graph),
         translated_(translated),
-        sizes_(sizes),
+        binds_when_run_(BindsSizesWhenRun(translated)),
+        run_sizes_(binds_when_run_ ? sizes : SizeBindings()),
+        sizes_(binds_when_run_ ? run_sizes_ : sizes),
         state_(state ? state : &own_state_),
         library_(library),
         depth_(depth) {
@@ -317,8 +320,11 @@ class DeviceExecutor::ActiveRun {
   DeviceExecutor& ex_;
   const Graph& graph_;
   const ir::TranslatedGraph& translated_;
-  // The feeds' bindings, and those of host ops' data-dependent sizes as the run makes them.
-  SizeBindings sizes_;
+  // Whether host ops bind sizes as the run goes (SizeVariable::when_run): then the run reads a
+  // copy of the feeds' bindings, which it adds to; else the feeds' own, copied by no iteration.
+  const bool binds_when_run_;
+  SizeBindings run_sizes_;
+  const SizeBindings& sizes_;
   State own_state_;
   State* state_;
   const FunctionLibrary* library_;

@@ -1,18 +1,17 @@
 // Interpreted execution of translated graphs (see interpreted.h).
 #include "runtime/interpreted.h"
 
-#include "graph/tensor_list.h"
-#include "runtime/control_flow.h"
-
+#include <algorithm>
 #include <map>
-
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "base/status.h"
 #include "graph/ops.h"
+#include "graph/tensor_list.h"
 #include "ir/from_tf/translate.h"
 #include "ir/interpreter.h"
+#include "runtime/control_flow.h"
 #include "runtime/reference/kernel.h"
 
 namespace dfc {
@@ -174,6 +173,11 @@ absl::StatusOr<SizeBindings> BindSizes(const ir::TranslatedGraph& translated,
   }
   DFC_RETURN_IF_ERROR(UnifySizes(translated, sizes, bound_by));
   return sizes;
+}
+
+bool BindsSizesWhenRun(const ir::TranslatedGraph& translated) {
+  const std::vector<SizeVariable>& vars = translated.fold.size_variables;
+  return std::any_of(vars.begin(), vars.end(), [](const SizeVariable& v) { return v.when_run; });
 }
 
 absl::Status BindRunSizes(const ir::TranslatedGraph& translated, const Node& node,

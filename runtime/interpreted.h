@@ -93,6 +93,8 @@ absl::StatusOr<SizeBindings> BindSizes(const ir::TranslatedGraph& translated,
 // them; a binding that disagrees with one made earlier in the run is an error.
 absl::Status BindRunSizes(const ir::TranslatedGraph& translated, const Node& node,
                           std::span<const Tensor> outputs, SizeBindings& sizes);
+// Whether any size variable of `translated` is bound that way.
+bool BindsSizesWhenRun(const ir::TranslatedGraph& translated);
 
 // Looks up a tensor computed (or fed) earlier in a run.
 using ValueOf = std::function<absl::StatusOr<Tensor>(const TensorId&)>;

@@ -109,13 +109,6 @@ DiagPlace PlaceDiag(const Band& band, int64_t d, int64_t max_len, int64_t rows, 
   return {len, left ? 0 : max_len - len};
 }
 
-// Product of the dimensions before `end`.
-int64_t Outer(const Shape& shape, int end) {
-  int64_t n = 1;
-  for (int i = 0; i < end; ++i) n *= shape[i];
-  return n;
-}
-
 // MatrixDiag(diagonal), MatrixDiagV2/V3(diagonal, k, num_rows, num_cols, padding_value).
 absl::Status MatrixDiag(KernelContext& ctx) {
   const bool v1 = ctx.node().op == "MatrixDiag";
@@ -183,7 +176,7 @@ absl::Status MatrixDiag(KernelContext& ctx) {
   const auto* src = static_cast<const unsigned char*>(diagonal.raw_data());
   auto* dst = static_cast<unsigned char*>(out->mutable_raw_data());
   const auto* pad = v1 ? nullptr : static_cast<const unsigned char*>(ctx.input(4).raw_data());
-  const int64_t batches = Outer(out_shape, batch_rank);
+  const int64_t batches = Product(out_shape, 0, batch_rank);
   int64_t o = 0;
   for (int64_t b = 0; b < batches; ++b) {
     const int64_t base = b * num_diags * max_len;
@@ -239,7 +232,7 @@ absl::Status MatrixDiagPart(KernelContext& ctx) {
   const auto* src = static_cast<const unsigned char*>(input.raw_data());
   auto* dst = static_cast<unsigned char*>(out->mutable_raw_data());
   const auto* pad = v1 ? nullptr : static_cast<const unsigned char*>(ctx.input(2).raw_data());
-  const int64_t batches = Outer(input.shape(), rank - 2);
+  const int64_t batches = Product(input.shape(), 0, rank - 2);
   int64_t o = 0;
   for (int64_t b = 0; b < batches; ++b) {
     for (int64_t m = 0; m < num_diags; ++m, o += max_len) {
@@ -296,7 +289,7 @@ absl::Status MatrixSetDiag(KernelContext& ctx) {
   const size_t element = SizeOf(input.dtype());
   const auto* src = static_cast<const unsigned char*>(diagonal.raw_data());
   auto* dst = static_cast<unsigned char*>(out.mutable_raw_data());
-  const int64_t batches = Outer(input.shape(), rank - 2);
+  const int64_t batches = Product(input.shape(), 0, rank - 2);
   for (int64_t b = 0; b < batches && out.num_elements() > 0; ++b) {
     for (int64_t m = 0; m < num_diags; ++m) {
       const int64_t d = band->upper - m;
@@ -346,7 +339,7 @@ absl::Status MatrixBandPart(KernelContext& ctx) {
   Tensor out = input.Clone();
   const size_t element = SizeOf(input.dtype());
   auto* dst = static_cast<unsigned char*>(out.mutable_raw_data());
-  const int64_t batches = Outer(input.shape(), rank - 2);
+  const int64_t batches = Product(input.shape(), 0, rank - 2);
   for (int64_t b = 0; b < batches && out.num_elements() > 0; ++b) {
     for (int64_t i = 0; i < rows; ++i) {
       for (int64_t j = 0; j < cols; ++j) {
