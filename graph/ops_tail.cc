@@ -182,9 +182,8 @@ void AddMatrixFamilies(std::vector<OpDef>& t) {
 }
 
 // Special functions, elementwise math, quantisation, sorting and data-dependent selections.
-// All on the host for now (runtime/reference/special_math.cc and selection.cc). OPS.md's rule
-// puts the elementwise ones (the special functions, Xdivy Xlogy Xlog1py, ApproximateEqual,
-// ClipByValue, FakeQuant*, Bucketize) on the device once they have IR translations.
+// The elementwise ones run on the device (ir/from_tf/special_math.cc); EuclideanNorm, sorting
+// and the selections on the host (runtime/reference/special_math.cc and selection.cc).
 void AddMathFamilies(std::vector<OpDef>& t) {
   const AttrSpec kT{"T", K::kType};
   const AttrSpec kOutIdx{"out_idx", K::kType};
@@ -193,29 +192,29 @@ void AddMathFamilies(std::vector<OpDef>& t) {
       "special functions (log-gamma, digamma, incomplete gamma and beta, zeta, polygamma)";
   AddAll(t, "Lgamma Digamma",
          {.family = kSpecial,
-          .placement = Placement::kHost,
+          .placement = Placement::kDevice,
           .attrs = {kT},
           .host_shape = HostShapeRule::kLikeInput0});
   AddAll(t, "Igamma Igammac Betainc Polygamma Zeta",
          {.family = kSpecial,
-          .placement = Placement::kHost,
+          .placement = Placement::kDevice,
           .attrs = {kT},
           .host_shape = HostShapeRule::kBroadcast});
 
   constexpr absl::string_view kMath = "guarded and clipped elementwise math, norms";
   AddAll(t, "Xdivy Xlogy Xlog1py",
          {.family = kMath,
-          .placement = Placement::kHost,
+          .placement = Placement::kDevice,
           .attrs = {kT},
           .host_shape = HostShapeRule::kBroadcast});
   AddAll(t, "ClipByValue",
          {.family = kMath,
-          .placement = Placement::kHost,
+          .placement = Placement::kDevice,
           .attrs = {kT},
           .host_shape = HostShapeRule::kLikeInput0});
   AddAll(t, "ApproximateEqual",
          {.family = kMath,
-          .placement = Placement::kHost,
+          .placement = Placement::kDevice,
           .attrs = {kT, {"tolerance", K::kFloat}},
           .host_shape = HostShapeRule::kBroadcast});
   AddAll(t, "EuclideanNorm",
@@ -228,17 +227,17 @@ void AddMathFamilies(std::vector<OpDef>& t) {
   const AttrSpec kNarrow{"narrow_range", K::kBool};
   AddAll(t, "FakeQuantWithMinMaxArgs",
          {.family = kQuant,
-          .placement = Placement::kHost,
+          .placement = Placement::kDevice,
           .attrs = {{"min", K::kFloat}, {"max", K::kFloat}, kNumBits, kNarrow},
           .host_shape = HostShapeRule::kLikeInput0});
   AddAll(t, "FakeQuantWithMinMaxVars FakeQuantWithMinMaxVarsPerChannel",
          {.family = kQuant,
-          .placement = Placement::kHost,
+          .placement = Placement::kDevice,
           .attrs = {kNumBits, kNarrow},
           .host_shape = HostShapeRule::kLikeInput0});
   AddAll(t, "Bucketize",
          {.family = kQuant,
-          .placement = Placement::kHost,
+          .placement = Placement::kDevice,
           .attrs = {kT, {"boundaries", K::kList}},
           .host_shape = HostShapeRule::kLikeInput0});
 

@@ -127,6 +127,7 @@ void RegisterNormalizationTranslations(TranslationTable& table);    // normaliza
 void RegisterResizeTranslations(TranslationTable& table);           // resize.cc
 void RegisterSpaceBatchTranslations(TranslationTable& table);       // space_batch.cc
 void RegisterActivationGradTranslations(TranslationTable& table);   // activation_grad.cc
+void RegisterSpecialMathTranslations(TranslationTable& table);     // special_math.cc
 
 }  // namespace dfc::ir
 

@@ -1,0 +1,158 @@
+// The tail table's elementwise math (ir/from_tf/special_math.cc) run as generated kernels on
+// PoCL's CPU device against the reference executor: the OpenCL C bodies are written apart from
+// their host twins, so only a device run checks them. The values cross every branch of the
+// special functions (poles, domain edges, the series/fraction switch, large arguments).
+#include <cmath>
+#include <limits>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "graph/loader.h"
+#include "gtest/gtest.h"
+#include "runtime/device_executor.h"
+#include "runtime/interpreted.h"
+#include "tests/device_executor_testing.h"
+#include "tests/test_util.h"
+
+namespace dfc {
+namespace {
+
+using namespace testing;  // NOLINT: the DeviceExecutor test helpers
+
+constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
+constexpr float kInf = std::numeric_limits<float>::infinity();
+
+// A node of op `op` on `inputs` with attribute T = `type` and `attrs` (text format) besides.
+std::string NodeText(absl::string_view name, absl::string_view op,
+                     const std::vector<std::string>& inputs, absl::string_view type,
+                     absl::string_view attrs = "") {
+  std::string text = absl::StrCat("node { name: \"", name, "\" op: \"", op, "\"");
+  for (const std::string& input : inputs) absl::StrAppend(&text, " input: \"", input, "\"");
+  if (!type.empty()) absl::StrAppend(&text, " attr { key: \"T\" value { type: ", type, " } }");
+  return absl::StrCat(text, " ", attrs, " }\n");
+}
+
+std::string Placeholder(absl::string_view name, absl::string_view type, absl::string_view dims) {
+  return absl::StrCat("node { name: \"", name,
+                      "\" op: \"Placeholder\" attr { key: \"dtype\" value { type: ", type,
+                      " } } attr { key: \"shape\" value { shape { ", dims, " } } } }\n");
+}
+
+std::string ScalarConst(absl::string_view name, float value) {
+  return absl::StrCat("node { name: \"", name,
+                      "\" op: \"Const\" attr { key: \"dtype\" value { type: DT_FLOAT } } "
+                      "attr { key: \"value\" value { tensor { dtype: DT_FLOAT tensor_shape {} "
+                      "float_val: ",
+                      value, " } } } }\n");
+}
+
+std::string CastText(absl::string_view name, absl::string_view input, absl::string_view to) {
+  return absl::StrCat("node { name: \"", name, "\" op: \"Cast\" input: \"", input,
+                      "\" attr { key: \"SrcT\" value { type: DT_FLOAT } } "
+                      "attr { key: \"DstT\" value { type: ",
+                      to, " } } }\n");
+}
+
+TEST_F(DeviceExecutorTest, TheTailsElementwiseMathMatchesTheReferenceOnTheDevice) {
+  // a, x and p (in [0, 1] mostly) pair every edge with every other; c has 4 channels.
+  std::string text = Placeholder("a", "DT_FLOAT", "dim { size: -1 }") +
+                     Placeholder("x", "DT_FLOAT", "dim { size: -1 }") +
+                     Placeholder("p", "DT_FLOAT", "dim { size: -1 }") +
+                     Placeholder("c", "DT_FLOAT", "dim { size: -1 } dim { size: 4 }") +
+                     ScalarConst("lo", -1.5f) + ScalarConst("hi", 2.5f) +
+                     ScalarConst("qmin", -0.7f) + ScalarConst("qmax", 3.3f);
+  std::vector<std::string> fetches;
+  const auto add = [&](const std::string& node_text, absl::string_view name) {
+    text += node_text;
+    fetches.emplace_back(name);
+  };
+  // The special functions in float32, and through double and half where they take them.
+  text += CastText("a64", "a", "DT_DOUBLE") + CastText("x64", "x", "DT_DOUBLE") +
+          CastText("p64", "p", "DT_DOUBLE") + CastText("x16", "x", "DT_HALF");
+  for (const char* op : {"Lgamma", "Digamma"}) {
+    add(NodeText(op, op, {"x"}, "DT_FLOAT"), op);
+    add(NodeText(absl::StrCat(op, "64"), op, {"x64"}, "DT_DOUBLE"), absl::StrCat(op, "64"));
+    add(NodeText(absl::StrCat(op, "16"), op, {"x16"}, "DT_HALF"), absl::StrCat(op, "16"));
+  }
+  for (const char* op : {"Igamma", "Igammac", "Zeta", "Polygamma"}) {
+    add(NodeText(op, op, {"a", "x"}, "DT_FLOAT"), op);
+    add(NodeText(absl::StrCat(op, "64"), op, {"a64", "x64"}, "DT_DOUBLE"),
+        absl::StrCat(op, "64"));
+  }
+  add(NodeText("Betainc", "Betainc", {"a", "x", "p"}, "DT_FLOAT"), "Betainc");
+  add(NodeText("Betainc64", "Betainc", {"a64", "x64", "p64"}, "DT_DOUBLE"), "Betainc64");
+  // The guarded, clipped and quantised ones, in float32.
+  for (const char* op : {"Xdivy", "Xlogy", "Xlog1py"}) add(NodeText(op, op, {"a", "x"}, "DT_FLOAT"), op);
+  add(NodeText("ApproximateEqual", "ApproximateEqual", {"a", "x"}, "DT_FLOAT",
+               "attr { key: \"tolerance\" value { f: 0.5 } }"),
+      "ApproximateEqual");
+  add(NodeText("ClipByValue", "ClipByValue", {"x", "lo", "hi"}, "DT_FLOAT"), "ClipByValue");
+  add(NodeText("Bucketize", "Bucketize", {"x"}, "DT_FLOAT",
+               "attr { key: \"boundaries\" value { list { f: -1 f: 0 f: 0.5 f: 10 } } }"),
+      "Bucketize");
+  add(NodeText("FakeQuantArgs", "FakeQuantWithMinMaxArgs", {"x"}, "",
+               "attr { key: \"min\" value { f: -2 } } attr { key: \"max\" value { f: 5 } } "
+               "attr { key: \"num_bits\" value { i: 4 } }"),
+      "FakeQuantArgs");
+  add(NodeText("FakeQuantVars", "FakeQuantWithMinMaxVars", {"x", "qmin", "qmax"}, ""),
+      "FakeQuantVars");
+  text += NodeText("cmin", "Const", {}, "",
+                   "attr { key: \"dtype\" value { type: DT_FLOAT } } attr { key: \"value\" value "
+                   "{ tensor { dtype: DT_FLOAT tensor_shape { dim { size: 4 } } float_val: -6 "
+                   "float_val: 0 float_val: 0.3 float_val: -3.1 } } }");
+  text += NodeText("cmax", "Const", {}, "",
+                   "attr { key: \"dtype\" value { type: DT_FLOAT } } attr { key: \"value\" value "
+                   "{ tensor { dtype: DT_FLOAT tensor_shape { dim { size: 4 } } float_val: 6 "
+                   "float_val: 0 float_val: 4.7 float_val: -0.2 } } }");
+  add(NodeText("FakeQuantPerChannel", "FakeQuantWithMinMaxVarsPerChannel", {"c", "cmin", "cmax"},
+               "", "attr { key: \"narrow_range\" value { b: true } }"),
+      "FakeQuantPerChannel");
+
+  absl::StatusOr<Graph> graph = ParseGraph(text, "tail math");
+  ASSERT_TRUE(graph.ok()) << graph.status();
+  std::vector<TensorId> ids;
+  for (const std::string& f : fetches) ids.push_back({f, 0});
+
+  const std::vector<float> edges = {kNaN, -kInf, -3, -2.5f, -1, -0.5f, 0,  1e-3f, 0.25f, 0.5f,
+                                    1,    1.5f,  2,  3.7f,  9.5f, 10,  11, 30,    100,   kInf};
+  const std::vector<float> probabilities = {kNaN, -0.5f, 0, 0.1f, 0.5f, 0.9f, 1, 1.5f};
+  std::vector<float> a;
+  std::vector<float> x;
+  std::vector<float> p;
+  for (float u : edges) {
+    for (float v : edges) {
+      a.push_back(u);
+      x.push_back(v);
+      p.push_back(probabilities[(a.size() * 7) % probabilities.size()]);
+    }
+  }
+  const int64_t n = static_cast<int64_t>(a.size());
+  std::vector<float> channels(x.begin(), x.begin() + 4 * (n / 4));
+  const Feeds feeds = {{{"a", 0}, TN<float>(a, {n})},
+                       {{"x", 0}, TN<float>(x, {n})},
+                       {{"p", 0}, TN<float>(p, {n})},
+                       {{"c", 0}, TN<float>(channels, {n / 4, 4})}};
+  absl::StatusOr<ir::TranslatedGraph> translated = Translate(*graph, ids, feeds);
+  ASSERT_TRUE(translated.ok()) << translated.status();
+  EXPECT_EQ(translated->device_on_host, 0) << "an op of the family was left on the host";
+  std::unique_ptr<DeviceExecutor> device = MakeExecutor();
+  absl::StatusOr<std::vector<Tensor>> actual = device->Run(*graph, *translated, feeds, ids);
+  ASSERT_TRUE(actual.ok()) << actual.status();
+  EXPECT_EQ(device->fallbacks(), 0) << "a kernel failed to build";
+  absl::StatusOr<std::vector<Tensor>> expected = Reference(*graph, feeds, ids);
+  ASSERT_TRUE(expected.ok()) << expected.status();
+  // The kernels compute in double with the steps of the reference's functions, so they differ
+  // only by PoCL's libm against glibc's (a few double ulps) before the rounding to the output
+  // dtype: within the conformance suite's tolerance.
+  ExpectAllEqual(*actual, *expected, ids);
+  absl::StatusOr<std::vector<Tensor>> interpreted =
+      RunInterpreted(*graph, *translated, feeds, ids);
+  ASSERT_TRUE(interpreted.ok()) << interpreted.status();
+  ExpectAllEqual(*interpreted, *expected, ids);
+}
+
+}  // namespace
+}  // namespace dfc
