@@ -86,7 +86,7 @@ std::vector<std::string> RandomInputs(int count, uint64_t seed) {
 // executor runs it, over many ops (a generator that made only a few would fuzz little).
 TEST(GraphGenTest, MakesValidGraphsOfManyOps) {
   std::set<std::string> ops;
-  for (const std::string& bytes : RandomInputs(300, 1)) {
+  for (const std::string& bytes : RandomInputs(1000, 1)) {
     Choices choices(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size());
     const GeneratedGraph generated = GenerateGraph(choices);
     absl::StatusOr<Graph> graph = ParseGraph(generated.text, "generated");
@@ -97,9 +97,13 @@ TEST(GraphGenTest, MakesValidGraphsOfManyOps) {
     ASSERT_TRUE(out.ok()) << out.status() << "\n" << generated.text;
   }
   EXPECT_GE(ops.size(), 40u);
-  // The nn table's window ops and batch norm among them (issue 30).
+  // The nn table's window ops and batch norm among them (issue 30), and the tail table's
+  // device ops (issue 33).
   for (const char* op :
-       {"Conv2D", "DepthwiseConv2dNative", "MaxPool", "AvgPool", "FusedBatchNormV3"}) {
+       {"Conv2D", "DepthwiseConv2dNative", "MaxPool", "AvgPool", "FusedBatchNormV3", "Lgamma",
+        "Digamma", "Igamma", "Igammac", "Polygamma", "Betainc", "Xdivy", "Xlogy", "Xlog1py",
+        "ClipByValue", "BitwiseAnd", "BitwiseOr", "BitwiseXor", "LeftShift", "RightShift",
+        "Invert", "PopulationCount"}) {
     EXPECT_TRUE(ops.contains(op)) << op;
   }
 }

@@ -390,6 +390,160 @@ class Generator {
         (x.bound + mean.bound) * scale.bound / std::sqrt(kMinVariance + kEpsilon) + offset.bound};
   }
 
+  // A scalar float32 constant.
+  Value NewScalar(double value) {
+    const std::string name = NewName("scalar");
+    AddNode(name, "Const", {},
+            absl::StrCat(TypeAttr("dtype", "DT_FLOAT"),
+                         " attr { key: \"value\" value { tensor { dtype: DT_FLOAT tensor_shape "
+                         "{ } float_val: ",
+                         value, " } } }"),
+            {});
+    return {name, {}, std::fabs(value)};
+  }
+
+  // A special function of the tail table where it is smooth: on operands made at least 0.5
+  // (Positive), probabilities through Sigmoid, and Polygamma's order a constant 0, 1 or 2.
+  Value SpecialFunction(const Value& a) {
+    const Value x = Positive(a);
+    switch (c_.Below(5)) {
+      case 0:
+        // |lgamma| on [0.5, b]: at most b log b, and 0.58 near its minimum.
+        return Unary("Lgamma", x, x.bound * std::log(x.bound + 1) + 1);
+      case 1:
+        return Unary("Digamma", x, std::log(x.bound + 1) + 2);  // psi(0.5) = -1.96
+      case 2: {
+        const Value other = Positive(SecondOperand(a));
+        Shape shape;
+        Broadcast(x.shape, other.shape, shape);
+        return Binary(c_.OneIn(2) ? "Igamma" : "Igammac", other, x, shape, 1);
+      }
+      case 3: {
+        const Value n = NewScalar(c_.Below(3));
+        // |psi^(n)(x)| for x >= 0.5 is largest at 0.5: 1.96, 4.93, 16.8.
+        return Binary("Polygamma", n, x, x.shape, 17);
+      }
+      default: {
+        // Betainc takes operands of one shape (or scalars): a and b new leaves of x's shape.
+        const Value p = Unary("Sigmoid", a, 1);
+        const Value alpha = Positive(NewLeaf(a.shape));
+        const Value beta = Positive(NewLeaf(a.shape));
+        const std::string name = NewName("Betainc");
+        AddNode(name, "Betainc", {alpha.name, beta.name, p.name}, kFloatT,
+                {alpha.name, beta.name, p.name});
+        return {name, a.shape, 1};
+      }
+    }
+  }
+
+  // Xdivy, Xlogy, Xlog1py (y made positive, so each is smooth, 0 where x is) or ClipByValue
+  // between two scalar constants.
+  Value GuardedOrClipped(const Value& a) {
+    if (c_.OneIn(4)) {
+      const double low = -0.5 * (1 + c_.Below(4));
+      const Value lo = NewScalar(low);
+      const Value hi = NewScalar(low + 0.25 * (1 + c_.Below(8)));
+      const std::string name = NewName("ClipByValue");
+      AddNode(name, "ClipByValue", {a.name, lo.name, hi.name}, kFloatT, {a.name});
+      return {name, a.shape, std::max(lo.bound, hi.bound)};
+    }
+    const Value y = Positive(SecondOperand(a));
+    Shape shape;
+    Broadcast(a.shape, y.shape, shape);
+    switch (c_.Below(3)) {
+      case 0:
+        return Binary("Xdivy", a, y, shape, 2 * a.bound);
+      case 1:
+        return Binary("Xlogy", a, y, shape, a.bound * (std::log(y.bound) + 1));
+      default:
+        return Binary("Xlog1py", a, y, shape, a.bound * (std::log1p(y.bound) + 1));
+    }
+  }
+
+  // An integer placeholder of `shape` and dtype `type`, its values any bit pattern.
+  Value NewIntPlaceholder(const Shape& shape, const std::string& type, DType dtype) {
+    const std::string name = NewName("int_input");
+    const bool unknown_first = !shape.empty() && c_.OneIn(3);
+    AddNode(name, "Placeholder", {},
+            absl::StrCat(TypeAttr("dtype", type), " attr { key: \"shape\" value { ",
+                         ShapeProto(shape, unknown_first), " } }"),
+            {});
+    Tensor value = Tensor::Zeros(dtype, shape);
+    uint8_t* bytes = static_cast<uint8_t*>(value.mutable_raw_data());
+    const int64_t size = value.num_elements() * static_cast<int64_t>(SizeOf(dtype));
+    for (int64_t k = 0; k < size; ++k) bytes[k] = static_cast<uint8_t>(rng_());
+    out_.feeds.push_back({.id = {name, 0}, .value = std::move(value)});
+    return {name, shape, 0};
+  }
+
+  // An integer constant of dtype `type` (a scalar or of `shape`), each value in [low, high].
+  std::string NewTypedConst(const Shape& shape, const std::string& type, int64_t low,
+                            int64_t high) {
+    const std::string name = NewName("int_const");
+    const bool wide = type == "DT_INT64" || type == "DT_UINT64";
+    const bool uint = type == "DT_UINT32" || type == "DT_UINT64";
+    std::string values;
+    std::uniform_int_distribution<int64_t> uniform(low, high);
+    for (int64_t k = 0; k < Elements(shape); ++k) {
+      absl::StrAppend(&values,
+                      wide ? (uint ? " uint64_val: " : " int64_val: ")
+                           : (uint ? " uint32_val: " : " int_val: "),
+                      uniform(rng_));
+    }
+    AddNode(name, "Const", {},
+            absl::StrCat(TypeAttr("dtype", type), " attr { key: \"value\" value { tensor {",
+                         " dtype: ", type, " ", TensorShapeProto(shape), values, " } } }"),
+            {});
+    return name;
+  }
+
+  // The tail's bitwise ops, which are exact on every executor: an integer placeholder of a's
+  // shape through one to three of them, masked to a byte, cast to float32 and added to `a`.
+  Value IntegerBranch(const Value& a) {
+    static const std::vector<std::pair<std::string, DType>> kTypes = {
+        {"DT_INT8", DType::kInt8},     {"DT_INT16", DType::kInt16},  {"DT_INT32", DType::kInt32},
+        {"DT_INT64", DType::kInt64},   {"DT_UINT8", DType::kUInt8},  {"DT_UINT16", DType::kUInt16},
+        {"DT_UINT32", DType::kUInt32}, {"DT_UINT64", DType::kUInt64}};
+    const auto& [type, dtype] = c_.Pick(kTypes);
+    const int bits = static_cast<int>(SizeOf(dtype)) * 8;
+    const std::string t = TypeAttr("T", type);
+    std::string x = NewIntPlaceholder(a.shape, type, dtype).name;
+    std::string x_type = type;
+    const int steps = 1 + c_.Below(3);
+    for (int k = 0; k < steps && x_type == type; ++k) {
+      const int op = c_.Below(7);
+      const std::string name = NewName("bitwise");
+      if (op <= 2) {
+        static const std::vector<std::string> kOps = {"BitwiseAnd", "BitwiseOr", "BitwiseXor"};
+        const Shape shape = c_.OneIn(2) ? Shape{} : a.shape;
+        const std::string y = c_.OneIn(2) ? NewTypedConst(shape, type, 0, 127)
+                                          : NewIntPlaceholder(shape, type, dtype).name;
+        AddNode(name, kOps[op], {x, y}, t, {x, y});
+      } else if (op <= 4) {
+        // Shifts past the width (and, for signed types, negative ones) are clamped.
+        const std::string shift =
+            NewTypedConst({}, type, type.find("UINT") == std::string::npos ? -2 : 0, bits + 2);
+        AddNode(name, op == 3 ? "LeftShift" : "RightShift", {x, shift}, t, {x});
+      } else if (op == 5) {
+        AddNode(name, "Invert", {x}, t, {x});
+      } else {
+        AddNode(name, "PopulationCount", {x}, t, {x});
+        x_type = "DT_UINT8";
+      }
+      x = name;
+    }
+    if (x_type == type) {
+      const std::string mask = NewTypedConst({}, type, 255, 255);
+      const std::string masked = NewName("BitwiseAnd");
+      AddNode(masked, "BitwiseAnd", {x, mask}, t, {x, mask});
+      x = masked;
+    }
+    const std::string cast = NewName("Cast");
+    AddNode(cast, "Cast", {x}, absl::StrCat(TypeAttr("SrcT", x_type), TypeAttr("DstT", "DT_FLOAT")),
+            {x});
+    return Binary("AddV2", a, {cast, a.shape, 255}, a.shape, a.bound + 255);
+  }
+
   // One op on `a` (and whatever other operands it needs).
   Value Op(const Value& a) {
     const int rank = Rank(a.shape);
@@ -648,8 +802,14 @@ class Generator {
         }
         return Pool("MaxPool", x);  // no filter fits x
       }
-      default: {  // BiasAdd, AddN or ExpandDims
-        switch (c_.Below(3)) {
+      default: {  // BiasAdd, AddN, ExpandDims, the tail's math or an integer side chain
+        switch (c_.Below(6)) {
+          case 3:
+            return SpecialFunction(a);
+          case 4:
+            return GuardedOrClipped(a);
+          case 5:
+            return IntegerBranch(a);
           case 0: {
             if (rank < 2) break;
             const Value bias = NewLeaf({a.shape.back()});

@@ -8,10 +8,14 @@
 // (comparisons, Floor, Sign... are left out: an ulp of difference between two correct
 // implementations would flip them), with random shapes, broadcasts, zero-size dimensions and
 // placeholders whose first dimension is declared unknown, and the convolutions, pools and batch
-// norms of image models on values reshaped to NHWC. Ops with a restricted domain get an
-// operand made valid first (Log of Abs(x) + 0.5), and a value that could grow past 1e4 goes
-// through Tanh, so that every result is finite and well conditioned and two correct
-// implementations agree within the tolerance GraphDiff states.
+// norms of image models on values reshaped to NHWC, and the tail table's smooth math (the
+// special functions, Xdivy Xlogy Xlog1py, ClipByValue). Its bitwise ops, exact on every
+// executor, run on integer placeholders of every integer dtype in a side chain that is masked
+// to a byte, cast to float32 and added in. (ApproximateEqual, Bucketize and FakeQuant, like
+// comparisons, are left out: an ulp of difference upstream flips them.) Ops with a restricted
+// domain get an operand made valid first (Log of Abs(x) + 0.5), and a value that could grow
+// past 1e4 goes through Tanh, so that every result is finite and well conditioned and two
+// correct implementations agree within the tolerance GraphDiff states.
 #ifndef DFC_TESTS_FUZZ_GRAPH_GEN_H_
 #define DFC_TESTS_FUZZ_GRAPH_GEN_H_
 
