@@ -76,7 +76,7 @@ void AddIndexFamilies(std::vector<OpDef>& t) {
           .num_ref_inputs = 1});
   AddAll(t, "GatherNd",
          {.family = kScatter,
-          .placement = Placement::kHost,
+          .placement = Placement::kDevice,
           .attrs = {{"Tparams", K::kType}, kTindices}});
   AddAll(t, "SparseToDense",
          {.family = kScatter,
@@ -271,12 +271,12 @@ void AddMathFamilies(std::vector<OpDef>& t) {
   constexpr absl::string_view kMoves = "rolls, sequence reversal, histograms and ranges";
   AddAll(t, "Roll",
          {.family = kMoves,
-          .placement = Placement::kHost,
+          .placement = Placement::kDevice,
           .attrs = {kT, {"Tshift", K::kType}, {"Taxis", K::kType}},
           .host_shape = HostShapeRule::kLikeInput0});
   AddAll(t, "ReverseSequence",
          {.family = kMoves,
-          .placement = Placement::kHost,
+          .placement = Placement::kDevice,
           .attrs = {kT, {"Tlen", K::kType}, {"seq_dim", K::kInt}, {"batch_dim", K::kInt}},
           .host_shape = HostShapeRule::kLikeInput0});
   AddAll(t, "HistogramFixedWidth",

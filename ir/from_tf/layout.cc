@@ -542,6 +542,7 @@ void RegisterLayoutTranslations(TranslationTable& table) {
   table.push_back({"IdentityN", Translation{&TranslateIdentityN, {}}});
   layout::RegisterSliceTranslations(table);
   layout::RegisterGatherTranslations(table);
+  layout::RegisterTailTranslations(table);
 }
 
 }  // namespace dfc::ir

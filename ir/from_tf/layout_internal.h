@@ -1,6 +1,6 @@
-// Pieces shared by the layout translations (layout.cc, layout_slice.cc, layout_gather.cc): reading
-// compile-time index inputs with the reference executor's checks, and applying index patterns
-// at a given depth of a tensor. Private to those three files.
+// Pieces shared by the layout translations (layout.cc, layout_slice.cc, layout_gather.cc,
+// layout_tail.cc): reading compile-time index inputs with the reference executor's checks, and
+// applying index patterns at a given depth of a tensor. Private to those four files.
 #ifndef DFC_IR_FROM_TF_LAYOUT_INTERNAL_H_
 #define DFC_IR_FROM_TF_LAYOUT_INTERNAL_H_
 
@@ -75,6 +75,8 @@ absl::StatusOr<ExprPtr> ConcatAt(const std::vector<ExprPtr>& values, int axis);
 // RegisterLayoutTranslations.
 void RegisterSliceTranslations(TranslationTable& table);
 void RegisterGatherTranslations(TranslationTable& table);
+// Roll, ReverseSequence and GatherNd (layout_tail.cc).
+void RegisterTailTranslations(TranslationTable& table);
 
 }  // namespace dfc::ir::layout
 

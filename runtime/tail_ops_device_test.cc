@@ -1,7 +1,9 @@
-// The tail table's elementwise math (ir/from_tf/special_math.cc) run as generated kernels on
-// PoCL's CPU device against the reference executor: the OpenCL C bodies are written apart from
-// their host twins, so only a device run checks them. The values cross every branch of the
-// special functions (poles, domain edges, the series/fraction switch, large arguments).
+// The tail table's device ops run as generated kernels on PoCL's CPU device against the
+// reference executor: the elementwise math (ir/from_tf/special_math.cc), whose OpenCL C bodies
+// are written apart from their host twins, so that only a device run checks them, over values
+// that cross every branch of the special functions (poles, domain edges, the series/fraction
+// switch, large arguments); and the gathers (ir/from_tf/layout_tail.cc), whose bad indices must
+// be errors on the device as on the host.
 #include <cmath>
 #include <limits>
 #include <memory>
@@ -10,6 +12,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "gmock/gmock.h"
 #include "graph/loader.h"
 #include "gtest/gtest.h"
 #include "runtime/device_executor.h"
@@ -79,13 +82,13 @@ TEST_F(DeviceExecutorTest, TheTailsElementwiseMathMatchesTheReferenceOnTheDevice
   }
   for (const char* op : {"Igamma", "Igammac", "Zeta", "Polygamma"}) {
     add(NodeText(op, op, {"a", "x"}, "DT_FLOAT"), op);
-    add(NodeText(absl::StrCat(op, "64"), op, {"a64", "x64"}, "DT_DOUBLE"),
-        absl::StrCat(op, "64"));
+    add(NodeText(absl::StrCat(op, "64"), op, {"a64", "x64"}, "DT_DOUBLE"), absl::StrCat(op, "64"));
   }
   add(NodeText("Betainc", "Betainc", {"a", "x", "p"}, "DT_FLOAT"), "Betainc");
   add(NodeText("Betainc64", "Betainc", {"a64", "x64", "p64"}, "DT_DOUBLE"), "Betainc64");
   // The guarded, clipped and quantised ones, in float32.
-  for (const char* op : {"Xdivy", "Xlogy", "Xlog1py"}) add(NodeText(op, op, {"a", "x"}, "DT_FLOAT"), op);
+  for (const char* op : {"Xdivy", "Xlogy", "Xlog1py"})
+    add(NodeText(op, op, {"a", "x"}, "DT_FLOAT"), op);
   add(NodeText("ApproximateEqual", "ApproximateEqual", {"a", "x"}, "DT_FLOAT",
                "attr { key: \"tolerance\" value { f: 0.5 } }"),
       "ApproximateEqual");
@@ -116,8 +119,8 @@ TEST_F(DeviceExecutorTest, TheTailsElementwiseMathMatchesTheReferenceOnTheDevice
   std::vector<TensorId> ids;
   for (const std::string& f : fetches) ids.push_back({f, 0});
 
-  const std::vector<float> edges = {kNaN, -kInf, -3, -2.5f, -1, -0.5f, 0,  1e-3f, 0.25f, 0.5f,
-                                    1,    1.5f,  2,  3.7f,  9.5f, 10,  11, 30,    100,   kInf};
+  const std::vector<float> edges = {kNaN, -kInf, -3, -2.5f, -1,   -0.5f, 0,  1e-3f, 0.25f, 0.5f,
+                                    1,    1.5f,  2,  3.7f,  9.5f, 10,    11, 30,    100,   kInf};
   const std::vector<float> probabilities = {kNaN, -0.5f, 0, 0.1f, 0.5f, 0.9f, 1, 1.5f};
   std::vector<float> a;
   std::vector<float> x;
@@ -148,10 +151,70 @@ TEST_F(DeviceExecutorTest, TheTailsElementwiseMathMatchesTheReferenceOnTheDevice
   // only by PoCL's libm against glibc's (a few double ulps) before the rounding to the output
   // dtype: within the conformance suite's tolerance.
   ExpectAllEqual(*actual, *expected, ids);
-  absl::StatusOr<std::vector<Tensor>> interpreted =
-      RunInterpreted(*graph, *translated, feeds, ids);
+  absl::StatusOr<std::vector<Tensor>> interpreted = RunInterpreted(*graph, *translated, feeds, ids);
   ASSERT_TRUE(interpreted.ok()) << interpreted.status();
   ExpectAllEqual(*interpreted, *expected, ids);
+}
+
+// Roll, ReverseSequence and GatherNd fused with an op on each side, over several feeds; a length
+// or index out of range is an error naming it, not a read out of bounds.
+TEST_F(DeviceExecutorTest, TheTailsGathersMatchTheReferenceOnTheDevice) {
+  constexpr char kGraph[] = R"graph(
+node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } }
+       attr { key: "shape" value { shape { dim { size: 3 } dim { size: 5 } dim { size: 2 } } } } }
+node { name: "lengths" op: "Placeholder" attr { key: "dtype" value { type: DT_INT32 } }
+       attr { key: "shape" value { shape { dim { size: 3 } } } } }
+node { name: "indices" op: "Placeholder" attr { key: "dtype" value { type: DT_INT64 } }
+       attr { key: "shape" value { shape { dim { size: -1 } dim { size: 2 } } } } }
+node { name: "shift" op: "Const" attr { key: "dtype" value { type: DT_INT32 } }
+       attr { key: "value" value { tensor { dtype: DT_INT32 tensor_shape { dim { size: 2 } }
+                                            int_val: 2 int_val: -1 } } } }
+node { name: "axis" op: "Const" attr { key: "dtype" value { type: DT_INT32 } }
+       attr { key: "value" value { tensor { dtype: DT_INT32 tensor_shape { dim { size: 2 } }
+                                            int_val: 1 int_val: 0 } } } }
+node { name: "t" op: "Tanh" input: "x" attr { key: "T" value { type: DT_FLOAT } } }
+node { name: "rolled" op: "Roll" input: "t" input: "shift" input: "axis"
+       attr { key: "T" value { type: DT_FLOAT } } attr { key: "Tshift" value { type: DT_INT32 } }
+       attr { key: "Taxis" value { type: DT_INT32 } } }
+node { name: "reversed" op: "ReverseSequence" input: "rolled" input: "lengths"
+       attr { key: "T" value { type: DT_FLOAT } } attr { key: "Tlen" value { type: DT_INT32 } }
+       attr { key: "seq_dim" value { i: 1 } } attr { key: "batch_dim" value { i: 0 } } }
+node { name: "gathered" op: "GatherNd" input: "reversed" input: "indices"
+       attr { key: "Tparams" value { type: DT_FLOAT } } attr { key: "Tindices" value { type: DT_INT64 } } }
+node { name: "out" op: "Square" input: "gathered" attr { key: "T" value { type: DT_FLOAT } } }
+)graph";
+  absl::StatusOr<Graph> graph = ParseGraph(kGraph, "tail gathers");
+  ASSERT_TRUE(graph.ok()) << graph.status();
+  const std::vector<TensorId> fetches = {{"out", 0}, {"reversed", 0}};
+  const Tensor x = RandomFloats({3, 5, 2}, 7);
+  auto feeds_for = [&](std::vector<int32_t> lengths, std::vector<int64_t> indices) -> Feeds {
+    const int64_t n = static_cast<int64_t>(indices.size()) / 2;
+    return {{{"x", 0}, x},
+            {{"lengths", 0}, TN<int32_t>(lengths, {3})},
+            {{"indices", 0}, TN<int64_t>(indices, {n, 2})}};
+  };
+  absl::StatusOr<ir::TranslatedGraph> translated = Translate(
+      *graph, fetches, {{{"x", 0}, x}, {{"lengths", 0}, Tensor()}, {{"indices", 0}, Tensor()}});
+  ASSERT_TRUE(translated.ok()) << translated.status();
+  EXPECT_EQ(translated->device_on_host, 0) << "a gather was left on the host";
+  std::unique_ptr<DeviceExecutor> device = MakeExecutor();
+  for (const auto& [lengths, indices] :
+       std::vector<std::pair<std::vector<int32_t>, std::vector<int64_t>>>{
+           {{5, 0, 3}, {0, 4, 2, 1, 1, 3}}, {{1, 2, 5}, {2, 0}}, {{0, 0, 0}, {}}}) {
+    const Feeds feeds = feeds_for(lengths, indices);
+    absl::StatusOr<std::vector<Tensor>> actual = device->Run(*graph, *translated, feeds, fetches);
+    ASSERT_TRUE(actual.ok()) << actual.status();
+    absl::StatusOr<std::vector<Tensor>> expected = Reference(*graph, feeds, fetches);
+    ASSERT_TRUE(expected.ok()) << expected.status();
+    ExpectAllEqual(*actual, *expected, fetches);
+  }
+  EXPECT_EQ(device->fallbacks(), 0);
+  // A length past the sequence and an index past params: errors, as in the reference.
+  for (const Feeds& bad : {feeds_for({6, 0, 0}, {0, 0}), feeds_for({1, 1, 1}, {3, 0})}) {
+    absl::StatusOr<std::vector<Tensor>> result = device->Run(*graph, *translated, bad, fetches);
+    ASSERT_FALSE(result.ok()) << "an out-of-range length or index was accepted";
+    EXPECT_THAT(std::string(result.status().message()), ::testing::HasSubstr("out of range"));
+  }
 }
 
 }  // namespace
