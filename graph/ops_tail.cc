@@ -84,11 +84,13 @@ void AddIndexFamilies(std::vector<OpDef>& t) {
           .attrs = {kT, kTindices, {"validate_indices", K::kBool}}});
 
   constexpr absl::string_view kSegment = "segment reductions and partitions";
+  // The sorted forms' output size is the last id plus one, known when they run: the host
+  // computes them. The unsorted forms, whose size is an input, run on the device.
   AddAll(t, "SegmentSum SegmentMax SegmentMin SegmentMean SegmentProd",
          {.family = kSegment, .placement = Placement::kHost, .attrs = {kT, kTindices}});
   AddAll(t, "UnsortedSegmentSum UnsortedSegmentMax UnsortedSegmentMin UnsortedSegmentProd",
          {.family = kSegment,
-          .placement = Placement::kHost,
+          .placement = Placement::kDevice,
           .attrs = {kT, kTindices, {"Tnumsegments", K::kType}}});
   // Its outputs' sizes depend on the partitions' values: the host computes them.
   AddAll(t, "DynamicPartition",

@@ -161,9 +161,9 @@ TEST_F(DeviceExecutorTest, TheTailsElementwiseMathMatchesTheReferenceOnTheDevice
 TEST_F(DeviceExecutorTest, TheTailsGathersMatchTheReferenceOnTheDevice) {
   constexpr char kGraph[] = R"graph(
 node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } }
-       attr { key: "shape" value { shape { dim { size: 3 } dim { size: 5 } dim { size: 2 } } } } }
+       attr { key: "shape" value { shape { dim { size: -1 } dim { size: 5 } dim { size: 2 } } } } }
 node { name: "lengths" op: "Placeholder" attr { key: "dtype" value { type: DT_INT32 } }
-       attr { key: "shape" value { shape { dim { size: 3 } } } } }
+       attr { key: "shape" value { shape { dim { size: -1 } } } } }
 node { name: "indices" op: "Placeholder" attr { key: "dtype" value { type: DT_INT64 } }
        attr { key: "shape" value { shape { dim { size: -1 } dim { size: 2 } } } } }
 node { name: "shift" op: "Const" attr { key: "dtype" value { type: DT_INT32 } }
@@ -171,7 +171,7 @@ node { name: "shift" op: "Const" attr { key: "dtype" value { type: DT_INT32 } }
                                             int_val: 2 int_val: -1 } } } }
 node { name: "axis" op: "Const" attr { key: "dtype" value { type: DT_INT32 } }
        attr { key: "value" value { tensor { dtype: DT_INT32 tensor_shape { dim { size: 2 } }
-                                            int_val: 1 int_val: 0 } } } }
+                                            int_val: 1 int_val: 2 } } } }
 node { name: "t" op: "Tanh" input: "x" attr { key: "T" value { type: DT_FLOAT } } }
 node { name: "rolled" op: "Roll" input: "t" input: "shift" input: "axis"
        attr { key: "T" value { type: DT_FLOAT } } attr { key: "Tshift" value { type: DT_INT32 } }
@@ -215,6 +215,48 @@ node { name: "out" op: "Square" input: "gathered" attr { key: "T" value { type: 
     ASSERT_FALSE(result.ok()) << "an out-of-range length or index was accepted";
     EXPECT_THAT(std::string(result.status().message()), ::testing::HasSubstr("out of range"));
   }
+}
+
+// The unsorted segment reductions as masked folds, on ids fed at run time (negative ones
+// dropped); an id past num_segments is an error on the device as in the reference.
+TEST_F(DeviceExecutorTest, TheTailsSegmentReductionsMatchTheReferenceOnTheDevice) {
+  std::string text = Placeholder("data", "DT_FLOAT", "dim { size: -1 } dim { size: 3 }") +
+                     Placeholder("ids", "DT_INT32", "dim { size: -1 }") +
+                     "node { name: \"count\" op: \"Const\" attr { key: \"dtype\" value { type: "
+                     "DT_INT32 } } attr { key: \"value\" value { tensor { dtype: DT_INT32 "
+                     "tensor_shape {} int_val: 4 } } } }\n";
+  std::vector<TensorId> fetches;
+  for (const char* op :
+       {"UnsortedSegmentSum", "UnsortedSegmentProd", "UnsortedSegmentMax", "UnsortedSegmentMin"}) {
+    text += NodeText(op, op, {"data", "ids", "count"}, "DT_FLOAT",
+                     "attr { key: \"Tindices\" value { type: DT_INT32 } } "
+                     "attr { key: \"Tnumsegments\" value { type: DT_INT32 } }");
+    fetches.push_back({op, 0});
+  }
+  absl::StatusOr<Graph> graph = ParseGraph(text, "tail segments");
+  ASSERT_TRUE(graph.ok()) << graph.status();
+  absl::StatusOr<ir::TranslatedGraph> translated =
+      Translate(*graph, fetches, {{{"data", 0}, Tensor()}, {{"ids", 0}, Tensor()}});
+  ASSERT_TRUE(translated.ok()) << translated.status();
+  EXPECT_EQ(translated->device_on_host, 0) << "a segment reduction was left on the host";
+  std::unique_ptr<DeviceExecutor> device = MakeExecutor();
+  for (const std::vector<int32_t>& ids :
+       std::vector<std::vector<int32_t>>{{0, 3, 0, -1, 3, 3}, {2}, {}, {1, 1, 1, 1, 1, 1, 1, 0}}) {
+    const int64_t n = static_cast<int64_t>(ids.size());
+    const Feeds feeds = {{{"data", 0}, RandomFloats({n, 3}, n)},
+                         {{"ids", 0}, TN<int32_t>(ids, {n})}};
+    absl::StatusOr<std::vector<Tensor>> actual = device->Run(*graph, *translated, feeds, fetches);
+    ASSERT_TRUE(actual.ok()) << actual.status();
+    absl::StatusOr<std::vector<Tensor>> expected = Reference(*graph, feeds, fetches);
+    ASSERT_TRUE(expected.ok()) << expected.status();
+    ExpectAllEqual(*actual, *expected, fetches);
+  }
+  EXPECT_EQ(device->fallbacks(), 0);
+  const Feeds bad = {{{"data", 0}, RandomFloats({2, 3}, 1)},
+                     {{"ids", 0}, TN<int32_t>({0, 4}, {2})}};
+  absl::StatusOr<std::vector<Tensor>> result = device->Run(*graph, *translated, bad, fetches);
+  ASSERT_FALSE(result.ok()) << "segment id 4 of 4 segments was accepted";
+  EXPECT_THAT(std::string(result.status().message()), ::testing::HasSubstr("out of range"));
 }
 
 }  // namespace

@@ -13,6 +13,7 @@
 #include "base/status.h"
 #include "ir/from_tf/layout_internal.h"
 #include "ir/from_tf/scalar_funs.h"
+#include "ir/from_tf/size_unifier.h"
 #include "ir/from_tf/translate.h"
 #include "ir/from_tf/translate_util.h"
 
@@ -203,11 +204,23 @@ Outputs TranslateGatherNd(const TranslateContext& ctx) {
   return One(ctx, Bind(params, with_params, "params"));
 }
 
+// seq_lengths has one entry per batch entry of the input.
+bool UnifyReverseSequence(const Node& node, std::span<const SymbolicShape> shapes,
+                          SizeUnifier& unifier) {
+  const absl::StatusOr<int64_t> batch_dim = node.GetInt("batch_dim", 0);
+  if (!batch_dim.ok() || *batch_dim < 0 || *batch_dim >= static_cast<int64_t>(shapes[0].size()) ||
+      shapes[1].size() != 1) {
+    return false;  // refused by the translation, with its message
+  }
+  return unifier.Unify(shapes[0][*batch_dim], shapes[1][0]);
+}
+
 }  // namespace
 
 void RegisterTailTranslations(TranslationTable& table) {
   table.push_back({"Roll", Translation{&TranslateRoll, {1, 2}}});
-  table.push_back({"ReverseSequence", Translation{&TranslateReverseSequence, {}}});
+  table.push_back(
+      {"ReverseSequence", Translation{&TranslateReverseSequence, {}, &UnifyReverseSequence}});
   table.push_back({"GatherNd", Translation{&TranslateGatherNd, {}}});
 }
 
