@@ -56,12 +56,12 @@ void AddIndexFamilies(std::vector<OpDef>& t) {
   const AttrSpec kLocking{"use_locking", K::kBool};
   constexpr absl::string_view kScatter = "scatters and gathers by index";
   AddAll(t, "ScatterNd",
-         {.family = kScatter, .placement = Placement::kHost, .attrs = {kT, kTindices}});
+         {.family = kScatter, .placement = Placement::kDevice, .attrs = {kT, kTindices}});
   AddAll(t,
          "ScatterNdNonAliasingAdd TensorScatterUpdate TensorScatterAdd TensorScatterSub "
          "TensorScatterMax TensorScatterMin",
          {.family = kScatter,
-          .placement = Placement::kHost,
+          .placement = Placement::kDevice,
           .attrs = {kT, kTindices},
           .host_shape = HostShapeRule::kLikeInput0});
   // These write their first input, a variable, as AssignAdd does, and output its new value; the

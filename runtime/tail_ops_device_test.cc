@@ -259,5 +259,52 @@ TEST_F(DeviceExecutorTest, TheTailsSegmentReductionsMatchTheReferenceOnTheDevice
   EXPECT_THAT(std::string(result.status().message()), ::testing::HasSubstr("out of range"));
 }
 
+// The ND scatters of values as masked folds, the index tuples fed at run time (with a
+// duplicate, so the order of the updates shows); an index out of range is an error.
+TEST_F(DeviceExecutorTest, TheTailsNdScattersMatchTheReferenceOnTheDevice) {
+  std::string text = Placeholder("base", "DT_FLOAT", "dim { size: 4 } dim { size: 3 }") +
+                     Placeholder("indices", "DT_INT32", "dim { size: 3 } dim { size: 1 }") +
+                     Placeholder("updates", "DT_FLOAT", "dim { size: 3 } dim { size: 3 }") +
+                     "node { name: \"shape\" op: \"Const\" attr { key: \"dtype\" value { type: "
+                     "DT_INT32 } } attr { key: \"value\" value { tensor { dtype: DT_INT32 "
+                     "tensor_shape { dim { size: 2 } } int_val: 5 int_val: 3 } } } }\n";
+  std::vector<TensorId> fetches;
+  const std::string attrs = "attr { key: \"Tindices\" value { type: DT_INT32 } }";
+  for (const char* op : {"TensorScatterUpdate", "TensorScatterAdd", "TensorScatterSub",
+                         "TensorScatterMax", "TensorScatterMin", "ScatterNdNonAliasingAdd"}) {
+    text += NodeText(op, op, {"base", "indices", "updates"}, "DT_FLOAT", attrs);
+    fetches.push_back({op, 0});
+  }
+  text += NodeText("ScatterNd", "ScatterNd", {"indices", "updates", "shape"}, "DT_FLOAT", attrs);
+  fetches.push_back({"ScatterNd", 0});
+  absl::StatusOr<Graph> graph = ParseGraph(text, "tail scatters");
+  ASSERT_TRUE(graph.ok()) << graph.status();
+  const Tensor base = RandomFloats({4, 3}, 11);
+  const Tensor updates = RandomFloats({3, 3}, 12);
+  auto feeds_for = [&](std::vector<int32_t> indices) -> Feeds {
+    return {{{"base", 0}, base},
+            {{"indices", 0}, TN<int32_t>(indices, {3, 1})},
+            {{"updates", 0}, updates}};
+  };
+  absl::StatusOr<ir::TranslatedGraph> translated = Translate(*graph, fetches, feeds_for({0, 0, 0}));
+  ASSERT_TRUE(translated.ok()) << translated.status();
+  EXPECT_EQ(translated->device_on_host, 0) << "a scatter was left on the host";
+  std::unique_ptr<DeviceExecutor> device = MakeExecutor();
+  for (const std::vector<int32_t>& indices :
+       std::vector<std::vector<int32_t>>{{3, 0, 3}, {1, 2, 0}, {2, 2, 2}}) {
+    const Feeds feeds = feeds_for(indices);
+    absl::StatusOr<std::vector<Tensor>> actual = device->Run(*graph, *translated, feeds, fetches);
+    ASSERT_TRUE(actual.ok()) << actual.status();
+    absl::StatusOr<std::vector<Tensor>> expected = Reference(*graph, feeds, fetches);
+    ASSERT_TRUE(expected.ok()) << expected.status();
+    ExpectAllEqual(*actual, *expected, fetches);
+  }
+  EXPECT_EQ(device->fallbacks(), 0);
+  absl::StatusOr<std::vector<Tensor>> result =
+      device->Run(*graph, *translated, feeds_for({1, 4, 0}), fetches);
+  ASSERT_FALSE(result.ok()) << "index 4 of 4 rows was accepted";
+  EXPECT_THAT(std::string(result.status().message()), ::testing::HasSubstr("out of range"));
+}
+
 }  // namespace
 }  // namespace dfc

@@ -30,7 +30,7 @@ const absl::flat_hash_map<std::string, Translation>& Registry() {
     RegisterSpaceBatchTranslations(table);
     RegisterActivationGradTranslations(table);
     RegisterSpecialMathTranslations(table);
-    RegisterSegmentTranslations(table);
+    RegisterScatterTranslations(table);
     auto* map = new absl::flat_hash_map<std::string, Translation>();
     for (auto& [op, translation] : table) {
       DFC_CHECK(map->emplace(op, std::move(translation)).second);  // one translation per op

@@ -128,7 +128,7 @@ void RegisterResizeTranslations(TranslationTable& table);           // resize.cc
 void RegisterSpaceBatchTranslations(TranslationTable& table);       // space_batch.cc
 void RegisterActivationGradTranslations(TranslationTable& table);   // activation_grad.cc
 void RegisterSpecialMathTranslations(TranslationTable& table);     // special_math.cc
-void RegisterSegmentTranslations(TranslationTable& table);         // segment.cc
+void RegisterScatterTranslations(TranslationTable& table);         // scatter.cc
 
 }  // namespace dfc::ir
 
