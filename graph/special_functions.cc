@@ -198,23 +198,10 @@ double Zeta(double x, double q) {
   // The tail from w: w^(1-x) / (x - 1) - w^-x / 2 + sum_j B_2j / (2j)! x (x+1) ... (x+2j-2)
   // w^(-x-2j+1), where `term` is w^-x.
   sum += term * w / (x - 1) - term / 2;
-  // (2j)! / B_2j for j = 1..12.
-  static constexpr double kFactorialOverBernoulli[] = {12.0,
-                                                       -720.0,
-                                                       30240.0,
-                                                       -1209600.0,
-                                                       47900160.0,
-                                                       -1.8924375803183791606e9,
-                                                       7.47242496e10,
-                                                       -2.950130727918164224e12,
-                                                       1.1646782814350067249e14,
-                                                       -4.5979787224074726105e15,
-                                                       1.8152105401943546773e17,
-                                                       -7.1661652561756670113e18};
   double rising = 1;  // x (x+1) ... (x+2j-2)
   double power = term;
   double k = 0;
-  for (double divisor : kFactorialOverBernoulli) {
+  for (double divisor : kZetaFactorialOverBernoulli) {
     rising *= x + k;
     power /= w;
     const double t = rising * power / divisor;

@@ -27,6 +27,19 @@ double Betainc(double a, double b, double x);
 // x < 1; for q a non-positive integer +inf when x is even and NaN otherwise; for other q <= 0,
 // defined only for integer x.
 double Zeta(double x, double q);
+// (2j)! / B_2j for j = 1..12: the coefficients of Zeta's Euler-Maclaurin tail.
+inline constexpr double kZetaFactorialOverBernoulli[12] = {12.0,
+                                                           -720.0,
+                                                           30240.0,
+                                                           -1209600.0,
+                                                           47900160.0,
+                                                           -1.8924375803183791606e9,
+                                                           7.47242496e10,
+                                                           -2.950130727918164224e12,
+                                                           1.1646782814350067249e14,
+                                                           -4.5979787224074726105e15,
+                                                           1.8152105401943546773e17,
+                                                           -7.1661652561756670113e18};
 // The n-th derivative of digamma: NaN unless n is a non-negative integer; digamma for n = 0;
 // otherwise (-1)^(n+1) n! zeta(n + 1, x).
 double Polygamma(double n, double x);

@@ -59,6 +59,26 @@ std::string CastText(absl::string_view name, absl::string_view input, absl::stri
                       to, " } } }\n");
 }
 
+// The device's values of `fetches` against the reference's.
+void ExpectDeviceMatchesReference(DeviceExecutor& device, const Graph& graph,
+                                  const ir::TranslatedGraph& translated, const Feeds& feeds,
+                                  const std::vector<TensorId>& fetches) {
+  absl::StatusOr<std::vector<Tensor>> actual = device.Run(graph, translated, feeds, fetches);
+  ASSERT_TRUE(actual.ok()) << actual.status();
+  absl::StatusOr<std::vector<Tensor>> expected = Reference(graph, feeds, fetches);
+  ASSERT_TRUE(expected.ok()) << expected.status();
+  ExpectAllEqual(*actual, *expected, fetches);
+}
+
+// A run that must fail on an index, length or id out of range.
+void ExpectOutOfRange(DeviceExecutor& device, const Graph& graph,
+                      const ir::TranslatedGraph& translated, const Feeds& feeds,
+                      const std::vector<TensorId>& fetches) {
+  absl::StatusOr<std::vector<Tensor>> result = device.Run(graph, translated, feeds, fetches);
+  ASSERT_FALSE(result.ok()) << "an index out of range was accepted";
+  EXPECT_THAT(std::string(result.status().message()), ::testing::HasSubstr("out of range"));
+}
+
 TEST_F(DeviceExecutorTest, TheTailsElementwiseMathMatchesTheReferenceOnTheDevice) {
   // a, x and p (in [0, 1] mostly) pair every edge with every other; c has 4 channels.
   std::string text = Placeholder("a", "DT_FLOAT", "dim { size: -1 }") +
@@ -142,17 +162,15 @@ TEST_F(DeviceExecutorTest, TheTailsElementwiseMathMatchesTheReferenceOnTheDevice
   ASSERT_TRUE(translated.ok()) << translated.status();
   EXPECT_EQ(translated->device_on_host, 0) << "an op of the family was left on the host";
   std::unique_ptr<DeviceExecutor> device = MakeExecutor();
-  absl::StatusOr<std::vector<Tensor>> actual = device->Run(*graph, *translated, feeds, ids);
-  ASSERT_TRUE(actual.ok()) << actual.status();
-  EXPECT_EQ(device->fallbacks(), 0) << "a kernel failed to build";
-  absl::StatusOr<std::vector<Tensor>> expected = Reference(*graph, feeds, ids);
-  ASSERT_TRUE(expected.ok()) << expected.status();
   // The kernels compute in double with the steps of the reference's functions, so they differ
   // only by PoCL's libm against glibc's (a few double ulps) before the rounding to the output
   // dtype: within the conformance suite's tolerance.
-  ExpectAllEqual(*actual, *expected, ids);
+  ExpectDeviceMatchesReference(*device, *graph, *translated, feeds, ids);
+  EXPECT_EQ(device->fallbacks(), 0) << "a kernel failed to build";
   absl::StatusOr<std::vector<Tensor>> interpreted = RunInterpreted(*graph, *translated, feeds, ids);
   ASSERT_TRUE(interpreted.ok()) << interpreted.status();
+  absl::StatusOr<std::vector<Tensor>> expected = Reference(*graph, feeds, ids);
+  ASSERT_TRUE(expected.ok()) << expected.status();
   ExpectAllEqual(*interpreted, *expected, ids);
 }
 
@@ -202,18 +220,12 @@ node { name: "out" op: "Square" input: "gathered" attr { key: "T" value { type: 
        std::vector<std::pair<std::vector<int32_t>, std::vector<int64_t>>>{
            {{5, 0, 3}, {0, 4, 2, 1, 1, 3}}, {{1, 2, 5}, {2, 0}}, {{0, 0, 0}, {}}}) {
     const Feeds feeds = feeds_for(lengths, indices);
-    absl::StatusOr<std::vector<Tensor>> actual = device->Run(*graph, *translated, feeds, fetches);
-    ASSERT_TRUE(actual.ok()) << actual.status();
-    absl::StatusOr<std::vector<Tensor>> expected = Reference(*graph, feeds, fetches);
-    ASSERT_TRUE(expected.ok()) << expected.status();
-    ExpectAllEqual(*actual, *expected, fetches);
+    ExpectDeviceMatchesReference(*device, *graph, *translated, feeds, fetches);
   }
   EXPECT_EQ(device->fallbacks(), 0);
   // A length past the sequence and an index past params: errors, as in the reference.
   for (const Feeds& bad : {feeds_for({6, 0, 0}, {0, 0}), feeds_for({1, 1, 1}, {3, 0})}) {
-    absl::StatusOr<std::vector<Tensor>> result = device->Run(*graph, *translated, bad, fetches);
-    ASSERT_FALSE(result.ok()) << "an out-of-range length or index was accepted";
-    EXPECT_THAT(std::string(result.status().message()), ::testing::HasSubstr("out of range"));
+    ExpectOutOfRange(*device, *graph, *translated, bad, fetches);
   }
 }
 
@@ -245,18 +257,12 @@ TEST_F(DeviceExecutorTest, TheTailsSegmentReductionsMatchTheReferenceOnTheDevice
     const int64_t n = static_cast<int64_t>(ids.size());
     const Feeds feeds = {{{"data", 0}, RandomFloats({n, 3}, n)},
                          {{"ids", 0}, TN<int32_t>(ids, {n})}};
-    absl::StatusOr<std::vector<Tensor>> actual = device->Run(*graph, *translated, feeds, fetches);
-    ASSERT_TRUE(actual.ok()) << actual.status();
-    absl::StatusOr<std::vector<Tensor>> expected = Reference(*graph, feeds, fetches);
-    ASSERT_TRUE(expected.ok()) << expected.status();
-    ExpectAllEqual(*actual, *expected, fetches);
+    ExpectDeviceMatchesReference(*device, *graph, *translated, feeds, fetches);
   }
   EXPECT_EQ(device->fallbacks(), 0);
   const Feeds bad = {{{"data", 0}, RandomFloats({2, 3}, 1)},
                      {{"ids", 0}, TN<int32_t>({0, 4}, {2})}};
-  absl::StatusOr<std::vector<Tensor>> result = device->Run(*graph, *translated, bad, fetches);
-  ASSERT_FALSE(result.ok()) << "segment id 4 of 4 segments was accepted";
-  EXPECT_THAT(std::string(result.status().message()), ::testing::HasSubstr("out of range"));
+  ExpectOutOfRange(*device, *graph, *translated, bad, fetches);  // id 4 of 4 segments
 }
 
 // The ND scatters of values as masked folds, the index tuples fed at run time (with a
@@ -293,17 +299,10 @@ TEST_F(DeviceExecutorTest, TheTailsNdScattersMatchTheReferenceOnTheDevice) {
   for (const std::vector<int32_t>& indices :
        std::vector<std::vector<int32_t>>{{3, 0, 3}, {1, 2, 0}, {2, 2, 2}}) {
     const Feeds feeds = feeds_for(indices);
-    absl::StatusOr<std::vector<Tensor>> actual = device->Run(*graph, *translated, feeds, fetches);
-    ASSERT_TRUE(actual.ok()) << actual.status();
-    absl::StatusOr<std::vector<Tensor>> expected = Reference(*graph, feeds, fetches);
-    ASSERT_TRUE(expected.ok()) << expected.status();
-    ExpectAllEqual(*actual, *expected, fetches);
+    ExpectDeviceMatchesReference(*device, *graph, *translated, feeds, fetches);
   }
   EXPECT_EQ(device->fallbacks(), 0);
-  absl::StatusOr<std::vector<Tensor>> result =
-      device->Run(*graph, *translated, feeds_for({1, 4, 0}), fetches);
-  ASSERT_FALSE(result.ok()) << "index 4 of 4 rows was accepted";
-  EXPECT_THAT(std::string(result.status().message()), ::testing::HasSubstr("out of range"));
+  ExpectOutOfRange(*device, *graph, *translated, feeds_for({1, 4, 0}), fetches);  // 4 rows
 }
 
 }  // namespace

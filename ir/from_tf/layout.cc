@@ -137,6 +137,11 @@ absl::StatusOr<ExprPtr> ConcatAt(const std::vector<ExprPtr>& values, int axis) {
       "t");
 }
 
+Outputs One(const TranslateContext& ctx, absl::StatusOr<ExprPtr> e) {
+  if (!e.ok()) return ctx.node().Annotate(e.status());
+  return std::vector<ExprPtr>{*std::move(e)};
+}
+
 }  // namespace layout
 
 namespace {
@@ -149,6 +154,8 @@ using layout::DebugType;
 using layout::IndexVector;
 using layout::InsertUnitDim;
 using layout::NormalizeAxis;
+using layout::One;
+using layout::Outputs;
 using layout::ReindexAt;
 using layout::RemoveUnitDim;
 using layout::ShapeString;
@@ -156,13 +163,6 @@ using layout::ShapeString;
 // Split and Unpack of an empty tensor could otherwise be asked for billions of outputs
 // (the reference's limit).
 constexpr int64_t kMaxOutputs = int64_t{1} << 20;
-
-using Outputs = absl::StatusOr<std::vector<ExprPtr>>;
-
-Outputs One(const TranslateContext& ctx, absl::StatusOr<ExprPtr> e) {
-  if (!e.ok()) return ctx.node().Annotate(e.status());
-  return std::vector<ExprPtr>{*std::move(e)};
-}
 
 // A count attribute (N, num_split) must agree with what the node has, when it is present.
 absl::Status CheckCountAttr(const TranslateContext& ctx, absl::string_view attr, int64_t actual,

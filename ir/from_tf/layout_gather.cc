@@ -28,13 +28,6 @@ absl::StatusOr<ExprPtr> GatherAt(const ExprPtr& params, const ExprPtr& indices, 
 
 namespace {
 
-using Outputs = absl::StatusOr<std::vector<ExprPtr>>;
-
-Outputs One(const TranslateContext& ctx, absl::StatusOr<ExprPtr> e) {
-  if (!e.ok()) return ctx.node().Annotate(e.status());
-  return std::vector<ExprPtr>{*std::move(e)};
-}
-
 // --- GatherV2, Gather -------------------------------------------------------------------------
 
 // With batch dimensions, params and indices are zipped down through them first.

@@ -30,6 +30,10 @@ absl::StatusOr<std::vector<int64_t>> ConstantIndexVector(const TranslateContext&
 absl::StatusOr<int64_t> ConstantIndexScalar(const TranslateContext& ctx, int i,
                                             absl::string_view what);
 
+// A translation's outputs, and one expression as them, an error annotated with the node.
+using Outputs = absl::StatusOr<std::vector<ExprPtr>>;
+Outputs One(const TranslateContext& ctx, absl::StatusOr<ExprPtr> e);
+
 // The reference's NormalizeAxis: [-rank, rank) to [0, rank), anything else an error.
 absl::StatusOr<int> NormalizeAxis(const TranslateContext& ctx, int64_t axis, int rank);
 

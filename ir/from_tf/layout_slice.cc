@@ -21,13 +21,6 @@
 namespace dfc::ir::layout {
 namespace {
 
-using Outputs = absl::StatusOr<std::vector<ExprPtr>>;
-
-Outputs One(const TranslateContext& ctx, absl::StatusOr<ExprPtr> e) {
-  if (!e.ok()) return ctx.node().Annotate(e.status());
-  return std::vector<ExprPtr>{*std::move(e)};
-}
-
 template <typename T>
 std::string VectorString(const std::vector<T>& v) {
   std::vector<std::string> parts;

@@ -20,13 +20,6 @@
 namespace dfc::ir::layout {
 namespace {
 
-using Outputs = absl::StatusOr<std::vector<ExprPtr>>;
-
-Outputs One(const TranslateContext& ctx, absl::StatusOr<ExprPtr> e) {
-  if (!e.ok()) return ctx.node().Annotate(e.status());
-  return std::vector<ExprPtr>{*std::move(e)};
-}
-
 absl::Status CheckArity(const TranslateContext& ctx, int n) {
   if (ctx.num_inputs() == n) return absl::OkStatus();
   return ctx.Error(absl::StrCat("expects ", n, " inputs, got ", ctx.num_inputs()));

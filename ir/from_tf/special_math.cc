@@ -219,21 +219,8 @@ std::string ZetaSteps(absl::string_view ret) {
   const auto out = [&](absl::string_view r) {
     return absl::StrReplaceAll(ret, {{"$", absl::StrCat("(", r, ")")}});
   };
-  // (2j)! / B_2j for j = 1..12, as graph/special_functions.cc has them.
-  constexpr double kFactorialOverBernoulli[] = {12.0,
-                                                -720.0,
-                                                30240.0,
-                                                -1209600.0,
-                                                47900160.0,
-                                                -1.8924375803183791606e9,
-                                                7.47242496e10,
-                                                -2.950130727918164224e12,
-                                                1.1646782814350067249e14,
-                                                -4.5979787224074726105e15,
-                                                1.8152105401943546773e17,
-                                                -7.1661652561756670113e18};
   std::vector<std::string> table;
-  for (double v : kFactorialOverBernoulli) table.push_back(FloatLiteral(DType::kDouble, v));
+  for (double v : kZetaFactorialOverBernoulli) table.push_back(FloatLiteral(DType::kDouble, v));
   return absl::StrCat("if (s == 1.0) ", out("INFINITY"), "\n",
                       "if (s < 1.0 || isnan(s) || isnan(q)) ", out("NAN"), "\n",
                       "if (q <= 0.0) {\n  if (q == floor(q)) ",
