@@ -556,7 +556,8 @@ TEST(FoldTest, HostOpsOfTheTailGiveTheirRulesShapes) {
             Op("svd", "Svd", {"y"}), Op("eig", "SelfAdjointEigV2", {"x"}), Const("k", I32({2})),
             Op("top", "TopKV2", {"x", "k"}), Const("at", testing::TN<int64_t>({1, 0}, {1, 2})),
             Op("gather", "GatherNd", {"x", "at"}), Placeholder("c", {-1, 3}),
-            Op("lstm", "LSTMBlockCell", {"x", "c", "c", "x", "x", "x", "x", "x"})},
+            Op("lstm", "LSTMBlockCell", {"x", "c", "c", "x", "x", "x", "x", "x"}),
+            Placeholder("ids", {-1}, DType::kInt32), Op("segments", "SegmentSum", {"x", "ids"})},
            oracle);
   EXPECT_THAT(*f.Info("lgamma").shape, ElementsAre(kN, ArithExpr(4)));
   EXPECT_THAT(*f.Info("igamma").shape, ElementsAre(kN, ArithExpr(4)));
@@ -572,6 +573,12 @@ TEST(FoldTest, HostOpsOfTheTailGiveTheirRulesShapes) {
   EXPECT_THAT(*f.Info("top", 1).shape, ElementsAre(kN, ArithExpr(2)));
   EXPECT_EQ(f.Info("top", 1).dtype, DType::kInt32);
   EXPECT_THAT(*f.Info("gather").shape, ElementsAre(ArithExpr(1)));
+  // The number of segments is known when SegmentSum runs: a size variable of its own.
+  ASSERT_TRUE(f.Info("segments").shape.has_value());
+  EXPECT_EQ(f.Info("segments").shape->size(), 2u);
+  EXPECT_FALSE((*f.Info("segments").shape)[0].AsConstant().has_value());
+  EXPECT_NE((*f.Info("segments").shape)[0], kN);
+  EXPECT_EQ((*f.Info("segments").shape)[1], ArithExpr(4));
   // No rule: unknown, not an error.
   EXPECT_FALSE(f.Info("eig").shape.has_value());
   EXPECT_FALSE(f.IsFolded("lgamma"));

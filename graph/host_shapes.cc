@@ -99,8 +99,8 @@ void SvdShape(const Node& node, Inputs in, Infos& out) {
 // The ops whose outputs' sizes depend on their values: each such dimension is a variable bound
 // when the op runs. Unique(x) and UniqueWithCounts: y [u], idx like x, count [u]; ListDiff:
 // out and idx [d]; Where: [w, rank]; DynamicPartition: output i [n_i, data's dimensions after
-// partitions' rank]; NonMaxSuppression: selected indices (and V5's scores) [m], the valid count
-// a scalar.
+// partitions' rank]; the sorted Segment* ops: [the last id + 1, data's dimensions after the
+// first]; NonMaxSuppression: selected indices (and V5's scores) [m], the valid count a scalar.
 bool DataDependentShapes(const Node& node, Inputs in, Infos& out, const FreshSize& fresh) {
   const absl::string_view op = node.op;
   const DType out_idx = node.GetType("out_idx").value_or(DType::kInt32);
@@ -134,6 +134,15 @@ bool DataDependentShapes(const Node& node, Inputs in, Infos& out, const FreshSiz
         shape.insert(shape.end(), in[0].shape->begin() + in[1].shape->size(), in[0].shape->end());
         out[k].shape = std::move(shape);
       }
+    }
+    return true;
+  }
+  if (op == "SegmentSum" || op == "SegmentMean" || op == "SegmentProd" || op == "SegmentMax" ||
+      op == "SegmentMin") {
+    if (in.size() == 2 && in[0].shape && !in[0].shape->empty()) {
+      SymbolicShape shape{fresh(0, 0)};
+      shape.insert(shape.end(), in[0].shape->begin() + 1, in[0].shape->end());
+      out[0].shape = std::move(shape);
     }
     return true;
   }

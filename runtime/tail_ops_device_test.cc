@@ -265,6 +265,33 @@ TEST_F(DeviceExecutorTest, TheTailsSegmentReductionsMatchTheReferenceOnTheDevice
   ExpectOutOfRange(*device, *graph, *translated, bad, fetches);  // id 4 of 4 segments
 }
 
+// SegmentSum stays on the host (its output size is the last id + 1), and what follows it fuses
+// on the device with that size bound when it runs, one kernel serving every count.
+TEST_F(DeviceExecutorTest, WhatFollowsASortedSegmentSumIsSizedWhenItRuns) {
+  const std::string text = Placeholder("data", "DT_FLOAT", "dim { size: -1 } dim { size: 3 }") +
+                           Placeholder("ids", "DT_INT32", "dim { size: -1 }") +
+                           NodeText("sums", "SegmentSum", {"data", "ids"}, "DT_FLOAT",
+                                    "attr { key: \"Tindices\" value { type: DT_INT32 } }") +
+                           NodeText("out", "Tanh", {"sums"}, "DT_FLOAT");
+  absl::StatusOr<Graph> graph = ParseGraph(text, "sorted segments");
+  ASSERT_TRUE(graph.ok()) << graph.status();
+  const std::vector<TensorId> fetches = {{"out", 0}};
+  absl::StatusOr<ir::TranslatedGraph> translated =
+      Translate(*graph, fetches, {{{"data", 0}, Tensor()}, {{"ids", 0}, Tensor()}});
+  ASSERT_TRUE(translated.ok()) << translated.status();
+  EXPECT_EQ(translated->device_on_host, 0) << "Tanh waited on the host for its shape";
+  std::unique_ptr<DeviceExecutor> device = MakeExecutor();
+  for (const std::vector<int32_t>& ids :
+       std::vector<std::vector<int32_t>>{{0, 0, 2, 5}, {1}, {0, 1, 1, 1, 3, 3, 3}}) {
+    const int64_t n = static_cast<int64_t>(ids.size());
+    ExpectDeviceMatchesReference(
+        *device, *graph, *translated,
+        {{{"data", 0}, RandomFloats({n, 3}, n)}, {{"ids", 0}, TN<int32_t>(ids, {n})}}, fetches);
+  }
+  EXPECT_EQ(device->kernels_generated(), static_cast<int64_t>(translated->clusters.size()));
+  EXPECT_EQ(device->fallbacks(), 0);
+}
+
 // The ND scatters of values as masked folds, the index tuples fed at run time (with a
 // duplicate, so the order of the updates shows); an index out of range is an error.
 TEST_F(DeviceExecutorTest, TheTailsNdScattersMatchTheReferenceOnTheDevice) {
