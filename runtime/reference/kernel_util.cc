@@ -83,6 +83,12 @@ absl::Status CheckNumInputs(const KernelContext& ctx, int n) {
   return ctx.Error(absl::StrCat("expects ", n, " inputs, got ", ctx.num_inputs()));
 }
 
+absl::Status CheckMovable(const KernelContext& ctx, int i) {
+  if (IsSupported(ctx.input(i).dtype())) return absl::OkStatus();
+  return ctx.Error(
+      absl::StrCat("input ", i, " has unsupported dtype ", DTypeName(ctx.input(i).dtype())));
+}
+
 absl::StatusOr<Tensor> AllocateOutput(const KernelContext& ctx, DType dtype, Shape shape) {
   absl::StatusOr<Tensor> t = Tensor::Create(dtype, std::move(shape));
   if (!t.ok()) return ctx.node().Annotate(t.status());

@@ -43,6 +43,8 @@ absl::Status CheckDType(const KernelContext& ctx, int i, std::initializer_list<D
 
 // Fails unless the node has `n` inputs.
 absl::Status CheckNumInputs(const KernelContext& ctx, int n);
+// Input i has a dtype dfc holds (so that an op that only moves it can copy its bytes).
+absl::Status CheckMovable(const KernelContext& ctx, int i);
 
 // A new tensor, or the error from Tensor::Create annotated with the node.
 absl::StatusOr<Tensor> AllocateOutput(const KernelContext& ctx, DType dtype, Shape shape);

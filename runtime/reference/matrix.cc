@@ -35,13 +35,6 @@ struct Band {
   int64_t num_diags() const { return upper - lower + 1; }
 };
 
-// Fails unless input `i` holds data an element-moving op can copy.
-absl::Status CheckMovable(const KernelContext& ctx, int i) {
-  if (IsSupported(ctx.input(i).dtype())) return absl::OkStatus();
-  return ctx.Error(
-      absl::StrCat("input ", i, " has unsupported dtype ", DTypeName(ctx.input(i).dtype())));
-}
-
 // Reads k (input `k_input`, a scalar or a vector of one or two int32) and the alignment: V2
 // ops align LEFT_LEFT, V3 ops read `align`. With k_input < 0 (V1) the band is the main diagonal.
 absl::StatusOr<Band> ReadBand(const KernelContext& ctx, int k_input) {
