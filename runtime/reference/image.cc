@@ -19,6 +19,7 @@
 #include "runtime/reference/elementwise_util.h"
 #include "runtime/reference/kernel.h"
 #include "runtime/reference/kernel_util.h"
+#include "runtime/reference/reduction_util.h"
 
 namespace dfc::reference {
 namespace {
@@ -29,15 +30,7 @@ float FloatAt(const Tensor& t, int64_t i) { return static_cast<float>(t.ElementA
 // A float tensor of `dtype` (float16, float32 or float64) holding `values`, rounded once.
 Tensor FloatTensor(DType dtype, const std::vector<double>& values, Shape shape) {
   Tensor out = Tensor::Zeros(dtype, std::move(shape));
-  for (size_t i = 0; i < values.size(); ++i) {
-    if (dtype == DType::kHalf) {
-      out.mutable_data<Half>()[i] = Half(static_cast<float>(values[i]));
-    } else if (dtype == DType::kFloat) {
-      out.mutable_data<float>()[i] = static_cast<float>(values[i]);
-    } else {
-      out.mutable_data<double>()[i] = values[i];
-    }
-  }
+  for (size_t i = 0; i < values.size(); ++i) SetFromDouble(out, static_cast<int64_t>(i), values[i]);
   return out;
 }
 

@@ -26,6 +26,7 @@
 #include "runtime/reference/elementwise_util.h"
 #include "runtime/reference/kernel.h"
 #include "runtime/reference/kernel_util.h"
+#include "runtime/reference/reduction_util.h"
 
 namespace dfc::reference {
 namespace {
@@ -126,14 +127,7 @@ absl::StatusOr<Tensor> FromDouble(const KernelContext& ctx, DType dtype, const S
   shape.insert(shape.end(), inner.begin(), inner.end());
   absl::StatusOr<Tensor> out = AllocateOutput(ctx, dtype, shape);
   if (!out.ok()) return out.status();
-  DispatchDType(dtype, [&]<typename T>() {
-    if constexpr (kIsFloat<T>) {
-      T* dst = out->mutable_data<T>();
-      for (int64_t i = 0; i < out->num_elements(); ++i) {
-        dst[i] = Down<T>(static_cast<ComputeType<T>>(values[i]));
-      }
-    }
-  });
+  for (int64_t i = 0; i < out->num_elements(); ++i) SetFromDouble(*out, i, values[i]);
   return out;
 }
 

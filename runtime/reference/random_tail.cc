@@ -26,6 +26,7 @@
 #include "runtime/reference/kernel.h"
 #include "runtime/reference/kernel_util.h"
 #include "runtime/reference/philox.h"
+#include "runtime/reference/reduction_util.h"
 
 namespace dfc::reference {
 namespace {
@@ -86,13 +87,9 @@ absl::StatusOr<Shape> SamplesShape(const KernelContext& ctx, const Tensor& param
 void StoreAt(Tensor& out, int64_t i, double v) {
   switch (out.dtype()) {
     case DType::kHalf:
-      out.mutable_data<Half>()[i] = Half(static_cast<float>(v));
-      return;
     case DType::kFloat:
-      out.mutable_data<float>()[i] = static_cast<float>(v);
-      return;
     case DType::kDouble:
-      out.mutable_data<double>()[i] = v;
+      SetFromDouble(out, i, v);
       return;
     case DType::kInt32:
       out.mutable_data<int32_t>()[i] = static_cast<int32_t>(v);

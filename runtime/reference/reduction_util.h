@@ -60,6 +60,13 @@ T FromDouble(double value) {
   }
 }
 
+// Element i of a float16, float32 or float64 tensor set to `value`, correctly rounded.
+inline void SetFromDouble(Tensor& t, int64_t i, double value) {
+  DispatchDType(t.dtype(), [&]<typename T>() {
+    if constexpr (IsFloatingStorage<T>) t.mutable_data<T>()[i] = FromDouble<T>(value);
+  });
+}
+
 // Fails unless input `i` is a number type of OPS.md (graph/dtype_class.h's IsNumeric).
 inline absl::Status CheckNumeric(const KernelContext& ctx, int i) {
   return CheckDType(ctx, i, kNumericDTypes);
