@@ -10,11 +10,13 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "gmock/gmock.h"
 #include "graph/loader.h"
 #include "gtest/gtest.h"
+#include "ir/printer.h"
 #include "runtime/device_executor.h"
 #include "runtime/interpreted.h"
 #include "tests/device_executor_testing.h"
@@ -232,7 +234,8 @@ node { name: "out" op: "Square" input: "gathered" attr { key: "T" value { type: 
 // The unsorted segment reductions as masked folds, on ids fed at run time (negative ones
 // dropped); an id past num_segments is an error on the device as in the reference.
 TEST_F(DeviceExecutorTest, TheTailsSegmentReductionsMatchTheReferenceOnTheDevice) {
-  std::string text = Placeholder("data", "DT_FLOAT", "dim { size: -1 } dim { size: 3 }") +
+  std::string text = Placeholder("x", "DT_FLOAT", "dim { size: -1 } dim { size: 3 }") +
+                     NodeText("data", "Tanh", {"x"}, "DT_FLOAT") +
                      Placeholder("ids", "DT_INT32", "dim { size: -1 }") +
                      "node { name: \"count\" op: \"Const\" attr { key: \"dtype\" value { type: "
                      "DT_INT32 } } attr { key: \"value\" value { tensor { dtype: DT_INT32 "
@@ -248,21 +251,42 @@ TEST_F(DeviceExecutorTest, TheTailsSegmentReductionsMatchTheReferenceOnTheDevice
   absl::StatusOr<Graph> graph = ParseGraph(text, "tail segments");
   ASSERT_TRUE(graph.ok()) << graph.status();
   absl::StatusOr<ir::TranslatedGraph> translated =
-      Translate(*graph, fetches, {{{"data", 0}, Tensor()}, {{"ids", 0}, Tensor()}});
+      Translate(*graph, fetches, {{{"x", 0}, Tensor()}, {{"ids", 0}, Tensor()}});
   ASSERT_TRUE(translated.ok()) << translated.status();
   EXPECT_EQ(translated->device_on_host, 0) << "a segment reduction was left on the host";
   std::unique_ptr<DeviceExecutor> device = MakeExecutor();
   for (const std::vector<int32_t>& ids :
        std::vector<std::vector<int32_t>>{{0, 3, 0, -1, 3, 3}, {2}, {}, {1, 1, 1, 1, 1, 1, 1, 0}}) {
     const int64_t n = static_cast<int64_t>(ids.size());
-    const Feeds feeds = {{{"data", 0}, RandomFloats({n, 3}, n)},
-                         {{"ids", 0}, TN<int32_t>(ids, {n})}};
+    const Feeds feeds = {{{"x", 0}, RandomFloats({n, 3}, n)}, {{"ids", 0}, TN<int32_t>(ids, {n})}};
     ExpectDeviceMatchesReference(*device, *graph, *translated, feeds, fetches);
   }
   EXPECT_EQ(device->fallbacks(), 0);
-  const Feeds bad = {{{"data", 0}, RandomFloats({2, 3}, 1)},
-                     {{"ids", 0}, TN<int32_t>({0, 4}, {2})}};
+  const Feeds bad = {{{"x", 0}, RandomFloats({2, 3}, 1)}, {{"ids", 0}, TN<int32_t>({0, 4}, {2})}};
   ExpectOutOfRange(*device, *graph, *translated, bad, fetches);  // id 4 of 4 segments
+}
+
+// Every output's fold reads every update, so a computed operand (Tanh here) is bound once by a
+// let, a stage of its own, not computed again for every segment (Translation::rereads).
+TEST_F(DeviceExecutorTest, AComputedOperandOfAScatterIsComputedOnce) {
+  const std::string text =
+      Placeholder("x", "DT_FLOAT", "dim { size: -1 } dim { size: 3 }") +
+      NodeText("data", "Tanh", {"x"}, "DT_FLOAT") +
+      Placeholder("ids", "DT_INT32", "dim { size: -1 }") +
+      "node { name: \"count\" op: \"Const\" attr { key: \"dtype\" value { type: DT_INT32 } } "
+      "attr { key: \"value\" value { tensor { dtype: DT_INT32 tensor_shape {} int_val: 4 } } } "
+      "}\n" +
+      NodeText("sums", "UnsortedSegmentSum", {"data", "ids", "count"}, "DT_FLOAT",
+               "attr { key: \"Tindices\" value { type: DT_INT32 } } "
+               "attr { key: \"Tnumsegments\" value { type: DT_INT32 } }");
+  absl::StatusOr<Graph> graph = ParseGraph(text, "scatter of a computed operand");
+  ASSERT_TRUE(graph.ok()) << graph.status();
+  absl::StatusOr<ir::TranslatedGraph> translated =
+      Translate(*graph, {{"sums", 0}}, {{{"x", 0}, Tensor()}, {{"ids", 0}, Tensor()}});
+  ASSERT_TRUE(translated.ok()) << translated.status();
+  ASSERT_EQ(translated->clusters.size(), 1u);
+  const std::string ir = ir::ToString(translated->clusters[0].lambda);
+  EXPECT_TRUE(absl::StrContains(ir, "(λ(data) =>")) << ir;
 }
 
 // SegmentSum stays on the host (its output size is the last id + 1), and what follows it fuses
