@@ -173,6 +173,12 @@ absl::StatusOr<std::vector<ExprPtr>> TranslateUnsortedSegment(const TranslateCon
   const SymbolicShape data_shape = ShapeOfExpr(data);
   const SymbolicShape id_shape = ShapeOfExpr(ids);
   const int id_rank = static_cast<int>(id_shape.size());
+  // With no segments there is no output element whose fold would read (and so check) the ids,
+  // yet the reference refuses any id >= 0 of non-empty data: the host runs such a node.
+  if (segments == 0 && NumElements(data_shape).AsConstant() != std::optional<int64_t>(0)) {
+    return ctx.Error(
+        "num_segments is 0: the ids are checked on the host, where the reference reads them");
+  }
   if (id_shape.size() > data_shape.size() ||
       !std::equal(id_shape.begin(), id_shape.end(), data_shape.begin())) {
     return ctx.Error(absl::StrCat("data ", DTypeName(d), ShapeToString(data_shape),

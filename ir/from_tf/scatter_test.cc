@@ -55,6 +55,21 @@ TEST(UnsortedSegmentTest, EveryReductionMatchesTheReference) {
   }
 }
 
+// With no segments the device would read no id, so it could not refuse one: the translation
+// declines (the node then runs on the host), except for empty data, where the reference reads
+// none either.
+TEST(UnsortedSegmentTest, NoSegmentsOfNonEmptyDataAreLeftToTheHost) {
+  const Node node = MakeNode("UnsortedSegmentSum", {{"T", DType::kFloat}}, 3);
+  const Tensor count = TN<int32_t>({0}, {});
+  const Tensor ids = TN<int32_t>({-1, 0}, {2});
+  // The reference refuses id 0 of 0 segments; the translation refuses too (where it computed
+  // the empty result, this fails: "the reference refuses the inputs but the translation
+  // computed a result").
+  EXPECT_TRUE(TranslationMatchesReference(node, {Iota({2, 3}), ids, count}));
+  EXPECT_TRUE(TranslationMatchesReference(
+      node, {Tensor::Zeros(DType::kFloat, {0, 3}), Tensor::Zeros(DType::kInt32, {0}), count}));
+}
+
 TEST(UnsortedSegmentTest, IntegerAndHalfDTypesReduceInTheirOwnArithmetic) {
   for (DType d : {DType::kHalf, DType::kDouble, DType::kInt8, DType::kInt32, DType::kUInt8,
                   DType::kInt64, DType::kUInt64}) {
