@@ -49,11 +49,6 @@ absl::StatusOr<std::string> InputDebugType(const TranslateContext& ctx, int i) {
   return DebugType(d, shape);
 }
 
-absl::Status CheckNumInputs(const TranslateContext& ctx, int n) {
-  if (ctx.num_inputs() == n) return absl::OkStatus();
-  return ctx.Error(absl::StrCat("expects ", n, " inputs, got ", ctx.num_inputs()));
-}
-
 absl::Status CheckSameDType(const TranslateContext& ctx, int a, int b) {
   DFC_ASSIGN_OR_RETURN(DType da, ctx.InputDType(a));
   DFC_ASSIGN_OR_RETURN(DType db, ctx.InputDType(b));
@@ -115,8 +110,7 @@ UserFun::HostFn BinaryHost(DType d, Guard guard, Op op) {
 
 bool IsUnsignedInt(DType d) { return IsInteger(d) && !IsSigned(d); }
 
-// The unsigned type of d's width, and the unsigned type integer arithmetic on d is done in
-// (at least 32 bits, so that nothing promotes back to int: ushort * ushort overflows int).
+// The unsigned type of d's width (the one integer arithmetic is done in is WideUnsignedType).
 std::string UnsignedType(DType d) {
   switch (SizeOf(d)) {
     case 1:
@@ -129,9 +123,8 @@ std::string UnsignedType(DType d) {
       return "ulong";
   }
 }
-std::string WideType(DType d) { return SizeOf(d) <= 4 ? "uint" : "ulong"; }
 
-// `expr`, computed in WideType(d), wrapped back to d: `as_int((uint)(expr))`.
+// `expr`, computed in WideUnsignedType(d), wrapped back to d: `as_int((uint)(expr))`.
 std::string WrapTo(DType d, absl::string_view expr) {
   const std::string narrow = absl::StrCat("(", UnsignedType(d), ")(", expr, ")");
   if (IsUnsignedInt(d)) return narrow;
@@ -141,12 +134,12 @@ std::string WrapTo(DType d, absl::string_view expr) {
 // x OP y: plain for floats, wrapping for integers.
 std::string ArithBody(DType d, absl::string_view op) {
   if (IsFloating(d)) return absl::StrCat("return x ", op, " y;");
-  const std::string w = WideType(d);
+  const std::string w = WideUnsignedType(d);
   return absl::StrCat("return ", WrapTo(d, absl::StrCat("(", w, ")x ", op, " (", w, ")y")), ";");
 }
 
 // -x wrapped (INT_MIN stays INT_MIN).
-std::string NegX(DType d) { return WrapTo(d, absl::StrCat("0 - (", WideType(d), ")x")); }
+std::string NegX(DType d) { return WrapTo(d, absl::StrCat("0 - (", WideUnsignedType(d), ")x")); }
 
 // Integer division and remainder bodies around C's / and %: the guards for 0 and -1.
 std::string IntDivBody(DType d, absl::string_view rest) {
@@ -184,7 +177,7 @@ FunPtr SquaredDifferenceFun(DType d) {
   if (IsFloating(d)) {
     body = absl::StrCat(OpenCLType(d), " d = x - y; return d * d;");
   } else {
-    const std::string w = WideType(d);
+    const std::string w = WideUnsignedType(d);
     body = absl::StrCat(w, " d = (", w, ")x - (", w, ")y; return ", WrapTo(d, "d * d"), ";");
   }
   return BinaryFun<kNumbers>(d, "squared_difference", body,
@@ -278,7 +271,7 @@ FunPtr PowFun(DType d) {
   if (IsFloating(d)) {
     body = "return pow(x, y);";
   } else {
-    const std::string w = WideType(d);
+    const std::string w = WideUnsignedType(d);
     body = absl::StrCat(IsUnsignedInt(d) ? "" : "if (y < 0) return 0; ", w, " r = 1; ", w, " b = (",
                         w, ")x; ", OpenCLType(d),
                         " n = y; while (n != 0) { if (n & 1) r *= b; n >>= 1; "
@@ -352,7 +345,7 @@ FunPtr BitwiseXorFun(DType d) {
 // Shifted left as the unsigned pattern (a signed left shift that overflows is undefined in C),
 // in the wide type, and wrapped back to d.
 FunPtr LeftShiftFun(DType d) {
-  const std::string shifted = absl::StrCat("(", WideType(d), ")x << ", ClampedShiftText(d));
+  const std::string shifted = absl::StrCat("(", WideUnsignedType(d), ")x << ", ClampedShiftText(d));
   return BinaryFun<kInts>(d, "left_shift", absl::StrCat("return ", WrapTo(d, shifted), ";"),
                           []<typename C>(C a, C b) { return ShiftLeft(a, b); });
 }
@@ -380,7 +373,7 @@ FunPtr AddNFun(DType d, int n) {
   if (IsFloating(d)) {
     body = absl::StrCat("return ", absl::StrJoin(params, " + "), ";");
   } else {
-    const std::string w = absl::StrCat("(", WideType(d), ")");
+    const std::string w = absl::StrCat("(", WideUnsignedType(d), ")");
     std::vector<std::string> terms;
     for (const std::string& p : params) terms.push_back(absl::StrCat(w, p));
     body = absl::StrCat("return ", WrapTo(d, absl::StrJoin(terms, " + ")), ";");
@@ -480,7 +473,7 @@ absl::StatusOr<std::vector<ExprPtr>> TranslateBinary(const TranslateContext& ctx
       }
     }
   }
-  DFC_RETURN_IF_ERROR(CheckNumInputs(ctx, 2));
+  DFC_RETURN_IF_ERROR(ctx.CheckNumInputs(2));
   DFC_RETURN_IF_ERROR(CheckSameDType(ctx, 0, 1));
   DFC_RETURN_IF_ERROR(CheckClass(ctx, 0, op->classes));
   DFC_ASSIGN_OR_RETURN(ExprPtr x, ctx.Input(0));
@@ -492,7 +485,7 @@ absl::StatusOr<std::vector<ExprPtr>> TranslateBinary(const TranslateContext& ctx
 
 // BiasAdd: value + bias along the channel dimension, the last (NHWC) or dimension 1 (NCHW).
 absl::StatusOr<std::vector<ExprPtr>> TranslateBiasAdd(const TranslateContext& ctx) {
-  DFC_RETURN_IF_ERROR(CheckNumInputs(ctx, 2));
+  DFC_RETURN_IF_ERROR(ctx.CheckNumInputs(2));
   DFC_RETURN_IF_ERROR(CheckSameDType(ctx, 0, 1));
   DFC_RETURN_IF_ERROR(CheckClass(ctx, 0, kNumbers));
   // (Read in place, not copied out: GCC 12 calls a copy maybe-uninitialized here.)
@@ -549,7 +542,7 @@ absl::StatusOr<std::vector<ExprPtr>> TranslateBiasAdd(const TranslateContext& ct
 }
 
 absl::Status CheckSelectInputs(const TranslateContext& ctx) {
-  DFC_RETURN_IF_ERROR(CheckNumInputs(ctx, 3));
+  DFC_RETURN_IF_ERROR(ctx.CheckNumInputs(3));
   DFC_ASSIGN_OR_RETURN(DType cond, ctx.InputDType(0));
   if (cond != DType::kBool) {
     DFC_ASSIGN_OR_RETURN(std::string type, InputDebugType(ctx, 0));
@@ -676,7 +669,7 @@ FunPtr BitpackStepFun(DType d) {
 // folded into one uint8, the threshold a captured scalar:
 //   Map^(rank-1)(λrow => Map(λg => Reduce(step(·, ·, t))(0, g)) $ Split(8) $ row) $ input
 absl::StatusOr<std::vector<ExprPtr>> TranslateCompareAndBitpack(const TranslateContext& ctx) {
-  DFC_RETURN_IF_ERROR(CheckNumInputs(ctx, 2));
+  DFC_RETURN_IF_ERROR(ctx.CheckNumInputs(2));
   DFC_RETURN_IF_ERROR(CheckSameDType(ctx, 0, 1));
   DFC_RETURN_IF_ERROR(CheckClass(ctx, 0, kBitpackClasses));
   DFC_ASSIGN_OR_RETURN(ExprPtr input, ctx.Input(0));

@@ -21,7 +21,6 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/substitute.h"
 #include "base/status.h"
 #include "graph/dtype.h"
 #include "graph/dtype_class.h"
@@ -39,10 +38,7 @@ DType ComputeDType(DType d) { return d == DType::kHalf ? DType::kFloat : d; }
 
 // `a op b` in the compute type `c`; integers wrap (unsigned arithmetic at least as wide as int).
 std::string ArithText(bool mul, DType c, absl::string_view a, absl::string_view b) {
-  const char* op = mul ? "*" : "+";
-  if (IsFloating(c)) return absl::StrCat(a, " ", op, " ", b);
-  const std::string wide = SizeOf(c) == 8 ? "ulong" : "uint";
-  return absl::Substitute("($0)(($1)$2 $3 ($1)$4)", OpenCLType(c), wide, a, op, b);
+  return WrappingArithText(c, a, mul ? "*" : "+", b);
 }
 
 Scalar ArithHost(bool mul, DType c, const Scalar& a, const Scalar& b) {

@@ -137,11 +137,6 @@ constexpr GradOp k2DInput{
 constexpr GradOp kDepthwise{.spatial_rank = 2, .depthwise = true, .allows_explicit = true};
 constexpr GradOp k3D{.spatial_rank = 3};
 
-absl::Status CheckNumInputs(const TranslateContext& ctx, int n) {
-  if (ctx.num_inputs() == n) return absl::OkStatus();
-  return ctx.Error(absl::StrCat("expects ", n, " inputs, got ", ctx.num_inputs()));
-}
-
 absl::Status CheckConvDType(const TranslateContext& ctx, const GradOp& op, DType d) {
   if (IsFloating(d) || (op.allows_int32 && d == DType::kInt32)) return absl::OkStatus();
   return ctx.Error(absl::StrCat(ctx.node().op, " is not defined for dtype ", DTypeName(d),
@@ -294,7 +289,7 @@ absl::StatusOr<ExprPtr> ChannelsLast(const ExprPtr& t, const WindowAttrs& attrs)
 template <const GradOp& op>
 absl::StatusOr<std::vector<ExprPtr>> TranslateInputGrad(const TranslateContext& ctx) {
   const int k = op.spatial_rank;
-  DFC_RETURN_IF_ERROR(CheckNumInputs(ctx, 3));
+  DFC_RETURN_IF_ERROR(ctx.CheckNumInputs(3));
   DFC_ASSIGN_OR_RETURN(
       WindowAttrs attrs,
       ReadWindowAttrs(ctx.node(), {.spatial_rank = k, .allows_explicit = op.allows_explicit}));
@@ -404,7 +399,7 @@ absl::StatusOr<std::vector<ExprPtr>> TranslateInputGrad(const TranslateContext& 
 template <const GradOp& op>
 absl::StatusOr<std::vector<ExprPtr>> TranslateFilterGrad(const TranslateContext& ctx) {
   const int k = op.spatial_rank;
-  DFC_RETURN_IF_ERROR(CheckNumInputs(ctx, 3));
+  DFC_RETURN_IF_ERROR(ctx.CheckNumInputs(3));
   DFC_ASSIGN_OR_RETURN(
       WindowAttrs attrs,
       ReadWindowAttrs(ctx.node(), {.spatial_rank = k, .allows_explicit = op.allows_explicit}));
@@ -493,7 +488,7 @@ absl::StatusOr<std::vector<ExprPtr>> TranslateFilterGrad(const TranslateContext&
 // ExtractImagePatches(images): y[n, o.., (t, c)] = x[n, o·stride - pad + t·rate, c], zero in
 // the padding.
 absl::StatusOr<std::vector<ExprPtr>> TranslateExtractImagePatches(const TranslateContext& ctx) {
-  DFC_RETURN_IF_ERROR(CheckNumInputs(ctx, 1));
+  DFC_RETURN_IF_ERROR(ctx.CheckNumInputs(1));
   DFC_ASSIGN_OR_RETURN(DType d, ctx.InputDType(0));
   if (!DTypeInClass(d, kAll)) {
     return ctx.Error(absl::StrCat("ExtractImagePatches is not defined for dtype ", DTypeName(d)));

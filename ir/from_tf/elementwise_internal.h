@@ -1,6 +1,6 @@
 // Pieces shared by the translations of the tail table's elementwise math (special_math.cc,
-// guarded_math.cc): the reference's dtype and arity checks, broadcasting annotated with the
-// node, and names for UserFuns with constants in their bodies. Private to those two files.
+// guarded_math.cc): the reference's dtype checks, broadcasting annotated with the node, and
+// names for UserFuns with constants in their bodies. Private to those two files.
 #ifndef DFC_IR_FROM_TF_ELEMENTWISE_INTERNAL_H_
 #define DFC_IR_FROM_TF_ELEMENTWISE_INTERNAL_H_
 
@@ -22,8 +22,6 @@ namespace dfc::ir::elementwise {
 inline constexpr DType kHalfFloatDouble[] = {DType::kHalf, DType::kFloat, DType::kDouble};
 inline constexpr DType kFloatDouble[] = {DType::kFloat, DType::kDouble};
 
-// Exactly n inputs.
-absl::Status CheckArity(const TranslateContext& ctx, int n);
 // Every one of the first `num_inputs` inputs of one dtype, among `dtypes`.
 absl::StatusOr<DType> CommonDType(const TranslateContext& ctx, std::span<const DType> dtypes,
                                   int num_inputs);

@@ -57,7 +57,7 @@ FunPtr GuardedFun(DType d, absl::string_view name, absl::string_view expr, Op op
 }
 
 absl::StatusOr<std::vector<ExprPtr>> TranslateGuarded(const TranslateContext& ctx) {
-  DFC_RETURN_IF_ERROR(CheckArity(ctx, 2));
+  DFC_RETURN_IF_ERROR(ctx.CheckNumInputs(2));
   DFC_ASSIGN_OR_RETURN(DType d, CommonDType(ctx, kHalfFloatDouble, 2));
   const absl::string_view op = ctx.node().op;
   FunPtr f;
@@ -99,7 +99,7 @@ FunPtr ApproximateEqualFun(DType d, float tolerance) {
       // diff < trunc(tol) for a magnitude diff >= 0: never where the bound is at most 0, always
       // where it is past every magnitude, else diff < bound as integers.
       const double bound = std::trunc(static_cast<double>(tolerance));
-      const std::string w = SizeOf(d) == 8 ? "ulong" : "uint";
+      const std::string w = WideUnsignedType(d);
       const std::string diff =
           absl::StrCat("(x > y ? (", w, ")x - (", w, ")y : (", w, ")y - (", w, ")x)");
       if (!(bound > 0)) {
@@ -126,7 +126,7 @@ FunPtr ApproximateEqualFun(DType d, float tolerance) {
 }
 
 absl::StatusOr<std::vector<ExprPtr>> TranslateApproximateEqual(const TranslateContext& ctx) {
-  DFC_RETURN_IF_ERROR(CheckArity(ctx, 2));
+  DFC_RETURN_IF_ERROR(ctx.CheckNumInputs(2));
   DFC_ASSIGN_OR_RETURN(DType d, ctx.InputDType(0));
   DFC_ASSIGN_OR_RETURN(DType dy, ctx.InputDType(1));
   DFC_ASSIGN_OR_RETURN(SymbolicShape sx, ctx.InputShape(0));
@@ -175,7 +175,7 @@ FunPtr ClipFun(DType d) {
 }
 
 absl::StatusOr<std::vector<ExprPtr>> TranslateClipByValue(const TranslateContext& ctx) {
-  DFC_RETURN_IF_ERROR(CheckArity(ctx, 3));
+  DFC_RETURN_IF_ERROR(ctx.CheckNumInputs(3));
   DFC_ASSIGN_OR_RETURN(DType d, ctx.InputDType(0));
   if (!IsNumeric(d)) {
     return ctx.Error(absl::StrCat("ClipByValue is not defined for dtype ", DTypeName(d)));
@@ -243,7 +243,7 @@ FunPtr BucketizeFun(DType d, const std::vector<float>& boundaries) {
 }
 
 absl::StatusOr<std::vector<ExprPtr>> TranslateBucketize(const TranslateContext& ctx) {
-  DFC_RETURN_IF_ERROR(CheckArity(ctx, 1));
+  DFC_RETURN_IF_ERROR(ctx.CheckNumInputs(1));
   constexpr DType kDTypes[] = {DType::kInt32, DType::kInt64, DType::kFloat, DType::kDouble};
   DFC_ASSIGN_OR_RETURN(DType d, CommonDType(ctx, kDTypes, 1));
   DFC_ASSIGN_OR_RETURN(AttrList list, ctx.node().GetList("boundaries"));
@@ -334,7 +334,7 @@ absl::StatusOr<std::vector<ExprPtr>> TranslateFakeQuant(const TranslateContext& 
   const absl::string_view op = ctx.node().op;
   const bool args = op == "FakeQuantWithMinMaxArgs";
   const bool per_channel = op == "FakeQuantWithMinMaxVarsPerChannel";
-  DFC_RETURN_IF_ERROR(CheckArity(ctx, args ? 1 : 3));
+  DFC_RETURN_IF_ERROR(ctx.CheckNumInputs(args ? 1 : 3));
   DFC_ASSIGN_OR_RETURN(DType d, ctx.InputDType(0));
   if (d != DType::kFloat) {
     return ctx.Error(absl::StrCat("input 0 has dtype ", DTypeName(d), ", expected float32"));

@@ -20,11 +20,6 @@
 namespace dfc::ir::layout {
 namespace {
 
-absl::Status CheckArity(const TranslateContext& ctx, int n) {
-  if (ctx.num_inputs() == n) return absl::OkStatus();
-  return ctx.Error(absl::StrCat("expects ", n, " inputs, got ", ctx.num_inputs()));
-}
-
 absl::Status CheckIndexDType(const TranslateContext& ctx, int i, absl::string_view what) {
   DFC_ASSIGN_OR_RETURN(DType d, ctx.InputDType(i));
   if (d == DType::kInt32 || d == DType::kInt64) return absl::OkStatus();
@@ -36,7 +31,7 @@ absl::Status CheckIndexDType(const TranslateContext& ctx, int i, absl::string_vi
 // out[j] = in[(j - total) mod n] along each rolled dimension of size n, the shifts of one axis
 // summed. The sizes must be known: the shift is reduced modulo each.
 Outputs TranslateRoll(const TranslateContext& ctx) {
-  DFC_RETURN_IF_ERROR(CheckArity(ctx, 3));
+  DFC_RETURN_IF_ERROR(ctx.CheckNumInputs(3));
   DFC_ASSIGN_OR_RETURN(ExprPtr input, ctx.Input(0));
   const int rank = Rank(input);
   if (rank < 1) return ctx.Error(absl::StrCat("input must be 1-D or higher, got ", DebugType(input)));
@@ -91,7 +86,7 @@ FunPtr ReversedPositionFun(DType lengths) {
 // With batch_dim and seq_dim moved to the front (a transpose, a view), each batch entry's
 // rows are zipped with its length and read back through At at the reversed positions.
 Outputs TranslateReverseSequence(const TranslateContext& ctx) {
-  DFC_RETURN_IF_ERROR(CheckArity(ctx, 2));
+  DFC_RETURN_IF_ERROR(ctx.CheckNumInputs(2));
   DFC_ASSIGN_OR_RETURN(ExprPtr input, ctx.Input(0));
   DFC_ASSIGN_OR_RETURN(ExprPtr lengths, ctx.Input(1));
   DFC_RETURN_IF_ERROR(CheckIndexDType(ctx, 1, "seq_lengths"));
@@ -150,7 +145,7 @@ Outputs TranslateReverseSequence(const TranslateContext& ctx) {
 // out[i...] = params[indices[i..., 0], ..., indices[i..., K-1], ...]: each index tuple read
 // coordinate by coordinate, each coordinate an At into what the previous one selected.
 Outputs TranslateGatherNd(const TranslateContext& ctx) {
-  DFC_RETURN_IF_ERROR(CheckArity(ctx, 2));
+  DFC_RETURN_IF_ERROR(ctx.CheckNumInputs(2));
   DFC_RETURN_IF_ERROR(CheckIndexDType(ctx, 1, "indices"));
   DFC_ASSIGN_OR_RETURN(ExprPtr params, ctx.Input(0));
   DFC_ASSIGN_OR_RETURN(ExprPtr indices, ctx.Input(1));

@@ -290,11 +290,6 @@ absl::Status CheckDType(const TranslateContext& ctx, int i, std::span<const DTyp
   return ctx.Error(absl::StrCat(what, " must be ", names, ", got ", DTypeName(d)));
 }
 
-absl::Status CheckNumInputs(const TranslateContext& ctx, int n) {
-  if (ctx.num_inputs() == n) return absl::OkStatus();
-  return ctx.Error(absl::StrCat("expects ", n, " inputs, got ", ctx.num_inputs()));
-}
-
 constexpr DType kFloatOnly[] = {DType::kFloat};
 constexpr DType kHalfOrFloat[] = {DType::kHalf, DType::kFloat};
 
@@ -354,7 +349,7 @@ absl::StatusOr<ExprPtr> MapVectors(std::vector<ExprPtr> vectors, std::vector<Exp
 // runtime/reference/normalization.cc for what each holds.
 template <int kVersion>
 absl::StatusOr<std::vector<ExprPtr>> TranslateFusedBatchNorm(const TranslateContext& ctx) {
-  DFC_RETURN_IF_ERROR(CheckNumInputs(ctx, 5));
+  DFC_RETURN_IF_ERROR(ctx.CheckNumInputs(5));
   DFC_RETURN_IF_ERROR(CheckDType(ctx, 0, XTypes(kVersion), "x"));
   const char* const names[] = {"x", "scale", "offset", "mean", "variance"};
   for (int i = 1; i < 5; ++i) DFC_RETURN_IF_ERROR(CheckDType(ctx, i, kFloatOnly, names[i]));
@@ -460,7 +455,7 @@ absl::StatusOr<std::vector<ExprPtr>> TranslateFusedBatchNorm(const TranslateCont
 template <int kVersion>
 absl::StatusOr<std::vector<ExprPtr>> TranslateFusedBatchNormGrad(const TranslateContext& ctx) {
   const int inputs = kVersion == 3 ? 6 : 5;
-  DFC_RETURN_IF_ERROR(CheckNumInputs(ctx, inputs));
+  DFC_RETURN_IF_ERROR(ctx.CheckNumInputs(inputs));
   const char* const names[] = {"y_backprop",     "x", "scale", "reserve_space_1", "reserve_space_2",
                                "reserve_space_3"};
   for (int i : {0, 1}) DFC_RETURN_IF_ERROR(CheckDType(ctx, i, XTypes(kVersion), names[i]));
@@ -606,7 +601,7 @@ absl::StatusOr<ExprPtr> Norms(const ExprPtr& row, const LrnParams& p) {
 
 // LRN(input): out = in / norm^beta over the channels of each pixel.
 absl::StatusOr<std::vector<ExprPtr>> TranslateLrn(const TranslateContext& ctx) {
-  DFC_RETURN_IF_ERROR(CheckNumInputs(ctx, 1));
+  DFC_RETURN_IF_ERROR(ctx.CheckNumInputs(1));
   DFC_RETURN_IF_ERROR(CheckLrnInput(ctx, 0, "input"));
   DFC_ASSIGN_OR_RETURN(const LrnParams p, ReadLrnParams(ctx));
   DFC_ASSIGN_OR_RETURN(const ExprPtr x, ctx.Input(0));
@@ -626,7 +621,7 @@ absl::StatusOr<std::vector<ExprPtr>> TranslateLrn(const TranslateContext& ctx) {
 //   dx[k] = dy[k] norm_k^-beta - 2 alpha beta in[k] Σ_{j in k's window} dy[j] out[j] / norm_j,
 // the norms and the terms each computed once a row and bound with a Let.
 absl::StatusOr<std::vector<ExprPtr>> TranslateLrnGrad(const TranslateContext& ctx) {
-  DFC_RETURN_IF_ERROR(CheckNumInputs(ctx, 3));
+  DFC_RETURN_IF_ERROR(ctx.CheckNumInputs(3));
   const char* const names[] = {"input_grads", "input_image", "output_image"};
   for (int i = 0; i < 3; ++i) DFC_RETURN_IF_ERROR(CheckLrnInput(ctx, i, names[i]));
   std::vector<ExprPtr> in(3);

@@ -47,11 +47,6 @@ namespace {
 
 constexpr int kSpatialRank = 2;  // TensorFlow's pool gradients are 2-D
 
-absl::Status CheckNumInputs(const TranslateContext& ctx, int n) {
-  if (ctx.num_inputs() == n) return absl::OkStatus();
-  return ctx.Error(absl::StrCat("expects ", n, " inputs, got ", ctx.num_inputs()));
-}
-
 // float16 is computed in float.
 DType ComputeDType(DType d) { return d == DType::kHalf ? DType::kFloat : d; }
 
@@ -270,7 +265,7 @@ absl::StatusOr<ExprPtr> SumTo(const ExprPtr& line, DType acc, DType d) {
 // MaxPoolGrad(orig_input, orig_output, grad) and MaxPoolGradV2(..., ksize, strides).
 template <bool kV2>
 absl::StatusOr<std::vector<ExprPtr>> TranslateMaxPoolGrad(const TranslateContext& ctx) {
-  DFC_RETURN_IF_ERROR(CheckNumInputs(ctx, kV2 ? 5 : 3));
+  DFC_RETURN_IF_ERROR(ctx.CheckNumInputs(kV2 ? 5 : 3));
   DFC_ASSIGN_OR_RETURN(ExprPtr x, ctx.Input(0));
   DFC_ASSIGN_OR_RETURN(ExprPtr orig_output, ctx.Input(1));
   DFC_ASSIGN_OR_RETURN(ExprPtr grad, ctx.Input(2));
@@ -345,7 +340,7 @@ absl::StatusOr<std::vector<ExprPtr>> TranslateMaxPoolGrad(const TranslateContext
 
 // AvgPoolGrad(orig_input_shape, grad).
 absl::StatusOr<std::vector<ExprPtr>> TranslateAvgPoolGrad(const TranslateContext& ctx) {
-  DFC_RETURN_IF_ERROR(CheckNumInputs(ctx, 2));
+  DFC_RETURN_IF_ERROR(ctx.CheckNumInputs(2));
   DFC_ASSIGN_OR_RETURN(DType shape_dtype, ctx.InputDType(0));
   if (shape_dtype != DType::kInt32) {
     return ctx.Error(absl::StrCat("orig_input_shape must be int32, got ", DTypeName(shape_dtype)));
@@ -434,7 +429,7 @@ absl::StatusOr<std::vector<ExprPtr>> TranslateAvgPoolGrad(const TranslateContext
 
 // MaxPoolWithArgmax(input) -> (output, argmax), NHWC only.
 absl::StatusOr<std::vector<ExprPtr>> TranslateMaxPoolWithArgmax(const TranslateContext& ctx) {
-  DFC_RETURN_IF_ERROR(CheckNumInputs(ctx, 1));
+  DFC_RETURN_IF_ERROR(ctx.CheckNumInputs(1));
   DFC_ASSIGN_OR_RETURN(DType d, ctx.InputDType(0));
   if (!DTypeInClass(d, kNumbers)) {
     return ctx.Error(absl::StrCat("MaxPoolWithArgmax is not defined for dtype ", DTypeName(d),

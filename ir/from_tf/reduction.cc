@@ -43,11 +43,6 @@ absl::Status CheckDType(const TranslateContext& ctx, DType d, bool ok, absl::str
                                 " (expected ", expected, ")"));
 }
 
-absl::Status CheckNumInputs(const TranslateContext& ctx, int n) {
-  if (ctx.num_inputs() == n) return absl::OkStatus();
-  return ctx.Error(absl::StrCat("expects ", n, " inputs, got ", ctx.num_inputs()));
-}
-
 // The highest (or lowest) value of an integer or bool dtype.
 Scalar IntLimit(DType d, bool highest) {
   return DispatchDType(d, [&]<typename T>() {
@@ -93,9 +88,7 @@ std::string ArithText(Arith op, DType acc) {
         return "acc + x * x";
     }
   }
-  const std::string wide = SizeOf(acc) == 8 ? "ulong" : "uint";
-  const char* sign = op == Arith::kMul ? "*" : "+";
-  return absl::Substitute("($0)(($1)acc $2 ($1)x)", OpenCLType(acc), wide, sign);
+  return WrappingArithText(acc, "acc", op == Arith::kMul ? "*" : "+", "x");
 }
 
 // The host twin of ArithText: `x` (any dtype) is converted to `acc_dtype` first.
@@ -417,7 +410,7 @@ Folding ReducerFor(ReduceKind kind, DType d) {
 
 template <ReduceKind kind>
 absl::StatusOr<std::vector<ExprPtr>> TranslateReduce(const TranslateContext& ctx) {
-  DFC_RETURN_IF_ERROR(CheckNumInputs(ctx, 2));
+  DFC_RETURN_IF_ERROR(ctx.CheckNumInputs(2));
   DFC_ASSIGN_OR_RETURN(ExprPtr x, ctx.Input(0));
   const DType d = BaseDType(x->type);
   constexpr bool kLogical = kind == ReduceKind::kAll || kind == ReduceKind::kAny;
@@ -437,7 +430,7 @@ absl::StatusOr<std::vector<ExprPtr>> TranslateReduce(const TranslateContext& ctx
 
 // L2Loss(t) = sum(t^2) / 2, a scalar.
 absl::StatusOr<std::vector<ExprPtr>> TranslateL2Loss(const TranslateContext& ctx) {
-  DFC_RETURN_IF_ERROR(CheckNumInputs(ctx, 1));
+  DFC_RETURN_IF_ERROR(ctx.CheckNumInputs(1));
   DFC_ASSIGN_OR_RETURN(ExprPtr t, ctx.Input(0));
   const DType d = BaseDType(t->type);
   DFC_RETURN_IF_ERROR(CheckDType(ctx, d, IsFloating(d), "float16, float32 or float64"));
@@ -452,7 +445,7 @@ absl::StatusOr<std::vector<ExprPtr>> TranslateL2Loss(const TranslateContext& ctx
 
 // BiasAddGrad(out_backprop): the sum over every dimension but the channel one.
 absl::StatusOr<std::vector<ExprPtr>> TranslateBiasAddGrad(const TranslateContext& ctx) {
-  DFC_RETURN_IF_ERROR(CheckNumInputs(ctx, 1));
+  DFC_RETURN_IF_ERROR(ctx.CheckNumInputs(1));
   DFC_ASSIGN_OR_RETURN(ExprPtr g, ctx.Input(0));
   const DType d = BaseDType(g->type);
   DFC_RETURN_IF_ERROR(CheckDType(ctx, d, IsNumeric(d), "a number type"));
@@ -517,7 +510,7 @@ FunPtr ArgIndexFun(bool is_max, DType v, DType d, DType index) {
 
 template <bool is_max>
 absl::StatusOr<std::vector<ExprPtr>> TranslateArg(const TranslateContext& ctx) {
-  DFC_RETURN_IF_ERROR(CheckNumInputs(ctx, 2));
+  DFC_RETURN_IF_ERROR(ctx.CheckNumInputs(2));
   DFC_ASSIGN_OR_RETURN(ExprPtr x, ctx.Input(0));
   const DType d = BaseDType(x->type);
   DFC_RETURN_IF_ERROR(
@@ -584,7 +577,7 @@ absl::StatusOr<ExprPtr> Reversed(const ExprPtr& line, const ArithExpr& n) {
 
 template <bool is_prod>
 absl::StatusOr<std::vector<ExprPtr>> TranslateScan(const TranslateContext& ctx) {
-  DFC_RETURN_IF_ERROR(CheckNumInputs(ctx, 2));
+  DFC_RETURN_IF_ERROR(ctx.CheckNumInputs(2));
   DFC_ASSIGN_OR_RETURN(ExprPtr x, ctx.Input(0));
   const DType d = BaseDType(x->type);
   DFC_RETURN_IF_ERROR(CheckDType(ctx, d, IsNumeric(d), "a number type"));

@@ -48,6 +48,15 @@ std::string OpenCLType(DType dtype) {
   return "";
 }
 
+std::string WideUnsignedType(DType dtype) { return SizeOf(dtype) == 8 ? "ulong" : "uint"; }
+
+std::string WrappingArithText(DType dtype, absl::string_view a, absl::string_view op,
+                              absl::string_view b) {
+  if (IsFloating(dtype)) return absl::StrCat(a, " ", op, " ", b);
+  return absl::Substitute("($0)(($1)$2 $3 ($1)$4)", OpenCLType(dtype), WideUnsignedType(dtype), a,
+                          op, b);
+}
+
 std::string FloatLiteral(DType dtype, double value) {
   const bool single = dtype != DType::kDouble;
   if (single) value = static_cast<float>(value);

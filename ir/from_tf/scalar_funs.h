@@ -9,6 +9,7 @@
 #include <string>
 #include <type_traits>
 
+#include "absl/strings/string_view.h"
 #include "graph/dtype.h"
 #include "graph/half.h"
 #include "ir/expr.h"
@@ -24,6 +25,14 @@ std::string OpenCLType(DType dtype);
 // `value` rounded to the compute type of `dtype` (float for float16) and printed as an OpenCL C
 // floating literal that reads back exactly: "0.5f", "1.0", "-INFINITY", "NAN".
 std::string FloatLiteral(DType dtype, double value);
+
+// The unsigned type integer arithmetic on `dtype` wraps in: "uint", or "ulong" for 64 bits (at
+// least 32 bits, so that nothing promotes back to int: ushort * ushort overflows int).
+std::string WideUnsignedType(DType dtype);
+// `a op b` (op one of + - *) in the compute type of `dtype`: plain for floats, and for integers
+// computed in WideUnsignedType and converted back, so that it wraps modulo 2^bits.
+std::string WrappingArithText(DType dtype, absl::string_view a, absl::string_view op,
+                              absl::string_view b);
 
 // Cast(from -> to) with the reference's rules: float to integer truncates toward zero, and NaN
 // or out-of-range values give INT_MIN (narrow types keep int32's low bits; uint64 gives 0,

@@ -84,14 +84,11 @@ Scalar Initial(Reduction r, DType d) {
 // The reduction's step, in d's own arithmetic as the reference's Step: integers wrap, half
 // rounds after each step; Max and Min keep x unless acc strictly beats it.
 std::string StepText(Reduction r, DType d) {
-  const std::string t = OpenCLType(d);
-  const std::string w = SizeOf(d) == 8 ? "ulong" : "uint";
-  const bool integer = !IsFloating(d);
   switch (r) {
     case Reduction::kSum:
-      return integer ? absl::StrCat("(", t, ")((", w, ")acc + (", w, ")x)") : "acc + x";
+      return WrappingArithText(d, "acc", "+", "x");
     case Reduction::kProd:
-      return integer ? absl::StrCat("(", t, ")((", w, ")acc * (", w, ")x)") : "acc * x";
+      return WrappingArithText(d, "acc", "*", "x");
     case Reduction::kMax:
       return "x < acc ? acc : x";
     case Reduction::kMin:
@@ -144,11 +141,18 @@ FunPtr ClampNegativeFun(DType id) {
                      });
 }
 
+// [rows, row...] as [row..., rows] (a view): each element of a row becomes a column over the
+// rows, which the masked fold reads in order.
+absl::StatusOr<ExprPtr> RowsInnermost(const ExprPtr& rows, int row_rank) {
+  std::vector<int> perm(row_rank + 1);
+  std::iota(perm.begin(), perm.end() - 1, 1);
+  perm.back() = 0;
+  return TransposeTensor(rows, perm);
+}
+
 absl::StatusOr<std::vector<ExprPtr>> TranslateUnsortedSegment(const TranslateContext& ctx) {
   const Reduction r = FindReduction(ctx.node().op);
-  if (ctx.num_inputs() != 3) {
-    return ctx.Error(absl::StrCat("expects 3 inputs, got ", ctx.num_inputs()));
-  }
+  DFC_RETURN_IF_ERROR(ctx.CheckNumInputs(3));
   DFC_ASSIGN_OR_RETURN(ExprPtr data, ctx.Input(0));
   DFC_ASSIGN_OR_RETURN(ExprPtr ids, ctx.Input(1));
   const DType d = BaseDType(data->type);
@@ -200,10 +204,7 @@ absl::StatusOr<std::vector<ExprPtr>> TranslateUnsortedSegment(const TranslateCon
       DFC_ASSIGN_OR_RETURN(rows, JoinLeading(data, id_rank));
       DFC_ASSIGN_OR_RETURN(flat_ids, Flatten(ids));
     }
-    std::vector<int> perm(row_rank + 1);
-    std::iota(perm.begin(), perm.end() - 1, 1);
-    perm.back() = 0;
-    DFC_ASSIGN_OR_RETURN(ExprPtr columns, TransposeTensor(rows, perm));
+    DFC_ASSIGN_OR_RETURN(ExprPtr columns, RowsInnermost(rows, row_rank));
     DFC_ASSIGN_OR_RETURN(ExprPtr segment_numbers,
                          Call(Iota(ArithExpr(segments), DType::kInt64), {}));
     return MapOver(
@@ -262,18 +263,13 @@ const NdScatterOp& FindNdScatter(absl::string_view op) {
 // subtracts as !=, Max and Min take x only where it strictly beats acc (so a NaN update leaves
 // the element).
 std::string CombineText(Combine c, DType d) {
-  const std::string t = OpenCLType(d);
-  const std::string w = SizeOf(d) == 8 ? "ulong" : "uint";
-  const bool integer = IsInteger(d);
   switch (c) {
     case Combine::kAssign:
       return "x";
     case Combine::kAdd:
-      if (d == DType::kBool) return "acc || x";
-      return integer ? absl::StrCat("(", t, ")((", w, ")acc + (", w, ")x)") : "acc + x";
+      return d == DType::kBool ? "acc || x" : WrappingArithText(d, "acc", "+", "x");
     case Combine::kSub:
-      if (d == DType::kBool) return "acc != x";
-      return integer ? absl::StrCat("(", t, ")((", w, ")acc - (", w, ")x)") : "acc - x";
+      return d == DType::kBool ? "acc != x" : WrappingArithText(d, "acc", "-", "x");
     case Combine::kMax:
       return "acc < x ? x : acc";
     case Combine::kMin:
@@ -368,8 +364,9 @@ absl::Status CheckNdShapes(const TranslateContext& ctx, const SymbolicShape& sha
     return ctx.Error(absl::StrCat(what, " (indices ", ShapeToString(indices), ", updates ",
                                   ShapeToString(updates), ", output ", ShapeToString(shape), ")"));
   };
-  if (indices.empty() || updates.empty())
+  if (indices.empty() || updates.empty()) {
     return message("indices and updates must have rank 1 or more");
+  }
   if (shape.empty()) return message("the output must have rank 1 or more");
   if (depth < 1 || depth > 7) return message("indices.shape[-1] must be between 1 and 7");
   if (depth > static_cast<int64_t>(shape.size())) {
@@ -377,8 +374,9 @@ absl::Status CheckNdShapes(const TranslateContext& ctx, const SymbolicShape& sha
   }
   SymbolicShape expected(indices.begin(), indices.end() - (indices.size() > 1 ? 1 : 0));
   expected.insert(expected.end(), shape.begin() + depth, shape.end());
-  if (expected != updates)
+  if (expected != updates) {
     return message("updates must have shape indices.shape[:-1] + shape[depth:]");
+  }
   // Both empty or both not, and not empty for an empty output: decided where the counts are
   // known, refused where they are not.
   const std::optional<int64_t> n_indices = NumElements(indices).AsConstant();
@@ -398,9 +396,7 @@ absl::Status CheckNdShapes(const TranslateContext& ctx, const SymbolicShape& sha
 
 absl::StatusOr<std::vector<ExprPtr>> TranslateNdScatter(const TranslateContext& ctx) {
   const NdScatterOp& op = FindNdScatter(ctx.node().op);
-  if (ctx.num_inputs() != 3) {
-    return ctx.Error(absl::StrCat("expects 3 inputs, got ", ctx.num_inputs()));
-  }
+  DFC_RETURN_IF_ERROR(ctx.CheckNumInputs(3));
   const int index_input = op.has_base ? 1 : 0;
   const int update_input = op.has_base ? 2 : 1;
   DFC_ASSIGN_OR_RETURN(ExprPtr indices, ctx.Input(index_input));
@@ -465,10 +461,7 @@ absl::StatusOr<std::vector<ExprPtr>> TranslateNdScatter(const TranslateContext& 
     if (batch_rank > 1) {
       DFC_ASSIGN_OR_RETURN(update_rows, JoinLeading(updates, batch_rank));
     }
-    std::vector<int> perm(rest_rank + 1);
-    std::iota(perm.begin(), perm.end() - 1, 1);
-    perm.back() = 0;
-    DFC_ASSIGN_OR_RETURN(ExprPtr columns, TransposeTensor(update_rows, perm));
+    DFC_ASSIGN_OR_RETURN(ExprPtr columns, RowsInnermost(update_rows, rest_rank));
     // Over the addressed positions p0..p(K-1), outermost first, then the slice's elements.
     std::vector<ExprPtr> positions;
     std::function<absl::StatusOr<ExprPtr>(ExprPtr, int)> over =

@@ -237,16 +237,11 @@ absl::Status CheckFloating(const TranslateContext& ctx, DType d) {
                                 " (expected float16, float32 or float64)"));
 }
 
-absl::Status CheckNumInputs(const TranslateContext& ctx, int n) {
-  if (ctx.num_inputs() == n) return absl::OkStatus();
-  return ctx.Error(absl::StrCat("expects ", n, " inputs, got ", ctx.num_inputs()));
-}
-
 // --- the ops -----------------------------------------------------------------------------------
 
 template <bool log>
 absl::StatusOr<std::vector<ExprPtr>> TranslateSoftmax(const TranslateContext& ctx) {
-  DFC_RETURN_IF_ERROR(CheckNumInputs(ctx, 1));
+  DFC_RETURN_IF_ERROR(ctx.CheckNumInputs(1));
   DFC_ASSIGN_OR_RETURN(ExprPtr logits, ctx.Input(0));
   const DType t = BaseDType(logits->type);
   DFC_RETURN_IF_ERROR(CheckFloating(ctx, t));
@@ -274,7 +269,7 @@ absl::StatusOr<std::vector<ExprPtr>> TranslateSoftmax(const TranslateContext& ct
 // SoftmaxCrossEntropyWithLogits(features, labels) -> (loss [batch], backprop [batch, classes]),
 // the inputs broadcast against each other to a matrix.
 absl::StatusOr<std::vector<ExprPtr>> TranslateCrossEntropy(const TranslateContext& ctx) {
-  DFC_RETURN_IF_ERROR(CheckNumInputs(ctx, 2));
+  DFC_RETURN_IF_ERROR(ctx.CheckNumInputs(2));
   DFC_ASSIGN_OR_RETURN(ExprPtr features, ctx.Input(0));
   DFC_ASSIGN_OR_RETURN(ExprPtr labels, ctx.Input(1));
   const DType t = BaseDType(features->type);
@@ -350,7 +345,7 @@ absl::StatusOr<std::vector<ExprPtr>> TranslateCrossEntropy(const TranslateContex
 
 // SparseSoftmaxCrossEntropyWithLogits(features [batch, classes], labels [batch]).
 absl::StatusOr<std::vector<ExprPtr>> TranslateSparseCrossEntropy(const TranslateContext& ctx) {
-  DFC_RETURN_IF_ERROR(CheckNumInputs(ctx, 2));
+  DFC_RETURN_IF_ERROR(ctx.CheckNumInputs(2));
   DFC_ASSIGN_OR_RETURN(ExprPtr features, ctx.Input(0));
   DFC_ASSIGN_OR_RETURN(ExprPtr labels, ctx.Input(1));
   const DType t = BaseDType(features->type);

@@ -42,11 +42,6 @@ Scalar Zero(const ExprPtr& x) {
   return IsFloating(d) ? Scalar::Float(d, 0) : Scalar::Int(d, 0);
 }
 
-absl::Status CheckNumInputs(const TranslateContext& ctx, int n) {
-  if (ctx.num_inputs() == n) return absl::OkStatus();
-  return ctx.Error(absl::StrCat("expects ", n, " inputs, got ", ctx.num_inputs()));
-}
-
 absl::Status CheckClass(const TranslateContext& ctx, const ExprPtr& x, unsigned classes) {
   const DType d = BaseDType(x->type);
   if (DTypeInClass(d, classes)) return absl::OkStatus();
@@ -258,7 +253,7 @@ absl::StatusOr<ExprPtr> BatchToSpaceOf(const TranslateContext& ctx, ExprPtr x,
 // block_size attribute when `v1`; BatchToSpace likewise with crops.
 template <bool to_batch, bool v1>
 Outputs TranslateSpaceBatch(const TranslateContext& ctx) {
-  DFC_RETURN_IF_ERROR(CheckNumInputs(ctx, v1 ? 2 : 3));
+  DFC_RETURN_IF_ERROR(ctx.CheckNumInputs(v1 ? 2 : 3));
   DFC_ASSIGN_OR_RETURN(ExprPtr x, ctx.Input(0));
   DFC_RETURN_IF_ERROR(CheckClass(ctx, x, kNumbers));
   int64_t block_size = 0;
@@ -287,7 +282,7 @@ Outputs TranslateSpaceBatch(const TranslateContext& ctx) {
 // splits the depth into (i, j, d) and joins (y, i) and (x, j). NCHW is read through a transpose.
 template <bool to_space>
 Outputs TranslateDepthSpace(const TranslateContext& ctx) {
-  DFC_RETURN_IF_ERROR(CheckNumInputs(ctx, 1));
+  DFC_RETURN_IF_ERROR(ctx.CheckNumInputs(1));
   DFC_ASSIGN_OR_RETURN(ExprPtr x, ctx.Input(0));
   DFC_RETURN_IF_ERROR(CheckClass(ctx, x, kAll));
   DFC_ASSIGN_OR_RETURN(const int64_t b, ReadBlockSize(ctx));

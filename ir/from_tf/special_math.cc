@@ -36,11 +36,6 @@
 namespace dfc::ir {
 namespace elementwise {
 
-absl::Status CheckArity(const TranslateContext& ctx, int n) {
-  if (ctx.num_inputs() == n) return absl::OkStatus();
-  return ctx.Error(absl::StrCat("expects ", n, " inputs, got ", ctx.num_inputs()));
-}
-
 absl::StatusOr<DType> CommonDType(const TranslateContext& ctx, std::span<const DType> dtypes,
                                   int num_inputs) {
   DFC_ASSIGN_OR_RETURN(DType d, ctx.InputDType(0));
@@ -72,7 +67,6 @@ absl::StatusOr<ExprPtr> BroadcastCall(const TranslateContext& ctx, std::vector<E
 namespace {
 
 using elementwise::BroadcastCall;
-using elementwise::CheckArity;
 using elementwise::CommonDType;
 using elementwise::kFloatDouble;
 using elementwise::kHalfFloatDouble;
@@ -347,7 +341,7 @@ absl::Status CheckScalarsOrOneShape(const TranslateContext& ctx) {
 // out = Cast(f(Cast(x, double)...), T) over the broadcast shape.
 absl::StatusOr<std::vector<ExprPtr>> TranslateSpecial(const TranslateContext& ctx) {
   const SpecialOp& op = FindSpecialOp(ctx.node().op);
-  DFC_RETURN_IF_ERROR(CheckArity(ctx, op.arity));
+  DFC_RETURN_IF_ERROR(ctx.CheckNumInputs(op.arity));
   DFC_ASSIGN_OR_RETURN(DType d, CommonDType(ctx, op.dtypes, op.arity));
   if (op.arity == 3) DFC_RETURN_IF_ERROR(CheckScalarsOrOneShape(ctx));
   std::vector<ExprPtr> operands;

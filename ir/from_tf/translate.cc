@@ -57,6 +57,11 @@ bool Indexable(const TypePtr& type) {
 
 }  // namespace
 
+absl::Status TranslateContext::CheckNumInputs(int n) const {
+  if (num_inputs() == n) return absl::OkStatus();
+  return Error(absl::StrCat("expects ", n, " inputs, got ", num_inputs()));
+}
+
 absl::StatusOr<ExprPtr> TranslateContext::Input(int i) const {
   if (i < 0 || i >= num_inputs()) {
     return Error(absl::StrCat("has ", num_inputs(), " inputs, expected at least ", i + 1));

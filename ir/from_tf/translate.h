@@ -47,6 +47,8 @@ class TranslateContext {
 
   // InvalidArgument prefixed with the node's name and op.
   absl::Status Error(absl::string_view message) const { return node_.Error(message); }
+  // OK if the node has exactly n inputs, else "expects n inputs, got m" naming the node.
+  absl::Status CheckNumInputs(int n) const;
 
  private:
   const Node& node_;

@@ -75,7 +75,7 @@ BodyText ByKind(Bodies b) {
                               : !IsSigned(d) && !b.uints.empty() ? b.uints
                                                                  : b.ints;
     DFC_CHECK(!text.empty());
-    return absl::Substitute(text, OpenCLType(d), SizeOf(d) == 8 ? "ulong" : "uint");
+    return absl::Substitute(text, OpenCLType(d), WideUnsignedType(d));
   };
 }
 
