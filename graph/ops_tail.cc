@@ -49,8 +49,8 @@ void AddBitsFamilies(std::vector<OpDef>& t) {
 
 // Scatters and gathers by index, segment reductions, partitions.
 void AddIndexFamilies(std::vector<OpDef>& t) {
-  // On the host for now, with exact reference kernels (runtime/reference/scatter.cc and
-  // segment.cc); OPS.md places gathers, scatters and segment reductions on the device later.
+  // Every op has an exact reference kernel (runtime/reference/scatter.cc and segment.cc); the
+  // ones placed on the device translate to masked folds (ir/from_tf/scatter.cc).
   const AttrSpec kT{"T", K::kType};
   const AttrSpec kTindices{"Tindices", K::kType};
   const AttrSpec kLocking{"use_locking", K::kBool};
