@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <limits>
 
 #include "absl/status/status.h"
@@ -41,10 +42,20 @@ absl::StatusOr<int64_t> NumElements(const Shape& shape) {
   return n;
 }
 
-Tensor::Tensor() : Tensor(DType::kFloat, {}, std::make_shared<std::vector<unsigned char>>(4)) {}
+namespace {
 
-Tensor::Tensor(DType dtype, Shape shape, std::shared_ptr<std::vector<unsigned char>> buffer)
-    : dtype_(dtype), shape_(std::move(shape)), buffer_(std::move(buffer)) {
+// `size` zeroed bytes of dfc's own.
+std::shared_ptr<unsigned char> NewBuffer(size_t size) {
+  auto buffer = std::make_shared<std::vector<unsigned char>>(size);
+  return std::shared_ptr<unsigned char>(buffer, buffer->data());
+}
+
+}  // namespace
+
+Tensor::Tensor() : Tensor(DType::kFloat, {}, NewBuffer(4)) {}
+
+Tensor::Tensor(DType dtype, Shape shape, std::shared_ptr<unsigned char> data)
+    : dtype_(dtype), shape_(std::move(shape)), data_(std::move(data)) {
   // Every caller passes a shape NumElements accepted; recomputing through it keeps a zero
   // dimension beside huge ones from overflowing on the way.
   absl::StatusOr<int64_t> n = NumElements(shape_);
@@ -66,9 +77,7 @@ absl::StatusOr<Tensor> Tensor::Create(DType dtype, Shape shape) {
         "tensor ", DTypeName(dtype), ShapeToString(shape), " needs ", *n, " elements of ",
         element_size, " bytes, over dfc's limit of ", kMaxTensorBytes, " bytes"));
   }
-  auto buffer =
-      std::make_shared<std::vector<unsigned char>>(static_cast<size_t>(*n * element_size));
-  Tensor t(dtype, std::move(shape), std::move(buffer));
+  Tensor t(dtype, std::move(shape), NewBuffer(static_cast<size_t>(*n * element_size)));
   if (dtype == DType::kString) {
     // Strings are host values of a few names and messages; a large count is a corrupt shape.
     constexpr int64_t kMaxStrings = int64_t{1} << 24;
@@ -87,6 +96,23 @@ absl::StatusOr<Tensor> Tensor::Strings(std::vector<std::string> values, Shape sh
     return absl::InvalidArgumentError(absl::StrCat(values.size(), " strings for ", t.DebugType()));
   }
   *t.strings_ = std::move(values);
+  return t;
+}
+
+absl::StatusOr<Tensor> Tensor::Borrowed(DType dtype, Shape shape, std::shared_ptr<const void> owner,
+                                        const void* bytes, size_t size) {
+  if (dtype == DType::kString || dtype == DType::kVariant || dtype == DType::kResource) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("a ", DTypeName(dtype), " tensor cannot borrow its elements"));
+  }
+  DFC_ASSIGN_OR_RETURN(Tensor t, ShapeOnly(dtype, std::move(shape)));
+  if (t.byte_size() != size) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(t.DebugType(), " needs ", t.byte_size(), " bytes, got ", size));
+  }
+  // Only the tensor's creator writes through mutable_data(), and nothing creates this one.
+  t.data_ = std::shared_ptr<unsigned char>(std::const_pointer_cast<void>(std::move(owner)),
+                                           static_cast<unsigned char*>(const_cast<void*>(bytes)));
   return t;
 }
 
@@ -116,7 +142,7 @@ absl::StatusOr<Tensor> Tensor::Reshaped(Shape shape) const {
                                                    ShapeToString(shape), ": ", num_elements_,
                                                    " elements against ", *n));
   }
-  Tensor t(dtype_, std::move(shape), buffer_);
+  Tensor t(dtype_, std::move(shape), data_);
   t.strings_ = strings_;
   t.variant_ = variant_;
   t.resource_ = resource_;
@@ -124,8 +150,8 @@ absl::StatusOr<Tensor> Tensor::Reshaped(Shape shape) const {
 }
 
 Tensor Tensor::Clone() const {
-  Tensor t(dtype_, shape_,
-           buffer_ ? std::make_shared<std::vector<unsigned char>>(*buffer_) : nullptr);
+  Tensor t(dtype_, shape_, data_ ? NewBuffer(byte_size()) : nullptr);
+  if (byte_size() > 0 && data_) std::memcpy(t.data_.get(), data_.get(), byte_size());
   if (strings_) t.strings_ = std::make_shared<std::vector<std::string>>(*strings_);
   t.variant_ = variant_;    // never changed once made
   t.resource_ = resource_;  // a handle's copy names the same state

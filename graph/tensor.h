@@ -64,6 +64,13 @@ class Tensor {
 
   // A string tensor of `values` (C order), whose count must match `shape`.
   static absl::StatusOr<Tensor> Strings(std::vector<std::string> values, Shape shape);
+  // A tensor over `bytes` (C order, `dtype` and `shape` as given), which `owner` keeps alive: a
+  // NumPy array fed from Python, taken without a copy. Like every tensor it is never written,
+  // and its owner must not change the bytes while a copy of the tensor lives. Fails as Create
+  // does, on a kString, kVariant or kResource dtype, and on a size that does not match.
+  static absl::StatusOr<Tensor> Borrowed(DType dtype, Shape shape,
+                                         std::shared_ptr<const void> owner, const void* bytes,
+                                         size_t size);
   // A variant scalar holding `value`.
   static Tensor OfVariant(std::shared_ptr<const Variant> value);
   // A resource scalar: a handle naming `value`.
@@ -87,8 +94,8 @@ class Tensor {
   int64_t num_elements() const { return num_elements_; }
   size_t byte_size() const { return static_cast<size_t>(num_elements_) * SizeOf(dtype_); }
 
-  const void* raw_data() const { return buffer_ ? buffer_->data() : nullptr; }
-  void* mutable_raw_data() { return buffer_ ? buffer_->data() : nullptr; }
+  const void* raw_data() const { return data_.get(); }
+  void* mutable_raw_data() { return data_.get(); }
 
   template <typename T>
   const T* data() const {
@@ -144,12 +151,14 @@ class Tensor {
   bool BitwiseEqual(const Tensor& other) const;
 
  private:
-  Tensor(DType dtype, Shape shape, std::shared_ptr<std::vector<unsigned char>> buffer);
+  Tensor(DType dtype, Shape shape, std::shared_ptr<unsigned char> data);
 
   DType dtype_;
   Shape shape_;
   int64_t num_elements_ = 1;
-  std::shared_ptr<std::vector<unsigned char>> buffer_;
+  // The elements: a buffer of dfc's own, or borrowed bytes whose owner the pointer keeps
+  // alive (shared_ptr's aliasing constructor). Null for ShapeOnly tensors.
+  std::shared_ptr<unsigned char> data_;
   std::shared_ptr<std::vector<std::string>> strings_;  // kString only
   std::shared_ptr<const Variant> variant_;             // kVariant only
   std::shared_ptr<Resource> resource_;                 // kResource only

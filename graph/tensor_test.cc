@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -85,6 +86,33 @@ TEST(TensorCreate, Errors) {
     EXPECT_THAT(Message(t.status()), HasSubstr(ShapeToString(shape)));
     EXPECT_THAT(Message(t.status()), HasSubstr("limit"));
   }
+}
+
+TEST(Tensor, BorrowedKeepsItsOwnerAliveAndIsNotCopied) {
+  auto owner = std::make_shared<std::vector<float>>(std::vector<float>{1, 2, 3, 4, 5, 6});
+  std::weak_ptr<std::vector<float>> watch = owner;
+  const float* bytes = owner->data();
+  absl::StatusOr<Tensor> t =
+      Tensor::Borrowed(DType::kFloat, {2, 3}, owner, bytes, 6 * sizeof(float));
+  ASSERT_TRUE(t.ok()) << t.status();
+  owner.reset();
+  EXPECT_FALSE(watch.expired());  // the tensor holds the owner
+  EXPECT_EQ(t->data<float>(), bytes);
+  EXPECT_EQ(t->data<float>()[5], 6.0f);
+  absl::StatusOr<Tensor> reshaped = t->Reshaped({6});
+  ASSERT_TRUE(reshaped.ok());
+  EXPECT_EQ(reshaped->data<float>(), bytes);
+  const Tensor copy = t->Clone();
+  EXPECT_NE(copy.data<float>(), bytes);
+  EXPECT_TRUE(copy.BitwiseEqual(*t));
+  *t = Tensor();
+  *reshaped = Tensor();
+  EXPECT_TRUE(watch.expired());  // the last tensor over the bytes released them
+
+  EXPECT_THAT(Message(Tensor::Borrowed(DType::kFloat, {2, 3}, nullptr, bytes, 20).status()),
+              HasSubstr("float32[2,3] needs 24 bytes, got 20"));
+  EXPECT_THAT(Message(Tensor::Borrowed(DType::kString, {1}, nullptr, bytes, 8).status()),
+              HasSubstr("cannot borrow"));
 }
 
 TEST(Tensor, DefaultFromVectorAndScalar) {
