@@ -14,6 +14,7 @@
 #include "runtime/device_session.h"
 #include "runtime/plan.h"
 #include "runtime/profiler/chrome_trace.h"
+#include "runtime/profiler/html_profile.h"
 #include "runtime/profiler/profiler.h"
 #include "runtime/profiler/report.h"
 #include "tools/cli.h"
@@ -22,10 +23,11 @@ namespace dfc::cli {
 namespace {
 
 constexpr char kUsage[] =
-    "usage: dfc profile GRAPH|PLAN_DIR|SAVED_MODEL_DIR [--fetch T[,T...]] [--feed NAME=FILE.npy]...\n"
+    "usage: dfc profile GRAPH|PLAN_DIR|SAVED_MODEL_DIR [--fetch T[,T...]] [--feed "
+    "NAME=FILE.npy]...\n"
     "               [--target NODE]... [--init NODE]... [--init-variables] [--batch N]\n"
-    "               [--steps K] [--warmup W] [--trace FILE] [--report] [--sort COLUMN]\n"
-    "               [--by-node] [--max-events N]\n"
+    "               [--steps K] [--warmup W] [--trace FILE] [--html FILE] [--report]\n"
+    "               [--sort COLUMN] [--by-node] [--max-events N]\n"
     "               [--device auto|cpu|gpu|amd|nvidia|intel|arm] [--platform N]\n"
     "  --fetch, --target, --init, --init-variables, --feed  as for `dfc run`; with no\n"
     "            --fetch and no --target, everything the graph computes, its initialisers\n"
@@ -35,7 +37,11 @@ constexpr char kUsage[] =
     "  --steps   profiled runs (default 10); --warmup  runs before them, not profiled, that\n"
     "            build the kernels (default 1)\n"
     "  --trace   write a Chrome trace (chrome://tracing, ui.perfetto.dev); .gz compresses it\n"
-    "  --report  print the report (the default without --trace): per kernel, transfer, span\n"
+    "  --html    write the profile as one self-contained HTML page: a timeline to zoom from the\n"
+    "            whole run to a step to a cluster's kernels, each kernel's fused graph nodes,\n"
+    "            and the report's tables, sortable\n"
+    "  --report  print the report (the default without --trace and --html): per kernel,\n"
+    "            transfer, span\n"
     "  --sort    the report's order: calls, total, min, max, ave, ratio, gbps, gflops, floor\n"
     "            (descending) or name (default total)\n"
     "  --by-node  add rows per graph node: each fused kernel's time shared by an estimate of\n"
@@ -54,6 +60,7 @@ int Profile(const std::vector<std::string>& argv) {
                                                {"steps", true},
                                                {"warmup", true},
                                                {"trace", true},
+                                               {"html", true},
                                                {"report"},
                                                {"sort", true},
                                                {"by-node"},
@@ -168,8 +175,24 @@ int Profile(const std::vector<std::string>& argv) {
     std::cerr << "dfc: wrote " << path << ": " << profile->host.size() << " host and "
               << profile->device.size() << " device events of " << *steps << " steps\n";
   }
-  if (args->Has("report") || !args->Has("trace")) {
-    absl::StatusOr<double> bandwidth = MeasureReadBandwidth(device.executor().context());
+  const bool report_asked = args->Has("report") || (!args->Has("trace") && !args->Has("html"));
+  absl::StatusOr<double> bandwidth = absl::UnavailableError("not measured");
+  if (report_asked || args->Has("html")) {
+    bandwidth = MeasureReadBandwidth(device.executor().context());
+  }
+  if (args->Has("html")) {
+    const std::string path = args->Get("html");
+    const profiler::HtmlOptions html{
+        .title = absl::StrCat("dfc profile: ", *steps, " steps of ",
+                              std::filesystem::path(source).filename().string()),
+        .read_bandwidth_gbps = bandwidth.ok() ? *bandwidth * 1e-9 : 0};
+    if (absl::Status s = profiler::WriteHtmlProfile(*profile, path, html); !s.ok()) {
+      return ReportError(s);
+    }
+    std::cerr << "dfc: wrote " << path << ": " << profile->host.size() << " host and "
+              << profile->device.size() << " device events of " << *steps << " steps\n";
+  }
+  if (report_asked) {
     absl::StatusOr<profiler::Report> report = profiler::BuildReport(
         *profile, {.sort_by = args->Get("sort", "total"),
                    .by_node = args->Has("by-node"),
