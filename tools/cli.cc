@@ -7,6 +7,7 @@
 #include <set>
 
 #include "absl/algorithm/container.h"
+#include "absl/strings/cord.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -149,6 +150,20 @@ absl::StatusOr<std::unique_ptr<DeviceExecutor>> OpenDeviceExecutor(
     const Args& args, DeviceExecutor::Options options) {
   DFC_ASSIGN_OR_RETURN(int platform, PlatformIndex(args));
   return DeviceExecutor::Open(args.Get("device", "auto"), platform, std::move(options));
+}
+
+namespace {
+constexpr absl::string_view kUsagePayload = "dfc.usage";
+}  // namespace
+
+absl::Status UsageError(absl::string_view message) {
+  absl::Status status = absl::InvalidArgumentError(message);
+  status.SetPayload(kUsagePayload, absl::Cord("1"));
+  return status;
+}
+
+bool IsUsageError(const absl::Status& status) {
+  return status.GetPayload(kUsagePayload).has_value();
 }
 
 int ReportError(const absl::Status& status) {

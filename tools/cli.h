@@ -5,6 +5,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <ostream>
 #include <set>
 #include <string>
 #include <vector>
@@ -114,6 +115,10 @@ int ReportFeedsError(const absl::Status& status, const std::string& usage);
 // need not be UTF-8: invalid bytes become U+FFFD instead of an exception.
 std::string DumpJson(const nlohmann::json& j);
 
+// An InvalidArgument error that a command reports as a usage error, with its usage text.
+absl::Status UsageError(absl::string_view message);
+bool IsUsageError(const absl::Status& status);
+
 // Prints "dfc: error: MESSAGE" on stderr and returns kExitInput.
 int ReportError(const absl::Status& status);
 // Prints "dfc: usage error: MESSAGE" and the command's usage on stderr; returns kExitUsage.
@@ -122,6 +127,10 @@ int ReportUsage(const std::string& message, const std::string& usage);
 // The commands; argv excludes "dfc" and the command name.
 int Inspect(const std::vector<std::string>& argv);
 int Compile(const std::vector<std::string>& argv);
+// `dfc compile` on parsed flags (CompileFlags), for the command and the Python module: writes
+// the plan, prints what it did to `out` and the tuner's progress to `progress` (may be null).
+std::vector<FlagSpec> CompileFlags();
+absl::Status CompileWithArgs(const Args& args, std::ostream& out, std::ostream* progress);
 int Run(const std::vector<std::string>& argv);
 int Conformance(const std::vector<std::string>& argv);
 int Bench(const std::vector<std::string>& argv);

@@ -64,43 +64,34 @@ absl::StatusOr<rewrite::DeviceProfile> ProfileFor(const std::string& device) {
 
 }  // namespace
 
-int Compile(const std::vector<std::string>& argv_in) {
-  std::vector<std::string> argv = argv_in;
-  for (std::string& a : argv) {
-    if (a == "-o") a = "--out";
-  }
-  absl::StatusOr<Args> args = ParseArgs(argv, {{"device", true},
-                                               {"out", true},
-                                               {"fetch", true, true},
-                                               {"target", true, true},
-                                               {"init", true, true},
-                                               {"init-variables"},
-                                               {"shape", true, true},
-                                               {"signature", true},
-                                               {"tune"},
-                                               {"batch", true},
-                                               {"budget", true},
-                                               {"tuning-db", true}});
-  if (!args.ok()) return ReportUsage(std::string(args.status().message()), kUsage);
-  if (args->positional.size() != 1) return ReportUsage("expected one GRAPH", kUsage);
-  if (!args->Has("out")) return ReportUsage("give the output directory with -o DIR", kUsage);
-  const std::string device = args->Get("device", "auto");
+std::vector<FlagSpec> CompileFlags() {
+  return {{"device", true},       {"out", true},        {"fetch", true, true},
+          {"target", true, true}, {"init", true, true}, {"init-variables"},
+          {"shape", true, true},  {"signature", true},  {"tune"},
+          {"batch", true},        {"budget", true},     {"tuning-db", true}};
+}
+
+absl::Status CompileWithArgs(const Args& args, std::ostream& out, std::ostream* progress) {
+  if (args.positional.size() != 1) return UsageError("expected one GRAPH");
+  if (!args.Has("out")) return UsageError("give the output directory with -o DIR");
+  const std::string device = args.Get("device", "auto");
   int64_t batch = 1024;
-  if (args->Has("batch") && (!absl::SimpleAtoi(args->Get("batch"), &batch) || batch < 1)) {
-    return ReportUsage("--batch takes a size >= 1", kUsage);
+  if (args.Has("batch") && (!absl::SimpleAtoi(args.Get("batch"), &batch) || batch < 1)) {
+    return UsageError("--batch takes a size >= 1");
   }
-  TuneOptions tune{.progress = &std::cerr, .progress_bar = isatty(STDERR_FILENO) != 0};
-  if (args->Has("budget") && !absl::SimpleAtod(args->Get("budget"), &tune.budget_seconds)) {
-    return ReportUsage("--budget takes seconds", kUsage);
+  TuneOptions tune{.progress = progress,
+                   .progress_bar = progress == &std::cerr && isatty(STDERR_FILENO) != 0};
+  if (args.Has("budget") && !absl::SimpleAtod(args.Get("budget"), &tune.budget_seconds)) {
+    return UsageError("--budget takes seconds");
   }
-  absl::StatusOr<TuningDb> db = TuningDb::Load(args->Get("tuning-db", DefaultTuningDbPath()));
-  if (!db.ok()) return ReportError(db.status());
+  absl::StatusOr<TuningDb> db = TuningDb::Load(args.Get("tuning-db", DefaultTuningDbPath()));
+  if (!db.ok()) return db.status();
   // The device tuning runs on (--tune), or whose recorded variants a compile takes: one of the
   // kind --device names, if one is present.
   std::unique_ptr<DeviceExecutor> executor;
-  if (args->Has("tune")) {
-    absl::StatusOr<std::unique_ptr<DeviceExecutor>> opened = OpenDeviceExecutor(*args, {});
-    if (!opened.ok()) return ReportError(opened.status());
+  if (args.Has("tune")) {
+    absl::StatusOr<std::unique_ptr<DeviceExecutor>> opened = OpenDeviceExecutor(args, {});
+    if (!opened.ok()) return opened.status();
     executor = *std::move(opened);
   }
   std::string tuned_device;
@@ -113,17 +104,17 @@ int Compile(const std::vector<std::string>& argv_in) {
   }
   absl::StatusOr<rewrite::DeviceProfile> profile =
       executor != nullptr ? executor->profile() : ProfileFor(device);
-  if (!profile.ok()) return ReportError(profile.status());
+  if (!profile.ok()) return profile.status();
 
-  const std::string& path = args->positional[0];
-  absl::StatusOr<std::optional<SavedModelInput>> opened = OpenSavedModel(path, *args);
-  if (!opened.ok()) return ReportError(opened.status());
+  const std::string& path = args.positional[0];
+  absl::StatusOr<std::optional<SavedModelInput>> opened = OpenSavedModel(path, args);
+  if (!opened.ok()) return opened.status();
   std::optional<SavedModelInput> saved_model = *std::move(opened);
   absl::StatusOr<Graph> graph = saved_model ? *saved_model->graph : LoadGraph(path);
-  if (!graph.ok()) return ReportError(graph.status());
-  PlanSpec spec{.targets = args->All("target"), .init = args->All("init"), .profile = *profile};
-  absl::StatusOr<std::vector<TensorId>> fetches = FetchList(*args);
-  if (!fetches.ok()) return ReportUsage(std::string(fetches.status().message()), kUsage);
+  if (!graph.ok()) return graph.status();
+  PlanSpec spec{.targets = args.All("target"), .init = args.All("init"), .profile = *profile};
+  absl::StatusOr<std::vector<TensorId>> fetches = FetchList(args);
+  if (!fetches.ok()) return UsageError(fetches.status().message());
   spec.fetches = *std::move(fetches);
   if (saved_model) {
     std::vector<Feed> no_feeds;
@@ -136,12 +127,12 @@ int Compile(const std::vector<std::string>& argv_in) {
       spec.init.push_back(std::move(node));
     }
   }
-  if (absl::Status added = AddVariableInitialisers(*args, *graph, spec.init); !added.ok()) {
-    return ReportError(added);
+  if (absl::Status added = AddVariableInitialisers(args, *graph, spec.init); !added.ok()) {
+    return added;
   }
-  for (const std::string& shape : args->All("shape")) {
+  for (const std::string& shape : args.All("shape")) {
     absl::StatusOr<absl::flat_hash_map<std::string, PartialShape>> parsed = ParseShapes(shape);
-    if (!parsed.ok()) return ReportUsage(std::string(parsed.status().message()), kUsage);
+    if (!parsed.ok()) return UsageError(parsed.status().message());
     for (auto& [name, s] : *parsed) {
       std::string placeholder = name;
       if (saved_model) {  // a signature's key names its input's placeholder
@@ -154,46 +145,59 @@ int Compile(const std::vector<std::string>& argv_in) {
   }
   auto shared_graph = std::make_shared<const Graph>(*std::move(graph));
   absl::StatusOr<Plan> plan = CompilePlan(shared_graph, spec);
-  if (!plan.ok()) return ReportError(plan.status());
+  if (!plan.ok()) return plan.status();
   if (executor != nullptr) {
     tune.explore.vector_widths = VectorWidths(executor->profile());
     absl::StatusOr<std::vector<Feed>> feeds =
         RandomFeeds(*shared_graph, batch, {}, spec.placeholder_shapes);
-    if (!feeds.ok()) return ReportError(feeds.status());
+    if (!feeds.ok()) return feeds.status();
     absl::StatusOr<std::vector<ClusterTuning>> tunings = TunePlan(*plan, *executor, *feeds, tune);
-    if (!tunings.ok()) return ReportError(tunings.status());
+    if (!tunings.ok()) return tunings.status();
     for (const ClusterTuning& t : *tunings) {
       const VariantResult& best = t.variants[t.best];
       db->Record(RecordedChoice(*plan, t, tuned_device, SizeBucket(batch)));
-      std::cout << "cluster " << t.cluster << ": " << best.name << ", "
-                << absl::StrFormat("%.3f ms (default %.3f ms) at batch %d", best.median_ms,
-                                   t.variants[0].median_ms, batch)
-                << "\n";
+      out << "cluster " << t.cluster << ": " << best.name << ", "
+          << absl::StrFormat("%.3f ms (default %.3f ms) at batch %d", best.median_ms,
+                             t.variants[0].median_ms, batch)
+          << "\n";
     }
-    if (absl::Status saved = db->Save(); !saved.ok()) return ReportError(saved);
-    std::cout << "recorded in " << db->path() << "\n";
+    if (absl::Status saved = db->Save(); !saved.ok()) return saved;
+    out << "recorded in " << db->path() << "\n";
   } else if (!tuned_device.empty()) {
     // Variants tuned earlier for this device.
     absl::StatusOr<int> taken = TakeRecordedVariants(
-        *db, tuned_device, args->Has("batch") ? std::optional(SizeBucket(batch)) : std::nullopt,
-        *plan, &std::cerr);
-    if (!taken.ok()) return ReportError(taken.status());
+        *db, tuned_device, args.Has("batch") ? std::optional(SizeBucket(batch)) : std::nullopt,
+        *plan, progress);
+    if (!taken.ok()) return taken.status();
     if (*taken > 0) {
-      std::cout << *taken << " clusters take their tuned variant from " << db->path() << "\n";
+      out << *taken << " clusters take their tuned variant from " << db->path() << "\n";
     }
   }
-  const fs::path out = args->Get("out");
-  if (absl::Status written = WritePlan(*plan, path, out); !written.ok()) {
-    return ReportError(written);
+  const fs::path dir = args.Get("out");
+  if (absl::Status written = WritePlan(*plan, path, dir); !written.ok()) {
+    return written;
   }
   int host_ops = 0;
   for (const ExecutionUnit& unit : plan->translated.partition.schedule) host_ops += unit.node >= 0;
-  std::cout << "compiled " << path << " for " << profile->name << ": " << plan->kernels.size()
-            << " clusters, " << host_ops << " host ops; wrote " << (out / "plan.json").string()
-            << " and " << plan->kernels.size() << " kernel files\n";
+  out << "compiled " << path << " for " << profile->name << ": " << plan->kernels.size()
+      << " clusters, " << host_ops << " host ops; wrote " << (dir / "plan.json").string() << " and "
+      << plan->kernels.size() << " kernel files\n";
   if (!plan->spec.init.empty()) {
-    std::cout << "initialisers, run when the plan is opened: "
-              << absl::StrJoin(plan->spec.init, ", ") << "\n";
+    out << "initialisers, run when the plan is opened: " << absl::StrJoin(plan->spec.init, ", ")
+        << "\n";
+  }
+  return absl::OkStatus();
+}
+
+int Compile(const std::vector<std::string>& argv_in) {
+  std::vector<std::string> argv = argv_in;
+  for (std::string& a : argv) {
+    if (a == "-o") a = "--out";
+  }
+  absl::StatusOr<Args> args = ParseArgs(argv, CompileFlags());
+  if (!args.ok()) return ReportUsage(std::string(args.status().message()), kUsage);
+  if (absl::Status s = CompileWithArgs(*args, std::cout, &std::cerr); !s.ok()) {
+    return IsUsageError(s) ? ReportUsage(std::string(s.message()), kUsage) : ReportError(s);
   }
   return kExitOk;
 }
