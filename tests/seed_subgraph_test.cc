@@ -20,7 +20,7 @@ namespace {
 // computes mul: the whole subgraph is one fused kernel, as in the thesis.
 TEST(SeedSubgraphTranslationTest, IsOneCluster) {
   absl::StatusOr<Graph> graph =
-      LoadGraph(std::string(DFC_SOURCE_DIR) + "/models/seed_subgraph.pbtxt");
+      LoadGraph(absl::StrCat(DFC_SOURCE_DIR, "/models/seed_subgraph.pbtxt"));
   ASSERT_TRUE(graph.ok()) << graph.status();
   absl::StatusOr<ir::TranslatedGraph> translated =
       TranslateForFeeds(*graph, {TensorId{"out", 0}}, {});
@@ -40,7 +40,7 @@ class SeedSubgraphTest : public ::testing::TestWithParam<bool> {};
 TEST_P(SeedSubgraphTest, FusedKernelsComputeWhatTheReferenceDoes) {
   const bool broken = GetParam();
   absl::StatusOr<Graph> loaded =
-      LoadGraph(std::string(DFC_SOURCE_DIR) + "/models/seed_subgraph.pbtxt");
+      LoadGraph(absl::StrCat(DFC_SOURCE_DIR, "/models/seed_subgraph.pbtxt"));
   ASSERT_TRUE(loaded.ok()) << loaded.status();
   auto graph = std::make_shared<const Graph>(*std::move(loaded));
   DeviceExecutor::Options options;

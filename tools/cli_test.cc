@@ -27,7 +27,7 @@ namespace fs = std::filesystem;
 using Result = testing::CommandResult;
 
 Result Dfc(const std::string& args) {
-  return testing::RunCommand(std::string(DFC_BINARY) + " " + args);
+  return testing::RunCommand(absl::StrCat(DFC_BINARY, " ", args));
 }
 
 std::string Model(const std::string& name) { return testing::SharedDir() + "/models/" + name; }
