@@ -17,6 +17,7 @@
 #include <cstring>
 #include <iostream>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <sstream>
 #include <stdexcept>
@@ -236,8 +237,7 @@ class Session {
       for (const SignatureTensor& t : signature_->inputs) names.push_back(t.key);
       return names;
     }
-    const Graph& graph = device_ != nullptr ? *device_->graph() : reference_->graph();
-    for (const Node& node : graph.nodes()) {
+    for (const Node& node : graph().nodes()) {
       if (node.op == "Placeholder") names.push_back(node.name);
     }
     return names;
@@ -247,8 +247,9 @@ class Session {
   absl::StatusOr<std::vector<Tensor>> RunTensors(const std::vector<Feed>& feeds,
                                                  const std::vector<std::string>& fetches,
                                                  const std::vector<std::string>& targets) {
-    return device_ != nullptr ? device_->Run(feeds, fetches, targets)
-                              : reference_->Run(feeds, fetches, targets);
+    if (device_ != nullptr) return device_->Run(feeds, fetches, targets);  // serialises itself
+    std::lock_guard<std::mutex> lock(reference_mutex_);
+    return reference_->Run(feeds, fetches, targets);
   }
 
   const Graph& graph() const {
@@ -272,6 +273,7 @@ class Session {
 
   std::unique_ptr<DeviceSession> device_;
   std::unique_ptr<reference::Session> reference_;
+  std::mutex reference_mutex_;  // the reference executor runs one graph at a time
   std::optional<Signature> signature_;
 };
 
