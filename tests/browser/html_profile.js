@@ -74,6 +74,11 @@ function check(ok, what) {
     await page.mouse.wheel(0, 300);
     check((await width()) > before, 'the wheel zooms out');
 
+    // Back up to the step through the levels: its kernels end inside it, since a run waits for
+    // what it fetches (a cluster's span may end before its kernel starts).
+    await page.locator('#levels a[data-level="step"]').click();
+    check(Math.abs((await width()) - step) < 1e-6, 'the "step 1" level zooms back to the step');
+
     // A kernel clicked on the timeline shows the graph nodes fused into it.
     const kernel = await page.evaluate(() => dfcProfile.locate('kernel'));
     check(kernel !== null, 'a kernel is drawn in the view');
