@@ -22,34 +22,6 @@ using nlohmann::json;
 
 constexpr const char* kDataMarker = "__DFC_PROFILE_DATA__";
 
-json ReportJson(const Report& report) {
-  json rows = json::array();
-  for (const ReportRow& r : report.rows) {
-    rows.push_back({{"category", r.category},
-                    {"name", r.name},
-                    {"calls", r.calls},
-                    {"total_ms", r.total_ms},
-                    {"min_ms", r.min_ms},
-                    {"max_ms", r.max_ms},
-                    {"ave_ms", r.ave_ms},
-                    {"ratio", r.ratio},
-                    {"gbps", r.gbps},
-                    {"gflops", r.gflops},
-                    {"floor", r.floor_fraction},
-                    {"nodes", r.nodes}});
-  }
-  const ReportSummary& s = report.summary;
-  return {{"rows", std::move(rows)},
-          {"notes", report.notes},
-          {"summary",
-           {{"wall_ms", s.wall_ms},
-            {"host_ms", s.host_ms},
-            {"kernel_ms", s.kernel_ms},
-            {"transfer_ms", s.transfer_ms},
-            {"device_busy_ms", s.device_busy_ms},
-            {"device_idle_ms", s.device_idle_ms}}}};
-}
-
 // Every event, its times in microseconds from the first; at most options.max_events of them,
 // the longest kept where the cap bites (a step's span outlasts its launches).
 json EventsJson(const Profile& profile, const HtmlOptions& options, bool& capped) {
@@ -123,7 +95,7 @@ absl::StatusOr<std::string> HtmlProfile(const Profile& profile, const HtmlOption
   json data = EventsJson(profile, options, capped);
   data["title"] = options.title;
   data["capped"] = capped;
-  data["report"] = ReportJson(*report);
+  data["report"] = json::parse(ReportJson(*report));
   // Inside a <script> element: no "</script>" may appear, so every '<' is escaped (JSON reads
   // \u003c as '<'). Node names come from user files: invalid UTF-8 becomes U+FFFD.
   const std::string text = absl::StrReplaceAll(

@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "nlohmann/json.hpp"
 
 namespace dfc::profiler {
 namespace {
@@ -178,6 +179,37 @@ absl::StatusOr<Report> BuildReport(const Profile& profile, const ReportOptions& 
     break;
   }
   return report;
+}
+
+std::string ReportJson(const Report& report) {
+  using nlohmann::json;
+  json rows = json::array();
+  for (const ReportRow& r : report.rows) {
+    rows.push_back({{"category", r.category},
+                    {"name", r.name},
+                    {"calls", r.calls},
+                    {"total_ms", r.total_ms},
+                    {"min_ms", r.min_ms},
+                    {"max_ms", r.max_ms},
+                    {"ave_ms", r.ave_ms},
+                    {"ratio", r.ratio},
+                    {"gbps", r.gbps},
+                    {"gflops", r.gflops},
+                    {"floor", r.floor_fraction},
+                    {"nodes", r.nodes}});
+  }
+  const ReportSummary& s = report.summary;
+  const json out = {{"rows", std::move(rows)},
+                    {"notes", report.notes},
+                    {"summary",
+                     {{"wall_ms", s.wall_ms},
+                      {"host_ms", s.host_ms},
+                      {"kernel_ms", s.kernel_ms},
+                      {"transfer_ms", s.transfer_ms},
+                      {"device_busy_ms", s.device_busy_ms},
+                      {"device_idle_ms", s.device_idle_ms}}}};
+  // Node names come from user files and need not be UTF-8: invalid bytes become U+FFFD.
+  return out.dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
 std::string FormatReport(const Report& report) {

@@ -56,6 +56,11 @@ absl::StatusOr<Report> BuildReport(const Profile& profile, const ReportOptions& 
 // The report as text tables, one per category.
 std::string FormatReport(const Report& report);
 
+// The report as JSON text: {"summary": {wall_ms, host_ms, kernel_ms, transfer_ms,
+// device_busy_ms, device_idle_ms}, "rows": [ReportRow's fields: category, name, calls,
+// total_ms, min_ms, max_ms, ave_ms, ratio, gbps, gflops, floor, nodes], "notes": [...]}.
+std::string ReportJson(const Report& report);
+
 }  // namespace dfc::profiler
 
 #endif  // DFC_RUNTIME_PROFILER_REPORT_H_
