@@ -66,8 +66,8 @@ class Tensor {
   static absl::StatusOr<Tensor> Strings(std::vector<std::string> values, Shape shape);
   // A tensor over `bytes` (C order, `dtype` and `shape` as given), which `owner` keeps alive: a
   // NumPy array fed from Python, taken without a copy. Like every tensor it is never written,
-  // and its owner must not change the bytes while a copy of the tensor lives. Fails as Create
-  // does, on a kString, kVariant or kResource dtype, and on a size that does not match.
+  // and its owner must not change the bytes while a copy of the tensor lives. Fails on a shape
+  // NumElements refuses, a kString, kVariant or kResource dtype, and a size that does not match.
   static absl::StatusOr<Tensor> Borrowed(DType dtype, Shape shape,
                                          std::shared_ptr<const void> owner, const void* bytes,
                                          size_t size);

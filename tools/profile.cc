@@ -23,9 +23,9 @@ namespace dfc::cli {
 namespace {
 
 constexpr char kUsage[] =
-    "usage: dfc profile GRAPH|PLAN_DIR|SAVED_MODEL_DIR [--fetch T[,T...]] [--feed "
-    "NAME=FILE.npy]...\n"
-    "               [--target NODE]... [--init NODE]... [--init-variables] [--batch N]\n"
+    "usage: dfc profile GRAPH|PLAN_DIR|SAVED_MODEL_DIR [--fetch T[,T...]]\n"
+    "               [--feed NAME=FILE.npy]... [--target NODE]... [--init NODE]...\n"
+    "               [--init-variables] [--batch N]\n"
     "               [--steps K] [--warmup W] [--trace FILE] [--html FILE] [--report]\n"
     "               [--sort COLUMN] [--by-node] [--max-events N]\n"
     "               [--device auto|cpu|gpu|amd|nvidia|intel|arm] [--platform N]\n"
@@ -166,14 +166,17 @@ int Profile(const std::vector<std::string>& argv) {
   absl::StatusOr<profiler::Profile> profile = profiler::Collect();
   if (!profile.ok()) return ReportError(profile.status());
 
+  const auto wrote = [&](const std::string& path) {
+    std::cerr << "dfc: wrote " << path << ": " << profile->host.size() << " host and "
+              << profile->device.size() << " device events of " << *steps << " steps\n";
+  };
   if (args->Has("trace")) {
     const std::string path = args->Get("trace");
     if (absl::Status s = profiler::WriteChromeTrace(*profile, path, {.max_events = *max_events});
         !s.ok()) {
       return ReportError(s);
     }
-    std::cerr << "dfc: wrote " << path << ": " << profile->host.size() << " host and "
-              << profile->device.size() << " device events of " << *steps << " steps\n";
+    wrote(path);
   }
   const bool report_asked = args->Has("report") || (!args->Has("trace") && !args->Has("html"));
   absl::StatusOr<double> bandwidth = absl::UnavailableError("not measured");
@@ -189,8 +192,7 @@ int Profile(const std::vector<std::string>& argv) {
     if (absl::Status s = profiler::WriteHtmlProfile(*profile, path, html); !s.ok()) {
       return ReportError(s);
     }
-    std::cerr << "dfc: wrote " << path << ": " << profile->host.size() << " host and "
-              << profile->device.size() << " device events of " << *steps << " steps\n";
+    wrote(path);
   }
   if (report_asked) {
     absl::StatusOr<profiler::Report> report = profiler::BuildReport(

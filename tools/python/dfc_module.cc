@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "graph/dtype.h"
 #include "graph/feed.h"
 #include "graph/loader.h"
 #include "graph/saved_model.h"
@@ -58,36 +59,16 @@ T Unwrap(absl::StatusOr<T> value) {
   return *std::move(value);
 }
 
-// The dtypes NumPy and dfc share, by NumPy's kind and item size.
-struct NumpyType {
-  DType dtype;
-  char kind;
-  int size;
-  const char* name;
-};
-
-constexpr NumpyType kNumpyTypes[] = {
-    {DType::kFloat, 'f', 4, "float32"}, {DType::kDouble, 'f', 8, "float64"},
-    {DType::kHalf, 'f', 2, "float16"},  {DType::kInt8, 'i', 1, "int8"},
-    {DType::kInt16, 'i', 2, "int16"},   {DType::kInt32, 'i', 4, "int32"},
-    {DType::kInt64, 'i', 8, "int64"},   {DType::kUInt8, 'u', 1, "uint8"},
-    {DType::kUInt16, 'u', 2, "uint16"}, {DType::kUInt32, 'u', 4, "uint32"},
-    {DType::kUInt64, 'u', 8, "uint64"}, {DType::kBool, 'b', 1, "bool"},
-};
-
-const NumpyType* FindNumpyType(const py::dtype& d) {
-  for (const NumpyType& t : kNumpyTypes) {
-    if (d.kind() == t.kind && d.itemsize() == t.size) return &t;
-  }
-  return nullptr;
+// The dfc dtype of a NumPy one, where dfc computes with it: NumPy's names are dfc's
+// (DTypeName), bfloat16 aside, which NumPy lacks.
+std::optional<DType> DTypeOfNumpy(const py::dtype& d) {
+  absl::StatusOr<DType> dtype = DTypeFromName(d.attr("name").cast<std::string>());
+  if (!dtype.ok() || !IsSupported(*dtype)) return std::nullopt;
+  return *dtype;
 }
 
-const NumpyType* FindNumpyType(DType d) {
-  for (const NumpyType& t : kNumpyTypes) {
-    if (t.dtype == d) return &t;
-  }
-  return nullptr;
-}
+// The NumPy dtype of a dfc one it computes with.
+py::dtype NumpyDType(DType d) { return py::dtype(std::string(DTypeName(d))); }
 
 // The tensor of a feed: a C-ordered array of a shared dtype in native byte order is taken
 // without a copy, its array kept alive by the tensor; anything else (a list, a strided view,
@@ -103,8 +84,8 @@ Tensor FeedTensor(const std::string& name, const py::handle& value) {
   if (!array.dtype().attr("isnative").cast<bool>()) {
     array = array.attr("astype")(array.dtype().attr("newbyteorder")("="));
   }
-  const NumpyType* type = FindNumpyType(array.dtype());
-  if (type == nullptr) {
+  const std::optional<DType> dtype = DTypeOfNumpy(array.dtype());
+  if (!dtype) {
     throw Error(absl::StrCat("feed \"", name, "\": NumPy dtype ",
                              std::string(py::str(array.dtype())),
                              " is not one dfc computes with (float16/32/64, int8..64, uint8..64, "
@@ -118,7 +99,7 @@ Tensor FeedTensor(const std::string& name, const py::handle& value) {
     py::gil_scoped_acquire gil;
     delete static_cast<const py::object*>(p);
   });
-  return Unwrap(Tensor::Borrowed(type->dtype, std::move(shape), std::move(owner), array.data(),
+  return Unwrap(Tensor::Borrowed(*dtype, std::move(shape), std::move(owner), array.data(),
                                  static_cast<size_t>(array.nbytes())));
 }
 
@@ -138,11 +119,10 @@ py::object ToNumpy(const Tensor& t) {
     }
     return out;
   }
-  const NumpyType* type = FindNumpyType(t.dtype());
-  if (type == nullptr) {
+  if (!IsSupported(t.dtype())) {
     throw Error(absl::StrCat("a fetched ", t.DebugType(), " has no NumPy counterpart"));
   }
-  py::array out(py::dtype(type->name), shape);
+  py::array out(NumpyDType(t.dtype()), shape);
   if (t.byte_size() > 0) std::memcpy(out.mutable_data(), t.raw_data(), t.byte_size());
   return out;
 }
@@ -264,9 +244,8 @@ class Session {
     const Node* node = graph().FindNode(id.node);
     if (node == nullptr || node->op != "Placeholder") return same;
     absl::StatusOr<DType> dtype = node->GetType("dtype");
-    const NumpyType* type = dtype.ok() ? FindNumpyType(*dtype) : nullptr;
-    if (type == nullptr) return same;
-    return py::module_::import("numpy").attr("asarray")(value, type->name);
+    if (!dtype.ok() || !IsSupported(*dtype)) return same;
+    return py::module_::import("numpy").attr("asarray")(value, NumpyDType(*dtype));
   }
 
   static inline const std::vector<SignatureTensor> kNoTensors;
@@ -291,7 +270,7 @@ std::string Compile(const std::string& path, const std::string& device, const st
   const cli::Args args = Unwrap(cli::ParseArgs(argv, cli::CompileFlags()));
   std::ostringstream out;
   py::gil_scoped_release release;
-  Check(cli::CompileWithArgs(args, out, tune ? &std::cerr : nullptr));
+  Check(cli::CompileWithArgs(args, out, &std::cerr));
   return out.str();
 }
 
@@ -314,38 +293,13 @@ class Profile {
     profile_ = Unwrap(profiler::Collect());
   }
 
-  // The report as data: {"summary": {...}, "rows": [{"category", "name", ...}]}, rows per
-  // kernel, transfer, span, mark and graph node.
+  // The report as data (profiler::ReportJson's fields): {"summary": {...}, "rows": [...],
+  // "notes": [...]}, rows per kernel, transfer, span, mark and graph node; and
+  // "kernel_events", the kernel launches recorded.
   py::dict Report(const std::string& sort) const {
     const profiler::Report report =
         Unwrap(profiler::BuildReport(Recorded(), {.sort_by = sort, .by_node = true}));
-    py::dict summary;
-    summary["wall_ms"] = report.summary.wall_ms;
-    summary["host_ms"] = report.summary.host_ms;
-    summary["kernel_ms"] = report.summary.kernel_ms;
-    summary["transfer_ms"] = report.summary.transfer_ms;
-    summary["device_busy_ms"] = report.summary.device_busy_ms;
-    summary["device_idle_ms"] = report.summary.device_idle_ms;
-    py::list rows;
-    for (const profiler::ReportRow& r : report.rows) {
-      py::dict row;
-      row["category"] = r.category;
-      row["name"] = r.name;
-      row["calls"] = r.calls;
-      row["total_ms"] = r.total_ms;
-      row["min_ms"] = r.min_ms;
-      row["max_ms"] = r.max_ms;
-      row["ave_ms"] = r.ave_ms;
-      row["ratio"] = r.ratio;
-      row["gbps"] = r.gbps;
-      row["gflops"] = r.gflops;
-      row["nodes"] = r.nodes;
-      rows.append(std::move(row));
-    }
-    py::dict out;
-    out["summary"] = std::move(summary);
-    out["rows"] = std::move(rows);
-    out["notes"] = report.notes;
+    py::dict out = py::module_::import("json").attr("loads")(profiler::ReportJson(report));
     out["kernel_events"] = CountKernels();
     return out;
   }
