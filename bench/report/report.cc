@@ -33,9 +33,12 @@ using json = nlohmann::json;
 
 // What a target's figure is.
 enum class Measure {
-  kFloorFraction,   // floor_fraction(subject): its time over the bandwidth floor
-  kSpeedup,         // time(baseline) / time(subject)
-  kBandwidthRatio,  // GB/s(subject) / GB/s(baseline)
+  kFloorFraction,     // floor_fraction(subject): its time over the bandwidth floor
+  kSpeedup,           // time(baseline) / time(subject)
+  kBandwidthRatio,    // GB/s(subject) / GB/s(baseline)
+  kSpeedupOverPeers,  // the faster of every kPeerVariants' times / time(subject): all must run
+  kTime,              // time(subject) in ms
+  kPeakFraction,      // GFLOP/s(subject) / the section's FMA peak (MeasuredPeak)
 };
 
 // Which sizes of a family a target is checked at.
@@ -88,6 +91,24 @@ constexpr Target Peer(int issue, const char* name, const char* family, bool fami
           .at_most = false,
           .bound = bound,
           .device = device};
+}
+
+// A target against every peer (kPeerVariants): the faster peer's time over dfc's at least
+// `bound`, at each batch from `size` on, on the CPU, where both peers run.
+constexpr Target BothPeers(int issue, const char* name, const char* family, int64_t size,
+                           double bound) {
+  return {.issue = issue,
+          .name = name,
+          .family = family,
+          .family_prefix = false,
+          .subject = kSubjectVariant,
+          .baseline = "",
+          .measure = Measure::kSpeedupOverPeers,
+          .at = At::kFromSize,
+          .size = size,
+          .at_most = false,
+          .bound = bound,
+          .device = Device::kCpu};
 }
 
 // The project's performance targets, checked per section. Change them here; report_test.cc
@@ -195,6 +216,43 @@ constexpr Target kTargets[] = {
          "subgraph_seed", false, At::kFromSize, 4096, 1, Device::kGpu),
     Peer(32, "GPU: GEMM within 1.5× of cuBLAS at 1024³ and larger (pytorch / dfc ≥ 0.667)",
          "gemm_1024", false, At::kFromSize, 1024, 1 / 1.5, Device::kGpu),
+    // Issue 55's, against both CPU peers at their best (bench/peer: OpenBLAS on the CPU's own
+    // kernels; ONNX Runtime's CPU execution provider on the twins' ONNX exports).
+    BothPeers(55, "LeNet faster than PyTorch and ONNX Runtime at batch ≥ 16 (faster peer / dfc ≥ 1)",
+              "cnn_lenet", 16, 1),
+    BothPeers(55,
+              "MobileNet faster than PyTorch and ONNX Runtime at batch ≥ 16 (faster peer / dfc ≥ 1)",
+              "cnn_mobilenet_v1_025_128", 16, 1),
+    BothPeers(55, "ResNet faster than PyTorch and ONNX Runtime at batch ≥ 16 (faster peer / dfc ≥ 1)",
+              "cnn_resnet_cifar10", 16, 1),
+    {.issue = 55,
+     .name = "OpenPose (MobileNetV2-small, 368x432) under 500 ms a run at batch 1",
+     .family = "cnn_openpose_mnv2_small",
+     .family_prefix = false,
+     .subject = kSubjectVariant,
+     .baseline = "",
+     .measure = Measure::kTime,
+     .at = At::kGivenSize,
+     .size = 1,
+     .at_most = true,
+     .bound = 500,
+     .device = Device::kCpu},
+    {.issue = 55,
+     .name = "ResNet's convolutions at ≥ 60% of the FMA peak at batch 64",
+     .family = "cnn_resnet_cifar10",
+     .family_prefix = false,
+     .subject = kSubjectVariant,
+     .baseline = "",
+     .measure = Measure::kPeakFraction,
+     .at = At::kGivenSize,
+     .size = 64,
+     .at_most = false,
+     .bound = 0.6,
+     .device = Device::kCpu},
+    Peer(55, "deep_mnist training step faster than PyTorch at batch 64 (pytorch / dfc ≥ 1)",
+         "train_deep_mnist", false, At::kGivenSize, 64, 1, Device::kCpu),
+    Peer(55, "1024³ GEMM at least 95% of OpenBLAS's rate through PyTorch (pytorch / dfc ≥ 0.95)",
+         "gemm_1024", false, At::kGivenSize, 1024, 0.95, Device::kCpu),
 };
 
 // ---- Number formatting ------------------------------------------------------------------------
@@ -536,10 +594,30 @@ const Result* MeasuredPeak(const std::vector<Result>& rs) {
   return peak;
 }
 
-// A family timed by the peer too (it has a kPeerVariant).
-bool IsPeerFamily(const std::vector<Result>& rs, const std::string& family) {
+// Whether `family` has a run of `variant` (at any size).
+bool HasVariant(const std::vector<Result>& rs, const std::string& family,
+                const std::string& variant) {
   const std::vector<std::string> variants = Variants(rs, family);
-  return std::find(variants.begin(), variants.end(), kPeerVariant) != variants.end();
+  return std::find(variants.begin(), variants.end(), variant) != variants.end();
+}
+
+// A family timed by a peer too (it has a variant of kPeerVariants).
+bool IsPeerFamily(const std::vector<Result>& rs, const std::string& family) {
+  return std::any_of(std::begin(kPeerVariants), std::end(kPeerVariants),
+                     [&](const char* peer) { return HasVariant(rs, family, peer); });
+}
+
+// The peers (kPeerVariants, in that order) that timed at least one of `families`.
+std::vector<std::string> PeersOf(const std::vector<Result>& rs,
+                                 const std::vector<std::string>& families) {
+  std::vector<std::string> out;
+  for (const char* peer : kPeerVariants) {
+    if (std::any_of(families.begin(), families.end(),
+                    [&](const std::string& f) { return HasVariant(rs, f, peer); })) {
+      out.push_back(peer);
+    }
+  }
+  return out;
 }
 
 // The families drawn: all but the FMA peak, a figure beside the others rather than a workload.
@@ -608,6 +686,25 @@ TargetResult Judge(const Target& t, const std::string& target, double figure,
   return {target, std::move(measured), met ? Verdict::kMet : Verdict::kMissed};
 }
 
+// The faster peer's time over `s`'s. A peer absent or failed (ort_peer.js records a model it
+// could not load, or whose output differed from PyTorch's, as failed) leaves the target not
+// run: dfc cannot be judged faster than a peer that did not run.
+TargetResult CheckOverPeers(const Target& t, const std::vector<Result>& rs, const Result& s,
+                            const std::string& at, const std::string& target) {
+  std::vector<std::string> peers;
+  const Result* fastest = nullptr;
+  for (const char* peer : kPeerVariants) {
+    Needed n = Need(rs, target, s.family, peer, s.size);
+    if (n.verdict) return {target, n.verdict->measured, Verdict::kNotRun};
+    peers.push_back(absl::StrCat(peer, " ", Sig3(n.result->time_ms), " ms"));
+    if (fastest == nullptr || n.result->time_ms < fastest->time_ms) fastest = n.result;
+  }
+  const double ratio = fastest->time_ms / s.time_ms;
+  return Judge(t, target, ratio,
+               absl::StrCat(absl::StrJoin(peers, ", "), "; ", fastest->variant, " / ",
+                            s.variant, " ", Sig3(s.time_ms), " ms = ", Sig3(ratio), "×", at));
+}
+
 TargetResult CheckAt(const Target& t, const std::vector<Result>& rs, const std::string& family,
                      int64_t size, const std::string& target) {
   const std::string at = absl::StrCat(" at ", SizeKey(rs, family), ":", size);
@@ -625,6 +722,23 @@ TargetResult CheckAt(const Target& t, const std::vector<Result>& rs, const std::
                  absl::StrCat(s.variant, " ", Sig3(s.time_ms), " ms = ", Sig3(*fraction),
                               "× the floor", at));
   }
+  if (t.measure == Measure::kTime) {
+    return Judge(t, target, s.time_ms, absl::StrCat(s.variant, " ", Sig3(s.time_ms), " ms", at));
+  }
+  if (t.measure == Measure::kPeakFraction) {
+    const Result* peak = MeasuredPeak(rs);
+    if (!s.gflop_per_s) return {target, s.variant + " has no GFLOP/s" + at, Verdict::kNotRun};
+    if (peak == nullptr || *peak->gflop_per_s <= 0) {
+      return {target, absl::StrCat("no `", kPeakFamily, "` measured in the section"),
+              Verdict::kNotRun};
+    }
+    const double fraction = *s.gflop_per_s / *peak->gflop_per_s;
+    return Judge(t, target, fraction,
+                 absl::StrCat(s.variant, " ", Sig3(*s.gflop_per_s), " GFLOP/s / `", peak->family,
+                              "/", peak->variant, "/", peak->size_key, ":", peak->size, "` ",
+                              Sig3(*peak->gflop_per_s), " GFLOP/s = ", Sig3(fraction), at));
+  }
+  if (t.measure == Measure::kSpeedupOverPeers) return CheckOverPeers(t, rs, s, at, target);
   const Needed baseline = Need(rs, target, family, t.baseline, size);
   if (baseline.verdict) return *baseline.verdict;
   const Result& b = *baseline.result;
@@ -712,13 +826,15 @@ std::string PeerJson(const std::vector<Result>& results) {
     return r != nullptr && r->error.empty() ? json(r->time_ms) : json(nullptr);
   };
   for (const std::string& family : Families(results)) {
-    if (!IsPeerFamily(results, family)) continue;
+    const std::vector<std::string> peers = PeersOf(results, {family});
     for (const int64_t batch : Sizes(results, family)) {
-      out.push_back({{"workload", family},
-                     {"batch", batch},
-                     {"dfc_ms", ms(Find(results, family, kSubjectVariant, batch))},
-                     {"peer", kPeerVariant},
-                     {"peer_ms", ms(Find(results, family, kPeerVariant, batch))}});
+      for (const std::string& peer : peers) {
+        out.push_back({{"workload", family},
+                       {"batch", batch},
+                       {"dfc_ms", ms(Find(results, family, kSubjectVariant, batch))},
+                       {"peer", peer},
+                       {"peer_ms", ms(Find(results, family, peer, batch))}});
+      }
     }
   }
   return out.dump(2) + "\n";
@@ -999,9 +1115,10 @@ std::string OfPeak(const std::optional<double>& gflop_per_s, const Result* peak)
   return Sig3(*gflop_per_s / *peak->gflop_per_s);
 }
 
-// The families timed by both dfc and the peer, in one table: per family and batch, each one's
-// time, their ratio, and the convolutions' GFLOP/s of each with its fraction of the FMA peak;
-// then each family's plot. Empty without such families.
+// The families timed by dfc and a peer, in one table: per family and batch, dfc's time and each
+// peer's, dfc's ratio to each peer (and, with two, to the faster), and the GFLOP/s of each with
+// its fraction of the FMA peak; then each family's plot. Only the peers that ran in the section
+// get columns. Empty without such families.
 std::string PeerSection(const Report& report, const std::vector<Result>& rs,
                         const std::string& section) {
   std::vector<std::string> families;
@@ -1009,47 +1126,82 @@ std::string PeerSection(const Report& report, const std::vector<Result>& rs,
     if (IsPeerFamily(rs, family)) families.push_back(family);
   }
   if (families.empty()) return "";
-  std::vector<std::string> peers;
+  const std::vector<std::string> peers = PeersOf(rs, families);
+  std::vector<std::string> ran_with;
   for (const BenchmarkFile& f : report.files) {
-    if (f.section == section) peers.push_back(f.context.peer);
+    if (f.section == section) ran_with.push_back(f.context.peer);
   }
+  const bool has_onnx = std::find(peers.begin(), peers.end(), kOnnxPeerVariant) != peers.end();
   const Result* peak = MeasuredPeak(rs);
   std::string out = absl::StrCat(
-      "### dfc against ", kPeerVariant, "\n\n",
+      "### dfc against ", absl::StrJoin(peers, " and "), "\n\n",
       "End to end, on the same machine in the same run: `", kSubjectVariant,
       "` is one `DeviceSession::Run` with the input uploaded and the output read back, `",
-      kPeerVariant, "` one forward in eval mode under `no_grad` (", CodeList(Distinct(peers)),
+      kPeerVariant, "` one forward in eval mode under `no_grad`",
+      has_onnx ? absl::StrCat(", `", kOnnxPeerVariant,
+                              "` one `session.run` of the same twin exported to ONNX, by ONNX "
+                              "Runtime's CPU execution provider")
+               : "",
+      " (", CodeList(Distinct(ran_with)),
       "); for a `train_` family, each one training step (forward, gradients, the optimizer's "
       "update) with the loss read back; for `gemm_1024`, one product of a fed [batch,1024] and a "
       "fed [1024,1024] (`torch.mm`). Times in ms: `",
-      kSubjectVariant, "`'s the median of its repetitions, `", kPeerVariant,
-      "`'s the median of its runs; the same figures are in `peer.json` beside the section's "
-      "files. GFLOP/s are those of a CNN's convolutions (2 × their multiply-adds) or of the "
-      "GEMM; \"of peak\" divides them by the machine's float32 FMA peak, ",
+      kSubjectVariant, "`'s the median of its repetitions, a peer's the median of its runs; the "
+      "same figures are in `peer.json` beside the section's files. GFLOP/s are those of a CNN's "
+      "convolutions (2 × their multiply-adds) or of the GEMM; \"of peak\" divides them by the "
+      "machine's float32 FMA peak, ",
       peak != nullptr ? absl::StrCat(Sig3(*peak->gflop_per_s), " GFLOP/s as `", peak->family, "/",
                                      peak->variant, "/", peak->size_key, ":", peak->size,
                                      "` measured it in the same run")
                       : "not measured in this section",
-      ".\n\n| model | ", SizeKey(rs, families[0]), " | ", kSubjectVariant, " ms | ", kPeerVariant,
-      " ms | ", kSubjectVariant, " / ", kPeerVariant, " | ", kSubjectVariant, " GFLOP/s | ",
-      kSubjectVariant, " of peak | ", kPeerVariant, " GFLOP/s | ", kPeerVariant,
-      " of peak |\n|---|---|---|---|---|---|---|---|---|\n");
+      ".\n\n");
+  const std::string dfc_over = absl::StrCat(kSubjectVariant, " / ");
+  std::vector<std::string> header = {"model", SizeKey(rs, families[0]),
+                                     absl::StrCat(kSubjectVariant, " ms")};
+  for (const std::string& peer : peers) header.push_back(peer + " ms");
+  for (const std::string& peer : peers) header.push_back(dfc_over + peer);
+  if (peers.size() > 1) header.push_back(dfc_over + "faster peer");
+  header.push_back(absl::StrCat(kSubjectVariant, " GFLOP/s"));
+  header.push_back(absl::StrCat(kSubjectVariant, " of peak"));
+  for (const std::string& peer : peers) {
+    header.push_back(peer + " GFLOP/s");
+    header.push_back(peer + " of peak");
+  }
+  absl::StrAppend(&out, "| ", absl::StrJoin(header, " | "), " |\n|");
+  for (size_t i = 0; i < header.size(); ++i) absl::StrAppend(&out, "---|");
+  absl::StrAppend(&out, "\n");
+  const auto ok = [](const Result* r) { return r != nullptr && r->error.empty(); };
+  const auto gflops = [&](const Result* r) {
+    return ok(r) && r->gflop_per_s ? Sig3(*r->gflop_per_s) : "";
+  };
+  const auto of_peak = [&](const Result* r) { return ok(r) ? OfPeak(r->gflop_per_s, peak) : ""; };
   for (const std::string& family : families) {
     for (const int64_t size : Sizes(rs, family)) {
       const Result* dfc = Find(rs, family, kSubjectVariant, size);
-      const Result* peer = Find(rs, family, kPeerVariant, size);
-      const bool both = dfc != nullptr && peer != nullptr && dfc->error.empty() &&
-                        peer->error.empty() && peer->time_ms > 0;
-      const auto gflops = [](const Result* r) {
-        return r != nullptr && r->error.empty() && r->gflop_per_s ? Sig3(*r->gflop_per_s) : "";
+      std::vector<const Result*> timed;
+      for (const std::string& peer : peers) timed.push_back(Find(rs, family, peer, size));
+      // dfc's time over a peer's: where both succeeded.
+      const auto ratio = [&](const Result* peer) {
+        return ok(dfc) && ok(peer) && peer->time_ms > 0 ? Sig3(dfc->time_ms / peer->time_ms)
+                                                        : "";
       };
-      const auto of_peak = [peak](const Result* r) {
-        return r != nullptr && r->error.empty() ? OfPeak(r->gflop_per_s, peak) : "";
-      };
-      absl::StrAppend(&out, "| ", family, " | ", size, " | ", TimeCell(rs, dfc), " | ",
-                      TimeCell(rs, peer), " | ", both ? Sig3(dfc->time_ms / peer->time_ms) : "",
-                      " | ", gflops(dfc), " | ", of_peak(dfc), " | ", gflops(peer), " | ",
-                      of_peak(peer), " |\n");
+      absl::StrAppend(&out, "| ", family, " | ", size, " | ", TimeCell(rs, dfc), " |");
+      for (const Result* peer : timed) absl::StrAppend(&out, " ", TimeCell(rs, peer), " |");
+      for (const Result* peer : timed) absl::StrAppend(&out, " ", ratio(peer), " |");
+      if (peers.size() > 1) {
+        // Against the faster only where every peer ran: one alone is not the faster.
+        const bool all = std::all_of(timed.begin(), timed.end(), ok);
+        const Result* faster = nullptr;
+        for (const Result* peer : timed) {
+          if (ok(peer) && (faster == nullptr || peer->time_ms < faster->time_ms)) faster = peer;
+        }
+        absl::StrAppend(&out, " ", all ? ratio(faster) : "", " |");
+      }
+      absl::StrAppend(&out, " ", gflops(dfc), " | ", of_peak(dfc), " |");
+      for (const Result* peer : timed) {
+        absl::StrAppend(&out, " ", gflops(peer), " | ", of_peak(peer), " |");
+      }
+      absl::StrAppend(&out, "\n");
     }
   }
   absl::StrAppend(&out, "\n");

@@ -28,14 +28,17 @@ struct Context {
   int num_cpus = 0;
   double mhz_per_cpu = 0;
   std::string caches;  // summarised: "L1d 48 KiB, L1i 32 KiB, L2 2 MiB, L3 32 MiB shared by 2"
-  std::string peer;    // what a peer's file was timed with (bench/torch_peer.py: "PyTorch ...")
+  std::string peer;    // what a peer's file was timed with (torch_peer.py: "PyTorch ...")
 };
 
-// The comparison with a peer (bench/cnn_bench.cc against bench/torch_peer.py): a family with a
-// kPeerVariant is timed end to end both by dfc (kSubjectVariant) and by the peer, and RESULTS.md
-// gives their ratio and each one's GFLOP/s as a fraction of the machine's FMA peak, the fastest
-// result of the family kPeakFamily in the same section.
-inline constexpr char kPeerVariant[] = "pytorch";
+// The comparison with the peers (bench/peer_bench.cc and bench/cnn_bench.cc against
+// bench/torch_peer.py and bench/ort_peer.js): a family with a variant of kPeerVariants is timed
+// end to end both by dfc (kSubjectVariant) and by that peer, and RESULTS.md gives their ratios
+// and each one's GFLOP/s as a fraction of the machine's FMA peak, the fastest result of the
+// family kPeakFamily in the same section.
+inline constexpr char kPeerVariant[] = "pytorch";         // PyTorch (bench/torch_peer.py)
+inline constexpr char kOnnxPeerVariant[] = "onnxruntime";  // ONNX Runtime (bench/ort_peer.js)
+inline constexpr const char* kPeerVariants[] = {kPeerVariant, kOnnxPeerVariant};
 inline constexpr char kSubjectVariant[] = "dfc";
 inline constexpr char kPeakFamily[] = "fma_peak";
 
@@ -101,10 +104,11 @@ std::vector<TargetResult> EvaluateTargets(const std::vector<Result>& section_res
 // Issue 32's targets differ there: the peer is PyTorch CUDA.
 bool IsGpuSection(const std::string& section);
 
-// bench/results/peer.json: for each family timed by both dfc (kSubjectVariant) and the peer
-// (kPeerVariant), and each batch either ran at, {"workload", "batch", "dfc_ms", "peer",
-// "peer_ms"}, each time the median of its repetitions (as RESULTS.md takes it); a side that did
-// not run or failed is null. "peer" is the peer's variant. In the order the families ran.
+// bench/results/peer.json: for each family timed by dfc (kSubjectVariant) and a peer (a variant
+// of kPeerVariants), each batch either ran at and each peer the family has, {"workload",
+// "batch", "dfc_ms", "peer", "peer_ms"}, each time the median of its repetitions (as RESULTS.md
+// takes it); a side that did not run or failed is null. "peer" is the peer's variant
+// ("pytorch", "onnxruntime"). In the order the families ran, then by batch, then peer.
 std::string PeerJson(const std::vector<Result>& results);
 
 // "met", "**MISSED**" or "not run", as RESULTS.md prints them.

@@ -247,6 +247,75 @@ TEST(TargetsTest, PeerTargetsAreCheckedFromTheirSizeOnTheirDevice) {
   EXPECT_EQ(Row(gpu, "GPU: GEMM").verdict, Verdict::kMet);              // 0.95 ≥ 0.667
 }
 
+// Issue 55's targets, each against a case where the wrong reading gives the wrong verdict.
+TEST(TargetsTest, Issue55AgainstBothPeersThePeakAndATime) {
+  const std::string failed_onnx =
+      R"({"name": "cnn_mobilenet_v1_025_128/onnxruntime/batch:64/real_time", "real_time": 0,
+          "time_unit": "ms", "error_occurred": true,
+          "error_message": "differs from PyTorch: output element 3"})";
+  const std::vector<std::string> runs = {
+      Bench("fma_peak/avx2/threads:2", 30, R"(, "GFLOP/s": 80.0)"),
+      Bench("fma_peak/avx512/threads:2", 30, R"(, "GFLOP/s": 160.0)"),
+      // LeNet: at 16 faster than both (1.2 / 1); at 64 faster than PyTorch only (2.5 / 3).
+      Bench("cnn_lenet/dfc/batch:16", 1.0), Bench("cnn_lenet/pytorch/batch:16", 1.5),
+      Bench("cnn_lenet/onnxruntime/batch:16", 1.2), Bench("cnn_lenet/dfc/batch:64", 3.0),
+      Bench("cnn_lenet/pytorch/batch:64", 4.0), Bench("cnn_lenet/onnxruntime/batch:64", 2.5),
+      // MobileNet: ONNX Runtime absent at 16 and failed at 64, dfc faster than PyTorch at both.
+      Bench("cnn_mobilenet_v1_025_128/dfc/batch:16", 1.0),
+      Bench("cnn_mobilenet_v1_025_128/pytorch/batch:16", 9.0),
+      Bench("cnn_mobilenet_v1_025_128/dfc/batch:64", 1.0),
+      Bench("cnn_mobilenet_v1_025_128/pytorch/batch:64", 9.0), failed_onnx,
+      // The ResNet: 90 GFLOP/s at 64 is 0.56 of the faster peak (1.1 of the slower); 150 at 16.
+      Bench("cnn_resnet_cifar10/dfc/batch:16", 1.0, R"(, "GFLOP/s": 150.0)"),
+      Bench("cnn_resnet_cifar10/dfc/batch:64", 1.0, R"(, "GFLOP/s": 90.0)"),
+      Bench("cnn_openpose_mnv2_small/dfc/batch:1", 480),
+      Bench("cnn_openpose_mnv2_small/pytorch/batch:1", 300),
+      // 90 / 100: within issue 30's 1.5×, not faster.
+      Bench("train_deep_mnist/dfc/batch:64", 100), Bench("train_deep_mnist/pytorch/batch:64", 90),
+      // 9.4 / 10: issue 32's 0.9 of PyTorch's rate, not 0.95.
+      Bench("gemm_1024/dfc/batch:1024", 10.0), Bench("gemm_1024/pytorch/batch:1024", 9.4)};
+  const std::vector<TargetResult> rows = EvaluateTargets(Parse(runs));
+  const std::string both = " faster than PyTorch and ONNX Runtime at batch ≥ 16 (faster peer / dfc ≥ 1)";
+  EXPECT_EQ(Row(rows, "LeNet" + both + ": `cnn_lenet` batch:16").verdict, Verdict::kMet);
+  const TargetResult& lenet64 = Row(rows, "LeNet" + both + ": `cnn_lenet` batch:64");
+  EXPECT_EQ(lenet64.verdict, Verdict::kMissed);
+  EXPECT_EQ(lenet64.measured,
+            "pytorch 4 ms, onnxruntime 2.5 ms; onnxruntime / dfc 3 ms = 0.833× at batch:64");
+  // A peer that did not run, or failed its check, leaves the target unjudged.
+  const std::string mobilenet = "MobileNet" + both + ": `cnn_mobilenet_v1_025_128` batch:";
+  EXPECT_EQ(Row(rows, mobilenet + "16").verdict, Verdict::kNotRun);
+  EXPECT_THAT(Row(rows, mobilenet + "16").measured,
+              HasSubstr("no `cnn_mobilenet_v1_025_128/onnxruntime` at batch:16"));
+  EXPECT_EQ(Row(rows, mobilenet + "64").verdict, Verdict::kNotRun);
+  EXPECT_THAT(Row(rows, mobilenet + "64").measured, HasSubstr("failed: differs from PyTorch"));
+  EXPECT_EQ(Row(rows, "ResNet" + both).verdict, Verdict::kNotRun);  // no peer ran
+
+  const TargetResult& peak = Row(rows, "ResNet's convolutions at ≥ 60% of the FMA peak");
+  EXPECT_EQ(peak.verdict, Verdict::kMissed);
+  EXPECT_EQ(peak.measured,
+            "dfc 90 GFLOP/s / `fma_peak/avx512/threads:2` 160 GFLOP/s = 0.562 at batch:64");
+  EXPECT_EQ(Row(rows, "OpenPose").verdict, Verdict::kMet);
+  EXPECT_EQ(Row(rows, "OpenPose").measured, "dfc 480 ms at batch:1");
+  EXPECT_EQ(Row(rows, "deep_mnist training step faster than PyTorch").verdict, Verdict::kMissed);
+  EXPECT_EQ(Row(rows, "deep_mnist training step at batch 64 within 1.5×").verdict, Verdict::kMet);
+  EXPECT_EQ(Row(rows, "1024³ GEMM at least 95%").verdict, Verdict::kMissed);
+  EXPECT_EQ(Row(rows, "1024³ GEMM at least 90%").verdict, Verdict::kMet);
+
+  // Over the time bound, and a peak the section did not measure.
+  const std::vector<TargetResult> slow = EvaluateTargets(
+      Parse({Bench("cnn_openpose_mnv2_small/dfc/batch:1", 520),
+             Bench("cnn_resnet_cifar10/dfc/batch:64", 1.0, R"(, "GFLOP/s": 150.0)")}));
+  EXPECT_EQ(Row(slow, "OpenPose").verdict, Verdict::kMissed);
+  EXPECT_EQ(Row(slow, "ResNet's convolutions").verdict, Verdict::kNotRun);
+  EXPECT_THAT(Row(slow, "ResNet's convolutions").measured, HasSubstr("no `fma_peak`"));
+
+  // Issue 55 is the CPU peers': none of its targets in a GPU section.
+  for (const TargetResult& t : EvaluateTargets(Parse(runs, "GPU (H200)"))) {
+    EXPECT_THAT(t.target, Not(HasSubstr("ONNX Runtime"))) << t.target;
+    EXPECT_THAT(t.target, Not(HasSubstr("OpenPose"))) << t.target;
+  }
+}
+
 TEST(PeerJsonTest, OneEntryPerFamilyAndBatchWithNullForAMissingSide) {
   const std::string json =
       PeerJson(Parse({Bench("mlp_dl4j/dfc/batch:1", 0.2), Bench("mlp_dl4j/pytorch/batch:1", 0.02),
@@ -259,6 +328,31 @@ TEST(PeerJsonTest, OneEntryPerFamilyAndBatchWithNullForAMissingSide) {
   EXPECT_THAT(json, HasSubstr(R"("peer_ms": 0.02)"));
   EXPECT_THAT(json, HasSubstr(R"("peer_ms": null)"));  // batch 64's peer failed
   EXPECT_THAT(json, Not(HasSubstr("seed")));           // not a peer family
+  EXPECT_THAT(json, Not(HasSubstr("onnxruntime")));    // no family ran it
+}
+
+// A row per peer that timed the family, at each batch: a training step has PyTorch's alone.
+TEST(PeerJsonTest, OneEntryPerPeer) {
+  const std::string json = PeerJson(Parse(
+      {Bench("cnn_lenet/dfc/batch:16", 1.0), Bench("cnn_lenet/pytorch/batch:16", 2.0),
+       Bench("cnn_lenet/onnxruntime/batch:16", 0.5), Bench("cnn_lenet/dfc/batch:64", 3.0),
+       Bench("cnn_lenet/pytorch/batch:64", 4.0), Bench("train_deep_mnist/dfc/batch:64", 100),
+       Bench("train_deep_mnist/pytorch/batch:64", 90)}));
+  const auto count = [&](const std::string& needle) {
+    size_t n = 0;
+    for (size_t at = json.find(needle); at != std::string::npos; at = json.find(needle, at + 1)) {
+      ++n;
+    }
+    return n;
+  };
+  EXPECT_EQ(count(R"("workload": "cnn_lenet")"), 4u);  // two batches, two peers
+  EXPECT_EQ(count(R"("workload": "train_deep_mnist")"), 1u);
+  EXPECT_EQ(count(R"("peer": "onnxruntime")"), 2u);
+  EXPECT_EQ(count(R"("peer": "pytorch")"), 3u);
+  EXPECT_THAT(json, HasSubstr(R"("peer": "onnxruntime",
+    "peer_ms": 0.5,)"));
+  EXPECT_THAT(json, HasSubstr(R"("peer": "onnxruntime",
+    "peer_ms": null,)"));  // LeNet at 64: ONNX Runtime did not run there
 }
 
 Report TwoSections() {
@@ -384,6 +478,42 @@ TEST(MarkdownTest, PeerTableAgainstTheMeasuredPeak) {
   EXPECT_THAT(md, Not(HasSubstr("Seed subgraph")));
   EXPECT_THAT(md, Not(HasSubstr("### fma_peak")));
   EXPECT_THAT(md, Not(HasSubstr("### cnn_lenet")));
+}
+
+// With ONNX Runtime's file too: each peer's time, dfc's ratio to each and to the faster (only
+// where both ran), and each peer's GFLOP/s over the peak.
+TEST(MarkdownTest, PeerTableWithBothPeers) {
+  Report report;
+  const auto file = [](const std::string& source, const std::string& peer,
+                       const std::vector<std::string>& benchmarks) {
+    return BenchmarkFile{.source = source,
+                         .section = "Peers",
+                         .context = {.peer = peer},
+                         .results = Parse(benchmarks, "Peers")};
+  };
+  report.files.push_back(file("cnn_bench.json", "",
+                              {Bench("fma_peak/avx2/threads:2", 30, R"(, "GFLOP/s": 100.0)"),
+                               Bench("cnn_lenet/dfc/batch:16", 8.0, R"(, "GFLOP/s": 2.0)"),
+                               Bench("cnn_lenet/dfc/batch:64", 20.0, R"(, "GFLOP/s": 3.0)")}));
+  report.files.push_back(file("torch_peer.json", "PyTorch 1.13.1, 2 threads",
+                              {Bench("cnn_lenet/pytorch/batch:16", 16, R"(, "GFLOP/s": 1.0)"),
+                               Bench("cnn_lenet/pytorch/batch:64", 10, R"(, "GFLOP/s": 6.0)")}));
+  report.files.push_back(file("ort_peer.json", "ONNX Runtime 1.30.0, 2 threads",
+                              {Bench("cnn_lenet/onnxruntime/batch:16", 4, R"(, "GFLOP/s": 4.0)")}));
+  const std::string md = RenderMarkdown(report);
+  EXPECT_THAT(md, HasSubstr("### dfc against pytorch and onnxruntime\n"));
+  EXPECT_THAT(md, HasSubstr("`onnxruntime` one `session.run` of the same twin exported to ONNX"));
+  EXPECT_THAT(md, HasSubstr("(`PyTorch 1.13.1, 2 threads`, `ONNX Runtime 1.30.0, 2 threads`)"));
+  EXPECT_THAT(md, HasSubstr("| model | batch | dfc ms | pytorch ms | onnxruntime ms | dfc / pytorch "
+                            "| dfc / onnxruntime | dfc / faster peer | dfc GFLOP/s | dfc of peak | "
+                            "pytorch GFLOP/s | pytorch of peak | onnxruntime GFLOP/s | "
+                            "onnxruntime of peak |\n|---|---|---|---|---|---|---|---|---|---|---|"
+                            "---|---|---|\n"));
+  // 8 / 16 and 8 / 4: the faster peer is ONNX Runtime's 4 ms.
+  EXPECT_THAT(md, HasSubstr("| cnn_lenet | 16 | 8 | 16 | 4 | 0.5 | 2 | 2 | 2 | 0.02 | 1 | 0.01 | 4 "
+                            "| 0.04 |\n"));
+  // ONNX Runtime did not run at 64: no ratio to it, nor to "the faster".
+  EXPECT_THAT(md, HasSubstr("| cnn_lenet | 64 | 20 | 10 |  | 2 |  |  | 3 | 0.03 | 6 | 0.06 |  |  |\n"));
 }
 
 }  // namespace
