@@ -13,8 +13,8 @@ even input pads one row after; PyTorch's padding=1 pads one before and one after
 output shape and work. The families:
 
 - cnn_bench's (tests/zoo.cc's graphs): `cnn_lenet`, `cnn_mobilenet_v1_025_128`,
-  `cnn_resnet_cifar10` at batch 1, 16 and 64, `rnn_keras_lstm` at 1 and 64, and the training
-  step `train_deep_mnist` at 64;
+  `cnn_resnet_cifar10` at batch 1, 16 and 64, `cnn_openpose_mnv2_small` at 1, `rnn_keras_lstm`
+  at 1 and 64, and the training step `train_deep_mnist` at 64;
 - peer_bench's (tests/workloads.cc's): the subgraphs `subgraph_seed` and `subgraph_relu`
   (models/), the frozen MLPs `mlp_dl4j`, `mlp_lvfengkun`, `mlp_cppflow` and the MNIST softmax
   regression's training step `train_mnist_softmax` (../shared/models) at batch 1, 16, 64 and
@@ -104,6 +104,7 @@ class LeNet(nn.Module):
 
     image = (1, 28, 28)
     batches = ZOO_BATCHES
+    output = (10,)
 
     def __init__(self):
         super().__init__()
@@ -130,6 +131,7 @@ class MobileNetV1(nn.Module):
 
     image = (3, 128, 128)
     batches = ZOO_BATCHES
+    output = (1001,)
     # Conv2d_1 to Conv2d_13: each a 3x3 depthwise convolution (its stride here) and a 1x1 one to
     # this many channels.
     blocks = [(16, 1), (32, 2), (32, 1), (64, 2), (64, 1), (128, 2), (128, 1), (128, 1),
@@ -174,6 +176,7 @@ class ResNetCifar10(nn.Module):
 
     image = (3, 32, 32)
     batches = ZOO_BATCHES
+    output = (10,)
 
     class Block(nn.Module):
         """conv-BN-Relu-conv-BN, plus the shortcut (projected in a stage's first block), Relu."""
@@ -206,6 +209,108 @@ class ResNetCifar10(nn.Module):
 
     def forward(self, x):
         return self.dense(self.features(x).mean(dim=(2, 3)))  # Mean over H and W, Squeeze
+
+
+class OpenPoseMnv2Small(nn.Module):
+    """openpose_mnv2_small.pb (tf-pose-estimation's OpenPose on a MobileNetV2-small backbone):
+    input `image` [N,368,432,3] (its usual size), fetch Openpose/concat_stage7 [N,46,54,57], the
+    19 heatmaps and then the 38 part affinity fields. Read from the GraphDef's nodes and weight
+    shapes (86 Conv2D, 73 DepthwiseConv2dNative, 99 FusedBatchNorm):
+
+    - MobilenetV2: `Conv` (3x3, stride 2, to 16), then `expanded_conv` (a 3x3 depthwise on 16,
+      a 1x1 projection to 8) and `expanded_conv_1` to `_12` (a 1x1 expansion, a 3x3 depthwise
+      at the block's stride, a 1x1 projection; blocks below), with the residual Add where the
+      block keeps its shape. Each convolution is followed by a FusedBatchNorm with is_training
+      true (no mean or variance given: it normalises by the batch's own statistics, as
+      BatchNorm2d without running statistics does), and each but the projections by a Relu6.
+    - `feat_concat`: expanded_conv_5's output (16 channels, 46x54) beside expanded_conv_12's
+      (48, 23x27) resized to 46x54 by ResizeBilinear (align_corners and half_pixel_centers
+      false, TensorFlow's old mapping, where F.interpolate samples at half pixels: the same
+      work), 64 channels.
+    - Six stages of two branches, L1 (38 maps) and L2 (19), each five separable layers: a
+      depthwise convolution (3x3, 3x3, 3x3, 1x1, 1x1; no bias, no batch norm) and a pointwise
+      1x1 one to 64, 64, 64, 256 in stage 1 or 64 after, then 38 or 19, each pointwise one with
+      a frozen FusedBatchNorm (BatchNorm2d in eval mode) and a Relu but the last. Stages 2 to 6
+      read the previous stage's L1 and L2 beside feat_concat (`MConv_StageK_concat`, 121
+      channels).
+    - `concat_stage7`: stage 6's L2, then its L1.
+
+    Stride-2 SAME padding as padding=1, as in MobileNetV1 above."""
+
+    image = (3, 368, 432)
+    batches = (1,)  # cnn_bench's
+    output = (57, 46, 54)  # concat_stage7's [N,46,54,57] in NCHW
+    # expanded_conv_1 to _12: (expanded channels, stride, output channels, residual Add).
+    blocks = [(48, 2, 16, False), (96, 1, 16, True), (96, 2, 16, False), (96, 1, 16, True),
+              (96, 1, 16, True), (96, 2, 32, False), (192, 1, 32, True), (192, 1, 32, True),
+              (192, 1, 32, True), (192, 1, 48, False), (288, 1, 48, True), (288, 1, 48, True)]
+    features = 16 + 48  # feat_concat
+    maps = (38, 19)  # L1, L2
+
+    class Block(nn.Module):
+        """An expanded_conv: expansion (where `expanded` is given), depthwise, projection."""
+
+        def __init__(self, inputs, expanded, stride, outputs, residual):
+            super().__init__()
+            expand = ([*OpenPoseMnv2Small.conv_bn(inputs, expanded, 1), nn.ReLU6()]
+                      if expanded else [])
+            channels = expanded or inputs
+            self.layers = nn.Sequential(
+                *expand,
+                *OpenPoseMnv2Small.conv_bn(channels, channels, 3, stride, groups=channels),
+                nn.ReLU6(),
+                *OpenPoseMnv2Small.conv_bn(channels, outputs, 1))  # project: no Relu6
+            self.residual = residual
+
+        def forward(self, x):
+            y = self.layers(x)
+            return x + y if self.residual else y
+
+    @staticmethod
+    def conv_bn(inputs, outputs, kernel, stride=1, groups=1):
+        """A backbone convolution and its batch norm over the batch's statistics."""
+        return [nn.Conv2d(inputs, outputs, kernel, stride, padding=kernel // 2, groups=groups,
+                          bias=False),
+                nn.BatchNorm2d(outputs, eps=1e-3, track_running_stats=False)]
+
+    @staticmethod
+    def branch(inputs, wide, outputs):
+        """One stage's L1 or L2: five depthwise and pointwise pairs, the fourth to `wide`."""
+        layers = []
+        for kernel, width in [(3, 64), (3, 64), (3, 64), (1, wide), (1, outputs)]:
+            layers += [nn.Conv2d(inputs, inputs, kernel, padding=kernel // 2, groups=inputs,
+                                 bias=False),
+                       nn.Conv2d(inputs, width, 1, bias=False),
+                       nn.BatchNorm2d(width, eps=1e-3), nn.ReLU()]
+            inputs = width
+        return nn.Sequential(*layers[:-1])  # the last pointwise layer has no Relu
+
+    def __init__(self):
+        super().__init__()
+        self.stem = nn.Sequential(*self.conv_bn(3, 16, 3, 2), nn.ReLU6(),  # Conv: 184x216
+                                  self.Block(16, None, 1, 8, False))  # expanded_conv
+        blocks, channels = [], 8
+        for expanded, stride, outputs, residual in self.blocks:
+            blocks.append(self.Block(channels, expanded, stride, outputs, residual))
+            channels = outputs
+        self.low = nn.Sequential(*blocks[:5])  # to expanded_conv_5: 46x54x16
+        self.high = nn.Sequential(*blocks[5:])  # to expanded_conv_12: 23x27x48
+        self.stages = nn.ModuleList()
+        for stage in range(6):
+            inputs = self.features if stage == 0 else self.features + sum(self.maps)
+            wide = 256 if stage == 0 else 64
+            self.stages.append(nn.ModuleList([self.branch(inputs, wide, m) for m in self.maps]))
+
+    def forward(self, x):
+        low = self.low(self.stem(x))
+        high = nn.functional.interpolate(self.high(low), size=low.shape[2:], mode="bilinear",
+                                         align_corners=False)  # base/layer_14/output/upsample
+        features = torch.cat([low, high], dim=1)  # feat_concat
+        l1, l2 = (branch(features) for branch in self.stages[0])
+        for l1_branch, l2_branch in self.stages[1:]:
+            x = torch.cat([l1, l2, features], dim=1)  # MConv_StageK_concat
+            l1, l2 = l1_branch(x), l2_branch(x)
+        return torch.cat([l2, l1], dim=1)  # concat_stage7
 
 
 class DeepMnist(nn.Module):
@@ -281,6 +386,7 @@ class KerasLstm(nn.Module):
 
     image = (100, 1000)
     batches = (1, 64)
+    output = (128,)
 
     def __init__(self):
         super().__init__()
@@ -461,7 +567,8 @@ TRAINING = {"train_deep_mnist": DeepMnist, "train_mnist_softmax": MnistSoftmax}
 # The families cnn_bench registers (tests/zoo.cc names their graphs): their convolutions'
 # flops counted.
 MODELS = {"cnn_lenet": LeNet, "cnn_mobilenet_v1_025_128": MobileNetV1,
-          "cnn_resnet_cifar10": ResNetCifar10, "rnn_keras_lstm": KerasLstm}
+          "cnn_resnet_cifar10": ResNetCifar10, "cnn_openpose_mnv2_small": OpenPoseMnv2Small,
+          "rnn_keras_lstm": KerasLstm}
 
 # The forwards peer_bench registers (tests/workloads.cc's Seed, Relu and Models, and its GEMM):
 # their flops counted where workloads.cc counts them (a `flops` of the class).
@@ -574,6 +681,15 @@ def selected_runs(families):
                 yield family, make, batch, name
 
 
+def check_output(family, make, output, batch):
+    """Exits where a twin's output is not its graph's fetch's shape (the class's `output`, in
+    NCHW), since a twin of other shapes would time other work."""
+    expected = (batch, *make.output) if hasattr(make, "output") else None
+    if expected is not None and tuple(output.shape) != expected:
+        sys.exit(f"torch_peer.py: {family} at batch {batch}: the twin's output is "
+                 f"{list(output.shape)}, its graph's {list(expected)}")
+
+
 def main():
     torch.set_num_threads(ARGS.threads)
     torch.manual_seed(7)
@@ -587,6 +703,8 @@ def main():
         # workloads.cc's Model feeds a placeholder (uniform in [0, 1), the batch its first
         # dimension).
         inputs = make.inputs(batch) if hasattr(make, "inputs") else (uniform((batch, *make.image)),)
+        with torch.no_grad():
+            check_output(family, make, model(*inputs), batch)
         if family in MODELS:
             flops, counter = conv_flops(model, *inputs), "conv_GFLOP"
         else:
