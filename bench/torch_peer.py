@@ -30,6 +30,12 @@ workloads.cc's count (`GFLOP`: the contraction's) for the subgraphs and the GEMM
 train_mnist_softmax count none, as peer_bench counts none for them. On a GPU each timed call
 is end to end: the device synchronised before the clock is read at its start and its end.
 
+The JSON's context records what ran: the BLAS library the process loaded with OpenBLAS's own
+name for the kernels it picked (`openblas_get_corename`, `openblas_get_config`), PyTorch's build
+and threads (`torch.__config__`), and the implementations oneDNN chose for the convolutions,
+from its verbose log of one forward of each CNN twin in a child process. OpenBLAS picks its
+kernels from OPENBLAS_CORETYPE where that is set: bench/peer runs this script with it unset.
+
   /usr/bin/python3 bench/torch_peer.py --threads 2 --out bench/results/torch_peer.json \
       --context-from bench/results/cnn_bench.json
 
@@ -38,6 +44,7 @@ on PATH; bench/run installs python3-torch and libopenblas0-pthread when they are
 """
 
 import argparse
+import ctypes
 import datetime
 import json
 import os
@@ -46,14 +53,13 @@ import socket
 import statistics
 import subprocess
 import sys
-import sysconfig
 import time
 
 
 def parse_args():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--threads", type=int, default=2, help="intra-op threads (default 2)")
-    parser.add_argument("--out", required=True, help="the JSON file to write")
+    parser.add_argument("--out", help="the JSON file to write")
     parser.add_argument("--context-from", help="a Google Benchmark JSON file of the same run "
                         "(cnn_bench's), whose machine context is copied")
     parser.add_argument("--batches", default="1,16,64,1024,8192",
@@ -66,7 +72,12 @@ def parse_args():
                         help="a regex over benchmark names, as --benchmark_filter (default .)")
     parser.add_argument("--device", default="cpu", choices=("cpu", "cuda"),
                         help="where the models and inputs are: cpu (default) or cuda (a GPU)")
-    return parser.parse_args()
+    # The child process that lists oneDNN's convolution kernels (onednn_kernels).
+    parser.add_argument("--onednn-probe", action="store_true", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if not args.onednn_probe and not args.out:
+        parser.error("--out is required")
+    return args
 
 
 ARGS = parse_args()
@@ -575,6 +586,9 @@ MODELS = {"cnn_lenet": LeNet, "cnn_mobilenet_v1_025_128": MobileNetV1,
 PEERS = {"subgraph_seed": SeedSubgraph, "subgraph_relu": ReluSubgraph, "gemm_1024": Gemm1024,
          "mlp_dl4j": Dl4jMlp, "mlp_lvfengkun": LvfengkunMlp, "mlp_cppflow": CppflowMlp}
 
+# What OpenBLAS picks its kernels by, besides the CPU: recorded as the process saw them.
+OPENBLAS_KERNEL_VARIABLES = ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE")
+
 
 def conv_flops_each(model, x):
     """2 x the multiply-adds of each of the model's convolutions on x, in order, from each
@@ -616,24 +630,105 @@ def command_output(command):
         return ""
 
 
-def describe_torch():
-    """What ran: PyTorch's and Debian's versions, the BLAS behind libblas.so.3, oneDNN, threads;
-    on a GPU, the GPU and CUDA's version."""
+def describe_blas():
+    """The BLAS this process loaded and, for OpenBLAS, the kernels it picked: its core name
+    and build (`openblas_get_corename`, `openblas_get_config`, through ctypes on the library
+    /proc/self/maps names), and the OPENBLAS_ variables it saw (null: unset)."""
+    torch.mm(torch.ones(2, 2), torch.ones(2, 2))  # loads the BLAS where torch loads it lazily
+    out = {"library": None, "env": {v: os.environ.get(v) for v in OPENBLAS_KERNEL_VARIABLES}}
+    try:
+        with open("/proc/self/maps") as maps:
+            paths = {line.split()[-1] for line in maps if len(line.split()) >= 6}
+    except OSError:
+        return out
+    libraries = sorted(p for p in paths if re.search(r"/lib(open)?blas[^/]*\.so", p))
+    # Debian's openblas-pthread/libblas.so.3 and the libopenblasp it wraps: the latter first.
+    openblas = sorted((p for p in libraries if "openblas" in p),
+                      key=lambda p: "openblas" not in os.path.basename(p))
+    out["library"] = (openblas or libraries or [None])[0]
+    if openblas:
+        try:
+            lib = ctypes.CDLL(openblas[0])
+            for name in ("openblas_get_corename", "openblas_get_config"):
+                function = getattr(lib, name)
+                function.restype = ctypes.c_char_p
+                out[name.removeprefix("openblas_get_")] = function().decode()
+        except (OSError, AttributeError) as error:
+            out["error"] = str(error)
+    return out
+
+
+def onednn_probe():
+    """The child of onednn_kernels: one forward of each CNN twin --filter selects, at its
+    smallest batch, with oneDNN's verbose log on (its parent sets ONEDNN_VERBOSE)."""
+    torch.set_num_threads(ARGS.threads)
+    done = set()
+    for family, make, batch, _ in selected_runs(MODELS):
+        if family.startswith("cnn_") and family not in done:
+            done.add(family)
+            with torch.no_grad():
+                make().eval()(uniform((batch, *make.image)))
+
+
+def onednn_kernels():
+    """The implementations oneDNN ran for each kind of primitive (`convolution`: `jit:avx2`,
+    ...) in one forward of each selected CNN twin, and the ISA it reported, from its verbose
+    log in a child process (the log is switched on when oneDNN starts); None where no CNN is
+    selected or oneDNN logged nothing."""
+    if DEVICE.type != "cpu" or not any(f.startswith("cnn_") for f, *_ in selected_runs(MODELS)):
+        return None
+    command = [sys.executable, os.path.abspath(__file__), "--onednn-probe",
+               "--threads", str(ARGS.threads), "--batches", ARGS.batches, "--filter", ARGS.filter]
+    # oneDNN 2.x reads ONEDNN_VERBOSE; builds before it, DNNL_VERBOSE.
+    env = {**os.environ, "ONEDNN_VERBOSE": "1", "DNNL_VERBOSE": "1"}
+    try:
+        log = subprocess.run(command, env=env, capture_output=True, text=True, check=True).stdout
+    except (OSError, subprocess.CalledProcessError) as error:
+        return {"error": str(error)}
+    kernels, isa = {}, None
+    for line in log.splitlines():
+        fields = line.split(",")
+        if not fields[0].endswith("_verbose"):
+            continue
+        if "info" in fields[:3] and any(f.startswith("isa:") for f in fields):
+            isa = next(f for f in fields if f.startswith("isa:")).removeprefix("isa:")
+        elif "exec" in fields[:3]:
+            # onednn_verbose,exec,cpu,convolution,jit:avx2,...; oneDNN 3 puts "primitive" first.
+            at = fields.index("exec")
+            if len(fields) > at + 3 and fields[at + 1] == "cpu":
+                kernels.setdefault(fields[at + 2], [])
+                if fields[at + 3] not in kernels[fields[at + 2]]:
+                    kernels[fields[at + 2]].append(fields[at + 3])
+    if not kernels and isa is None:
+        return None
+    return {"isa": isa, "implementations": kernels}
+
+
+def describe_torch(blas, onednn):
+    """What ran, in a line: PyTorch's and Debian's versions, the BLAS and its kernels, oneDNN's
+    convolutions, threads; on a GPU, the GPU and CUDA's version."""
     package = command_output(["dpkg-query", "-W", "-f=${Version}", "python3-torch"])
-    # Debian's alternatives pick the libblas.so.3 that torch loads: OpenBLAS's once installed.
-    multiarch = sysconfig.get_config_var("MULTIARCH") or "x86_64-linux-gnu"
-    blas = os.path.realpath(f"/usr/lib/{multiarch}/libblas.so.3")
-    # A CUDA build is not Debian's: its package's version would say nothing of what ran.
-    where = (f", {torch.cuda.get_device_name(DEVICE)} (CUDA {torch.version.cuda})"
-             if DEVICE.type == "cuda" else
-             (f" (Debian python3-torch {package})" if package else "")
-             + f", BLAS {blas}, oneDNN "
-             + ("on" if torch.backends.mkldnn.is_available() else "off"))
+    if DEVICE.type == "cuda":
+        # A CUDA build is not Debian's: its package's version would say nothing of what ran.
+        where = f", {torch.cuda.get_device_name(DEVICE)} (CUDA {torch.version.cuda})"
+    else:
+        where = f" (Debian python3-torch {package})" if package else ""
+        if blas.get("corename"):
+            where += f", BLAS {' '.join(blas['config'].split()[:2])} ({blas['corename']} kernels)"
+        else:
+            where += f", BLAS {blas['library'] or 'unknown'}"
+        if not torch.backends.mkldnn.is_available():
+            where += ", oneDNN off"
+        elif onednn and onednn.get("implementations"):
+            convolutions = onednn["implementations"].get("convolution", [])
+            where += (f", oneDNN convolutions {' '.join(convolutions) or 'none'}"
+                      + (f" ({onednn['isa']})" if onednn.get("isa") else ""))
     return f"PyTorch {torch.__version__}{where}, {torch.get_num_threads()} threads"
 
 
 def context():
-    """The machine, as Google Benchmark describes it: copied from --context-from where given."""
+    """The machine, as Google Benchmark describes it (copied from --context-from where given),
+    and what ran: describe_torch's line as `peer`, with its parts in full beside it."""
     out = {"host_name": socket.gethostname(), "num_cpus": os.cpu_count()}
     if ARGS.context_from:
         with open(ARGS.context_from) as f:
@@ -643,7 +738,13 @@ def context():
     # machine busy with more than they are (a build beside them) a forward can take 100x longer.
     out["load_avg"] = list(os.getloadavg())
     out["executable"] = "bench/torch_peer.py"
-    out["peer"] = describe_torch()
+    blas = describe_blas()
+    onednn = onednn_kernels()
+    out["peer"] = describe_torch(blas, onednn)
+    out["blas"] = blas
+    out["onednn"] = onednn
+    out["torch_config"] = torch.__config__.show()
+    out["torch_parallel"] = torch.__config__.parallel_info()
     return out
 
 
@@ -691,6 +792,8 @@ def check_output(family, make, output, batch):
 
 
 def main():
+    if ARGS.onednn_probe:
+        return onednn_probe()
     torch.set_num_threads(ARGS.threads)
     torch.manual_seed(7)
     benchmarks = []
