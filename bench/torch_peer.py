@@ -39,6 +39,10 @@ kernels from OPENBLAS_CORETYPE where that is set: bench/peer runs this script wi
   /usr/bin/python3 bench/torch_peer.py --threads 2 --out bench/results/torch_peer.json \
       --context-from bench/results/cnn_bench.json
 
+With --export-onnx DIR it times nothing: it exports every forward twin that --filter selects
+(with the variant `onnxruntime`) with torch.onnx.export at each of its batches, beside the
+inputs it fed and the output PyTorch computed, for bench/ort_peer.js (DIR/manifest.json).
+
 It needs Debian's python3 (/usr/bin/python3, where python3-torch installs), not another python3
 on PATH; bench/run installs python3-torch and libopenblas0-pthread when they are missing.
 """
@@ -54,12 +58,13 @@ import statistics
 import subprocess
 import sys
 import time
+import warnings
 
 
 def parse_args():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--threads", type=int, default=2, help="intra-op threads (default 2)")
-    parser.add_argument("--out", help="the JSON file to write")
+    parser.add_argument("--out", help="the JSON file to write (required unless --export-onnx)")
     parser.add_argument("--context-from", help="a Google Benchmark JSON file of the same run "
                         "(cnn_bench's), whose machine context is copied")
     parser.add_argument("--batches", default="1,16,64,1024,8192",
@@ -72,10 +77,15 @@ def parse_args():
                         help="a regex over benchmark names, as --benchmark_filter (default .)")
     parser.add_argument("--device", default="cpu", choices=("cpu", "cuda"),
                         help="where the models and inputs are: cpu (default) or cuda (a GPU)")
+    parser.add_argument("--export-onnx", metavar="DIR",
+                        help="time nothing: export the forward twins to ONNX into DIR, with "
+                        "their inputs and outputs and DIR/manifest.json, for bench/ort_peer.js")
     # The child process that lists oneDNN's convolution kernels (onednn_kernels).
     parser.add_argument("--onednn-probe", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
-    if not args.onednn_probe and not args.out:
+    if args.export_onnx and args.device != "cpu":
+        parser.error("--export-onnx: the ONNX Runtime peer runs on the CPU; leave --device cpu")
+    if not args.export_onnx and not args.onednn_probe and not args.out:
         parser.error("--out is required")
     return args
 
@@ -414,6 +424,7 @@ class Subgraph(nn.Module):
 
     batches = PEER_BATCHES
     features = classes = 0  # a subclass's
+    input_names = ("in1", "in2", "in3", "in4")
 
     @classmethod
     def inputs(cls, batch):
@@ -459,6 +470,7 @@ class Gemm1024(nn.Module):
     1024: the 1024³ GEMM), torch.mm of the two tensors."""
 
     batches = GEMM_BATCHES
+    input_names = ("a", "b")
 
     @staticmethod
     def inputs(batch):
@@ -585,6 +597,11 @@ MODELS = {"cnn_lenet": LeNet, "cnn_mobilenet_v1_025_128": MobileNetV1,
 # their flops counted where workloads.cc counts them (a `flops` of the class).
 PEERS = {"subgraph_seed": SeedSubgraph, "subgraph_relu": ReluSubgraph, "gemm_1024": Gemm1024,
          "mlp_dl4j": Dl4jMlp, "mlp_lvfengkun": LvfengkunMlp, "mlp_cppflow": CppflowMlp}
+
+# What bench/ort_peer.js names its results, and the ONNX opset the twins are exported at (the
+# newest this torch.onnx writes).
+ONNX_VARIANT = "onnxruntime"
+ONNX_OPSET = 17
 
 # What OpenBLAS picks its kernels by, besides the CPU: recorded as the process saw them.
 OPENBLAS_KERNEL_VARIABLES = ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE")
@@ -770,16 +787,31 @@ def result(name, times, batch, flops=None, counter="conv_GFLOP"):
     return out
 
 
-def selected_runs(families):
+def selected_runs(families, variant="pytorch"):
     """The benchmarks of `families` to run: each family at those of its batches that --batches
-    lists, whose name --filter matches, as (family, its class, batch, name)."""
+    lists, whose name (with `variant`) --filter matches, as (family, its class, batch, name)."""
     wanted = {int(b) for b in ARGS.batches.split(",")}
     selected = re.compile(ARGS.filter)
     for family, make in families.items():
         for batch in make.batches:
-            name = f"{family}/pytorch/batch:{batch}"
+            name = f"{family}/{variant}/batch:{batch}"
             if batch in wanted and selected.search(name):
                 yield family, make, batch, name
+
+
+def forward_inputs(make, batch):
+    """A forward twin's inputs: the subgraphs and the GEMM feed every operand; the models one
+    input, as workloads.cc's Model feeds a placeholder (uniform in [0, 1), the batch its first
+    dimension)."""
+    return make.inputs(batch) if hasattr(make, "inputs") else (uniform((batch, *make.image)),)
+
+
+def forward_work(family, make, model, inputs, batch):
+    """(flops, counter): the convolutions' of a zoo model, workloads.cc's count of the others
+    (None where it counts none)."""
+    if family in MODELS:
+        return conv_flops(model, *inputs), "conv_GFLOP"
+    return (make.flops(batch) if hasattr(make, "flops") else None), "GFLOP"
 
 
 def check_output(family, make, output, batch):
@@ -791,9 +823,55 @@ def check_output(family, make, output, batch):
                  f"{list(output.shape)}, its graph's {list(expected)}")
 
 
+def export_onnx(directory):
+    """Exports each selected forward twin at each batch with torch.onnx.export, beside the
+    inputs fed and PyTorch's output on them (raw float32, C order), and writes
+    DIR/manifest.json: for each, its benchmark name, batch, work (flops and counter), model file
+    and its inputs' and output's names, shapes and files."""
+    torch.manual_seed(7)
+    os.makedirs(directory, exist_ok=True)
+    entries, models = [], {}
+    for family, make, batch, name in selected_runs({**MODELS, **PEERS}, ONNX_VARIANT):
+        if family not in models:
+            models[family] = make().eval()
+        model = models[family]
+        inputs = forward_inputs(make, batch)
+        with torch.no_grad():
+            output = model(*inputs)
+        check_output(family, make, output, batch)
+        flops, counter = forward_work(family, make, model, inputs, batch)
+        stem = f"{family}.batch{batch}"
+        names = getattr(make, "input_names", ("input",))
+        with warnings.catch_warnings():
+            # The exporter's notes on traced shapes: the batch is fixed in each file.
+            warnings.simplefilter("ignore")
+            torch.onnx.export(model, tuple(inputs), os.path.join(directory, f"{stem}.onnx"),
+                              input_names=list(names), output_names=["output"],
+                              opset_version=ONNX_OPSET)
+        tensors = []
+        for label, tensor in [*zip(names, inputs), ("output", output)]:
+            file = f"{stem}.{label}.f32"
+            tensor.contiguous().numpy().astype("float32").tofile(os.path.join(directory, file))
+            tensors.append({"name": label, "shape": list(tensor.shape), "file": file})
+        entries.append({"name": name, "family": family, "batch": batch, "model": f"{stem}.onnx",
+                        "flops": flops, "counter": counter, "inputs": tensors[:-1],
+                        "output": tensors[-1]})
+        print(f"torch_peer.py: exported {stem}.onnx", file=sys.stderr)
+    skipped = [family for family, *_ in selected_runs(TRAINING, ONNX_VARIANT)]
+    if skipped:
+        print(f"torch_peer.py: {', '.join(sorted(set(skipped)))}: training steps, which ONNX "
+              "inference does not run: not exported", file=sys.stderr)
+    with open(os.path.join(directory, "manifest.json"), "w") as f:
+        json.dump({"exporter": f"torch.onnx.export of PyTorch {torch.__version__}",
+                   "opset": ONNX_OPSET, "entries": entries}, f, indent=2)
+        f.write("\n")
+
+
 def main():
     if ARGS.onednn_probe:
         return onednn_probe()
+    if ARGS.export_onnx:
+        return export_onnx(ARGS.export_onnx)
     torch.set_num_threads(ARGS.threads)
     torch.manual_seed(7)
     benchmarks = []
@@ -802,16 +880,10 @@ def main():
         if family not in models:
             models[family] = make().to(DEVICE).eval()
         model = models[family]
-        # The subgraphs and the GEMM feed every operand; the models one input, as
-        # workloads.cc's Model feeds a placeholder (uniform in [0, 1), the batch its first
-        # dimension).
-        inputs = make.inputs(batch) if hasattr(make, "inputs") else (uniform((batch, *make.image)),)
+        inputs = forward_inputs(make, batch)
         with torch.no_grad():
             check_output(family, make, model(*inputs), batch)
-        if family in MODELS:
-            flops, counter = conv_flops(model, *inputs), "conv_GFLOP"
-        else:
-            flops, counter = (make.flops(batch) if hasattr(make, "flops") else None), "GFLOP"
+        flops, counter = forward_work(family, make, model, inputs, batch)
         benchmarks.append(result(name, time_forwards(model, *inputs), batch, flops, counter))
     for family, make, batch, name in selected_runs(TRAINING):
         model = make().to(DEVICE)  # a fresh one at each batch: its first step from the start
