@@ -171,21 +171,49 @@ absl::StatusOr<CVal> Generator::CallUserFun(const ir::UserFun& f, std::vector<CV
   } else {
     user_funs_.emplace(f.name, &f);
   }
+  fun_ops_[name] = width;
   const bool round = f.result_type->dtype == DType::kHalf;
   const TypePtr result = width > 1 ? ir::VectorType(f.result_type->dtype, width) : f.result_type;
-  return CVal{
-      .type = result, .scalar = [name, args, round, width]() -> absl::StatusOr<std::string> {
-        std::vector<std::string> texts;
-        for (const CVal& a : args) {
-          DFC_ASSIGN_OR_RETURN(std::string t, a.scalar());
-          if (width > 1 && a.type->is_scalar()) {
-            t = absl::StrCat("((", CType(ir::VectorType(a.type->dtype, width)), ")(", t, "))");
+  if (f.arithmetic == ir::UserFun::Arithmetic::kAdd && args.size() == 2 &&
+      (args[0].factors != nullptr) != (args[1].factors != nullptr)) {
+    // acc + x * y as one fused multiply-add: one rounding where two were, nearer the reference
+    // executor's double sums, and half the instructions.
+    const int product = args[1].factors != nullptr ? 1 : 0;
+    const std::string fused =
+        absl::StrCat(f.name, "_fma", width > 1 ? absl::StrCat("_x", width) : "");
+    fma_funs_.emplace(fused, std::pair{&f, width});
+    fun_ops_[fused] = 2 * width;
+    std::vector<CVal> operands = {args[1 - product], args[product].factors->first,
+                                  args[product].factors->second};
+    return CVal{
+        .type = result, .scalar = [fused, operands, width]() -> absl::StatusOr<std::string> {
+          std::vector<std::string> texts;
+          for (const CVal& a : operands) {
+            DFC_ASSIGN_OR_RETURN(std::string t, a.scalar());
+            if (width > 1 && a.type->is_scalar()) {
+              t = absl::StrCat("((", CType(ir::VectorType(a.type->dtype, width)), ")(", t, "))");
+            }
+            texts.push_back(std::move(t));
           }
-          texts.push_back(std::move(t));
-        }
-        std::string call = absl::StrCat(name, "(", absl::StrJoin(texts, ", "), ")");
-        return round ? absl::StrCat("dfc_round_half(", call, ")") : call;
-      }};
+          return absl::StrCat(fused, "(", absl::StrJoin(texts, ", "), ")");
+        }};
+  }
+  CVal out{.type = result, .scalar = [name, args, round, width]() -> absl::StatusOr<std::string> {
+             std::vector<std::string> texts;
+             for (const CVal& a : args) {
+               DFC_ASSIGN_OR_RETURN(std::string t, a.scalar());
+               if (width > 1 && a.type->is_scalar()) {
+                 t = absl::StrCat("((", CType(ir::VectorType(a.type->dtype, width)), ")(", t, "))");
+               }
+               texts.push_back(std::move(t));
+             }
+             std::string call = absl::StrCat(name, "(", absl::StrJoin(texts, ", "), ")");
+             return round ? absl::StrCat("dfc_round_half(", call, ")") : call;
+           }};
+  if (f.arithmetic == ir::UserFun::Arithmetic::kMultiply && args.size() == 2) {
+    out.factors = std::make_shared<const std::pair<CVal, CVal>>(args[0], args[1]);
+  }
+  return out;
 }
 
 absl::StatusOr<CVal> Generator::ApplyPattern(const ir::Pattern& p, std::vector<CVal> args,
@@ -204,13 +232,14 @@ absl::StatusOr<CVal> Generator::ApplyPattern(const ir::Pattern& p, std::vector<C
     case K::kMapSeq: {
       const ir::Fun& f = *ir::As<ir::FunPattern>(p).f;
       const TypePtr type = result->element;
-      CVal mapped = MappedView(args[0], result, [this, &f, type, env](CVal element) -> absl::StatusOr<CVal> {
-        const bool saved = top_level_;
-        top_level_ = false;
-        absl::StatusOr<CVal> v = Apply(f, {std::move(element)}, type, env);
-        top_level_ = saved;
-        return v;
-      });
+      CVal mapped =
+          MappedView(args[0], result, [this, &f, type, env](CVal element) -> absl::StatusOr<CVal> {
+            const bool saved = top_level_;
+            top_level_ = false;
+            absl::StatusOr<CVal> v = Apply(f, {std::move(element)}, type, env);
+            top_level_ = saved;
+            return v;
+          });
       if (ViewsItsElement(f)) mapped.writer = args[0].writer;
       return mapped;
     }
@@ -231,9 +260,18 @@ absl::StatusOr<CVal> Generator::ApplyPattern(const ir::Pattern& p, std::vector<C
     case K::kToPrivate:
       if (p.kind == K::kId) return args[0];
       return Apply(*ir::As<ir::FunPattern>(p).f, std::move(args), result, env);
-    case K::kSplit:
-      out.element = Windows(args[0], result->element, ir::As<ir::SplitPattern>(p).chunk);
+    case K::kSplit: {
+      const ArithExpr& chunk = ir::As<ir::SplitPattern>(p).chunk;
+      const CVal& array = args[0];
+      if (array.rows != nullptr && array.rows->type->element->length == chunk) {
+        // Split(m) o Join of rows of m is the rows: each obtained once, where a window would
+        // obtain its row again for every element.
+        out.element = array.rows->element;
+        return out;
+      }
+      out.element = Windows(array, result->element, chunk);
       return out;
+    }
     case K::kJoin: {
       // Rows of length 0 join to an empty array, whose elements are never read: divide by 1
       // there rather than by zero.
@@ -322,22 +360,29 @@ absl::StatusOr<CVal> Generator::ApplyPattern(const ir::Pattern& p, std::vector<C
       return out;
     }
     case K::kConcat:
-      out.element = [this, args](const ArithExpr& i) -> absl::StatusOr<CVal> {
+      out.element = [this, args, result](const ArithExpr& i) -> absl::StatusOr<CVal> {
         // Part k holds indices [start_k, start_k + n_k): select down the parts. Each part's
         // value is made inside its own branch: made before the select, a part's fold would run
         // for every index, reading its rows at indices of the other parts (out of bounds).
         using Part = std::function<absl::StatusOr<CVal>(size_t, const ArithExpr&)>;
         auto part = std::make_shared<Part>();
-        *part = [this, args, i, self = std::weak_ptr<Part>(part)](
+        *part = [this, args, i, total = result->length, self = std::weak_ptr<Part>(part)](
                     size_t k, const ArithExpr& start) -> absl::StatusOr<CVal> {
           const ArithExpr local = i - start;
           if (k + 1 == args.size()) return args[k].element(local);
           const ArithExpr end = start + args[k].type->length;
           const CVal& a = args[k];
+          // Part k runs for its length's share of the indices from `start` on.
+          std::pair<Share, Share> shares;
+          const std::optional<int64_t> n = a.type->length.AsConstant();
+          const std::optional<int64_t> remaining = (total - start).AsConstant();
+          if (n && remaining && *remaining > 0) {
+            shares = {Share{*n, *remaining}, Share{*remaining - *n, *remaining}};
+          }
           return Select(
               a.type->element, absl::StrCat(Print(i), " < ", Print(end)),
               [a, local]() { return a.element(local); },
-              [rest = self.lock(), k, end]() { return (*rest)(k + 1, end); });
+              [rest = self.lock(), k, end]() { return (*rest)(k + 1, end); }, shares);
         };
         return (*part)(0, 0);
       };
@@ -394,12 +439,15 @@ absl::StatusOr<CVal> Generator::ApplyPattern(const ir::Pattern& p, std::vector<C
         if (!array.buffer.empty()) {  // contiguous: one load
           const ArithExpr offset = array.base + first;
           const bool global = global_buffers_.contains(array.buffer);
-          return CVal{
-              vector,
-              [this, buffer = array.buffer, offset, global, w]() -> absl::StatusOr<std::string> {
-                if (global) Prefetch(buffer, offset);
-                return absl::StrCat("vload", w, "(0, ", buffer, " + ", Print(offset), ")");
-              }};
+          return CVal{vector,
+                      [this, buffer = array.buffer, offset, global, w,
+                       vector]() -> absl::StatusOr<std::string> {
+                        if (global) Prefetch(buffer, offset);
+                        std::string load =
+                            absl::StrCat("vload", w, "(0, ", buffer, " + ", Print(offset), ")");
+                        if (!global) return load;
+                        return LoadOnce(load, vector, offset);
+                      }};
         }
         return CVal{vector, [array, vector, w, first]() -> absl::StatusOr<std::string> {
                       std::vector<std::string> lanes;

@@ -13,12 +13,32 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "graph/arith.h"
 
 namespace dfc::codegen {
+
+// A count of operations that may depend on sizes: the sum of numerator / denominator over its
+// terms. A branch that runs for a known share of the elements (a Concat's part: its length over
+// the whole's) counts that share of its statements.
+struct OpCount {
+  std::vector<std::pair<ArithExpr, int64_t>> terms;  // numerator, denominator > 0
+
+  void Add(const ArithExpr& numerator, int64_t denominator);
+  // The count under `sizes`; an error where a size is unbound.
+  absl::StatusOr<double> Evaluate(const SizeBindings& sizes) const;
+};
+
+// The share of its parent's runs a block runs: numerator / denominator (1 / 1 for a loop's body
+// or a branch counted as taken).
+struct Share {
+  int64_t numerator = 1;
+  int64_t denominator = 1;
+};
 
 class CEmitter {
  public:
@@ -36,15 +56,27 @@ class CEmitter {
   std::string Fresh(absl::string_view stem);
 
   // Opens a block under `header` ("for (long i = 0; i < n; ++i)", "if (gid < 10)", or "" for a
-  // bare scope); CloseBlock renders it into its parent as `header {` ... `}`.
-  void OpenBlock(std::string header);
+  // bare scope; lines before the last, such as a loop's #pragma, go before it) whose statements run
+  // `trips` times for each time its parent's do (a loop's trip count; 1 for a branch, which is
+  // counted as taken); CloseBlock renders it into its parent as `header {` ... `}`.
+  void OpenBlock(std::string header, ArithExpr trips = ArithExpr(1), Share share = {});
   void CloseBlock();
+
+  // The operations the emitted code performs: each statement's count (`ops_of_line`, set by the
+  // generator, which knows its functions' names) times the trips of the blocks around it.
+  void CountOps(std::function<int64_t(absl::string_view line)> ops_of_line) {
+    ops_of_line_ = std::move(ops_of_line);
+  }
+  const OpCount& ops() const { return ops_; }
 
   // Ids of the open blocks, outermost first: a variable declared in block b is visible while b
   // is open.
   bool IsOpen(int64_t block_id) const;
   int64_t current_block() const;
   int depth() const { return static_cast<int>(stack_.size()); }
+  // The depth of the innermost open branch (a block under an `if`), 0 if none: what is
+  // computed inside it must not move out of it (a read guarded by a bounds check).
+  int DeepestBranch() const;
 
   // Runs `emit` with the blocks deeper than `depth` set aside, so that what it emits goes into
   // the block at that depth (just before the inner blocks), then puts them back.
@@ -59,9 +91,15 @@ class CEmitter {
     int64_t id;
     std::string header;
     std::vector<std::string> lines;
+    ArithExpr weight;         // how often its statements run: the product of the trips down to it
+    int64_t denominator = 1;  // ... divided by this: the shares down to it
   };
+  void Count(const Block& block, absl::string_view line);
+
   std::vector<std::unique_ptr<Block>> stack_;
   int64_t* next_block_;
+  std::function<int64_t(absl::string_view)> ops_of_line_;
+  OpCount ops_;
 };
 
 template <typename T>

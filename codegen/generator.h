@@ -88,6 +88,9 @@ struct CVal {
   Thunk scalar;              // scalars
   std::vector<CVal> fields;  // tuples
   ElementFn element;         // arrays
+  // The result of a dot product's multiply (UserFun::Arithmetic::kMultiply): its two factors,
+  // so that a sum of it is emitted as one fused multiply-add.
+  std::shared_ptr<const std::pair<CVal, CVal>> factors;
   // An array of scalars stored contiguously, in a buffer or a private array: element i is
   // `buffer[base + i]`, so that AsVector(w) reads w of them with one vload<w>. Empty when not
   // known to be so (a view that reorders, a float16 buffer).
@@ -153,6 +156,11 @@ absl::Status Leaves(const CVal& v, std::vector<const CVal*>& out);
 // A value of `type` whose k-th scalar (depth first) is names(k).
 CVal FromLeaves(const TypePtr& type, const std::function<Thunk(int)>& leaf, int& next);
 
+// The most elements of a private array whose every loop is unrolled (a fold's accumulators) that
+// Store writes with a statement each rather than a loop the driver unrolls: a register block's
+// 12 to 64, whose shared loads are then made once.
+constexpr int64_t kUnrolledInText = 64;
+
 // The most prefetches a sequential loop's step issues for one read (the rows of a block): more
 // would cost more than the misses they save.
 constexpr int64_t kMaxPrefetchesAStep = 16;
@@ -216,16 +224,28 @@ class Generator {
                                               const CVal& array, const std::string& type,
                                               const Env& env);
 
+  // The operations a statement performs: those of each UserFun it calls (fun_ops_).
+  int64_t OpsOfLine(absl::string_view line) const;
   // A value whose scalars are computed once per scope: at once inside a kernel's loops, or
   // at first use (hoisted to the output's block) for values of the whole cluster.
   absl::StatusOr<CVal> Bind(CVal value);
-  // cond ? then : other, element by element; the branches are emitted only where taken.
-  CVal Select(const TypePtr& type, std::string cond, Lazy then, Lazy other);
+  // cond ? then : other, element by element; the branches are emitted only where taken. The
+  // shares say for what part of the elements each branch runs, where that is known (a
+  // Concat's parts), for the operations the kernel counts.
+  CVal Select(const TypePtr& type, std::string cond, Lazy then, Lazy other,
+              std::pair<Share, Share> shares = {});
   // The value of `type` whose every scalar is `fill` (Pad's constant; zeros for an
   // out-of-range At, which flags the error).
   CVal Filled(const TypePtr& type, const ir::Scalar& fill);
   // A tensor parameter in global memory: element offsets from `base`.
   CVal Load(const std::string& buffer, DType dtype, const TypePtr& type, const ArithExpr& base);
+  // `load` (the C text reading `address` of a buffer the kernel does not write) bound once to a
+  // variable where its address is known: in the innermost loop whose index it names, not
+  // inside the loops of a fold step's tile it does not depend on (the vector of a product's
+  // right matrix that every row of a register block multiplies), and never outside a branch
+  // it was read in. Returns the variable's name.
+  absl::StatusOr<std::string> LoadOnce(const std::string& load, const TypePtr& type,
+                                       const ArithExpr& address);
   // Writes `value` as the output of `type`: loop bounds come from the declared type, so a
   // kernel never writes past the buffer the runtime allocated for it.
   // With `unroll`, loops of a known trip count are fully unrolled (an accumulator array kept
@@ -244,7 +264,8 @@ class Generator {
   // work-group) gid computes rows[gid], or block blocks[gid] of rows (those below rows_below,
   // if set), or, for a scalar, work-item 0 computes it.
   struct Output {
-    CVal value;  // the rows, the blocks, or the scalar
+    ExprPtr expr;  // the value as the lowering left it
+    CVal value;    // the rows, the blocks, or the scalar
     TypePtr type;
     std::string buffer;
     std::string comment;
@@ -304,6 +325,7 @@ class Generator {
     std::string index;  // the CVar's name
     int64_t count;
     size_t inside;
+    int depth;  // the emitter's depth inside the loop's body
   };
   std::vector<UnrolledLoop> unrolled_;
   bool uses_prefetch_ = false;
@@ -313,6 +335,13 @@ class Generator {
   int work_group_size_ = 0;  // of MapGlb kernels (0: the driver's choice)
   std::set<std::string> size_vars_;
   std::map<std::string, const ir::UserFun*> user_funs_;
+  // The operations each C function of a UserFun performs (a vector twin's width, twice that
+  // for a fused multiply-add), by name: what CEmitter counts for a statement that calls it.
+  absl::flat_hash_map<std::string, int> fun_ops_;
+  // The fused multiply-adds of dot-product sums (UserFun::Arithmetic): name, the sum, width.
+  std::map<std::string, std::pair<const ir::UserFun*, int>> fma_funs_;
+  // LoadOnce's variables, by the load's text (a Memo knows the scope each is valid in).
+  absl::flat_hash_map<std::string, std::shared_ptr<Memo>> loads_;
   std::map<std::string, std::pair<const ir::UserFun*, int>> vector_funs_;  // twins, widths
   bool uses_double_ = false;
   bool uses_half_ = false;

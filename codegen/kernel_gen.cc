@@ -4,6 +4,7 @@
 #include "codegen/kernel_gen.h"
 
 #include <algorithm>
+#include <cctype>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -12,6 +13,7 @@
 #include "codegen/generator.h"
 #include "ir/from_tf/scalar_funs.h"
 #include "ir/traverse.h"
+#include "ir/work.h"
 #include "rewrite/lower_for_device.h"
 #include "rewrite/lowering.h"
 
@@ -51,9 +53,29 @@ float dfc_round_half(float x) {
 
 }  // namespace
 
+int64_t Generator::OpsOfLine(absl::string_view line) const {
+  int64_t ops = 0;
+  for (size_t i = 0; i < line.size();) {
+    const auto word = [&](char c) {
+      return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+    };
+    if (!word(line[i])) {
+      ++i;
+      continue;
+    }
+    const size_t start = i;
+    while (i < line.size() && word(line[i])) ++i;
+    if (i == line.size() || line[i] != '(') continue;
+    const auto it = fun_ops_.find(line.substr(start, i - start));
+    if (it != fun_ops_.end()) ops += it->second;
+  }
+  return ops;
+}
+
 absl::StatusOr<Generator::Output> Generator::MappedOutput(const ExprPtr& e, const Env& env,
                                                           std::string buffer, std::string comment) {
-  Output out{.type = e->type, .buffer = std::move(buffer), .comment = std::move(comment)};
+  Output out{
+      .expr = e, .type = e->type, .buffer = std::move(buffer), .comment = std::move(comment)};
   if (!e->type->is_array()) {
     // One work-item computes a scalar, or one work-group where it splits its Reduces.
     rewrite::WalkKernel(e, [&](const ExprPtr& x) {
@@ -107,6 +129,7 @@ absl::Status Generator::EmitKernel(const std::string& name, const std::vector<Ou
 absl::StatusOr<Generator::EmittedKernel> Generator::EmitKernelMapped(
     const std::string& name, const std::vector<Output>& outputs, int lanes) {
   CEmitter emitter(&block_counter_);
+  emitter.CountOps([this](absl::string_view line) { return OpsOfLine(line); });
   CEmitter* const outer = em_;
   em_ = &emitter;
   lanes_ = lanes;
@@ -115,6 +138,8 @@ absl::StatusOr<Generator::EmittedKernel> Generator::EmitKernelMapped(
   private_bytes_ = 0;
   EmittedKernel kernel{.stage = {name, {}, lanes > 0 ? lanes : work_group_size_, lanes > 0}};
   KernelStage& stage = kernel.stage;
+  // Under MapWrg/MapLcl every work-item of a row's group runs the row's code.
+  const int items_a_row = std::max(lanes, 1);
   auto emit = [&]() -> absl::Status {
     if (lanes > 0) {
       em_->Emit(
@@ -138,18 +163,20 @@ absl::StatusOr<Generator::EmittedKernel> Generator::EmitKernelMapped(
         em_->Emit(absl::StrCat("// MapGlb: work-item gid computes block gid of ",
                                ir::TypeToString(blocks.type->element), " rows"));
         stage.rows.push_back(blocks.type->length);
-        em_->OpenBlock(absl::StrCat("if (gid < ", Print(blocks.type->length), ")"));
+        em_->OpenBlock(absl::StrCat("if (gid < ", Print(blocks.type->length), ")"),
+                       blocks.type->length * items_a_row);
         DFC_ASSIGN_OR_RETURN(CVal block, blocks.element(CVar("gid")));
         DFC_RETURN_IF_ERROR(Store(block, blocks.type->element, out.buffer, CVar("gid"),
                                   /*private_array=*/false, /*unroll=*/false, out.rows_below));
       } else if (out.type->is_array()) {
         stage.rows.push_back(out.type->length);
-        em_->OpenBlock(absl::StrCat("if (gid < ", Print(out.type->length), ")"));
+        em_->OpenBlock(absl::StrCat("if (gid < ", Print(out.type->length), ")"),
+                       out.type->length * items_a_row);
         DFC_ASSIGN_OR_RETURN(CVal row, out.value.element(CVar("gid")));
         DFC_RETURN_IF_ERROR(Store(row, out.type->element, out.buffer, CVar("gid")));
       } else {
         stage.rows.push_back(1);
-        em_->OpenBlock("if (gid == 0)");
+        em_->OpenBlock("if (gid == 0)", items_a_row);
         DFC_RETURN_IF_ERROR(Store(out.value, out.type, out.buffer, 0));
       }
       em_->CloseBlock();
@@ -165,6 +192,8 @@ absl::StatusOr<Generator::EmittedKernel> Generator::EmitKernelMapped(
   stage.private_bytes = private_bytes_;
   private_bytes_ = outer_private_bytes;
   DFC_RETURN_IF_ERROR(status);
+  stage.ops = emitter.ops();
+  for (const Output& out : outputs) stage.own_ops = stage.own_ops + ir::StrictOps(out.expr);
   // Local memory is declared at the kernel's scope.
   for (const std::string& type : local_types_) {
     absl::StrAppend(&kernel.text.locals, "__local ", type, " dfc_part_", type, "[", lanes, "];\n");
@@ -289,6 +318,13 @@ absl::StatusOr<KernelSource> Generator::Generate(const KernelOptions& options) {
     }
     absl::StrAppend(&src, ir::OpenCLType(f->result_type->dtype), width, " ", name, "(",
                     absl::StrJoin(names, ", "), ") {\n  ", f->body, "\n}\n");
+  }
+  for (const auto& [name, fused] : fma_funs_) {
+    const auto& [f, width] = fused;
+    const std::string type =
+        absl::StrCat(ir::OpenCLType(f->result_type->dtype), width > 1 ? absl::StrCat(width) : "");
+    absl::StrAppend(&src, type, " ", name, "(", type, " acc, ", type, " x, ", type,
+                    " y) {\n  return fma(x, y, acc);\n}\n");
   }
   for (size_t s = 0; s < stages_.size(); ++s) {
     const std::string attribute = stages_[s].work_group_per_row

@@ -39,6 +39,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "codegen/c_emitter.h"
 #include "graph/arith.h"
 #include "ir/from_tf/cluster.h"
 #include "rewrite/device_profile.h"
@@ -61,6 +62,13 @@ struct KernelStage {
   // once). A CPU driver runs a work-group's items on one thread's stack: the executor bounds
   // a work-group size it would leave to the driver by them (runtime/device_executor.cc).
   int64_t private_bytes = 0;
+  // The operations its code performs, every work-item's together: each UserFun applied counts
+  // its lanes, times the trips of the loops around it (CEmitter::ops). Where the kernel
+  // computes a value again each time it reads it, this exceeds own_ops.
+  OpCount ops;
+  // The operations of the values it stores, each computed once (ir::StrictOps): the work of
+  // its graph nodes, which a kernel that recomputes nothing does.
+  ArithExpr own_ops = ArithExpr(0);
 };
 
 struct KernelSource {

@@ -139,7 +139,8 @@ TEST_F(KernelGenTest, ALetBoundValueIsComputedOnceByAStageOfItsOwn) {
   EXPECT_GE(with_let->kernel.temporaries.size(), 1u);
   const size_t first_kernel = source.find("__kernel");
   ASSERT_NE(first_kernel, std::string::npos);
-  EXPECT_EQ(Count(source.substr(first_kernel), "dot_add_float32("), 1);
+  // The dot product's sum of products, one fused multiply-add.
+  EXPECT_EQ(Count(source.substr(first_kernel), "dot_add_float32_fma("), 1);
 }
 
 // The gradient of W (MatMul_grad: 784 x 10 sums over the batch) has rows too few to fill a
@@ -257,7 +258,7 @@ TEST(KernelGenPrivateArrayTest, ARowReadManyTimesIsComputedOnceIntoAPrivateArray
   EXPECT_THAT(source, HasSubstr("[256];  // [float32]_256, computed once"));
   EXPECT_THAT(source, HasSubstr("[10];  // [float32]_10, computed once"));
   EXPECT_EQ(Count(source, " < 784L; "), 1) << "the hidden layer's dot products are repeated";
-  EXPECT_EQ(Count(source, "dot_mult_float32_to_float32(v"), 2);  // one per layer
+  EXPECT_EQ(Count(source, "dot_add_float32_fma(v"), 2);  // one per layer
 }
 
 // A filter gradient folds, for each tap and channel pair, over every position of the batch: the
@@ -282,7 +283,8 @@ TEST(KernelGenFoldTest, AFoldOverJoinedRowsLoopsOverEachLevel) {
   EXPECT_EQ(Count(source, " < 7L; "), 1);
   EXPECT_EQ(Count(source, "% 7L"), 0);
   EXPECT_EQ(Count(source, "/ 7L"), 0);
-  EXPECT_EQ(Count(source, "dot_mult_float32_to_float32(v"), 1);
+  // One fused multiply-add for each of the 4 output channels' accumulators, a statement each.
+  EXPECT_EQ(Count(source.substr(source.find("__kernel")), "dot_add_float32_fma"), 4);
 }
 
 }  // namespace

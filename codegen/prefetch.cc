@@ -52,7 +52,7 @@ void Generator::Prefetch(const std::string& buffer, const ArithExpr& offset) {
 
 ArithExpr Generator::OpenSequentialLoop(const ArithExpr& count) {
   const ArithExpr index = CVar(em_->Fresh("i"));
-  em_->OpenBlock(ForHeader(index, count));
+  em_->OpenBlock(ForHeader(index, count), count);
   seq_loops_.push_back({.index = index.var_name(), .emitter = em_, .depth = em_->depth()});
   return index;
 }

@@ -1,5 +1,7 @@
 // The generator's folds: ReduceSeq into scalars or private arrays, the lane tree of a vector,
 // and a Reduce split across a work-group (generator.h).
+#include <bit>
+
 #include "absl/strings/str_cat.h"
 #include "base/status.h"
 #include "codegen/generator.h"
@@ -169,7 +171,8 @@ absl::StatusOr<std::string> Generator::EmitSplitReduce(const ir::FunPattern& p, 
   em_->Emit(absl::StrCat(type, " ", part, " = ", init_value, ";"));
   em_->Emit(absl::StrCat("uchar ", has, " = 0;"));
   em_->OpenBlock(absl::StrCat("for (long ", i, " = lid; ", i, " < ", Print(array.type->length),
-                              "; ", i, " += ", lanes_, ")"));
+                              "; ", i, " += ", lanes_, ")"),
+                 (array.type->length + (lanes_ - 1)) / lanes_);
   const std::string x = em_->Fresh("x");
   absl::StatusOr<CVal> element = array.element(CVar(i));
   absl::StatusOr<std::string> value = element.ok() ? element->scalar() : element.status();
@@ -185,7 +188,8 @@ absl::StatusOr<std::string> Generator::EmitSplitReduce(const ir::FunPattern& p, 
   em_->Emit(absl::StrCat("dfc_has[lid] = ", has, ";"));
   em_->Emit("barrier(CLK_LOCAL_MEM_FENCE);");
   const std::string s = em_->Fresh("s");
-  em_->OpenBlock(absl::StrCat("for (int ", s, " = ", lanes_ / 2, "; ", s, " > 0; ", s, " >>= 1)"));
+  em_->OpenBlock(absl::StrCat("for (int ", s, " = ", lanes_ / 2, "; ", s, " > 0; ", s, " >>= 1)"),
+                 static_cast<int64_t>(std::bit_width(static_cast<unsigned>(lanes_))) - 1);
   em_->OpenBlock(absl::StrCat("if (lid < ", s, " && dfc_has[lid + ", s, "])"));
   const std::string mine = absl::StrCat(scratch, "[lid]");
   const std::string theirs = absl::StrCat(scratch, "[lid + ", s, "]");

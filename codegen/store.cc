@@ -36,13 +36,39 @@ absl::Status Generator::Store(const CVal& value, const TypePtr& type, const std:
                          value.writer({type, buffer, offset, private_array, rows_below}));
     if (written) return absl::OkStatus();
   }
-  const ArithExpr j = CVar(em_->Fresh("j"));
-  const std::optional<int64_t> count = type->length.AsConstant();
-  if (unroll && count) {
-    em_->Emit("#pragma unroll");
-    unrolled_.push_back({j.var_name(), *count, seq_loops_.size()});
+  if (value.rows != nullptr && !unroll && !rows_below) {
+    // A value joined from rows (a Join, or a Map or Zip of one): each row obtained once, then
+    // its elements; element by element, each would obtain its row again (a fold that makes a
+    // group of a convolution's output channels, once per channel).
+    const CVal& rows = *value.rows;
+    const ArithExpr r = CVar(em_->Fresh("r"));
+    const TypePtr row_type = ir::ArrayType(type->element, rows.type->element->length);
+    em_->OpenBlock(ForHeader(r, rows.type->length), rows.type->length);
+    DFC_ASSIGN_OR_RETURN(CVal row, rows.element(r));
+    DFC_RETURN_IF_ERROR(
+        Store(row, row_type, buffer, offset * rows.type->length + r, private_array, unroll));
+    em_->CloseBlock();
+    return absl::OkStatus();
   }
-  em_->OpenBlock(ForHeader(j, type->length));
+  const std::optional<int64_t> count = type->length.AsConstant();
+  if (unroll && count && *count <= kUnrolledInText && !rows_below) {
+    // Unrolled in the text: each element's statements with its own constants, so that a load
+    // two elements share (the vector of a product's right matrix that every row of a register
+    // block multiplies) is made once (LoadOnce).
+    for (int64_t k = 0; k < *count; ++k) {
+      DFC_ASSIGN_OR_RETURN(CVal element, value.element(k));
+      DFC_RETURN_IF_ERROR(
+          Store(element, type->element, buffer, offset * type->length + k, private_array, unroll));
+    }
+    return absl::OkStatus();
+  }
+  const ArithExpr j = CVar(em_->Fresh("j"));
+  std::string header = ForHeader(j, type->length);
+  if (unroll && count) {
+    header = absl::StrCat("#pragma unroll\n", header);
+    unrolled_.push_back({j.var_name(), *count, seq_loops_.size(), em_->depth() + 1});
+  }
+  em_->OpenBlock(header, type->length);
   const ArithExpr at = offset * type->length + j;
   if (rows_below) em_->OpenBlock(absl::StrCat("if (", Print(at), " < ", Print(*rows_below), ")"));
   absl::Status stored = [&]() -> absl::Status {
@@ -64,7 +90,7 @@ absl::StatusOr<bool> Generator::StoreVectors(const CVal& vectors, const StoreTar
   }
   const int w = vectors.type->element->width;
   const ArithExpr i = CVar(em_->Fresh("i"));
-  em_->OpenBlock(ForHeader(i, vectors.type->length));
+  em_->OpenBlock(ForHeader(i, vectors.type->length), vectors.type->length);
   DFC_ASSIGN_OR_RETURN(CVal vector, vectors.element(i));
   DFC_ASSIGN_OR_RETURN(std::string v, vector.scalar());
   em_->Emit(absl::StrCat(lanes_ > 0 ? "if (lid == 0) " : "", "vstore", w, "(", v, ", 0, ",
@@ -95,8 +121,9 @@ absl::StatusOr<bool> Generator::StoreColumns(const CVal& columns, const StoreTar
   // Column i's r rows.
   const auto store_column = [&](const CVal& column, const ArithExpr& i) -> absl::Status {
     const ArithExpr j = CVar(em_->Fresh("j"));
-    if (type->length.AsConstant()) em_->Emit("#pragma unroll");
-    em_->OpenBlock(ForHeader(j, type->length));
+    em_->OpenBlock(absl::StrCat(type->length.AsConstant() ? "#pragma unroll\n" : "",
+                                ForHeader(j, type->length)),
+                   type->length);
     const ArithExpr row_at = target.offset * type->length + j;
     if (rows_below)
       em_->OpenBlock(absl::StrCat("if (", Print(row_at), " < ", Print(*rows_below), ")"));
@@ -124,7 +151,7 @@ absl::StatusOr<bool> Generator::StoreColumns(const CVal& columns, const StoreTar
     // Join $ blocks of m columns (blockColumns): each block computed once, then its columns.
     const CVal& blocks = *columns.rows;
     const int64_t m = *blocks.type->element->length.AsConstant();
-    em_->OpenBlock(ForHeader(g, blocks.type->length));
+    em_->OpenBlock(ForHeader(g, blocks.type->length), blocks.type->length);
     DFC_ASSIGN_OR_RETURN(CVal block, blocks.element(g));
     for (int64_t c = 0; c < m; ++c) {
       DFC_ASSIGN_OR_RETURN(CVal column, block.element(c));
@@ -133,7 +160,7 @@ absl::StatusOr<bool> Generator::StoreColumns(const CVal& columns, const StoreTar
     em_->CloseBlock();
     return true;
   }
-  em_->OpenBlock(ForHeader(g, columns.type->length));
+  em_->OpenBlock(ForHeader(g, columns.type->length), columns.type->length);
   DFC_ASSIGN_OR_RETURN(CVal column, columns.element(g));
   DFC_RETURN_IF_ERROR(store_column(column, g));
   em_->CloseBlock();

@@ -63,9 +63,9 @@ CVal MappedView(const CVal& array, const TypePtr& result, const ElementMap& f) {
   };
   if (array.rows != nullptr) {  // Map(f) o Join = Join o Map(Map(f))
     const TypePtr row = ir::ArrayType(result->element, array.rows->type->element->length);
-    out.rows = std::make_shared<const CVal>(MappedView(
-        *array.rows, ir::ArrayType(row, array.rows->type->length),
-        [row, f](CVal r) -> absl::StatusOr<CVal> { return MappedView(r, row, f); }));
+    out.rows = std::make_shared<const CVal>(
+        MappedView(*array.rows, ir::ArrayType(row, array.rows->type->length),
+                   [row, f](CVal r) -> absl::StatusOr<CVal> { return MappedView(r, row, f); }));
   }
   return out;
 }
@@ -200,6 +200,9 @@ std::string Generator::ForHeader(const ArithExpr& index, const ArithExpr& count)
 
 absl::StatusOr<CVal> Generator::Bind(CVal value) {
   if (value.type->is_array()) return value;  // a view: elements are computed where read
+  // A dot product's product is its sum's to fuse (a multiply-add): bound, it would be computed
+  // apart as well.
+  if (value.factors != nullptr) return value;
   if (value.type->is_tuple()) {
     for (CVal& field : value.fields) {
       DFC_ASSIGN_OR_RETURN(field, Bind(std::move(field)));
@@ -227,7 +230,8 @@ absl::StatusOr<CVal> Generator::Bind(CVal value) {
   return value;
 }
 
-CVal Generator::Select(const TypePtr& type, std::string cond, Lazy then, Lazy other) {
+CVal Generator::Select(const TypePtr& type, std::string cond, Lazy then, Lazy other,
+                       std::pair<Share, Share> shares) {
   CVal out{type};
   if (type->is_tuple()) {
     for (size_t k = 0; k < type->elements.size(); ++k) {
@@ -237,27 +241,29 @@ CVal Generator::Select(const TypePtr& type, std::string cond, Lazy then, Lazy ot
           return v.fields[k];
         };
       };
-      out.fields.push_back(Select(type->elements[k], cond, field(then), field(other)));
+      out.fields.push_back(Select(type->elements[k], cond, field(then), field(other), shares));
     }
   } else if (type->is_array()) {
-    out.element = [this, type, cond, then, other](const ArithExpr& i) -> absl::StatusOr<CVal> {
+    out.element = [this, type, cond, then, other,
+                   shares](const ArithExpr& i) -> absl::StatusOr<CVal> {
       auto element = [i](Lazy whole) -> Lazy {
         return [i, whole]() -> absl::StatusOr<CVal> {
           DFC_ASSIGN_OR_RETURN(CVal v, whole());
           return v.element(i);
         };
       };
-      return Select(type->element, cond, element(then), element(other));
+      return Select(type->element, cond, element(then), element(other), shares);
     };
   } else {
-    out.scalar = [this, type, cond, then, other]() -> absl::StatusOr<std::string> {
+    out.scalar = [this, type, cond, then, other, shares]() -> absl::StatusOr<std::string> {
       const std::string name = em_->Fresh("sel");
       em_->Emit(absl::StrCat(ir::OpenCLType(type->dtype), " ", name, ";"));
       // Two ifs, not if/else: a value a branch computes for the whole kernel (a Memo hoisted
       // to an outer block) lands between the two blocks, where it would split an if/else.
-      for (const auto& [header, branch] : {std::pair{absl::StrCat("if (", cond, ")"), then},
-                                           std::pair{absl::StrCat("if (!(", cond, "))"), other}}) {
-        em_->OpenBlock(header);
+      for (const auto& [header, branch, share] :
+           {std::tuple{absl::StrCat("if (", cond, ")"), then, shares.first},
+            std::tuple{absl::StrCat("if (!(", cond, "))"), other, shares.second}}) {
+        em_->OpenBlock(header, 1, share);
         absl::StatusOr<CVal> v = branch();
         absl::StatusOr<std::string> expr = v.ok() ? v->scalar() : v.status();
         if (!expr.ok()) return expr.status();
@@ -300,12 +306,50 @@ CVal Generator::Load(const std::string& buffer, DType dtype, const TypePtr& type
       return Load(buffer, dtype, type->element, base + i * stride);
     };
   } else {
-    out.scalar = [this, buffer, dtype, base]() -> absl::StatusOr<std::string> {
-      if (dtype == DType::kHalf) return absl::StrCat("vload_half(", Print(base), ", ", buffer, ")");
-      return absl::StrCat(buffer, "[", Print(base), "]");
+    out.scalar = [this, buffer, dtype, type, base]() -> absl::StatusOr<std::string> {
+      std::string text = dtype == DType::kHalf
+                             ? absl::StrCat("vload_half(", Print(base), ", ", buffer, ")")
+                             : absl::StrCat(buffer, "[", Print(base), "]");
+      if (!global_buffers_.contains(buffer)) return text;
+      return LoadOnce(text, type, base);
     };
   }
   return out;
+}
+
+absl::StatusOr<std::string> Generator::LoadOnce(const std::string& load, const TypePtr& type,
+                                                const ArithExpr& address) {
+  // Inside the kernel's rows (the output's guard is a branch) and every branch open here.
+  int depth = std::max(em_->DeepestBranch(), 1);
+  for (const std::string& var : address.Variables()) {
+    if (!IsCVar(var) || var == "$gid" || var == "$lid") continue;
+    const std::string name = var.substr(1);
+    int at = 0;
+    for (const SequentialLoop& loop : seq_loops_) {
+      if (loop.emitter == em_ && loop.index == var) at = loop.depth;
+    }
+    for (const UnrolledLoop& loop : unrolled_) {
+      if (loop.index == var) at = loop.depth;
+    }
+    // Another variable of the generator's (an index computed in a block of its own): read where
+    // it is.
+    if (at == 0) at = em_->depth();
+    depth = std::max(depth, at);
+  }
+  auto [it, fresh] = loads_.try_emplace(absl::StrCat(depth, ":", load));
+  if (fresh) {
+    const std::string ctype = CType(type);
+    it->second = std::make_shared<Memo>(
+        &em_,
+        [this, ctype, load]() -> absl::StatusOr<std::vector<std::string>> {
+          const std::string name = em_->Fresh("ld");
+          em_->Emit(absl::StrCat("const ", ctype, " ", name, " = ", load, ";"));
+          return std::vector<std::string>{name};
+        },
+        depth);
+  }
+  DFC_ASSIGN_OR_RETURN(std::vector<std::string> names, it->second->Get());
+  return names[0];
 }
 
 }  // namespace dfc::codegen::gen

@@ -463,20 +463,21 @@ absl::StatusOr<FunPtr> MakeLambda(std::vector<TypePtr> param_types, const BodyFn
 
 FunPtr MakeUserFun(absl::string_view name, std::vector<std::string> param_names,
                    absl::string_view body, std::vector<DType> param_types, DType result,
-                   UserFun::HostFn host) {
+                   UserFun::HostFn host, UserFun::Arithmetic arithmetic) {
   DFC_CHECK(param_names.size() == param_types.size());
   std::vector<TypePtr> types;
   for (DType d : param_types) types.push_back(ScalarType(d));
   return std::make_shared<UserFun>(std::string(name), std::move(param_names), std::string(body),
-                                   std::move(types), ScalarType(result), std::move(host));
+                                   std::move(types), ScalarType(result), std::move(host),
+                                   /*combiner=*/false, arithmetic);
 }
 
 FunPtr MakeCombiner(absl::string_view name, absl::string_view body, DType dtype,
-                    UserFun::HostFn host) {
-  return std::make_shared<UserFun>(std::string(name), std::vector<std::string>{"acc", "x"},
-                                   std::string(body),
-                                   std::vector<TypePtr>{ScalarType(dtype), ScalarType(dtype)},
-                                   ScalarType(dtype), std::move(host), /*combiner=*/true);
+                    UserFun::HostFn host, UserFun::Arithmetic arithmetic) {
+  return std::make_shared<UserFun>(
+      std::string(name), std::vector<std::string>{"acc", "x"}, std::string(body),
+      std::vector<TypePtr>{ScalarType(dtype), ScalarType(dtype)}, ScalarType(dtype),
+      std::move(host), /*combiner=*/true, arithmetic);
 }
 
 absl::StatusOr<ExprPtr> MapOver(const ExprPtr& array,

@@ -144,8 +144,14 @@ struct UserFun : Fun {
   // and commutative (exactly for integers and bools, up to rounding for floating point), as
   // add, mul, max, min, and, or are. A Reduce by a combiner may be split across work-items.
   const bool combiner;
+  // A dot product's floating-point multiply (x * y) or sum (acc + x): a sum of a product is
+  // emitted as one fused multiply-add (OpenCL's fma, one rounding), which a CPU or GPU issues
+  // at the rate of either alone. The C compiler cannot fuse them itself: each is a function
+  // of its own, and OpenCL contracts a * b + c only within one expression.
+  enum class Arithmetic { kOther, kMultiply, kAdd };
+  const Arithmetic arithmetic;
   UserFun(std::string n, std::vector<std::string> pn, std::string b, std::vector<TypePtr> pt,
-          TypePtr rt, HostFn h, bool c = false)
+          TypePtr rt, HostFn h, bool c = false, Arithmetic a = Arithmetic::kOther)
       : Fun(Kind::kUserFun),
         name(std::move(n)),
         param_names(std::move(pn)),
@@ -153,7 +159,8 @@ struct UserFun : Fun {
         param_types(std::move(pt)),
         result_type(std::move(rt)),
         host(std::move(h)),
-        combiner(c) {}
+        combiner(c),
+        arithmetic(a) {}
 };
 
 // What Pad puts in the new elements.
@@ -308,10 +315,12 @@ absl::StatusOr<FunPtr> MakeLambda(std::vector<TypePtr> param_types, const BodyFn
 // A UserFun: `name(p0, ...) { body }` with scalar parameter types and result.
 FunPtr MakeUserFun(absl::string_view name, std::vector<std::string> param_names,
                    absl::string_view body, std::vector<DType> param_types, DType result,
-                   UserFun::HostFn host);
+                   UserFun::HostFn host,
+                   UserFun::Arithmetic arithmetic = UserFun::Arithmetic::kOther);
 // The same for a combiner (UserFun::combiner): two parameters of `dtype`, a result of `dtype`.
 FunPtr MakeCombiner(absl::string_view name, absl::string_view body, DType dtype,
-                    UserFun::HostFn host);
+                    UserFun::HostFn host,
+                    UserFun::Arithmetic arithmetic = UserFun::Arithmetic::kOther);
 
 // Map(λ(x) => body(x)) $ array.
 absl::StatusOr<ExprPtr> MapOver(const ExprPtr& array,

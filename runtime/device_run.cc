@@ -352,7 +352,8 @@ const std::vector<bool>& DeviceExecutor::FunctionTranslation::InvariantUnits(
   for (const ExecutionUnit& unit : translated.partition.schedule) {
     bool invariant = true;
     if (unit.cluster >= 0) {
-      for (int n : translated.partition.clusters[unit.cluster].nodes) invariant &= node_invariant[n];
+      for (int n : translated.partition.clusters[unit.cluster].nodes)
+        invariant &= node_invariant[n];
     } else {
       // A constant is made once for all runs already.
       invariant = node_invariant[unit.node] && graph.node(unit.node).op != "Const";
@@ -531,7 +532,8 @@ absl::StatusOr<bool> DeviceExecutor::ActiveRun::ScatterOnDevice(const Node& node
   const Shape row_shape(value->shape.begin() + 1, value->shape.end());
   const size_t row_bytes = value->byte_size() / static_cast<size_t>(value->shape[0]);
   for (size_t r = 0; r < element_of_row.size(); ++r) {
-    auto row = std::make_shared<DeviceTensor>(DeviceTensor{.dtype = value->dtype, .shape = row_shape});
+    auto row =
+        std::make_shared<DeviceTensor>(DeviceTensor{.dtype = value->dtype, .shape = row_shape});
     DFC_ASSIGN_OR_RETURN(cl::ClBuffer buffer, ex_.context_->Allocate(row_bytes));
     row->buffer = std::make_shared<cl::ClBuffer>(std::move(buffer));
     DFC_RETURN_IF_ERROR(
@@ -731,7 +733,8 @@ absl::Status DeviceExecutor::ActiveRun::RunCluster(int index) {
   return absl::OkStatus();
 }
 
-void DeviceExecutor::ActiveRun::RecordKernel(cl::ClEvent event, int index, std::string name,
+void DeviceExecutor::ActiveRun::RecordKernel(cl::ClEvent event, int index,
+                                             const codegen::KernelStage* stage, std::string name,
                                              int dims, std::vector<size_t> global,
                                              std::vector<size_t> local, uint64_t launch,
                                              cl::ClEvent since) {
@@ -741,7 +744,8 @@ void DeviceExecutor::ActiveRun::RecordKernel(cl::ClEvent event, int index, std::
                             .name = std::move(name),
                             .cluster = index,
                             .dims = dims,
-                            .launch = launch}};
+                            .launch = launch},
+                   .stage = stage};
   for (int d = 0; d < dims; ++d) {
     k.info.global[d] = global[d];
     k.info.local[d] = local[d];
@@ -753,19 +757,26 @@ void DeviceExecutor::ActiveRun::DescribeKernels() {
   // A timer's record (profiler::State::kKernels) takes no estimates.
   const bool estimated = profiler::DeviceEnabled();
   for (LaunchedKernel& k : launched_) {
-    if (estimated) DescribeWork(k.info);
+    if (estimated) DescribeWork(k.info, k.stage);
     profiler::RecordDeviceEvent(k.event.get(), ex_.context_->queue(), std::move(k.info),
                                 k.since.get());
   }
   launched_.clear();
 }
 
-void DeviceExecutor::ActiveRun::DescribeWork(profiler::DeviceEventInfo& info) const {
+void DeviceExecutor::ActiveRun::DescribeWork(profiler::DeviceEventInfo& info,
+                                             const codegen::KernelStage* stage) const {
   info.bytes = ClusterBytes(translated_.clusters[info.cluster], sizes_);
+  if (stage != nullptr) {
+    const absl::StatusOr<int64_t> own = stage->own_ops.Evaluate(sizes_);
+    const absl::StatusOr<double> done = stage->ops.Evaluate(sizes_);
+    info.flops = own.ok() ? static_cast<double>(*own) : 0;
+    info.work = done.ok() ? *done : 0;
+  }
   for (int n : translated_.partition.clusters[info.cluster].nodes) {
     const Node& node = graph_.node(n);
     const auto flops = static_cast<double>(NodeFlops(graph_, translated_, node, sizes_));
-    info.flops += flops;
+    if (stage == nullptr) info.flops += flops;
     info.nodes.push_back(node.name);
     info.node_work.push_back(
         flops + static_cast<double>(NodeOutputBytes(graph_, translated_, node, sizes_)));

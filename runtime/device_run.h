@@ -131,7 +131,9 @@ class DeviceExecutor::ActiveRun {
   std::vector<TensorId> UnitOutputs(const ExecutionUnit& unit) const;
 
   // The value of `id` where it is (a function's result stays on the device).
-  absl::StatusOr<std::shared_ptr<DeviceTensor>> Result(const TensorId& id) { return Value(id, nullptr); }
+  absl::StatusOr<std::shared_ptr<DeviceTensor>> Result(const TensorId& id) {
+    return Value(id, nullptr);
+  }
 
   // Makes the run's variable writes and random draws the state's. Called only when the whole
   // run succeeded: a run that fails anywhere (a device fault, an index out of range) leaves
@@ -156,6 +158,9 @@ class DeviceExecutor::ActiveRun {
     cl::ClEvent event;
     cl::ClEvent since;
     profiler::DeviceEventInfo info;
+    // The generated kernel's stage (its counted operations), kept by the executor; null for a
+    // library's kernel (CLBlast).
+    const codegen::KernelStage* stage = nullptr;
   };
 
   // Gives the profiler the kernels launched. Their descriptions are computed only now, after
@@ -163,8 +168,9 @@ class DeviceExecutor::ActiveRun {
   // device) host work during a kernel lengthens it.
   void DescribeKernels();
   // A kernel's graph nodes and their estimated work (flops and output bytes), by which the
-  // report shares its time, and the bytes its cluster reads and writes.
-  void DescribeWork(profiler::DeviceEventInfo& info) const;
+  // report shares its time, and the bytes its cluster reads and writes; for a generated
+  // kernel (`stage`), the operations of its graph nodes and those its code performs.
+  void DescribeWork(profiler::DeviceEventInfo& info, const codegen::KernelStage* stage) const;
 
   // A tensor of the run's graph by its node, which keys the run's tables without copying
   // names (a loop makes two runs an iteration); the node is null for a name the graph lacks.
@@ -300,9 +306,9 @@ class DeviceExecutor::ActiveRun {
   // (runtime/kernel_timer.h reads it). `since`: for a library call that enqueues several
   // kernels and ties `event` to its last only (CLBlast's indirect GEMM pads and transposes
   // first), a marker enqueued just before the call, from whose end the launch is timed.
-  void RecordKernel(cl::ClEvent event, int index, std::string name, int dims,
-                    std::vector<size_t> global, std::vector<size_t> local, uint64_t launch,
-                    cl::ClEvent since = cl::ClEvent());
+  void RecordKernel(cl::ClEvent event, int index, const codegen::KernelStage* stage,
+                    std::string name, int dims, std::vector<size_t> global,
+                    std::vector<size_t> local, uint64_t launch, cl::ClEvent since = cl::ClEvent());
 
   // A cluster of one float32 MatMul through CLBlast's GEMM (Options::blas_matmul).
   absl::Status BlasMatMul(int index, const Node& node, const ir::TranslatedCluster& translated,

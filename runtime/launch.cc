@@ -84,7 +84,7 @@ absl::Status DeviceExecutor::ActiveRun::BlasMatMul(
                                             " failed with status ", static_cast<int>(status)));
   }
   if (timed) {
-    RecordKernel(std::move(owned), index, "clblast_sgemm", 2, {m, n}, {0, 0},
+    RecordKernel(std::move(owned), index, nullptr, "clblast_sgemm", 2, {m, n}, {0, 0},
                  launch ? launch->id() : 0, std::move(since));
   }
   ++ex_.kernels_run_;
@@ -182,7 +182,7 @@ absl::Status DeviceExecutor::ActiveRun::Launch(
         compiled.stages[s].get(), global, local == 0 ? nullptr : &local, timed ? &event : nullptr));
     cl::ClEvent owned(event);
     if (timed) {
-      RecordKernel(std::move(owned), index, stage.name, 1, {global}, {local},
+      RecordKernel(std::move(owned), index, &stage, stage.name, 1, {global}, {local},
                    launch ? launch->id() : 0);
     }
   }

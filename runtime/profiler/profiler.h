@@ -103,7 +103,10 @@ struct DeviceEventInfo {
   std::array<size_t, 3> global{};
   std::array<size_t, 3> local{};  // all 0: left to the driver
   int64_t bytes = 0;              // transfers: the bytes moved; kernels: the bytes read and written
-  double flops = 0;               // kernels: an estimate
+  double flops = 0;               // kernels: the operations of its graph nodes
+  // Kernels: the operations its code performs, where it is generated (0 otherwise); above
+  // `flops` where the kernel computes a value again for each read of it.
+  double work = 0;
   Direction direction = Direction::kNone;
   uint64_t launch = 0;  // the id of the host span that enqueued it, or 0
 };

@@ -478,6 +478,35 @@ TEST_F(ProfilerTest, TheReportSortsByAnyColumnAndNamesTheColumnsOtherwise) {
   EXPECT_THAT(bad.status().message(), HasSubstr("calls"));
 }
 
+// A kernel whose code performs more operations than its graph nodes computes values again where
+// it reads them: the report gives the ratio and names the kernel in a note; one that performs
+// what its nodes do is not named.
+TEST_F(ProfilerTest, TheReportNamesAKernelThatRecomputes) {
+  Profile profile;
+  DeviceEvent fused{
+      .info = {.kind = DeviceEventKind::kKernel, .name = "fused", .flops = 100, .work = 450},
+      .start_ns = 0,
+      .end_ns = 2'000'000};
+  DeviceEvent lean{
+      .info = {.kind = DeviceEventKind::kKernel, .name = "lean", .flops = 100, .work = 100},
+      .start_ns = 2'000'000,
+      .end_ns = 3'000'000};
+  profile.device = {fused, lean};
+  absl::StatusOr<Report> report = BuildReport(profile);
+  ASSERT_TRUE(report.ok()) << report.status();
+  for (const ReportRow& r : report->rows) {
+    if (r.name == "fused") {
+      EXPECT_DOUBLE_EQ(r.work_ratio, 4.5);
+    } else if (r.name == "lean") {
+      EXPECT_DOUBLE_EQ(r.work_ratio, 1.0);
+    }
+  }
+  ASSERT_EQ(report->notes.size(), 1u);
+  EXPECT_THAT(report->notes[0], HasSubstr("fused does 4.5x the operations of its graph nodes"));
+  EXPECT_THAT(FormatReport(*report), HasSubstr("work×"));
+  EXPECT_THAT(ReportJson(*report), HasSubstr("\"work\":4.5"));
+}
+
 TEST_F(ProfilerTest, AGzipTraceIsGzip) {
   SetState(State::kHost);
   { RecordEvent span("span"); }

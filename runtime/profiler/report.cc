@@ -70,6 +70,7 @@ const std::map<std::string, std::function<double(const ReportRow&)>>& SortKeys()
       {"gbps", [](const ReportRow& r) { return r.gbps; }},
       {"gflops", [](const ReportRow& r) { return r.gflops; }},
       {"floor", [](const ReportRow& r) { return r.floor_fraction; }},
+      {"work", [](const ReportRow& r) { return r.work_ratio; }},
   };
   return *keys;
 }
@@ -87,7 +88,7 @@ absl::StatusOr<Report> BuildReport(const Profile& profile, const ReportOptions& 
   }
   Report report;
   Rows rows;
-  std::map<std::string, double> bytes, flops;  // per kernel or transfer name, summed
+  std::map<std::string, double> bytes, flops, work;  // per kernel or transfer name, summed
   int64_t first = std::numeric_limits<int64_t>::max(), last = std::numeric_limits<int64_t>::min();
   std::vector<std::pair<int64_t, int64_t>> busy;
   for (const HostEvent& e : profile.host) {
@@ -114,6 +115,7 @@ absl::StatusOr<Report> BuildReport(const Profile& profile, const ReportOptions& 
     rows.Add(category, name, ms);
     bytes[category + name] += static_cast<double>(d.info.bytes);
     flops[category + name] += d.info.flops;
+    work[category + name] += d.info.work;
     (kernel ? report.summary.kernel_ms : report.summary.transfer_ms) += ms;
     if (kernel) {
       ReportRow& row = rows.At(category, name);
@@ -151,6 +153,21 @@ absl::StatusOr<Report> BuildReport(const Profile& profile, const ReportOptions& 
       const double floor_ms = b / r.calls / (options.read_bandwidth_gbps * 1e9) * 1e3;
       r.floor_fraction = r.ave_ms / floor_ms;
     }
+    if (const double w = work[r.category + r.name]; r.category == "kernel" && w > 0 && f > 0) {
+      r.work_ratio = w / f;
+    }
+  }
+  std::vector<const ReportRow*> recomputing;
+  for (const ReportRow& r : report.rows) {
+    if (r.work_ratio > kRecomputationNoted) recomputing.push_back(&r);
+  }
+  std::sort(recomputing.begin(), recomputing.end(),
+            [](const ReportRow* a, const ReportRow* b) { return a->total_ms > b->total_ms; });
+  for (const ReportRow* r : recomputing) {
+    report.notes.push_back(absl::StrFormat(
+        "%s does %.1fx the operations of its graph nodes: it computes values again where it "
+        "reads them (%.1f%% of kernel time)",
+        r->name, r->work_ratio, 100 * r->ratio));
   }
   const std::string& key = options.sort_by;
   std::stable_sort(report.rows.begin(), report.rows.end(),
@@ -196,6 +213,7 @@ std::string ReportJson(const Report& report) {
                     {"gbps", r.gbps},
                     {"gflops", r.gflops},
                     {"floor", r.floor_fraction},
+                    {"work", r.work_ratio},
                     {"nodes", r.nodes}});
   }
   const ReportSummary& s = report.summary;
@@ -227,7 +245,7 @@ std::string FormatReport(const Report& report) {
       absl::StrAppendFormat(&out, "\n%-40s %8s %12s %10s %10s %10s %7s", category, "Calls",
                             "Total(ms)", "Min(ms)", "Max(ms)", "Ave(ms)", "Ratio");
       if (category == "kernel" || category == "transfer") {
-        absl::StrAppendFormat(&out, " %9s %9s %7s  %s", "GB/s", "GFLOP/s", "floor×",
+        absl::StrAppendFormat(&out, " %9s %9s %7s %7s  %s", "GB/s", "GFLOP/s", "floor×", "work×",
                               category == "kernel" ? "nodes" : "");
       }
       out += "\n";
@@ -236,8 +254,9 @@ std::string FormatReport(const Report& report) {
     absl::StrAppendFormat(&out, "%-40s %8d %12.3f %10.3f %10.3f %10.3f %6.1f%%", name, r.calls,
                           r.total_ms, r.min_ms, r.max_ms, r.ave_ms, 100 * r.ratio);
     if (r.category == "kernel" || r.category == "transfer") {
-      absl::StrAppendFormat(&out, " %9.2f %9.2f %7s  %s", r.gbps, r.gflops,
+      absl::StrAppendFormat(&out, " %9.2f %9.2f %7s %7s  %s", r.gbps, r.gflops,
                             r.floor_fraction > 0 ? absl::StrFormat("%.2f", r.floor_fraction) : "-",
+                            r.work_ratio > 0 ? absl::StrFormat("%.2f", r.work_ratio) : "-",
                             absl::StrJoin(r.nodes, ", "));
     }
     out += "\n";

@@ -1,7 +1,8 @@
 // The profiler's report, as PaddlePaddle's: one row per event name — kernel, transfer, host
 // span, mark — with Calls, Total, Min, Max, Ave and Ratio, plus for kernels the device time's
-// GB/s, GFLOP/s and fraction of the bandwidth floor; rows per graph node on request; and a
-// summary of host, device, transfer and idle device time.
+// GB/s, GFLOP/s, fraction of the bandwidth floor and the work its code does over its graph
+// nodes' (above 1 where it computes a value again for each read); rows per graph node on
+// request; and a summary of host, device, transfer and idle device time.
 #ifndef DFC_RUNTIME_PROFILER_REPORT_H_
 #define DFC_RUNTIME_PROFILER_REPORT_H_
 
@@ -22,7 +23,10 @@ struct ReportRow {
   double ratio = 0;  // total over the total of its category
   // Kernels (and transfers, for GB/s): 0 where unknown.
   double gbps = 0, gflops = 0;
-  double floor_fraction = 0;       // ave over the time the bytes take at the read bandwidth
+  double floor_fraction = 0;  // ave over the time the bytes take at the read bandwidth
+  // Generated kernels: the operations their code performs over those of their graph nodes
+  // (DeviceEventInfo::work over flops); 0 where either is unknown.
+  double work_ratio = 0;
   std::vector<std::string> nodes;  // kernels: the graph nodes fused into it
 };
 
@@ -42,13 +46,18 @@ struct Report {
 };
 
 struct ReportOptions {
-  // calls, total, min, max, ave, ratio, gbps, gflops, floor (descending) or name (ascending).
+  // calls, total, min, max, ave, ratio, gbps, gflops, floor, work (descending) or name
+  // (ascending).
   std::string sort_by = "total";
   // Adds a row per graph node: each kernel's time shared among the nodes fused into it by
   // their estimated work (DeviceEventInfo::node_work; equal shares where it is not given).
   bool by_node = false;
   double read_bandwidth_gbps = 0;  // for the floor fraction; 0: not shown
 };
+
+// A kernel whose code does more than this many times its graph nodes' operations is named in
+// a note: it recomputes what it reads (a fusion that multiplies work).
+inline constexpr double kRecomputationNoted = 1.5;
 
 // Fails on an unknown sort column, naming the ones there are.
 absl::StatusOr<Report> BuildReport(const Profile& profile, const ReportOptions& options = {});
@@ -58,7 +67,7 @@ std::string FormatReport(const Report& report);
 
 // The report as JSON text: {"summary": {wall_ms, host_ms, kernel_ms, transfer_ms,
 // device_busy_ms, device_idle_ms}, "rows": [ReportRow's fields: category, name, calls,
-// total_ms, min_ms, max_ms, ave_ms, ratio, gbps, gflops, floor, nodes], "notes": [...]}.
+// total_ms, min_ms, max_ms, ave_ms, ratio, gbps, gflops, floor, work, nodes], "notes": [...]}.
 std::string ReportJson(const Report& report);
 
 }  // namespace dfc::profiler
