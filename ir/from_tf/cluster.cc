@@ -14,6 +14,8 @@
 #include "ir/from_tf/concat_of_products.h"
 #include "ir/from_tf/size_unifier.h"
 #include "ir/from_tf/translate.h"
+#include "ir/type.h"
+#include "ir/work.h"
 
 namespace dfc::ir {
 namespace {
@@ -147,6 +149,65 @@ std::optional<Node> AsLogSoftmax(const Graph& graph, const Node& node,
               .attrs = softmax->attrs};
 }
 
+// The most a fusion may multiply the work of a consumer and its producer, whatever the bytes it
+// saves: the code a kernel runs stays within twice what its graph nodes do.
+constexpr double kMostRecomputation = 2;
+
+// Fusion that never multiplies work: for each data input of `node` that the cluster computes
+// (`inputs`, as the translation read them), whether computing it where the node's translation
+// reads it costs more operations than storing it once and reading it. The cost of each is the
+// code generator's (ir::GeneratedCounter, GeneratedOps): the node translated again over
+// parameters, each read as the computed value (fused) or as memory (stored), against the
+// value's own work and the bytes it would move (StoreOps). A convolution over a convolution's
+// output reads each element once per tap, so the inner one is stored; a convolution over a Pad, a
+// Relu of a bias (a cheap producer) or through a 1x1 window reads it at no or little extra
+// cost, and fuses, unless the consumer would then do more than kMostRecomputation times the
+// work of both apart (a bilinear upsampling of an Add reads each element four times over).
+std::vector<bool> Recomputes(const Node& node, const std::vector<TranslateInput>& inputs,
+                             const std::vector<ExprPtr>& outs,
+                             const absl::flat_hash_map<TensorId, int>& uses,
+                             GeneratedCounter& work) {
+  std::vector<bool> recomputes(inputs.size(), false);
+  std::vector<TranslateInput> own = inputs;
+  std::vector<std::pair<const Param*, ExprPtr>> reads;
+  std::vector<ParamPtr> params;
+  std::vector<int> computed;  // the inputs a parameter stands for
+  for (int j = 0; j < static_cast<int>(inputs.size()); ++j) {
+    const ExprPtr& value = inputs[j].value;
+    if (value == nullptr || value->kind != Expr::Kind::kFunCall || !value->type->is_array() ||
+        !Computes(*value)) {
+      continue;
+    }
+    params.push_back(MakeParam("in", value->type));
+    own[j].value = params.back();
+    reads.emplace_back(params.back().get(), value);
+    computed.push_back(j);
+  }
+  if (computed.empty()) return recomputes;
+  absl::StatusOr<std::vector<ExprPtr>> consumer = TranslateNode(node, own);
+  if (!consumer.ok() || consumer->size() != outs.size()) return recomputes;
+  const auto ops = [&](const std::vector<std::pair<const Param*, ExprPtr>>& as) {
+    double total = 0;
+    for (size_t k = 0; k < consumer->size(); ++k) {
+      const auto read = uses.find(TensorId{node.name, static_cast<int>(k)});
+      if (read != uses.end() && read->second > 0) {
+        total += work.Stored((*consumer)[k], as);
+      }
+    }
+    return total;
+  };
+  const double fused = ops(reads);
+  for (size_t c = 0; c < computed.size(); ++c) {
+    std::vector<std::pair<const Param*, ExprPtr>> as = reads;
+    as[c].second = nullptr;
+    const ExprPtr& value = reads[c].second;
+    const double stored = ops(as) + work.Stored(value);
+    recomputes[computed[c]] =
+        fused - stored > StoreOps(value->type) || fused > kMostRecomputation * stored;
+  }
+  return recomputes;
+}
+
 }  // namespace
 
 absl::StatusOr<TranslatedCluster> TranslateCluster(const Graph& graph, const Cluster& cluster,
@@ -192,6 +253,7 @@ absl::StatusOr<TranslatedCluster> TranslateCluster(const Graph& graph, const Clu
   }
 
   std::vector<std::pair<ParamPtr, ExprPtr>> lets;
+  GeneratedCounter work;  // the fusion's cost model, over the cluster's values as they are made
   for (int i : cluster.nodes) {
     const std::optional<Node> log_softmax = AsLogSoftmax(graph, graph.node(i), inside, uses);
     const Node& node = log_softmax ? *log_softmax : graph.node(i);
@@ -212,17 +274,17 @@ absl::StatusOr<TranslatedCluster> TranslateCluster(const Graph& graph, const Clu
     };
     DFC_ASSIGN_OR_RETURN(std::vector<ExprPtr> outs, translate());
     // A computed input that the translation reads in several places (each output of a Split, or
-    // twice within one expression), or whose elements overlapping windows read again (a
-    // convolution of a convolution), is bound once and the node translated again on the
+    // twice within one expression) is bound once, and so is one whose fusion would multiply
+    // work (Recomputes: a convolution of a convolution), and the node translated again on the
     // binding: otherwise every place would compute it, and an unrolled LSTM's steps or a CNN's
     // layers would multiply.
-    const Translation* translation = FindTranslation(node.op);
+    const std::vector<bool> recomputes = product ? std::vector<bool>(node.inputs.size(), false)
+                                                 : Recomputes(node, inputs, outs, uses, work);
     bool rebound = false;
     for (int j = 0; j < static_cast<int>(node.inputs.size()); ++j) {
       const ExprPtr& value = inputs[j].value;
       if (value == nullptr || value->kind != Expr::Kind::kFunCall) continue;
-      const bool reread = translation->rereads != nullptr && translation->rereads(node, j, inputs);
-      if (!reread && Occurrences(outs, value.get()) < 2) continue;
+      if (!recomputes[j] && Occurrences(outs, value.get()) < 2) continue;
       ParamPtr bound = MakeParam(ParamName(node.inputs[j]), value->type);
       lets.emplace_back(bound, value);
       values[node.inputs[j]] = bound;
@@ -390,7 +452,8 @@ absl::StatusOr<TranslatedGraph> TranslateGraph(const Graph& graph,
     const Node& node = graph.node(i);
     if (!IsDevicePlaced(node) || translated.fold.folded[i]) continue;
     if (options.host_integer_scalars && IsIntegerScalarArithmetic(graph, i, translated.fold)) {
-      host_reason[i] = "integer scalar arithmetic of a loop body (host-computed, as TensorFlow's int32)";
+      host_reason[i] =
+          "integer scalar arithmetic of a loop body (host-computed, as TensorFlow's int32)";
       continue;
     }
     std::vector<TensorInfo> inputs;

@@ -2,6 +2,7 @@
 // value read twice is computed once, sizes unify, and the shared models translate completely.
 #include "ir/from_tf/cluster.h"
 
+#include <cctype>
 #include <filesystem>
 
 #include "absl/strings/str_cat.h"
@@ -108,6 +109,69 @@ TEST(ClusterTest, AValueReadTwiceIsComputedOnce) {
     if (name.find("mult") != std::string::npos) multiplies += count;
   }
   EXPECT_EQ(multiplies, 5 * 4 * 8);
+}
+
+// A Conv2D (NHWC, SAME) of `x` by `w` with the given stride.
+Node Conv(std::string name, std::string x, std::string w, int64_t stride = 1,
+          std::string op = "Conv2D") {
+  return N(std::move(name), std::move(op), {std::move(x), std::move(w)},
+           {{"T", DType::kFloat},
+            {"strides", AttrList{.i = {1, stride, stride, 1}}},
+            {"padding", std::string("SAME")},
+            {"data_format", std::string("NHWC")}});
+}
+
+// Whether a cluster binds `node`'s output with a let, so that a kernel of its own stores it.
+bool Stored(const TranslatedGraph& translated, const std::string& node) {
+  std::string name = node;
+  for (char& c : name) c = std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+  for (const TranslatedCluster& cluster : translated.clusters) {
+    if (ToString(cluster.lambda).find(absl::StrCat("λ(", name, ") =>")) != std::string::npos) {
+      return true;
+    }
+  }
+  return false;
+}
+
+// Fusion never multiplies work: a convolution over a convolution's output would read each of
+// its elements once per tap (nine times for 3x3), so the inner one is stored; over a cheap
+// producer (a Relu of the input, two operations an element) or through a 1x1 window (each element
+// read once) it fuses. Each against the reference.
+TEST(ClusterTest, AProducerIsStoredWhereFusingItWouldMultiplyWork) {
+  absl::StatusOr<Graph> graph = Graph::FromNodes({
+      Placeholder("x", {-1, 6, 6, 8}),
+      Placeholder("w1", {3, 3, 8, 8}),
+      Placeholder("w2", {3, 3, 8, 8}),
+      Placeholder("w3", {1, 1, 8, 16}),
+      Placeholder("dw", {3, 3, 8, 1}),
+      N("relu0", "Relu", {"x"}, F32()),
+      Conv("conv1", "relu0", "w1"),
+      N("relu1", "Relu", {"conv1"}, F32()),
+      Conv("conv2", "relu1", "w2"),
+      N("relu2", "Relu", {"conv2"}, F32()),
+      Conv("pointwise", "relu2", "w3"),
+      N("relu_d", "Relu", {"x"}, F32()),
+      Conv("depthwise", "relu_d", "dw", 1, "DepthwiseConv2dNative"),
+  });
+  ASSERT_TRUE(graph.ok()) << graph.status();
+  const std::vector<Feed> feeds = {{{"x"}, Random({2, 6, 6, 8}, 1)},
+                                   {{"w1"}, Random({3, 3, 8, 8}, 2)},
+                                   {{"w2"}, Random({3, 3, 8, 8}, 3)},
+                                   {{"w3"}, Random({1, 1, 8, 16}, 4)},
+                                   {{"dw"}, Random({3, 3, 8, 1}, 5)}};
+  TranslatedGraph translated = TranslateAndCompare(*graph, {"pointwise", "depthwise"}, feeds);
+  ASSERT_FALSE(translated.clusters.empty());
+  const std::string ir = ToString(translated.clusters[0].lambda);
+  // conv2's windows over relu1 = Relu(conv1): 9 reads of 2·72 operations an element.
+  EXPECT_TRUE(Stored(translated, "relu1")) << ir;
+  // conv1's and the depthwise's windows over Relu(x): 9 reads of one operation, cheaper than a
+  // store and a load.
+  EXPECT_FALSE(Stored(translated, "relu0")) << ir;
+  EXPECT_FALSE(Stored(translated, "relu_d")) << ir;
+  // The pointwise product reads each element of Relu(conv2) once: it fuses (the products'
+  // schedule, later, stores the rows it blocks).
+  EXPECT_FALSE(Stored(translated, "relu2")) << ir;
+  EXPECT_FALSE(Stored(translated, "conv2")) << ir;
 }
 
 // Log(Softmax(x)) with nothing else reading the Softmax is translated as LogSoftmax: one log a

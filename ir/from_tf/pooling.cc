@@ -156,11 +156,11 @@ absl::StatusOr<std::vector<ExprPtr>> TranslatePool(const TranslateContext& ctx) 
 }  // namespace
 
 void RegisterPoolingTranslations(TranslationTable& table) {
-  table.push_back({"MaxPool", {TranslatePool<PoolKind::kMax, 2>, {}, nullptr, WindowsOverlap}});
+  table.push_back({"MaxPool", {TranslatePool<PoolKind::kMax, 2>, {}}});
   table.push_back({"MaxPoolV2", {TranslatePool<PoolKind::kMax, 2, true>, {1, 2}}});
-  table.push_back({"MaxPool3D", {TranslatePool<PoolKind::kMax, 3>, {}, nullptr, WindowsOverlap}});
-  table.push_back({"AvgPool", {TranslatePool<PoolKind::kAvg, 2>, {}, nullptr, WindowsOverlap}});
-  table.push_back({"AvgPool3D", {TranslatePool<PoolKind::kAvg, 3>, {}, nullptr, WindowsOverlap}});
+  table.push_back({"MaxPool3D", {TranslatePool<PoolKind::kMax, 3>, {}}});
+  table.push_back({"AvgPool", {TranslatePool<PoolKind::kAvg, 2>, {}}});
+  table.push_back({"AvgPool3D", {TranslatePool<PoolKind::kAvg, 3>, {}}});
 }
 
 }  // namespace dfc::ir

@@ -691,31 +691,13 @@ Outputs TranslateArea(const TranslateContext& ctx) {
   return std::vector<ExprPtr>{out};
 }
 
-// Translation::rereads: the images are read again by output pixels that other work-items
-// compute wherever taps overlap (bilinear, bicubic and area neighbours share input pixels), and
-// for nearest neighbour where it repeats pixels (upsampling), so a computed input is stored by
-// a kernel of its own rather than computed again for every pixel that reads it.
-bool ImagesReread(const Node& node, int i, std::span<const TranslateInput> inputs) {
-  if (i != 0) return false;
-  if (node.op != "ResizeNearestNeighbor") return true;
-  if (inputs.size() != 2 || inputs[0].value == nullptr || inputs[1].known == nullptr ||
-      !inputs[1].known->value || inputs[1].known->value->dtype() != DType::kInt32 ||
-      inputs[1].known->value->num_elements() != 2) {
-    return true;
-  }
-  const SymbolicShape shape = ShapeOfExpr(inputs[0].value);
-  if (shape.size() != 4) return true;
-  const int32_t* size = inputs[1].known->value->data<int32_t>();
-  return shape[1].AsConstant().value_or(0) < size[0] || shape[2].AsConstant().value_or(0) < size[1];
-}
-
 }  // namespace
 
 void RegisterResizeTranslations(TranslationTable& table) {
-  table.push_back({"ResizeNearestNeighbor", {TranslateNearest, {1}, nullptr, ImagesReread}});
-  table.push_back({"ResizeBilinear", {TranslateBilinear, {1}, nullptr, ImagesReread}});
-  table.push_back({"ResizeBicubic", {TranslateBicubic, {1}, nullptr, ImagesReread}});
-  table.push_back({"ResizeArea", {TranslateArea, {1}, nullptr, ImagesReread}});
+  table.push_back({"ResizeNearestNeighbor", {TranslateNearest, {1}}});
+  table.push_back({"ResizeBilinear", {TranslateBilinear, {1}}});
+  table.push_back({"ResizeBicubic", {TranslateBicubic, {1}}});
+  table.push_back({"ResizeArea", {TranslateArea, {1}}});
 }
 
 }  // namespace dfc::ir

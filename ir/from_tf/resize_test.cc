@@ -290,8 +290,8 @@ TEST_F(ResizeOnDeviceTest, GeneratedKernelsMatchTheReference) {
   ExpectMatches("ResizeArea", bytes, 3, 3, Centers::kLegacy);
 }
 
-// A computed image in the same cluster: the resizes that read its pixels for several outputs
-// (Translation::rereads) have it stored once, nearest neighbour downsampling reads it in place.
+// A computed image in the same cluster, fused into the resize or stored once as the translation's
+// cost model decides: equal to the reference either way.
 TEST_F(ResizeOnDeviceTest, ComputedImagesInTheCluster) {
   const Tensor x = SmoothTensor(DType::kFloat, {2, 6, 5, 3}, 13);
   for (const std::string op :

@@ -518,19 +518,14 @@ bool UnifyPrefix(const Node&, std::span<const SymbolicShape> shapes, SizeUnifier
   return changed;
 }
 
-// Translation::rereads: every output element's fold reads every update and index, so a
-// computed operand is stored once by a kernel of its own rather than computed again per output.
-bool EveryOperandReread(const Node&, int, std::span<const TranslateInput>) { return true; }
-
 }  // namespace
 
 void RegisterScatterTranslations(TranslationTable& table) {
   for (const SegmentOp& op : kSegmentOps) {
-    table.push_back(
-        {std::string(op.op), {TranslateUnsortedSegment, {2}, UnifyPrefix, EveryOperandReread}});
+    table.push_back({std::string(op.op), {TranslateUnsortedSegment, {2}, UnifyPrefix}});
   }
   for (const NdScatterOp& op : kNdScatterOps) {
-    Translation t{TranslateNdScatter, {}, nullptr, EveryOperandReread};
+    Translation t{TranslateNdScatter, {}};
     if (!op.has_base) t.static_inputs = {2};
     table.push_back({std::string(op.op), std::move(t)});
   }

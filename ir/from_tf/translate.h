@@ -69,12 +69,6 @@ using UnifySizesFn = bool (*)(const Node& node, std::span<const SymbolicShape> s
 using UnifyWithValuesFn = bool (*)(const Node& node, std::span<const TensorInfo* const> inputs,
                                    SizeUnifier& unifier);
 
-// Whether the translation reads each element of data input `i` for several outputs that
-// different work-items compute (a convolution's or pool's overlapping windows), given the node's
-// inputs as translated: a computed value there is bound once with a let (stored by a kernel of
-// its own), not computed again for every window that reads it.
-using RereadsFn = bool (*)(const Node& node, int i, std::span<const TranslateInput> inputs);
-
 struct Translation {
   TranslateFn fn = nullptr;
   // Inputs read only at compile time (axes, perm, shape, paddings...): they are never kernel
@@ -84,7 +78,6 @@ struct Translation {
   // Set by ops whose operands' sizes must agree (broadcasting, contractions), so that a size
   // variable met against another size is unified with it before the graph is translated.
   UnifySizesFn unify_sizes = nullptr;
-  RereadsFn rereads = nullptr;
   UnifyWithValuesFn unify_with_values = nullptr;
   // Inputs read at compile time where their value is known then, and as kernel parameters
   // otherwise (a Slice's begin, which random_crop computes from a random number).
@@ -129,8 +122,8 @@ void RegisterNormalizationTranslations(TranslationTable& table);    // normaliza
 void RegisterResizeTranslations(TranslationTable& table);           // resize.cc
 void RegisterSpaceBatchTranslations(TranslationTable& table);       // space_batch.cc
 void RegisterActivationGradTranslations(TranslationTable& table);   // activation_grad.cc
-void RegisterSpecialMathTranslations(TranslationTable& table);     // special_math.cc
-void RegisterScatterTranslations(TranslationTable& table);         // scatter.cc
+void RegisterSpecialMathTranslations(TranslationTable& table);      // special_math.cc
+void RegisterScatterTranslations(TranslationTable& table);          // scatter.cc
 
 }  // namespace dfc::ir
 

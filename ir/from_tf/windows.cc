@@ -142,38 +142,6 @@ absl::StatusOr<ExprPtr> InBoundsCounts(const WindowedInput& in, DType dtype) {
   return MapOver(counts[0], [&](ExprPtr c) { return product(c, 1); });
 }
 
-bool WindowsOverlap(const Node& node, int i, std::span<const TranslateInput> inputs) {
-  if (i != 0) return false;
-  const bool pool = node.attrs.contains("ksize");
-  absl::StatusOr<AttrList> strides = node.GetList("strides");
-  if (!strides.ok() || strides->i.size() < 3) return false;
-  // Attributes the translation refuses need no binding: the node will not be translated.
-  absl::StatusOr<WindowAttrs> attrs =
-      ReadWindowAttrs(node, {.spatial_rank = static_cast<int>(strides->i.size()) - 2,
-                             .has_ksize = pool,
-                             .has_dilations = !pool,
-                             .allows_explicit = true});
-  if (!attrs.ok()) return false;
-  const SymbolicShape filter = pool || inputs.size() < 2 || inputs[1].value == nullptr
-                                   ? SymbolicShape{}
-                                   : ShapeOfExpr(inputs[1].value);
-  for (int d = 0; d < attrs->spatial_rank(); ++d) {
-    const int at = attrs->spatial_dim(d);
-    int64_t extent = 0;
-    if (pool) {
-      extent = attrs->ksize[at];
-    } else {
-      // The filter's extent, dilated; an unknown one is assumed to overlap.
-      const std::optional<int64_t> k =
-          d < static_cast<int>(filter.size()) ? filter[d].AsConstant() : std::nullopt;
-      if (!k) return true;
-      extent = (*k - 1) * attrs->dilations[at] + 1;
-    }
-    if (extent > attrs->strides[at]) return true;
-  }
-  return false;
-}
-
 absl::StatusOr<ExprPtr> ToDataFormat(const ExprPtr& channels_last, const WindowAttrs& attrs) {
   if (attrs.format == DataFormat::kChannelsLast) return channels_last;
   const int k = attrs.spatial_rank();

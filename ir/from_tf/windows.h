@@ -41,11 +41,6 @@ absl::StatusOr<ExprPtr> InBoundsCounts(const WindowedInput& in, DType dtype);
 // The op's output, computed channels last ([N][O1]..[Ok][C']), in the op's data_format.
 absl::StatusOr<ExprPtr> ToDataFormat(const ExprPtr& channels_last, const WindowAttrs& attrs);
 
-// Translation::rereads for the window ops: input 0 is read again by overlapping windows (a
-// window, or the filter's extent, larger than its stride in some spatial dimension); the
-// window's extent is the filter's (input 1) for a convolution, ksize for a pool.
-bool WindowsOverlap(const Node& node, int i, std::span<const TranslateInput> inputs);
-
 }  // namespace dfc::ir
 
 #endif  // DFC_IR_FROM_TF_WINDOWS_H_
