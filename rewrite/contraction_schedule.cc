@@ -13,6 +13,7 @@
 #include "base/status.h"
 #include "ir/analysis.h"
 #include "ir/traverse.h"
+#include "ir/work.h"
 #include "rewrite/interchange.h"
 #include "rewrite/lower_for_device.h"
 #include "rewrite/lowering.h"
@@ -22,9 +23,17 @@
 namespace dfc::rewrite {
 namespace {
 
+// Whether `x` is memory as it lies: a parameter (a cluster's input, or a value a let stored), or
+// a Join of such memory's rows (a filter's [1][1][C][M] read as [C][M]).
+bool IsStored(const ir::ExprPtr& x) {
+  if (x->kind == ir::Expr::Kind::kParam) return true;
+  const ir::FunCall* join = CallOf(x, ir::Fun::Kind::kJoin);
+  return join != nullptr && IsStored(join->args[0]);
+}
+
 bool IsStoredColumns(const ir::ExprPtr& x) {
   const ir::FunCall* transpose = CallOf(x, ir::Fun::Kind::kTranspose);
-  return transpose != nullptr && transpose->args[0]->kind == ir::Expr::Kind::kParam;
+  return transpose != nullptr && IsStored(transpose->args[0]);
 }
 
 // The λ of `e` if `e` is a Map over a product's left rows, Map(λa => B) $ X, else nullptr.
@@ -82,14 +91,15 @@ ir::ExprPtr StoredRowsDot(const ir::ExprPtr& e) {
   return dot;
 }
 
-// How many rows a work-item's block takes: kBlockScalars accumulators of `width` lanes, or at
-// most kFewRowsBlock where the product's rows at the smallest batch (every size variable 1)
-// would not fill that, since a block computes its padded rows too. Measured on the 784-256-10
-// MLP (float16 columns): blocks of 16 rows took 0.052 ms at batch 1, 0.287 at 64 and 19.7 at
-// 8192; blocks of 8, 0.036, 0.282 and 21.0; of 4, 0.027, 0.397 and 28.7.
+// How many rows a work-item's block takes: one vector accumulator a row in half the
+// registers (16 rows of float16 on a CPU with AVX-512, 8 of float8 with AVX2), or at most
+// kFewRowsBlock where the product's rows at the smallest batch (every size variable 1) would not
+// fill that, since a block computes its padded rows too. Measured on the 784-256-10 MLP (float16
+// columns, AVX-512): blocks of 16 rows took 0.052 ms at batch 1, 0.287 at 64 and 19.7 at 8192;
+// blocks of 8, 0.036, 0.282 and 21.0; of 4, 0.027, 0.397 and 28.7.
 constexpr int kFewRowsBlock = 8;
-int BlockOfRows(int width, const ir::ExprPtr& rows) {
-  const int full = kBlockScalars / width;
+int BlockOfRows(int registers, const ir::ExprPtr& rows) {
+  const int full = registers / 2;
   const ArithExpr& n = rows->type->length;
   SizeBindings smallest;
   for (const std::string& v : n.Variables()) smallest[v] = 1;
@@ -97,34 +107,50 @@ int BlockOfRows(int width, const ir::ExprPtr& rows) {
   return least.ok() && *least >= full ? full : std::min(full, kFewRowsBlock);
 }
 
-// 2-D blocks of a product: rows by vectors of columns, 16 vector accumulators (half of AVX-512's
-// registers, leaving the others for the step's loads). The squarest block the columns allow
-// comes first: a step of r rows by c vectors makes r·c FMAs from r + c loads. On the 2-core
-// PoCL CPU device (AVX-512, float16 columns; kernels written by hand, best of 8 launches, four
-// rounds, 2026-11-29) a 1024³ GEMM took 9.1–9.5 ms in blocks of 4 rows by 4 vectors, 10.6–11.5
-// by 8 by 2, 14–15 by 12 by 2, and 12–20 ms in blocks of 8 rows of one vector. dfc's own kernel
-// (`dfc profile`, 5 and 10 runs) went from 43.5 ms on average (blockRows(8) alone, its 128
-// blocks in one work-group: StageGeometry) to 14.3–15.7 (12.0–12.9 at best).
+// 2-D blocks of a product: rows by vectors of columns. A step of r rows by c vectors makes r·c
+// FMAs from r + c loads (each row's element broadcast, each vector of columns loaded once), and
+// holds r·c accumulators, c vectors and a broadcast in registers: the blocks that fit the
+// device's vector registers, fewest loads an FMA first (then the larger). On the 2-core PoCL CPU
+// device (AVX-512, float16 columns; kernels written by hand, best of 8 launches, four rounds,
+// 2026-11-29) a 1024³ GEMM took 9.1–9.5 ms in blocks of 4 rows by 4 vectors, 10.6–11.5 by 8 by
+// 2, 14–15 by 12 by 2, and 12–20 ms in blocks of 8 rows of one vector; with AVX2's 16 registers
+// 4 by 4 spills, and 6 by 2 (OpenBLAS's Haswell block) or 4 by 3 fit.
 struct Block2D {
   int rows;
   int column_vectors;
 };
-constexpr Block2D kBlocks2D[] = {{4, 4}, {8, 2}};
+std::vector<Block2D> RegisterBlocks(int registers) {
+  std::vector<Block2D> blocks;
+  for (int c = 2; c <= 4; ++c) {
+    for (int r = 2; r <= 8; ++r) {
+      if (r * c + c + 1 <= registers) blocks.push_back({r, c});
+    }
+  }
+  std::sort(blocks.begin(), blocks.end(), [](const Block2D& a, const Block2D& b) {
+    const int a_cost = (a.rows + a.column_vectors) * b.rows * b.column_vectors;
+    const int b_cost = (b.rows + b.column_vectors) * a.rows * a.column_vectors;
+    if (a_cost != b_cost) return a_cost < b_cost;
+    return a.rows * a.column_vectors > b.rows * b.column_vectors;
+  });
+  return blocks;
+}
 
-// Whether `e` folds (a Reduce anywhere in it): a convolution's or a product's output, whose
-// every element is many operations. A let's value is stored once and read, not folded again.
-bool Folds(const ir::ExprPtr& e) {
-  bool folds = false;
+// Whether `e` computes (a UserFun or a Reduce anywhere in it, but in a let's value, which is
+// stored once and read): a convolution's output, or a batch norm of a stored one. The blocked
+// fold walks the rows' elements step by step, down the block's rows: rows it reads as a view
+// would be computed again for every step.
+bool Computes(const ir::ExprPtr& e) {
+  bool computes = false;
   absl::flat_hash_set<const ir::Expr*> stored;
   ir::Walk(e, [&](const ir::ExprPtr& x) {
     if (stored.contains(x.get())) return false;
     if (const ir::FunCall* let = CallOf(x, ir::Fun::Kind::kLambda)) {
       for (const ir::ExprPtr& arg : let->args) stored.insert(arg.get());
     }
-    folds = folds || ReduceCall(x) != nullptr;
-    return !folds;
+    computes = computes || ReduceCall(x) != nullptr || CallOf(x, ir::Fun::Kind::kUserFun);
+    return !computes;
   });
-  return folds;
+  return computes;
 }
 
 // `rule` applied at the root of `e`, or nullopt where it declines.
@@ -164,9 +190,11 @@ absl::flat_hash_set<const ir::Param*> FreeParams(const ir::ExprPtr& e) {
 // a value a kernel stores.
 class ProductBlocker : public TopLevelMutator {
  public:
-  ProductBlocker(int widest, bool block_rows, absl::flat_hash_set<const ir::Expr*> stored,
+  ProductBlocker(int widest, int registers, bool block_rows,
+                 absl::flat_hash_set<const ir::Expr*> stored,
                  absl::flat_hash_set<const ir::Param*> outer)
       : widest_(widest),
+        registers_(registers),
         block_rows_(block_rows),
         stored_(std::move(stored)),
         outer_(std::move(outer)) {}
@@ -212,19 +240,40 @@ class ProductBlocker : public TopLevelMutator {
       DFC_ASSIGN_OR_RETURN(std::optional<ir::ExprPtr> vectorised, AtRoot(columns_rule, columns));
       if (!vectorised) continue;
       steps_.push_back(columns_rule.name);
-      // A block reads each of its left rows once per vector of columns: rows that fold are
-      // stored first (a let) rather than folded again each time.
+      // A block reads its left rows element by element as its fold steps: rows that compute
+      // are stored first (a let) where computing them where they are read costs more
+      // operations (ir::GeneratedOps, the generated code's) than a store and a load of them.
       const ir::FunCall& map = static_cast<const ir::FunCall&>(*e);
-      if (!Folds(map.args[0])) return Blocked(e, columns, *vectorised, width, stored, true);
-      return ir::Let(
-          map.args[0],
-          [&](ir::ExprPtr left) -> absl::StatusOr<ir::ExprPtr> {
-            DFC_ASSIGN_OR_RETURN(ir::ExprPtr product, ir::Call(map.f, {std::move(left)}));
-            return Blocked(product, columns, *vectorised, width, stored, false);
-          },
-          "left");
+      const ir::ExprPtr& left = map.args[0];
+      if (!Computes(left)) {
+        DFC_ASSIGN_OR_RETURN(ir::ExprPtr rows, BlockedRows(e, columns, *vectorised));
+        return Stored(rows, stored, true);
+      }
+      const size_t steps = steps_.size();
+      DFC_ASSIGN_OR_RETURN(ir::ExprPtr fused, BlockedRows(e, columns, *vectorised));
+      const std::vector<std::string> fused_steps(steps_.begin() + steps, steps_.end());
+      steps_.resize(steps);
+      const ir::ParamPtr rows_param = ir::MakeParam("left", left->type);
+      DFC_ASSIGN_OR_RETURN(ir::ExprPtr product, ir::Call(map.f, {rows_param}));
+      DFC_ASSIGN_OR_RETURN(ir::ExprPtr over_stored, BlockedRows(product, columns, *vectorised));
+      if (!RowsWorthStoring(fused, over_stored, left)) {
+        steps_.resize(steps);
+        steps_.insert(steps_.end(), fused_steps.begin(), fused_steps.end());
+        return Stored(fused, stored, true);
+      }
+      DFC_ASSIGN_OR_RETURN(ir::ExprPtr kept, Stored(over_stored, stored, false));
+      return ir::Call(std::make_shared<ir::Lambda>(std::vector{rows_param}, kept), {left});
     }
     return e;
+  }
+
+  // Whether the left rows `left` are worth a kernel of their own: the blocked product over
+  // them inline (`fused`) costs more operations than over them stored (`over_stored`), plus
+  // computing them once and moving their bytes out and back (ir::kOpsPerStoredByte).
+  static bool RowsWorthStoring(const ir::ExprPtr& fused, const ir::ExprPtr& over_stored,
+                               const ir::ExprPtr& left) {
+    return ir::GeneratedOps(fused) >
+           ir::GeneratedOps(over_stored) + ir::GeneratedOps(left) + ir::StoreOps(left->type);
   }
 
   // The product `e` whose function walks the rows of a stored matrix, each result a dot
@@ -256,12 +305,9 @@ class ProductBlocker : public TopLevelMutator {
     return e;
   }
 
-  // `product` with its walk `columns` replaced by `vectorised` and its rows blocked, then
-  // stored: as it is where a kernel stores it already (`stored`), else bound by a let, the one
-  // at the top of the body where it reads only the cluster's parameters and may (`hoistable`).
-  absl::StatusOr<ir::ExprPtr> Blocked(const ir::ExprPtr& product, const ir::ExprPtr& columns,
-                                      const ir::ExprPtr& vectorised, int width, bool stored,
-                                      bool hoistable) {
+  // `product` with its walk `columns` replaced by `vectorised` and its rows blocked.
+  absl::StatusOr<ir::ExprPtr> BlockedRows(const ir::ExprPtr& product, const ir::ExprPtr& columns,
+                                          const ir::ExprPtr& vectorised) {
     DFC_ASSIGN_OR_RETURN(
         ir::ExprPtr rows,
         ir::ReplaceWhere(
@@ -269,13 +315,13 @@ class ProductBlocker : public TopLevelMutator {
     if (block_rows_) {
       DFC_ASSIGN_OR_RETURN(std::optional<ir::ExprPtr> blocked, BlockBoth(rows, vectorised));
       if (!blocked) {
-        const Rule rows_rule = BlockRows(BlockOfRows(width, product));
+        const Rule rows_rule = BlockRows(BlockOfRows(registers_, product));
         DFC_ASSIGN_OR_RETURN(blocked, AtRoot(rows_rule, rows));
         if (blocked) steps_.push_back(rows_rule.name);
       }
       if (blocked) rows = *blocked;
     }
-    return Stored(rows, stored, hoistable);
+    return rows;
   }
 
   // `rows`, a blocked product: as it is where a kernel stores it already (`stored`), else bound
@@ -294,8 +340,8 @@ class ProductBlocker : public TopLevelMutator {
         rows, [](ir::ExprPtr p) { return p; }, "product");
   }
 
-  // `rows` (a product whose walk over columns is `vectorised`) in the first of kBlocks2D both
-  // rules take, or nullopt where they take none.
+  // `rows` (a product whose walk over columns is `vectorised`) in the first of RegisterBlocks
+  // both rules take, or nullopt where they take none.
   absl::StatusOr<std::optional<ir::ExprPtr>> BlockBoth(const ir::ExprPtr& rows,
                                                        const ir::ExprPtr& vectorised) {
     // vectorised is AsScalar $ Map(λv => F(v)) $ V, V the vectors of columns, which blockRows
@@ -309,7 +355,7 @@ class ProductBlocker : public TopLevelMutator {
       return map != nullptr && map->args[0].get() == vectors;
     });
     if (column_walk == nullptr) return std::nullopt;
-    for (const Block2D& block : kBlocks2D) {
+    for (const Block2D& block : RegisterBlocks(registers_)) {
       // The walk over vectors of columns first, in blocks of c vectors folding together; then
       // the rows, whose blocks share each block of c vectors: a step of the blocked fold reads
       // each row's element once for its c vectors.
@@ -328,6 +374,7 @@ class ProductBlocker : public TopLevelMutator {
   }
 
   int widest_;
+  int registers_;
   bool block_rows_;
   absl::flat_hash_set<const ir::Expr*> stored_;
   absl::flat_hash_set<const ir::Param*> outer_;  // the cluster's parameters
@@ -357,7 +404,8 @@ absl::StatusOr<ContractionSchedule> ScheduleContractions(const ir::ExprPtr& body
   const int widest = std::max(4, profile.preferred_vector_width);
   // Blocked rows where the lowering takes them, else vectorised columns alone.
   for (bool block_rows : {true, false}) {
-    ProductBlocker blocker(widest, block_rows, StoredValues(body), FreeParams(body));
+    ProductBlocker blocker(widest, profile.vector_registers, block_rows, StoredValues(body),
+                           FreeParams(body));
     DFC_ASSIGN_OR_RETURN(ir::ExprPtr scheduled, blocker.Schedule(body));
     if (blocker.steps().empty()) return schedule;
     if (!LowerForDevice(scheduled, profile).ok()) continue;

@@ -8,25 +8,26 @@
 //   - vectorizeColumns(v) at the walk: v columns at once, each step of a dot product one
 //     vload<v> of a row of w (v the widest of 16, 8, 4 that the device's preferred width allows
 //     and the columns' count is a multiple of), and
-//   - blockColumns(c) at the walk over vectors of columns, then blockRows(r) at the rows, r·c =
-//     16 vector accumulators, the squarest block the columns allow (4 rows by 4 vectors where
-//     there are at least two blocks of 4 vectors, else 8 by 2): each vload<v> serves r rows and
-//     each element of a left row c vectors (a GEMM micro-kernel's 2-D block), a step of the fold
-//     row by row, each row's element read once for its c vectors;
-//   - else blockRows(r) alone: r rows at once, each vload<v> serving r of them, with
-//     r·v = kBlockScalars accumulators (16 rows of float16 on a CPU with AVX-512), or at most
-//     8 rows where the rows at batch 1 are fewer (a block computes its padding too).
+//   - blockColumns(c) at the walk over vectors of columns, then blockRows(r) at the rows, the
+//     r by c block of vector accumulators that fits the device's vector registers with the
+//     fewest loads an FMA (4 rows by 4 vectors with AVX-512's 32 registers, 6 by 2 with AVX2's
+//     16), that the columns allow: each vload<v> serves r rows and each element of a left row c
+//     vectors (a GEMM micro-kernel's 2-D block), a step of the fold row by row, each row's
+//     element read once for its c vectors;
+//   - else blockRows(r) alone: r rows at once, each vload<v> serving r of them, one vector
+//     accumulator a row in half the registers, or at most 8 rows where the rows at batch 1 are
+//     fewer (a block computes its padding too).
 // A product whose function walks the rows of a stored matrix instead, Map(λc => ... Reduce ...)
 // $ w (A·Bᵀ: MatMul's transpose_b, a dense layer's input gradient), gets vectorizeReduce(v) at
 // each dot product (its lanes sum every v-th term: a reassociation, as a vectorised BLAS's dot
 // is) and blockRows(4), each vector of a right row read once for 4 left rows.
-// A block reads each left row once per vector of columns, so left rows that fold (a
-// convolution's output) are bound by a let first: stored by a kernel of their own, not folded
-// again each time. A blocked product that a kernel does not store by its rows (a Transpose of it
-// is the cluster's output, or an elementwise Map reads its rows) is bound by a let too.
-// Each step is taken only if the device lowering accepts the result, so the schedule is the
-// translated body, or a rewrite of it by rules the explorer also applies (each tested against
-// the interpreter).
+// A block reads its left rows element by element as its fold steps, so left rows that compute
+// (a convolution's output, a batch norm of a stored value) are bound by a let first: stored by a
+// kernel of their own, not computed again each time. A blocked product that a kernel does not store
+// by its rows (a Transpose of it is the cluster's output, or an elementwise Map reads its rows) is
+// bound by a let too. Each step is taken only if the device lowering accepts the result, so the
+// schedule is the translated body, or a rewrite of it by rules the explorer also applies (each
+// tested against the interpreter).
 //
 // Measured on the 2-core PoCL CPU device (bench/README.md, "The default schedule of products").
 #ifndef DFC_REWRITE_CONTRACTION_SCHEDULE_H_
@@ -40,11 +41,6 @@
 #include "rewrite/device_profile.h"
 
 namespace dfc::rewrite {
-
-// The accumulators of one work-item's block: 16 rows by 16 columns of float, half of what
-// work_item.h's kMaxAccumulatorScalars lets a block hold, so that the block's row of the left
-// matrix and its vector of the right one stay in registers beside them.
-inline constexpr int kBlockScalars = 256;
 
 struct ContractionSchedule {
   ir::ExprPtr body;

@@ -38,9 +38,9 @@ int Lets(const ir::ExprPtr& e) {
   return lets;
 }
 
-// The cpu profile prefers 8 lanes: 8 columns a vector, and 256 / 8 = 32 rows a block, at most 8
-// since N rows at batch 1 would not fill it. The product is the cluster's output, which its
-// kernel stores by rows already.
+// The cpu profile prefers 8 lanes and has 16 vector registers (AVX2): 8 columns a vector, one
+// vector accumulator a row in half the registers, 8 rows a block. The product is the cluster's
+// output, which its kernel stores by rows already.
 TEST(ScheduleContractionsTest, AProductIsBlockedInRowsAndVectorsOfColumns) {
   const ir::ParamPtr a = ir::MakeParam("a", Ints({kN, 24}));
   const ir::ParamPtr b = ir::MakeParam("b", Ints({24, 16}));
@@ -57,13 +57,15 @@ TEST(ScheduleContractionsTest, AProductIsBlockedInRowsAndVectorsOfColumns) {
   ExpectEquivalent(product, schedule->body, {a, b}, kSizes);
 }
 
-// Columns in vectors enough: 2-D blocks of 16 vector accumulators, the squarest first — 4 rows
-// by 4 vectors where there are two blocks of 4 (64 columns of 8), else 8 rows by 2 (32).
+// Columns in vectors enough: 2-D blocks of vector accumulators that fit the 16 registers with
+// their loads, fewest loads an FMA first — 4 rows by 3 vectors where there are two blocks of 3
+// (96 columns of 8), else 6 rows by 2 (64 or 32 columns).
 TEST(ScheduleContractionsTest, ManyColumnsAreBlockedInRowsAndVectorsOfColumns) {
   const DeviceProfile cpu = Profile("cpu");
   for (const auto& [columns, columns_step, rows_step, accumulators] :
-       {std::tuple{64, "blockColumns(4)", "blockRows(4)", "Repeat(4) o Repeat(4)"},
-        std::tuple{32, "blockColumns(2)", "blockRows(8)", "Repeat(8) o Repeat(2)"}}) {
+       {std::tuple{96, "blockColumns(3)", "blockRows(4)", "Repeat(4) o Repeat(3)"},
+        std::tuple{64, "blockColumns(2)", "blockRows(6)", "Repeat(6) o Repeat(2)"},
+        std::tuple{32, "blockColumns(2)", "blockRows(6)", "Repeat(6) o Repeat(2)"}}) {
     const ir::ParamPtr a = ir::MakeParam("a", Ints({kN, 24}));
     const ir::ParamPtr b = ir::MakeParam("b", Ints({24, columns}));
     const ir::ExprPtr product = Must(MatMul(a, b));

@@ -27,6 +27,10 @@ struct DeviceProfile {
   // it (software prefetch), in bytes; 0: none. CPUs: their hardware prefetchers fall behind a
   // loop that computes as much as it loads. GPUs hide the latency with other warps instead.
   int prefetch_bytes = 0;
+  // The vector registers a work-item's accumulators, loads and broadcasts share, which the
+  // default schedule sizes its register tiles by: a CPU core's (32 with AVX-512, 16 with AVX2
+  // or SSE); on a GPU the registers are a thread's scalars, and the explorer chooses there.
+  int vector_registers = 16;
 
   // The work-group size kernels are launched with; 0 leaves the choice to the driver (CPUs,
   // where one work-item per core's thread is what PoCL and Intel's runtime do best).

@@ -41,6 +41,7 @@ std::vector<ExploreRule> ExploreRules(const ExploreOptions& options) {
   for (int w : options.vector_widths) rules.push_back({VectorizeReduce(w)});
   for (int w : options.vector_widths) rules.push_back({VectorizeMaps(w), true});
   for (int w : options.vector_widths) rules.push_back({VectorizeColumns(w)});
+  for (int w : options.vector_widths) rules.push_back({VectorizeAccumulator(w)});
   for (int r : {2, 4, 8, 16}) rules.push_back({BlockRows(r), true, true});
   for (int c : {2, 4}) rules.push_back({BlockColumns(c), false, true});
   if (options.work_groups) {

@@ -1,6 +1,7 @@
 // Vectorisation rules (see vectorize.h).
 #include "rewrite/vectorize.h"
 
+#include <algorithm>
 #include <optional>
 #include <string>
 #include <vector>
@@ -8,9 +9,11 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "base/status.h"
+#include "ir/analysis.h"
 #include "ir/expr.h"
 #include "ir/printer.h"
 #include "ir/traverse.h"
+#include "rewrite/work_item.h"
 
 namespace dfc::rewrite {
 namespace {
@@ -366,6 +369,90 @@ Rule VectorizeColumns(int width) {
         absl::StatusOr<ir::ExprPtr> v = vectorised();
         if (!v.ok()) return Decline{std::string(v.status().message())};
         return [v = *std::move(v)]() -> absl::StatusOr<ir::ExprPtr> { return v; };
+      }};
+}
+
+Rule VectorizeAccumulator(int width) {
+  return {
+      absl::StrCat("vectorizeAccumulator(", width, ")"),
+      absl::StrCat("Reduce(λ(acc, r) => Map(g) $ Zip(acc, A...))(Repeat(n) $ init, X) => AsScalar "
+                   "$ Reduce(λ(acc, r) => Map(g) $ Zip(acc, AsVector(",
+                   width, ") $ A...))(AsVector(", width, ") $ Repeat(n) $ init, X)"),
+      [width](const ir::ExprPtr& e) -> Match {
+        const ir::FunCall* reduce = CallOf(e, ir::Fun::Kind::kReduce);
+        if (reduce == nullptr) return Decline{"not a high-level Reduce"};
+        const ir::FunCall* repeat = CallOf(reduce->args[0], ir::Fun::Kind::kRepeat);
+        if (repeat == nullptr || !repeat->args[0]->type->is_scalar()) {
+          return Decline{"the accumulator is not an array of one scalar repeated"};
+        }
+        const DType dtype = repeat->args[0]->type->dtype;
+        if (dtype == DType::kHalf || dtype == DType::kBool) {
+          return Decline{"float16 and bool are not vectorised"};
+        }
+        const ArithExpr& n = reduce->args[0]->type->length;
+        if ((n % width).AsConstant() != std::optional<int64_t>(0)) {
+          return Decline{absl::StrCat("the ", n.ToString(),
+                                      " accumulators are not a known multiple of ", width)};
+        }
+        const ir::FunPtr& f = ir::As<ir::FunPattern>(*reduce->f).f;
+        if (f->kind != ir::Fun::Kind::kLambda) return Decline{"the step is not a λ"};
+        const auto& step = static_cast<const ir::Lambda&>(*f);
+        if (step.params.size() != 2) return Decline{"the step does not take (acc, x)"};
+        const ir::ParamPtr& acc = step.params[0];
+        const ir::FunCall* map = CallOf(step.body, ir::Fun::Kind::kMap);
+        if (map == nullptr) return Decline{"the step is not a Map"};
+        const ir::FunCall* zip = CallOf(map->args[0], ir::Fun::Kind::kZip);
+        const std::vector<ir::ExprPtr> arrays =
+            zip != nullptr ? zip->args : std::vector<ir::ExprPtr>{map->args[0]};
+        if (std::count(arrays.begin(), arrays.end(), acc) != 1) {
+          return Decline{"the step's Map does not walk the accumulator once"};
+        }
+        for (const ir::ExprPtr& a : arrays) {
+          if (a != acc && (ir::Reads(*a, acc.get()) > 0 || !a->type->element->is_scalar())) {
+            return Decline{"the step walks an array that is not of scalars beside the accumulator"};
+          }
+        }
+        const ir::FunPtr& g = ir::As<ir::FunPattern>(*map->f).f;
+        if (ir::Reads(*g, acc.get()) > 0)
+          return Decline{"the step's function reads the accumulator"};
+        std::optional<std::string> refused;
+        ir::Walk(step.body, [&](const ir::ExprPtr& x) {
+          if (const ir::FunCall* call = CallOf(x, ir::Fun::Kind::kUserFun)) {
+            refused = refused ? refused : VectorRefusal(static_cast<const ir::UserFun&>(*call->f));
+          }
+          return !refused;
+        });
+        if (refused) return Decline{*refused};
+        return [width, reduce, f, arrays, acc, g]() -> absl::StatusOr<ir::ExprPtr> {
+          const auto& step = static_cast<const ir::Lambda&>(*f);
+          DFC_ASSIGN_OR_RETURN(ir::ExprPtr init, ir::Call(ir::AsVector(width), {reduce->args[0]}));
+          const ir::ParamPtr vacc = ir::MakeParam(acc->name, init->type);
+          const ir::ParamPtr x = ir::MakeParam(step.params[1]->name, step.params[1]->type);
+          std::vector<ir::ExprPtr> vectors;
+          for (const ir::ExprPtr& a : arrays) {
+            if (a == acc) {
+              vectors.push_back(vacc);
+              continue;
+            }
+            DFC_ASSIGN_OR_RETURN(ir::ExprPtr read, ir::Substitute(a, step.params[1].get(), x));
+            DFC_ASSIGN_OR_RETURN(read, ir::Call(ir::AsVector(width), {read}));
+            vectors.push_back(std::move(read));
+          }
+          DFC_ASSIGN_OR_RETURN(ir::ExprPtr input,
+                               vectors.size() == 1
+                                   ? absl::StatusOr<ir::ExprPtr>(vectors[0])
+                                   : ir::Call(ir::Zip(static_cast<int>(vectors.size())), vectors));
+          // g over the vectors' tuple, each call in it typed again (a λ inside retyped too),
+          // the step's element read through the new step's.
+          Bindings env = {{step.params[1].get(), x}};
+          Widener widener(env, width);
+          DFC_ASSIGN_OR_RETURN(ir::FunPtr h, widener.WidenFun(g, {input->type->element}));
+          DFC_ASSIGN_OR_RETURN(ir::ExprPtr updated, ir::Call(ir::Map(h), {input}));
+          auto vstep = std::make_shared<ir::Lambda>(std::vector{vacc, x}, updated);
+          DFC_ASSIGN_OR_RETURN(ir::ExprPtr folded,
+                               ir::Call(ir::Reduce(vstep), {init, reduce->args[1]}));
+          return ir::Call(ir::AsScalar(), {folded});
+        };
       }};
 }
 

@@ -69,6 +69,20 @@ Rule VectorsAcrossMaps();
 // transpose or, for a transpose_a MatMul, the matrix itself gives as one vload<w>.
 Rule VectorizeColumns(int width);
 
+// vectorizeAccumulator(w): a fold whose accumulator is an array of n scalars (n a known
+// multiple of w), updated element by element from arrays of the step, keeps it as n / w
+// vectors:
+//   Reduce(λ(acc, r) => Map(g) $ Zip(acc, A1(r), ..., Ak(r)))(Repeat(n) $ init, X)
+//     => AsScalar $ Reduce(λ(acc, r) => Map(g) $ Zip(acc, AsVector(w) $ A1(r), ...))(
+//            AsVector(w) $ Repeat(n) $ init, X)
+// g typed again on vectors (its UserFuns lane by lane, a scalar of the step such as the row's
+// element the same in every lane). Each accumulator folds the same terms in the same order:
+// the values are equal. A convolution's sums for its output channels (RowTimesMatrix: each
+// tap's input element times a row of the filter) become a few vector registers that each tap
+// updates with one vload<w> of the filter's row and one FMA, a direct convolution's register
+// tile over output channels; a depthwise convolution's or a pool's channels likewise.
+Rule VectorizeAccumulator(int width);
+
 }  // namespace dfc::rewrite
 
 #endif  // DFC_REWRITE_VECTORIZE_H_

@@ -1,4 +1,5 @@
-// vectorizeReduce(w), vectorizeMaps(w) and vectorizeColumns(w): matches, declines with their
+// vectorizeReduce(w), vectorizeMaps(w), vectorizeColumns(w) and vectorizeAccumulator(w):
+// matches, declines with their
 // reasons, and equivalence on seeded random inputs — exact on integers, whose sums do not
 // depend on their order.
 #include "rewrite/vectorize.h"
@@ -17,6 +18,7 @@ namespace {
 
 using namespace testing;  // NOLINT: the rule-test helpers
 using ::testing::HasSubstr;
+using ::testing::StartsWith;
 
 ir::FunPtr IntNeg() {
   return ir::MakeUserFun("ineg", {"x"}, "return -x;", {DType::kInt32}, DType::kInt32,
@@ -366,6 +368,92 @@ TEST(VectorizeColumnsTest, DeclinesWithTheReason) {
         return ir::Call(ir::At(), {table, sum});
       }));
   EXPECT_THAT(DeclineReason(VectorizeColumns(4), lookup), HasSubstr("index has type int32<4>"));
+}
+
+// A fold of rows into n accumulators: acc[j] = step(acc[j], row element (and the row's other
+// array)), as the translations of a convolution (RowTimesMatrix: x times a filter row) and of a
+// pool (the max of the window's rows of channels) write it.
+ir::ExprPtr FoldIntoAccumulators(const ir::ExprPtr& init, int64_t n, const ir::ExprPtr& rows,
+                                 bool times_scalar) {
+  const ir::ExprPtr inits = Must(ir::Call(ir::Repeat(n), {init}));
+  return Must(ir::ReduceOver(
+      inits, rows, [&](ir::ExprPtr acc, ir::ExprPtr p) -> absl::StatusOr<ir::ExprPtr> {
+        if (!times_scalar) {  // p is a row of n: acc[j] = max-like step of (acc[j], p[j])
+          DFC_ASSIGN_OR_RETURN(ir::ExprPtr pairs, ir::Call(ir::Zip(2), {acc, p}));
+          return ir::MapOver(pairs, [](ir::ExprPtr q) -> absl::StatusOr<ir::ExprPtr> {
+            DFC_ASSIGN_OR_RETURN(ir::ExprPtr a, ir::Call(ir::Get(0), {q}));
+            DFC_ASSIGN_OR_RETURN(ir::ExprPtr x, ir::Call(ir::Get(1), {q}));
+            return ir::Call(IntAdd(), {a, x});
+          });
+        }
+        // p is (x, row of n): acc[j] = acc[j] + x * row[j]
+        DFC_ASSIGN_OR_RETURN(ir::ExprPtr x, ir::Call(ir::Get(0), {p}));
+        DFC_ASSIGN_OR_RETURN(ir::ExprPtr w, ir::Call(ir::Get(1), {p}));
+        DFC_ASSIGN_OR_RETURN(ir::ExprPtr pairs, ir::Call(ir::Zip(2), {acc, w}));
+        return ir::MapOver(pairs, [&](ir::ExprPtr q) -> absl::StatusOr<ir::ExprPtr> {
+          DFC_ASSIGN_OR_RETURN(ir::ExprPtr a, ir::Call(ir::Get(0), {q}));
+          DFC_ASSIGN_OR_RETURN(ir::ExprPtr y, ir::Call(ir::Get(1), {q}));
+          DFC_ASSIGN_OR_RETURN(ir::ExprPtr product, ir::Call(IntMul(), {x, y}));
+          return ir::Call(IntAdd(), {a, product});
+        });
+      }));
+}
+
+const ir::ExprPtr kZero = ir::MakeLiteral(ir::Scalar::Int(DType::kInt32, 0));
+
+TEST(VectorizeAccumulatorTest, AConvolutionsSumsPerOutputChannelAsVectors) {
+  for (int w : {4, 8, 16}) {
+    SCOPED_TRACE(w);
+    const ir::ParamPtr window = ir::MakeParam("window", Ints({kN * 3}));
+    const ir::ParamPtr filter = ir::MakeParam("filter", Ints({kN * 3, 32}));
+    const ir::ExprPtr taps = Must(ir::Call(ir::Zip(2), {window, filter}));
+    const ir::ExprPtr e = FoldIntoAccumulators(kZero, 32, taps, /*times_scalar=*/true);
+    const ir::ExprPtr vectorised = MustRewrite(VectorizeAccumulator(w), e);
+    ASSERT_NE(vectorised, nullptr);
+    EXPECT_THAT(ir::ToString(vectorised), HasSubstr(absl::StrCat("AsVector(", w, ") o Get(1)")));
+    EXPECT_THAT(ir::ToString(vectorised), StartsWith("AsScalar()"));
+    ExpectEquivalent(e, vectorised, {window, filter}, kSizes);
+  }
+}
+
+TEST(VectorizeAccumulatorTest, APoolsChannelsAndAFoldInsideAMap) {
+  const ir::ParamPtr windows = ir::MakeParam("windows", Ints({kN, 9, 16}));
+  const ir::ExprPtr e =
+      Must(ir::MapOver(windows, [&](ir::ExprPtr rows) -> absl::StatusOr<ir::ExprPtr> {
+        return FoldIntoAccumulators(kZero, 16, rows, /*times_scalar=*/false);
+      }));
+  absl::StatusOr<std::vector<ir::ExprPtr>> places = ApplyAtEach(VectorizeAccumulator(8), e);
+  ASSERT_TRUE(places.ok()) << places.status();
+  ASSERT_EQ(places->size(), 1u);
+  ExpectEquivalent(e, places->front(), {windows}, kSizes);
+}
+
+TEST(VectorizeAccumulatorTest, DeclinesWithTheReason) {
+  const ir::ParamPtr rows = ir::MakeParam("rows", Ints({9, 12}));
+  EXPECT_EQ(DeclineReason(VectorizeAccumulator(8), rows), "not a high-level Reduce");
+  EXPECT_EQ(DeclineReason(VectorizeAccumulator(8), FoldIntoAccumulators(kZero, 12, rows, false)),
+            "the 12 accumulators are not a known multiple of 8");
+  const ir::ParamPtr x = ir::MakeParam("x", Ints({12}));
+  const ir::ExprPtr sum = Must(ir::ReduceOver(kZero, x, [](ir::ExprPtr acc, ir::ExprPtr v) {
+    return ir::Call(IntAdd(), {acc, v});
+  }));
+  EXPECT_EQ(DeclineReason(VectorizeAccumulator(4), sum),
+            "the accumulator is not an array of one scalar repeated");
+  // A step that reads the whole accumulator in each element's update (a prefix, say) is not
+  // elementwise.
+  const ir::ExprPtr inits = Must(ir::Call(ir::Repeat(8), {kZero}));
+  const ir::ParamPtr r8 = ir::MakeParam("r", Ints({4, 8}));
+  const ir::ExprPtr reads_all = Must(ir::ReduceOver(
+      inits, r8, [&](ir::ExprPtr acc, ir::ExprPtr row) -> absl::StatusOr<ir::ExprPtr> {
+        DFC_ASSIGN_OR_RETURN(ir::ExprPtr pairs, ir::Call(ir::Zip(2), {acc, row}));
+        return ir::MapOver(pairs, [&](ir::ExprPtr q) -> absl::StatusOr<ir::ExprPtr> {
+          DFC_ASSIGN_OR_RETURN(ir::ExprPtr first, ir::Call(ir::At(), {acc, kZero}));
+          DFC_ASSIGN_OR_RETURN(ir::ExprPtr y, ir::Call(ir::Get(1), {q}));
+          return ir::Call(IntAdd(), {first, y});
+        });
+      }));
+  EXPECT_EQ(DeclineReason(VectorizeAccumulator(4), reads_all),
+            "the step's function reads the accumulator");
 }
 
 }  // namespace

@@ -7,7 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "base/status.h"
-#include "rewrite/contraction_schedule.h"
+#include "rewrite/schedule.h"
 #include "runtime/tuning_db.h"
 
 namespace dfc {
@@ -29,11 +29,12 @@ absl::StatusOr<ClusterKernel> CompileCluster(const ir::TranslatedCluster& cluste
   options.rules = variant.Name();
   // The variant is what its steps made; the schedule below is a function of it.
   const std::string hash = VariantHash(rewritten.lambda->body);
-  // The default variant's products take the rule-made schedule; a variant with steps is the
-  // explorer's, made from the translated body, and is left as its steps made it.
+  // The default variant takes the rule-made schedule (its products', then its folds'); a
+  // variant with steps is the explorer's, made from the translated body, and is left as its
+  // steps made it.
   if (variant.steps.empty()) {
     DFC_ASSIGN_OR_RETURN(rewrite::ContractionSchedule schedule,
-                         rewrite::ScheduleContractions(rewritten.lambda->body, options.profile));
+                         rewrite::DefaultSchedule(rewritten.lambda->body, options.profile));
     if (!schedule.steps.empty()) {
       rewritten.lambda = std::make_shared<ir::Lambda>(cluster.lambda->params, schedule.body);
       options.rules = absl::StrCat(options.rules, " (", absl::StrJoin(schedule.steps, ", "), ")");

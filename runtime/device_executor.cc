@@ -59,6 +59,8 @@ rewrite::DeviceProfile ProfileOf(const cl::DeviceInfo& device) {
       .max_work_group_size = static_cast<int>(device.max_work_group_size),
       .is_gpu = gpu,
       .prefetch_bytes = gpu ? 0 : rewrite::NamedProfile("cpu")->prefetch_bytes,
+      // A CPU preferring 16 float lanes has AVX-512 and its 32 vector registers.
+      .vector_registers = !gpu && device.preferred_vector_width_float >= 16 ? 32 : 16,
   };
 }
 

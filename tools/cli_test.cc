@@ -117,7 +117,8 @@ TEST(CliTest, InspectClustersShowsEachClusterAndItsIr) {
 }
 
 // The frozen 784-256-10 MLP's first layer is blocked by the default schedule (256 columns, 8 a
-// vector on the cpu profile, blocks of 4 rows by 4 vectors); its 10-column last layer is not.
+// vector on the cpu profile, blocks of 6 rows by 2 vectors in its 16 registers); its 10-column
+// last layer is not.
 // --lowered lists the rules and lowers what they made.
 TEST(CliTest, InspectLoweredShowsTheDefaultScheduleOfProducts) {
   Result r =
@@ -125,7 +126,7 @@ TEST(CliTest, InspectLoweredShowsTheDefaultScheduleOfProducts) {
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_THAT(
       r.output,
-      HasSubstr("  default schedule: vectorizeColumns(8), blockColumns(4), blockRows(4)\n"));
+      HasSubstr("  default schedule: vectorizeColumns(8), blockColumns(2), blockRows(6)\n"));
   EXPECT_THAT(r.output, HasSubstr("AsVector(8)"));
   Result gpu =
       Dfc("inspect " + Model("dl4j_mlp_00_frozen.pb") + " --clusters --lowered --device amd");
@@ -222,15 +223,17 @@ TEST(CliTest, RunUsesFusedKernelsAndASecondProcessBuildsNothing) {
   EXPECT_THAT(missing.output, HasSubstr("unknown OpenCL device kind \"tpu\""));
 }
 
-// A SavedModel directory as the input of inspect, run, compile and profile: inspect lists its serving
-// signature; run restores its variables and runs the signature, fed and fetched by its keys,
-// on the device as on the reference; compile writes a plan that restores them as it opens.
+// A SavedModel directory as the input of inspect, run, compile and profile: inspect lists its
+// serving signature; run restores its variables and runs the signature, fed and fetched by its
+// keys, on the device as on the reference; compile writes a plan that restores them as it opens.
 TEST(CliTest, ASavedModelDirectoryIsInspectedAndRunBySignature) {
   const std::string dir = testing::SharedDir() + "/zoo/savedmodel_lexci_cnn";
   Result inspect = Dfc("inspect " + dir);
   ASSERT_EQ(inspect.exit_code, 0) << inspect.output;
-  EXPECT_THAT(inspect.output, HasSubstr("signature \"serving_default\" (tensorflow/serving/predict)"));
-  EXPECT_THAT(inspect.output, HasSubstr("input  input0: float32[?,?,?,1]  (serving_default_input0)"));
+  EXPECT_THAT(inspect.output,
+              HasSubstr("signature \"serving_default\" (tensorflow/serving/predict)"));
+  EXPECT_THAT(inspect.output,
+              HasSubstr("input  input0: float32[?,?,?,1]  (serving_default_input0)"));
   EXPECT_THAT(inspect.output, HasSubstr("output subtract49: float32[?,?,?,1]"));
   EXPECT_THAT(inspect.output, HasSubstr("78 tensors restored from variables/variables"));
   EXPECT_THAT(inspect.output, HasSubstr("ops outside OPS.md: none"));
@@ -255,20 +258,20 @@ TEST(CliTest, ASavedModelDirectoryIsInspectedAndRunBySignature) {
   // Compiled ahead of time for 12x12 images (--shape by the signature's key): the plan
   // restores the variables as it opens and computes what the reference did.
   const fs::path plan = out / "plan";
-  Result compiled = Dfc("compile " + dir + " --device cpu -o " + plan.string() +
-                        " --shape 'input0=[?,12,12,1]'");
+  Result compiled =
+      Dfc("compile " + dir + " --device cpu -o " + plan.string() + " --shape 'input0=[?,12,12,1]'");
   ASSERT_EQ(compiled.exit_code, 0) << compiled.output;
   EXPECT_THAT(compiled.output, HasSubstr("initialisers, run when the plan is opened: "
                                          "StatefulPartitionedCall_2/dfc_restore, NoOp"));
-  Result planned = Dfc("run " + plan.string() + " --feed serving_default_input0=" +
-                       image.string() + " --device cpu --out " + (out / "p").string());
+  Result planned = Dfc("run " + plan.string() + " --feed serving_default_input0=" + image.string() +
+                       " --device cpu --out " + (out / "p").string());
   ASSERT_EQ(planned.exit_code, 0) << planned.output;
   absl::StatusOr<Tensor> from_plan = ReadNpy((out / "p" / "StatefulPartitionedCall.npy").string());
   ASSERT_TRUE(from_plan.ok()) << planned.output;
   EXPECT_TRUE(CompareTensors(*from_plan, *reference, {.rtol = 1e-4, .atol = 1e-4}).equal);
 
-  Result profiled = Dfc("profile " + dir + " --feed input0=" + image.string() +
-                       " --steps 2 --device cpu");
+  Result profiled =
+      Dfc("profile " + dir + " --feed input0=" + image.string() + " --steps 2 --device cpu");
   ASSERT_EQ(profiled.exit_code, 0) << profiled.output;
   EXPECT_THAT(profiled.output, HasSubstr("Summary: wall"));
 

@@ -18,9 +18,9 @@
 #include "ir/from_tf/cluster.h"
 #include "ir/printer.h"
 #include "nlohmann/json.hpp"
-#include "rewrite/contraction_schedule.h"
 #include "rewrite/device_profile.h"
 #include "rewrite/lower_for_device.h"
+#include "rewrite/schedule.h"
 #include "runtime/interpreted.h"
 #include "tools/cli.h"
 
@@ -234,9 +234,9 @@ int PrintClusters(const Graph& graph, const std::vector<TensorId>& fetches,
     }
     if (with_ir) std::cout << "  ir: " << ir::ToString(tc.lambda) << "\n";
     if (lowered_for != nullptr) {
-      // The default variant, as CompileCluster makes it: the products' schedule, then lowered.
+      // The default variant, as CompileCluster makes it: the default schedule, then lowered.
       absl::StatusOr<rewrite::ContractionSchedule> schedule =
-          rewrite::ScheduleContractions(tc.lambda->body, *lowered_for);
+          rewrite::DefaultSchedule(tc.lambda->body, *lowered_for);
       if (!schedule.ok()) return ReportError(schedule.status());
       if (!schedule->steps.empty()) {
         std::cout << "  default schedule: " << absl::StrJoin(schedule->steps, ", ") << "\n";
@@ -271,7 +271,8 @@ int Inspect(const std::vector<std::string>& argv) {
     if (!args->Has("json")) PrintSignatures(*model);
     if (absl::StatusOr<const Signature*> serving = model->FindSignature("serving_default");
         serving.ok()) {
-      for (const SignatureTensor& out : (*serving)->outputs) signature_outputs.push_back(out.tensor);
+      for (const SignatureTensor& out : (*serving)->outputs)
+        signature_outputs.push_back(out.tensor);
     }
     graph = std::move(model->graph);
   } else {

@@ -54,23 +54,33 @@ Scalar ArithHost(bool mul, DType c, const Scalar& a, const Scalar& b) {
   return Scalar::Int(c, static_cast<int64_t>(mul ? x * y : x + y));
 }
 
+// The fused multiply-add that codegen may make of add(acc, mult(x, y)) (UserFun::arithmetic):
+// floating point only, where both are of one compute type.
+UserFun::Arithmetic Fusable(DType d, UserFun::Arithmetic a) {
+  return IsFloating(d) && d != DType::kHalf ? a : UserFun::Arithmetic::kOther;
+}
+
 // mult: (T, T) -> C.
 FunPtr MultFun(DType d) {
   const DType c = ComputeDType(d);
-  return MakeUserFun(absl::StrCat("dot_mult_", DTypeName(d), "_to_", DTypeName(c)), {"x", "y"},
-                     absl::StrCat("return ", ArithText(true, c, "x", "y"), ";"), {d, d}, c,
-                     [c](std::span<const Scalar> a) -> absl::StatusOr<Scalar> {
-                       return ArithHost(true, c, a[0], a[1]);
-                     });
+  return MakeUserFun(
+      absl::StrCat("dot_mult_", DTypeName(d), "_to_", DTypeName(c)), {"x", "y"},
+      absl::StrCat("return ", ArithText(true, c, "x", "y"), ";"), {d, d}, c,
+      [c](std::span<const Scalar> a) -> absl::StatusOr<Scalar> {
+        return ArithHost(true, c, a[0], a[1]);
+      },
+      Fusable(d, UserFun::Arithmetic::kMultiply));
 }
 
 // add: (C, C) -> C.
 FunPtr AddFun(DType c) {
-  return MakeCombiner(absl::StrCat("dot_add_", DTypeName(c)),
-                      absl::StrCat("return ", ArithText(false, c, "acc", "x"), ";"), c,
-                      [c](std::span<const Scalar> a) -> absl::StatusOr<Scalar> {
-                        return ArithHost(false, c, a[0], a[1]);
-                      });
+  return MakeCombiner(
+      absl::StrCat("dot_add_", DTypeName(c)),
+      absl::StrCat("return ", ArithText(false, c, "acc", "x"), ";"), c,
+      [c](std::span<const Scalar> a) -> absl::StatusOr<Scalar> {
+        return ArithHost(false, c, a[0], a[1]);
+      },
+      Fusable(c, UserFun::Arithmetic::kAdd));
 }
 
 // One product: a is [m, k] ([k, m] if transpose_a), b is [k, n] ([n, k] if transpose_b).
@@ -203,6 +213,78 @@ absl::StatusOr<ExprPtr> DotProduct(const ExprPtr& a, const ExprPtr& b) {
                        }));
   if (c == d) return sum;
   return Apply(CastFun(c, d), {sum});
+}
+
+absl::StatusOr<ExprPtr> ColumnDotProducts(const ExprPtr& a, const ExprPtr& b) {
+  const DType d = BaseDType(a->type);
+  const DType c = ComputeDType(d);
+  DFC_ASSIGN_OR_RETURN(ExprPtr zeros, Call(Repeat(a->type->element->length), {Lit(c, 0)}));
+  DFC_ASSIGN_OR_RETURN(ExprPtr rows, Call(Zip(2), {a, b}));
+  DFC_ASSIGN_OR_RETURN(
+      ExprPtr sums, ReduceOver(zeros, rows, [&](ExprPtr acc, ExprPtr p) -> absl::StatusOr<ExprPtr> {
+        DFC_ASSIGN_OR_RETURN(ExprPtr x, Call(Get(0), {p}));
+        DFC_ASSIGN_OR_RETURN(ExprPtr y, Call(Get(1), {p}));
+        DFC_ASSIGN_OR_RETURN(ExprPtr triples, Call(Zip(3), {acc, x, y}));
+        return MapOver(
+            triples,
+            [&](ExprPtr q) -> absl::StatusOr<ExprPtr> {
+              DFC_ASSIGN_OR_RETURN(ExprPtr sum, Call(Get(0), {q}));
+              DFC_ASSIGN_OR_RETURN(ExprPtr u, Call(Get(1), {q}));
+              DFC_ASSIGN_OR_RETURN(ExprPtr v, Call(Get(2), {q}));
+              DFC_ASSIGN_OR_RETURN(ExprPtr product, Apply(MultFun(d), {u, v}));
+              return Apply(AddFun(c), {sum, product});
+            },
+            "q");
+      }));
+  if (c == d) return sums;
+  return MapOver(sums, [&](ExprPtr s) { return Apply(CastFun(c, d), {s}); });
+}
+
+absl::StatusOr<std::optional<ExprPtr>> InAccumulatorGroups(std::vector<ExprPtr> columns, int64_t n,
+                                                           const GroupFn& per_group) {
+  // The largest group of at most kRegisterAccumulators that divides n, a multiple of the
+  // widest vector that can be (so that vectorizeAccumulator takes it whole).
+  int64_t group = 0;
+  for (const int64_t lanes : {16, 8, 4, 1}) {
+    for (int64_t g = kRegisterAccumulators; g > 1 && group == 0; --g) {
+      if (n % g == 0 && g % lanes == 0) group = g;
+    }
+    if (group != 0) break;
+  }
+  if (group == 0) return std::nullopt;
+  if (group == n) {
+    DFC_ASSIGN_OR_RETURN(ExprPtr whole, per_group(columns));
+    return whole;
+  }
+  // Each [T][n] as [n / G][T][G]: group k's columns, each a view.
+  for (ExprPtr& c : columns) {
+    DFC_ASSIGN_OR_RETURN(c, MapOver(c, [&](ExprPtr row) { return Call(Split(group), {row}); }));
+    DFC_ASSIGN_OR_RETURN(c, Call(Transpose(), {c}));
+  }
+  ExprPtr groups = columns[0];
+  if (columns.size() > 1) {
+    DFC_ASSIGN_OR_RETURN(groups, Call(Zip(static_cast<int>(columns.size())), columns));
+  }
+  DFC_ASSIGN_OR_RETURN(ExprPtr results, MapOver(
+                                            groups,
+                                            [&](ExprPtr g) -> absl::StatusOr<ExprPtr> {
+                                              if (columns.size() == 1) return per_group({&g, 1});
+                                              std::vector<ExprPtr> parts;
+                                              for (size_t k = 0; k < columns.size(); ++k) {
+                                                DFC_ASSIGN_OR_RETURN(
+                                                    ExprPtr part,
+                                                    Call(Get(static_cast<int>(k)), {g}));
+                                                parts.push_back(std::move(part));
+                                              }
+                                              return per_group(parts);
+                                            },
+                                            "group"));
+  DFC_ASSIGN_OR_RETURN(ExprPtr joined, Call(Join(), {results}));
+  return joined;
+}
+
+absl::StatusOr<ExprPtr> MatrixProduct(const ExprPtr& a, const ExprPtr& b) {
+  return MatMul2D(a, b, /*transpose_a=*/false, /*transpose_b=*/false);
 }
 
 absl::StatusOr<ExprPtr> RowTimesMatrix(const ExprPtr& row, const ExprPtr& matrix) {
