@@ -373,7 +373,14 @@ TEST_F(DeviceExecutorTest, EveryFrozenSharedModelMatchesTheReference) {
     ASSERT_TRUE(actual.ok()) << actual.status();
     absl::StatusOr<std::vector<Tensor>> expected = Reference(graph, feeds, fetches);
     ASSERT_TRUE(expected.ok()) << expected.status();
-    ExpectAllEqual(*actual, *expected, fetches);
+    // 28 unrolled steps of an LSTM carry each step's float32 rounding into the next, as the zoo's
+    // LSTMs do (held to 1e-5 in zoo_test): the dot products' fused multiply-adds moved an output
+    // by 2.4e-6 against the reference's double sums, past the 1e-6 one op asks of another.
+    const std::optional<Tolerance> tolerance =
+        name == "tf2onnx_lstm_frozen.pb"
+            ? std::optional<Tolerance>(Tolerance{.rtol = 1e-5, .atol = 1e-5})
+            : std::nullopt;
+    ExpectAllEqual(*actual, *expected, fetches, tolerance);
     EXPECT_EQ(device->fallbacks(), 0);
     EXPECT_EQ(device->kernels_run(), static_cast<int64_t>(translated->clusters.size()));
     ran.push_back(name);

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -45,10 +46,12 @@ inline absl::StatusOr<std::vector<Tensor>> Reference(const Graph& graph, const F
 }
 
 inline void ExpectAllEqual(const std::vector<Tensor>& actual, const std::vector<Tensor>& expected,
-                           const std::vector<TensorId>& fetches) {
+                           const std::vector<TensorId>& fetches,
+                           const std::optional<Tolerance>& tolerance = std::nullopt) {
   ASSERT_EQ(actual.size(), expected.size());
   for (size_t k = 0; k < actual.size(); ++k) {
-    const Comparison c = CompareTensors(actual[k], expected[k]);
+    const Comparison c = tolerance ? CompareTensors(actual[k], expected[k], *tolerance)
+                                   : CompareTensors(actual[k], expected[k]);
     EXPECT_TRUE(c.equal) << fetches[k].ToString() << ": " << c.reason;
   }
 }
