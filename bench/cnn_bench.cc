@@ -1,13 +1,14 @@
-// The real CNNs of ../shared/zoo (LeNet, MobileNet v1 0.25 at 128, the CIFAR-10 ResNet) run as a
-// user runs them, end to end, for the comparison with their PyTorch twins that bench/torch_peer.py
-// times on the same machine in the same bench/run:
+// The real CNNs of ../shared/zoo (LeNet, MobileNet v1 0.25 at 128, the CIFAR-10 ResNet, OpenPose
+// with a MobileNetV2-small backbone at 368x432) run as a user runs them, end to end, for the
+// comparison with their PyTorch twins that bench/torch_peer.py times on the same machine in the
+// same bench/run:
 //
-// - `cnn_<model>/dfc/batch:B`: the wall time of one DeviceSession::Run at batch 1, 16 and 64,
-//   the input uploaded and the output read back inside it. One session per model, whose graph
-//   has the batch opened as tests/zoo_test.cc opens it, so that one plan serves every batch; a
-//   warm-up run at each batch before any timing; kRepetitions repetitions, of which RESULTS.md
-//   takes the median. Counters: the batch, the convolutions' GFLOP a run (bench/conv_flops.h)
-//   and their GFLOP/s.
+// - `cnn_<model>/dfc/batch:B`: the wall time of one DeviceSession::Run at batch 1, 16 and 64
+//   (OpenPose at 1: tests/zoo.h), the input uploaded and the output read back inside it. One
+//   session per model, whose graph has the batch opened as tests/zoo_test.cc opens it, so that one
+//   plan serves every batch; a warm-up run at each batch before any timing; kRepetitions
+//   repetitions, of which RESULTS.md takes the median. Counters: the batch, the convolutions' GFLOP
+//   a run (bench/conv_flops.h) and their GFLOP/s.
 // - `train_deep_mnist/dfc/batch:64`: one training step of deep_mnist_train.pbtxt (forward,
 //   gradients, Adam's update, the variables on the device), its loss read back; the
 //   convolutions' GFLOP count their two gradients too.
@@ -31,9 +32,9 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "bench/bench_main.h"
 #include "bench/conv_flops.h"
 #include "bench/fma_peak.h"
-#include "bench/bench_main.h"
 #include "benchmark/benchmark.h"
 #include "graph/graph.h"
 #include "graph/loader.h"
@@ -47,7 +48,6 @@ namespace {
 
 using testing::ZooModel;
 
-constexpr int64_t kBatches[] = {1, 16, 64};
 // MobileNet at batch 64 takes a second or more a run, so Google Benchmark's minimum time gives
 // it one or two: RESULTS.md takes the median of the repetitions (bench/report).
 constexpr int kRepetitions = 5;
@@ -196,8 +196,7 @@ void BM_Lstm(benchmark::State& state, int64_t batch) {
   const auto fail = [&state](const absl::Status& status) {
     state.SkipWithError(std::string(status.message()).c_str());
   };
-  static const absl::StatusOr<DeviceSession*> opened =
-      [&]() -> absl::StatusOr<DeviceSession*> {
+  static const absl::StatusOr<DeviceSession*> opened = [&]() -> absl::StatusOr<DeviceSession*> {
     DFC_ASSIGN_OR_RETURN(Graph graph, LoadGraph(testing::SharedDir() + "/zoo/" + kLstmGraph));
     DFC_ASSIGN_OR_RETURN(std::unique_ptr<DeviceSession> session,
                          OpenSession(std::move(graph), {"init"}));
@@ -255,7 +254,7 @@ void RegisterAll() {
                    [batch](benchmark::State& state) { BM_Lstm(state, batch); });
   }
   for (const ZooModel& model : testing::ZooCnns()) {
-    for (const int64_t batch : kBatches) {
+    for (const int64_t batch : model.batches) {
       RegisterDfcRun(model.family, batch, kRepetitions,
                      [model, batch](benchmark::State& state) { BM_Cnn(state, model, batch); });
     }

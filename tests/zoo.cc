@@ -22,6 +22,13 @@ const std::vector<ZooModel>& ZooCnns() {
        "input_tensor",
        {32, 32, 3},
        "resnet_model/final_dense"},
+      {"cnn_openpose_mnv2_small",
+       "openpose_mnv2_small.pb",
+       "image",
+       {368, 432, 3},
+       "Openpose/concat_stage7",
+       {1},
+       2e-3},
   };
   return *models;
 }

@@ -18,11 +18,16 @@ struct ZooModel {
   std::string input;   // the image placeholder
   Shape image;         // the input's shape after the batch
   std::string fetch;   // the logits
+  std::vector<int64_t> batches = {1, 16, 64};  // what the tests and the benchmark run
+  // rtol and atol against the reference executor (tests/zoo_test.cc says why).
+  double tolerance = 1e-4;
 };
 
-// LeNet, MobileNet v1 0.25 at 128 and the CIFAR-10 ResNet. The ResNet is an exported SavedModel
-// whose weights a checkpoint would restore; the zoo has no checkpoint, so a session runs its
-// variables' seeded initialisers first (VariableInitialisers: none for a frozen graph).
+// LeNet, MobileNet v1 0.25 at 128, the CIFAR-10 ResNet, and OpenPose with a MobileNetV2-small
+// backbone at its usual 368x432 (tf-pose-estimation's; one image a run, as a pose estimator
+// serves them). The ResNet is an exported SavedModel whose weights a checkpoint would restore;
+// the zoo has no checkpoint, so a session runs its variables' seeded initialisers first
+// (VariableInitialisers: none for a frozen graph).
 const std::vector<ZooModel>& ZooCnns();
 
 // The model's graph with its input declared [?, image...]: the batch open, as a user's --shape

@@ -1,6 +1,7 @@
 // The real CNNs of ../shared/zoo that dfc supports, run on the device as a user runs them (a
-// DeviceSession: one plan, the batch a size variable) at batch 1, 16 and 64, against the
-// reference executor. Their graphs fix the batch at export (MobileNet's input is [1,128,128,3]);
+// DeviceSession: one plan, the batch a size variable) at batch 1, 16 and 64 (OpenPose at 1:
+// tests/zoo.h), against the reference executor. Their graphs fix the batch at export
+// (MobileNet's input is [1,128,128,3]);
 // the test opens it, as a user's --shape does, so one plan serves every batch. The ResNet's
 // variables are initialised first, on each side.
 #include "tests/zoo.h"
@@ -76,7 +77,12 @@ TEST_P(ZooCnnTest, MatchesTheReferenceOnTheDevice) {
   // one layer are the next one's inputs. MobileNet's logits (magnitude ~3) measured 2.7e-5
   // off (9e-6 relative), beyond DefaultTolerance's 1e-6 that one TensorFlow op asks of
   // another; 1e-4 keeps ten times the measured margin and fails a wrong window by far.
-  const Comparison c = CompareTensors((*got)[0], (*want)[0], {.rtol = 1e-4, .atol = 1e-4});
+  // OpenPose is four times as deep (about 110 convolutions in a chain), and its backbone
+  // normalises by each batch's own statistics, dividing by a deviation summed over up to
+  // 40,000 pixels in float32: its outputs (magnitude ~1) measured 3.6e-4 off; 2e-3 keeps
+  // five times that, and a wrong tap or channel moves an output by 1e-2 or more.
+  const Comparison c =
+      CompareTensors((*got)[0], (*want)[0], {.rtol = model.tolerance, .atol = model.tolerance});
   EXPECT_TRUE(c.equal) << c.reason;
   EXPECT_EQ(device->executor().fallbacks(), 0);
 }
@@ -84,7 +90,7 @@ TEST_P(ZooCnnTest, MatchesTheReferenceOnTheDevice) {
 std::vector<std::pair<ZooModel, int64_t>> Cases() {
   std::vector<std::pair<ZooModel, int64_t>> cases;
   for (const ZooModel& model : testing::ZooCnns()) {
-    for (int64_t batch : {1, 16, 64}) cases.push_back({model, batch});
+    for (int64_t batch : model.batches) cases.push_back({model, batch});
   }
   return cases;
 }
@@ -145,7 +151,8 @@ TEST(ZooSavedModelTest, TheKerasCnnMatchesTheReferenceOnTheDevice) {
 // signature on the device equals the reference at batch 1 and 64 (float32, 5 steps: 1e-5).
 TEST(ZooSavedModelTest, TheKerasLstmMatchesTheReferenceOnTheDevice) {
   if (!cl::SelectDevice("cpu").ok()) GTEST_SKIP() << "no OpenCL CPU device";
-  absl::StatusOr<SavedModel> model = LoadSavedModel(testing::SharedDir() + "/zoo/savedmodel_keras_lstm");
+  absl::StatusOr<SavedModel> model =
+      LoadSavedModel(testing::SharedDir() + "/zoo/savedmodel_keras_lstm");
   ASSERT_TRUE(model.ok()) << model.status();
   const Signature& serving = **model->FindSignature("serving_default");
   auto graph = std::make_shared<const Graph>(std::move(model->graph));
@@ -221,8 +228,12 @@ TEST_P(ZooRnnTest, MatchesTheReferenceOnTheDevice) {
 
 std::vector<std::pair<RnnCase, int64_t>> RnnCases() {
   const std::vector<RnnCase> models = {
-      {"keras_lstm_while.pb", "lstm_1_input", {100, 1000}, DType::kFloat,
-       "lstm_1/TensorArrayReadV3", {"init"}},
+      {"keras_lstm_while.pb",
+       "lstm_1_input",
+       {100, 1000},
+       DType::kFloat,
+       "lstm_1/TensorArrayReadV3",
+       {"init"}},
       {"gru_dynamic_f64.pb", "input", {2, 6}, DType::kDouble, "output", {}},
   };
   std::vector<std::pair<RnnCase, int64_t>> cases;
