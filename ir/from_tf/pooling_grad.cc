@@ -301,39 +301,49 @@ absl::StatusOr<std::vector<ExprPtr>> TranslateMaxPoolGrad(const TranslateContext
   const SymbolicShape shape = ShapeOfExpr(in.x);  // channels last
   const DType index = PositionDType(shape);
   DFC_ASSIGN_OR_RETURN(ExprPtr positions, FlatPositions(shape, false, index));
-  // Where each window's maximum is, [N][O..][C], computed where it is read.
+  // Where each window's maximum is, [N][O..][C]: stored once, since every input position reads
+  // the argmax of each of the windows over it, and recomputing it there would search each window
+  // once per position it covers.
   DFC_ASSIGN_OR_RETURN(ExprPtr maxima, WindowMaxima(in, positions));
   DFC_ASSIGN_OR_RETURN(ExprPtr argmax, Field(maxima, k + 2, 1));
-  // The windows over each input position, [N][P..][K..][C], and the positions themselves.
-  DFC_ASSIGN_OR_RETURN(ExprPtr argmax_windows,
-                       InputWindows(argmax, in.dims, in.sizes, Scalar::Int(index, -1)));
   DFC_ASSIGN_OR_RETURN(grad, ChannelsLast(grad, attrs));
-  DFC_ASSIGN_OR_RETURN(ExprPtr grad_windows, InputWindows(grad, in.dims, in.sizes, Zero(d)));
   const DType acc = ComputeDType(d);
   const FunPtr pick = PickFun(index, d);
   DFC_ASSIGN_OR_RETURN(
-      ExprPtr dx, ZipAtDepth({argmax_windows, grad_windows, positions}, k + 1,
-                             [&](std::span<const ExprPtr> p) -> absl::StatusOr<ExprPtr> {
-                               DFC_ASSIGN_OR_RETURN(ExprPtr argmax_lines, ChannelTaps(p[0], k));
-                               DFC_ASSIGN_OR_RETURN(ExprPtr grad_lines, ChannelTaps(p[1], k));
-                               return ZipAtDepth(
-                                   {argmax_lines, grad_lines, p[2]}, 1,
-                                   [&](std::span<const ExprPtr> c) -> absl::StatusOr<ExprPtr> {
-                                     DFC_ASSIGN_OR_RETURN(ExprPtr taps, Call(Zip(2), {c[0], c[1]}));
-                                     DFC_ASSIGN_OR_RETURN(
-                                         ExprPtr picked,
-                                         MapOver(
-                                             taps,
-                                             [&](ExprPtr tap) -> absl::StatusOr<ExprPtr> {
-                                               DFC_ASSIGN_OR_RETURN(ExprPtr at,
-                                                                    Call(Get(0), {tap}));
-                                               DFC_ASSIGN_OR_RETURN(ExprPtr g, Call(Get(1), {tap}));
-                                               return Apply(pick, {at, c[2], g});
-                                             },
-                                             "tap"));
-                                     return SumTo(picked, acc, d);
-                                   });
-                             }));
+      ExprPtr dx, Let(
+                      argmax,
+                      [&](ExprPtr stored) -> absl::StatusOr<ExprPtr> {
+                        // The windows over each input position, [N][P..][K..][C], and the
+                        // positions.
+                        DFC_ASSIGN_OR_RETURN(
+                            ExprPtr argmax_windows,
+                            InputWindows(stored, in.dims, in.sizes, Scalar::Int(index, -1)));
+                        DFC_ASSIGN_OR_RETURN(ExprPtr grad_windows,
+                                             InputWindows(grad, in.dims, in.sizes, Zero(d)));
+                        return ZipAtDepth(
+                            {argmax_windows, grad_windows, positions}, k + 1,
+                            [&](std::span<const ExprPtr> p) -> absl::StatusOr<ExprPtr> {
+                              DFC_ASSIGN_OR_RETURN(ExprPtr argmax_lines, ChannelTaps(p[0], k));
+                              DFC_ASSIGN_OR_RETURN(ExprPtr grad_lines, ChannelTaps(p[1], k));
+                              return ZipAtDepth(
+                                  {argmax_lines, grad_lines, p[2]}, 1,
+                                  [&](std::span<const ExprPtr> c) -> absl::StatusOr<ExprPtr> {
+                                    DFC_ASSIGN_OR_RETURN(ExprPtr taps, Call(Zip(2), {c[0], c[1]}));
+                                    DFC_ASSIGN_OR_RETURN(
+                                        ExprPtr picked,
+                                        MapOver(
+                                            taps,
+                                            [&](ExprPtr tap) -> absl::StatusOr<ExprPtr> {
+                                              DFC_ASSIGN_OR_RETURN(ExprPtr at, Call(Get(0), {tap}));
+                                              DFC_ASSIGN_OR_RETURN(ExprPtr g, Call(Get(1), {tap}));
+                                              return Apply(pick, {at, c[2], g});
+                                            },
+                                            "tap"));
+                                    return SumTo(picked, acc, d);
+                                  });
+                            });
+                      },
+                      "argmax"));
   DFC_ASSIGN_OR_RETURN(dx, ToDataFormat(dx, attrs));
   return std::vector<ExprPtr>{dx};
 }
