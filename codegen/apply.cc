@@ -126,6 +126,9 @@ absl::StatusOr<Env> Generator::BindLet(const ir::FunCall& let, const Env& env) {
     }
     const ir::FunCall* to_private = rewrite::CallOf(a, Fun::Kind::kToPrivate);
     kept.push_back(to_private != nullptr);
+    if (top_level_ && rewrite::CallOf(a, Fun::Kind::kToGlobal) == nullptr) {
+      unstored_lets_.emplace_back(static_cast<const ir::Lambda&>(*let.f).params[k].get(), a);
+    }
     if (absl::c_linear_search(together, k)) continue;
     DFC_ASSIGN_OR_RETURN(args[k], Eval(kept.back() ? to_private->args[0] : a, env));
   }

@@ -276,6 +276,9 @@ class Generator {
   // `e`, a value the lowering mapped, evaluated at the top level as an Output.
   absl::StatusOr<Output> MappedOutput(const ExprPtr& e, const Env& env, std::string buffer,
                                       std::string comment);
+  // The work of the graph nodes a kernel storing `outputs` computes, each once: the outputs'
+  // strict operations and those of the unstored lets they read (KernelStage::own_ops).
+  ArithExpr StageOwnOps(const std::vector<Output>& outputs) const;
   // Emits the kernels that write `outputs`: those mapped by work-groups first, then the rest.
   absl::Status EmitKernel(const std::string& name, const std::vector<Output>& outputs);
   // The kernel under one mapping: MapWrg/MapLcl with `lanes` work-items a row, or MapGlb (0).
@@ -346,6 +349,10 @@ class Generator {
   bool uses_double_ = false;
   bool uses_half_ = false;
   bool top_level_ = false;  // evaluating the cluster's body, outside every output's block
+  // The values the cluster's top-level lets bind that no kernel stores (a tuple of row
+  // statistics, a scalar): computed where they are read, their work belongs to each kernel that
+  // reads them (StageOwnOps).
+  std::vector<std::pair<const ir::Param*, ExprPtr>> unstored_lets_;
   // MapWrg/MapLcl (kernel_gen.h): the work-items per row of the kernel being emitted (0: MapGlb),
   // and the compute types of the local-memory arrays that combine its ReduceLcls.
   int lanes_ = 0;

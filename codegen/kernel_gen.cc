@@ -11,6 +11,7 @@
 #include "absl/strings/str_split.h"
 #include "base/status.h"
 #include "codegen/generator.h"
+#include "ir/analysis.h"
 #include "ir/from_tf/scalar_funs.h"
 #include "ir/traverse.h"
 #include "ir/work.h"
@@ -68,6 +69,28 @@ int64_t Generator::OpsOfLine(absl::string_view line) const {
     if (i == line.size() || line[i] != '(') continue;
     const auto it = fun_ops_.find(line.substr(start, i - start));
     if (it != fun_ops_.end()) ops += it->second;
+  }
+  return ops;
+}
+
+ArithExpr Generator::StageOwnOps(const std::vector<Output>& outputs) const {
+  ArithExpr ops(0);
+  std::vector<const ir::Expr*> read;
+  for (const Output& out : outputs) {
+    ops = ops + ir::StrictOps(out.expr);
+    read.push_back(out.expr.get());
+  }
+  // Each unstored let value read by what the stage computes, counted once, and the unstored lets
+  // those values read in turn.
+  std::vector<bool> counted(unstored_lets_.size(), false);
+  for (size_t r = 0; r < read.size(); ++r) {
+    for (size_t k = 0; k < unstored_lets_.size(); ++k) {
+      const auto& [param, value] = unstored_lets_[k];
+      if (counted[k] || ir::Reads(*read[r], param) == 0) continue;
+      counted[k] = true;
+      ops = ops + ir::StrictOps(value);
+      read.push_back(value.get());
+    }
   }
   return ops;
 }
@@ -193,7 +216,12 @@ absl::StatusOr<Generator::EmittedKernel> Generator::EmitKernelMapped(
   private_bytes_ = outer_private_bytes;
   DFC_RETURN_IF_ERROR(status);
   stage.ops = emitter.ops();
-  for (const Output& out : outputs) stage.own_ops = stage.own_ops + ir::StrictOps(out.expr);
+  stage.own_ops = StageOwnOps(outputs);
+  for (const Output& out : outputs) {
+    ArithExpr bytes(static_cast<int64_t>(SizeOf(ir::BaseDType(out.type))));
+    for (TypePtr t = out.type; t->is_array(); t = t->element) bytes = bytes * t->length;
+    stage.stored_bytes = stage.stored_bytes + bytes;
+  }
   // Local memory is declared at the kernel's scope.
   for (const std::string& type : local_types_) {
     absl::StrAppend(&kernel.text.locals, "__local ", type, " dfc_part_", type, "[", lanes, "];\n");

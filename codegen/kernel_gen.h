@@ -69,6 +69,9 @@ struct KernelStage {
   // The operations of the values it stores, each computed once (ir::StrictOps): the work of
   // its graph nodes, which a kernel that recomputes nothing does.
   ArithExpr own_ops = ArithExpr(0);
+  // The bytes of the values it stores: with ir::kOpsPerStoredByte, the floor its memory traffic
+  // sets under its work, below which operations beyond own_ops cost no time.
+  ArithExpr stored_bytes = ArithExpr(0);
 };
 
 struct KernelSource {

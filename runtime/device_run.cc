@@ -10,6 +10,7 @@
 #include "absl/strings/str_join.h"
 #include "base/status.h"
 #include "graph/tensor_list.h"
+#include "ir/work.h"
 #include "runtime/interpreted.h"
 #include "runtime/opencl/cl_error.h"
 #include "runtime/profiler/profiler.h"
@@ -772,6 +773,8 @@ void DeviceExecutor::ActiveRun::DescribeWork(profiler::DeviceEventInfo& info,
     const absl::StatusOr<double> done = stage->ops.Evaluate(sizes_);
     info.flops = own.ok() ? static_cast<double>(*own) : 0;
     info.work = done.ok() ? *done : 0;
+    const absl::StatusOr<int64_t> stored = stage->stored_bytes.Evaluate(sizes_);
+    info.store_work = stored.ok() ? 2 * ir::kOpsPerStoredByte * static_cast<double>(*stored) : 0;
   }
   for (int n : translated_.partition.clusters[info.cluster].nodes) {
     const Node& node = graph_.node(n);

@@ -107,6 +107,9 @@ struct DeviceEventInfo {
   // Kernels: the operations its code performs, where it is generated (0 otherwise); above
   // `flops` where the kernel computes a value again for each read of it.
   double work = 0;
+  // Kernels: what writing its outputs and reading them back is worth in operations
+  // (ir::StoreOps): work beyond `flops` that stays under it costs no time over the kernel's floor.
+  double store_work = 0;
   Direction direction = Direction::kNone;
   uint64_t launch = 0;  // the id of the host span that enqueued it, or 0
 };

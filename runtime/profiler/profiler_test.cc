@@ -480,7 +480,9 @@ TEST_F(ProfilerTest, TheReportSortsByAnyColumnAndNamesTheColumnsOtherwise) {
 
 // A kernel whose code performs more operations than its graph nodes computes values again where
 // it reads them: the report gives the ratio and names the kernel in a note; one that performs
-// what its nodes do is not named.
+// what its nodes do is not named, nor one whose extra operations stay under what its stores are
+// worth (a scalar computed again in each row of a batch), and one whose stores are worth more
+// than its nodes' operations is measured against them.
 TEST_F(ProfilerTest, TheReportNamesAKernelThatRecomputes) {
   Profile profile;
   DeviceEvent fused{
@@ -491,18 +493,35 @@ TEST_F(ProfilerTest, TheReportNamesAKernelThatRecomputes) {
       .info = {.kind = DeviceEventKind::kKernel, .name = "lean", .flops = 100, .work = 100},
       .start_ns = 2'000'000,
       .end_ns = 3'000'000};
-  profile.device = {fused, lean};
+  DeviceEvent bound{.info = {.kind = DeviceEventKind::kKernel,
+                             .name = "memory bound",
+                             .flops = 10,
+                             .work = 300,
+                             .store_work = 512},
+                    .start_ns = 3'000'000,
+                    .end_ns = 3'100'000};
+  DeviceEvent over{.info = {.kind = DeviceEventKind::kKernel,
+                            .name = "over its stores",
+                            .flops = 10,
+                            .work = 600,
+                            .store_work = 200},
+                   .start_ns = 3'100'000,
+                   .end_ns = 3'200'000};
+  profile.device = {fused, lean, bound, over};
   absl::StatusOr<Report> report = BuildReport(profile);
   ASSERT_TRUE(report.ok()) << report.status();
   for (const ReportRow& r : report->rows) {
     if (r.name == "fused") {
       EXPECT_DOUBLE_EQ(r.work_ratio, 4.5);
-    } else if (r.name == "lean") {
-      EXPECT_DOUBLE_EQ(r.work_ratio, 1.0);
+    } else if (r.name == "lean" || r.name == "memory bound") {
+      EXPECT_DOUBLE_EQ(r.work_ratio, 1.0) << r.name;
+    } else if (r.name == "over its stores") {
+      EXPECT_DOUBLE_EQ(r.work_ratio, 3.0);
     }
   }
-  ASSERT_EQ(report->notes.size(), 1u);
+  ASSERT_EQ(report->notes.size(), 2u);
   EXPECT_THAT(report->notes[0], HasSubstr("fused does 4.5x the operations of its graph nodes"));
+  EXPECT_THAT(report->notes[1], HasSubstr("over its stores does 3.0x"));
   EXPECT_THAT(FormatReport(*report), HasSubstr("work×"));
   EXPECT_THAT(ReportJson(*report), HasSubstr("\"work\":4.5"));
 }

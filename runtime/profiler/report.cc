@@ -88,7 +88,8 @@ absl::StatusOr<Report> BuildReport(const Profile& profile, const ReportOptions& 
   }
   Report report;
   Rows rows;
-  std::map<std::string, double> bytes, flops, work;  // per kernel or transfer name, summed
+  // Per kernel or transfer name, summed.
+  std::map<std::string, double> bytes, flops, work, store_work;
   int64_t first = std::numeric_limits<int64_t>::max(), last = std::numeric_limits<int64_t>::min();
   std::vector<std::pair<int64_t, int64_t>> busy;
   for (const HostEvent& e : profile.host) {
@@ -116,6 +117,7 @@ absl::StatusOr<Report> BuildReport(const Profile& profile, const ReportOptions& 
     bytes[category + name] += static_cast<double>(d.info.bytes);
     flops[category + name] += d.info.flops;
     work[category + name] += d.info.work;
+    store_work[category + name] += d.info.store_work;
     (kernel ? report.summary.kernel_ms : report.summary.transfer_ms) += ms;
     if (kernel) {
       ReportRow& row = rows.At(category, name);
@@ -154,7 +156,9 @@ absl::StatusOr<Report> BuildReport(const Profile& profile, const ReportOptions& 
       r.floor_fraction = r.ave_ms / floor_ms;
     }
     if (const double w = work[r.category + r.name]; r.category == "kernel" && w > 0 && f > 0) {
-      r.work_ratio = w / f;
+      // Over the kernel's floor: its graph nodes' operations, or its stores' worth where more.
+      const double s = store_work[r.category + r.name];
+      r.work_ratio = std::max(w, s) / std::max(f, s);
     }
   }
   std::vector<const ReportRow*> recomputing;
@@ -165,8 +169,8 @@ absl::StatusOr<Report> BuildReport(const Profile& profile, const ReportOptions& 
             [](const ReportRow* a, const ReportRow* b) { return a->total_ms > b->total_ms; });
   for (const ReportRow* r : recomputing) {
     report.notes.push_back(absl::StrFormat(
-        "%s does %.1fx the operations of its graph nodes: it computes values again where it "
-        "reads them (%.1f%% of kernel time)",
+        "%s does %.1fx the operations of its graph nodes (or of what its stores are worth, "
+        "where more): it computes values again where it reads them (%.1f%% of kernel time)",
         r->name, r->work_ratio, 100 * r->ratio));
   }
   const std::string& key = options.sort_by;

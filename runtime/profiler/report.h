@@ -25,7 +25,9 @@ struct ReportRow {
   double gbps = 0, gflops = 0;
   double floor_fraction = 0;  // ave over the time the bytes take at the read bandwidth
   // Generated kernels: the operations their code performs over those of their graph nodes
-  // (DeviceEventInfo::work over flops); 0 where either is unknown.
+  // (DeviceEventInfo::work over flops), each at least what the kernel's stores are worth
+  // (store_work), so that a few operations repeated in a kernel bound by its memory traffic
+  // do not count as recomputation; 0 where either is unknown.
   double work_ratio = 0;
   std::vector<std::string> nodes;  // kernels: the graph nodes fused into it
 };
