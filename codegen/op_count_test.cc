@@ -3,8 +3,9 @@
 // the translation's and the schedule's fusion decisions ask, must agree with it; and no kernel
 // may do more than a few times the work of its graph nodes (ir::StrictOps, KernelStage::
 // own_ops): fusion never multiplies work. Over every cluster of the zoo CNNs, as the default
-// strategy compiles them for the CPU profile.
+// strategy compiles them for the CPU profile, and of BERT's encoder.
 #include <cmath>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <tuple>
@@ -98,6 +99,28 @@ TEST(OpCountTest, NoKernelOfTheZooCnnsMultipliesWork) {
       for (const auto& [name, ops, own] : c.stages) {
         EXPECT_LE(ops, 3 * own + 64) << name << " does " << ops << " operations for " << own;
       }
+    }
+  }
+}
+
+// BERT's attention: a Reshape of each head's context rows ([1,128,12,64] to [128,768]) keeps
+// the rows, so storing it makes each query's scores and softmax once per row, not once per
+// element; the same two checks as above over the whole encoder at sequence length 128.
+TEST(OpCountTest, BertsReshapedAttentionIsMadeOncePerRow) {
+  absl::StatusOr<Graph> graph = LoadGraph(testing::SharedDir() + "/zoo/bert_base_chinese.pb");
+  ASSERT_TRUE(graph.ok()) << graph.status();
+  const std::vector<int32_t> ids(128, 1), mask(128, 1), segments(128, 0);
+  const std::vector<Feed> feeds = {
+      {{"Placeholder", 0}, testing::TN<int32_t>(ids, {1, 128})},
+      {{"Placeholder_1", 0}, testing::TN<int32_t>(mask, {1, 128})},
+      {{"Placeholder_2", 0}, testing::TN<int32_t>(segments, {1, 128})}};
+  const std::vector<Counted> counts =
+      CountClusters(*graph, feeds, {*TensorId::Parse("bert/pooler/dense/Tanh")});
+  ASSERT_FALSE(counts.empty());
+  for (const Counted& c : counts) {
+    EXPECT_NEAR(c.model, c.generated, 1e-4 * c.generated);
+    for (const auto& [name, ops, own] : c.stages) {
+      EXPECT_LE(ops, 3 * own + 64) << name << " does " << ops << " operations for " << own;
     }
   }
 }

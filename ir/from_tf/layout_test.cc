@@ -12,6 +12,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "ir/from_tf/translate.h"
+#include "ir/printer.h"
 #include "tests/layout_testing.h"
 #include "tests/test_util.h"
 
@@ -62,6 +63,12 @@ const ReshapeCase kReshapes[] = {
     {{2, 3, 4}, {2, 3, 4}},
     {{0}, {0, 5}},
     {{5, 1}, {-1}},
+    // Leading dims of equal product kept as rows, the rest reshaped within each row.
+    {{1, 4, 3, 2}, {4, 6}},
+    {{2, 3, 4, 5}, {6, 20}},
+    {{2, 3, 4}, {6, 2, 2}},
+    {{6, 4}, {2, 3, 2, 2}},
+    {{2, 3, 4, 5}, {2, 12, 5}},
     // Refused by the reference, so by the translation.
     {{6}, {4, -1}},
     {{6}, {-1, -1}},
@@ -97,6 +104,24 @@ TEST(ReshapeTest, Int64ShapeAndViewsOnly) {
   EXPECT_TRUE(TranslationMatchesReference(
       MakeNode("Reshape", {}, 2),
       {RandomTensor(DType::kInt8, {6}, 2), IndexTensor({6}, DType::kInt32, Shape{})}, views));
+}
+
+// Rows survive a reshape that keeps them: [2,3,4,5] to [6,20] is Map(Join) $ Join, each of
+// the 6 rows a view of 4 rows of 5, never a Split of the flattened whole.
+TEST(ReshapeTest, KeepsTheLeadingRows) {
+  TensorInfo data;
+  data.dtype = DType::kFloat;
+  data.shape = SymbolicShape{2, 3, 4, 5};
+  TensorInfo shape = ConstantInfo(IndexTensor({6, 20}));
+  ir::ParamPtr p = ir::MakeParam("x", ir::TensorType(DType::kFloat, *data.shape));
+  std::vector<ir::TranslateInput> inputs = {{p, &data}, {nullptr, &shape}};
+  absl::StatusOr<std::vector<ir::ExprPtr>> out =
+      ir::TranslateNode(MakeNode("Reshape", {}, 2), inputs);
+  ASSERT_TRUE(out.ok()) << out.status();
+  const std::string printed = ir::ToString(out->at(0));
+  EXPECT_THAT(printed, ::testing::HasSubstr("Map"));
+  EXPECT_THAT(printed, ::testing::Not(::testing::HasSubstr("Split")));
+  EXPECT_EQ(ir::TypeToString(out->at(0)->type), "[[float32]_20]_6");
 }
 
 TEST(ReshapeTest, RefusesBadShapeInput) {

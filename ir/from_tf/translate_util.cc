@@ -152,8 +152,33 @@ absl::StatusOr<ExprPtr> ReshapeTensor(const ExprPtr& t, const SymbolicShape& sha
       return empty;
     }
   }
+  if (shape.empty()) {
+    DFC_ASSIGN_OR_RETURN(ExprPtr flat, Flatten(t));
+    return Call(At(), {flat, Lit(DType::kInt32, 0)});
+  }
+  // Split at the first leading dims of equal product: the rest reshapes within each row, so
+  // the result keeps the input's rows and a fused producer is made once per row, not per element.
+  ArithExpr leading_from(1);
+  for (size_t i = 1; i < from.size(); ++i) {
+    leading_from = leading_from * from[i - 1];
+    ArithExpr leading_to(1);
+    for (size_t j = 1; j < shape.size(); ++j) {
+      leading_to = leading_to * shape[j - 1];
+      if (!(leading_from == leading_to)) continue;
+      DFC_ASSIGN_OR_RETURN(ExprPtr rows, JoinLeading(t, static_cast<int>(i)));
+      const SymbolicShape inner(shape.begin() + j, shape.end());
+      ExprPtr result = rows;
+      if (SymbolicShape(from.begin() + i, from.end()) != inner) {
+        DFC_ASSIGN_OR_RETURN(result,
+                             MapOver(rows, [&](ExprPtr row) { return ReshapeTensor(row, inner); }));
+      }
+      for (size_t k = j - 1; k >= 1; --k) {
+        DFC_ASSIGN_OR_RETURN(result, Call(Split(shape[k]), {result}));
+      }
+      return result;
+    }
+  }
   DFC_ASSIGN_OR_RETURN(ExprPtr flat, Flatten(t));
-  if (shape.empty()) return Call(At(), {flat, Lit(DType::kInt32, 0)});
   ExprPtr result = flat;
   for (size_t k = shape.size() - 1; k >= 1; --k) {
     DFC_ASSIGN_OR_RETURN(result, Call(Split(shape[k]), {result}));

@@ -46,8 +46,10 @@ absl::StatusOr<ExprPtr> TransposeTensor(const ExprPtr& t, std::span<const int> p
 // Swaps dimensions d and d+1: Map^d(Transpose()) $ t.
 absl::StatusOr<ExprPtr> SwapAdjacent(const ExprPtr& t, int d);
 
-// The same elements in C order with another shape: Join down to one dimension, then Split up
-// to `shape`; to a scalar, the one element through At. The element counts must be provably
+// The same elements in C order with another shape: the leading dims up to the first provably
+// equal product joined into rows, each row reshaped on its own by Map, the rows split to
+// `shape`'s leading dims; where no such boundary exists, Join down to one dimension, then Split
+// up to `shape`; to a scalar, the one element through At. The element counts must be provably
 // equal.
 absl::StatusOr<ExprPtr> ReshapeTensor(const ExprPtr& t, const SymbolicShape& shape);
 // `t`, whose leading from.size() dims are `from`, with those dims stretched to `to` by NumPy
