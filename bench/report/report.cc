@@ -767,11 +767,19 @@ bool ForDevice(const Target& t, const std::vector<Result>& rs) {
 }
 
 void Check(const Target& t, const std::vector<Result>& rs, std::vector<TargetResult>& out) {
-  bool any = false;
+  bool named = false;  // a family the target names ran
+  bool any = false;    // and was judged
   for (const std::string& family : Families(rs)) {
     if (!InTarget(t, family)) continue;
-    any = true;
+    named = true;
     const std::vector<int64_t> sizes = Sizes(rs, family);
+    // A family a prefix names but that runs at other sizes only (OpenPose, at batch 1) is not
+    // one of the target's at this size.
+    if (t.family_prefix && t.at == At::kGivenSize &&
+        std::find(sizes.begin(), sizes.end(), t.size) == sizes.end()) {
+      continue;
+    }
+    any = true;
     if (t.at == At::kLargestSize) {
       out.push_back(CheckAt(t, rs, family, sizes.back(), t.name));
     } else if (t.at == At::kEverySize || t.at == At::kFromSize) {
@@ -797,7 +805,9 @@ void Check(const Target& t, const std::vector<Result>& rs, std::vector<TargetRes
     }
   }
   if (!any) {
-    out.push_back({t.name, absl::StrCat("no `", t.family, t.family_prefix ? "*" : "", "` runs"),
+    out.push_back({t.name,
+                   absl::StrCat("no `", t.family, t.family_prefix ? "*" : "", "` run",
+                                named ? absl::StrCat(" at ", t.size) : "s"),
                    Verdict::kNotRun});
   }
 }

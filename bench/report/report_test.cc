@@ -451,7 +451,8 @@ TEST(MarkdownTest, PeerTableAgainstTheMeasuredPeak) {
       .results = Parse({Bench("fma_peak/avx2/threads:2", 30, R"(, "GFLOP/s": 80.0)"),
                         Bench("fma_peak/avx512/threads:2", 30, R"(, "GFLOP/s": 160.0)"),
                         Bench("cnn_lenet/dfc/batch:1", 2.0, R"(, "GFLOP/s": 0.4)"),
-                        Bench("cnn_lenet/dfc/batch:16", 8.0, R"(, "GFLOP/s": 1.6)")},
+                        Bench("cnn_lenet/dfc/batch:16", 8.0, R"(, "GFLOP/s": 1.6)"),
+                        Bench("cnn_openpose_mnv2_small/dfc/batch:1", 200.0)},
                        "CNNs")});
   report.files.push_back(BenchmarkFile{
       .source = "torch_peer.json",
@@ -473,7 +474,11 @@ TEST(MarkdownTest, PeerTableAgainstTheMeasuredPeak) {
   EXPECT_THAT(md, HasSubstr("| CNN within 1.5× of PyTorch's time at batch 16 (pytorch / dfc ≥ "
                             "0.667): `cnn_lenet` | pytorch 16 ms / dfc 8 ms = 2× at batch:16 | "
                             "met |\n"));
-  EXPECT_THAT(md, HasSubstr("| no `cnn_lenet` run at 64 | not run |"));
+  EXPECT_THAT(md, HasSubstr("| no `cnn_*` run at 64 | not run |"));
+  // OpenPose runs at batch 1 only: not one of the CNNs judged at 16.
+  EXPECT_THAT(md, Not(HasSubstr("no `cnn_openpose_mnv2_small` run at 16")));
+  EXPECT_THAT(md, HasSubstr("| OpenPose (MobileNetV2-small, 368x432) under 500 ms a run at batch "
+                            "1 | dfc 200 ms at batch:1 | met |"));
   EXPECT_THAT(md, HasSubstr("| no `train_deep_mnist` runs | not run |"));
   EXPECT_THAT(md, Not(HasSubstr("Seed subgraph")));
   EXPECT_THAT(md, Not(HasSubstr("### fma_peak")));
