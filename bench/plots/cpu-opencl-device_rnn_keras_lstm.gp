@@ -12,4 +12,5 @@ set logscale y
 set offsets graph 0.03, graph 0.03, 0, 0
 set xtics (1, 64)
 plot 'cpu-opencl-device_rnn_keras_lstm.dat' using 1:2 title 'dfc' with linespoints lw 2 lc 1 pt 5, \
-     'cpu-opencl-device_rnn_keras_lstm.dat' using 1:3 title 'pytorch' with linespoints lw 2 lc 2 pt 6
+     'cpu-opencl-device_rnn_keras_lstm.dat' using 1:3 title 'onnxruntime' with linespoints lw 2 lc 2 pt 6, \
+     'cpu-opencl-device_rnn_keras_lstm.dat' using 1:4 title 'pytorch' with linespoints lw 2 lc 3 pt 7

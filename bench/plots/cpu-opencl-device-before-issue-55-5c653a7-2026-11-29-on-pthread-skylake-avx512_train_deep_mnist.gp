@@ -1,0 +1,14 @@
+# train_deep_mnist: written by dfc_bench_report (bench/report); run in this directory.
+set terminal pngcairo size 800,500 noenhanced
+set output 'cpu-opencl-device-before-issue-55-5c653a7-2026-11-29-on-pthread-skylake-avx512_train_deep_mnist.png'
+set title 'train_deep_mnist' noenhanced
+set xlabel 'batch'
+set ylabel 'time (ms)'
+set key outside right top noenhanced
+set grid
+set datafile missing '?'
+set yrange [0:*]
+set xrange [32:96]
+set xtics (64)
+plot 'cpu-opencl-device-before-issue-55-5c653a7-2026-11-29-on-pthread-skylake-avx512_train_deep_mnist.dat' using 1:2 title 'dfc' with linespoints lw 2 lc 1 pt 5, \
+     'cpu-opencl-device-before-issue-55-5c653a7-2026-11-29-on-pthread-skylake-avx512_train_deep_mnist.dat' using 1:3 title 'pytorch' with linespoints lw 2 lc 2 pt 6

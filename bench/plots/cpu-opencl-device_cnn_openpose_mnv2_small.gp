@@ -1,0 +1,15 @@
+# cnn_openpose_mnv2_small: written by dfc_bench_report (bench/report); run in this directory.
+set terminal pngcairo size 800,500 noenhanced
+set output 'cpu-opencl-device_cnn_openpose_mnv2_small.png'
+set title 'cnn_openpose_mnv2_small' noenhanced
+set xlabel 'batch'
+set ylabel 'time (ms)'
+set key outside right top noenhanced
+set grid
+set datafile missing '?'
+set yrange [0:*]
+set xrange [0:1]
+set xtics (1)
+plot 'cpu-opencl-device_cnn_openpose_mnv2_small.dat' using 1:2 title 'dfc' with linespoints lw 2 lc 1 pt 5, \
+     'cpu-opencl-device_cnn_openpose_mnv2_small.dat' using 1:3 title 'onnxruntime' with linespoints lw 2 lc 2 pt 6, \
+     'cpu-opencl-device_cnn_openpose_mnv2_small.dat' using 1:4 title 'pytorch' with linespoints lw 2 lc 3 pt 7
