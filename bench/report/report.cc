@@ -218,12 +218,14 @@ constexpr Target kTargets[] = {
          "gemm_1024", false, At::kFromSize, 1024, 1 / 1.5, Device::kGpu),
     // Issue 55's, against both CPU peers at their best (bench/peer: OpenBLAS on the CPU's own
     // kernels; ONNX Runtime's CPU execution provider on the twins' ONNX exports).
-    BothPeers(55, "LeNet faster than PyTorch and ONNX Runtime at batch ≥ 16 (faster peer / dfc ≥ 1)",
-              "cnn_lenet", 16, 1),
     BothPeers(55,
-              "MobileNet faster than PyTorch and ONNX Runtime at batch ≥ 16 (faster peer / dfc ≥ 1)",
-              "cnn_mobilenet_v1_025_128", 16, 1),
-    BothPeers(55, "ResNet faster than PyTorch and ONNX Runtime at batch ≥ 16 (faster peer / dfc ≥ 1)",
+              "LeNet faster than PyTorch and ONNX Runtime at batch ≥ 16 (faster peer / dfc ≥ 1)",
+              "cnn_lenet", 16, 1),
+    BothPeers(
+        55, "MobileNet faster than PyTorch and ONNX Runtime at batch ≥ 16 (faster peer / dfc ≥ 1)",
+        "cnn_mobilenet_v1_025_128", 16, 1),
+    BothPeers(55,
+              "ResNet faster than PyTorch and ONNX Runtime at batch ≥ 16 (faster peer / dfc ≥ 1)",
               "cnn_resnet_cifar10", 16, 1),
     {.issue = 55,
      .name = "OpenPose (MobileNetV2-small, 368x432) under 500 ms a run at batch 1",
@@ -701,8 +703,8 @@ TargetResult CheckOverPeers(const Target& t, const std::vector<Result>& rs, cons
   }
   const double ratio = fastest->time_ms / s.time_ms;
   return Judge(t, target, ratio,
-               absl::StrCat(absl::StrJoin(peers, ", "), "; ", fastest->variant, " / ",
-                            s.variant, " ", Sig3(s.time_ms), " ms = ", Sig3(ratio), "×", at));
+               absl::StrCat(absl::StrJoin(peers, ", "), "; ", fastest->variant, " / ", s.variant,
+                            " ", Sig3(s.time_ms), " ms = ", Sig3(ratio), "×", at));
 }
 
 TargetResult CheckAt(const Target& t, const std::vector<Result>& rs, const std::string& family,
@@ -1156,7 +1158,8 @@ std::string PeerSection(const Report& report, const std::vector<Result>& rs,
       "); for a `train_` family, each one training step (forward, gradients, the optimizer's "
       "update) with the loss read back; for `gemm_1024`, one product of a fed [batch,1024] and a "
       "fed [1024,1024] (`torch.mm`). Times in ms: `",
-      kSubjectVariant, "`'s the median of its repetitions, a peer's the median of its runs; the "
+      kSubjectVariant,
+      "`'s the median of its repetitions, a peer's the median of its runs; the "
       "same figures are in `peer.json` beside the section's files. GFLOP/s are those of a CNN's "
       "convolutions (2 × their multiply-adds) or of the GEMM; \"of peak\" divides them by the "
       "machine's float32 FMA peak, ",
@@ -1192,8 +1195,7 @@ std::string PeerSection(const Report& report, const std::vector<Result>& rs,
       for (const std::string& peer : peers) timed.push_back(Find(rs, family, peer, size));
       // dfc's time over a peer's: where both succeeded.
       const auto ratio = [&](const Result* peer) {
-        return ok(dfc) && ok(peer) && peer->time_ms > 0 ? Sig3(dfc->time_ms / peer->time_ms)
-                                                        : "";
+        return ok(dfc) && ok(peer) && peer->time_ms > 0 ? Sig3(dfc->time_ms / peer->time_ms) : "";
       };
       absl::StrAppend(&out, "| ", family, " | ", size, " | ", TimeCell(rs, dfc), " |");
       for (const Result* peer : timed) absl::StrAppend(&out, " ", TimeCell(rs, peer), " |");

@@ -275,7 +275,8 @@ TEST(TargetsTest, Issue55AgainstBothPeersThePeakAndATime) {
       // 9.4 / 10: issue 32's 0.9 of PyTorch's rate, not 0.95.
       Bench("gemm_1024/dfc/batch:1024", 10.0), Bench("gemm_1024/pytorch/batch:1024", 9.4)};
   const std::vector<TargetResult> rows = EvaluateTargets(Parse(runs));
-  const std::string both = " faster than PyTorch and ONNX Runtime at batch ≥ 16 (faster peer / dfc ≥ 1)";
+  const std::string both =
+      " faster than PyTorch and ONNX Runtime at batch ≥ 16 (faster peer / dfc ≥ 1)";
   EXPECT_EQ(Row(rows, "LeNet" + both + ": `cnn_lenet` batch:16").verdict, Verdict::kMet);
   const TargetResult& lenet64 = Row(rows, "LeNet" + both + ": `cnn_lenet` batch:64");
   EXPECT_EQ(lenet64.verdict, Verdict::kMissed);
@@ -333,11 +334,11 @@ TEST(PeerJsonTest, OneEntryPerFamilyAndBatchWithNullForAMissingSide) {
 
 // A row per peer that timed the family, at each batch: a training step has PyTorch's alone.
 TEST(PeerJsonTest, OneEntryPerPeer) {
-  const std::string json = PeerJson(Parse(
-      {Bench("cnn_lenet/dfc/batch:16", 1.0), Bench("cnn_lenet/pytorch/batch:16", 2.0),
-       Bench("cnn_lenet/onnxruntime/batch:16", 0.5), Bench("cnn_lenet/dfc/batch:64", 3.0),
-       Bench("cnn_lenet/pytorch/batch:64", 4.0), Bench("train_deep_mnist/dfc/batch:64", 100),
-       Bench("train_deep_mnist/pytorch/batch:64", 90)}));
+  const std::string json = PeerJson(
+      Parse({Bench("cnn_lenet/dfc/batch:16", 1.0), Bench("cnn_lenet/pytorch/batch:16", 2.0),
+             Bench("cnn_lenet/onnxruntime/batch:16", 0.5), Bench("cnn_lenet/dfc/batch:64", 3.0),
+             Bench("cnn_lenet/pytorch/batch:64", 4.0), Bench("train_deep_mnist/dfc/batch:64", 100),
+             Bench("train_deep_mnist/pytorch/batch:64", 90)}));
   const auto count = [&](const std::string& needle) {
     size_t n = 0;
     for (size_t at = json.find(needle); at != std::string::npos; at = json.find(needle, at + 1)) {
@@ -509,16 +510,18 @@ TEST(MarkdownTest, PeerTableWithBothPeers) {
   EXPECT_THAT(md, HasSubstr("### dfc against pytorch and onnxruntime\n"));
   EXPECT_THAT(md, HasSubstr("`onnxruntime` one `session.run` of the same twin exported to ONNX"));
   EXPECT_THAT(md, HasSubstr("(`PyTorch 1.13.1, 2 threads`, `ONNX Runtime 1.30.0, 2 threads`)"));
-  EXPECT_THAT(md, HasSubstr("| model | batch | dfc ms | pytorch ms | onnxruntime ms | dfc / pytorch "
-                            "| dfc / onnxruntime | dfc / faster peer | dfc GFLOP/s | dfc of peak | "
-                            "pytorch GFLOP/s | pytorch of peak | onnxruntime GFLOP/s | "
-                            "onnxruntime of peak |\n|---|---|---|---|---|---|---|---|---|---|---|"
-                            "---|---|---|\n"));
+  EXPECT_THAT(md,
+              HasSubstr("| model | batch | dfc ms | pytorch ms | onnxruntime ms | dfc / pytorch "
+                        "| dfc / onnxruntime | dfc / faster peer | dfc GFLOP/s | dfc of peak | "
+                        "pytorch GFLOP/s | pytorch of peak | onnxruntime GFLOP/s | "
+                        "onnxruntime of peak |\n|---|---|---|---|---|---|---|---|---|---|---|"
+                        "---|---|---|\n"));
   // 8 / 16 and 8 / 4: the faster peer is ONNX Runtime's 4 ms.
   EXPECT_THAT(md, HasSubstr("| cnn_lenet | 16 | 8 | 16 | 4 | 0.5 | 2 | 2 | 2 | 0.02 | 1 | 0.01 | 4 "
                             "| 0.04 |\n"));
   // ONNX Runtime did not run at 64: no ratio to it, nor to "the faster".
-  EXPECT_THAT(md, HasSubstr("| cnn_lenet | 64 | 20 | 10 |  | 2 |  |  | 3 | 0.03 | 6 | 0.06 |  |  |\n"));
+  EXPECT_THAT(md,
+              HasSubstr("| cnn_lenet | 64 | 20 | 10 |  | 2 |  |  | 3 | 0.03 | 6 | 0.06 |  |  |\n"));
 }
 
 }  // namespace
