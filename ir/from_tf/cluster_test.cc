@@ -174,6 +174,34 @@ TEST(ClusterTest, AProducerIsStoredWhereFusingItWouldMultiplyWork) {
   EXPECT_FALSE(Stored(translated, "conv2")) << ir;
 }
 
+// A value without elements is stored: both costs are 0, and fused, a chain of pools would nest
+// each producer's fold in its consumer's once per tap (a kernel of millions of lines at seven
+// pools).
+TEST(ClusterTest, AnEmptyProducerIsStored) {
+  auto pool = [](std::string name, std::string x) {
+    return N(std::move(name), "MaxPool", {std::move(x)},
+             {{"T", DType::kFloat},
+              {"ksize", AttrList{.i = {1, 2, 2, 1}}},
+              {"strides", AttrList{.i = {1, 1, 1, 1}}},
+              {"padding", std::string("SAME")},
+              {"data_format", std::string("NHWC")}});
+  };
+  absl::StatusOr<Graph> graph = Graph::FromNodes({
+      Placeholder("x", {0, 4, 4, 9}),
+      N("relu", "Relu", {"x"}, F32()),
+      pool("pool1", "relu"),
+      pool("pool2", "pool1"),
+      pool("pool3", "pool2"),
+  });
+  ASSERT_TRUE(graph.ok()) << graph.status();
+  const std::vector<Feed> feeds = {{{"x"}, Random({0, 4, 4, 9}, 1)}};
+  TranslatedGraph translated = TranslateAndCompare(*graph, {"pool3"}, feeds);
+  ASSERT_FALSE(translated.clusters.empty());
+  const std::string ir = ToString(translated.clusters[0].lambda);
+  EXPECT_TRUE(Stored(translated, "pool1")) << ir;
+  EXPECT_TRUE(Stored(translated, "pool2")) << ir;
+}
+
 // Log(Softmax(x)) with nothing else reading the Softmax is translated as LogSoftmax: one log a
 // row instead of an exp and a log an element. Fetching the Softmax too keeps both.
 TEST(ClusterTest, LogOfASoftmaxReadOnlyByItIsALogSoftmax) {
