@@ -94,6 +94,42 @@ TEST_F(DeviceExecutorTest, OneCompiledPlanServesBatchSizes1To1000) {
   EXPECT_GE(device->kernels_run(), 4);
 }
 
+// A size made of several unknown ones that comes to 1 broadcasts too: the concatenation of
+// batches fed 1 and 0 against a tensor of 4 rows (TranslateForFeeds falls back to every fed
+// dimension as a constant, FedDims::kAll). (Found by the differential fuzzer.)
+TEST_F(DeviceExecutorTest, AConcatenationOfBatchesThatComesToOneBroadcasts) {
+  constexpr char kGraph[] = R"graph(
+node { name: "a" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } }
+       attr { key: "shape" value { shape { dim { size: -1 } dim { size: 3 } } } } }
+node { name: "b" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } }
+       attr { key: "shape" value { shape { dim { size: -1 } dim { size: 3 } } } } }
+node { name: "w" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } }
+       attr { key: "shape" value { shape { dim { size: 4 } dim { size: 1 } } } } }
+node { name: "axis" op: "Const" attr { key: "dtype" value { type: DT_INT32 } }
+       attr { key: "value" value { tensor { dtype: DT_INT32 tensor_shape { } int_val: -2 } } } }
+node { name: "ab" op: "ConcatV2" input: "a" input: "b" input: "axis"
+       attr { key: "T" value { type: DT_FLOAT } } attr { key: "N" value { i: 2 } }
+       attr { key: "Tidx" value { type: DT_INT32 } } }
+node { name: "out" op: "Mul" input: "w" input: "ab" attr { key: "T" value { type: DT_FLOAT } } }
+)graph";
+  absl::StatusOr<Graph> graph = ParseGraph(kGraph, "test");
+  ASSERT_TRUE(graph.ok()) << graph.status();
+  const std::vector<TensorId> fetches = {{"out", 0}};
+  std::unique_ptr<DeviceExecutor> executor = MakeExecutor();
+  for (const auto& [a_rows, b_rows] : {std::pair{1, 0}, {0, 1}, {2, 2}, {4, 0}}) {
+    const Feeds feeds = {{{"a", 0}, RandomFloats({a_rows, 3}, 1)},
+                         {{"b", 0}, RandomFloats({b_rows, 3}, 2)},
+                         {{"w", 0}, RandomFloats({4, 1}, 3)}};
+    absl::StatusOr<ir::TranslatedGraph> translated = Translate(*graph, fetches, feeds);
+    ASSERT_TRUE(translated.ok()) << translated.status();
+    absl::StatusOr<std::vector<Tensor>> actual = executor->Run(*graph, *translated, feeds, fetches);
+    ASSERT_TRUE(actual.ok()) << a_rows << " and " << b_rows << ": " << actual.status();
+    absl::StatusOr<std::vector<Tensor>> expected = Reference(*graph, feeds, fetches);
+    ASSERT_TRUE(expected.ok()) << expected.status();
+    ExpectAllEqual(*actual, *expected, fetches);
+  }
+}
+
 // TensorFlow broadcasts a dimension of 1 against any size, declared or not: two placeholders
 // of unknown batch, fed 4 and 1, added. A run translates for that pattern (FedPlaceholderShape)
 // rather than take the two batches for one size variable. (Found by the differential fuzzer.)

@@ -37,7 +37,9 @@ std::optional<PartialShape> FedPlaceholderShape(const Node& node, const Shape& f
   if (dims == FedDims::kSymbolic || shape.dims.size() != fed.size()) return std::nullopt;
   bool changed = false;
   for (size_t k = 0; k < fed.size(); ++k) {
-    const bool constant = dims == FedDims::kOnesAsConstants ? fed[k] == 1 : k > 0;
+    bool constant = k > 0;  // kAllButBatch
+    if (dims == FedDims::kOnesAsConstants) constant = fed[k] == 1;
+    if (dims == FedDims::kAll) constant = true;
     if (shape.dims[k] < 0 && constant) {
       shape.dims[k] = fed[k];
       changed = true;
@@ -53,6 +55,9 @@ absl::StatusOr<const ir::TranslatedGraph*> ChooseTranslation(
   DFC_ASSIGN_OR_RETURN(const ir::TranslatedGraph* translated, translate(FedDims::kSymbolic));
   if (!BindSizes(*translated, feeds).ok()) {
     DFC_ASSIGN_OR_RETURN(translated, translate(FedDims::kOnesAsConstants));
+  }
+  if (!BindSizes(*translated, feeds).ok()) {
+    DFC_ASSIGN_OR_RETURN(translated, translate(FedDims::kAll));
   }
   if (translated->host_device_nodes.empty()) return translated;
   absl::StatusOr<const ir::TranslatedGraph*> known = translate(FedDims::kAllButBatch);

@@ -35,8 +35,10 @@ class ReferenceFoldOracle : public FoldOracle {
 //   kSymbolic        none (each is a size variable: one translation serves every batch);
 //   kOnesAsConstants those fed 1 (TensorFlow broadcasts a dimension of 1 against any size);
 //   kAllButBatch     all but dimension 0, for the ops that need them known when the graph is
-//                    compiled (a convolution's image size): the batch stays a size variable.
-enum class FedDims { kSymbolic, kOnesAsConstants, kAllButBatch };
+//                    compiled (a convolution's image size): the batch stays a size variable;
+//   kAll             every one (a size made of several that comes to 1, such as the
+//                    concatenation of batches of 1 and 0, broadcast against another).
+enum class FedDims { kSymbolic, kOnesAsConstants, kAllButBatch, kAll };
 
 // The shape a run compiles a fed placeholder for, where the declared one does not serve: the
 // fed rank where none is declared, and the dimensions `dims` chooses. Nullopt where the
@@ -58,7 +60,9 @@ absl::flat_hash_map<std::string, PartialShape> FedShapes(const Graph& graph,
 // The translation takes the unknown dimensions that the graph combines for one size (the batch N
 // of two placeholders added). TensorFlow also broadcasts a dimension of 1 against any size: when
 // the feeds bind those sizes to 1 and something else, the graph is translated once more with each
-// unknown dimension fed 1 taken as the constant 1 (FedDims::kOnesAsConstants). Where the
+// unknown dimension fed 1 taken as the constant 1 (FedDims::kOnesAsConstants), and where the
+// feeds bind no sizes to that either (a sum of sizes that comes to 1), with every unknown
+// dimension as fed (FedDims::kAll). Where the
 // translation leaves device nodes on the host for want of a known dimension (a convolution of
 // images of any size), it is translated once more with every dimension but the batch as fed
 // (FedDims::kAllButBatch), and that one is kept if it leaves fewer. `loop_body`: the graph is a
@@ -70,7 +74,7 @@ absl::StatusOr<ir::TranslatedGraph> TranslateForFeeds(const Graph& graph,
                                                       bool loop_body = false);
 // The choice TranslateForFeeds describes, over `translate`, which gives the translation for
 // one FedDims (a session's, cached; TranslateForFeeds' own): kSymbolic, else kOnesAsConstants
-// where the feeds bind no sizes to it, and kAllButBatch where that leaves fewer device nodes on
+// where the feeds bind no sizes to it, else kAll, and kAllButBatch where that leaves fewer device nodes on
 // the host.
 absl::StatusOr<const ir::TranslatedGraph*> ChooseTranslation(
     const std::function<absl::StatusOr<const ir::TranslatedGraph*>(FedDims)>& translate,
