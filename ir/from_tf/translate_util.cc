@@ -158,29 +158,30 @@ absl::StatusOr<ExprPtr> ReshapeTensor(const ExprPtr& t, const SymbolicShape& sha
   }
   // Split at the first leading dims of equal product: the rest reshapes within each row, so
   // the result keeps the input's rows and a fused producer is made once per row, not per element.
+  // Without such dims, all of `from` is one row, flattened, and all of `shape` splits it.
+  size_t rows_from = from.size(), rows_to = shape.size();
   ArithExpr leading_from(1);
-  for (size_t i = 1; i < from.size(); ++i) {
+  for (size_t i = 1; i < from.size() && rows_from == from.size(); ++i) {
     leading_from = leading_from * from[i - 1];
     ArithExpr leading_to(1);
     for (size_t j = 1; j < shape.size(); ++j) {
       leading_to = leading_to * shape[j - 1];
-      if (!(leading_from == leading_to)) continue;
-      DFC_ASSIGN_OR_RETURN(ExprPtr rows, JoinLeading(t, static_cast<int>(i)));
-      const SymbolicShape inner(shape.begin() + j, shape.end());
-      ExprPtr result = rows;
-      if (SymbolicShape(from.begin() + i, from.end()) != inner) {
-        DFC_ASSIGN_OR_RETURN(result,
-                             MapOver(rows, [&](ExprPtr row) { return ReshapeTensor(row, inner); }));
+      if (leading_from == leading_to) {
+        rows_from = i;
+        rows_to = j;
+        break;
       }
-      for (size_t k = j - 1; k >= 1; --k) {
-        DFC_ASSIGN_OR_RETURN(result, Call(Split(shape[k]), {result}));
-      }
-      return result;
     }
   }
-  DFC_ASSIGN_OR_RETURN(ExprPtr flat, Flatten(t));
-  ExprPtr result = flat;
-  for (size_t k = shape.size() - 1; k >= 1; --k) {
+  DFC_ASSIGN_OR_RETURN(ExprPtr result, rows_from == from.size()
+                                           ? Flatten(t)
+                                           : JoinLeading(t, static_cast<int>(rows_from)));
+  const SymbolicShape inner(shape.begin() + rows_to, shape.end());
+  if (SymbolicShape(from.begin() + rows_from, from.end()) != inner) {
+    DFC_ASSIGN_OR_RETURN(result,
+                         MapOver(result, [&](ExprPtr row) { return ReshapeTensor(row, inner); }));
+  }
+  for (size_t k = rows_to - 1; k >= 1; --k) {
     DFC_ASSIGN_OR_RETURN(result, Call(Split(shape[k]), {result}));
   }
   if (ShapeOfExpr(result) != shape) {
