@@ -5,15 +5,18 @@
 
 #include <algorithm>
 #include <cctype>
+#include <optional>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "base/status.h"
 #include "codegen/generator.h"
+#include "graph/arith.h"
 #include "ir/analysis.h"
 #include "ir/from_tf/scalar_funs.h"
 #include "ir/traverse.h"
+#include "ir/type.h"
 #include "ir/work.h"
 #include "rewrite/lower_for_device.h"
 #include "rewrite/lowering.h"
@@ -218,9 +221,11 @@ absl::StatusOr<Generator::EmittedKernel> Generator::EmitKernelMapped(
   stage.ops = emitter.ops();
   stage.own_ops = StageOwnOps(outputs);
   for (const Output& out : outputs) {
-    ArithExpr bytes(static_cast<int64_t>(SizeOf(ir::BaseDType(out.type))));
-    for (TypePtr t = out.type; t->is_array(); t = t->element) bytes = bytes * t->length;
-    stage.stored_bytes = stage.stored_bytes + bytes;
+    if (std::optional<SymbolicShape> shape = ir::TensorShape(out.type)) {
+      stage.stored_bytes =
+          stage.stored_bytes +
+          NumElements(*shape) * ArithExpr(static_cast<int64_t>(SizeOf(ir::BaseDType(out.type))));
+    }
   }
   // Local memory is declared at the kernel's scope.
   for (const std::string& type : local_types_) {

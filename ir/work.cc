@@ -611,7 +611,7 @@ double StoreOps(const TypePtr& type) {
   for (TypePtr t = type; t->is_array(); t = t->element) {
     bytes *= static_cast<double>(t->length.AsConstant().value_or(1));
   }
-  return 2 * bytes * kOpsPerStoredByte;
+  return StoreOpsOfBytes(bytes);
 }
 
 GeneratedCounter::GeneratedCounter(GeneratedOptions options)

@@ -39,8 +39,10 @@ inline constexpr int64_t kMaxPrivateElements = 1024;
 // fusing a cheap producer pays all the more.
 inline constexpr double kOpsPerStoredByte = 4;
 
-// The operations storing a value of tensor type `type` and reading it back is worth
-// (kOpsPerStoredByte a byte each way), its unknown sizes counted as 1.
+// The operations storing `bytes` and reading them back is worth (kOpsPerStoredByte a byte each
+// way).
+inline double StoreOpsOfBytes(double bytes) { return 2 * bytes * kOpsPerStoredByte; }
+// The same for a value of tensor type `type`, its unknown sizes counted as 1.
 double StoreOps(const TypePtr& type);
 
 // The operations of evaluating `e` strictly, its parameters free (read at no cost): symbolic

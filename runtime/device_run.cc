@@ -774,7 +774,7 @@ void DeviceExecutor::ActiveRun::DescribeWork(profiler::DeviceEventInfo& info,
     info.flops = own.ok() ? static_cast<double>(*own) : 0;
     info.work = done.ok() ? *done : 0;
     const absl::StatusOr<int64_t> stored = stage->stored_bytes.Evaluate(sizes_);
-    info.store_work = stored.ok() ? 2 * ir::kOpsPerStoredByte * static_cast<double>(*stored) : 0;
+    info.store_work = stored.ok() ? ir::StoreOpsOfBytes(static_cast<double>(*stored)) : 0;
   }
   for (int n : translated_.partition.clusters[info.cluster].nodes) {
     const Node& node = graph_.node(n);

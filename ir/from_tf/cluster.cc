@@ -204,13 +204,13 @@ std::vector<bool> Recomputes(const Node& node, const std::vector<TranslateInput>
     // A value without elements costs nothing either way, so the counts cannot decide; stored,
     // its code stays out of its consumer's, which a chain of windows would otherwise nest one
     // producer's fold per tap deeper at each step.
-    if (StoreOps(value->type) == 0) {
+    const double store = StoreOps(value->type);
+    if (store == 0) {
       recomputes[computed[c]] = true;
       continue;
     }
     const double stored = ops(as) + work.Stored(value);
-    recomputes[computed[c]] =
-        fused - stored > StoreOps(value->type) || fused > kMostRecomputation * stored;
+    recomputes[computed[c]] = fused - stored > store || fused > kMostRecomputation * stored;
   }
   return recomputes;
 }
