@@ -120,13 +120,8 @@ node { name: "out" op: "Mul" input: "w" input: "ab" attr { key: "T" value { type
     const Feeds feeds = {{{"a", 0}, RandomFloats({a_rows, 3}, 1)},
                          {{"b", 0}, RandomFloats({b_rows, 3}, 2)},
                          {{"w", 0}, RandomFloats({4, 1}, 3)}};
-    absl::StatusOr<ir::TranslatedGraph> translated = Translate(*graph, fetches, feeds);
-    ASSERT_TRUE(translated.ok()) << translated.status();
-    absl::StatusOr<std::vector<Tensor>> actual = executor->Run(*graph, *translated, feeds, fetches);
-    ASSERT_TRUE(actual.ok()) << a_rows << " and " << b_rows << ": " << actual.status();
-    absl::StatusOr<std::vector<Tensor>> expected = Reference(*graph, feeds, fetches);
-    ASSERT_TRUE(expected.ok()) << expected.status();
-    ExpectAllEqual(*actual, *expected, fetches);
+    ExpectRunMatchesReference(*executor, *graph, feeds, fetches,
+                              absl::StrCat(a_rows, " and ", b_rows));
   }
 }
 
@@ -149,13 +144,8 @@ node { name: "out" op: "Tanh" input: "sum" attr { key: "T" value { type: DT_FLOA
   for (const auto& [x_rows, y_rows] : {std::pair{4, 1}, {1, 4}, {4, 4}, {1, 1}}) {
     const Feeds feeds = {{{"x", 0}, RandomFloats({x_rows, 3}, 1)},
                          {{"y", 0}, RandomFloats({y_rows, 3}, 2)}};
-    absl::StatusOr<ir::TranslatedGraph> translated = Translate(*graph, fetches, feeds);
-    ASSERT_TRUE(translated.ok()) << translated.status();
-    absl::StatusOr<std::vector<Tensor>> actual = executor->Run(*graph, *translated, feeds, fetches);
-    ASSERT_TRUE(actual.ok()) << x_rows << " and " << y_rows << ": " << actual.status();
-    absl::StatusOr<std::vector<Tensor>> expected = Reference(*graph, feeds, fetches);
-    ASSERT_TRUE(expected.ok()) << expected.status();
-    ExpectAllEqual(*actual, *expected, fetches);
+    ExpectRunMatchesReference(*executor, *graph, feeds, fetches,
+                              absl::StrCat(x_rows, " and ", y_rows));
   }
   // A session does the same, and keeps one translation for equal batches.
   absl::StatusOr<std::unique_ptr<DeviceSession>> session =

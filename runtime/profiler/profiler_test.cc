@@ -484,30 +484,22 @@ TEST_F(ProfilerTest, TheReportSortsByAnyColumnAndNamesTheColumnsOtherwise) {
 // worth (a scalar computed again in each row of a batch), and one whose stores are worth more
 // than its nodes' operations is measured against them.
 TEST_F(ProfilerTest, TheReportNamesAKernelThatRecomputes) {
+  // A kernel of `flops` graph operations, `work` performed, stores worth `store_work`, run
+  // from `start_us` for `us` microseconds.
+  auto kernel = [](std::string name, double flops, double work, double store_work,
+                   int64_t start_us, int64_t us) {
+    return DeviceEvent{.info = {.kind = DeviceEventKind::kKernel,
+                                .name = std::move(name),
+                                .flops = flops,
+                                .work = work,
+                                .store_work = store_work},
+                       .start_ns = start_us * 1000,
+                       .end_ns = (start_us + us) * 1000};
+  };
   Profile profile;
-  DeviceEvent fused{
-      .info = {.kind = DeviceEventKind::kKernel, .name = "fused", .flops = 100, .work = 450},
-      .start_ns = 0,
-      .end_ns = 2'000'000};
-  DeviceEvent lean{
-      .info = {.kind = DeviceEventKind::kKernel, .name = "lean", .flops = 100, .work = 100},
-      .start_ns = 2'000'000,
-      .end_ns = 3'000'000};
-  DeviceEvent bound{.info = {.kind = DeviceEventKind::kKernel,
-                             .name = "memory bound",
-                             .flops = 10,
-                             .work = 300,
-                             .store_work = 512},
-                    .start_ns = 3'000'000,
-                    .end_ns = 3'100'000};
-  DeviceEvent over{.info = {.kind = DeviceEventKind::kKernel,
-                            .name = "over its stores",
-                            .flops = 10,
-                            .work = 600,
-                            .store_work = 200},
-                   .start_ns = 3'100'000,
-                   .end_ns = 3'200'000};
-  profile.device = {fused, lean, bound, over};
+  profile.device = {kernel("fused", 100, 450, 0, 0, 2000), kernel("lean", 100, 100, 0, 2000, 1000),
+                    kernel("memory bound", 10, 300, 512, 3000, 100),
+                    kernel("over its stores", 10, 600, 200, 3100, 100)};
   absl::StatusOr<Report> report = BuildReport(profile);
   ASSERT_TRUE(report.ok()) << report.status();
   for (const ReportRow& r : report->rows) {
