@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "rewrite/device_profile.h"
+#include "dfc_test_paths.h"
 #include "gmock/gmock.h"
 #include "graph/loader.h"
 #include "gtest/gtest.h"

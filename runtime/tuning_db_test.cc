@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "dfc_test_paths.h"
 #include "gmock/gmock.h"
 #include "graph/loader.h"
 #include "gtest/gtest.h"

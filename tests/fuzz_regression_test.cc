@@ -10,6 +10,7 @@
 #include <set>
 #include <sstream>
 
+#include "dfc_test_paths.h"
 #include "graph/loader.h"
 #include "gtest/gtest.h"
 #include "runtime/reference/session.h"

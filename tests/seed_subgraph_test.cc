@@ -5,6 +5,7 @@
 #include <memory>
 #include <random>
 
+#include "dfc_test_paths.h"
 #include "graph/loader.h"
 #include "gtest/gtest.h"
 #include "runtime/compare.h"

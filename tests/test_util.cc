@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "base/check.h"
 #include "base/status.h"
+#include "dfc_test_paths.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "runtime/reference/kernel.h"

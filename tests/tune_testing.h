@@ -11,6 +11,7 @@
 
 #include "base/status.h"
 #include "rewrite/device_profile.h"
+#include "dfc_test_paths.h"
 #include "graph/feed.h"
 #include "graph/loader.h"
 #include "gtest/gtest.h"

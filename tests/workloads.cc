@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "base/status.h"
+#include "dfc_test_paths.h"
 #include "graph/loader.h"
 #include "graph/ops.h"
 #include "runtime/reference/session.h"

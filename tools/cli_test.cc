@@ -9,6 +9,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "dfc_test_paths.h"
 #include "gmock/gmock.h"
 #include "graph/npy.h"
 #include "gtest/gtest.h"

@@ -12,6 +12,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "dfc_test_paths.h"
 #include "gmock/gmock.h"
 #include "graph/loader.h"
 #include "gtest/gtest.h"

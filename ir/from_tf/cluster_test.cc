@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include "absl/strings/str_cat.h"
+#include "dfc_test_paths.h"
 #include "gmock/gmock.h"
 #include "graph/loader.h"
 #include "graph/ops.h"
