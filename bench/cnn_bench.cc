@@ -35,6 +35,7 @@
 #include "bench/bench_main.h"
 #include "bench/conv_flops.h"
 #include "bench/fma_peak.h"
+#include "bench/held_back.h"
 #include "benchmark/benchmark.h"
 #include "graph/graph.h"
 #include "graph/loader.h"
@@ -121,6 +122,12 @@ void BM_Cnn(benchmark::State& state, const ZooModel& model, int64_t batch) {
     if (!out.ok()) return fail(out.status());
     benchmark::DoNotOptimize(out);
   }
+  if (absl::Status held =
+          RecordHeldBack(model.family, batch, *(*session)->graph(), work->nodes,
+                         [&] { return (*session)->Run(feeds, {model.fetch}).status(); });
+      !held.ok()) {
+    return fail(held);
+  }
   state.counters["batch"] = static_cast<double>(batch);
   state.counters["conv_GFLOP"] = work->flops * 1e-9;
   state.counters["GFLOP/s"] =
@@ -169,6 +176,12 @@ void BM_TrainStep(benchmark::State& state) {
   }
   if (const int64_t fallbacks = session->executor().fallbacks(); fallbacks > 0) {
     return fail(absl::InternalError(absl::StrCat(fallbacks, " clusters fell back to the host")));
+  }
+  if (absl::Status held =
+          RecordHeldBack("train_deep_mnist", kTrainBatch, *session->graph(), work->nodes,
+                         [&] { return session->Run(feeds, {"Mean"}, step).status(); });
+      !held.ok()) {
+    return fail(held);
   }
   state.counters["batch"] = static_cast<double>(kTrainBatch);
   state.counters["conv_GFLOP"] = work->flops * 1e-9;
@@ -265,5 +278,6 @@ void RegisterAll() {
 }  // namespace dfc::bench
 
 int main(int argc, char** argv) {
-  return dfc::bench::PeerMain(argc, argv, dfc::bench::RegisterAll);
+  const int ran = dfc::bench::PeerMain(argc, argv, dfc::bench::RegisterAll);
+  return dfc::bench::WriteHeldBack() ? ran : 1;
 }

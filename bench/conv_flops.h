@@ -8,6 +8,8 @@
 #define DFC_BENCH_CONV_FLOPS_H_
 
 #include <cstdint>
+#include <map>
+#include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -18,9 +20,17 @@
 
 namespace dfc::bench {
 
+struct ConvNode {
+  std::vector<int64_t> filter;
+  double flops = 0;
+};
+
 struct ConvWork {
   double flops = 0;      // 2 x multiply-adds
   int convolutions = 0;  // the Conv2D and DepthwiseConv2dNative nodes counted
+  // Each counted node: its filter, [kh, kw, in, out] (a depthwise one's out: its multiplier),
+  // and its flops.
+  std::map<std::string, ConvNode> nodes;
 };
 
 // The convolutions that a run of `graph` fetching `fetches` and running `targets` from `feeds`
@@ -59,6 +69,7 @@ inline absl::StatusOr<ConvWork> ConvolutionWork(const Graph& graph,
     for (const int64_t d : out) outputs *= static_cast<double>(d);
     const double window = static_cast<double>(f[0] * f[1] * (depthwise ? 1 : f[2]));
     work.flops += 2 * outputs * window;
+    work.nodes[node.name] = {.filter = f, .flops = 2 * outputs * window};
     ++work.convolutions;
   }
   return work;

@@ -37,6 +37,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "bench/bench_main.h"
+#include "bench/held_back.h"
 #include "benchmark/benchmark.h"
 #include "graph/graph.h"
 #include "graph/loader.h"
@@ -180,6 +181,18 @@ void BM_Peer(benchmark::State& state, const Family& family, int64_t batch) {
     return fail(absl::InternalError(
         absl::StrCat(fallbacks, " clusters of ", family.name, " fell back to the host")));
   }
+  if (absl::Status held =
+          RecordHeldBack(family.name, batch, *(*session)->graph(), {},
+                         [&] { return (*session)->Run(feeds, w.fetches, w.targets).status(); });
+      !held.ok()) {
+    return fail(held);
+  }
+  if (absl::Status held =
+          RecordHeldBack(family.name, batch, *(*session)->graph(), {},
+                         [&] { return (*session)->Run(feeds, w.fetches, w.targets).status(); });
+      !held.ok()) {
+    return fail(held);
+  }
   state.counters["batch"] = static_cast<double>(batch);
   if (w.flops > 0) {
     state.counters["GFLOP"] = w.flops * 1e-9;
@@ -202,5 +215,6 @@ void RegisterAll() {
 }  // namespace dfc::bench
 
 int main(int argc, char** argv) {
-  return dfc::bench::PeerMain(argc, argv, dfc::bench::RegisterAll);
+  const int ran = dfc::bench::PeerMain(argc, argv, dfc::bench::RegisterAll);
+  return dfc::bench::WriteHeldBack() ? ran : 1;
 }

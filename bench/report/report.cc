@@ -111,6 +111,23 @@ constexpr Target BothPeers(int issue, const char* name, const char* family, int6
           .device = Device::kCpu};
 }
 
+// dfc at batch 1 against an earlier build of dfc (kBeforeVariant) on the CPU: its time over
+// this build's at least 1.
+constexpr Target Before(int issue, const char* name, const char* family) {
+  return {.issue = issue,
+          .name = name,
+          .family = family,
+          .family_prefix = false,
+          .subject = kSubjectVariant,
+          .baseline = kBeforeVariant,
+          .measure = Measure::kSpeedup,
+          .at = At::kGivenSize,
+          .size = 1,
+          .at_most = false,
+          .bound = 1,
+          .device = Device::kCpu};
+}
+
 // The project's performance targets, checked per section. Change them here; report_test.cc
 // checks how each kind is evaluated.
 constexpr Target kTargets[] = {
@@ -255,6 +272,13 @@ constexpr Target kTargets[] = {
          "train_deep_mnist", false, At::kGivenSize, 64, 1, Device::kCpu),
     Peer(55, "1024³ GEMM at least 95% of OpenBLAS's rate through PyTorch (pytorch / dfc ≥ 0.95)",
          "gemm_1024", false, At::kGivenSize, 1024, 0.95, Device::kCpu),
+    // dfc built before issue 55's kernels, timed by bench/peer right after this build
+    // (kBeforeVariant).
+    Before(55, "LeNet at batch 1 no slower than before issue 55 (before / dfc ≥ 1)", "cnn_lenet"),
+    Before(55, "MobileNet at batch 1 no slower than before issue 55 (before / dfc ≥ 1)",
+           "cnn_mobilenet_v1_025_128"),
+    Before(55, "ResNet at batch 1 no slower than before issue 55 (before / dfc ≥ 1)",
+           "cnn_resnet_cifar10"),
 };
 
 // ---- Number formatting ------------------------------------------------------------------------
@@ -401,6 +425,33 @@ bool IsAggregate(const json& b) {
   return StringField(b, "run_type") == "aggregate" || b.contains("aggregate_name");
 }
 
+absl::StatusOr<BenchmarkFile> ParseHeldBack(const json& root, const std::string& source,
+                                            const std::string& section) {
+  BenchmarkFile file{.source = source, .section = section};
+  if (!root["held_back"].is_array()) {
+    return absl::InvalidArgumentError(absl::StrCat(source, ": \"held_back\" is not an array"));
+  }
+  for (const json& h : root["held_back"]) {
+    if (!h.is_object() || StringField(h, "workload").empty() || !Counter(h, "batch")) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(source, ": a held_back row has no \"workload\" and \"batch\""));
+    }
+    file.held_back.push_back({.workload = StringField(h, "workload"),
+                              .batch = h["batch"].get<int64_t>(),
+                              .kernel = StringField(h, "kernel"),
+                              .kernels = static_cast<int>(Counter(h, "kernels").value_or(0)),
+                              .kernel_ms = Counter(h, "kernel_ms").value_or(0),
+                              .kernel_share = Counter(h, "kernel_share").value_or(0),
+                              .gflops = Counter(h, "gflops").value_or(0),
+                              .node = StringField(h, "node"),
+                              .op = StringField(h, "op"),
+                              .window = StringField(h, "window"),
+                              .run_ms = Counter(h, "run_ms").value_or(0),
+                              .device_busy_ms = Counter(h, "device_busy_ms").value_or(0)});
+  }
+  return file;
+}
+
 }  // namespace
 
 absl::StatusOr<BenchmarkFile> ParseBenchmarkJson(const std::string& text, const std::string& source,
@@ -412,6 +463,7 @@ absl::StatusOr<BenchmarkFile> ParseBenchmarkJson(const std::string& text, const 
     // The parser's message carries the byte offset of the fault.
     return absl::InvalidArgumentError(absl::StrCat(source, ": malformed JSON: ", e.what()));
   }
+  if (root.is_object() && root.contains("held_back")) return ParseHeldBack(root, source, section);
   if (!root.is_object() || !root.contains("benchmarks") || !root["benchmarks"].is_array()) {
     return absl::InvalidArgumentError(
         absl::StrCat(source,
@@ -772,6 +824,12 @@ void Check(const Target& t, const std::vector<Result>& rs, std::vector<TargetRes
   bool named = false;  // a family the target names ran
   bool any = false;    // and was judged
   for (const std::string& family : Families(rs)) {
+    // Each row of this family names the family and size it judged, for what held it back.
+    const auto judged = [&](TargetResult r, int64_t size) {
+      r.family = family;
+      r.size = size;
+      out.push_back(std::move(r));
+    };
     if (!InTarget(t, family)) continue;
     named = true;
     const std::vector<int64_t> sizes = Sizes(rs, family);
@@ -783,15 +841,15 @@ void Check(const Target& t, const std::vector<Result>& rs, std::vector<TargetRes
     }
     any = true;
     if (t.at == At::kLargestSize) {
-      out.push_back(CheckAt(t, rs, family, sizes.back(), t.name));
+      judged(CheckAt(t, rs, family, sizes.back(), t.name), sizes.back());
     } else if (t.at == At::kEverySize || t.at == At::kFromSize) {
       bool checked = false;
       for (const int64_t size : sizes) {
         if (t.at == At::kFromSize && size < t.size) continue;
         checked = true;
-        out.push_back(
-            CheckAt(t, rs, family, size,
-                    absl::StrCat(t.name, ": ", Shape(family, SizeKey(rs, family), size))));
+        judged(CheckAt(t, rs, family, size,
+                       absl::StrCat(t.name, ": ", Shape(family, SizeKey(rs, family), size))),
+               size);
       }
       if (!checked) {
         out.push_back({absl::StrCat(t.name, ": `", family, "`"),
@@ -800,8 +858,9 @@ void Check(const Target& t, const std::vector<Result>& rs, std::vector<TargetRes
       }
     } else if (std::find(sizes.begin(), sizes.end(), t.size) != sizes.end()) {
       // A target over several families names the one each row judges.
-      out.push_back(CheckAt(t, rs, family, t.size,
-                            t.family_prefix ? absl::StrCat(t.name, ": `", family, "`") : t.name));
+      judged(CheckAt(t, rs, family, t.size,
+                     t.family_prefix ? absl::StrCat(t.name, ": `", family, "`") : t.name),
+             t.size);
     } else {
       out.push_back({t.name, absl::StrCat("no `", family, "` run at ", t.size), Verdict::kNotRun});
     }
@@ -831,6 +890,41 @@ std::vector<TargetResult> EvaluateTargets(const std::vector<Result>& section_res
 }
 
 bool IsGpuSection(const std::string& section) { return absl::StrContains(section, "GPU"); }
+
+std::string RuleThatWouldMove(const HeldBack& h) {
+  // Below half the run on the device, launching and handing work over is what the run costs.
+  if (h.run_ms > 0 && h.device_busy_ms < 0.5 * h.run_ms) {
+    return "the run's host overhead, not a kernel: launches recorded once and replayed, small "
+           "runs without the scheduler's hand-off";
+  }
+  const bool pointwise = h.window == "1x1";
+  if (h.op == "Conv2D" && pointwise) {
+    return "the pointwise convolution as a contraction: cache blocking over k, its filter packed "
+           "in the tile's order at compile time";
+  }
+  if (h.op == "Conv2D") {
+    return "a register tile over output positions (blockRows over the flattened positions), "
+           "once the window's interior is split from its border so that no tap checks padding";
+  }
+  if (h.op == "DepthwiseConv2dNative") {
+    return "a position tile with channel vectors, in a blocked NCHW[x]c layout kept across "
+           "layers";
+  }
+  if (h.op == "Conv2DBackpropInput") {
+    return "the input gradient as a transposed convolution through the forward schedule's "
+           "register tile";
+  }
+  if (h.op == "Conv2DBackpropFilter") {
+    return "the filter gradient as a contraction over an implicit im2col view, through the "
+           "contraction's register blocks";
+  }
+  if (h.op == "MatMul" || h.op.starts_with("BatchMatMul")) {
+    return "cache blocking over k, B packed in the panel's order (at compile time where it is "
+           "constant)";
+  }
+  return absl::StrCat("none named for ", h.op.empty() ? "this kernel" : h.op,
+                      ": `dfc profile --report` shows its floor");
+}
 
 std::string PeerJson(const std::vector<Result>& results) {
   json out = json::array();
@@ -1047,7 +1141,7 @@ std::string Header(const Report& report) {
   for (const BenchmarkFile& f : report.files) {
     dates.push_back(f.context.date);
     sources.push_back(f.source);
-    machines.push_back(MachineText(f.context));
+    if (!f.results.empty()) machines.push_back(MachineText(f.context));
   }
   machines = Distinct(machines);
   std::string out =
@@ -1125,6 +1219,68 @@ bool HasTargetFamily(const std::vector<Result>& rs) {
 std::string OfPeak(const std::optional<double>& gflop_per_s, const Result* peak) {
   if (!gflop_per_s || peak == nullptr || *peak->gflop_per_s <= 0) return "";
   return Sig3(*gflop_per_s / *peak->gflop_per_s);
+}
+
+// The held-back record of `family` at `size` among the section's files, or nullptr.
+const HeldBack* HeldBackOf(const Report& report, const std::string& section,
+                           const std::string& family, int64_t size) {
+  for (const BenchmarkFile& f : report.files) {
+    if (f.section != section) continue;
+    for (const HeldBack& h : f.held_back) {
+      if (h.workload == family && h.batch == size) return &h;
+    }
+  }
+  return nullptr;
+}
+
+// For each workload and size a missed target judged, what held its run back: the kernel with the
+// most device time, its heaviest node, its GFLOP/s against the section's FMA peak, and the rule
+// that would move it. Empty where no target was missed or no run was profiled.
+std::string HeldBackTable(const Report& report, const std::string& section,
+                          const std::vector<Result>& rs) {
+  std::vector<std::pair<std::string, int64_t>> missed;
+  for (const TargetResult& t : EvaluateTargets(rs)) {
+    if (t.verdict != Verdict::kMissed || t.family.empty()) continue;
+    const std::pair<std::string, int64_t> at{t.family, t.size};
+    if (std::find(missed.begin(), missed.end(), at) == missed.end()) missed.push_back(at);
+  }
+  const Result* peak = MeasuredPeak(rs);
+  std::string rows;
+  for (const auto& [family, size] : missed) {
+    const HeldBack* h = HeldBackOf(report, section, family, size);
+    if (h == nullptr) continue;
+    const std::string node =
+        h->node.empty()
+            ? ""
+            : absl::StrCat(Code(h->node), " (", h->op,
+                           h->window.empty() ? "" : absl::StrCat(", window ", h->window), ")");
+    const std::string busy =
+        h->run_ms > 0 ? absl::StrCat(Sig3(h->device_busy_ms), " of ", Sig3(h->run_ms)) : "";
+    const std::string kernel =
+        h->kernel.empty() ? ""
+        : h->kernels > 1  ? absl::StrCat(Code(h->kernel), " and ", h->kernels - 1, " like it")
+                          : Code(h->kernel);
+    absl::StrAppend(&rows, "| ", family, " | ", size, " | ", kernel, " | ",
+                    h->kernel.empty() ? "" : Sig3(h->kernel_share), " | ", node, " | ",
+                    h->gflops > 0 ? Sig3(h->gflops) : "", " | ",
+                    h->gflops > 0 ? OfPeak(h->gflops, peak) : "", " | ", busy, " | ",
+                    RuleThatWouldMove(*h), " |\n");
+  }
+  if (rows.empty()) return "";
+  return absl::StrCat(
+      "### What holds the missed targets back\n\n"
+      "For each workload and size a missed target was judged at, one run profiled right after it "
+      "was timed (`bench/held_back.h`). Its kernels are grouped by what their heaviest graph "
+      "node computes (the op, and a convolution's window); of the group with the most device "
+      "time: its largest kernel, the group's share of the run's kernel time, that kernel's "
+      "heaviest node, the group's GFLOP/s (its nodes' operations over its time) and their "
+      "fraction of the FMA peak; then the device's busy time over the run's host time, in ms (a "
+      "run the device is idle in most of is held back by the host, not a kernel); and the rule "
+      "that would move it.\n\n"
+      "| workload | size | kernels | share of kernel time | heaviest node | GFLOP/s | of peak | "
+      "device busy / run ms | the rule that would move it |\n"
+      "|---|---|---|---|---|---|---|---|---|\n",
+      rows, "\n");
 }
 
 // The families timed by dfc and a peer, in one table: per family and batch, dfc's time and each
@@ -1236,7 +1392,9 @@ std::string SectionText(const Report& report, const std::string& section) {
                                  CodeList(Distinct(hosts)), ", OpenCL device(s) ",
                                  CodeList(Devices(rs)), ".\n\n");
   // A section of other workloads only (the CNNs against PyTorch) has no target to check.
-  if (HasTargetFamily(rs)) absl::StrAppend(&out, TargetsTable(rs));
+  if (HasTargetFamily(rs)) {
+    absl::StrAppend(&out, TargetsTable(rs), HeldBackTable(report, section, rs));
+  }
   absl::StrAppend(&out, PeerSection(report, rs, section));
   for (const std::string& family : PlottedFamilies(rs)) {
     if (!IsPeerFamily(rs, family)) absl::StrAppend(&out, FamilySection(rs, section, family));

@@ -36,10 +36,13 @@ struct Context {
 // end to end both by dfc (kSubjectVariant) and by that peer, and RESULTS.md gives their ratios
 // and each one's GFLOP/s as a fraction of the machine's FMA peak, the fastest result of the
 // family kPeakFamily in the same section.
-inline constexpr char kPeerVariant[] = "pytorch";         // PyTorch (bench/torch_peer.py)
+inline constexpr char kPeerVariant[] = "pytorch";          // PyTorch (bench/torch_peer.py)
 inline constexpr char kOnnxPeerVariant[] = "onnxruntime";  // ONNX Runtime (bench/ort_peer.js)
 inline constexpr const char* kPeerVariants[] = {kPeerVariant, kOnnxPeerVariant};
 inline constexpr char kSubjectVariant[] = "dfc";
+// dfc built at an earlier commit, timed right after this build (bench/peer's --before): the
+// variant a target that dfc be no slower than before compares with.
+inline constexpr char kBeforeVariant[] = "before";
 inline constexpr char kPeakFamily[] = "fma_peak";
 
 // One benchmark run, `family/variant/size_key:size`. Times are in milliseconds whatever the
@@ -60,12 +63,29 @@ struct Result {
   std::string error;   // empty unless the benchmark failed (error_occurred)
 };
 
-// One Google Benchmark JSON file.
+// What held one end-to-end run of a workload back, from a profiled run (bench/held_back.h): the
+// group of kernels with the most device time, their heaviest graph node's op and window alike.
+struct HeldBack {
+  std::string workload;  // a family
+  int64_t batch = 0;     // its size
+  std::string kernel;    // the group's largest kernel
+  int kernels = 0;       // the group's kernels
+  double kernel_ms = 0;
+  double kernel_share = 0;  // of the run's kernel time
+  double gflops = 0;        // the group's graph nodes' operations over its time; 0: unknown
+  std::string node, op;     // the largest kernel's heaviest node
+  std::string window;       // a convolution's, "3x3"; empty otherwise
+  double run_ms = 0;        // the run's host time
+  double device_busy_ms = 0;
+};
+
+// One Google Benchmark JSON file, or one file of what held runs back ({"held_back": [...]}).
 struct BenchmarkFile {
   std::string source;   // the path it was read from, as given
   std::string section;  // the report section it belongs to
   Context context;
   std::vector<Result> results;  // in file order; aggregates (mean, median, ...) left out
+  std::vector<HeldBack> held_back;
 };
 
 // What a report is made from: files in command-line order, each with its section.
@@ -74,8 +94,9 @@ struct Report {
   std::vector<BenchmarkFile> files;
 };
 
-// Parses Google Benchmark JSON `text` read from `source` (named in errors). Fails on malformed
-// JSON and on a benchmark name that is not `family/variant/key:integer` once Google
+// Parses Google Benchmark JSON `text` read from `source` (named in errors), or a held-back file
+// (bench/held_back.h). Fails on malformed JSON, on a held-back row without its workload and
+// batch, and on a benchmark name that is not `family/variant/key:integer` once Google
 // Benchmark's suffixes (`/manual_time`, `/real_time`, `/repeats:3`, ...) are stripped.
 absl::StatusOr<BenchmarkFile> ParseBenchmarkJson(const std::string& text, const std::string& source,
                                                  const std::string& section = kDefaultSection);
@@ -94,7 +115,13 @@ struct TargetResult {
   std::string target;    // what is promised, with the shape where it names one
   std::string measured;  // the figures it was judged on
   Verdict verdict = Verdict::kNotRun;
+  std::string family;  // the family and size judged; empty where none was
+  int64_t size = 0;
 };
+
+// The rule that would move a kernel held back as `h` says, from the op of its heaviest node and
+// the share of the run the device was busy.
+std::string RuleThatWouldMove(const HeldBack& h);
 
 // Checks the targets (kTargets in report.cc) against the results of one section. A benchmark
 // that failed misses its target; one that is absent leaves it "not run".

@@ -317,6 +317,62 @@ TEST(TargetsTest, Issue55AgainstBothPeersThePeakAndATime) {
   }
 }
 
+TEST(TargetsTest, BatchOneAgainstTheBuildBefore) {
+  const std::vector<TargetResult> rows = EvaluateTargets(
+      Parse({Bench("cnn_lenet/dfc/batch:1", 1.0), Bench("cnn_lenet/before/batch:1", 1.1),
+             Bench("cnn_resnet_cifar10/dfc/batch:1", 3.5),
+             Bench("cnn_resnet_cifar10/before/batch:1", 3.3),
+             Bench("cnn_resnet_cifar10/dfc/batch:64", 100)}));
+  const TargetResult& lenet = Row(rows, "LeNet at batch 1 no slower than before");
+  EXPECT_EQ(lenet.verdict, Verdict::kMet);
+  EXPECT_EQ(lenet.family, "cnn_lenet");
+  EXPECT_EQ(lenet.size, 1);
+  // before / dfc = 3.3 / 3.5: slower than before; read the other way round it would be met.
+  const TargetResult& resnet = Row(rows, "ResNet at batch 1 no slower than before");
+  EXPECT_EQ(resnet.verdict, Verdict::kMissed);
+  EXPECT_EQ(resnet.measured, "before 3.3 ms / dfc 3.5 ms = 0.943× at batch:1");
+  EXPECT_EQ(Row(rows, "MobileNet at batch 1 no slower than before").verdict, Verdict::kNotRun);
+}
+
+TEST(ParseTest, ReadsWhatHeldRunsBack) {
+  absl::StatusOr<BenchmarkFile> f = ParseBenchmarkJson(
+      R"({"held_back": [{"workload": "cnn_resnet_cifar10", "batch": 64,
+          "kernel": "dfc_cluster_0_s1", "kernels": 6, "kernel_ms": 9.5, "kernel_share": 0.2, "gflops": 40,
+          "node": "conv2d_1/Conv2D", "op": "Conv2D", "window": "3x3", "run_ms": 110,
+          "device_busy_ms": 100}]})",
+      "cnn_held_back.json", "CPU");
+  ASSERT_TRUE(f.ok()) << f.status();
+  EXPECT_TRUE(f->results.empty());
+  ASSERT_EQ(f->held_back.size(), 1u);
+  const HeldBack& h = f->held_back[0];
+  EXPECT_EQ(h.workload, "cnn_resnet_cifar10");
+  EXPECT_EQ(h.batch, 64);
+  EXPECT_EQ(h.kernel, "dfc_cluster_0_s1");
+  EXPECT_EQ(h.kernels, 6);
+  EXPECT_DOUBLE_EQ(h.kernel_share, 0.2);
+  EXPECT_EQ(h.window, "3x3");
+  EXPECT_DOUBLE_EQ(h.device_busy_ms, 100);
+  absl::StatusOr<BenchmarkFile> bad =
+      ParseBenchmarkJson(R"({"held_back": [{"kernel": "k"}]})", "x.json", "CPU");
+  EXPECT_FALSE(bad.ok());
+  EXPECT_THAT(bad.status().message(), HasSubstr("x.json: a held_back row has no"));
+}
+
+TEST(RuleTest, FromTheHeaviestNodeOrTheHost) {
+  const HeldBack conv{.op = "Conv2D", .window = "3x3", .run_ms = 10, .device_busy_ms = 9};
+  EXPECT_THAT(RuleThatWouldMove(conv), HasSubstr("register tile over output positions"));
+  HeldBack pointwise = conv;
+  pointwise.window = "1x1";
+  EXPECT_THAT(RuleThatWouldMove(pointwise), HasSubstr("pointwise convolution as a contraction"));
+  EXPECT_THAT(RuleThatWouldMove({.op = "MatMul"}), HasSubstr("cache blocking over k"));
+  EXPECT_THAT(RuleThatWouldMove({.op = "Conv2DBackpropFilter"}), HasSubstr("implicit im2col"));
+  // The device busy for a fifth of the run: the host holds it back, whatever its kernels are.
+  HeldBack host = conv;
+  host.device_busy_ms = 2;
+  EXPECT_THAT(RuleThatWouldMove(host), HasSubstr("host overhead"));
+  EXPECT_THAT(RuleThatWouldMove({.op = "Relu"}), HasSubstr("none named for Relu"));
+}
+
 TEST(PeerJsonTest, OneEntryPerFamilyAndBatchWithNullForAMissingSide) {
   const std::string json =
       PeerJson(Parse({Bench("mlp_dl4j/dfc/batch:1", 0.2), Bench("mlp_dl4j/pytorch/batch:1", 0.02),
@@ -484,6 +540,47 @@ TEST(MarkdownTest, PeerTableAgainstTheMeasuredPeak) {
   EXPECT_THAT(md, Not(HasSubstr("Seed subgraph")));
   EXPECT_THAT(md, Not(HasSubstr("### fma_peak")));
   EXPECT_THAT(md, Not(HasSubstr("### cnn_lenet")));
+}
+
+// A missed target's workload gets a row of what held it back; a met one's does not.
+TEST(MarkdownTest, WhatHoldsTheMissedTargetsBack) {
+  Report report;
+  report.files.push_back(BenchmarkFile{
+      .source = "cnn_bench.json",
+      .section = "CPU",
+      .context = {.host_name = "devbox"},
+      .results = Parse({Bench("fma_peak/avx2/threads:2", 30, R"(, "GFLOP/s": 100.0)"),
+                        Bench("cnn_resnet_cifar10/dfc/batch:64", 100, R"(, "GFLOP/s": 30.0)"),
+                        Bench("cnn_openpose_mnv2_small/dfc/batch:1", 200.0)},
+                       "CPU")});
+  report.files.push_back(BenchmarkFile{.source = "cnn_held_back.json",
+                                       .section = "CPU",
+                                       .context = {},
+                                       .results = {},
+                                       .held_back = {{.workload = "cnn_resnet_cifar10",
+                                                      .batch = 64,
+                                                      .kernel = "dfc_cluster_0_s1",
+                                                      .kernels = 6,
+                                                      .kernel_share = 0.45,
+                                                      .gflops = 20,
+                                                      .node = "conv2d_1/Conv2D",
+                                                      .op = "Conv2D",
+                                                      .window = "3x3",
+                                                      .run_ms = 110,
+                                                      .device_busy_ms = 100},
+                                                     {.workload = "cnn_openpose_mnv2_small",
+                                                      .batch = 1,
+                                                      .kernel = "dfc_cluster_0_s172",
+                                                      .op = "Conv2D"}}});
+  const std::string md = RenderMarkdown(report);
+  EXPECT_THAT(md, HasSubstr("### What holds the missed targets back\n"));
+  EXPECT_THAT(md, HasSubstr("| cnn_resnet_cifar10 | 64 | `dfc_cluster_0_s1` and 5 like it | 0.45 | "
+                            "`conv2d_1/Conv2D` (Conv2D, window 3x3) | 20 | 0.2 | 100 of 110 "
+                            "| a register tile over output positions"));
+  // OpenPose met its target: no row, though its run was profiled.
+  EXPECT_THAT(md, Not(HasSubstr("dfc_cluster_0_s172")));
+  // The held-back file names no machine of its own.
+  EXPECT_THAT(md, Not(HasSubstr("unknown host")));
 }
 
 // With ONNX Runtime's file too: each peer's time, dfc's ratio to each and to the faster (only
