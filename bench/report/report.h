@@ -40,9 +40,10 @@ inline constexpr char kPeerVariant[] = "pytorch";          // PyTorch (bench/tor
 inline constexpr char kOnnxPeerVariant[] = "onnxruntime";  // ONNX Runtime (bench/ort_peer.js)
 inline constexpr const char* kPeerVariants[] = {kPeerVariant, kOnnxPeerVariant};
 inline constexpr char kSubjectVariant[] = "dfc";
-// dfc built at an earlier commit, timed right after this build (bench/peer's --before): the
-// variant a target that dfc be no slower than before compares with.
+// dfc built at an earlier commit and this build, timed in turn (bench/peer's --before): what a
+// target that dfc be no slower than before compares.
 inline constexpr char kBeforeVariant[] = "before";
+inline constexpr char kAfterVariant[] = "after";
 inline constexpr char kPeakFamily[] = "fma_peak";
 
 // One benchmark run, `family/variant/size_key:size`. Times are in milliseconds whatever the

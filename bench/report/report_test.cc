@@ -319,18 +319,20 @@ TEST(TargetsTest, Issue55AgainstBothPeersThePeakAndATime) {
 
 TEST(TargetsTest, BatchOneAgainstTheBuildBefore) {
   const std::vector<TargetResult> rows = EvaluateTargets(
-      Parse({Bench("cnn_lenet/dfc/batch:1", 1.0), Bench("cnn_lenet/before/batch:1", 1.1),
-             Bench("cnn_resnet_cifar10/dfc/batch:1", 3.5),
+      Parse({Bench("cnn_lenet/after/batch:1", 1.0), Bench("cnn_lenet/before/batch:1", 1.1),
+             Bench("cnn_resnet_cifar10/after/batch:1", 3.5),
              Bench("cnn_resnet_cifar10/before/batch:1", 3.3),
+             // dfc's run in the peer comparison is not what the target compares.
+             Bench("cnn_resnet_cifar10/dfc/batch:1", 3.0),
              Bench("cnn_resnet_cifar10/dfc/batch:64", 100)}));
   const TargetResult& lenet = Row(rows, "LeNet at batch 1 no slower than before");
   EXPECT_EQ(lenet.verdict, Verdict::kMet);
   EXPECT_EQ(lenet.family, "cnn_lenet");
   EXPECT_EQ(lenet.size, 1);
-  // before / dfc = 3.3 / 3.5: slower than before; read the other way round it would be met.
+  // before / after = 3.3 / 3.5: slower than before; read the other way round it would be met.
   const TargetResult& resnet = Row(rows, "ResNet at batch 1 no slower than before");
   EXPECT_EQ(resnet.verdict, Verdict::kMissed);
-  EXPECT_EQ(resnet.measured, "before 3.3 ms / dfc 3.5 ms = 0.943× at batch:1");
+  EXPECT_EQ(resnet.measured, "before 3.3 ms / after 3.5 ms = 0.943× at batch:1");
   EXPECT_EQ(Row(rows, "MobileNet at batch 1 no slower than before").verdict, Verdict::kNotRun);
 }
 
@@ -567,7 +569,7 @@ TEST(MarkdownTest, WhatHoldsTheMissedTargetsBack) {
                                                       .op = "Conv2D",
                                                       .window = "3x3",
                                                       .run_ms = 110,
-                                                      .device_busy_ms = 100},
+                                                      .device_busy_ms = 95},
                                                      {.workload = "cnn_openpose_mnv2_small",
                                                       .batch = 1,
                                                       .kernel = "dfc_cluster_0_s172",
@@ -575,8 +577,9 @@ TEST(MarkdownTest, WhatHoldsTheMissedTargetsBack) {
   const std::string md = RenderMarkdown(report);
   EXPECT_THAT(md, HasSubstr("### What holds the missed targets back\n"));
   EXPECT_THAT(md, HasSubstr("| cnn_resnet_cifar10 | 64 | `dfc_cluster_0_s1` and 5 like it | 0.45 | "
-                            "`conv2d_1/Conv2D` (Conv2D, window 3x3) | 20 | 0.2 | 100 of 110 "
+                            "Conv2D, window 3x3 | 20 | 0.2 | 95 of 100 "
                             "| a register tile over output positions"));
+  // The device's busy time is over dfc's timed 100 ms, not the profiled run's 110.
   // OpenPose met its target: no row, though its run was profiled.
   EXPECT_THAT(md, Not(HasSubstr("dfc_cluster_0_s172")));
   // The held-back file names no machine of its own.
