@@ -896,30 +896,30 @@ std::string RuleThatWouldMove(const HeldBack& h) {
     return "the run's host overhead, not a kernel: launches recorded once and replayed, small "
            "runs without the scheduler's hand-off";
   }
-  const bool pointwise = h.window == "1x1";
-  if (h.op == "Conv2D" && pointwise) {
+  if (h.op == "Conv2D" && h.window == "1x1") {
     return "the pointwise convolution as a contraction: cache blocking over k, its filter packed "
            "in the tile's order at compile time";
   }
-  if (h.op == "Conv2D") {
-    return "a register tile over output positions (blockRows over the flattened positions), "
-           "once the window's interior is split from its border so that no tap checks padding";
-  }
-  if (h.op == "DepthwiseConv2dNative") {
-    return "a position tile with channel vectors, in a blocked NCHW[x]c layout kept across "
-           "layers";
-  }
-  if (h.op == "Conv2DBackpropInput") {
-    return "the input gradient as a transposed convolution through the forward schedule's "
-           "register tile";
-  }
-  if (h.op == "Conv2DBackpropFilter") {
-    return "the filter gradient as a contraction over an implicit im2col view, through the "
-           "contraction's register blocks";
-  }
-  if (h.op == "MatMul" || h.op.starts_with("BatchMatMul")) {
-    return "cache blocking over k, B packed in the panel's order (at compile time where it is "
-           "constant)";
+  // By the op of the kernels' heaviest node.
+  static constexpr std::pair<const char*, const char*> kRules[] = {
+      {"Conv2D",
+       "a register tile over output positions (blockRows over the flattened positions), once the "
+       "window's interior is split from its border so that no tap checks padding"},
+      {"DepthwiseConv2dNative",
+       "a position tile with channel vectors, in a blocked NCHW[x]c layout kept across layers"},
+      {"Conv2DBackpropInput",
+       "the input gradient as a transposed convolution through the forward schedule's register "
+       "tile"},
+      {"Conv2DBackpropFilter",
+       "the filter gradient as a contraction over an implicit im2col view, through the "
+       "contraction's register blocks"},
+      {"MatMul",
+       "cache blocking over k, B packed in the panel's order (at compile time where it is "
+       "constant)"},
+  };
+  const std::string op = h.op.starts_with("BatchMatMul") ? "MatMul" : h.op;
+  for (const auto& [named, rule] : kRules) {
+    if (op == named) return rule;
   }
   return absl::StrCat("none named for ", h.op.empty() ? "this kernel" : h.op,
                       ": `dfc profile --report` shows its floor");
