@@ -439,10 +439,8 @@ absl::StatusOr<BenchmarkFile> ParseHeldBack(const json& root, const std::string&
                               .batch = h["batch"].get<int64_t>(),
                               .kernel = StringField(h, "kernel"),
                               .kernels = static_cast<int>(Counter(h, "kernels").value_or(0)),
-                              .kernel_ms = Counter(h, "kernel_ms").value_or(0),
                               .kernel_share = Counter(h, "kernel_share").value_or(0),
                               .gflops = Counter(h, "gflops").value_or(0),
-                              .node = StringField(h, "node"),
                               .op = StringField(h, "op"),
                               .window = StringField(h, "window"),
                               .run_ms = Counter(h, "run_ms").value_or(0),
@@ -1155,9 +1153,9 @@ std::string Header(const Report& report) {
   return out;
 }
 
-std::string TargetsTable(const std::vector<Result>& rs) {
+std::string TargetsTable(const std::vector<TargetResult>& targets) {
   std::string out = "### Targets\n\n| target | measured | verdict |\n|---|---|---|\n";
-  for (const TargetResult& t : EvaluateTargets(rs)) {
+  for (const TargetResult& t : targets) {
     absl::StrAppend(&out, "| ", CellText(t.target, 200), " | ", CellText(t.measured, 200), " | ",
                     VerdictText(t.verdict), " |\n");
   }
@@ -1232,13 +1230,13 @@ const HeldBack* HeldBackOf(const Report& report, const std::string& section,
   return nullptr;
 }
 
-// For each workload and size a missed target judged, what held its run back: the kernel with the
-// most device time, its heaviest node, its GFLOP/s against the section's FMA peak, and the rule
-// that would move it. Empty where no target was missed or no run was profiled.
+// For each workload and size one of `targets` missed at, what held its run back: the group of
+// kernels with the most device time, what it computes, its GFLOP/s against the section's FMA
+// peak, and the rule that would move it. Empty where no target was missed or no run was profiled.
 std::string HeldBackTable(const Report& report, const std::string& section,
-                          const std::vector<Result>& rs) {
+                          const std::vector<Result>& rs, const std::vector<TargetResult>& targets) {
   std::vector<std::pair<std::string, int64_t>> missed;
-  for (const TargetResult& t : EvaluateTargets(rs)) {
+  for (const TargetResult& t : targets) {
     if (t.verdict != Verdict::kMissed || t.family.empty()) continue;
     const std::pair<std::string, int64_t> at{t.family, t.size};
     if (std::find(missed.begin(), missed.end(), at) == missed.end()) missed.push_back(at);
@@ -1396,7 +1394,8 @@ std::string SectionText(const Report& report, const std::string& section) {
                                  CodeList(Devices(rs)), ".\n\n");
   // A section of other workloads only (the CNNs against PyTorch) has no target to check.
   if (HasTargetFamily(rs)) {
-    absl::StrAppend(&out, TargetsTable(rs), HeldBackTable(report, section, rs));
+    const std::vector<TargetResult> targets = EvaluateTargets(rs);
+    absl::StrAppend(&out, TargetsTable(targets), HeldBackTable(report, section, rs, targets));
   }
   absl::StrAppend(&out, PeerSection(report, rs, section));
   for (const std::string& family : PlottedFamilies(rs)) {

@@ -66,15 +66,15 @@ struct Result {
 
 // What held one end-to-end run of a workload back, from a profiled run (bench/held_back.h): the
 // group of kernels with the most device time, their heaviest graph node's op and window alike.
+// The file's other fields (the group's milliseconds, the heaviest node's name) are for readers.
 struct HeldBack {
-  std::string workload;  // a family
-  int64_t batch = 0;     // its size
-  std::string kernel;    // the group's largest kernel
-  int kernels = 0;       // the group's kernels
-  double kernel_ms = 0;
+  std::string workload;     // a family
+  int64_t batch = 0;        // its size
+  std::string kernel;       // the group's largest kernel
+  int kernels = 0;          // the group's kernels
   double kernel_share = 0;  // of the run's kernel time
   double gflops = 0;        // the group's graph nodes' operations over its time; 0: unknown
-  std::string node, op;     // the largest kernel's heaviest node
+  std::string op;           // the largest kernel's heaviest node's
   std::string window;       // a convolution's, "3x3"; empty otherwise
   double run_ms = 0;        // the run's host time
   double device_busy_ms = 0;

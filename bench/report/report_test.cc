@@ -565,7 +565,6 @@ TEST(MarkdownTest, WhatHoldsTheMissedTargetsBack) {
                                                       .kernels = 6,
                                                       .kernel_share = 0.45,
                                                       .gflops = 20,
-                                                      .node = "conv2d_1/Conv2D",
                                                       .op = "Conv2D",
                                                       .window = "3x3",
                                                       .run_ms = 110,
