@@ -25,7 +25,7 @@ using ir::Fun;
 using ir::FunCall;
 
 // `rule` rewritten at the root of `e`, or `e` where it declines.
-absl::StatusOr<ExprPtr> AtRoot(const Rule& rule, const ExprPtr& e) {
+absl::StatusOr<ExprPtr> AtRootOrSelf(const Rule& rule, const ExprPtr& e) {
   DFC_ASSIGN_OR_RETURN(auto at_root, ApplyAtRoot(rule, e));
   if (auto* rewritten = std::get_if<ExprPtr>(&at_root)) return *rewritten;
   return e;
@@ -40,7 +40,7 @@ class BottomUp : public ir::ExprMutator {
   absl::StatusOr<ExprPtr> Mutate(const ExprPtr& e) override {
     DFC_ASSIGN_OR_RETURN(ExprPtr current, ir::ExprMutator::Mutate(e));
     for (;;) {
-      DFC_ASSIGN_OR_RETURN(ExprPtr next, AtRoot(rule_, current));
+      DFC_ASSIGN_OR_RETURN(ExprPtr next, AtRootOrSelf(rule_, current));
       if (next == current) return current;
       current = std::move(next);
     }
@@ -58,7 +58,7 @@ class SplitReduces : public ir::ExprMutator {
 
   absl::StatusOr<ExprPtr> Mutate(const ExprPtr& e) override {
     if (CallOf(e, Fun::Kind::kToGlobal) != nullptr) return e;
-    DFC_ASSIGN_OR_RETURN(ExprPtr split, AtRoot(rule_, e));
+    DFC_ASSIGN_OR_RETURN(ExprPtr split, AtRootOrSelf(rule_, e));
     if (split == e) return ir::ExprMutator::Mutate(e);
     const auto& call = static_cast<const FunCall&>(*split);
     DFC_ASSIGN_OR_RETURN(ExprPtr init, Mutate(call.args[0]));
@@ -119,17 +119,17 @@ class KernelMapping {
           // Blocks of rows (Join $ MapGlb) are a view of the rows a work-group computes.
           DFC_ASSIGN_OR_RETURN(v, MappedRows(v) != nullptr
                                       ? ir::Call(ir::MapWrg(0, ir::Id()), {v})
-                                      : AtRoot(MapRows(Fun::Kind::kMapWrg, 0), v));
+                                      : AtRootOrSelf(MapRows(Fun::Kind::kMapWrg, 0), v));
         }
       } else if (v->type->is_array()) {
         if (MappedRows(v) == nullptr) {
           // Rows of arrays of arrays: join them until each row is a matrix at most.
           for (ExprPtr flat = nullptr; flat != v;) {
             flat = v;
-            DFC_ASSIGN_OR_RETURN(v, AtRoot(FlattenRows(), flat));
+            DFC_ASSIGN_OR_RETURN(v, AtRootOrSelf(FlattenRows(), flat));
           }
         }
-        DFC_ASSIGN_OR_RETURN(v, AtRoot(MapRows(Fun::Kind::kMapGlb, 0), v));
+        DFC_ASSIGN_OR_RETURN(v, AtRootOrSelf(MapRows(Fun::Kind::kMapGlb, 0), v));
       }
       if (const ExprPtr root = MappedRows(v)) roots_.insert(root.get());
     }
@@ -181,7 +181,7 @@ class StoredKernels : public TopLevelMutator {
     if (stored == nullptr) return inner;
     ExprPtr value = stored->args[0];
     if (by_blocks_ && !ir::Computes(*value)) {
-      DFC_ASSIGN_OR_RETURN(value, AtRoot(StoreByBlocks(kCopyBlockRows), value));
+      DFC_ASSIGN_OR_RETURN(value, AtRootOrSelf(StoreByBlocks(kCopyBlockRows), value));
     }
     DFC_ASSIGN_OR_RETURN(std::vector<ExprPtr> mapped, mapping_.Map({std::move(value)}));
     return ir::Call(stored->f, std::move(mapped));
@@ -202,7 +202,7 @@ class Sequential : public ir::ExprMutator {
       return ir::ExprMutator::Mutate(e);
     }
     for (const Rule& rule : {MapSeqRule(), ReduceLanesRule(), ReduceSeqRule()}) {
-      DFC_ASSIGN_OR_RETURN(ExprPtr lowered, AtRoot(rule, e));
+      DFC_ASSIGN_OR_RETURN(ExprPtr lowered, AtRootOrSelf(rule, e));
       if (lowered != e) return ir::ExprMutator::Mutate(lowered);
     }
     return ir::ExprMutator::Mutate(e);
@@ -222,7 +222,8 @@ class WorkItemStorage : public ir::ExprMutator {
     if (call.f->kind == Fun::Kind::kLambda) return MutateLet(call);
     if (call.f->kind == Fun::Kind::kTranspose) {
       DFC_ASSIGN_OR_RETURN(ExprPtr inner, ir::ExprMutator::MutateCall(e, call));
-      return AtRoot(TransposeWRule([this](const ExprPtr& x) { return RowsCompute(x); }), inner);
+      return AtRootOrSelf(TransposeWRule([this](const ExprPtr& x) { return RowsCompute(x); }),
+                          inner);
     }
     const ir::FunCall* per_element = MapCall(e);
     if (per_element == nullptr) per_element = ReduceCall(e);
@@ -241,7 +242,7 @@ class WorkItemStorage : public ir::ExprMutator {
         bound_[lambda.params.back().get()] = static_cast<const ir::Lambda&>(*g).body;
       }
     }
-    DFC_ASSIGN_OR_RETURN(ExprPtr kept, AtRoot(ToPrivateElement(Worth()), e));
+    DFC_ASSIGN_OR_RETURN(ExprPtr kept, AtRootOrSelf(ToPrivateElement(Worth()), e));
     if (kept != e) {
       // λ(u) => (λ(v) => B) $ (ToPrivate(Id) $ u): u is what v was.
       const auto& outer = static_cast<const ir::Lambda&>(
@@ -276,7 +277,7 @@ class WorkItemStorage : public ir::ExprMutator {
     }
     DFC_ASSIGN_OR_RETURN(ExprPtr let, ir::Call(call.f, args));
     if (depth_ > 0) {
-      DFC_ASSIGN_OR_RETURN(let, AtRoot(ToPrivateLet(Worth()), let));
+      DFC_ASSIGN_OR_RETURN(let, AtRootOrSelf(ToPrivateLet(Worth()), let));
       for (size_t k = 0; k < args.size(); ++k) {
         const ExprPtr& arg = static_cast<const FunCall&>(*let).args[k];
         if (CallOf(arg, Fun::Kind::kToPrivate) != nullptr) {

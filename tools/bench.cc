@@ -25,7 +25,7 @@
 namespace dfc::cli {
 namespace {
 
-constexpr char kUsage[] =
+constexpr char kBenchUsage[] =
     "usage: dfc bench GRAPH --variants [--fetch T[,T...]] [--batch N[,N...]] [--device D]\n"
     "                 [--budget SECONDS] [--runs K] [--json FILE]\n"
     "  --variants  time every variant the rewrite rules make of each cluster\n"
@@ -84,21 +84,22 @@ int Bench(const std::vector<std::string>& argv) {
                                                {"budget", true},
                                                {"runs", true},
                                                {"json", true}});
-  if (!args.ok()) return ReportUsage(std::string(args.status().message()), kUsage);
-  if (args->positional.size() != 1) return ReportUsage("expected one GRAPH", kUsage);
-  if (!args->Has("variants")) return ReportUsage("dfc bench needs --variants", kUsage);
+  if (!args.ok()) return ReportUsage(std::string(args.status().message()), kBenchUsage);
+  if (args->positional.size() != 1) return ReportUsage("expected one GRAPH", kBenchUsage);
+  if (!args->Has("variants")) return ReportUsage("dfc bench needs --variants", kBenchUsage);
   std::vector<int64_t> batches;
   for (absl::string_view b : absl::StrSplit(args->Get("batch", "1024"), ',', absl::SkipEmpty())) {
     int64_t n = 0;
-    if (!absl::SimpleAtoi(b, &n) || n < 1) return ReportUsage("--batch takes sizes >= 1", kUsage);
+    if (!absl::SimpleAtoi(b, &n) || n < 1)
+      return ReportUsage("--batch takes sizes >= 1", kBenchUsage);
     batches.push_back(n);
   }
   TuneOptions tune{.progress = &std::cerr, .progress_bar = isatty(STDERR_FILENO) != 0};
   if (args->Has("budget") && !absl::SimpleAtod(args->Get("budget"), &tune.budget_seconds)) {
-    return ReportUsage("--budget takes seconds", kUsage);
+    return ReportUsage("--budget takes seconds", kBenchUsage);
   }
   if (args->Has("runs") && (!absl::SimpleAtoi(args->Get("runs"), &tune.runs) || tune.runs < 1)) {
-    return ReportUsage("--runs takes a count >= 1", kUsage);
+    return ReportUsage("--runs takes a count >= 1", kBenchUsage);
   }
 
   const std::string& path = args->positional[0];
@@ -117,7 +118,7 @@ int Bench(const std::vector<std::string>& argv) {
 
   PlanSpec spec{.profile = (*executor)->profile()};
   absl::StatusOr<std::vector<TensorId>> fetches = FetchList(*args);
-  if (!fetches.ok()) return ReportUsage(std::string(fetches.status().message()), kUsage);
+  if (!fetches.ok()) return ReportUsage(std::string(fetches.status().message()), kBenchUsage);
   spec.fetches = *std::move(fetches);
   if (spec.fetches.empty()) {
     DefaultFetches(*graph, spec.fetches, spec.targets);

@@ -28,7 +28,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr char kUsage[] =
+constexpr char kCompileUsage[] =
     "usage: dfc compile GRAPH|SAVED_MODEL_DIR --device D -o DIR [--fetch T[,T...]]\n"
     "                   [--target NODE]... [--init NODE]... [--init-variables]\n"
     "                   [--shape NAME=[d,...]]... [--signature NAME]\n"
@@ -195,9 +195,9 @@ int Compile(const std::vector<std::string>& argv_in) {
     if (a == "-o") a = "--out";
   }
   absl::StatusOr<Args> args = ParseArgs(argv, CompileFlags());
-  if (!args.ok()) return ReportUsage(std::string(args.status().message()), kUsage);
+  if (!args.ok()) return ReportUsage(std::string(args.status().message()), kCompileUsage);
   if (absl::Status s = CompileWithArgs(*args, std::cout, &std::cerr); !s.ok()) {
-    return IsUsageError(s) ? ReportUsage(std::string(s.message()), kUsage) : ReportError(s);
+    return IsUsageError(s) ? ReportUsage(std::string(s.message()), kCompileUsage) : ReportError(s);
   }
   return kExitOk;
 }

@@ -31,7 +31,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr char kUsage[] =
+constexpr char kConformanceUsage[] =
     "usage: dfc conformance DIR [--reference | --interpret | --device D [--platform N]\n"
     "                           [--profile P | --tune]] [--json FILE] [--filter REGEX]\n"
     "  --reference      run on the host reference executor (the default for now)\n"
@@ -173,7 +173,8 @@ CaseResult RunCase(const fs::path& dir, Mode mode, DeviceExecutor* device, bool 
   // reference Cast kernel. Such a case stored its outputs as float32 too.
   bool stored_as_float32 = false;
   auto cast = [](const Tensor& value, DType to) {
-    Node node{.name = "conformance_cast", .op = "Cast", .attrs = {{"SrcT", value.dtype()}, {"DstT", to}}};
+    Node node{
+        .name = "conformance_cast", .op = "Cast", .attrs = {{"SrcT", value.dtype()}, {"DstT", to}}};
     return reference::EvaluateNode(node, {&value, 1});
   };
   for (Feed& feed : feeds) {
@@ -225,15 +226,16 @@ int Conformance(const std::vector<std::string>& argv) {
                                                {"filter", true},
                                                {"tune"},
                                                {"allow-host-ops"}});
-  if (!args.ok()) return ReportUsage(std::string(args.status().message()), kUsage);
+  if (!args.ok()) return ReportUsage(std::string(args.status().message()), kConformanceUsage);
   if (args->Has("reference") + args->Has("interpret") + args->Has("device") > 1) {
-    return ReportUsage("--reference, --interpret and --device exclude each other", kUsage);
+    return ReportUsage("--reference, --interpret and --device exclude each other",
+                       kConformanceUsage);
   }
   if (args->Has("profile") && !args->Has("device")) {
-    return ReportUsage("--profile goes with --device", kUsage);
+    return ReportUsage("--profile goes with --device", kConformanceUsage);
   }
   if (args->Has("tune") && (!args->Has("device") || args->Has("profile"))) {
-    return ReportUsage("--tune goes with --device (and not --profile)", kUsage);
+    return ReportUsage("--tune goes with --device (and not --profile)", kConformanceUsage);
   }
   const Mode mode = args->Has("interpret") ? Mode::kInterpret
                     : args->Has("device")  ? Mode::kDevice
@@ -251,14 +253,14 @@ int Conformance(const std::vector<std::string>& argv) {
     if (!opened.ok()) return ReportError(opened.status());
     device = *std::move(opened);
   }
-  if (args->positional.size() != 1) return ReportUsage("expected one DIR", kUsage);
+  if (args->positional.size() != 1) return ReportUsage("expected one DIR", kConformanceUsage);
   const fs::path root = args->positional[0];
   std::regex filter;
   try {
     filter = std::regex(args->Get("filter", ""));
   } catch (const std::regex_error& e) {
     return ReportUsage(absl::StrCat("--filter is not a valid regular expression: ", e.what()),
-                       kUsage);
+                       kConformanceUsage);
   }
 
   std::error_code error;

@@ -27,7 +27,7 @@
 namespace dfc::cli {
 namespace {
 
-constexpr char kUsage[] =
+constexpr char kInspectUsage[] =
     "usage: dfc inspect GRAPH|SAVED_MODEL_DIR [--json] [--clusters [--ir] [--lowered "
     "[--device D]]] [--fetch T1,T2...]\n"
     "  SAVED_MODEL_DIR  a SavedModel: its signatures and restored variables are listed first,\n"
@@ -260,8 +260,8 @@ int Inspect(const std::vector<std::string>& argv) {
                                                {"device", true},
                                                {"fetch", true},
                                                {"shapes", true}});
-  if (!args.ok()) return ReportUsage(std::string(args.status().message()), kUsage);
-  if (args->positional.size() != 1) return ReportUsage("expected one GRAPH", kUsage);
+  if (!args.ok()) return ReportUsage(std::string(args.status().message()), kInspectUsage);
+  if (args->positional.size() != 1) return ReportUsage("expected one GRAPH", kInspectUsage);
   const std::string& path = args->positional[0];
   absl::StatusOr<Graph> graph;
   std::vector<TensorId> signature_outputs;
@@ -280,12 +280,12 @@ int Inspect(const std::vector<std::string>& argv) {
   }
   if (!graph.ok()) return ReportError(graph.status());
   if (args->Has("ir") && !args->Has("clusters"))
-    return ReportUsage("--ir needs --clusters", kUsage);
+    return ReportUsage("--ir needs --clusters", kInspectUsage);
   if (args->Has("lowered") && !args->Has("clusters")) {
-    return ReportUsage("--lowered needs --clusters", kUsage);
+    return ReportUsage("--lowered needs --clusters", kInspectUsage);
   }
   if (args->Has("device") && !args->Has("lowered")) {
-    return ReportUsage("--device needs --lowered", kUsage);
+    return ReportUsage("--device needs --lowered", kInspectUsage);
   }
   if (args->Has("clusters")) {
     std::vector<TensorId> fetches;
@@ -293,7 +293,7 @@ int Inspect(const std::vector<std::string>& argv) {
     if (args->Has("fetch")) {
       for (absl::string_view name : absl::StrSplit(args->Get("fetch"), ',', absl::SkipEmpty())) {
         absl::StatusOr<TensorId> id = TensorId::Parse(name);
-        if (!id.ok()) return ReportUsage(std::string(id.status().message()), kUsage);
+        if (!id.ok()) return ReportUsage(std::string(id.status().message()), kInspectUsage);
         fetches.push_back(*id);
       }
     } else if (!signature_outputs.empty()) {
@@ -304,14 +304,14 @@ int Inspect(const std::vector<std::string>& argv) {
     ir::TranslateOptions options;
     if (args->Has("shapes")) {
       auto shapes = ParseShapes(args->Get("shapes"));
-      if (!shapes.ok()) return ReportUsage(std::string(shapes.status().message()), kUsage);
+      if (!shapes.ok()) return ReportUsage(std::string(shapes.status().message()), kInspectUsage);
       options.placeholder_shapes = *std::move(shapes);
     }
     std::optional<rewrite::DeviceProfile> profile;
     if (args->Has("lowered")) {
       absl::StatusOr<rewrite::DeviceProfile> named =
           rewrite::NamedProfile(args->Has("device") ? args->Get("device") : "cpu");
-      if (!named.ok()) return ReportUsage(std::string(named.status().message()), kUsage);
+      if (!named.ok()) return ReportUsage(std::string(named.status().message()), kInspectUsage);
       profile = *std::move(named);
     }
     return PrintClusters(*graph, fetches, targets, options, args->Has("ir"),

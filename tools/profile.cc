@@ -22,7 +22,7 @@
 namespace dfc::cli {
 namespace {
 
-constexpr char kUsage[] =
+constexpr char kProfileUsage[] =
     "usage: dfc profile GRAPH|PLAN_DIR|SAVED_MODEL_DIR [--fetch T[,T...]]\n"
     "               [--feed NAME=FILE.npy]... [--target NODE]... [--init NODE]...\n"
     "               [--init-variables] [--batch N]\n"
@@ -70,8 +70,9 @@ int Profile(const std::vector<std::string>& argv) {
                                                {"device", true},
                                                {"platform", true},
                                                {"signature", true}});
-  if (!args.ok()) return ReportUsage(std::string(args.status().message()), kUsage);
-  if (args->positional.size() != 1) return ReportUsage("expected one GRAPH or PLAN_DIR", kUsage);
+  if (!args.ok()) return ReportUsage(std::string(args.status().message()), kProfileUsage);
+  if (args->positional.size() != 1)
+    return ReportUsage("expected one GRAPH or PLAN_DIR", kProfileUsage);
   absl::StatusOr<int> steps = CountFlag(*args, "steps", 10, 1);
   absl::StatusOr<int> warmup = CountFlag(*args, "warmup", 1, 0);
   absl::StatusOr<int> batch = CountFlag(*args, "batch", 100, 1);
@@ -79,10 +80,10 @@ int Profile(const std::vector<std::string>& argv) {
   absl::StatusOr<int> platform = PlatformIndex(*args);
   for (const absl::Status& s :
        {steps.status(), warmup.status(), batch.status(), max_events.status(), platform.status()}) {
-    if (!s.ok()) return ReportUsage(std::string(s.message()), kUsage);
+    if (!s.ok()) return ReportUsage(std::string(s.message()), kProfileUsage);
   }
   absl::StatusOr<std::vector<Feed>> given = ReadFeeds(*args);
-  if (!given.ok()) return ReportFeedsError(given.status(), kUsage);
+  if (!given.ok()) return ReportFeedsError(given.status(), kProfileUsage);
 
   const std::string& source = args->positional[0];
   absl::StatusOr<std::optional<SavedModelInput>> opened = OpenSavedModel(source, *args);
@@ -103,7 +104,7 @@ int Profile(const std::vector<std::string>& argv) {
   std::vector<std::string> targets = args->All("target");
   std::vector<std::string> inits = args->All("init");
   absl::StatusOr<std::vector<TensorId>> ids = FetchList(*args);
-  if (!ids.ok()) return ReportUsage(std::string(ids.status().message()), kUsage);
+  if (!ids.ok()) return ReportUsage(std::string(ids.status().message()), kProfileUsage);
   if (saved_model) {  // restored first; fed and fetched by the signature's keys
     inits.insert(inits.begin(), saved_model->inits.begin(), saved_model->inits.end());
     UseSignatureNames(saved_model->signature, feeds, *ids);
@@ -201,7 +202,7 @@ int Profile(const std::vector<std::string>& argv) {
         *profile, {.sort_by = args->Get("sort", "total"),
                    .by_node = args->Has("by-node"),
                    .read_bandwidth_gbps = bandwidth.ok() ? *bandwidth * 1e-9 : 0});
-    if (!report.ok()) return ReportUsage(std::string(report.status().message()), kUsage);
+    if (!report.ok()) return ReportUsage(std::string(report.status().message()), kProfileUsage);
     std::cout << "dfc profile: " << *steps << " steps of " << source << " on "
               << device.executor().device_name() << " (read bandwidth "
               << (bandwidth.ok() ? absl::StrCat(*bandwidth * 1e-9, " GB/s") : "not measured")

@@ -22,7 +22,7 @@
 namespace dfc::cli {
 namespace {
 
-constexpr char kUsage[] =
+constexpr char kRunUsage[] =
     "usage: dfc run GRAPH|PLAN_DIR|SAVED_MODEL_DIR --fetch T[,T...] [--feed NAME=FILE.npy]...\n"
     "               [--target NODE]... [--init NODE]... [--init-variables] [--steps K]\n"
     "               [--out DIR] [--signature NAME] [--max-loop-iterations N]\n"
@@ -68,8 +68,8 @@ int Run(const std::vector<std::string>& argv) {
                                                {"signature", true},
                                                {"reference"},
                                                {"max-loop-iterations", true}});
-  if (!args.ok()) return ReportUsage(std::string(args.status().message()), kUsage);
-  if (args->positional.size() != 1) return ReportUsage("expected one GRAPH or PLAN_DIR", kUsage);
+  if (!args.ok()) return ReportUsage(std::string(args.status().message()), kRunUsage);
+  if (args->positional.size() != 1) return ReportUsage("expected one GRAPH or PLAN_DIR", kRunUsage);
   std::vector<std::string> fetches;
   for (const std::string& list : args->All("fetch")) {
     for (absl::string_view f : absl::StrSplit(list, ',', absl::SkipEmpty())) {
@@ -83,19 +83,19 @@ int Run(const std::vector<std::string>& argv) {
   std::optional<SavedModelInput> saved_model = *std::move(opened);
   const bool is_plan = !saved_model && std::filesystem::is_directory(source);
   if (fetches.empty() && targets.empty() && !is_plan && !saved_model) {
-    return ReportUsage("give at least one --fetch or --target", kUsage);
+    return ReportUsage("give at least one --fetch or --target", kRunUsage);
   }
   absl::StatusOr<int> steps_flag = CountFlag(*args, "steps", 1, 1);
-  if (!steps_flag.ok()) return ReportUsage(std::string(steps_flag.status().message()), kUsage);
+  if (!steps_flag.ok()) return ReportUsage(std::string(steps_flag.status().message()), kRunUsage);
   const int steps = *steps_flag;
   absl::StatusOr<std::vector<Feed>> read_feeds = ReadFeeds(*args);
-  if (!read_feeds.ok()) return ReportFeedsError(read_feeds.status(), kUsage);
+  if (!read_feeds.ok()) return ReportFeedsError(read_feeds.status(), kRunUsage);
   std::vector<Feed> feeds = *std::move(read_feeds);
   // What each fetch is called where it is printed and written: a signature's key, if it has one.
   std::vector<std::string> shown;
   if (saved_model) {
     absl::StatusOr<std::vector<TensorId>> ids = FetchList(*args);
-    if (!ids.ok()) return ReportUsage(std::string(ids.status().message()), kUsage);
+    if (!ids.ok()) return ReportUsage(std::string(ids.status().message()), kRunUsage);
     shown = UseSignatureNames(saved_model->signature, feeds, *ids);
     fetches.clear();
     for (const TensorId& id : *ids) fetches.push_back(id.ToString());
@@ -105,20 +105,21 @@ int Run(const std::vector<std::string>& argv) {
   absl::StatusOr<int> max_iterations =
       CountFlag(*args, "max-loop-iterations", kDefaultMaxLoopIterations, 0);
   if (!max_iterations.ok()) {
-    return ReportUsage(std::string(max_iterations.status().message()), kUsage);
+    return ReportUsage(std::string(max_iterations.status().message()), kRunUsage);
   }
   std::shared_ptr<const Graph> graph;
   std::unique_ptr<DeviceSession> device;
   std::vector<std::string> inits = args->All("init");
-  if (saved_model) inits.insert(inits.begin(), saved_model->inits.begin(), saved_model->inits.end());
+  if (saved_model)
+    inits.insert(inits.begin(), saved_model->inits.begin(), saved_model->inits.end());
   std::optional<PlanSpec> plan;
   if (on_device) {
     absl::StatusOr<int> platform = PlatformIndex(*args);
-    if (!platform.ok()) return ReportUsage(std::string(platform.status().message()), kUsage);
-    DeviceSession::Options options{.device = args->Get("device", "auto"),
-                                   .platform = *platform,
-                                   .executor = {.warnings = &std::cerr,
-                                                .max_loop_iterations = *max_iterations}};
+    if (!platform.ok()) return ReportUsage(std::string(platform.status().message()), kRunUsage);
+    DeviceSession::Options options{
+        .device = args->Get("device", "auto"),
+        .platform = *platform,
+        .executor = {.warnings = &std::cerr, .max_loop_iterations = *max_iterations}};
     // A plan's initialisers run as it opens.
     absl::StatusOr<std::unique_ptr<DeviceSession>> opened =
         is_plan       ? DeviceSession::OpenPlan(source, std::move(options))

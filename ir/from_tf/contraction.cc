@@ -73,7 +73,7 @@ FunPtr MultFun(DType d) {
 }
 
 // add: (C, C) -> C.
-FunPtr AddFun(DType c) {
+FunPtr DotAddFun(DType c) {
   return MakeCombiner(
       absl::StrCat("dot_add_", DTypeName(c)),
       absl::StrCat("return ", ArithText(false, c, "acc", "x"), ";"), c,
@@ -209,7 +209,7 @@ absl::StatusOr<ExprPtr> DotProduct(const ExprPtr& a, const ExprPtr& b) {
                                              },
                                              "p"));
   DFC_ASSIGN_OR_RETURN(ExprPtr sum, ReduceOver(Lit(c, 0), products, [&](ExprPtr acc, ExprPtr x) {
-                         return Apply(AddFun(c), {acc, x});
+                         return Apply(DotAddFun(c), {acc, x});
                        }));
   if (c == d) return sum;
   return Apply(CastFun(c, d), {sum});
@@ -232,7 +232,7 @@ absl::StatusOr<ExprPtr> ColumnDotProducts(const ExprPtr& a, const ExprPtr& b) {
               DFC_ASSIGN_OR_RETURN(ExprPtr u, Call(Get(1), {q}));
               DFC_ASSIGN_OR_RETURN(ExprPtr v, Call(Get(2), {q}));
               DFC_ASSIGN_OR_RETURN(ExprPtr product, Apply(MultFun(d), {u, v}));
-              return Apply(AddFun(c), {sum, product});
+              return Apply(DotAddFun(c), {sum, product});
             },
             "q");
       }));
@@ -304,7 +304,7 @@ absl::StatusOr<ExprPtr> RowTimesMatrix(const ExprPtr& row, const ExprPtr& matrix
               DFC_ASSIGN_OR_RETURN(ExprPtr sum, Call(Get(0), {q}));
               DFC_ASSIGN_OR_RETURN(ExprPtr w, Call(Get(1), {q}));
               DFC_ASSIGN_OR_RETURN(ExprPtr product, Apply(MultFun(d), {x, w}));
-              return Apply(AddFun(c), {sum, product});
+              return Apply(DotAddFun(c), {sum, product});
             },
             "q");
       }));

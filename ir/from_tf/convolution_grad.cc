@@ -123,7 +123,7 @@ absl::StatusOr<ExprPtr> InputWindows(const ExprPtr& y, const std::vector<WindowD
 namespace {
 
 // What a convolution gradient op is, as the reference's ConvOp says.
-struct GradOp {
+struct ConvGradOp {
   int spatial_rank = 2;
   bool depthwise = false;
   bool allows_explicit = false;     // the Conv2D and depthwise families
@@ -131,13 +131,13 @@ struct GradOp {
   bool spatial_only_sizes = false;  // Conv2DBackpropInput: input_sizes may be just [H, W]
 };
 
-constexpr GradOp k2D{.spatial_rank = 2, .allows_explicit = true};
-constexpr GradOp k2DInput{
+constexpr ConvGradOp k2D{.spatial_rank = 2, .allows_explicit = true};
+constexpr ConvGradOp k2DInput{
     .spatial_rank = 2, .allows_explicit = true, .allows_int32 = true, .spatial_only_sizes = true};
-constexpr GradOp kDepthwise{.spatial_rank = 2, .depthwise = true, .allows_explicit = true};
-constexpr GradOp k3D{.spatial_rank = 3};
+constexpr ConvGradOp kDepthwise{.spatial_rank = 2, .depthwise = true, .allows_explicit = true};
+constexpr ConvGradOp k3D{.spatial_rank = 3};
 
-absl::Status CheckConvDType(const TranslateContext& ctx, const GradOp& op, DType d) {
+absl::Status CheckConvDType(const TranslateContext& ctx, const ConvGradOp& op, DType d) {
   if (IsFloating(d) || (op.allows_int32 && d == DType::kInt32)) return absl::OkStatus();
   return ctx.Error(absl::StrCat(ctx.node().op, " is not defined for dtype ", DTypeName(d),
                                 op.allows_int32 ? " (expected float16, float32, float64 or int32)"
@@ -193,7 +193,7 @@ struct Channels {
   int64_t per_group = 0;  // M / G
 };
 
-absl::StatusOr<Channels> GroupChannels(const TranslateContext& ctx, const GradOp& op,
+absl::StatusOr<Channels> GroupChannels(const TranslateContext& ctx, const ConvGradOp& op,
                                        int64_t channels, int64_t filter_in, int64_t filter_out,
                                        absl::string_view shapes) {
   Channels c{.input = channels};
@@ -286,7 +286,7 @@ absl::StatusOr<ExprPtr> ChannelsLast(const ExprPtr& t, const WindowAttrs& attrs)
 }
 
 // Conv2DBackpropInput(input_sizes, filter, out_backprop) and its 3-D and depthwise kin.
-template <const GradOp& op>
+template <const ConvGradOp& op>
 absl::StatusOr<std::vector<ExprPtr>> TranslateInputGrad(const TranslateContext& ctx) {
   const int k = op.spatial_rank;
   DFC_RETURN_IF_ERROR(ctx.CheckNumInputs(3));
@@ -396,7 +396,7 @@ absl::StatusOr<std::vector<ExprPtr>> TranslateInputGrad(const TranslateContext& 
 }
 
 // Conv2DBackpropFilter(input, filter_sizes, out_backprop) and its 3-D and depthwise kin.
-template <const GradOp& op>
+template <const ConvGradOp& op>
 absl::StatusOr<std::vector<ExprPtr>> TranslateFilterGrad(const TranslateContext& ctx) {
   const int k = op.spatial_rank;
   DFC_RETURN_IF_ERROR(ctx.CheckNumInputs(3));

@@ -191,32 +191,6 @@ FunPtr LrnGradFun(DType t) {
 
 // --- building blocks --------------------------------------------------------------------------
 
-absl::StatusOr<std::vector<ExprPtr>> Fields(const ExprPtr& tuple) {
-  std::vector<ExprPtr> fields;
-  for (int k = 0; k < static_cast<int>(tuple->type->elements.size()); ++k) {
-    DFC_ASSIGN_OR_RETURN(ExprPtr f, Call(Get(k), {tuple}));
-    fields.push_back(f);
-  }
-  return fields;
-}
-
-// Tensors of one shape zipped level by level down `depth` dimensions; f receives their
-// elements there (one per tensor, in order).
-absl::StatusOr<ExprPtr> ZipAtDepth(std::vector<ExprPtr> tensors, int depth, const ScalarsFn& f) {
-  if (depth == 0) return f(tensors);
-  if (tensors.size() == 1) {
-    return MapOver(tensors[0], [&](ExprPtr x) { return ZipAtDepth({x}, depth - 1, f); });
-  }
-  DFC_ASSIGN_OR_RETURN(ExprPtr zipped, Call(Zip(static_cast<int>(tensors.size())), tensors));
-  return MapOver(
-      zipped,
-      [&](ExprPtr t) -> absl::StatusOr<ExprPtr> {
-        DFC_ASSIGN_OR_RETURN(std::vector<ExprPtr> fields, Fields(t));
-        return ZipAtDepth(std::move(fields), depth - 1, f);
-      },
-      "t");
-}
-
 // Reduce(add, 0) $ line, in float (a float16 line converted element by element first, so the
 // step stays a combiner the rewrite rules may split across work-items).
 absl::StatusOr<ExprPtr> FloatSum(ExprPtr line) {

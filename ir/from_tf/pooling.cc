@@ -55,12 +55,6 @@ FunPtr PoolMaxFun(DType d) {
                       });
 }
 
-// A window [K1]..[Kk][C] as each channel's taps, [C][K1·..·Kk].
-absl::StatusOr<ExprPtr> ChannelTaps(const ExprPtr& window, int k) {
-  DFC_ASSIGN_OR_RETURN(ExprPtr positions, JoinLeading(window, k));
-  return Call(Transpose(), {positions});
-}
-
 enum class PoolKind { kMax, kAvg };
 
 // ksize: the attribute, or for MaxPoolV2 input 1 (strides are input 2, read by

@@ -98,34 +98,6 @@ absl::StatusOr<ExprPtr> ChannelsLast(const ExprPtr& t, const WindowAttrs& attrs)
   return TransposeTensor(t, perm);
 }
 
-using PartsFn = std::function<absl::StatusOr<ExprPtr>(std::span<const ExprPtr>)>;
-
-// f applied to the elements `depth` levels down of arrays of one shape down to there, side by
-// side: Map(λ(p) => ...) $ Zip(arrays), one level a dimension.
-absl::StatusOr<ExprPtr> ZipAtDepth(const std::vector<ExprPtr>& arrays, int depth,
-                                   const PartsFn& f) {
-  if (depth == 0) return f(arrays);
-  const int n = static_cast<int>(arrays.size());
-  DFC_ASSIGN_OR_RETURN(ExprPtr zipped, Call(Zip(n), arrays));
-  return MapOver(zipped, [&](ExprPtr p) -> absl::StatusOr<ExprPtr> {
-    std::vector<ExprPtr> parts;
-    for (int i = 0; i < n; ++i) {
-      DFC_ASSIGN_OR_RETURN(ExprPtr part, Call(Get(i), {p}));
-      parts.push_back(part);
-    }
-    return ZipAtDepth(parts, depth - 1, f);
-  });
-}
-
-// A window [K1]..[Kk][C] as each channel's taps, [C][K1·..·Kk], in row-major window order.
-absl::StatusOr<ExprPtr> ChannelTaps(const ExprPtr& window, int k) {
-  ExprPtr taps = window;
-  for (int i = 1; i < k; ++i) {
-    DFC_ASSIGN_OR_RETURN(taps, Call(Join(), {taps}));
-  }
-  return Call(Transpose(), {taps});
-}
-
 // The flat NHWC position of each element of an [N][S..][C] tensor, as `dtype`: with the batch
 // ((n·H + y)·W + x)·C + c, without (y·W + x)·C + c. Iota, reshaped: views.
 absl::StatusOr<ExprPtr> FlatPositions(const SymbolicShape& shape, bool include_batch, DType dtype) {

@@ -221,16 +221,6 @@ absl::StatusOr<ExprPtr> RowStats(const ExprPtr& matrix) {
       "row");
 }
 
-// Fields of a tuple.
-absl::StatusOr<std::vector<ExprPtr>> Fields(const ExprPtr& tuple) {
-  std::vector<ExprPtr> fields;
-  for (int k = 0; k < static_cast<int>(tuple->type->elements.size()); ++k) {
-    DFC_ASSIGN_OR_RETURN(ExprPtr f, Call(Get(k), {tuple}));
-    fields.push_back(f);
-  }
-  return fields;
-}
-
 absl::Status CheckFloating(const TranslateContext& ctx, DType d) {
   if (IsFloating(d)) return absl::OkStatus();
   return ctx.Error(absl::StrCat(ctx.node().op, " is not defined for dtype ", DTypeName(d),

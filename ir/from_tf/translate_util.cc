@@ -121,6 +121,35 @@ absl::StatusOr<ExprPtr> JoinLeading(ExprPtr t, int n) {
   return t;
 }
 
+absl::StatusOr<ExprPtr> ChannelTaps(const ExprPtr& window, int k) {
+  DFC_ASSIGN_OR_RETURN(ExprPtr positions, JoinLeading(window, k));
+  return Call(Transpose(), {positions});
+}
+
+absl::StatusOr<std::vector<ExprPtr>> Fields(const ExprPtr& tuple) {
+  std::vector<ExprPtr> fields;
+  for (int k = 0; k < static_cast<int>(tuple->type->elements.size()); ++k) {
+    DFC_ASSIGN_OR_RETURN(ExprPtr f, Call(Get(k), {tuple}));
+    fields.push_back(f);
+  }
+  return fields;
+}
+
+absl::StatusOr<ExprPtr> ZipAtDepth(std::vector<ExprPtr> tensors, int depth, const ScalarsFn& f) {
+  if (depth == 0) return f(tensors);
+  if (tensors.size() == 1) {
+    return MapOver(tensors[0], [&](ExprPtr x) { return ZipAtDepth({x}, depth - 1, f); });
+  }
+  DFC_ASSIGN_OR_RETURN(ExprPtr zipped, Call(Zip(static_cast<int>(tensors.size())), tensors));
+  return MapOver(
+      zipped,
+      [&](ExprPtr t) -> absl::StatusOr<ExprPtr> {
+        DFC_ASSIGN_OR_RETURN(std::vector<ExprPtr> fields, Fields(t));
+        return ZipAtDepth(std::move(fields), depth - 1, f);
+      },
+      "t");
+}
+
 absl::StatusOr<ExprPtr> FoldRows(const ExprPtr& init, const ExprPtr& rows, const FunPtr& step) {
   DFC_ASSIGN_OR_RETURN(ExprPtr inits, Call(Repeat(rows->type->element->length), {init}));
   return ReduceOver(inits, rows, [&](ExprPtr accs, ExprPtr row) -> absl::StatusOr<ExprPtr> {

@@ -62,6 +62,13 @@ absl::StatusOr<ExprPtr> StretchTensor(ExprPtr t, const SymbolicShape& from,
 absl::StatusOr<ExprPtr> Flatten(const ExprPtr& t);
 // The first n dims joined into one (n >= 1): [A1]..[An][rest] -> [A1·..·An][rest].
 absl::StatusOr<ExprPtr> JoinLeading(ExprPtr t, int n);
+// A window [K1]..[Kk][C] as each channel's taps, [C][K1·..·Kk], in row-major window order.
+absl::StatusOr<ExprPtr> ChannelTaps(const ExprPtr& window, int k);
+// The fields of a tuple, one Get each.
+absl::StatusOr<std::vector<ExprPtr>> Fields(const ExprPtr& tuple);
+// Tensors of one shape zipped level by level down `depth` dimensions; f receives their
+// elements there (one per tensor, in order).
+absl::StatusOr<ExprPtr> ZipAtDepth(std::vector<ExprPtr> tensors, int depth, const ScalarsFn& f);
 
 // Each row of `rows` ([R][M]) folded elementwise into M accumulators that start at `init`, in
 // row order (kRegisterAccumulators):

@@ -20,12 +20,6 @@
 namespace dfc::reference {
 namespace {
 
-absl::Status CheckSameDType(const KernelContext& ctx, int a, int b) {
-  if (ctx.input(a).dtype() == ctx.input(b).dtype()) return absl::OkStatus();
-  return ctx.Error(absl::StrCat("inputs ", a, " and ", b, " must have the same dtype, got ",
-                                ctx.input(a).DebugType(), " and ", ctx.input(b).DebugType()));
-}
-
 // out = op(x, y) over the broadcast shape of x and y, both of one integer dtype.
 template <typename Op>
 absl::Status BitwiseBinary(KernelContext& ctx, Op op) {

@@ -25,12 +25,6 @@
 namespace dfc::reference {
 namespace {
 
-absl::Status CheckSameDType(const KernelContext& ctx, int a, int b) {
-  if (ctx.input(a).dtype() == ctx.input(b).dtype()) return absl::OkStatus();
-  return ctx.Error(absl::StrCat("inputs ", a, " and ", b, " must have the same dtype, got ",
-                                ctx.input(a).DebugType(), " and ", ctx.input(b).DebugType()));
-}
-
 // --- the broadcasting kernel --------------------------------------------------------------------
 
 // Checks that run on the inputs before any element is computed (and only when the result has

@@ -25,16 +25,15 @@ absl::StatusOr<int64_t> ReadIndexScalar(const KernelContext& ctx, int i, absl::s
   absl::StatusOr<std::vector<int64_t>> v = ReadIndexVector(ctx, i, what);
   if (!v.ok()) return v.status();
   if (v->size() != 1) {
-    return ctx.Error(absl::StrCat(what, " must have one element, got ",
-                                  ctx.input(i).DebugType()));
+    return ctx.Error(absl::StrCat(what, " must have one element, got ", ctx.input(i).DebugType()));
   }
   return (*v)[0];
 }
 
 absl::StatusOr<int> NormalizeAxis(const KernelContext& ctx, int64_t axis, int rank) {
   if (axis < -rank || axis >= rank || (rank == 0 && axis != 0)) {
-    return ctx.Error(absl::StrCat("axis ", axis, " is out of range for rank ", rank,
-                                  " (expected [", -rank, ", ", rank, "))"));
+    return ctx.Error(absl::StrCat("axis ", axis, " is out of range for rank ", rank, " (expected [",
+                                  -rank, ", ", rank, "))"));
   }
   return static_cast<int>(axis < 0 ? axis + rank : axis);
 }
@@ -74,13 +73,19 @@ absl::Status CheckDType(const KernelContext& ctx, int i, std::span<const DType> 
   }
   std::string names;
   for (DType a : allowed) absl::StrAppend(&names, names.empty() ? "" : ", ", DTypeName(a));
-  return ctx.Error(absl::StrCat("input ", i, " has dtype ", DTypeName(d), ", expected one of ",
-                                names));
+  return ctx.Error(
+      absl::StrCat("input ", i, " has dtype ", DTypeName(d), ", expected one of ", names));
 }
 
 absl::Status CheckNumInputs(const KernelContext& ctx, int n) {
   if (ctx.num_inputs() == n) return absl::OkStatus();
   return ctx.Error(absl::StrCat("expects ", n, " inputs, got ", ctx.num_inputs()));
+}
+
+absl::Status CheckSameDType(const KernelContext& ctx, int a, int b) {
+  if (ctx.input(a).dtype() == ctx.input(b).dtype()) return absl::OkStatus();
+  return ctx.Error(absl::StrCat("inputs ", a, " and ", b, " must have the same dtype, got ",
+                                ctx.input(a).DebugType(), " and ", ctx.input(b).DebugType()));
 }
 
 absl::Status CheckMovable(const KernelContext& ctx, int i) {

@@ -45,6 +45,8 @@ absl::Status CheckDType(const KernelContext& ctx, int i, std::initializer_list<D
 absl::Status CheckNumInputs(const KernelContext& ctx, int n);
 // Input i has a dtype dfc holds (so that an op that only moves it can copy its bytes).
 absl::Status CheckMovable(const KernelContext& ctx, int i);
+// Fails unless inputs `a` and `b` have one dtype.
+absl::Status CheckSameDType(const KernelContext& ctx, int a, int b);
 
 // A new tensor, or the error from Tensor::Create annotated with the node.
 absl::StatusOr<Tensor> AllocateOutput(const KernelContext& ctx, DType dtype, Shape shape);

@@ -24,12 +24,6 @@ namespace {
 // Split and Unpack of an empty tensor could otherwise be asked for billions of outputs.
 constexpr int64_t kMaxOutputs = int64_t{1} << 20;
 
-absl::Status CheckData(const KernelContext& ctx, int i) {
-  const DType d = ctx.input(i).dtype();
-  if (IsSupported(d)) return absl::OkStatus();
-  return ctx.Error(absl::StrCat("input ", i, " has unsupported dtype ", DTypeName(d)));
-}
-
 // A count attribute (N, num, num_split) must agree with what the node actually has, when
 // the attribute is present.
 absl::Status CheckCountAttr(const KernelContext& ctx, absl::string_view attr, int64_t actual,
@@ -38,8 +32,8 @@ absl::Status CheckCountAttr(const KernelContext& ctx, absl::string_view attr, in
   absl::StatusOr<int64_t> n = ctx.node().GetInt(attr);
   if (!n.ok()) return n.status();
   if (*n != actual) {
-    return ctx.Error(absl::StrCat("attribute ", attr, " = ", *n, " but the node has ", actual,
-                                  " ", what));
+    return ctx.Error(
+        absl::StrCat("attribute ", attr, " = ", *n, " but the node has ", actual, " ", what));
   }
   return absl::OkStatus();
 }
@@ -59,8 +53,8 @@ void InterleaveChunks(const std::vector<const Tensor*>& inputs,
   }
 }
 
-void DeinterleaveChunks(const Tensor& in, const std::vector<size_t>& chunk_bytes,
-                        int64_t outer, std::vector<Tensor>& outputs) {
+void DeinterleaveChunks(const Tensor& in, const std::vector<size_t>& chunk_bytes, int64_t outer,
+                        std::vector<Tensor>& outputs) {
   const auto* src = static_cast<const unsigned char*>(in.raw_data());
   for (int64_t o = 0; o < outer; ++o) {
     for (size_t i = 0; i < outputs.size(); ++i) {
@@ -84,7 +78,7 @@ bool CheckedMul(int64_t a, int64_t b, int64_t& out) {
 // still infers the -1 (as 1) instead of dividing by zero.
 absl::Status Reshape(KernelContext& ctx) {
   if (absl::Status s = CheckNumInputs(ctx, 2); !s.ok()) return s;
-  if (absl::Status s = CheckData(ctx, 0); !s.ok()) return s;
+  if (absl::Status s = CheckMovable(ctx, 0); !s.ok()) return s;
   const Tensor& in = ctx.input(0);
   absl::StatusOr<std::vector<int64_t>> sizes = ReadIndexVector(ctx, 1, "shape");
   if (!sizes.ok()) return sizes.status();
@@ -100,13 +94,13 @@ absl::Status Reshape(KernelContext& ctx) {
       }
       unknown = d;
     } else if (shape[d] < 0) {
-      return ctx.Error(absl::StrCat("shape ", ShapeToString(shape), " has negative size ",
-                                    shape[d], " at ", d));
+      return ctx.Error(
+          absl::StrCat("shape ", ShapeToString(shape), " has negative size ", shape[d], " at ", d));
     } else if (shape[d] == 0) {
       has_zero = true;
     } else if (!CheckedMul(product, shape[d], product)) {
-      return ctx.Error(absl::StrCat("shape ", ShapeToString(shape),
-                                    " has more than 2^63 elements"));
+      return ctx.Error(
+          absl::StrCat("shape ", ShapeToString(shape), " has more than 2^63 elements"));
     }
   }
   if (unknown != -1) {
@@ -114,15 +108,14 @@ absl::Status Reshape(KernelContext& ctx) {
     for (int64_t d : in.shape()) {
       if (d == 0 && has_zero) continue;
       if (!CheckedMul(count, d, count)) {
-        return ctx.Error(absl::StrCat("cannot infer -1 in ", ShapeToString(shape), " from ",
-                                      in.DebugType()));
+        return ctx.Error(
+            absl::StrCat("cannot infer -1 in ", ShapeToString(shape), " from ", in.DebugType()));
       }
     }
     const int64_t missing = count / product;
     if (missing * product != count) {
-      return ctx.Error(absl::StrCat("cannot reshape ", in.DebugType(), " to ",
-                                    ShapeToString(shape), ": ", count,
-                                    " elements are not a multiple of ", product));
+      return ctx.Error(absl::StrCat("cannot reshape ", in.DebugType(), " to ", ShapeToString(shape),
+                                    ": ", count, " elements are not a multiple of ", product));
     }
     shape[unknown] = missing;
   }
@@ -137,7 +130,7 @@ absl::Status Reshape(KernelContext& ctx) {
 
 absl::Status ExpandDims(KernelContext& ctx) {
   if (absl::Status s = CheckNumInputs(ctx, 2); !s.ok()) return s;
-  if (absl::Status s = CheckData(ctx, 0); !s.ok()) return s;
+  if (absl::Status s = CheckMovable(ctx, 0); !s.ok()) return s;
   const Tensor& in = ctx.input(0);
   absl::StatusOr<int64_t> dim = ReadIndexScalar(ctx, 1, "dim");
   if (!dim.ok()) return dim.status();
@@ -155,7 +148,7 @@ absl::Status ExpandDims(KernelContext& ctx) {
 
 absl::Status Squeeze(KernelContext& ctx) {
   if (absl::Status s = CheckNumInputs(ctx, 1); !s.ok()) return s;
-  if (absl::Status s = CheckData(ctx, 0); !s.ok()) return s;
+  if (absl::Status s = CheckMovable(ctx, 0); !s.ok()) return s;
   const Tensor& in = ctx.input(0);
   std::vector<int64_t> dims;
   if (ctx.node().HasAttr("squeeze_dims")) {
@@ -191,7 +184,7 @@ absl::Status ConcatImpl(KernelContext& ctx, int first_value, int axis_input) {
   if (!axis_value.ok()) return axis_value.status();
   std::vector<const Tensor*> values;
   for (int i = 0; i < n; ++i) {
-    if (absl::Status s = CheckData(ctx, first_value + i); !s.ok()) return s;
+    if (absl::Status s = CheckMovable(ctx, first_value + i); !s.ok()) return s;
     values.push_back(&ctx.input(first_value + i));
   }
   const Tensor& first = *values[0];
@@ -203,8 +196,8 @@ absl::Status ConcatImpl(KernelContext& ctx, int first_value, int axis_input) {
   for (int i = 0; i < n; ++i) {
     const Tensor& v = *values[i];
     if (v.dtype() != first.dtype()) {
-      return ctx.Error(absl::StrCat("value ", i, " is ", v.DebugType(), " but value 0 is ",
-                                    first.DebugType()));
+      return ctx.Error(
+          absl::StrCat("value ", i, " is ", v.DebugType(), " but value 0 is ", first.DebugType()));
     }
     bool match = v.rank() == first.rank();
     for (int d = 0; match && d < v.rank(); ++d) match = d == *axis || v.dim(d) == first.dim(d);
@@ -231,9 +224,7 @@ absl::Status ConcatImpl(KernelContext& ctx, int first_value, int axis_input) {
   return absl::OkStatus();
 }
 
-absl::Status ConcatV2(KernelContext& ctx) {
-  return ConcatImpl(ctx, 0, ctx.num_inputs() - 1);
-}
+absl::Status ConcatV2(KernelContext& ctx) { return ConcatImpl(ctx, 0, ctx.num_inputs() - 1); }
 absl::Status Concat(KernelContext& ctx) { return ConcatImpl(ctx, 1, 0); }
 
 absl::Status Pack(KernelContext& ctx) {
@@ -244,7 +235,7 @@ absl::Status Pack(KernelContext& ctx) {
   if (!axis_attr.ok()) return axis_attr.status();
   std::vector<const Tensor*> values;
   for (int i = 0; i < n; ++i) {
-    if (absl::Status s = CheckData(ctx, i); !s.ok()) return s;
+    if (absl::Status s = CheckMovable(ctx, i); !s.ok()) return s;
     const Tensor& v = ctx.input(i);
     if (v.dtype() != ctx.input(0).dtype() || v.shape() != ctx.input(0).shape()) {
       return ctx.Error(absl::StrCat("cannot stack ", ctx.input(0).DebugType(), " (input 0) and ",
@@ -265,10 +256,9 @@ absl::Status Pack(KernelContext& ctx) {
   absl::StatusOr<Tensor> out = AllocateOutput(ctx, first.dtype(), out_shape);
   if (!out.ok()) return out.status();
   if (out->num_elements() > 0) {
-    const size_t chunk = static_cast<size_t>(Product(first.shape(), axis, first.rank())) *
-                         SizeOf(first.dtype());
-    InterleaveChunks(values, std::vector<size_t>(n, chunk), Product(first.shape(), 0, axis),
-                     *out);
+    const size_t chunk =
+        static_cast<size_t>(Product(first.shape(), axis, first.rank())) * SizeOf(first.dtype());
+    InterleaveChunks(values, std::vector<size_t>(n, chunk), Product(first.shape(), 0, axis), *out);
   }
   ctx.set_output(0, *std::move(out));
   return absl::OkStatus();
@@ -307,7 +297,7 @@ absl::Status SplitInto(KernelContext& ctx, const Tensor& in, int axis,
 
 absl::Status Unpack(KernelContext& ctx) {
   if (absl::Status s = CheckNumInputs(ctx, 1); !s.ok()) return s;
-  if (absl::Status s = CheckData(ctx, 0); !s.ok()) return s;
+  if (absl::Status s = CheckMovable(ctx, 0); !s.ok()) return s;
   const Tensor& in = ctx.input(0);
   absl::StatusOr<int64_t> axis_attr = ctx.node().GetInt("axis", 0);
   if (!axis_attr.ok()) return axis_attr.status();
@@ -321,15 +311,15 @@ absl::Status Unpack(KernelContext& ctx) {
                                   " into num = ", *num, " outputs"));
   }
   if (*num > kMaxOutputs) {
-    return ctx.Error(absl::StrCat("num = ", *num, " is over dfc's limit of ", kMaxOutputs,
-                                  " outputs"));
+    return ctx.Error(
+        absl::StrCat("num = ", *num, " is over dfc's limit of ", kMaxOutputs, " outputs"));
   }
   return SplitInto(ctx, in, *axis, std::vector<int64_t>(*num, 1), false);
 }
 
 absl::Status Split(KernelContext& ctx) {
   if (absl::Status s = CheckNumInputs(ctx, 2); !s.ok()) return s;
-  if (absl::Status s = CheckData(ctx, 1); !s.ok()) return s;
+  if (absl::Status s = CheckMovable(ctx, 1); !s.ok()) return s;
   const Tensor& in = ctx.input(1);
   absl::StatusOr<int64_t> num_split = ctx.node().GetInt("num_split");
   if (!num_split.ok()) return num_split.status();
@@ -351,14 +341,14 @@ absl::Status Split(KernelContext& ctx) {
 
 absl::Status SplitV(KernelContext& ctx) {
   if (absl::Status s = CheckNumInputs(ctx, 3); !s.ok()) return s;
-  if (absl::Status s = CheckData(ctx, 0); !s.ok()) return s;
+  if (absl::Status s = CheckMovable(ctx, 0); !s.ok()) return s;
   const Tensor& in = ctx.input(0);
   absl::StatusOr<std::vector<int64_t>> sizes = ReadIndexVector(ctx, 1, "size_splits");
   if (!sizes.ok()) return sizes.status();
   absl::StatusOr<int64_t> axis_value = ReadIndexScalar(ctx, 2, "axis");
   if (!axis_value.ok()) return axis_value.status();
-  if (absl::Status s = CheckCountAttr(ctx, "num_split", static_cast<int64_t>(sizes->size()),
-                                      "size_splits");
+  if (absl::Status s =
+          CheckCountAttr(ctx, "num_split", static_cast<int64_t>(sizes->size()), "size_splits");
       !s.ok()) {
     return s;
   }
@@ -372,8 +362,8 @@ absl::Status SplitV(KernelContext& ctx) {
   for (int i = 0; i < static_cast<int>(sizes->size()); ++i) {
     const int64_t s = (*sizes)[i];
     if (s == -1) {
-      if (inferred != -1) return ctx.Error(absl::StrCat("size_splits ", listed,
-                                                        " has more than one -1"));
+      if (inferred != -1)
+        return ctx.Error(absl::StrCat("size_splits ", listed, " has more than one -1"));
       inferred = i;
     } else if (s < 0 || s > length - known) {
       // Checked one at a time so the running sum cannot overflow.

@@ -16,12 +16,6 @@
 namespace dfc::reference {
 namespace {
 
-absl::Status CheckData(const KernelContext& ctx, int i) {
-  const DType d = ctx.input(i).dtype();
-  if (IsSupported(d)) return absl::OkStatus();
-  return ctx.Error(absl::StrCat("input ", i, " has unsupported dtype ", DTypeName(d)));
-}
-
 // The element count of shape[from, to). Only called for tensors that have elements, whose
 // partial products therefore cannot overflow (a zero dimension can hide an overflowing rest).
 int64_t Product(const Shape& shape, int from, int to) {
@@ -43,7 +37,7 @@ std::string IndexName(const Shape& shape, int64_t flat) {
 // out[b, o, n, :] = params[b, o, indices[b, n], :] with b over the batch dimensions, o over
 // the dimensions between them and the axis, n over the remaining index dimensions.
 absl::Status GatherImpl(KernelContext& ctx, int64_t axis_value, int64_t batch_dims_value) {
-  if (absl::Status s = CheckData(ctx, 0); !s.ok()) return s;
+  if (absl::Status s = CheckMovable(ctx, 0); !s.ok()) return s;
   if (absl::Status s = CheckDType(ctx, 1, {DType::kInt32, DType::kInt64}); !s.ok()) return s;
   const Tensor& params = ctx.input(0);
   const Tensor& indices = ctx.input(1);
@@ -123,12 +117,12 @@ absl::Status Gather(KernelContext& ctx) {
 // position, so its whole row is off_value.
 absl::Status OneHot(KernelContext& ctx) {
   if (absl::Status s = CheckNumInputs(ctx, 4); !s.ok()) return s;
-  if (absl::Status s = CheckDType(ctx, 0, {DType::kUInt8, DType::kInt8, DType::kInt32,
-                                           DType::kInt64});
+  if (absl::Status s =
+          CheckDType(ctx, 0, {DType::kUInt8, DType::kInt8, DType::kInt32, DType::kInt64});
       !s.ok()) {
     return s;
   }
-  if (absl::Status s = CheckData(ctx, 2); !s.ok()) return s;
+  if (absl::Status s = CheckMovable(ctx, 2); !s.ok()) return s;
   const Tensor& indices = ctx.input(0);
   const Tensor& on = ctx.input(2);
   const Tensor& off = ctx.input(3);
@@ -173,7 +167,7 @@ absl::Status OneHot(KernelContext& ctx) {
 
 absl::Status Fill(KernelContext& ctx) {
   if (absl::Status s = CheckNumInputs(ctx, 2); !s.ok()) return s;
-  if (absl::Status s = CheckData(ctx, 1); !s.ok()) return s;
+  if (absl::Status s = CheckMovable(ctx, 1); !s.ok()) return s;
   absl::StatusOr<std::vector<int64_t>> dims = ReadIndexVector(ctx, 0, "dims");
   if (!dims.ok()) return dims.status();
   const Tensor& value = ctx.input(1);
@@ -209,8 +203,8 @@ absl::Status Range(KernelContext& ctx) {
   for (int i = 0; i < 3; ++i) {
     const Tensor& t = ctx.input(i);
     if (t.dtype() != dtype || t.num_elements() != 1 || t.rank() > 1) {
-      return ctx.Error(absl::StrCat(names[i], " must be a ", DTypeName(dtype), " scalar, got ",
-                                    t.DebugType()));
+      return ctx.Error(
+          absl::StrCat(names[i], " must be a ", DTypeName(dtype), " scalar, got ", t.DebugType()));
     }
   }
   absl::Status status;
@@ -235,9 +229,9 @@ absl::Status Range(KernelContext& ctx) {
         // start + i * delta lies between start and limit, but i * delta alone may not fit
         // int64: unsigned arithmetic wraps back to the right value.
         for (int64_t i = 0; i < *size; ++i) {
-          const uint64_t value = static_cast<uint64_t>(static_cast<int64_t>(start)) +
-                                 static_cast<uint64_t>(i) *
-                                     static_cast<uint64_t>(static_cast<int64_t>(delta));
+          const uint64_t value =
+              static_cast<uint64_t>(static_cast<int64_t>(start)) +
+              static_cast<uint64_t>(i) * static_cast<uint64_t>(static_cast<int64_t>(delta));
           dst[i] = static_cast<T>(static_cast<int64_t>(value));
         }
       } else {

@@ -66,12 +66,6 @@ std::vector<int64_t> InputStrides(const Tensor& t) {
   return t.num_elements() > 0 ? Strides(t.shape()) : std::vector<int64_t>(t.rank(), 0);
 }
 
-absl::Status CheckData(const KernelContext& ctx, int i) {
-  const DType d = ctx.input(i).dtype();
-  if (IsSupported(d)) return absl::OkStatus();
-  return ctx.Error(absl::StrCat("input ", i, " has unsupported dtype ", DTypeName(d)));
-}
-
 std::string VectorString(const std::vector<int64_t>& v) {
   return absl::StrCat("[", absl::StrJoin(v, ","), "]");
 }
@@ -82,8 +76,8 @@ absl::StatusOr<std::vector<int64_t>> ReadPerDim(const KernelContext& ctx, int i,
   absl::StatusOr<std::vector<int64_t>> v = ReadIndexVector(ctx, i, what);
   if (!v.ok()) return v.status();
   if (static_cast<int>(v->size()) != rank || ctx.input(i).rank() != 1) {
-    return ctx.Error(absl::StrCat(what, " must be a vector with one entry per dimension (",
-                                  rank, "), got ", ctx.input(i).DebugType()));
+    return ctx.Error(absl::StrCat(what, " must be a vector with one entry per dimension (", rank,
+                                  "), got ", ctx.input(i).DebugType()));
   }
   return v;
 }
@@ -96,7 +90,7 @@ absl::Status Finish(KernelContext& ctx, absl::StatusOr<Tensor> out) {
 
 absl::Status Transpose(KernelContext& ctx) {
   if (absl::Status s = CheckNumInputs(ctx, 2); !s.ok()) return s;
-  if (absl::Status s = CheckData(ctx, 0); !s.ok()) return s;
+  if (absl::Status s = CheckMovable(ctx, 0); !s.ok()) return s;
   const Tensor& in = ctx.input(0);
   absl::StatusOr<std::vector<int64_t>> perm = ReadPerDim(ctx, 1, "perm", in.rank());
   if (!perm.ok()) return perm.status();
@@ -112,14 +106,13 @@ absl::Status Transpose(KernelContext& ctx) {
     shape[d] = in.dim(static_cast<int>(p));
   }
   const std::vector<int64_t> strides = InputStrides(in);
-  return Finish(ctx, MapCopy(ctx, in, shape, nullptr, [&](int d, int64_t i) {
-    return i * strides[(*perm)[d]];
-  }));
+  return Finish(ctx, MapCopy(ctx, in, shape, nullptr,
+                             [&](int d, int64_t i) { return i * strides[(*perm)[d]]; }));
 }
 
 absl::Status Tile(KernelContext& ctx) {
   if (absl::Status s = CheckNumInputs(ctx, 2); !s.ok()) return s;
-  if (absl::Status s = CheckData(ctx, 0); !s.ok()) return s;
+  if (absl::Status s = CheckMovable(ctx, 0); !s.ok()) return s;
   const Tensor& in = ctx.input(0);
   absl::StatusOr<std::vector<int64_t>> multiples = ReadPerDim(ctx, 1, "multiples", in.rank());
   if (!multiples.ok()) return multiples.status();
@@ -127,22 +120,21 @@ absl::Status Tile(KernelContext& ctx) {
   for (int d = 0; d < in.rank(); ++d) {
     const int64_t m = (*multiples)[d];
     if (m < 0 || (m > 0 && in.dim(d) > std::numeric_limits<int64_t>::max() / m)) {
-      return ctx.Error(absl::StrCat("cannot tile ", in.DebugType(), " by multiples ",
-                                    VectorString(*multiples)));
+      return ctx.Error(
+          absl::StrCat("cannot tile ", in.DebugType(), " by multiples ", VectorString(*multiples)));
     }
     shape[d] = in.dim(d) * m;
   }
   const std::vector<int64_t> strides = InputStrides(in);
-  return Finish(ctx, MapCopy(ctx, in, shape, nullptr, [&](int d, int64_t i) {
-    return (i % in.dim(d)) * strides[d];
-  }));
+  return Finish(ctx, MapCopy(ctx, in, shape, nullptr,
+                             [&](int d, int64_t i) { return (i % in.dim(d)) * strides[d]; }));
 }
 
 // One-directional broadcasting: each input dimension (aligned to the right) must equal the
 // target dimension or be 1.
 absl::Status BroadcastTo(KernelContext& ctx) {
   if (absl::Status s = CheckNumInputs(ctx, 2); !s.ok()) return s;
-  if (absl::Status s = CheckData(ctx, 0); !s.ok()) return s;
+  if (absl::Status s = CheckMovable(ctx, 0); !s.ok()) return s;
   const Tensor& in = ctx.input(0);
   absl::StatusOr<std::vector<int64_t>> shape = ReadIndexVector(ctx, 1, "shape");
   if (!shape.ok()) return shape.status();
@@ -150,23 +142,22 @@ absl::Status BroadcastTo(KernelContext& ctx) {
   const int lead = rank - in.rank();
   bool ok = lead >= 0;
   for (int d = 0; ok && d < rank; ++d) {
-    ok = (*shape)[d] >= 0 &&
-         (d < lead || in.dim(d - lead) == (*shape)[d] || in.dim(d - lead) == 1);
+    ok = (*shape)[d] >= 0 && (d < lead || in.dim(d - lead) == (*shape)[d] || in.dim(d - lead) == 1);
   }
   if (!ok) {
-    return ctx.Error(absl::StrCat("cannot broadcast ", in.DebugType(), " to shape ",
-                                  VectorString(*shape)));
+    return ctx.Error(
+        absl::StrCat("cannot broadcast ", in.DebugType(), " to shape ", VectorString(*shape)));
   }
   const std::vector<int64_t> strides = InputStrides(in);
   return Finish(ctx, MapCopy(ctx, in, *shape, nullptr, [&](int d, int64_t i) -> int64_t {
-    if (d < lead || in.dim(d - lead) == 1) return 0;
-    return i * strides[d - lead];
-  }));
+                  if (d < lead || in.dim(d - lead) == 1) return 0;
+                  return i * strides[d - lead];
+                }));
 }
 
 absl::Status ReverseV2(KernelContext& ctx) {
   if (absl::Status s = CheckNumInputs(ctx, 2); !s.ok()) return s;
-  if (absl::Status s = CheckData(ctx, 0); !s.ok()) return s;
+  if (absl::Status s = CheckMovable(ctx, 0); !s.ok()) return s;
   const Tensor& in = ctx.input(0);
   absl::StatusOr<std::vector<int64_t>> axes = ReadIndexVector(ctx, 1, "axis");
   if (!axes.ok()) return axes.status();
@@ -175,20 +166,20 @@ absl::Status ReverseV2(KernelContext& ctx) {
     absl::StatusOr<int> axis = NormalizeAxis(ctx, a, in.rank());
     if (!axis.ok()) return axis.status();
     if (reverse[*axis]) {
-      return ctx.Error(absl::StrCat("axis ", *axis, " appears more than once in ",
-                                    VectorString(*axes)));
+      return ctx.Error(
+          absl::StrCat("axis ", *axis, " appears more than once in ", VectorString(*axes)));
     }
     reverse[*axis] = true;
   }
   const std::vector<int64_t> strides = InputStrides(in);
   return Finish(ctx, MapCopy(ctx, in, in.shape(), nullptr, [&](int d, int64_t i) {
-    return (reverse[d] ? in.dim(d) - 1 - i : i) * strides[d];
-  }));
+                  return (reverse[d] ? in.dim(d) - 1 - i : i) * strides[d];
+                }));
 }
 
 absl::Status Slice(KernelContext& ctx) {
   if (absl::Status s = CheckNumInputs(ctx, 3); !s.ok()) return s;
-  if (absl::Status s = CheckData(ctx, 0); !s.ok()) return s;
+  if (absl::Status s = CheckMovable(ctx, 0); !s.ok()) return s;
   const Tensor& in = ctx.input(0);
   absl::StatusOr<std::vector<int64_t>> begin = ReadPerDim(ctx, 1, "begin", in.rank());
   if (!begin.ok()) return begin.status();
@@ -200,15 +191,14 @@ absl::Status Slice(KernelContext& ctx) {
     const int64_t s = (*size)[d];
     if (b < 0 || b > in.dim(d) || s < -1 || (s != -1 && s > in.dim(d) - b)) {
       return ctx.Error(absl::StrCat("slice begin ", VectorString(*begin), " size ",
-                                    VectorString(*size), " is out of bounds for ",
-                                    in.DebugType(), " at dimension ", d));
+                                    VectorString(*size), " is out of bounds for ", in.DebugType(),
+                                    " at dimension ", d));
     }
     shape[d] = s == -1 ? in.dim(d) - b : s;
   }
   const std::vector<int64_t> strides = InputStrides(in);
-  return Finish(ctx, MapCopy(ctx, in, shape, nullptr, [&](int d, int64_t i) {
-    return ((*begin)[d] + i) * strides[d];
-  }));
+  return Finish(ctx, MapCopy(ctx, in, shape, nullptr,
+                             [&](int d, int64_t i) { return ((*begin)[d] + i) * strides[d]; }));
 }
 
 // --- StridedSlice --------------------------------------------------------------------------------
@@ -216,7 +206,7 @@ absl::Status Slice(KernelContext& ctx) {
 
 absl::Status StridedSlice(KernelContext& ctx) {
   if (absl::Status s = CheckNumInputs(ctx, 4); !s.ok()) return s;
-  if (absl::Status s = CheckData(ctx, 0); !s.ok()) return s;
+  if (absl::Status s = CheckMovable(ctx, 0); !s.ok()) return s;
   const Tensor& in = ctx.input(0);
   absl::StatusOr<std::vector<int64_t>> begin = ReadIndexVector(ctx, 1, "begin");
   if (!begin.ok()) return begin.status();
@@ -227,8 +217,8 @@ absl::Status StridedSlice(KernelContext& ctx) {
   if (ctx.input(1).rank() != 1 || ctx.input(2).rank() != 1 || ctx.input(3).rank() != 1 ||
       begin->size() != end->size() || begin->size() != strides->size()) {
     return ctx.Error(absl::StrCat("begin, end and strides must be vectors of one length, got ",
-                                  ctx.input(1).DebugType(), ", ", ctx.input(2).DebugType(),
-                                  " and ", ctx.input(3).DebugType()));
+                                  ctx.input(1).DebugType(), ", ", ctx.input(2).DebugType(), " and ",
+                                  ctx.input(3).DebugType()));
   }
   if (in.rank() >= 63) return ctx.Error(absl::StrCat("input rank ", in.rank(), " is too large"));
   absl::StatusOr<StridedSliceMasks> masks = ReadStridedSliceMasks(ctx.node());
@@ -276,7 +266,7 @@ absl::StatusOr<Shape> ReadPaddings(const KernelContext& ctx, const Tensor& in,
 // Pad (zero) and PadV2 (constant_values).
 absl::Status PadImpl(KernelContext& ctx, bool has_constant) {
   if (absl::Status s = CheckNumInputs(ctx, has_constant ? 3 : 2); !s.ok()) return s;
-  if (absl::Status s = CheckData(ctx, 0); !s.ok()) return s;
+  if (absl::Status s = CheckMovable(ctx, 0); !s.ok()) return s;
   const Tensor& in = ctx.input(0);
   const Tensor* fill = nullptr;
   if (has_constant) {
@@ -291,9 +281,9 @@ absl::Status PadImpl(KernelContext& ctx, bool has_constant) {
   if (!shape.ok()) return shape.status();
   const std::vector<int64_t> strides = InputStrides(in);
   return Finish(ctx, MapCopy(ctx, in, *shape, fill, [&](int d, int64_t i) {
-    const int64_t j = i - before[d];
-    return j >= 0 && j < in.dim(d) ? j * strides[d] : kPad;
-  }));
+                  const int64_t j = i - before[d];
+                  return j >= 0 && j < in.dim(d) ? j * strides[d] : kPad;
+                }));
 }
 
 absl::Status Pad(KernelContext& ctx) { return PadImpl(ctx, false); }
@@ -303,7 +293,7 @@ absl::Status PadV2(KernelContext& ctx) { return PadImpl(ctx, true); }
 // allows at most size-1 on each side; SYMMETRIC repeats it (2,1,[1,2,3],3,2) and allows size.
 absl::Status MirrorPad(KernelContext& ctx) {
   if (absl::Status s = CheckNumInputs(ctx, 2); !s.ok()) return s;
-  if (absl::Status s = CheckData(ctx, 0); !s.ok()) return s;
+  if (absl::Status s = CheckMovable(ctx, 0); !s.ok()) return s;
   const Tensor& in = ctx.input(0);
   absl::StatusOr<std::string> mode = ctx.node().GetString("mode");
   if (!mode.ok()) return mode.status();
@@ -318,19 +308,18 @@ absl::Status MirrorPad(KernelContext& ctx) {
     const int64_t limit = in.dim(d) - (reflect ? 1 : 0);
     const int64_t after = (*shape)[d] - in.dim(d) - before[d];
     if (before[d] > limit || after > limit) {
-      return ctx.Error(absl::StrCat(*mode, " paddings (", before[d], ", ", after,
-                                    ") of dimension ", d, " exceed ", limit, " for ",
-                                    in.DebugType()));
+      return ctx.Error(absl::StrCat(*mode, " paddings (", before[d], ", ", after, ") of dimension ",
+                                    d, " exceed ", limit, " for ", in.DebugType()));
     }
   }
   const std::vector<int64_t> strides = InputStrides(in);
   return Finish(ctx, MapCopy(ctx, in, *shape, nullptr, [&](int d, int64_t i) {
-    const int64_t n = in.dim(d);
-    int64_t j = i - before[d];
-    if (j < 0) j = reflect ? -j : -j - 1;
-    if (j >= n) j = reflect ? 2 * n - 2 - j : 2 * n - 1 - j;
-    return j * strides[d];
-  }));
+                  const int64_t n = in.dim(d);
+                  int64_t j = i - before[d];
+                  if (j < 0) j = reflect ? -j : -j - 1;
+                  if (j >= n) j = reflect ? 2 * n - 2 - j : 2 * n - 1 - j;
+                  return j * strides[d];
+                }));
 }
 
 }  // namespace

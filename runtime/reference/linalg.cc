@@ -121,8 +121,8 @@ absl::StatusOr<Batch> ReadBatch(const KernelContext& ctx, int i, std::span<const
 }
 
 // Output `batch` + `inner` of `dtype`, filled from `values` (rounded once).
-absl::StatusOr<Tensor> FromDouble(const KernelContext& ctx, DType dtype, const Shape& batch,
-                                  const Shape& inner, const std::vector<double>& values) {
+absl::StatusOr<Tensor> TensorFromDoubles(const KernelContext& ctx, DType dtype, const Shape& batch,
+                                         const Shape& inner, const std::vector<double>& values) {
   Shape shape = batch;
   shape.insert(shape.end(), inner.begin(), inner.end());
   absl::StatusOr<Tensor> out = AllocateOutput(ctx, dtype, shape);
@@ -225,7 +225,7 @@ absl::Status MatrixInverse(KernelContext& ctx) {
   }
   values.resize(in->count * in->rows * in->rows);
   absl::StatusOr<Tensor> out =
-      FromDouble(ctx, ctx.input(0).dtype(), in->batch, {in->rows, in->rows}, values);
+      TensorFromDoubles(ctx, ctx.input(0).dtype(), in->batch, {in->rows, in->rows}, values);
   if (!out.ok()) return out.status();
   ctx.set_output(0, *std::move(out));
   return absl::OkStatus();
@@ -264,7 +264,7 @@ absl::Status MatrixDeterminant(KernelContext& ctx) {
     const auto [sign, log_abs] = SignLogDet(in->Matrix(b));
     values.push_back(sign * std::exp(log_abs));
   }
-  absl::StatusOr<Tensor> out = FromDouble(ctx, ctx.input(0).dtype(), in->batch, {}, values);
+  absl::StatusOr<Tensor> out = TensorFromDoubles(ctx, ctx.input(0).dtype(), in->batch, {}, values);
   if (!out.ok()) return out.status();
   ctx.set_output(0, *std::move(out));
   return absl::OkStatus();
@@ -283,9 +283,9 @@ absl::Status LogMatrixDeterminant(KernelContext& ctx) {
     logs.push_back(log_abs);
   }
   const DType dtype = ctx.input(0).dtype();
-  absl::StatusOr<Tensor> sign = FromDouble(ctx, dtype, in->batch, {}, signs);
+  absl::StatusOr<Tensor> sign = TensorFromDoubles(ctx, dtype, in->batch, {}, signs);
   if (!sign.ok()) return sign.status();
-  absl::StatusOr<Tensor> log_abs = FromDouble(ctx, dtype, in->batch, {}, logs);
+  absl::StatusOr<Tensor> log_abs = TensorFromDoubles(ctx, dtype, in->batch, {}, logs);
   if (!log_abs.ok()) return log_abs.status();
   ctx.set_output(0, *std::move(sign));
   ctx.set_output(1, *std::move(log_abs));
@@ -325,7 +325,8 @@ absl::Status LuOp(KernelContext& ctx) {
     }
   }
   values.resize(in->count * n * n);
-  absl::StatusOr<Tensor> lu = FromDouble(ctx, ctx.input(0).dtype(), in->batch, {n, n}, values);
+  absl::StatusOr<Tensor> lu =
+      TensorFromDoubles(ctx, ctx.input(0).dtype(), in->batch, {n, n}, values);
   if (!lu.ok()) return lu.status();
   ctx.set_output(0, *std::move(lu));
   ctx.set_output(1, *std::move(perm));
@@ -362,7 +363,7 @@ absl::Status MatrixSolve(KernelContext& ctx) {
   }
   values.resize(a->count * a->rows * rhs->cols);
   absl::StatusOr<Tensor> out =
-      FromDouble(ctx, ctx.input(0).dtype(), a->batch, {a->rows, rhs->cols}, values);
+      TensorFromDoubles(ctx, ctx.input(0).dtype(), a->batch, {a->rows, rhs->cols}, values);
   if (!out.ok()) return out.status();
   ctx.set_output(0, *std::move(out));
   return absl::OkStatus();
@@ -419,7 +420,7 @@ absl::Status MatrixTriangularSolve(KernelContext& ctx) {
     Append(values, x);
   }
   values.resize(count * n * k);
-  absl::StatusOr<Tensor> out = FromDouble(ctx, ctx.input(0).dtype(), *batch, {n, k}, values);
+  absl::StatusOr<Tensor> out = TensorFromDoubles(ctx, ctx.input(0).dtype(), *batch, {n, k}, values);
   if (!out.ok()) return out.status();
   ctx.set_output(0, *std::move(out));
   return absl::OkStatus();
@@ -456,7 +457,8 @@ absl::Status Cholesky(KernelContext& ctx) {
     }
     Append(values, l);
   }
-  absl::StatusOr<Tensor> out = FromDouble(ctx, ctx.input(0).dtype(), in->batch, {n, n}, values);
+  absl::StatusOr<Tensor> out =
+      TensorFromDoubles(ctx, ctx.input(0).dtype(), in->batch, {n, n}, values);
   if (!out.ok()) return out.status();
   ctx.set_output(0, *std::move(out));
   return absl::OkStatus();
@@ -532,9 +534,9 @@ absl::Status QrOp(KernelContext& ctx) {
     }
   }
   const DType dtype = ctx.input(0).dtype();
-  absl::StatusOr<Tensor> q = FromDouble(ctx, dtype, in->batch, {m, p}, qs);
+  absl::StatusOr<Tensor> q = TensorFromDoubles(ctx, dtype, in->batch, {m, p}, qs);
   if (!q.ok()) return q.status();
-  absl::StatusOr<Tensor> r = FromDouble(ctx, dtype, in->batch, {p, n}, rs);
+  absl::StatusOr<Tensor> r = TensorFromDoubles(ctx, dtype, in->batch, {p, n}, rs);
   if (!r.ok()) return r.status();
   ctx.set_output(0, *std::move(q));
   ctx.set_output(1, *std::move(r));
@@ -704,13 +706,13 @@ absl::Status SvdOp(KernelContext& ctx) {
     }
   }
   const DType dtype = ctx.input(0).dtype();
-  absl::StatusOr<Tensor> s = FromDouble(ctx, dtype, in->batch, {p}, ss);
+  absl::StatusOr<Tensor> s = TensorFromDoubles(ctx, dtype, in->batch, {p}, ss);
   if (!s.ok()) return s.status();
   ctx.set_output(0, *std::move(s));
   for (int o = 1; o <= 2; ++o) {
     absl::StatusOr<Tensor> t = !*compute_uv ? AllocateOutput(ctx, dtype, {0})
-                               : o == 1     ? FromDouble(ctx, dtype, in->batch, {m, u_cols}, us)
-                                            : FromDouble(ctx, dtype, in->batch, {n, v_cols}, vs);
+                               : o == 1 ? TensorFromDoubles(ctx, dtype, in->batch, {m, u_cols}, us)
+                                        : TensorFromDoubles(ctx, dtype, in->batch, {n, v_cols}, vs);
     if (!t.ok()) return t.status();
     ctx.set_output(o, *std::move(t));
   }
@@ -783,10 +785,10 @@ absl::Status SelfAdjointEig(KernelContext& ctx) {
     Append(vs, sorted);
   }
   const DType dtype = ctx.input(0).dtype();
-  absl::StatusOr<Tensor> e = FromDouble(ctx, dtype, in->batch, {n}, es);
+  absl::StatusOr<Tensor> e = TensorFromDoubles(ctx, dtype, in->batch, {n}, es);
   if (!e.ok()) return e.status();
-  absl::StatusOr<Tensor> v =
-      *compute_v ? FromDouble(ctx, dtype, in->batch, {n, n}, vs) : AllocateOutput(ctx, dtype, {0});
+  absl::StatusOr<Tensor> v = *compute_v ? TensorFromDoubles(ctx, dtype, in->batch, {n, n}, vs)
+                                        : AllocateOutput(ctx, dtype, {0});
   if (!v.ok()) return v.status();
   ctx.set_output(0, *std::move(e));
   ctx.set_output(1, *std::move(v));
@@ -861,7 +863,7 @@ absl::Status MatrixExponential(KernelContext& ctx) {
   for (int64_t b = 0; b < in->count && in->rows > 0; ++b) Append(values, Expm(in->Matrix(b)));
   values.resize(in->count * in->rows * in->rows);
   absl::StatusOr<Tensor> out =
-      FromDouble(ctx, ctx.input(0).dtype(), in->batch, {in->rows, in->rows}, values);
+      TensorFromDoubles(ctx, ctx.input(0).dtype(), in->batch, {in->rows, in->rows}, values);
   if (!out.ok()) return out.status();
   ctx.set_output(0, *std::move(out));
   return absl::OkStatus();

@@ -31,7 +31,7 @@ struct Options {
 };
 
 // Rounds a value to the variables' dtype, as storing it in a slot does.
-using Round = double (*)(double);
+using RoundFn = double (*)(double);
 
 template <typename T>
 double RoundTo(double x) {
@@ -42,7 +42,7 @@ double RoundTo(double x) {
 // ref inputs in input order (updated in place); `g`: the gradient; `c`: the scalar inputs in
 // input order.
 using Step = void (*)(std::span<double> s, double g, std::span<const double> c, const Options& o,
-                      Round r);
+                      RoundFn r);
 
 // Eigen's sign: -1, 0 or 1 (0 for NaN).
 double Sign(double x) { return static_cast<double>((x > 0) - (x < 0)); }
@@ -50,7 +50,8 @@ double Sign(double x) { return static_cast<double>((x > 0) - (x < 0)); }
 // ApplyMomentum(var, accum, lr, grad, momentum):
 //   accum = accum * momentum + grad
 //   var -= accum * lr,  or with use_nesterov  var -= grad * lr + accum * momentum * lr
-void Momentum(std::span<double> s, double g, std::span<const double> c, const Options& o, Round r) {
+void Momentum(std::span<double> s, double g, std::span<const double> c, const Options& o,
+              RoundFn r) {
   const double lr = c[0], momentum = c[1];
   double &var = s[0], &accum = s[1];
   accum = r(accum * momentum + g);
@@ -62,7 +63,7 @@ void Momentum(std::span<double> s, double g, std::span<const double> c, const Op
 //   m += (grad - m) * (1 - beta1);  v += (grad^2 - v) * (1 - beta2)
 //   var -= m * alpha / (sqrt(v) + epsilon),
 //   or with use_nesterov  var -= (grad * (1 - beta1) + beta1 * m) * alpha / (sqrt(v) + epsilon)
-void Adam(std::span<double> s, double g, std::span<const double> c, const Options& o, Round r) {
+void Adam(std::span<double> s, double g, std::span<const double> c, const Options& o, RoundFn r) {
   const double beta1_power = c[0], beta2_power = c[1], lr = c[2], beta1 = c[3], beta2 = c[4],
                epsilon = c[5];
   double &var = s[0], &m = s[1], &v = s[2];
@@ -76,7 +77,7 @@ void Adam(std::span<double> s, double g, std::span<const double> c, const Option
 // ApplyRMSProp(var, ms, mom, lr, rho, momentum, epsilon, grad):
 //   ms += (grad^2 - ms) * (1 - rho)
 //   mom = mom * momentum + grad * lr / sqrt(ms + epsilon);  var -= mom
-void RMSProp(std::span<double> s, double g, std::span<const double> c, const Options&, Round r) {
+void RMSProp(std::span<double> s, double g, std::span<const double> c, const Options&, RoundFn r) {
   const double lr = c[0], rho = c[1], momentum = c[2], epsilon = c[3];
   double &var = s[0], &ms = s[1], &mom = s[2];
   ms = r(ms + (g * g - ms) * (1 - rho));
@@ -88,7 +89,7 @@ void RMSProp(std::span<double> s, double g, std::span<const double> c, const Opt
 //   ms += (grad^2 - ms) * (1 - rho);  mg += (grad - mg) * (1 - rho)
 //   mom = mom * momentum + grad * lr / sqrt(ms - mg^2 + epsilon);  var -= mom
 void CenteredRMSProp(std::span<double> s, double g, std::span<const double> c, const Options&,
-                     Round r) {
+                     RoundFn r) {
   const double lr = c[0], rho = c[1], momentum = c[2], epsilon = c[3];
   double &var = s[0], &mg = s[1], &ms = s[2], &mom = s[3];
   ms = r(ms + (g * g - ms) * (1 - rho));
@@ -99,7 +100,8 @@ void CenteredRMSProp(std::span<double> s, double g, std::span<const double> c, c
 
 // ApplyAdagrad(var, accum, lr, grad):
 //   accum += grad^2 (unless update_slots is false);  var -= grad * lr / sqrt(accum)
-void Adagrad(std::span<double> s, double g, std::span<const double> c, const Options& o, Round r) {
+void Adagrad(std::span<double> s, double g, std::span<const double> c, const Options& o,
+             RoundFn r) {
   const double lr = c[0];
   double &var = s[0], &accum = s[1];
   if (o.update_slots) accum = r(accum + g * g);
@@ -110,7 +112,7 @@ void Adagrad(std::span<double> s, double g, std::span<const double> c, const Opt
 //   accum = accum * rho + grad^2 * (1 - rho)
 //   update = sqrt(accum_update + epsilon) / sqrt(accum + epsilon) * grad;  var -= update * lr
 //   accum_update = accum_update * rho + update^2 * (1 - rho)
-void Adadelta(std::span<double> s, double g, std::span<const double> c, const Options&, Round r) {
+void Adadelta(std::span<double> s, double g, std::span<const double> c, const Options&, RoundFn r) {
   const double lr = c[0], rho = c[1], epsilon = c[2];
   double &var = s[0], &accum = s[1], &accum_update = s[2];
   accum = r(accum * rho + g * g * (1 - rho));
@@ -122,7 +124,7 @@ void Adadelta(std::span<double> s, double g, std::span<const double> c, const Op
 // ApplyAdaMax(var, m, v, beta1_power, lr, beta1, beta2, epsilon, grad):
 //   m += (grad - m) * (1 - beta1);  v = max(beta2 * v, |grad|)
 //   var -= lr / (1 - beta1_power) * m / (v + epsilon)
-void AdaMax(std::span<double> s, double g, std::span<const double> c, const Options&, Round r) {
+void AdaMax(std::span<double> s, double g, std::span<const double> c, const Options&, RoundFn r) {
   const double beta1_power = c[0], lr = c[1], beta1 = c[2], beta2 = c[3], epsilon = c[4];
   double &var = s[0], &m = s[1], &v = s[2];
   m = r(m + (g - m) * (1 - beta1));
@@ -140,7 +142,7 @@ void AdaMax(std::span<double> s, double g, std::span<const double> c, const Opti
 //   var = |linear| > l1 * lr ? (l1 * lr * sign(linear) - linear) / (p(accum_new) + 2 * l2 * lr)
 //                            : 0
 void FtrlStep(std::span<double> s, double g, double shrunk, double lr, double l1, double l2,
-              double lr_power, bool multiply_linear, Round r) {
+              double lr_power, bool multiply_linear, RoundFn r) {
   double &var = s[0], &accum = s[1], &linear = s[2];
   auto power = [&](double x) { return lr_power == -0.5 ? std::sqrt(x) : std::pow(x, -lr_power); };
   const double accum_new = accum + g * g;
@@ -161,7 +163,7 @@ void FtrlStep(std::span<double> s, double g, double shrunk, double lr, double l1
 }
 
 // ApplyFtrl(var, accum, linear, grad, lr, l1, l2, lr_power).
-void Ftrl(std::span<double> s, double g, std::span<const double> c, const Options& o, Round r) {
+void Ftrl(std::span<double> s, double g, std::span<const double> c, const Options& o, RoundFn r) {
   FtrlStep(s, g, g, c[0], c[1], c[2], c[3], o.multiply_linear_by_lr, r);
 }
 
@@ -171,7 +173,7 @@ void Ftrl(std::span<double> s, double g, std::span<const double> c, const Option
 // multiply_linear_by_lr true runs functor::ApplyFtrlV2, false runs
 // ApplyFtrlV2MultiplyLinearByLr); this does as it does. var follows the same path either way
 // when linear starts at 0; only linear's scale differs.
-void FtrlV2(std::span<double> s, double g, std::span<const double> c, const Options& o, Round r) {
+void FtrlV2(std::span<double> s, double g, std::span<const double> c, const Options& o, RoundFn r) {
   const double shrunk = g + 2 * c[3] * s[0];
   FtrlStep(s, g, shrunk, c[0], c[1], c[2], c[4], !o.multiply_linear_by_lr, r);
 }
@@ -187,7 +189,7 @@ double Proximal(double prox, double lr, double l1, double l2) {
 
 // ApplyProximalGradientDescent(var, alpha, l1, l2, delta).
 void ProximalGradientDescent(std::span<double> s, double g, std::span<const double> c,
-                             const Options&, Round r) {
+                             const Options&, RoundFn r) {
   const double alpha = c[0], l1 = c[1], l2 = c[2];
   const double prox = r(s[0] - g * alpha);
   s[0] = r(Proximal(prox, alpha, l1, l2));
@@ -196,7 +198,7 @@ void ProximalGradientDescent(std::span<double> s, double g, std::span<const doub
 // ApplyProximalAdagrad(var, accum, lr, l1, l2, grad): accum += grad^2, then the proximal step
 // with the Adagrad rate lr / sqrt(accum).
 void ProximalAdagrad(std::span<double> s, double g, std::span<const double> c, const Options&,
-                     Round r) {
+                     RoundFn r) {
   const double lr = c[0], l1 = c[1], l2 = c[2];
   double &var = s[0], &accum = s[1];
   accum = r(accum + g * g);
@@ -208,7 +210,8 @@ void ProximalAdagrad(std::span<double> s, double g, std::span<const double> c, c
 // ApplyPowerSign(var, m, lr, logbase, sign_decay, beta, grad):
 //   m = m * beta + grad * (1 - beta)
 //   var -= lr * exp(logbase * sign_decay * sign(grad) * sign(m)) * grad
-void PowerSign(std::span<double> s, double g, std::span<const double> c, const Options&, Round r) {
+void PowerSign(std::span<double> s, double g, std::span<const double> c, const Options&,
+               RoundFn r) {
   const double lr = c[0], logbase = c[1], sign_decay = c[2], beta = c[3];
   double &var = s[0], &m = s[1];
   m = r(m * beta + g * (1 - beta));
@@ -218,7 +221,7 @@ void PowerSign(std::span<double> s, double g, std::span<const double> c, const O
 // ApplyAddSign(var, m, lr, alpha, sign_decay, beta, grad):
 //   m = m * beta + grad * (1 - beta)
 //   var -= lr * (alpha + sign_decay * sign(grad) * sign(m)) * grad
-void AddSign(std::span<double> s, double g, std::span<const double> c, const Options&, Round r) {
+void AddSign(std::span<double> s, double g, std::span<const double> c, const Options&, RoundFn r) {
   const double lr = c[0], alpha = c[1], sign_decay = c[2], beta = c[3];
   double &var = s[0], &m = s[1];
   m = r(m * beta + g * (1 - beta));

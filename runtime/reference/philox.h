@@ -11,6 +11,10 @@
 
 namespace dfc::reference {
 
+// Philox blocks reserved per output element and run by the ops that may reject draws:
+// TensorFlow's multiplier, which is also the rejection budget of a truncated normal value.
+inline constexpr uint64_t kBlocksPerOutput = 256;
+
 class Philox {
  public:
   using Block = std::array<uint32_t, 4>;  // a counter, or one output of four words

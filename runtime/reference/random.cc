@@ -23,10 +23,6 @@
 namespace dfc::reference {
 namespace {
 
-// Philox blocks reserved per output element and run: TensorFlow's multiplier, which is also
-// the rejection budget of a truncated normal value.
-constexpr uint64_t kBlocksPerOutput = 256;
-
 // 64-bit FNV-1a: a stable hash, the same in every process, so unseeded nodes repeat.
 uint64_t StableHash(absl::string_view text) {
   uint64_t h = 0xcbf29ce484222325ull;

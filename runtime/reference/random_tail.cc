@@ -31,9 +31,6 @@
 namespace dfc::reference {
 namespace {
 
-// Blocks reserved per output value by the ops that may reject draws.
-constexpr uint64_t kBlocksPerOutput = 256;
-
 // A copy of the node's stream where this run starts; the stream moves `blocks` blocks on.
 Philox ReserveBlocks(KernelContext& ctx, uint64_t blocks) {
   Philox local;

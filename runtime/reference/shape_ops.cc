@@ -103,7 +103,7 @@ struct Broadcast {
   std::vector<int64_t> reduce[2];
 };
 
-Broadcast BroadcastShapes(const Shape& x, const Shape& y) {
+Broadcast BroadcastWithReductions(const Shape& x, const Shape& y) {
   Broadcast b;
   if (x == y) {
     b.shape = x;
@@ -141,7 +141,7 @@ absl::StatusOr<Broadcast> ReadAndBroadcast(const KernelContext& ctx) {
     }
     shapes[i] = *std::move(v);
   }
-  Broadcast b = BroadcastShapes(shapes[0], shapes[1]);
+  Broadcast b = BroadcastWithReductions(shapes[0], shapes[1]);
   if (!b.valid) {
     return ctx.Error(absl::StrCat("incompatible shapes ", VectorString(shapes[0]), " and ",
                                   VectorString(shapes[1])));
