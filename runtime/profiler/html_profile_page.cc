@@ -506,11 +506,14 @@ const char kHtmlProfilePage[] = R"page(<!doctype html>
     view, steps: steps.length, items: items.length,
     locate(kind, prefix) {
       const r = canvas.getBoundingClientRect();
-      // The longest wholly in view, else the longest partly in view.
+      // Inside the span zoomed to before anything else the margin shows (a neighbouring step's
+      // span), then the longest wholly in view, else the longest partly in view.
+      const inFocus = (j) => !focus || (j.start >= focus.start && j.end <= focus.end) ? 1 : 0;
       const inside = (j) => j.start >= view.t0 && j.end <= view.t1 ? 1 : 0;
       const i = items.filter((j) => j.kind === kind && j.end >= view.t0 && j.start <= view.t1 &&
                                     (!prefix || j.name.startsWith(prefix)))
-          .sort((a, b) => inside(b) - inside(a) || (b.end - b.start) - (a.end - a.start))[0];
+          .sort((a, b) => inFocus(b) - inFocus(a) || inside(b) - inside(a) ||
+                          (b.end - b.start) - (a.end - a.start))[0];
       if (!i) return null;
       const x = (Math.max(xOf(i.start), LABEL) + Math.min(xOf(i.end), width())) / 2;
       return {x: r.left + x, y: r.top + AXIS + i.row * ROW + ROW / 2, name: i.name};
