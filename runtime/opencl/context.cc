@@ -138,6 +138,12 @@ absl::Status ClContext::SetProfiling(bool on) {
   return absl::OkStatus();
 }
 
+ClContext::~ClContext() {
+  // Nothing to report to at destruction: a failed wait means a lost device, whose commands are
+  // gone anyway.
+  if (queue_.get() != nullptr) clFinish(queue_.get());
+}
+
 absl::Status ClContext::Finish() {
   DFC_CL_RETURN_IF_ERROR(clFinish(queue()));
   unsettled_.clear();

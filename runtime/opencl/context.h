@@ -52,6 +52,10 @@ class ClContext {
 
   ClContext(const ClContext&) = delete;
   ClContext& operator=(const ClContext&) = delete;
+  // Waits for the queue: a run that fetches nothing returns with its kernels still queued, and
+  // they may read host memory this context keeps alive (see Write), or still be compiling on
+  // the driver's threads when the process exits.
+  ~ClContext();
 
   cl_context context() const { return context_.get(); }
   // In order, with CL_QUEUE_PROFILING_ENABLE so that benchmarks can read event times.
