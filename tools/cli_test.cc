@@ -198,8 +198,9 @@ TEST(CliTest, RunPrintsAndWritesFetches) {
 
 TEST(CliTest, RunUsesFusedKernelsAndASecondProcessBuildsNothing) {
   const fs::path cache = TempDir("program_cache");
-  const std::string run = "DFC_CACHE_DIR=" + cache.string() + " " + std::string(DFC_BINARY) +
-                          " run " + Model("dl4j_mlp_00_frozen.pb") +
+  // The default policy (the tests run with second-build): the first run writes the binary.
+  const std::string run = "DFC_CACHE_SAVE=first-build DFC_CACHE_DIR=" + cache.string() + " " +
+                          std::string(DFC_BINARY) + " run " + Model("dl4j_mlp_00_frozen.pb") +
                           " --feed input=" + std::string(DFC_SOURCE_DIR) +
                           "/models/mlp_input_4x784.npy" + " --fetch output --device cpu";
   testing::CommandResult first = testing::RunCommand(run);
@@ -371,8 +372,8 @@ TEST(CliTest, ACompiledPlanRunsItsOwnKernelsAndTrains) {
   const std::string feeds = " --feed input=" + (out / "x.npy").string() +
                             " --feed Placeholder=" + (out / "y.npy").string() +
                             " --fetch Mean --steps 3";
-  const std::string run = "DFC_CACHE_DIR=" + (out / "cache").string() + " " +
-                          std::string(DFC_BINARY) + " run " + plan.string() + feeds;
+  const std::string run = "DFC_CACHE_SAVE=first-build DFC_CACHE_DIR=" + (out / "cache").string() +
+                          " " + std::string(DFC_BINARY) + " run " + plan.string() + feeds;
   Result device = testing::RunCommand(run + " --device cpu");
   ASSERT_EQ(device.exit_code, 0) << device.output;
   EXPECT_THAT(device.output, HasSubstr("; 0 kernels generated)"));

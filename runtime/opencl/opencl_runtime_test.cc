@@ -331,12 +331,12 @@ TEST(ProgramCacheTest, SecondCacheLoadsFromDisk) {
   const TempCacheDir temp;
   const std::string& dir = temp.path();
   {
-    ProgramCache first(context, dir);
+    ProgramCache first(context, dir, ProgramCache::SavePolicy::kFirstBuild);
     ExpectVectorAddWorks(*context, first);
     EXPECT_EQ(first.builds_from_source(), 1);
   }
   // A new cache stands in for a second process: nothing in memory, the file on disk.
-  ProgramCache second(context, dir);
+  ProgramCache second(context, dir, ProgramCache::SavePolicy::kFirstBuild);
   ExpectVectorAddWorks(*context, second);
   EXPECT_EQ(second.loads_from_disk(), 1);
   EXPECT_EQ(second.builds_from_source(), 0);
@@ -348,7 +348,7 @@ TEST(ProgramCacheTest, CorruptFileFallsBackToSource) {
   const TempCacheDir temp;
   const std::string& dir = temp.path();
   {
-    ProgramCache first(context, dir);
+    ProgramCache first(context, dir, ProgramCache::SavePolicy::kFirstBuild);
     ASSERT_TRUE(first.Build(kVectorAdd).ok());
   }
   int files = 0;
@@ -357,14 +357,78 @@ TEST(ProgramCacheTest, CorruptFileFallsBackToSource) {
     ++files;
   }
   ASSERT_EQ(files, 1);
-  ProgramCache second(context, dir);
+  ProgramCache second(context, dir, ProgramCache::SavePolicy::kFirstBuild);
   ExpectVectorAddWorks(*context, second);
   EXPECT_EQ(second.loads_from_disk(), 0);
   EXPECT_EQ(second.builds_from_source(), 1);
   // The source build rewrote the file, so a third cache loads it again.
-  ProgramCache third(context, dir);
+  ProgramCache third(context, dir, ProgramCache::SavePolicy::kFirstBuild);
   ExpectVectorAddWorks(*context, third);
   EXPECT_EQ(third.loads_from_disk(), 1);
+}
+
+// Under kSecondBuild the first process leaves the key alone on disk, the second builds again and
+// writes the binary, and the third loads it; a file of another key's does not count as seen.
+TEST(ProgramCacheTest, SecondBuildPolicyWritesTheBinaryWhenBuiltAgain) {
+  std::shared_ptr<ClContext> context = MakeContext();
+  ASSERT_NE(context, nullptr);
+  const TempCacheDir temp;
+  const std::string& dir = temp.path();
+  using Policy = ProgramCache::SavePolicy;
+  auto file_size = [&] {
+    std::vector<std::filesystem::path> files;
+    for (const auto& entry : std::filesystem::directory_iterator(dir)) files.push_back(entry);
+    EXPECT_EQ(files.size(), 1u);
+    return files.empty() ? 0 : std::filesystem::file_size(files[0]);
+  };
+  {
+    ProgramCache first(context, dir, Policy::kSecondBuild);
+    ExpectVectorAddWorks(*context, first);
+    EXPECT_EQ(first.builds_from_source(), 1);
+  }
+  const uintmax_t stub = file_size();
+  {
+    ProgramCache second(context, dir, Policy::kSecondBuild);
+    ExpectVectorAddWorks(*context, second);
+    EXPECT_EQ(second.loads_from_disk(), 0);
+    EXPECT_EQ(second.builds_from_source(), 1);
+  }
+  EXPECT_GT(file_size(), stub);
+  ProgramCache third(context, dir, Policy::kSecondBuild);
+  ExpectVectorAddWorks(*context, third);
+  EXPECT_EQ(third.loads_from_disk(), 1);
+  EXPECT_EQ(third.builds_from_source(), 0);
+
+  // A corrupt file is no sign of an earlier build: the next build writes the key alone again.
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    std::ofstream(entry.path(), std::ios::binary | std::ios::trunc) << "garbage, not a program";
+  }
+  {
+    ProgramCache fourth(context, dir, Policy::kSecondBuild);
+    ExpectVectorAddWorks(*context, fourth);
+    EXPECT_EQ(fourth.builds_from_source(), 1);
+  }
+  EXPECT_EQ(file_size(), stub);
+  // A kFirstBuild cache that finds the key alone builds and writes the binary.
+  {
+    ProgramCache eager(context, dir, Policy::kFirstBuild);
+    ExpectVectorAddWorks(*context, eager);
+    EXPECT_EQ(eager.builds_from_source(), 1);
+  }
+  EXPECT_GT(file_size(), stub);
+}
+
+TEST(ProgramCacheTest, DefaultSavePolicyHonoursEnvironment) {
+  using Policy = ProgramCache::SavePolicy;
+  unsetenv("DFC_CACHE_SAVE");
+  EXPECT_EQ(ProgramCache::DefaultSavePolicy(), Policy::kFirstBuild);
+  setenv("DFC_CACHE_SAVE", "second-build", 1);
+  EXPECT_EQ(ProgramCache::DefaultSavePolicy(), Policy::kSecondBuild);
+  setenv("DFC_CACHE_SAVE", "first-build", 1);
+  EXPECT_EQ(ProgramCache::DefaultSavePolicy(), Policy::kFirstBuild);
+  setenv("DFC_CACHE_SAVE", "sometimes", 1);
+  EXPECT_EQ(ProgramCache::DefaultSavePolicy(), Policy::kFirstBuild);
+  unsetenv("DFC_CACHE_SAVE");
 }
 
 TEST(ProgramCacheTest, BuildErrorCarriesTheLog) {

@@ -8,7 +8,10 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <iterator>
+#include <mutex>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -78,6 +81,23 @@ std::string BuildLog(cl_program program, cl_device_id device) {
   return log;
 }
 
+// The device's binary of a built program; empty when the driver has none to give.
+std::string ProgramBinary(cl_program program) {
+  size_t size = 0;
+  if (clGetProgramInfo(program, CL_PROGRAM_BINARY_SIZES, sizeof(size), &size, nullptr) !=
+          CL_SUCCESS ||
+      size == 0) {
+    return "";
+  }
+  std::string binary(size, '\0');
+  auto* bytes = reinterpret_cast<unsigned char*>(binary.data());
+  if (clGetProgramInfo(program, CL_PROGRAM_BINARIES, sizeof(bytes), &bytes, nullptr) !=
+      CL_SUCCESS) {
+    return "";
+  }
+  return binary;
+}
+
 }  // namespace
 
 std::string DefaultCacheDir() {
@@ -87,8 +107,22 @@ std::string DefaultCacheDir() {
   return "/tmp/dfc-cache";
 }
 
-ProgramCache::ProgramCache(std::shared_ptr<ClContext> context, std::string cache_dir)
-    : context_(std::move(context)), cache_dir_(std::move(cache_dir)) {}
+ProgramCache::ProgramCache(std::shared_ptr<ClContext> context, std::string cache_dir,
+                           SavePolicy save)
+    : context_(std::move(context)), cache_dir_(std::move(cache_dir)), save_(save) {}
+
+ProgramCache::SavePolicy ProgramCache::DefaultSavePolicy() {
+  const std::string value = Getenv("DFC_CACHE_SAVE");
+  if (value == "second-build") return SavePolicy::kSecondBuild;
+  if (!value.empty() && value != "first-build") {
+    static std::once_flag warned;
+    std::call_once(warned, [&] {
+      std::cerr << "dfc: DFC_CACHE_SAVE=" << value
+                << " is neither first-build nor second-build; using first-build\n";
+    });
+  }
+  return SavePolicy::kFirstBuild;
+}
 
 std::string ProgramCache::KeyText(const std::string& source, const std::string& options) const {
   const DeviceInfo& info = context_->info();
@@ -111,11 +145,11 @@ absl::StatusOr<std::shared_ptr<ClProgram>> ProgramCache::Build(const std::string
     return it->second;
   }
   const std::string path = cache_dir_.empty() ? "" : CachePath(key);
+  const std::optional<std::string> stored = path.empty() ? std::nullopt : ReadFromDisk(path, key);
   std::shared_ptr<ClProgram> result;
-  if (!path.empty()) {
-    // Any failure here (no file, another key, a truncated file, a driver that refuses the
-    // binary) only means the source must be built.
-    if (absl::StatusOr<ClProgram> loaded = LoadFromDisk(path, key, options); loaded.ok()) {
+  if (stored.has_value() && !stored->empty()) {
+    // A driver that refuses the binary (another version wrote it) only means a source build.
+    if (absl::StatusOr<ClProgram> loaded = LoadBinary(*stored, options); loaded.ok()) {
       ++loads_from_disk_;
       result = std::make_shared<ClProgram>(std::move(loaded).value());
     }
@@ -127,7 +161,11 @@ absl::StatusOr<std::shared_ptr<ClProgram>> ProgramCache::Build(const std::string
         absl::StrContains(log, "warning")) {
       build_warnings_.push_back(std::move(log));
     }
-    if (!path.empty()) SaveToDisk(path, key, built.get());
+    if (!path.empty()) {
+      // Under kSecondBuild a file of this key's, the key alone, is what says it was built before.
+      const bool binary_now = save_ == SavePolicy::kFirstBuild || stored.has_value();
+      WriteToDisk(path, key, binary_now ? ProgramBinary(built.get()) : "");
+    }
     result = std::make_shared<ClProgram>(std::move(built));
   }
   programs_.emplace(key, result);
@@ -152,18 +190,22 @@ absl::StatusOr<ClProgram> ProgramCache::BuildFromSource(const std::string& sourc
   return program;
 }
 
-absl::StatusOr<ClProgram> ProgramCache::LoadFromDisk(const std::string& path,
-                                                     const std::string& key,
-                                                     const std::string& options) const {
+std::optional<std::string> ProgramCache::ReadFromDisk(const std::string& path,
+                                                      const std::string& key) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) return absl::NotFoundError(path);
+  if (!in) return std::nullopt;
   const std::string data((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   size_t pos = kMagicSize;
   std::string stored_key, binary;
   if (data.compare(0, kMagicSize, kMagic) != 0 || !ReadField(data, pos, stored_key) ||
-      stored_key != key || !ReadField(data, pos, binary) || pos != data.size() || binary.empty()) {
-    return absl::DataLossError(absl::StrCat(path, ": not a cache file for this program"));
+      stored_key != key || !ReadField(data, pos, binary) || pos != data.size()) {
+    return std::nullopt;
   }
+  return binary;
+}
+
+absl::StatusOr<ClProgram> ProgramCache::LoadBinary(const std::string& binary,
+                                                   const std::string& options) const {
   const cl_device_id device = context_->device();
   const size_t length = binary.size();
   const auto* bytes = reinterpret_cast<const unsigned char*>(binary.data());
@@ -178,20 +220,8 @@ absl::StatusOr<ClProgram> ProgramCache::LoadFromDisk(const std::string& path,
   return program;
 }
 
-void ProgramCache::SaveToDisk(const std::string& path, const std::string& key,
-                              cl_program program) const {
-  size_t size = 0;
-  if (clGetProgramInfo(program, CL_PROGRAM_BINARY_SIZES, sizeof(size), &size, nullptr) !=
-          CL_SUCCESS ||
-      size == 0) {
-    return;
-  }
-  std::string binary(size, '\0');
-  auto* bytes = reinterpret_cast<unsigned char*>(binary.data());
-  if (clGetProgramInfo(program, CL_PROGRAM_BINARIES, sizeof(bytes), &bytes, nullptr) !=
-      CL_SUCCESS) {
-    return;
-  }
+void ProgramCache::WriteToDisk(const std::string& path, const std::string& key,
+                               const std::string& binary) const {
   std::string data(kMagic, kMagicSize);
   AppendU64(data, key.size());
   data += key;

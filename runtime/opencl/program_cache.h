@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -31,13 +32,32 @@ std::string DefaultCacheDir();
 // concurrent processes never read half a file). A cache file that cannot be loaded for any
 // reason falls back to a source build; a cache that cannot be written is not an error.
 //
+// When the binary is written is the SavePolicy's choice, since a binary need not be cheap: PoCL
+// compiles every kernel of a program again to produce one, as long as the build itself.
+//
 // Thread-safe. One mutex is held across a build so that the process never builds the same
 // program twice; builds are therefore serialised, which costs nothing for one queue.
 class ProgramCache {
  public:
+  enum class SavePolicy {
+    // A program's binary is written at its first build, so that a second process builds
+    // nothing: what a user running a model again expects.
+    kFirstBuild,
+    // The first build writes the key alone, and the binary is written when the program is
+    // built again: for workloads that build most programs once (a test suite, a fuzzer), where
+    // a binary would cost a second compile for nothing. PoCL's own kernel cache makes that
+    // second build a fraction of the first.
+    kSecondBuild,
+  };
+
   // An empty `cache_dir` keeps the cache in memory only.
   explicit ProgramCache(std::shared_ptr<ClContext> context,
-                        std::string cache_dir = DefaultCacheDir());
+                        std::string cache_dir = DefaultCacheDir(),
+                        SavePolicy save = DefaultSavePolicy());
+
+  // $DFC_CACHE_SAVE: "second-build" is kSecondBuild; unset, empty or "first-build" is
+  // kFirstBuild; any other value is kFirstBuild, with a warning on stderr.
+  static SavePolicy DefaultSavePolicy();
 
   // The built program for `source` and `options`. A build failure is InvalidArgument carrying
   // the compiler's log (trimmed to a few KB).
@@ -60,12 +80,17 @@ class ProgramCache {
   std::string CachePath(const std::string& key) const;
   absl::StatusOr<ClProgram> BuildFromSource(const std::string& source,
                                             const std::string& options) const;
-  absl::StatusOr<ClProgram> LoadFromDisk(const std::string& path, const std::string& key,
-                                         const std::string& options) const;
-  void SaveToDisk(const std::string& path, const std::string& key, cl_program program) const;
+  // The binary stored for `key` at `path`: nullopt when there is no file for this key (none, a
+  // corrupt one, another key's), empty for a file that holds the key alone.
+  static std::optional<std::string> ReadFromDisk(const std::string& path, const std::string& key);
+  absl::StatusOr<ClProgram> LoadBinary(const std::string& binary, const std::string& options) const;
+  // Writes `binary` (empty: the key alone) to `path`.
+  void WriteToDisk(const std::string& path, const std::string& key,
+                   const std::string& binary) const;
 
   std::shared_ptr<ClContext> context_;
   std::string cache_dir_;
+  SavePolicy save_;
   mutable std::mutex mu_;
   std::unordered_map<std::string, std::shared_ptr<ClProgram>> programs_;  // by key text
   int64_t builds_from_source_ = 0, loads_from_disk_ = 0, memory_hits_ = 0;
