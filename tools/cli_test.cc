@@ -610,6 +610,9 @@ TEST(CliTest, ProfilePrintsTheReportAndWritesATrace) {
                  trace.string() + " --report --by-node --sort calls");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_THAT(r.output, HasSubstr("Summary: wall"));
+  // Each step is one run, whose host time beside its kernels is given.
+  EXPECT_THAT(r.output, HasSubstr("Runs: 3, "));
+  EXPECT_THAT(r.output, HasSubstr("host overhead (a run's time not covered by device work)"));
   EXPECT_THAT(r.output, HasSubstr("dfc_cluster_0"));
   // The variables' updates run on the device, as kernels of their own named by their node.
   EXPECT_THAT(r.output, HasSubstr("dfc_update"));

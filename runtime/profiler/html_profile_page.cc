@@ -136,6 +136,11 @@ const char kHtmlProfilePage[] = R"page(<!doctype html>
     $("summary").append(el("div", {class: "card"}, el("b", {text: fmtMs(ms)}),
                            el("span", {text: label})));
   }
+  if (s.runs > 0) {
+    $("summary").append(el("div", {class: "card"},
+                           el("b", {text: fmtMs(s.run_overhead_ms / s.runs)}),
+                           el("span", {text: "host overhead a run"})));
+  }
   const notes = [...data.report.notes];
   if (data.capped) {
     notes.push(`The timeline shows the longest ${data.host.length + data.device.length} of ` +

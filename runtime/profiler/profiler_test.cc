@@ -486,8 +486,8 @@ TEST_F(ProfilerTest, TheReportSortsByAnyColumnAndNamesTheColumnsOtherwise) {
 TEST_F(ProfilerTest, TheReportNamesAKernelThatRecomputes) {
   // A kernel of `flops` graph operations, `work` performed, stores worth `store_work`, run
   // from `start_us` for `us` microseconds.
-  auto kernel = [](std::string name, double flops, double work, double store_work,
-                   int64_t start_us, int64_t us) {
+  auto kernel = [](std::string name, double flops, double work, double store_work, int64_t start_us,
+                   int64_t us) {
     return DeviceEvent{.info = {.kind = DeviceEventKind::kKernel,
                                 .name = std::move(name),
                                 .flops = flops,
@@ -516,6 +516,41 @@ TEST_F(ProfilerTest, TheReportNamesAKernelThatRecomputes) {
   EXPECT_THAT(report->notes[1], HasSubstr("over its stores does 3.0x"));
   EXPECT_THAT(FormatReport(*report), HasSubstr("work×"));
   EXPECT_THAT(ReportJson(*report), HasSubstr("\"work\":4.5"));
+}
+
+// Two runs: the first 100 µs long with device work covering 30 µs of it (two overlapping
+// kernels and a transfer reaching past its end), the second 50 µs with none; a span of another
+// name and device work outside every run count toward neither.
+TEST_F(ProfilerTest, TheReportGivesEachRunsHostTimeNotCoveredByTheDevice) {
+  auto span = [](std::string name, int64_t start_us, int64_t end_us) {
+    return HostEvent{.name = std::move(name), .start_ns = start_us * 1000, .end_ns = end_us * 1000};
+  };
+  auto device = [](DeviceEventKind kind, int64_t start_us, int64_t end_us) {
+    return DeviceEvent{
+        .info = {.kind = kind, .name = "k"}, .start_ns = start_us * 1000, .end_ns = end_us * 1000};
+  };
+  Profile profile;
+  profile.host = {span("step", 0, 200), span("run", 10, 110), span("run", 130, 180)};
+  profile.device = {
+      device(DeviceEventKind::kKernel, 20, 30), device(DeviceEventKind::kKernel, 25, 35),
+      device(DeviceEventKind::kTransfer, 95, 140), device(DeviceEventKind::kKernel, 185, 195)};
+  absl::StatusOr<Report> report = BuildReport(profile);
+  ASSERT_TRUE(report.ok()) << report.status();
+  const ReportSummary& s = report->summary;
+  EXPECT_EQ(s.runs, 2);
+  EXPECT_NEAR(s.run_ms, 0.150, 1e-12);
+  // Run 1: 100 - (15 + 15) = 70 µs; run 2: 50 - 10 (the transfer's tail) = 40 µs.
+  EXPECT_NEAR(s.run_overhead_ms, 0.110, 1e-12);
+  EXPECT_NEAR(s.run_overhead_min_ms, 0.040, 1e-12);
+  EXPECT_THAT(FormatReport(*report), HasSubstr("host overhead (a run's time not covered by device "
+                                               "work) 55.0 us a run, 40.0 us the least"));
+  EXPECT_THAT(ReportJson(*report), HasSubstr("\"runs\":2"));
+
+  absl::StatusOr<Report> steps = BuildReport(profile, {.run_span = "step"});
+  ASSERT_TRUE(steps.ok());
+  EXPECT_EQ(steps->summary.runs, 1);
+  EXPECT_NEAR(steps->summary.run_overhead_ms, 0.200 - 0.070, 1e-12);
+  EXPECT_THAT(FormatReport(*BuildReport(Profile{})), ::testing::Not(HasSubstr("Runs:")));
 }
 
 TEST_F(ProfilerTest, AGzipTraceIsGzip) {

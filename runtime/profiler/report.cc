@@ -42,21 +42,31 @@ class Rows {
   std::vector<ReportRow> rows_;
 };
 
-// The total length of the union of intervals.
-int64_t UnionLength(std::vector<std::pair<int64_t, int64_t>> intervals) {
+// The disjoint, sorted intervals covering the same time as `intervals`.
+std::vector<std::pair<int64_t, int64_t>> Merged(
+    std::vector<std::pair<int64_t, int64_t>> intervals) {
   std::sort(intervals.begin(), intervals.end());
-  int64_t total = 0, start = 0, end = std::numeric_limits<int64_t>::min();
+  std::vector<std::pair<int64_t, int64_t>> merged;
   for (const auto& [s, e] : intervals) {
-    if (s > end) {
-      if (end > start) total += end - start;
-      start = s;
-      end = e;
-    } else {
-      end = std::max(end, e);
+    if (!merged.empty() && s <= merged.back().second) {
+      merged.back().second = std::max(merged.back().second, e);
+    } else if (e > s) {
+      merged.emplace_back(s, e);
     }
   }
-  if (end > start) total += end - start;
-  return total;
+  return merged;
+}
+
+// How much of [start, end) the disjoint sorted intervals `merged` cover.
+int64_t CoveredWithin(const std::vector<std::pair<int64_t, int64_t>>& merged, int64_t start,
+                      int64_t end) {
+  auto it = std::lower_bound(merged.begin(), merged.end(), start,
+                             [](const auto& interval, int64_t t) { return interval.second <= t; });
+  int64_t covered = 0;
+  for (; it != merged.end() && it->first < end; ++it) {
+    covered += std::min(end, it->second) - std::max(start, it->first);
+  }
+  return covered;
 }
 
 const std::map<std::string, std::function<double(const ReportRow&)>>& SortKeys() {
@@ -182,7 +192,20 @@ absl::StatusOr<Report> BuildReport(const Profile& profile, const ReportOptions& 
                    });
 
   report.summary.wall_ms = Ms(last - first);
-  report.summary.device_busy_ms = Ms(UnionLength(std::move(busy)));
+  const std::vector<std::pair<int64_t, int64_t>> merged = Merged(std::move(busy));
+  int64_t busy_ns = 0;
+  for (const auto& [s, e] : merged) busy_ns += e - s;
+  report.summary.device_busy_ms = Ms(busy_ns);
+  int64_t least_overhead = std::numeric_limits<int64_t>::max();
+  for (const HostEvent& e : profile.host) {
+    if (e.kind != HostEvent::Kind::kSpan || e.name != options.run_span) continue;
+    const int64_t overhead = e.end_ns - e.start_ns - CoveredWithin(merged, e.start_ns, e.end_ns);
+    ++report.summary.runs;
+    report.summary.run_ms += Ms(e.end_ns - e.start_ns);
+    report.summary.run_overhead_ms += Ms(overhead);
+    least_overhead = std::min(least_overhead, overhead);
+  }
+  if (report.summary.runs > 0) report.summary.run_overhead_min_ms = Ms(least_overhead);
   report.summary.device_idle_ms =
       std::max(0.0, report.summary.wall_ms - report.summary.device_busy_ms);
   if (estimated) {
@@ -229,7 +252,11 @@ std::string ReportJson(const Report& report) {
                       {"kernel_ms", s.kernel_ms},
                       {"transfer_ms", s.transfer_ms},
                       {"device_busy_ms", s.device_busy_ms},
-                      {"device_idle_ms", s.device_idle_ms}}}};
+                      {"device_idle_ms", s.device_idle_ms},
+                      {"runs", s.runs},
+                      {"run_ms", s.run_ms},
+                      {"run_overhead_ms", s.run_overhead_ms},
+                      {"run_overhead_min_ms", s.run_overhead_min_ms}}}};
   // Node names come from user files and need not be UTF-8: invalid bytes become U+FFFD.
   return out.dump(-1, ' ', false, json::error_handler_t::replace);
 }
@@ -242,6 +269,14 @@ std::string FormatReport(const Report& report) {
                         "ms, transfers %.3f ms), device idle %.3f ms\n",
                         s.wall_ms, s.host_ms, s.device_busy_ms, s.kernel_ms, s.transfer_ms,
                         s.device_idle_ms);
+  if (s.runs > 0) {
+    const auto runs = static_cast<double>(s.runs);
+    absl::StrAppendFormat(&out,
+                          "Runs: %d, %.3f ms each; host overhead (a run's time not covered by "
+                          "device work) %.1f us a run, %.1f us the least\n",
+                          s.runs, s.run_ms / runs, s.run_overhead_ms * 1e3 / runs,
+                          s.run_overhead_min_ms * 1e3);
+  }
   std::string category;
   for (const ReportRow& r : report.rows) {
     if (r.category != category) {

@@ -2,7 +2,8 @@
 // span, mark — with Calls, Total, Min, Max, Ave and Ratio, plus for kernels the device time's
 // GB/s, GFLOP/s, fraction of the bandwidth floor and the work its code does over its graph
 // nodes' (above 1 where it computes a value again for each read); rows per graph node on
-// request; and a summary of host, device, transfer and idle device time.
+// request; and a summary of host, device, transfer and idle device time, and of each run's
+// host time not covered by device work.
 #ifndef DFC_RUNTIME_PROFILER_REPORT_H_
 #define DFC_RUNTIME_PROFILER_REPORT_H_
 
@@ -39,6 +40,13 @@ struct ReportSummary {
   double transfer_ms = 0;     // device time in transfers
   double device_busy_ms = 0;  // the union of the device's intervals
   double device_idle_ms = 0;  // wall minus busy
+  // Runs: the host spans named ReportOptions::run_span. A run's host overhead is its length
+  // less the device's busy time within it: launches, copies, hand-offs to the device's threads,
+  // waits and the runtime's own work, which a run pays whatever its kernels cost.
+  int64_t runs = 0;
+  double run_ms = 0;               // summed over the runs
+  double run_overhead_ms = 0;      // summed over the runs
+  double run_overhead_min_ms = 0;  // the least of one run
 };
 
 struct Report {
@@ -55,6 +63,8 @@ struct ReportOptions {
   // their estimated work (DeviceEventInfo::node_work; equal shares where it is not given).
   bool by_node = false;
   double read_bandwidth_gbps = 0;  // for the floor fraction; 0: not shown
+  // The host span each run of a graph is (dfc's executor records one named "run").
+  std::string run_span = "run";
 };
 
 // A kernel whose code does more than this many times its graph nodes' operations is named in
@@ -68,8 +78,9 @@ absl::StatusOr<Report> BuildReport(const Profile& profile, const ReportOptions& 
 std::string FormatReport(const Report& report);
 
 // The report as JSON text: {"summary": {wall_ms, host_ms, kernel_ms, transfer_ms,
-// device_busy_ms, device_idle_ms}, "rows": [ReportRow's fields: category, name, calls,
-// total_ms, min_ms, max_ms, ave_ms, ratio, gbps, gflops, floor, work, nodes], "notes": [...]}.
+// device_busy_ms, device_idle_ms, runs, run_ms, run_overhead_ms, run_overhead_min_ms}, "rows":
+// [ReportRow's fields: category, name, calls, total_ms, min_ms, max_ms, ave_ms, ratio, gbps,
+// gflops, floor, work, nodes], "notes": [...]}.
 std::string ReportJson(const Report& report);
 
 }  // namespace dfc::profiler
