@@ -6,7 +6,7 @@
 // - `cnn_<model>/dfc/batch:B`: the wall time of one DeviceSession::Run at batch 1, 16 and 64
 //   (OpenPose at 1: tests/zoo.h), the input uploaded and the output read back inside it. One
 //   session per model, whose graph has the batch opened as tests/zoo_test.cc opens it, so that one
-//   plan serves every batch; a warm-up run at each batch before any timing; kRepetitions
+//   plan serves every batch; warm-up runs at each batch before any timing; kRepetitions
 //   repetitions, of which RESULTS.md takes the median. Counters: the batch, the convolutions' GFLOP
 //   a run (bench/conv_flops.h) and their GFLOP/s.
 // - `train_deep_mnist/dfc/batch:64`: one training step of deep_mnist_train.pbtxt (forward,
@@ -85,9 +85,9 @@ std::vector<Feed> FeedsAt(const ZooModel& model, int64_t batch) {
 }
 
 // What a model's runs at a batch are timed after, done once (Google Benchmark calls a benchmark
-// again for each repetition and each longer try): the convolutions' work, and the warm-up run —
+// again for each repetition and each longer try): the convolutions' work, and the warm-up runs —
 // a batch's first run may translate the graph again (a batch of 1 is also compiled with the
-// batch a constant) and build kernels.
+// batch a constant) and build kernels, and its first kPlacementRuns measure where it runs.
 absl::StatusOr<ConvWork> Prepare(DeviceSession& session, const ZooModel& model, int64_t batch,
                                  const std::vector<Feed>& feeds) {
   static auto* prepared = new std::map<std::pair<std::string, int64_t>, ConvWork>;
@@ -96,6 +96,9 @@ absl::StatusOr<ConvWork> Prepare(DeviceSession& session, const ZooModel& model, 
   DFC_ASSIGN_OR_RETURN(const ConvWork work,
                        ConvolutionWork(*session.graph(), {{model.fetch, 0}}, feeds));
   DFC_ASSIGN_OR_RETURN(const std::vector<Tensor> out, session.Run(feeds, {model.fetch}));
+  for (int k = 1; k < kPlacementRuns; ++k) {
+    DFC_RETURN_IF_ERROR(session.Run(feeds, {model.fetch}).status());
+  }
   if (out[0].shape().empty() || out[0].shape()[0] != batch) {
     return absl::InternalError(absl::StrCat(model.fetch, " is not a batch of ", batch));
   }
@@ -166,8 +169,14 @@ void BM_TrainStep(benchmark::State& state) {
   static const absl::StatusOr<ConvWork> work =
       ConvolutionWork(*session->graph(), {{"Mean", 0}}, feeds, step);
   if (!work.ok()) return fail(work.status());
-  // One warm-up step, which builds the kernels, before the first repetition.
-  static const absl::Status warm = session->Run(feeds, {"Mean"}, step).status();
+  // Warm-up steps, which build the kernels and measure where the step runs, before the first
+  // repetition.
+  static const absl::Status warm = [&] {
+    for (int k = 0; k < kPlacementRuns; ++k) {
+      DFC_RETURN_IF_ERROR(session->Run(feeds, {"Mean"}, step).status());
+    }
+    return absl::OkStatus();
+  }();
   if (!warm.ok()) return fail(warm);
   for (auto _ : state) {
     absl::StatusOr<std::vector<Tensor>> loss = session->Run(feeds, {"Mean"}, step);

@@ -55,6 +55,8 @@ absl::Status Check(cl_int err, const char* what) {
 absl::StatusOr<double> MeasureReadBandwidth(const std::shared_ptr<cl::ClContext>& shared) {
   cl::ClContext& context = *shared;
   DFC_RETURN_IF_ERROR(context.SetProfiling(true));  // the kernels are timed by their events
+  // The bandwidth of the device with all its threads, not of a small run's inline device.
+  DFC_RETURN_IF_ERROR(context.UseInline(false));
   cl::ProgramCache cache(shared);
   DFC_ASSIGN_OR_RETURN(std::shared_ptr<cl::ClProgram> program, cache.Build(kStreamKernels));
   const cl_long n = cl_long{64} << 20;  // 256 MiB: more than any cache

@@ -7,6 +7,9 @@
 #include <algorithm>
 #include <cstdlib>
 #include <fstream>
+#include <iostream>
+#include <limits>
+#include <mutex>
 #include <optional>
 
 #include "absl/cleanup/cleanup.h"
@@ -19,6 +22,7 @@
 #include "base/status.h"
 #include "graph/ops.h"
 #include "ir/value.h"
+#include "ir/work.h"
 #include "runtime/compile.h"
 #include "runtime/device_run.h"
 #include "runtime/interpreted.h"
@@ -64,11 +68,27 @@ rewrite::DeviceProfile ProfileOf(const cl::DeviceInfo& device) {
   };
 }
 
+RunPlacement DefaultPlacement() {
+  const char* set = std::getenv("DFC_PLACEMENT");
+  const std::string value = set != nullptr ? set : "";
+  if (value == "device") return RunPlacement::kDevice;
+  if (value == "inline") return RunPlacement::kInline;
+  if (!value.empty() && value != "measured") {
+    static std::once_flag warned;
+    std::call_once(warned, [&] {
+      std::cerr << "dfc: DFC_PLACEMENT=" << value
+                << " is none of measured, device and inline; using measured\n";
+    });
+  }
+  return RunPlacement::kMeasured;
+}
+
 DeviceExecutor::DeviceExecutor(std::shared_ptr<cl::ClContext> context,
                                std::shared_ptr<cl::ProgramCache> cache, Options options)
     : context_(std::move(context)),
       cache_(std::move(cache)),
       options_(std::move(options)),
+      placement_(options_.placement ? *options_.placement : DefaultPlacement()),
       profile_(options_.profile ? *options_.profile : ProfileOf(context_->info())) {}
 
 absl::StatusOr<std::unique_ptr<DeviceExecutor>> DeviceExecutor::Open(absl::string_view kind,
@@ -89,8 +109,13 @@ absl::StatusOr<std::vector<Tensor>> DeviceExecutor::Run(const Graph& graph,
   // its device events alone (runtime/kernel_timer.h).
   DFC_RETURN_IF_ERROR(context_->SetProfiling(profiler::KernelsEnabled()));
   // The profiler's first level: the graph run.
-  profiler::RecordEvent span("run");
+  std::optional<profiler::RecordEvent> span(std::in_place, "run");
   DFC_ASSIGN_OR_RETURN(SizeBindings sizes, BindSizes(translated, feeds));
+  PlacementTrials* trials = nullptr;
+  DFC_RETURN_IF_ERROR(context_->UseInline(PlaceRun(graph, translated, sizes, &trials)));
+  if (context_->inline_active()) ++inline_runs_;
+  const int64_t start_ns = trials != nullptr ? profiler::NowNs() : 0;
+  const int64_t builds = cache_->builds_from_source() + cache_->loads_from_disk();
   // However the run ends, the feeds are the caller's again when it returns: the uploads of
   // host values do not wait, and a run that fails, or reads nothing back, waits here.
   absl::Cleanup settle = [&] { (void)context_->SettleWrites(); };
@@ -102,6 +127,15 @@ absl::StatusOr<std::vector<Tensor>> DeviceExecutor::Run(const Graph& graph,
   DFC_ASSIGN_OR_RETURN(std::vector<Tensor> out, run.Fetch(fetches));
   DFC_RETURN_IF_ERROR(context_->SettleWrites());
   run.Commit();
+  if (trials != nullptr) {
+    // A trial is timed to the end of its kernels, which a run that fetches nothing leaves queued.
+    DFC_RETURN_IF_ERROR(context_->Finish());
+    RecordTrial(*trials, profiler::NowNs() - start_ns,
+                cache_->builds_from_source() + cache_->loads_from_disk() != builds);
+  }
+  // The span ends before the profiler describes the run's kernels (~ActiveRun): that is the
+  // profiler's work, not the run's.
+  span.reset();
   return out;
 }
 
@@ -110,11 +144,72 @@ void DeviceExecutor::UseKernel(const ir::TranslatedCluster& cluster, codegen::Ke
   compiled = CompiledCluster{.lambda = cluster.lambda, .kernel = std::move(kernel)};
 }
 
+bool DeviceExecutor::PlaceRun(const Graph& graph, const ir::TranslatedGraph& translated,
+                              const SizeBindings& sizes, PlacementTrials** trials) {
+  if (!context_->has_inline_device() || placement_ == RunPlacement::kDevice) return false;
+  for (const ExecutionUnit& unit : translated.partition.schedule) {
+    if (unit.cluster < 0 && DefOf(graph.node(unit.node)).control) return false;
+  }
+  if (placement_ == RunPlacement::kInline) return true;
+  std::vector<std::pair<std::string, int64_t>> bound(sizes.begin(), sizes.end());
+  std::sort(bound.begin(), bound.end());
+  auto [it, fresh] = placements_.try_emplace({&translated, std::move(bound)});
+  PlacementTrials& placement = it->second;
+  if (fresh) {
+    double ops = 0;
+    for (const ir::TranslatedCluster& cluster : translated.clusters) {
+      auto [found, first] = cluster_ops_.try_emplace(cluster.lambda.get());
+      if (first) found->second = {cluster.lambda, ir::StrictOps(cluster.lambda->body)};
+      absl::StatusOr<int64_t> n = found->second.second.Evaluate(sizes);
+      ops += n.ok() ? static_cast<double>(*n) : kMeasureBelowOps;
+    }
+    if (ops >= kMeasureBelowOps) placement.inline_chosen = false;
+  }
+  if (placement.inline_chosen) return *placement.inline_chosen;
+  *trials = &placement;
+  return true;
+}
+
+void DeviceExecutor::RecordTrial(PlacementTrials& trials, int64_t ns, bool built) {
+  if (trials.runs++ > 0 && !built) {
+    ++trials.timed;
+    trials.best_ns = std::min(trials.best_ns, ns);
+  }
+  if (trials.timed < kPlacementTrials) return;
+  // A hand-off that cannot be measured (the empty kernel did not build) keeps runs on the
+  // device, as a device without an inline device runs them.
+  if (!hand_off_ns_) hand_off_ns_ = MeasureHandOff().value_or(0);
+  // A device of one compute unit is never faster than its inline device.
+  const double units = context_->info().compute_units;
+  trials.inline_chosen = units <= 1 || static_cast<double>(trials.best_ns) <
+                                           static_cast<double>(*hand_off_ns_) * units / (units - 1);
+}
+
+absl::StatusOr<int64_t> DeviceExecutor::MeasureHandOff() {
+  DFC_RETURN_IF_ERROR(context_->UseInline(false));
+  DFC_ASSIGN_OR_RETURN(std::shared_ptr<cl::ClProgram> program,
+                       cache_->Build("kernel void dfc_nothing(void) {}"));
+  DFC_ASSIGN_OR_RETURN(cl::ClKernel kernel,
+                       cl::ProgramCache::CreateKernel(*program, "dfc_nothing"));
+  int64_t least = std::numeric_limits<int64_t>::max();
+  // One work-item a compute unit, so that every thread of the device wakes, as a run's do.
+  const auto items = static_cast<size_t>(std::max(context_->info().compute_units, 1));
+  const size_t one = 1;
+  for (int k = 0; k < 8; ++k) {
+    const int64_t start = profiler::NowNs();
+    DFC_RETURN_IF_ERROR(context_->Launch(kernel.get(), items, &one, nullptr));
+    DFC_RETURN_IF_ERROR(context_->Finish());
+    least = std::min(least, profiler::NowNs() - start);
+  }
+  return least;
+}
+
 DeviceExecutor::CompiledCluster& DeviceExecutor::Compile(const Graph& graph, const Cluster& cluster,
                                                          const ir::TranslatedCluster& translated,
                                                          int index, absl::string_view function) {
   CompiledCluster& compiled = compiled_[translated.lambda.get()];
-  if (compiled.program != nullptr || !compiled.status.ok()) return compiled;
+  CompiledCluster::Built& built = compiled.On(*context_);
+  if (built.program != nullptr || !compiled.status.ok()) return compiled;
   std::string name = "dfc_";
   for (char c : function) name.push_back(absl::ascii_isalnum(c) ? c : '_');
   absl::StrAppend(&name, function.empty() ? "" : "_", "cluster_", index);
@@ -132,7 +227,8 @@ DeviceExecutor::CompiledCluster& DeviceExecutor::Compile(const Graph& graph, con
     ++kernels_generated_;
     compiled.kernel = std::move(kernel->source);
   }
-  if (options_.edit_source) options_.edit_source(compiled.kernel.source);
+  if (options_.edit_source && !compiled.edited) options_.edit_source(compiled.kernel.source);
+  compiled.edited = true;
   // DFC_DUMP_KERNELS=DIR writes every kernel built there, as XLA's --xla_dump_to does.
   if (const char* dump = std::getenv("DFC_DUMP_KERNELS"); dump != nullptr && *dump != '\0') {
     std::ofstream(absl::StrCat(dump, "/", name, "_",
@@ -144,9 +240,9 @@ DeviceExecutor::CompiledCluster& DeviceExecutor::Compile(const Graph& graph, con
   for (const codegen::KernelStage& stage : compiled.kernel.stages) {
     absl::StatusOr<cl::ClKernel> kernel = cl::ProgramCache::CreateKernel(**program, stage.name);
     if (!kernel.ok()) return fail(kernel.status());
-    compiled.stages.push_back(*std::move(kernel));
+    built.stages.push_back(*std::move(kernel));
   }
-  compiled.program = *std::move(program);
+  built.program = *std::move(program);
   return compiled;
 }
 

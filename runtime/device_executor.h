@@ -20,10 +20,17 @@
 // take effect only when the whole run succeeds: a failed training step leaves every variable
 // as it was.
 //
+// Where the device has an inline device (PoCL's basic device beside its pthread device), a run
+// small enough to lose more to the hand-off to the device's threads than it gains from them
+// goes there instead, placed by the bound sizes (RunPlacement): the same kernels, built for
+// each device on first use there, and the same buffers.
+//
 // An executor is used from one thread at a time.
 #ifndef DFC_RUNTIME_DEVICE_EXECUTOR_H_
 #define DFC_RUNTIME_DEVICE_EXECUTOR_H_
 
+#include <array>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -87,6 +94,34 @@ struct StageLaunch {
 StageLaunch StageGeometry(const codegen::KernelStage& stage, int64_t rows,
                           size_t max_work_group_size, int compute_units = 1);
 
+// Where a run goes on a device that has an inline device (cl::DeviceInfo::inline_device, PoCL's
+// basic device beside its pthread device), which runs the commands on the thread that waits for
+// them: no hand-off to the device's threads and back, but one core.
+enum class RunPlacement {
+  // Each graph, at each binding of its sizes, is timed on the inline device, and kept there if
+  // it runs faster than the device could (below): chosen anew for every binding, so that one
+  // plan serves every batch size.
+  kMeasured,
+  kDevice,  // always the device itself
+  kInline,  // always the inline device
+};
+
+// A run estimated above this many operations stays on the device, untimed: on one core it takes
+// about a millisecond or more, beside which the hand-off it would save is noise.
+inline constexpr double kMeasureBelowOps = 1e8;
+// The runs that time a binding on the inline device: one untimed (it may build programs), then
+// this many timed, whose best is T. The device runs it in at least T / P + H (its P compute
+// units at best, and the hand-off H, DeviceExecutor::MeasureHandOff), so the binding stays
+// inline where T < H P / (P - 1), and goes to the device otherwise. Comparing with the
+// device's own times instead would need many runs there: PoCL's pthread device ran a graph at
+// 0.51 ms a run for its first runs after others ran inline, and at 0.32 ms later.
+inline constexpr int kPlacementTrials = 3;
+inline constexpr int kPlacementRuns = 1 + kPlacementTrials;
+
+// "measured", "device" or "inline" from $DFC_PLACEMENT; kMeasured where it is unset, and with a
+// warning where it is anything else.
+RunPlacement DefaultPlacement();
+
 class DeviceExecutor {
  public:
   struct Options {
@@ -103,6 +138,10 @@ class DeviceExecutor {
     bool blas_matmul = false;
     // A While loop that runs more iterations is an error.
     int64_t max_loop_iterations = kDefaultMaxLoopIterations;
+    // Where runs go where the device has an inline device; unset: DefaultPlacement(). A run
+    // that calls functions (a loop, a conditional), whose work is not known before it runs,
+    // stays on the device.
+    std::optional<RunPlacement> placement;
   };
 
   // What one graph keeps on the device between runs: its variables, the constants its
@@ -140,8 +179,10 @@ class DeviceExecutor {
   const cl::ProgramCache& program_cache() const { return *cache_; }
 
   // Counts since creation: clusters run as kernels; clusters run on the host because their
-  // kernel failed; kernels generated; bytes copied to and from the device.
+  // kernel failed; kernels generated; bytes copied to and from the device; runs sent to the
+  // inline device.
   int64_t kernels_run() const { return kernels_run_; }
+  int64_t inline_runs() const { return inline_runs_; }
   int64_t fallbacks() const { return fallbacks_; }
   int64_t kernels_generated() const { return kernels_generated_; }
   int64_t bytes_to_device() const { return bytes_to_device_; }
@@ -152,15 +193,42 @@ class DeviceExecutor {
 
   // A cluster's kernel, made on first use; `status` is why it could not be.
   struct CompiledCluster {
+    // A program of the kernel and its stages' kernels, for one device.
+    struct Built {
+      std::shared_ptr<cl::ClProgram> program;
+      std::vector<cl::ClKernel> stages;
+    };
     ir::FunPtr lambda;  // keeps the key alive
     absl::Status status;
     codegen::KernelSource kernel;
-    std::shared_ptr<cl::ClProgram> program;
-    std::vector<cl::ClKernel> stages;
+    bool edited = false;  // Options::edit_source has been applied
+    // Built for the device ([0]) and for its inline device ([1]), each when first run there.
+    std::array<Built, 2> built;
     bool warned = false;
+
+    Built& On(const cl::ClContext& context) { return built[context.inline_active() ? 1 : 0]; }
   };
 
-  // `function`: the function whose cluster it is, "" for the top graph's.
+  // How the runs of one translated graph at one binding of its sizes are placed (kMeasured).
+  struct PlacementTrials {
+    int runs = 0;   // on the inline device, while timing
+    int timed = 0;  // of those, the runs timed
+    int64_t best_ns = INT64_MAX;
+    std::optional<bool> inline_chosen;  // once settled
+  };
+  // Whether a run of `translated` at `sizes` goes to the inline device; `trials` is set to the
+  // trials the run is one of, while they are not settled.
+  bool PlaceRun(const Graph& graph, const ir::TranslatedGraph& translated,
+                const SizeBindings& sizes, PlacementTrials** trials);
+  // Counts a trial run that took `ns` (`built`: it built a program, and is not timed), and
+  // settles the placement after the last.
+  void RecordTrial(PlacementTrials& trials, int64_t ns, bool built);
+  // The least time, over a few tries, of an empty kernel launched on the device (not its inline
+  // device) and waited for: what handing a run to the device's threads and back costs at least.
+  absl::StatusOr<int64_t> MeasureHandOff();
+
+  // `function`: the function whose cluster it is, "" for the top graph's. Builds the kernel for
+  // the device the context targets now.
   CompiledCluster& Compile(const Graph& graph, const Cluster& cluster,
                            const ir::TranslatedCluster& translated, int index,
                            absl::string_view function);
@@ -180,8 +248,19 @@ class DeviceExecutor {
   std::shared_ptr<cl::ProgramCache> cache_;
   std::shared_ptr<cl::ClBuffer> unset_flag_;
   Options options_;
+  RunPlacement placement_;  // Options::placement, resolved
   rewrite::DeviceProfile profile_;
   absl::flat_hash_map<const ir::Fun*, CompiledCluster> compiled_;
+  // Each cluster's operations evaluated strictly (ir::StrictOps), symbolic in its sizes, by its
+  // λ, which the entry keeps alive.
+  absl::flat_hash_map<const ir::Fun*, std::pair<ir::FunPtr, ArithExpr>> cluster_ops_;
+  std::optional<int64_t> hand_off_ns_;  // measured when first needed
+  // By translated graph and its size variables' values in name order. A graph translated anew
+  // at the address of a freed one inherits its placement, which costs time, never correctness.
+  absl::flat_hash_map<
+      std::pair<const ir::TranslatedGraph*, std::vector<std::pair<std::string, int64_t>>>,
+      PlacementTrials>
+      placements_;
   // The translations of the functions of While and If nodes, by function graph and argument
   // types: a loop's body is translated once, for its first iteration's shapes. Each keeps its
   // graph, whose address is in the key, alive.
@@ -205,12 +284,17 @@ class DeviceExecutor {
       const std::string& node, const std::string& source, const DeviceTensor& var,
       std::span<const cl::ClBuffer* const> in, int num_variables, std::span<const double> scalars);
 
-  // The kernels that update variables, by dtype, built on first use.
-  absl::flat_hash_map<DType, std::pair<std::shared_ptr<cl::ClProgram>, cl::ClKernel>> updates_;
-  // The optimizers' kernels, by source.
-  absl::flat_hash_map<std::string, std::pair<std::shared_ptr<cl::ClProgram>, cl::ClKernel>>
+  // The kernels that update variables, by dtype and whether built for the inline device, each
+  // built on first use.
+  absl::flat_hash_map<std::pair<DType, bool>,
+                      std::pair<std::shared_ptr<cl::ClProgram>, cl::ClKernel>>
+      updates_;
+  // The optimizers' kernels, by source and device likewise.
+  absl::flat_hash_map<std::pair<std::string, bool>,
+                      std::pair<std::shared_ptr<cl::ClProgram>, cl::ClKernel>>
       optimizers_;
   int64_t kernels_run_ = 0;
+  int64_t inline_runs_ = 0;
   int64_t fallbacks_ = 0;
   int64_t kernels_generated_ = 0;
   int64_t bytes_to_device_ = 0;

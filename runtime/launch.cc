@@ -160,9 +160,10 @@ absl::Status DeviceExecutor::ActiveRun::Launch(
     }
     size_values.push_back(it->second);
   }
+  const std::vector<cl::ClKernel>& built = compiled.built[ex_.context_->inline_active()].stages;
   for (size_t s = 0; s < kernel.stages.size(); ++s) {
     const codegen::KernelStage& stage = kernel.stages[s];
-    ArgSetter args(compiled.stages[s].get());
+    ArgSetter args(built[s].get());
     for (const std::shared_ptr<cl::ClBuffer>& b : buffers) DFC_RETURN_IF_ERROR(args.Buffer(*b));
     DFC_RETURN_IF_ERROR(args.Buffer(*flag));
     for (const cl_long& value : size_values) DFC_RETURN_IF_ERROR(args.Scalar(value));
@@ -178,8 +179,8 @@ absl::Status DeviceExecutor::ActiveRun::Launch(
     // The profiler's third level: the launch on the host, linked to its kernel on the device.
     std::optional<profiler::RecordEvent> launch;
     if (profiler::DeviceEnabled()) launch.emplace(absl::StrCat("launch ", stage.name));
-    DFC_RETURN_IF_ERROR(ex_.context_->Launch(
-        compiled.stages[s].get(), global, local == 0 ? nullptr : &local, timed ? &event : nullptr));
+    DFC_RETURN_IF_ERROR(ex_.context_->Launch(built[s].get(), global, local == 0 ? nullptr : &local,
+                                             timed ? &event : nullptr));
     cl::ClEvent owned(event);
     if (timed) {
       RecordKernel(std::move(owned), index, &stage, stage.name, 1, {global}, {local},

@@ -265,14 +265,14 @@ absl::StatusOr<std::shared_ptr<DeviceTensor>> DeviceExecutor::Update(const std::
                                                                      const cl::ClBuffer& var_buffer,
                                                                      const cl::ClBuffer& delta,
                                                                      double factor) {
-  auto found = updates_.find(var.dtype);
+  const std::pair<DType, bool> key(var.dtype, context_->inline_active());
+  auto found = updates_.find(key);
   if (found == updates_.end()) {
     DFC_ASSIGN_OR_RETURN(std::shared_ptr<cl::ClProgram> program,
                          cache_->Build(UpdateSource(var.dtype)));
     DFC_ASSIGN_OR_RETURN(cl::ClKernel kernel,
                          cl::ProgramCache::CreateKernel(*program, "dfc_update"));
-    found =
-        updates_.emplace(var.dtype, std::make_pair(std::move(program), std::move(kernel))).first;
+    found = updates_.emplace(key, std::make_pair(std::move(program), std::move(kernel))).first;
   }
   cl_kernel kernel = found->second.second.get();
   auto out = std::make_shared<DeviceTensor>(DeviceTensor{.dtype = var.dtype, .shape = var.shape});
@@ -299,13 +299,15 @@ absl::StatusOr<std::shared_ptr<DeviceTensor>> DeviceExecutor::Update(const std::
 absl::StatusOr<std::vector<std::shared_ptr<DeviceTensor>>> DeviceExecutor::RunOptimizer(
     const std::string& node, const std::string& source, const DeviceTensor& var,
     std::span<const cl::ClBuffer* const> in, int num_variables, std::span<const double> scalars) {
-  auto found = optimizers_.find(source);
+  std::pair<std::string, bool> key(source, context_->inline_active());
+  auto found = optimizers_.find(key);
   if (found == optimizers_.end()) {
     DFC_ASSIGN_OR_RETURN(std::shared_ptr<cl::ClProgram> program, cache_->Build(source));
     DFC_ASSIGN_OR_RETURN(cl::ClKernel kernel,
                          cl::ProgramCache::CreateKernel(*program, "dfc_apply"));
     found =
-        optimizers_.emplace(source, std::make_pair(std::move(program), std::move(kernel))).first;
+        optimizers_.emplace(std::move(key), std::make_pair(std::move(program), std::move(kernel)))
+            .first;
   }
   cl_kernel kernel = found->second.second.get();
   std::vector<std::shared_ptr<DeviceTensor>> out;

@@ -3,26 +3,52 @@
 
 #include <optional>
 #include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "base/status.h"
 #include "runtime/opencl/cl_error.h"
 
 namespace dfc::cl {
+namespace {
+
+absl::StatusOr<ClQueue> MakeQueue(cl_context context, const DeviceInfo& device, bool profiling) {
+  cl_int err = CL_SUCCESS;
+  ClQueue queue(clCreateCommandQueue(context, device.device,
+                                     profiling ? CL_QUEUE_PROFILING_ENABLE : 0, &err));
+  DFC_RETURN_IF_ERROR(ClStatus(err, absl::StrCat("clCreateCommandQueue(", device.Describe(), ")")));
+  return queue;
+}
+
+}  // namespace
 
 absl::StatusOr<std::shared_ptr<ClContext>> ClContext::Create(const DeviceInfo& info) {
   const cl_context_properties properties[] = {
       CL_CONTEXT_PLATFORM, reinterpret_cast<cl_context_properties>(info.platform), 0};
+  std::vector<cl_device_id> devices = {info.device};
+  if (info.inline_device != nullptr) devices.push_back(info.inline_device->device);
   cl_int err = CL_SUCCESS;
-  ClContextHandle context(clCreateContext(properties, 1, &info.device, nullptr, nullptr, &err));
+  ClContextHandle context(clCreateContext(properties, static_cast<cl_uint>(devices.size()),
+                                          devices.data(), nullptr, nullptr, &err));
   DFC_RETURN_IF_ERROR(ClStatus(err, absl::StrCat("clCreateContext(", info.Describe(), ")")));
-  ClQueue queue(clCreateCommandQueue(context.get(), info.device, 0, &err));
-  DFC_RETURN_IF_ERROR(ClStatus(err, absl::StrCat("clCreateCommandQueue(", info.Describe(), ")")));
+  DFC_ASSIGN_OR_RETURN(ClQueue queue, MakeQueue(context.get(), info, false));
+  ClQueue inline_queue;
+  if (info.inline_device != nullptr) {
+    DFC_ASSIGN_OR_RETURN(inline_queue, MakeQueue(context.get(), *info.inline_device, false));
+  }
   cl_ulong global_mem = 0;
   DFC_CL_RETURN_IF_ERROR(clGetDeviceInfo(info.device, CL_DEVICE_GLOBAL_MEM_SIZE, sizeof(global_mem),
                                          &global_mem, nullptr));
-  return std::shared_ptr<ClContext>(
-      new ClContext(info, std::move(context), std::move(queue), global_mem / 4));
+  return std::shared_ptr<ClContext>(new ClContext(info, std::move(context), std::move(queue),
+                                                  std::move(inline_queue), global_mem / 4));
+}
+
+absl::Status ClContext::UseInline(bool on) {
+  on = on && has_inline_device();
+  if (on == inline_) return absl::OkStatus();
+  DFC_RETURN_IF_ERROR(Finish());
+  inline_ = on;
+  return absl::OkStatus();
 }
 
 void ClContext::InjectFault(FaultKind kind, int after, cl_int error) {
@@ -129,11 +155,10 @@ void ClContext::Profile(cl_event event, const char* name, size_t bytes,
 absl::Status ClContext::SetProfiling(bool on) {
   if (on == profiling_) return absl::OkStatus();
   DFC_RETURN_IF_ERROR(Finish());
-  cl_int err = CL_SUCCESS;
-  ClQueue queue(
-      clCreateCommandQueue(context(), device(), on ? CL_QUEUE_PROFILING_ENABLE : 0, &err));
-  DFC_RETURN_IF_ERROR(ClStatus(err, absl::StrCat("clCreateCommandQueue(", info_.Describe(), ")")));
-  queue_ = std::move(queue);
+  DFC_ASSIGN_OR_RETURN(queue_, MakeQueue(context(), info_, on));
+  if (has_inline_device()) {
+    DFC_ASSIGN_OR_RETURN(inline_queue_, MakeQueue(context(), *info_.inline_device, on));
+  }
   profiling_ = on;
   return absl::OkStatus();
 }
@@ -141,7 +166,7 @@ absl::Status ClContext::SetProfiling(bool on) {
 ClContext::~ClContext() {
   // Nothing to report to at destruction: a failed wait means a lost device, whose commands are
   // gone anyway.
-  if (queue_.get() != nullptr) clFinish(queue_.get());
+  if (queue() != nullptr) clFinish(queue());
 }
 
 absl::Status ClContext::Finish() {

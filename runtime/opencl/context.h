@@ -1,5 +1,7 @@
 // One OpenCL context and its command queue on a chosen device, and the device buffers that
-// tensors live in. Everything a session enqueues goes through this one in-order queue.
+// tensors live in. Everything a session enqueues goes through one in-order queue at a time:
+// the device's, or its inline device's (DeviceInfo::inline_device), which shares the context's
+// buffers and runs a small run's commands on the waiting thread.
 #ifndef DFC_RUNTIME_OPENCL_CONTEXT_H_
 #define DFC_RUNTIME_OPENCL_CONTEXT_H_
 
@@ -58,10 +60,20 @@ class ClContext {
   ~ClContext();
 
   cl_context context() const { return context_.get(); }
-  // In order, with CL_QUEUE_PROFILING_ENABLE so that benchmarks can read event times.
-  cl_command_queue queue() const { return queue_.get(); }
-  cl_device_id device() const { return info_.device; }
+  // The queue commands go to now (in order; recording times while `profiling()`).
+  cl_command_queue queue() const { return inline_ ? inline_queue_.get() : queue_.get(); }
+  // The device that queue runs on, for which programs are built (see UseInline).
+  const DeviceInfo& target() const { return inline_ ? *info_.inline_device : info_; }
+  cl_device_id device() const { return target().device; }
+  // The device the context was made for, whose name and limits the generated code follows.
   const DeviceInfo& info() const { return info_; }
+
+  // Sends the commands that follow to the inline device (`on`, where the device has one) or to
+  // the device itself. A switch first waits for the queue it leaves, so that commands keep
+  // their order across the two.
+  absl::Status UseInline(bool on);
+  bool has_inline_device() const { return info_.inline_device != nullptr; }
+  bool inline_active() const { return inline_; }
 
   // A read-write buffer of `bytes` bytes (at least one underneath, so zero-size tensors work):
   // one of the same size from the pool when there is one (see buffer_pool.h), else a new one.
@@ -109,10 +121,12 @@ class ClContext {
   void Profile(cl_event event, const char* name, size_t bytes, profiler::Direction direction,
                uint64_t launch);
 
-  ClContext(DeviceInfo info, ClContextHandle context, ClQueue queue, size_t pool_capacity)
+  ClContext(DeviceInfo info, ClContextHandle context, ClQueue queue, ClQueue inline_queue,
+            size_t pool_capacity)
       : info_(std::move(info)),
         context_(std::move(context)),
         queue_(std::move(queue)),
+        inline_queue_(std::move(inline_queue)),
         pool_(std::make_shared<BufferPool>(pool_capacity)) {}
 
   // CL_SUCCESS, or the injected fault's error if this call of `kind` is the one to fail.
@@ -120,6 +134,7 @@ class ClContext {
 
   DeviceInfo info_;
   bool profiling_ = false;
+  bool inline_ = false;
   // The owners of the host memory that writes not yet waited for read (see Write). The
   // context is used by one thread at a time, as its queue is.
   std::vector<std::shared_ptr<const void>> unsettled_;
@@ -131,6 +146,7 @@ class ClContext {
   // Declared before queue_ so the queue is released first.
   ClContextHandle context_;
   ClQueue queue_;
+  ClQueue inline_queue_;  // null where the device has no inline device
   // Shared with the buffers, which may outlive the context (a cl_mem keeps its context alive).
   std::shared_ptr<BufferPool> pool_;
 };

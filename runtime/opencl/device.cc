@@ -2,8 +2,11 @@
 #include "runtime/opencl/device.h"
 
 #include <algorithm>
+#include <cstdlib>
+#include <mutex>
 #include <utility>
 
+#include "absl/algorithm/container.h"
 #include "absl/status/status.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
@@ -102,6 +105,42 @@ bool Matches(const DeviceInfo& info, absl::string_view kind) {
   return false;
 }
 
+// Asks PoCL for its basic device beside its default one, before the ICD loader first loads it.
+void RequestInlineDevice() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    const char* off = std::getenv("DFC_INLINE_DEVICE");
+    if (off != nullptr && std::string(off) == "0") return;
+    setenv("POCL_DEVICES", "pthread basic", /*overwrite=*/0);
+  });
+}
+
+// PoCL names its CPU devices by driver and processor: "basic-haswell-…", "pthread-haswell-…".
+bool SameProcessorAs(const DeviceInfo& device, absl::string_view driver, const DeviceInfo& other,
+                     absl::string_view other_driver) {
+  return absl::StartsWith(device.device_name, absl::StrCat(driver, "-")) &&
+         absl::StartsWith(other.device_name, absl::StrCat(other_driver, "-")) &&
+         device.device_name.substr(driver.size()) == other.device_name.substr(other_driver.size());
+}
+
+// Makes each PoCL basic device the inline device of the pthread device of its platform and
+// processor, and takes it off the list.
+void PairInlineDevices(std::vector<DeviceInfo>& devices) {
+  for (DeviceInfo& pthread : devices) {
+    for (const DeviceInfo& basic : devices) {
+      if (basic.platform == pthread.platform &&
+          SameProcessorAs(basic, "basic", pthread, "pthread")) {
+        pthread.inline_device = std::make_shared<const DeviceInfo>(basic);
+      }
+    }
+  }
+  std::erase_if(devices, [&](const DeviceInfo& basic) {
+    return absl::c_any_of(devices, [&](const DeviceInfo& d) {
+      return d.inline_device != nullptr && d.inline_device->device == basic.device;
+    });
+  });
+}
+
 }  // namespace
 
 std::string DeviceInfo::Describe() const {
@@ -109,6 +148,7 @@ std::string DeviceInfo::Describe() const {
 }
 
 absl::StatusOr<std::vector<DeviceInfo>> ListDevices() {
+  RequestInlineDevice();
   cl_uint num_platforms = 0;
   cl_int err = clGetPlatformIDs(0, nullptr, &num_platforms);
   if (err == kPlatformNotFoundKhr || (err == CL_SUCCESS && num_platforms == 0))
@@ -134,6 +174,7 @@ absl::StatusOr<std::vector<DeviceInfo>> ListDevices() {
       devices.push_back(std::move(info));
     }
   }
+  PairInlineDevices(devices);
   return devices;
 }
 

@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -32,6 +33,10 @@ struct DeviceInfo {
   bool local_mem_is_real = false;
   int preferred_vector_width_float = 1;
   bool has_fp16 = false, has_fp64 = false;
+  // A device of the same platform and processor that runs its commands on the thread waiting
+  // for them (PoCL's basic device beside its pthread device), or null: a run too small to gain
+  // from the device's threads goes there, since handing it to them costs more than its kernels.
+  std::shared_ptr<const DeviceInfo> inline_device;
 
   // "pthread-skylake-avx512-AMD EPYC (Portable Computing Language, CPU)", for messages.
   std::string Describe() const;
@@ -39,6 +44,11 @@ struct DeviceInfo {
 
 // Every device of every platform. A machine without an OpenCL platform gives an empty list:
 // the reference executor still works there, so that is not an error.
+//
+// PoCL lists its basic device only when $POCL_DEVICES names it: where that variable is unset
+// when OpenCL is first asked, it is set to "pthread basic", and the basic device is listed as
+// the pthread device's `inline_device`, not as a device of its own. DFC_INLINE_DEVICE=0 leaves
+// $POCL_DEVICES alone (so that PoCL lists its default devices, and no inline device).
 absl::StatusOr<std::vector<DeviceInfo>> ListDevices();
 
 // Picks a device by kind:

@@ -2,12 +2,14 @@
 // CI): device listing and selection, buffers, and the program cache in memory and on disk.
 #include <unistd.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -126,6 +128,30 @@ TEST(DeviceTest, SelectsCpu) {
   absl::StatusOr<DeviceInfo> same = SelectDevice("cpu", device->platform_index);
   ASSERT_TRUE(same.ok()) << same.status();
   EXPECT_EQ(same->device, device->device);
+}
+
+// PoCL's basic device is listed as the inline device of the pthread device of its processor,
+// not as a device of its own; where $POCL_DEVICES names both (ListDevices names them when it is
+// unset), the pthread device has one.
+TEST(DeviceTest, PoclsBasicDeviceIsThePthreadDevicesInlineDevice) {
+  absl::StatusOr<std::vector<DeviceInfo>> devices = ListDevices();
+  ASSERT_TRUE(devices.ok()) << devices.status();
+  const char* requested = std::getenv("POCL_DEVICES");
+  const bool both = requested != nullptr && std::string(requested) == "pthread basic";
+  int paired = 0;
+  for (const DeviceInfo& info : *devices) {
+    EXPECT_FALSE(absl::StartsWith(info.device_name, "basic-") && both) << info.device_name;
+    if (!absl::StartsWith(info.device_name, "pthread-")) continue;
+    if (both) {
+      EXPECT_NE(info.inline_device, nullptr) << info.device_name;
+    }
+    if (info.inline_device == nullptr) continue;
+    ++paired;
+    EXPECT_EQ(info.inline_device->device_name,
+              "basic-" + info.device_name.substr(std::string("pthread-").size()));
+    EXPECT_EQ(info.inline_device->platform, info.platform);
+  }
+  if (paired == 0) GTEST_SKIP() << "no PoCL pthread device with an inline device here";
 }
 
 TEST(DeviceTest, MissingVendorIsNotFoundAndListsDevices) {
@@ -284,6 +310,46 @@ TEST(ContextTest, ProfilingIsSwitchedByReplacingTheQueue) {
   ASSERT_TRUE(context->SetProfiling(false).ok());
   EXPECT_EQ(properties() & CL_QUEUE_PROFILING_ENABLE, 0u);
   ExpectVectorAddWorks(*context, cache);
+}
+
+// Commands go to the inline device and back; a buffer written on one device is read on the
+// other, and a program is built for each device it runs on, under a key of its own.
+TEST(ContextTest, TheInlineDeviceSharesTheContextsBuffers) {
+  std::shared_ptr<ClContext> context = MakeContext();
+  ASSERT_NE(context, nullptr);
+  if (!context->has_inline_device()) GTEST_SKIP() << "the device has no inline device";
+  TempCacheDir dir;
+  ProgramCache cache(context, dir.path(), ProgramCache::SavePolicy::kFirstBuild);
+  EXPECT_FALSE(context->inline_active());
+  absl::StatusOr<ClBuffer> kept = context->Allocate(sizeof(int));
+  ASSERT_TRUE(kept.ok());
+  const int value = 42;
+  ASSERT_TRUE(context->Write(*kept, &value, sizeof(value), /*blocking=*/false).ok());
+
+  ASSERT_TRUE(context->UseInline(true).ok());
+  EXPECT_TRUE(context->inline_active());
+  EXPECT_EQ(context->device(), context->info().inline_device->device);
+  int read = 0;
+  ASSERT_TRUE(context->Read(*kept, &read, sizeof(read)).ok());
+  EXPECT_EQ(read, 42);
+  const int changed = 7;
+  ASSERT_TRUE(context->Write(*kept, &changed, sizeof(changed), /*blocking=*/false).ok());
+  ExpectVectorAddWorks(*context, cache);
+  EXPECT_EQ(cache.builds_from_source(), 1);
+
+  ASSERT_TRUE(context->UseInline(false).ok());
+  EXPECT_EQ(context->device(), context->info().device);
+  ASSERT_TRUE(context->Read(*kept, &read, sizeof(read)).ok());
+  EXPECT_EQ(read, 7);
+  ExpectVectorAddWorks(*context, cache);
+  EXPECT_EQ(cache.builds_from_source(), 2);
+  // Each device's binary was kept: a second cache loads both.
+  ProgramCache second(context, dir.path(), ProgramCache::SavePolicy::kFirstBuild);
+  ExpectVectorAddWorks(*context, second);
+  ASSERT_TRUE(context->UseInline(true).ok());
+  ExpectVectorAddWorks(*context, second);
+  EXPECT_EQ(second.builds_from_source(), 0);
+  EXPECT_EQ(second.loads_from_disk(), 2);
 }
 
 TEST(ProgramCacheTest, BuildsAndRunsVectorAdd) {

@@ -3,6 +3,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
@@ -81,21 +82,42 @@ std::string BuildLog(cl_program program, cl_device_id device) {
   return log;
 }
 
-// The device's binary of a built program; empty when the driver has none to give.
-std::string ProgramBinary(cl_program program) {
-  size_t size = 0;
-  if (clGetProgramInfo(program, CL_PROGRAM_BINARY_SIZES, sizeof(size), &size, nullptr) !=
+// The binary of a program built for `device` alone; empty when the driver has none to give. A
+// program made from source belongs to every device of its context (a device and its inline
+// device), and its binaries are asked for all at once. PoCL 3.1 gives the one binary it has at
+// the first place, whichever device it is for: where a single entry is not empty, it is taken.
+std::string ProgramBinary(cl_program program, cl_device_id device) {
+  cl_uint count = 0;
+  if (clGetProgramInfo(program, CL_PROGRAM_NUM_DEVICES, sizeof(count), &count, nullptr) !=
           CL_SUCCESS ||
-      size == 0) {
+      count == 0) {
     return "";
   }
-  std::string binary(size, '\0');
-  auto* bytes = reinterpret_cast<unsigned char*>(binary.data());
-  if (clGetProgramInfo(program, CL_PROGRAM_BINARIES, sizeof(bytes), &bytes, nullptr) !=
-      CL_SUCCESS) {
+  std::vector<cl_device_id> devices(count);
+  std::vector<size_t> sizes(count);
+  if (clGetProgramInfo(program, CL_PROGRAM_DEVICES, count * sizeof(cl_device_id), devices.data(),
+                       nullptr) != CL_SUCCESS ||
+      clGetProgramInfo(program, CL_PROGRAM_BINARY_SIZES, count * sizeof(size_t), sizes.data(),
+                       nullptr) != CL_SUCCESS) {
     return "";
   }
-  return binary;
+  size_t which = std::find(devices.begin(), devices.end(), device) - devices.begin();
+  if (std::count_if(sizes.begin(), sizes.end(), [](size_t n) { return n > 0; }) == 1) {
+    which =
+        std::find_if(sizes.begin(), sizes.end(), [](size_t n) { return n > 0; }) - sizes.begin();
+  }
+  if (which >= count || sizes[which] == 0) return "";
+  std::vector<std::string> binaries(count);
+  std::vector<unsigned char*> pointers(count);
+  for (cl_uint k = 0; k < count; ++k) {
+    binaries[k].resize(sizes[k]);
+    pointers[k] = reinterpret_cast<unsigned char*>(binaries[k].data());
+  }
+  if (clGetProgramInfo(program, CL_PROGRAM_BINARIES, count * sizeof(unsigned char*),
+                       pointers.data(), nullptr) != CL_SUCCESS) {
+    return "";
+  }
+  return std::move(binaries[which]);
 }
 
 }  // namespace
@@ -125,7 +147,7 @@ ProgramCache::SavePolicy ProgramCache::DefaultSavePolicy() {
 }
 
 std::string ProgramCache::KeyText(const std::string& source, const std::string& options) const {
-  const DeviceInfo& info = context_->info();
+  const DeviceInfo& info = context_->target();
   return absl::StrCat("platform: ", info.platform_name, "\ndevice: ", info.device_name,
                       "\ndriver: ", info.driver_version, "\nversion: ", info.device_version,
                       "\noptions: ", options, "\nsource:\n", source);
@@ -164,7 +186,7 @@ absl::StatusOr<std::shared_ptr<ClProgram>> ProgramCache::Build(const std::string
     if (!path.empty()) {
       // Under kSecondBuild a file of this key's, the key alone, is what says it was built before.
       const bool binary_now = save_ == SavePolicy::kFirstBuild || stored.has_value();
-      WriteToDisk(path, key, binary_now ? ProgramBinary(built.get()) : "");
+      WriteToDisk(path, key, binary_now ? ProgramBinary(built.get(), context_->device()) : "");
     }
     result = std::make_shared<ClProgram>(std::move(built));
   }

@@ -21,8 +21,10 @@ namespace dfc::cl {
 // else /tmp/dfc-cache.
 std::string DefaultCacheDir();
 
-// Programs are keyed by the source, the build options and the platform name, device name,
-// driver version and device version, since a binary is only valid for the driver that made it.
+// Programs are built for the context's target device (ClContext::target: its device, or its
+// inline device while that is in use), and keyed by the source, the build options and that
+// device's platform name, device name, driver version and device version, since a binary is only
+// valid for the driver that made it.
 // The file name is a 128-bit FNV-1a hash of that key (two 64-bit hashes with different offset
 // bases). It is not cryptographic: each file also stores the full key text, and a file whose
 // key differs is treated as a miss.
