@@ -110,11 +110,11 @@ enum class RunPlacement {
 // about a millisecond or more, beside which the hand-off it would save is noise.
 inline constexpr double kMeasureBelowOps = 1e8;
 // The runs that time a binding on the inline device: one untimed (it may build programs), then
-// this many timed, whose best is T. The device runs it in at least T / P + H (its P compute
-// units at best, and the hand-off H, DeviceExecutor::MeasureHandOff), so the binding stays
-// inline where T < H P / (P - 1), and goes to the device otherwise. Comparing with the
-// device's own times instead would need many runs there: PoCL's pthread device ran a graph at
-// 0.51 ms a run for its first runs after others ran inline, and at 0.32 ms later.
+// this many timed, whose best is T. The device takes about T / P + H (its P compute units at
+// best, and the hand-off H, DeviceExecutor::MeasureHandOff), so the binding stays inline where
+// T < H P / (P - 1), and goes to the device otherwise. Timing the device itself would need many
+// runs there: PoCL's pthread device ran a graph at 0.51 ms a run for its first runs after others
+// ran inline, and at 0.32 ms later.
 inline constexpr int kPlacementTrials = 3;
 inline constexpr int kPlacementRuns = 1 + kPlacementTrials;
 
@@ -223,8 +223,9 @@ class DeviceExecutor {
   // Counts a trial run that took `ns` (`built`: it built a program, and is not timed), and
   // settles the placement after the last.
   void RecordTrial(PlacementTrials& trials, int64_t ns, bool built);
-  // The least time, over a few tries, of an empty kernel launched on the device (not its inline
-  // device) and waited for: what handing a run to the device's threads and back costs at least.
+  // The median time, over a few tries, of the commands of the smallest run on the device (not
+  // its inline device): a write that does not wait, an empty kernel and a read that does. What
+  // handing a run to the device's threads and back costs.
   absl::StatusOr<int64_t> MeasureHandOff();
 
   // `function`: the function whose cluster it is, "" for the top graph's. Builds the kernel for
