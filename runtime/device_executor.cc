@@ -7,8 +7,6 @@
 #include <algorithm>
 #include <cstdlib>
 #include <fstream>
-#include <iostream>
-#include <mutex>
 #include <optional>
 
 #include "absl/cleanup/cleanup.h"
@@ -18,6 +16,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "base/env.h"
 #include "base/status.h"
 #include "graph/ops.h"
 #include "ir/value.h"
@@ -68,18 +67,9 @@ rewrite::DeviceProfile ProfileOf(const cl::DeviceInfo& device) {
 }
 
 RunPlacement DefaultPlacement() {
-  const char* set = std::getenv("DFC_PLACEMENT");
-  const std::string value = set != nullptr ? set : "";
-  if (value == "device") return RunPlacement::kDevice;
-  if (value == "inline") return RunPlacement::kInline;
-  if (!value.empty() && value != "measured") {
-    static std::once_flag warned;
-    std::call_once(warned, [&] {
-      std::cerr << "dfc: DFC_PLACEMENT=" << value
-                << " is none of measured, device and inline; using measured\n";
-    });
-  }
-  return RunPlacement::kMeasured;
+  return EnvChoice<RunPlacement>("DFC_PLACEMENT", {{"measured", RunPlacement::kMeasured},
+                                                   {"device", RunPlacement::kDevice},
+                                                   {"inline", RunPlacement::kInline}});
 }
 
 DeviceExecutor::DeviceExecutor(std::shared_ptr<cl::ClContext> context,
@@ -113,8 +103,10 @@ absl::StatusOr<std::vector<Tensor>> DeviceExecutor::Run(const Graph& graph,
   PlacementTrials* trials = nullptr;
   DFC_RETURN_IF_ERROR(context_->UseInline(PlaceRun(graph, translated, sizes, &trials)));
   if (context_->inline_active()) ++inline_runs_;
+  // A trial that builds a program is not timed.
+  const auto programs = [&] { return cache_->builds_from_source() + cache_->loads_from_disk(); };
   const int64_t start_ns = trials != nullptr ? profiler::NowNs() : 0;
-  const int64_t builds = cache_->builds_from_source() + cache_->loads_from_disk();
+  const int64_t built_before = trials != nullptr ? programs() : 0;
   // However the run ends, the feeds are the caller's again when it returns: the uploads of
   // host values do not wait, and a run that fails, or reads nothing back, waits here.
   absl::Cleanup settle = [&] { (void)context_->SettleWrites(); };
@@ -129,8 +121,7 @@ absl::StatusOr<std::vector<Tensor>> DeviceExecutor::Run(const Graph& graph,
   if (trials != nullptr) {
     // A trial is timed to the end of its kernels, which a run that fetches nothing leaves queued.
     DFC_RETURN_IF_ERROR(context_->Finish());
-    RecordTrial(*trials, profiler::NowNs() - start_ns,
-                cache_->builds_from_source() + cache_->loads_from_disk() != builds);
+    RecordTrial(*trials, profiler::NowNs() - start_ns, programs() != built_before);
   }
   // The span ends before the profiler describes the run's kernels (~ActiveRun): that is the
   // profiler's work, not the run's.

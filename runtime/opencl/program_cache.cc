@@ -9,7 +9,6 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <iostream>
 #include <iterator>
 #include <mutex>
 #include <optional>
@@ -20,6 +19,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "base/env.h"
 #include "base/status.h"
 #include "runtime/opencl/cl_error.h"
 
@@ -101,10 +101,10 @@ std::string ProgramBinary(cl_program program, cl_device_id device) {
                        nullptr) != CL_SUCCESS) {
     return "";
   }
+  const auto given = [](size_t n) { return n > 0; };
   size_t which = std::find(devices.begin(), devices.end(), device) - devices.begin();
-  if (std::count_if(sizes.begin(), sizes.end(), [](size_t n) { return n > 0; }) == 1) {
-    which =
-        std::find_if(sizes.begin(), sizes.end(), [](size_t n) { return n > 0; }) - sizes.begin();
+  if (std::count_if(sizes.begin(), sizes.end(), given) == 1) {
+    which = std::find_if(sizes.begin(), sizes.end(), given) - sizes.begin();
   }
   if (which >= count || sizes[which] == 0) return "";
   std::vector<std::string> binaries(count);
@@ -134,16 +134,8 @@ ProgramCache::ProgramCache(std::shared_ptr<ClContext> context, std::string cache
     : context_(std::move(context)), cache_dir_(std::move(cache_dir)), save_(save) {}
 
 ProgramCache::SavePolicy ProgramCache::DefaultSavePolicy() {
-  const std::string value = Getenv("DFC_CACHE_SAVE");
-  if (value == "second-build") return SavePolicy::kSecondBuild;
-  if (!value.empty() && value != "first-build") {
-    static std::once_flag warned;
-    std::call_once(warned, [&] {
-      std::cerr << "dfc: DFC_CACHE_SAVE=" << value
-                << " is neither first-build nor second-build; using first-build\n";
-    });
-  }
-  return SavePolicy::kFirstBuild;
+  return EnvChoice<SavePolicy>("DFC_CACHE_SAVE", {{"first-build", SavePolicy::kFirstBuild},
+                                                  {"second-build", SavePolicy::kSecondBuild}});
 }
 
 std::string ProgramCache::KeyText(const std::string& source, const std::string& options) const {
