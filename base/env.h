@@ -25,7 +25,7 @@ T EnvChoice(const char* name, std::initializer_list<std::pair<absl::string_view,
   for (const auto& [spelling, choice] : choices) {
     if (value == spelling) return choice;
   }
-  const auto& [fallback_spelling, fallback] = *choices.begin();
+  const std::pair<absl::string_view, T>& fallback = *choices.begin();
   if (!value.empty()) {
     static std::once_flag warned;
     std::call_once(warned, [&] {
@@ -33,10 +33,10 @@ T EnvChoice(const char* name, std::initializer_list<std::pair<absl::string_view,
                 << absl::StrJoin(
                        choices, ", ",
                        [](std::string* out, const auto& c) { absl::StrAppend(out, c.first); })
-                << "; using " << fallback_spelling << "\n";
+                << "; using " << fallback.first << "\n";
     });
   }
-  return fallback;
+  return fallback.second;
 }
 
 }  // namespace dfc
