@@ -37,6 +37,7 @@
 #include <ostream>
 #include <span>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -50,6 +51,7 @@
 #include "ir/from_tf/cluster.h"
 #include "rewrite/device_profile.h"
 #include "runtime/control_flow.h"
+#include "runtime/interpreted.h"
 #include "runtime/opencl/context.h"
 #include "runtime/opencl/program_cache.h"
 #include "runtime/reference/philox.h"
@@ -142,6 +144,10 @@ class DeviceExecutor {
     // that calls functions (a loop, a conditional), whose work is not known before it runs,
     // stays on the device.
     std::optional<RunPlacement> placement;
+    // What translations fold: a session's of its graph, and the executor's of the functions and
+    // loop bodies a run calls. kStatic where the device must compute what a graph's constants
+    // feed (conformance cases).
+    Folding folding = Folding::kConstants;
   };
 
   // What one graph keeps on the device between runs: its variables, the constants its
@@ -149,6 +155,11 @@ class DeviceExecutor {
   struct State {
     absl::flat_hash_map<std::string, std::shared_ptr<DeviceTensor>> variables;  // initialised
     absl::flat_hash_map<TensorId, std::shared_ptr<DeviceTensor>> constants;
+    // The values translations folded, uploaded when first read: by their host memory (which the
+    // entry keeps, so no other value takes its address), dtype and shape, since folded values
+    // share memory (a Reshape of a constant) and each translation folds its own.
+    absl::flat_hash_map<std::tuple<const void*, DType, Shape>, std::shared_ptr<DeviceTensor>>
+        folded;
     absl::flat_hash_map<std::string, reference::Philox> rngs;
   };
 
@@ -176,6 +187,7 @@ class DeviceExecutor {
   const std::string& device_name() const { return context_->info().device_name; }
   const std::shared_ptr<cl::ClContext>& context() const { return context_; }
   const rewrite::DeviceProfile& profile() const { return profile_; }
+  const Options& options() const { return options_; }
   const cl::ProgramCache& program_cache() const { return *cache_; }
 
   // Counts since creation: clusters run as kernels; clusters run on the host because their

@@ -131,6 +131,66 @@ node { name: "out" op: "Mul" input: "w" input: "ab" attr { key: "T" value { type
   }
 }
 
+// A frozen batch norm: y = x * (gamma * rsqrt(variance + 0.001)), its scale computed from
+// constants. A session's translation (Folding::kConstants) folds the scale, so that its kernel
+// computes only the product, and a run uploads the scale once for every run; a conformance
+// run's (kStatic) keeps the scale in the kernel, which then computes it on the device.
+TEST_F(DeviceExecutorTest, WhatConstantsComputeIsFoldedOnceAndUploadedOnce) {
+  constexpr char kGraph[] = R"graph(
+node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } }
+       attr { key: "shape" value { shape { dim { size: -1 } dim { size: 4 } } } } }
+node { name: "variance" op: "Const" attr { key: "dtype" value { type: DT_FLOAT } }
+       attr { key: "value" value { tensor { dtype: DT_FLOAT tensor_shape { dim { size: 4 } }
+                                            float_val: 0.5 float_val: 1 float_val: 2 float_val: 4 } } } }
+node { name: "gamma" op: "Const" attr { key: "dtype" value { type: DT_FLOAT } }
+       attr { key: "value" value { tensor { dtype: DT_FLOAT tensor_shape { dim { size: 4 } }
+                                            float_val: 1 float_val: -2 float_val: 3 float_val: 0.25 } } } }
+node { name: "epsilon" op: "Const" attr { key: "dtype" value { type: DT_FLOAT } }
+       attr { key: "value" value { tensor { dtype: DT_FLOAT tensor_shape { } float_val: 0.001 } } } }
+node { name: "add" op: "Add" input: "variance" input: "epsilon" attr { key: "T" value { type: DT_FLOAT } } }
+node { name: "rsqrt" op: "Rsqrt" input: "add" attr { key: "T" value { type: DT_FLOAT } } }
+node { name: "scale" op: "Mul" input: "gamma" input: "rsqrt" attr { key: "T" value { type: DT_FLOAT } } }
+node { name: "y" op: "Mul" input: "x" input: "scale" attr { key: "T" value { type: DT_FLOAT } } }
+)graph";
+  absl::StatusOr<Graph> graph = ParseGraph(kGraph, "test");
+  ASSERT_TRUE(graph.ok()) << graph.status();
+  const std::vector<TensorId> fetches = {{"y", 0}};
+  const Feeds feeds = {{{"x", 0}, RandomFloats({3, 4}, 5)}};
+  absl::StatusOr<std::vector<Tensor>> expected = Reference(*graph, feeds, fetches);
+  ASSERT_TRUE(expected.ok()) << expected.status();
+  const auto cluster_nodes = [&](const ir::TranslatedGraph& translated) {
+    std::vector<std::string> names;
+    for (const Cluster& cluster : translated.partition.clusters) {
+      for (int n : cluster.nodes) names.push_back(graph->node(n).name);
+    }
+    return names;
+  };
+
+  absl::StatusOr<ir::TranslatedGraph> statically =
+      TranslateForFeeds(*graph, fetches, feeds, {}, false, Folding::kStatic);
+  ASSERT_TRUE(statically.ok()) << statically.status();
+  EXPECT_THAT(cluster_nodes(*statically),
+              ::testing::UnorderedElementsAre("add", "rsqrt", "scale", "y"));
+
+  absl::StatusOr<ir::TranslatedGraph> folded =
+      TranslateForFeeds(*graph, fetches, feeds, {}, false, Folding::kConstants);
+  ASSERT_TRUE(folded.ok()) << folded.status();
+  EXPECT_THAT(cluster_nodes(*folded), ::testing::ElementsAre("y"));
+  std::unique_ptr<DeviceExecutor> executor = MakeExecutor();
+  DeviceExecutor::State state;
+  const int64_t x_bytes = 3 * 4 * sizeof(float), scale_bytes = 4 * sizeof(float);
+  for (int run = 0; run < 3; ++run) {
+    SCOPED_TRACE(absl::StrCat("run ", run));
+    const int64_t uploaded_before = executor->bytes_to_device();
+    absl::StatusOr<std::vector<Tensor>> actual =
+        executor->Run(*graph, *folded, feeds, fetches, &state);
+    ASSERT_TRUE(actual.ok()) << actual.status();
+    ExpectAllEqual(*actual, *expected, fetches);
+    EXPECT_EQ(executor->bytes_to_device() - uploaded_before,
+              run == 0 ? x_bytes + scale_bytes : x_bytes);
+  }
+}
+
 // TensorFlow broadcasts a dimension of 1 against any size, declared or not: two placeholders
 // of unknown batch, fed 4 and 1, added. A run translates for that pattern (FedPlaceholderShape)
 // rather than take the two batches for one size variable. (Found by the differential fuzzer.)

@@ -44,6 +44,7 @@ absl::Status DeviceExecutor::ActiveRun::RunUnit(const ExecutionUnit& unit) {
     liveness_.Skip(graph_, unit.node);
     return absl::OkStatus();
   }
+  if (translated_.fold.folded[unit.node] && UseFolded(unit.node)) return absl::OkStatus();
   if (def.control) return RunControl(node);
   if (def.num_ref_inputs > 0 && !node.inputs.empty() && IsVariableRead(node.inputs[0])) {
     return RunVariableWrite(node);
@@ -404,7 +405,7 @@ absl::StatusOr<DeviceExecutor::ActiveRun::FunctionCall> DeviceExecutor::ActiveRu
   if (cached == nullptr) {
     DFC_ASSIGN_OR_RETURN(ir::TranslatedGraph t,
                          TranslateForFeeds(*f.graph, f.results, shapes, f.targets,
-                                           /*loop_body=*/IsWhile(caller)));
+                                           /*loop_body=*/IsWhile(caller), ex_.options_.folding));
     std::string name = caller.name;
     if (library_ != nullptr) {
       for (const auto& [function, graph] : *library_) {
@@ -669,6 +670,25 @@ absl::Status DeviceExecutor::ActiveRun::RunHostNode(const Node& node, const OpDe
     values_[Slot{&node, k}] = std::move(value);
   }
   return absl::OkStatus();
+}
+
+bool DeviceExecutor::ActiveRun::UseFolded(int i) {
+  const std::vector<TensorInfo>& info = translated_.fold.info[i];
+  if (info.empty() || !std::all_of(info.begin(), info.end(),
+                                   [](const TensorInfo& t) { return t.value.has_value(); })) {
+    return false;
+  }
+  const Node& node = graph_.node(i);
+  for (int k = 0; k < static_cast<int>(info.size()); ++k) {
+    const Tensor& value = *info[k].value;
+    std::shared_ptr<DeviceTensor>& kept =
+        value.byte_size() > 0 && value.raw_data() != nullptr
+            ? state_->folded[{value.raw_data(), value.dtype(), value.shape()}]
+            : values_[Slot{&node, k}];
+    if (kept == nullptr) kept = OnHost(value);
+    values_[Slot{&node, k}] = kept;
+  }
+  return true;
 }
 
 const Node* DeviceExecutor::ActiveRun::ReaderOf(const Cluster& cluster, const TensorId& id) const {

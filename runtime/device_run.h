@@ -210,6 +210,9 @@ class DeviceExecutor::ActiveRun {
   absl::StatusOr<std::shared_ptr<cl::ClBuffer>> Buffer(DeviceTensor& value);
 
   absl::Status RunHostNode(const Node& node, const OpDef& def);
+  // Node i's outputs as the translation folded them, when it folded them all to values
+  // (State::folded keeps their uploads). False: node i must run.
+  bool UseFolded(int i);
   // Runs without copies to the host what needs none: an Identity of host-only values, a read or
   // write of a TensorArray's or TensorList's element on the device (DeviceArrayValue), a
   // scatter of a device value into one, and a gather of device elements from one.

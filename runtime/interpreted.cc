@@ -72,7 +72,7 @@ absl::StatusOr<ir::TranslatedGraph> TranslateForFeeds(const Graph& graph,
                                                       const std::vector<TensorId>& fetches,
                                                       const std::vector<Feed>& feeds,
                                                       const std::vector<std::string>& targets,
-                                                      bool loop_body) {
+                                                      bool loop_body, Folding folding) {
   std::map<FedDims, ir::TranslatedGraph> made;
   DFC_ASSIGN_OR_RETURN(
       const ir::TranslatedGraph* chosen,
@@ -80,7 +80,7 @@ absl::StatusOr<ir::TranslatedGraph> TranslateForFeeds(const Graph& graph,
           [&](FedDims dims) -> absl::StatusOr<const ir::TranslatedGraph*> {
             DFC_ASSIGN_OR_RETURN(made[dims],
                                  TranslateForFeedShapes(graph, fetches, feeds, targets, dims,
-                                                        loop_body));
+                                                        loop_body, folding));
             return &made[dims];
           },
           feeds));
@@ -108,10 +108,11 @@ absl::StatusOr<ir::TranslatedGraph> TranslateForFeedShapes(const Graph& graph,
                                                            const std::vector<TensorId>& fetches,
                                                            const std::vector<Feed>& feeds,
                                                            const std::vector<std::string>& targets,
-                                                           FedDims dims, bool loop_body) {
+                                                           FedDims dims, bool loop_body,
+                                                           Folding folding) {
   std::vector<TensorId> fed_ids;
   for (const auto& [id, tensor] : feeds) fed_ids.push_back(id);
-  ir::TranslateOptions options{.fold_only_static = true,
+  ir::TranslateOptions options{.fold_only_static = folding == Folding::kStatic,
                                .placeholder_shapes = FedShapes(graph, feeds, dims),
                                .host_integer_scalars = loop_body};
   // A fed TensorArray (a loop body's argument): its reads have its elements' shape.

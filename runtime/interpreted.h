@@ -52,8 +52,16 @@ absl::flat_hash_map<std::string, PartialShape> FedShapes(const Graph& graph,
                                                          const std::vector<Feed>& feeds,
                                                          FedDims dims);
 
-// Translates what `fetches` need for a run with `feeds`: folding only what translations read
-// statically (the rest stays in clusters), batch dimensions symbolic, and placeholders
+// What a run's translation folds. kStatic: only what translations read when compiling (a
+// Reshape's shape, a Sum's axes); every other device computation is a kernel, as conformance
+// runs want, so that the device computes what a case tests. kConstants: also every device
+// computation whose inputs are all constants, once, when the graph is translated (the reference
+// evaluates it), as TensorFlow's constant folding does before a session runs a graph: a frozen
+// model's batch-norm scales would otherwise be kernels of every run.
+enum class Folding { kStatic, kConstants };
+
+// Translates what `fetches` need for a run with `feeds`: folding as `folding` says (the rest
+// stays in clusters), batch dimensions symbolic, and placeholders
 // declared without a rank compiled for the rank they are fed with. `targets` are nodes run
 // for their effects (a training step).
 //
@@ -71,7 +79,8 @@ absl::StatusOr<ir::TranslatedGraph> TranslateForFeeds(const Graph& graph,
                                                       const std::vector<TensorId>& fetches,
                                                       const std::vector<Feed>& feeds,
                                                       const std::vector<std::string>& targets = {},
-                                                      bool loop_body = false);
+                                                      bool loop_body = false,
+                                                      Folding folding = Folding::kStatic);
 // The choice TranslateForFeeds describes, over `translate`, which gives the translation for
 // one FedDims (a session's, cached; TranslateForFeeds' own): kSymbolic, else kOnesAsConstants
 // where the feeds bind no sizes to it, else kAll, and kAllButBatch where that leaves fewer device nodes on
@@ -83,7 +92,8 @@ absl::StatusOr<ir::TranslatedGraph> TranslateForFeedShapes(const Graph& graph,
                                                            const std::vector<TensorId>& fetches,
                                                            const std::vector<Feed>& feeds,
                                                            const std::vector<std::string>& targets,
-                                                           FedDims dims, bool loop_body = false);
+                                                           FedDims dims, bool loop_body = false,
+                                                           Folding folding = Folding::kStatic);
 
 // Binds every size variable of `fold` from the fed placeholders' shapes. A placeholder that is
 // not fed binds nothing; two feeds that disagree on one variable (the batch N) are an error.

@@ -214,9 +214,9 @@ absl::StatusOr<Plan> CompilePlan(std::shared_ptr<const Graph> graph, PlanSpec sp
       }
     }
   }
-  // As a run translates it (TranslateForFeeds): folding only what translations read statically. The
-  // placeholders are fed at run time; their host units are skipped then.
-  ir::TranslateOptions options{.fold_only_static = true,
+  // As a session's run translates it (TranslateForFeedShapes). The placeholders are fed at run
+  // time; their host units are skipped then.
+  ir::TranslateOptions options{.fold_only_static = spec.folding == Folding::kStatic,
                                .placeholder_shapes = spec.placeholder_shapes,
                                .fusion = spec.fusion};
   ReferenceFoldOracle oracle;

@@ -29,6 +29,7 @@
 #include "ir/from_tf/cluster.h"
 #include "rewrite/device_profile.h"
 #include "rewrite/explore.h"
+#include "runtime/interpreted.h"
 
 namespace dfc {
 
@@ -48,6 +49,8 @@ struct PlanSpec {
   // ir::TranslateOptions::fusion: Fusion::kNone makes every device node a cluster (kernel) of its
   // own — the unfused chain benchmarks compare with. Not written to plan.json.
   Fusion fusion = Fusion::kAll;
+  // What the translation folds (a session's runs fold the same). Not written to plan.json.
+  Folding folding = Folding::kConstants;
 };
 
 struct Plan {

@@ -242,7 +242,8 @@ int Conformance(const std::vector<std::string>& argv) {
                                            : Mode::kReference;
   std::unique_ptr<DeviceExecutor> device;
   if (mode == Mode::kDevice) {
-    DeviceExecutor::Options options{.warnings = &std::cerr};
+    // The device computes what a case's constants feed, which is what the case tests.
+    DeviceExecutor::Options options{.warnings = &std::cerr, .folding = Folding::kStatic};
     if (args->Has("profile")) {
       absl::StatusOr<rewrite::DeviceProfile> profile = rewrite::NamedProfile(args->Get("profile"));
       if (!profile.ok()) return ReportError(profile.status());
