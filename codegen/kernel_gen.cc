@@ -55,6 +55,32 @@ float dfc_round_half(float x) {
 }
 )";
 
+bool IsIdentifierChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+
+// The name a parameter line declares: "__global const float* restrict in0  // x" is in0.
+std::string ParameterName(absl::string_view line) {
+  line = line.substr(0, line.find("  //"));
+  while (!line.empty() && !IsIdentifierChar(line.back())) line.remove_suffix(1);
+  size_t start = line.size();
+  while (start > 0 && IsIdentifierChar(line[start - 1])) --start;
+  return std::string(line.substr(start));
+}
+
+// Whether `name` occurs in one of `texts` as a whole identifier.
+bool UsesName(std::initializer_list<absl::string_view> texts, absl::string_view name) {
+  for (absl::string_view text : texts) {
+    for (size_t at = text.find(name); at != absl::string_view::npos;
+         at = text.find(name, at + 1)) {
+      const size_t end = at + name.size();
+      if ((at == 0 || !IsIdentifierChar(text[at - 1])) &&
+          (end == text.size() || !IsIdentifierChar(text[end]))) {
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
 }  // namespace
 
 int64_t Generator::OpsOfLine(absl::string_view line) const {
@@ -365,11 +391,20 @@ absl::StatusOr<KernelSource> Generator::Generate(const KernelOptions& options) {
                                                      stages_[s].work_group_size, ", 1, 1))) ")
                                       : "";
     absl::StrAppend(&src, "\n__kernel ", attribute, "void ", stages_[s].name, "(\n");
-    for (size_t k = 0; k < params.size(); ++k) {
+    // Each stage takes only what it reads or writes: a launch costs the driver work for every
+    // buffer it is given.
+    std::vector<std::string> used;
+    for (const std::string& param : params) {
+      if (UsesName({kernels_[s].locals, preamble, kernels_[s].body}, ParameterName(param))) {
+        used.push_back(param);
+      }
+    }
+    if (used.empty()) absl::StrAppend(&src, "    void) {\n");
+    for (size_t k = 0; k < used.size(); ++k) {
       // The comment after a parameter goes after its comma.
-      std::string line = params[k];
+      std::string line = used[k];
       const size_t comment = line.find("  //");
-      const std::string sep = k + 1 < params.size() ? "," : ") {";
+      const std::string sep = k + 1 < used.size() ? "," : ") {";
       if (comment == std::string::npos) {
         line += sep;
       } else {
@@ -390,6 +425,28 @@ absl::StatusOr<KernelSource> Generator::Generate(const KernelOptions& options) {
 }
 
 }  // namespace gen
+
+absl::StatusOr<std::vector<std::string>> KernelParameters(absl::string_view source,
+                                                          absl::string_view name) {
+  const std::string opening = absl::StrCat("void ", name, "(\n");
+  const size_t at = source.find(opening);
+  if (at == absl::string_view::npos) {
+    return absl::NotFoundError(absl::StrCat("the source has no kernel ", name));
+  }
+  std::vector<std::string> names;
+  size_t line_start = at + opening.size();
+  for (;;) {
+    const size_t line_end = source.find('\n', line_start);
+    if (line_end == absl::string_view::npos) {
+      return absl::InvalidArgumentError(absl::StrCat("kernel ", name, "'s parameters do not end"));
+    }
+    const absl::string_view line = source.substr(line_start, line_end - line_start);
+    const absl::string_view code = line.substr(0, line.find("  //"));
+    if (code.find("void)") == absl::string_view::npos) names.push_back(gen::ParameterName(code));
+    if (code.find(") {") != absl::string_view::npos) return names;
+    line_start = line_end + 1;
+  }
+}
 
 std::string StorageType(DType dtype) {
   return dtype == DType::kHalf ? "half" : ir::OpenCLType(dtype);

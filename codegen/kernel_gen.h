@@ -107,6 +107,13 @@ struct KernelOptions {
 absl::StatusOr<KernelSource> GenerateKernel(const ir::TranslatedCluster& cluster,
                                             const KernelOptions& options);
 
+// The parameter names of kernel `name` in `source`, as Generate writes a kernel (one a line):
+// "in<k>" (the cluster's parameter k), "tmp<k>" (temporary k), "out<k>" (output k),
+// "dfc_error" and "size_<var>". Each stage takes only those it reads or writes, so a launch
+// sets the arguments the source it runs declares.
+absl::StatusOr<std::vector<std::string>> KernelParameters(absl::string_view source,
+                                                          absl::string_view name);
+
 // The C type a tensor of `dtype` is stored as in a buffer: "half" for float16 (read with
 // vload_half), "uchar" for bool, otherwise the compute type.
 std::string StorageType(DType dtype);

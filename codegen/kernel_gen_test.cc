@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <memory>
+#include <regex>
 #include <string>
 #include <vector>
 
@@ -119,6 +120,38 @@ TEST_F(KernelGenTest, EveryClusterGetsAKernelPerStageWithItsNodesInTheHeader) {
     }
   }
   EXPECT_GE(with_batch, 1);
+}
+
+// Each stage declares the buffers and sizes its code names and no others (a launch costs the
+// driver work for each buffer it is given), and KernelParameters reads them back: every name a
+// stage's body uses as a whole identifier is among them.
+TEST_F(KernelGenTest, EachStageTakesOnlyTheArgumentsItUses) {
+  int fewer = 0;
+  for (size_t c = 0; c < generated_.size(); ++c) {
+    const Generated& g = generated_[c];
+    SCOPED_TRACE(absl::StrCat("cluster ", c, ":\n", g.kernel.source));
+    std::vector<std::string> all;
+    for (size_t k = 0; k < g.cluster->params.size(); ++k) all.push_back(absl::StrCat("in", k));
+    for (size_t k = 0; k < g.kernel.temporaries.size(); ++k) all.push_back(absl::StrCat("tmp", k));
+    for (size_t k = 0; k < g.cluster->outputs.size(); ++k) all.push_back(absl::StrCat("out", k));
+    for (const KernelStage& stage : g.kernel.stages) {
+      absl::StatusOr<std::vector<std::string>> params = KernelParameters(g.kernel.source, stage.name);
+      ASSERT_TRUE(params.ok()) << params.status();
+      ASSERT_FALSE(params->empty()) << stage.name;
+      // The stage's text: from its signature's end to the next kernel.
+      const size_t begin = g.kernel.source.find(") {", g.kernel.source.find("void " + stage.name + "("));
+      const std::string body = g.kernel.source.substr(begin, g.kernel.source.find("__kernel", begin) - begin);
+      for (const std::string& name : all) {
+        const bool declared = std::find(params->begin(), params->end(), name) != params->end();
+        const bool used = std::regex_search(body, std::regex("\\b" + name + "\\b"));
+        EXPECT_EQ(declared, used) << stage.name << " and " << name;
+      }
+      fewer += params->size() < all.size() + 1 + g.kernel.size_args.size();
+    }
+  }
+  // The stages before a cluster's last write temporaries its outputs do not depend on directly.
+  EXPECT_GE(fewer, 1);
+  EXPECT_FALSE(KernelParameters(generated_[0].kernel.source, "no_such_kernel").ok());
 }
 
 // Cluster 0: MatMul + BiasAdd ("output"), read by the output and by ArgMax, is bound by a let

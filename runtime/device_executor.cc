@@ -13,6 +13,8 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/strip.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
@@ -203,6 +205,50 @@ absl::StatusOr<int64_t> DeviceExecutor::MeasureHandOff() {
   return times[kTimed / 2];
 }
 
+absl::StatusOr<std::vector<std::vector<DeviceExecutor::StageArg>>> DeviceExecutor::StageArguments(
+    const codegen::KernelSource& kernel, const ir::TranslatedCluster& translated) {
+  const int parameters = static_cast<int>(translated.params.size());
+  const int temporaries = static_cast<int>(kernel.temporaries.size());
+  const int outputs = static_cast<int>(translated.output_types.size());
+  // "in3" is 3 if the name starts with `prefix` and its number is below `count`.
+  const auto numbered = [](absl::string_view name, absl::string_view prefix,
+                           int count) -> std::optional<int> {
+    int k = 0;
+    if (!absl::ConsumePrefix(&name, prefix) || !absl::SimpleAtoi(name, &k) || k < 0 ||
+        k >= count) {
+      return std::nullopt;
+    }
+    return k;
+  };
+  std::vector<std::vector<StageArg>> all;
+  for (const codegen::KernelStage& stage : kernel.stages) {
+    DFC_ASSIGN_OR_RETURN(std::vector<std::string> names,
+                         codegen::KernelParameters(kernel.source, stage.name));
+    std::vector<StageArg>& args = all.emplace_back();
+    for (const std::string& name : names) {
+      absl::string_view size = name;
+      if (std::optional<int> k = numbered(name, "in", parameters)) {
+        args.push_back({.index = *k});
+      } else if (std::optional<int> k = numbered(name, "tmp", temporaries)) {
+        args.push_back({.index = parameters + *k});
+      } else if (std::optional<int> k = numbered(name, "out", outputs)) {
+        args.push_back({.index = parameters + temporaries + *k});
+      } else if (name == "dfc_error") {
+        args.push_back({.kind = StageArg::Kind::kErrorFlag});
+      } else if (const auto var = std::find(kernel.size_args.begin(), kernel.size_args.end(),
+                                            absl::ConsumePrefix(&size, "size_") ? size : "");
+                 var != kernel.size_args.end()) {
+        args.push_back({.kind = StageArg::Kind::kSize,
+                        .index = static_cast<int>(var - kernel.size_args.begin())});
+      } else {
+        return absl::InvalidArgumentError(
+            absl::StrCat("kernel ", stage.name, " takes ", name, ", which the cluster has not"));
+      }
+    }
+  }
+  return all;
+}
+
 DeviceExecutor::CompiledCluster& DeviceExecutor::Compile(const Graph& graph, const Cluster& cluster,
                                                          const ir::TranslatedCluster& translated,
                                                          int index, absl::string_view function) {
@@ -226,8 +272,14 @@ DeviceExecutor::CompiledCluster& DeviceExecutor::Compile(const Graph& graph, con
     ++kernels_generated_;
     compiled.kernel = std::move(kernel->source);
   }
-  if (options_.edit_source && !compiled.edited) options_.edit_source(compiled.kernel.source);
-  compiled.edited = true;
+  if (!compiled.edited) {
+    if (options_.edit_source) options_.edit_source(compiled.kernel.source);
+    compiled.edited = true;
+    absl::StatusOr<std::vector<std::vector<StageArg>>> args =
+        StageArguments(compiled.kernel, translated);
+    if (!args.ok()) return fail(args.status());
+    compiled.stage_args = *std::move(args);
+  }
   // DFC_DUMP_KERNELS=DIR writes every kernel built there, as XLA's --xla_dump_to does.
   if (const char* dump = std::getenv("DFC_DUMP_KERNELS"); dump != nullptr && *dump != '\0') {
     std::ofstream(absl::StrCat(dump, "/", name, "_",

@@ -203,6 +203,14 @@ class DeviceExecutor {
  private:
   class ActiveRun;  // one run's values and pending error flags (device_run.h)
 
+  // What one argument of a stage is: the buffer at `index` of the cluster's parameters,
+  // temporaries and outputs in that order, the error flag, or the size KernelSource::size_args
+  // names at `index`.
+  struct StageArg {
+    enum class Kind { kBuffer, kErrorFlag, kSize } kind = Kind::kBuffer;
+    int index = 0;
+  };
+
   // A cluster's kernel, made on first use; `status` is why it could not be.
   struct CompiledCluster {
     // A program of the kernel and its stages' kernels, for one device.
@@ -214,6 +222,8 @@ class DeviceExecutor {
     absl::Status status;
     codegen::KernelSource kernel;
     bool edited = false;  // Options::edit_source has been applied
+    // Per stage, its arguments as the source declares them (codegen::KernelParameters).
+    std::vector<std::vector<StageArg>> stage_args;
     // Built for the device ([0]) and for its inline device ([1]), each when first run there.
     std::array<Built, 2> built;
     bool warned = false;
@@ -240,6 +250,9 @@ class DeviceExecutor {
   // handing a run to the device's threads and back costs.
   absl::StatusOr<int64_t> MeasureHandOff();
 
+  // Each stage's arguments, from the parameters `kernel.source` declares for it.
+  static absl::StatusOr<std::vector<std::vector<StageArg>>> StageArguments(
+      const codegen::KernelSource& kernel, const ir::TranslatedCluster& translated);
   // `function`: the function whose cluster it is, "" for the top graph's. Builds the kernel for
   // the device the context targets now.
   CompiledCluster& Compile(const Graph& graph, const Cluster& cluster,

@@ -44,7 +44,8 @@ absl::Status DeviceExecutor::ActiveRun::RunUnit(const ExecutionUnit& unit) {
     liveness_.Skip(graph_, unit.node);
     return absl::OkStatus();
   }
-  if (translated_.fold.folded[unit.node] && UseFolded(unit.node)) return absl::OkStatus();
+  // A node folded to values does not run: Value finds them in the translation.
+  if (translated_.fold.folded[unit.node] && FoldedToValues(unit.node)) return absl::OkStatus();
   if (def.control) return RunControl(node);
   if (def.num_ref_inputs > 0 && !node.inputs.empty() && IsVariableRead(node.inputs[0])) {
     return RunVariableWrite(node);
@@ -497,11 +498,11 @@ absl::StatusOr<std::shared_ptr<DeviceTensor>> DeviceExecutor::ActiveRun::Value(
     }
     return current;
   }
-  auto it = values_.find(SlotOf(id));
-  if (it == values_.end()) {
-    return absl::InternalError(absl::StrCat("tensor \"", id.ToString(), "\" was not computed"));
-  }
-  return it->second;
+  const Slot slot = SlotOf(id);
+  auto it = values_.find(slot);
+  if (it != values_.end()) return it->second;
+  if (std::shared_ptr<DeviceTensor> folded = Folded(slot)) return folded;
+  return absl::InternalError(absl::StrCat("tensor \"", id.ToString(), "\" was not computed"));
 }
 
 absl::StatusOr<bool> DeviceExecutor::ActiveRun::ScatterOnDevice(const Node& node) {
@@ -672,23 +673,27 @@ absl::Status DeviceExecutor::ActiveRun::RunHostNode(const Node& node, const OpDe
   return absl::OkStatus();
 }
 
-bool DeviceExecutor::ActiveRun::UseFolded(int i) {
+bool DeviceExecutor::ActiveRun::FoldedToValues(int i) const {
   const std::vector<TensorInfo>& info = translated_.fold.info[i];
-  if (info.empty() || !std::all_of(info.begin(), info.end(),
-                                   [](const TensorInfo& t) { return t.value.has_value(); })) {
-    return false;
+  return !info.empty() && std::all_of(info.begin(), info.end(), [](const TensorInfo& t) {
+    return t.value.has_value();
+  });
+}
+
+std::shared_ptr<DeviceTensor> DeviceExecutor::ActiveRun::Folded(const Slot& slot) {
+  const auto& [node, output] = slot;
+  if (node == nullptr) return nullptr;
+  const int i = static_cast<int>(node - graph_.nodes().data());
+  if (!translated_.fold.folded[i] || !FoldedToValues(i) ||
+      output >= static_cast<int>(translated_.fold.info[i].size())) {
+    return nullptr;
   }
-  const Node& node = graph_.node(i);
-  for (int k = 0; k < static_cast<int>(info.size()); ++k) {
-    const Tensor& value = *info[k].value;
-    std::shared_ptr<DeviceTensor>& kept =
-        value.byte_size() > 0 && value.raw_data() != nullptr
-            ? state_->folded[{value.raw_data(), value.dtype(), value.shape()}]
-            : values_[Slot{&node, k}];
-    if (kept == nullptr) kept = OnHost(value);
-    values_[Slot{&node, k}] = kept;
-  }
-  return true;
+  const Tensor& value = *translated_.fold.info[i][output].value;
+  if (value.byte_size() == 0 || value.raw_data() == nullptr) return OnHost(value);
+  std::shared_ptr<DeviceTensor>& kept =
+      state_->folded[{value.raw_data(), value.dtype(), value.shape()}];
+  if (kept == nullptr) kept = OnHost(value);
+  return kept;
 }
 
 const Node* DeviceExecutor::ActiveRun::ReaderOf(const Cluster& cluster, const TensorId& id) const {

@@ -210,9 +210,11 @@ class DeviceExecutor::ActiveRun {
   absl::StatusOr<std::shared_ptr<cl::ClBuffer>> Buffer(DeviceTensor& value);
 
   absl::Status RunHostNode(const Node& node, const OpDef& def);
-  // Node i's outputs as the translation folded them, when it folded them all to values
-  // (State::folded keeps their uploads). False: node i must run.
-  bool UseFolded(int i);
+  // Whether the translation folded node i's outputs all to values: it need not run.
+  bool FoldedToValues(int i) const;
+  // The value the translation folded `slot` to, kept with its upload in State::folded; nullptr
+  // if it has none.
+  std::shared_ptr<DeviceTensor> Folded(const Slot& slot);
   // Runs without copies to the host what needs none: an Identity of host-only values, a read or
   // write of a TensorArray's or TensorList's element on the device (DeviceArrayValue), a
   // scatter of a device value into one, and a gather of device elements from one.

@@ -164,9 +164,19 @@ absl::Status DeviceExecutor::ActiveRun::Launch(
   for (size_t s = 0; s < kernel.stages.size(); ++s) {
     const codegen::KernelStage& stage = kernel.stages[s];
     ArgSetter args(built[s].get());
-    for (const std::shared_ptr<cl::ClBuffer>& b : buffers) DFC_RETURN_IF_ERROR(args.Buffer(*b));
-    DFC_RETURN_IF_ERROR(args.Buffer(*flag));
-    for (const cl_long& value : size_values) DFC_RETURN_IF_ERROR(args.Scalar(value));
+    for (const StageArg& arg : compiled.stage_args[s]) {
+      switch (arg.kind) {
+        case StageArg::Kind::kBuffer:
+          DFC_RETURN_IF_ERROR(args.Buffer(*buffers[arg.index]));
+          break;
+        case StageArg::Kind::kErrorFlag:
+          DFC_RETURN_IF_ERROR(args.Buffer(*flag));
+          break;
+        case StageArg::Kind::kSize:
+          DFC_RETURN_IF_ERROR(args.Scalar(size_values[arg.index]));
+          break;
+      }
+    }
     int64_t rows = 1;
     for (const ArithExpr& r : stage.rows) {
       DFC_ASSIGN_OR_RETURN(int64_t v, r.Evaluate(sizes_));
