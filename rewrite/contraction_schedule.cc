@@ -19,6 +19,7 @@
 #include "rewrite/lowering.h"
 #include "rewrite/rule.h"
 #include "rewrite/vectorize.h"
+#include "rewrite/work_item.h"
 
 namespace dfc::rewrite {
 namespace {
@@ -98,6 +99,9 @@ ir::ExprPtr StoredRowsDot(const ir::ExprPtr& e) {
 // columns, AVX-512): blocks of 16 rows took 0.052 ms at batch 1, 0.287 at 64 and 19.7 at 8192;
 // blocks of 8, 0.036, 0.282 and 21.0; of 4, 0.027, 0.397 and 28.7.
 constexpr int kFewRowsBlock = 8;
+// The fewest columns a block of an unvectorised walk takes (BlockUnvectorised): fewer leave the
+// device compiler's vector loop mostly remainder.
+constexpr int64_t kMinColumnBlock = 16;
 int BlockOfRows(int registers, const ir::ExprPtr& rows) {
   const int full = registers / 2;
   const ArithExpr& n = rows->type->length;
@@ -263,6 +267,25 @@ class ProductBlocker : public TopLevelMutator {
       }
       DFC_ASSIGN_OR_RETURN(ir::ExprPtr kept, Stored(over_stored, stored, false));
       return ir::Call(std::make_shared<ir::Lambda>(std::vector{rows_param}, kept), {left});
+    }
+    return BlockUnvectorised(e, columns);
+  }
+
+  // The product `e` whose columns no vector width divides (a dense layer of 1001 classes): its
+  // walk in blocks of the most columns that divide them and fit a work-item's accumulators
+  // (blockColumns), so that each step of a fold reads a row of the block's columns in order, a
+  // loop the device compiler vectorises, where column by column it strides across the matrix.
+  absl::StatusOr<ir::ExprPtr> BlockUnvectorised(const ir::ExprPtr& e, const ir::ExprPtr& columns) {
+    const std::optional<int64_t> n = columns->type->length.AsConstant();
+    if (!n) return e;
+    for (int64_t c = std::min<int64_t>(*n / 2, kMaxAccumulatorScalars); c >= kMinColumnBlock; --c) {
+      if (*n % c != 0) continue;
+      const Rule rule = BlockColumns(static_cast<int>(c));
+      DFC_ASSIGN_OR_RETURN(std::optional<ir::ExprPtr> blocked, AtRoot(rule, columns));
+      if (!blocked) return e;
+      steps_.push_back(rule.name);
+      return ir::ReplaceWhere(
+          e, [&](const ir::ExprPtr& x) { return x.get() == columns.get(); }, *blocked);
     }
     return e;
   }

@@ -17,6 +17,11 @@
 //   - else blockRows(r) alone: r rows at once, each vload<v> serving r of them, one vector
 //     accumulator a row in half the registers, or at most 8 rows where the rows at batch 1 are
 //     fewer (a block computes its padding too).
+// Columns that no vector width divides (a classifier's 1001) are walked in blockColumns(c)
+// instead, c the most columns from 16 up to a work-item's accumulators that divide them (143):
+// each step of a block's folds reads c neighbouring elements of a row of w, a loop the device
+// compiler vectorises, where column by column the walk strides across w (MobileNet's logits at
+// batch 1 took 9 times as long).
 // A product whose function walks the rows of a stored matrix instead, Map(λc => ... Reduce ...)
 // $ w (A·Bᵀ: MatMul's transpose_b, a dense layer's input gradient), gets vectorizeReduce(v) at
 // each dot product (its lanes sum every v-th term: a reassociation, as a vectorised BLAS's dot

@@ -174,7 +174,8 @@ TEST(ScheduleContractionsTest, DotProductsOfStoredRowsAreVectorisedAndBlockedInR
 }
 
 // A GPU's work-items are not a CPU's vector registers (the explorer chooses there), and 10
-// columns are no multiple of a vector: the translation is kept as it is.
+// columns are no multiple of a vector, nor divide into blocks of 16 or more: the translation is
+// kept as it is.
 TEST(ScheduleContractionsTest, NothingOnAGpuOrWhereTheColumnsAreNoMultipleOfAVector) {
   const ir::ParamPtr a = ir::MakeParam("a", Ints({kN, 24}));
   const ir::ExprPtr product = Must(MatMul(a, ir::MakeParam("b", Ints({24, 16}))));
@@ -188,6 +189,22 @@ TEST(ScheduleContractionsTest, NothingOnAGpuOrWhereTheColumnsAreNoMultipleOfAVec
   ASSERT_TRUE(cpu.ok()) << cpu.status();
   EXPECT_THAT(cpu->steps, IsEmpty());
   EXPECT_EQ(cpu->body, narrow);
+}
+
+// 34 columns are no multiple of a vector: the walk goes in blocks of 17, the most that divide
+// them and fit a work-item's accumulators, each step of a block's folds reading 17 neighbouring
+// elements of a row of b (a classifier's 1001 go in blocks of 143); the results are equal.
+TEST(ScheduleContractionsTest, ColumnsNoVectorDividesAreWalkedInBlocksThatDo) {
+  const ir::ParamPtr a = ir::MakeParam("a", Ints({kN, 24}));
+  const ir::ParamPtr b = ir::MakeParam("b", Ints({24, 34}));
+  const ir::ExprPtr product = Must(MatMul(a, b));
+  const DeviceProfile cpu = Profile("cpu");
+  absl::StatusOr<ContractionSchedule> schedule = ScheduleContractions(product, cpu);
+  ASSERT_TRUE(schedule.ok()) << schedule.status();
+  EXPECT_THAT(schedule->steps, ElementsAre("blockColumns(17)"));
+  EXPECT_THAT(ir::ToString(schedule->body), HasSubstr("Split(17)"));
+  EXPECT_TRUE(LowerForDevice(schedule->body, cpu).ok());
+  ExpectEquivalent(product, schedule->body, {a, b}, kSizes);
 }
 
 }  // namespace
