@@ -710,8 +710,10 @@ absl::Status DeviceExecutor::ActiveRun::RunCluster(int index) {
   const auto& lambda = *translated.lambda;
   std::vector<std::shared_ptr<DeviceTensor>> params;
   for (size_t k = 0; k < translated.params.size(); ++k) {
-    DFC_ASSIGN_OR_RETURN(std::shared_ptr<DeviceTensor> value,
-                         Value(translated.params[k], ReaderOf(cluster, translated.params[k])));
+    // The parameter's reader is looked up only for an error that names it.
+    absl::StatusOr<std::shared_ptr<DeviceTensor>> found = Value(translated.params[k], nullptr);
+    if (!found.ok()) found = Value(translated.params[k], ReaderOf(cluster, translated.params[k]));
+    DFC_ASSIGN_OR_RETURN(std::shared_ptr<DeviceTensor> value, std::move(found));
     const ir::TypePtr& type = lambda.params[k]->type;
     absl::StatusOr<Shape> shape = ir::ShapeUnder(type, sizes_);
     if (!shape.ok() || *shape != value->shape || ir::BaseDType(type) != value->dtype) {
