@@ -159,6 +159,25 @@ inline absl::StatusOr<HeldBack> ProfileHeldBack(std::string workload, int64_t ba
   return h;
 }
 
+// A run's host time not covered by device work, in µs, as the profiler's report gives it
+// ("host overhead ... a run"): the mean over `runs` calls of `run`, each profiled, after one
+// profiled call left out (the first makes the queues that record event times).
+inline absl::StatusOr<double> MeasureHostOverhead(const std::function<absl::Status()>& run,
+                                                  int runs) {
+  profiler::SetState(profiler::State::kHostAndDevice);
+  absl::Status ran = run();
+  if (absl::StatusOr<profiler::Profile> first = profiler::Collect(); !first.ok()) {
+    ran.Update(first.status());
+  }
+  for (int k = 0; k < runs && ran.ok(); ++k) ran = run();
+  profiler::SetState(profiler::State::kDisabled);
+  DFC_ASSIGN_OR_RETURN(const profiler::Profile profile, profiler::Collect());
+  DFC_RETURN_IF_ERROR(ran);
+  DFC_ASSIGN_OR_RETURN(const profiler::Report report, profiler::BuildReport(profile));
+  if (report.summary.runs <= 0) return absl::InternalError("the profile holds no run");
+  return report.summary.run_overhead_ms * 1e3 / static_cast<double>(report.summary.runs);
+}
+
 // What the program's workloads were held back by, in the order they were profiled.
 inline std::vector<HeldBack>& HeldBackRecords() {
   static auto* records = new std::vector<HeldBack>;

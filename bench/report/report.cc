@@ -39,6 +39,7 @@ enum class Measure {
   kSpeedupOverPeers,  // the faster of every kPeerVariants' times / time(subject): all must run
   kTime,              // time(subject) in ms
   kPeakFraction,      // GFLOP/s(subject) / the section's FMA peak (MeasuredPeak)
+  kHostOverhead,      // host_overhead_us(subject), in µs
 };
 
 // Which sizes of a family a target is checked at.
@@ -109,6 +110,15 @@ constexpr Target BothPeers(int issue, const char* name, const char* family, int6
           .at_most = false,
           .bound = bound,
           .device = Device::kCpu};
+}
+
+// BothPeers at one batch only.
+constexpr Target BothPeersAt(int issue, const char* name, const char* family, bool family_prefix,
+                             int64_t size, double bound) {
+  Target t = BothPeers(issue, name, family, size, bound);
+  t.family_prefix = family_prefix;
+  t.at = At::kGivenSize;
+  return t;
 }
 
 // dfc at batch 1 against an earlier build of dfc on the CPU, timed in turn: kBeforeVariant's
@@ -272,6 +282,36 @@ constexpr Target kTargets[] = {
          "train_deep_mnist", false, At::kGivenSize, 64, 1, Device::kCpu),
     Peer(55, "1024³ GEMM at least 95% of OpenBLAS's rate through PyTorch (pytorch / dfc ≥ 0.95)",
          "gemm_1024", false, At::kGivenSize, 1024, 0.95, Device::kCpu),
+    // Issue 57's: a batch-1 run costs its kernels, against both CPU peers where both run (the
+    // training steps are PyTorch's alone).
+    BothPeersAt(57, "Batch 1 within 2× of the faster peer's time (faster peer / dfc ≥ 0.5)",
+                "cnn_", true, 1, 0.5),
+    BothPeersAt(57, "Batch 1 within 2× of the faster peer's time (faster peer / dfc ≥ 0.5)",
+                "mlp_", true, 1, 0.5),
+    BothPeersAt(57, "Batch 1 within 2× of the faster peer's time (faster peer / dfc ≥ 0.5)",
+                "subgraph_", true, 1, 0.5),
+    BothPeersAt(57, "Batch 1 within 2× of the faster peer's time (faster peer / dfc ≥ 0.5)",
+                "gemm_", true, 1, 0.5),
+    BothPeersAt(57, "Batch 1 within 2× of the faster peer's time (faster peer / dfc ≥ 0.5)",
+                "rnn_", true, 1, 0.5),
+    Peer(57, "Training step at batch 1 within 2× of PyTorch's time (pytorch / dfc ≥ 0.5)",
+         "train_", true, At::kGivenSize, 1, 0.5, Device::kCpu),
+    BothPeersAt(57, "LeNet at batch 1 no slower than the faster peer (faster peer / dfc ≥ 1)",
+                "cnn_lenet", false, 1, 1),
+    BothPeersAt(57, "MobileNet at batch 1 no slower than the faster peer (faster peer / dfc ≥ 1)",
+                "cnn_mobilenet_v1_025_128", false, 1, 1),
+    {.issue = 57,
+     .name = "A frozen MLP's host overhead at batch 1 under 15 µs a run, as the profiler measures it",
+     .family = "mlp_",
+     .family_prefix = true,
+     .subject = kSubjectVariant,
+     .baseline = "",
+     .measure = Measure::kHostOverhead,
+     .at = At::kGivenSize,
+     .size = 1,
+     .at_most = true,
+     .bound = 15,
+     .device = Device::kCpu},
     // dfc built before issue 55's kernels and this build, timed in turn by bench/peer.
     Before(55, "LeNet at batch 1 no slower than before issue 55 (before / after ≥ 1)", "cnn_lenet"),
     Before(55, "MobileNet at batch 1 no slower than before issue 55 (before / after ≥ 1)",
@@ -373,6 +413,7 @@ absl::StatusOr<Result> ParseBenchmark(const json& b, const std::string& source,
   r.floor_ms = Counter(b, "floor_ms");
   r.floor_fraction = Counter(b, "floor_fraction");
   r.read_gb_per_s = Counter(b, "read_GB/s");
+  r.host_overhead_us = Counter(b, "host_overhead_us");
   r.device = StringField(b, "label");
   if (b.value("error_occurred", false)) {
     r.error = StringField(b, "error_message");
@@ -788,6 +829,11 @@ TargetResult CheckAt(const Target& t, const std::vector<Result>& rs, const std::
                  absl::StrCat(s.variant, " ", Sig3(*s.gflop_per_s), " GFLOP/s / `", peak->family,
                               "/", peak->variant, "/", peak->size_key, ":", peak->size, "` ",
                               Sig3(*peak->gflop_per_s), " GFLOP/s = ", Sig3(fraction), at));
+  }
+  if (t.measure == Measure::kHostOverhead) {
+    if (!s.host_overhead_us) return {target, s.variant + " has no host_overhead_us" + at, Verdict::kNotRun};
+    return Judge(t, target, *s.host_overhead_us,
+                 absl::StrCat(s.variant, " ", Sig3(*s.host_overhead_us), " µs a run", at));
   }
   if (t.measure == Measure::kSpeedupOverPeers) return CheckOverPeers(t, rs, s, at, target);
   const Needed baseline = Need(rs, target, family, t.baseline, size);

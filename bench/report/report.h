@@ -60,6 +60,9 @@ struct Result {
   std::optional<double> floor_ms;
   std::optional<double> floor_fraction;
   std::optional<double> read_gb_per_s;
+  // A run's host time not covered by device work, as the profiler measures it (its report's
+  // "host overhead ... a run"), in µs: the counter host_overhead_us.
+  std::optional<double> host_overhead_us;
   std::string device;  // the benchmark's label: the OpenCL device name
   std::string error;   // empty unless the benchmark failed (error_occurred)
 };

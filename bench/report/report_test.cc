@@ -336,6 +336,45 @@ TEST(TargetsTest, BatchOneAgainstTheBuildBefore) {
   EXPECT_EQ(Row(rows, "MobileNet at batch 1 no slower than before").verdict, Verdict::kNotRun);
 }
 
+// Issue 57's: batch 1 against the faster peer where both run (PyTorch alone for a training
+// step), LeNet and MobileNet no slower than it, and an MLP's host overhead at most 15 µs.
+TEST(TargetsTest, Issue57BatchOneAgainstTheFasterPeerAndTheHostOverhead) {
+  const std::vector<TargetResult> rows = EvaluateTargets(Parse({
+      // LeNet: 0.05 against ONNX Runtime's 0.12 (met twice); MobileNet 1.0 against 0.8: within
+      // 2×, but slower.
+      Bench("cnn_lenet/dfc/batch:1", 0.05), Bench("cnn_lenet/pytorch/batch:1", 0.5),
+      Bench("cnn_lenet/onnxruntime/batch:1", 0.12),
+      Bench("cnn_mobilenet_v1_025_128/dfc/batch:1", 1.0),
+      Bench("cnn_mobilenet_v1_025_128/pytorch/batch:1", 7.0),
+      Bench("cnn_mobilenet_v1_025_128/onnxruntime/batch:1", 0.8),
+      // An MLP 3× its faster peer, whose host overhead is over 15 µs; another under.
+      Bench("mlp_dl4j/dfc/batch:1", 0.03, R"(, "host_overhead_us": 16.5)"),
+      Bench("mlp_dl4j/pytorch/batch:1", 0.01), Bench("mlp_dl4j/onnxruntime/batch:1", 0.02),
+      Bench("mlp_cppflow/dfc/batch:1", 0.005, R"(, "host_overhead_us": 6.5)"),
+      Bench("mlp_cppflow/pytorch/batch:1", 0.013), Bench("mlp_cppflow/onnxruntime/batch:1", 0.009),
+      // A training step has PyTorch only: judged against it.
+      Bench("train_mnist_softmax/dfc/batch:1", 0.05),
+      Bench("train_mnist_softmax/pytorch/batch:1", 0.1)}));
+  const std::string within = "Batch 1 within 2× of the faster peer's time (faster peer / dfc ≥ 0.5)";
+  EXPECT_EQ(Row(rows, within + ": `cnn_lenet`").verdict, Verdict::kMet);
+  EXPECT_EQ(Row(rows, within + ": `cnn_mobilenet_v1_025_128`").verdict, Verdict::kMet);
+  const TargetResult& dl4j = Row(rows, within + ": `mlp_dl4j`");
+  EXPECT_EQ(dl4j.verdict, Verdict::kMissed);
+  EXPECT_EQ(dl4j.measured,
+            "pytorch 0.01 ms, onnxruntime 0.02 ms; pytorch / dfc 0.03 ms = 0.333× at batch:1");
+  EXPECT_EQ(Row(rows, within + ": `mlp_cppflow`").verdict, Verdict::kMet);
+  EXPECT_EQ(Row(rows, "Training step at batch 1 within 2×").verdict, Verdict::kMet);
+  EXPECT_EQ(Row(rows, "LeNet at batch 1 no slower than the faster peer").verdict, Verdict::kMet);
+  const TargetResult& mobilenet = Row(rows, "MobileNet at batch 1 no slower than the faster peer");
+  EXPECT_EQ(mobilenet.verdict, Verdict::kMissed);
+  const std::string overhead = "A frozen MLP's host overhead at batch 1 under 15 µs";
+  const TargetResult& slow = Row(rows, overhead + " a run, as the profiler measures it: `mlp_dl4j`");
+  EXPECT_EQ(slow.verdict, Verdict::kMissed);
+  EXPECT_EQ(slow.measured, "dfc 16.5 µs a run at batch:1");
+  EXPECT_EQ(Row(rows, overhead + " a run, as the profiler measures it: `mlp_cppflow`").verdict,
+            Verdict::kMet);
+}
+
 TEST(ParseTest, ReadsWhatHeldRunsBack) {
   absl::StatusOr<BenchmarkFile> f = ParseBenchmarkJson(
       R"({"held_back": [{"workload": "cnn_resnet_cifar10", "batch": 64,
