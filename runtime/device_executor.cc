@@ -109,6 +109,7 @@ absl::StatusOr<std::vector<Tensor>> DeviceExecutor::Run(const Graph& graph,
   const auto programs = [&] { return cache_->builds_from_source() + cache_->loads_from_disk(); };
   const int64_t start_ns = trials != nullptr ? profiler::NowNs() : 0;
   const int64_t built_before = trials != nullptr ? programs() : 0;
+  const int64_t launched_before = context_->launches();
   // However the run ends, the feeds are the caller's again when it returns: the uploads of
   // host values do not wait, and a run that fails, or reads nothing back, waits here.
   absl::Cleanup settle = [&] { (void)context_->SettleWrites(); };
@@ -123,7 +124,8 @@ absl::StatusOr<std::vector<Tensor>> DeviceExecutor::Run(const Graph& graph,
   if (trials != nullptr) {
     // A trial is timed to the end of its kernels, which a run that fetches nothing leaves queued.
     DFC_RETURN_IF_ERROR(context_->Finish());
-    RecordTrial(*trials, profiler::NowNs() - start_ns, programs() != built_before);
+    RecordTrial(*trials, profiler::NowNs() - start_ns, context_->launches() - launched_before,
+                programs() != built_before);
   }
   // The span ends before the profiler describes the run's kernels (~ActiveRun): that is the
   // profiler's work, not the run's.
@@ -162,10 +164,14 @@ bool DeviceExecutor::PlaceRun(const Graph& graph, const ir::TranslatedGraph& tra
   return true;
 }
 
-void DeviceExecutor::RecordTrial(PlacementTrials& trials, int64_t ns, bool built) {
+void DeviceExecutor::RecordTrial(PlacementTrials& trials, int64_t ns, int64_t launches,
+                                 bool built) {
   if (trials.runs++ > 0 && !built) {
     ++trials.timed;
-    trials.best_ns = std::min(trials.best_ns, ns);
+    if (ns < trials.best_ns) {
+      trials.best_ns = ns;
+      trials.launches = launches;
+    }
   }
   if (trials.timed < kPlacementTrials) return;
   // A hand-off that cannot be measured (the empty kernel did not build) keeps runs on the
@@ -173,8 +179,10 @@ void DeviceExecutor::RecordTrial(PlacementTrials& trials, int64_t ns, bool built
   if (!hand_off_ns_) hand_off_ns_ = MeasureHandOff().value_or(0);
   // A device of one compute unit is never faster than its inline device.
   const double units = context_->info().compute_units;
-  trials.inline_chosen = units <= 1 || static_cast<double>(trials.best_ns) <
-                                           static_cast<double>(*hand_off_ns_) * units / (units - 1);
+  const double hand_offs = static_cast<double>(std::max<int64_t>(trials.launches, 1));
+  trials.inline_chosen =
+      units <= 1 || static_cast<double>(trials.best_ns) <
+                        hand_offs * static_cast<double>(*hand_off_ns_) * units / (units - 1);
 }
 
 absl::StatusOr<int64_t> DeviceExecutor::MeasureHandOff() {

@@ -112,9 +112,10 @@ enum class RunPlacement {
 // about a millisecond or more, beside which the hand-off it would save is noise.
 inline constexpr double kMeasureBelowOps = 1e8;
 // The runs that time a binding on the inline device: one untimed (it may build programs), then
-// this many timed, whose best is T. The device takes about T / P + H (its P compute units at
-// best, and the hand-off H, DeviceExecutor::MeasureHandOff), so the binding stays inline where
-// T < H P / (P - 1), and goes to the device otherwise. Timing the device itself would need many
+// this many timed, whose best is T, launching K kernels. The device takes about T / P + K H (its
+// P compute units at best, and a hand-off H, DeviceExecutor::MeasureHandOff, for each kernel:
+// the pthread device wakes its threads for each), so the binding stays inline where
+// T < K H P / (P - 1), and goes to the device otherwise. Timing the device itself would need many
 // runs there: PoCL's pthread device ran a graph at 0.51 ms a run for its first runs after others
 // ran inline, and at 0.32 ms later.
 inline constexpr int kPlacementTrials = 3;
@@ -236,15 +237,16 @@ class DeviceExecutor {
     int runs = 0;   // on the inline device, while timing
     int timed = 0;  // of those, the runs timed
     int64_t best_ns = INT64_MAX;
+    int64_t launches = 0;  // the kernels of the best timed run
     std::optional<bool> inline_chosen;  // once settled
   };
   // Whether a run of `translated` at `sizes` goes to the inline device; `trials` is set to the
   // trials the run is one of, while they are not settled.
   bool PlaceRun(const Graph& graph, const ir::TranslatedGraph& translated,
                 const SizeBindings& sizes, PlacementTrials** trials);
-  // Counts a trial run that took `ns` (`built`: it built a program, and is not timed), and
-  // settles the placement after the last.
-  void RecordTrial(PlacementTrials& trials, int64_t ns, bool built);
+  // Counts a trial run that took `ns` and launched `launches` kernels (`built`: it built a
+  // program, and is not timed), and settles the placement after the last.
+  void RecordTrial(PlacementTrials& trials, int64_t ns, int64_t launches, bool built);
   // The median time, over a few tries, of the commands of the smallest run on the device (not
   // its inline device): a write that does not wait, an empty kernel and a read that does. What
   // handing a run to the device's threads and back costs.

@@ -66,6 +66,7 @@ absl::Status ClContext::Launch(cl_kernel kernel, size_t global, const size_t* lo
   if (err == CL_SUCCESS) {
     err = clEnqueueNDRangeKernel(queue(), kernel, 1, nullptr, &global, local, 0, nullptr, event);
   }
+  if (err == CL_SUCCESS) ++launches_;
   return ClStatus(err, "clEnqueueNDRangeKernel");
 }
 

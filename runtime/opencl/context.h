@@ -103,6 +103,8 @@ class ClContext {
   // Enqueues a one-dimensional range of `kernel` (local null: the driver picks), with its event
   // in `event` when that is not null.
   absl::Status Launch(cl_kernel kernel, size_t global, const size_t* local, cl_event* event);
+  // The kernels Launch has enqueued since the context was made.
+  int64_t launches() const { return launches_; }
 
   // A test hook that fails calls as a driver does when memory runs out or the device is lost:
   // the call of `kind` after the next `after` ones returns `error` (CL_OUT_OF_RESOURCES,
@@ -135,6 +137,7 @@ class ClContext {
   DeviceInfo info_;
   bool profiling_ = false;
   bool inline_ = false;
+  int64_t launches_ = 0;
   // The owners of the host memory that writes not yet waited for read (see Write). The
   // context is used by one thread at a time, as its queue is.
   std::vector<std::shared_ptr<const void>> unsettled_;
