@@ -254,6 +254,19 @@ absl::StatusOr<TranslatedCluster> TranslateCluster(const Graph& graph, const Clu
           absl::StrCat("tensor \"", input.ToString(), "\" enters a cluster with an unknown ",
                        info.dtype == DType::kInvalid ? "dtype" : "shape"));
     }
+    if (!IsSupported(info.dtype)) {
+      // Named by its reader, which then stays on the host (a folded bfloat16 constant that a
+      // Bitcast reads: no kernel holds bfloat16).
+      std::string reader;
+      for (int n : cluster.nodes) {
+        const std::vector<TensorId>& in = graph.node(n).inputs;
+        if (std::find(in.begin(), in.end(), input) != in.end()) reader = graph.node(n).name;
+      }
+      return absl::InvalidArgumentError(absl::StrCat("node \"", reader, "\" reads \"",
+                                                     input.ToString(), "\" of dtype ",
+                                                     DTypeName(info.dtype),
+                                                     ", which no kernel holds"));
+    }
     params.push_back(MakeParam(ParamName(input), TensorType(info.dtype, *info.shape)));
     result.params.push_back(input);
     values[input] = params.back();
