@@ -177,10 +177,14 @@ absl::Status CompileWithArgs(const Args& args, std::ostream& out, std::ostream* 
   if (absl::Status written = WritePlan(*plan, path, dir); !written.ok()) {
     return written;
   }
-  int host_ops = 0;
-  for (const ExecutionUnit& unit : plan->translated.partition.schedule) host_ops += unit.node >= 0;
+  // Nodes the translation folded are host units that take their folded values, not ops run.
+  int host_ops = 0, folded = 0;
+  for (const ExecutionUnit& unit : plan->translated.partition.schedule) {
+    if (unit.node >= 0) ++(plan->translated.fold.folded[unit.node] ? folded : host_ops);
+  }
   out << "compiled " << path << " for " << profile->name << ": " << plan->kernels.size()
-      << " clusters, " << host_ops << " host ops; wrote " << (dir / "plan.json").string() << " and "
+      << " clusters, " << host_ops << " host ops, " << folded << " nodes folded; wrote "
+      << (dir / "plan.json").string() << " and "
       << plan->kernels.size() << " kernel files\n";
   if (!plan->spec.init.empty()) {
     out << "initialisers, run when the plan is opened: " << absl::StrJoin(plan->spec.init, ", ")
