@@ -92,6 +92,23 @@ inline std::string Window(const ConvNode& conv) {
   return conv.filter.size() >= 2 ? absl::StrCat(conv.filter[0], "x", conv.filter[1]) : "";
 }
 
+// `calls` calls of `run` profiled on the host and device, stopping at the first that fails, and
+// the profiler's report of them.
+struct Profiled {
+  profiler::Profile profile;
+  profiler::Report report;
+};
+inline absl::StatusOr<Profiled> ProfileCalls(const std::function<absl::Status()>& run, int calls) {
+  profiler::SetState(profiler::State::kHostAndDevice);
+  absl::Status ran;
+  for (int k = 0; k < calls && ran.ok(); ++k) ran = run();
+  profiler::SetState(profiler::State::kDisabled);
+  DFC_ASSIGN_OR_RETURN(profiler::Profile profile, profiler::Collect());
+  DFC_RETURN_IF_ERROR(ran);
+  DFC_ASSIGN_OR_RETURN(profiler::Report report, profiler::BuildReport(profile));
+  return Profiled{std::move(profile), std::move(report)};
+}
+
 // Profiles one call of `run` on the host and device. Kernels are grouped by what their heaviest
 // node computes (its op and window: a ResNet's 3x3 convolutions are one group), and the group
 // with the most device time is what holds the run back.
@@ -99,16 +116,13 @@ inline absl::StatusOr<HeldBack> ProfileHeldBack(std::string workload, int64_t ba
                                                 const Graph& graph,
                                                 const std::map<std::string, ConvNode>& convolutions,
                                                 const std::function<absl::Status()>& run) {
-  profiler::SetState(profiler::State::kHostAndDevice);
-  absl::Status ran;
-  {
+  const auto spanned = [&] {
     profiler::RecordEvent span("run");
-    ran = run();
-  }
-  profiler::SetState(profiler::State::kDisabled);
-  DFC_ASSIGN_OR_RETURN(const profiler::Profile profile, profiler::Collect());
-  DFC_RETURN_IF_ERROR(ran);
-  DFC_ASSIGN_OR_RETURN(const profiler::Report report, profiler::BuildReport(profile));
+    return run();
+  };
+  DFC_ASSIGN_OR_RETURN(const Profiled profiled, ProfileCalls(spanned, 1));
+  const profiler::Profile& profile = profiled.profile;
+  const profiler::Report& report = profiled.report;
   HeldBack h{.workload = std::move(workload),
              .batch = batch,
              .run_ms = report.summary.host_ms,
@@ -164,18 +178,11 @@ inline absl::StatusOr<HeldBack> ProfileHeldBack(std::string workload, int64_t ba
 // profiled call left out (the first makes the queues that record event times).
 inline absl::StatusOr<double> MeasureHostOverhead(const std::function<absl::Status()>& run,
                                                   int runs) {
-  profiler::SetState(profiler::State::kHostAndDevice);
-  absl::Status ran = run();
-  if (absl::StatusOr<profiler::Profile> first = profiler::Collect(); !first.ok()) {
-    ran.Update(first.status());
-  }
-  for (int k = 0; k < runs && ran.ok(); ++k) ran = run();
-  profiler::SetState(profiler::State::kDisabled);
-  DFC_ASSIGN_OR_RETURN(const profiler::Profile profile, profiler::Collect());
-  DFC_RETURN_IF_ERROR(ran);
-  DFC_ASSIGN_OR_RETURN(const profiler::Report report, profiler::BuildReport(profile));
-  if (report.summary.runs <= 0) return absl::InternalError("the profile holds no run");
-  return report.summary.run_overhead_ms * 1e3 / static_cast<double>(report.summary.runs);
+  DFC_RETURN_IF_ERROR(ProfileCalls(run, 1).status());
+  DFC_ASSIGN_OR_RETURN(const Profiled profiled, ProfileCalls(run, runs));
+  const profiler::ReportSummary& summary = profiled.report.summary;
+  if (summary.runs <= 0) return absl::InternalError("the profile holds no run");
+  return summary.run_overhead_ms * 1e3 / static_cast<double>(summary.runs);
 }
 
 // What the program's workloads were held back by, in the order they were profiled.

@@ -386,6 +386,14 @@ std::vector<int> NodesThatRun(const Graph& graph, const std::vector<int>& nodes,
 
 }  // namespace
 
+const Node* FirstReader(const Graph& graph, const Cluster& cluster, const TensorId& id) {
+  for (int n : cluster.nodes) {
+    const Node& node = graph.node(n);
+    if (std::find(node.inputs.begin(), node.inputs.end(), id) != node.inputs.end()) return &node;
+  }
+  return nullptr;
+}
+
 absl::StatusOr<Partition> PartitionGraph(const Graph& graph, const std::vector<int>& nodes,
                                          const std::function<bool(int)>& clusterable,
                                          const std::vector<TensorId>& fetches,

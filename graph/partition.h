@@ -27,6 +27,9 @@ struct Cluster {
   std::vector<TensorId> outputs;
 };
 
+// The node of `cluster` that reads `id` first, or nullptr: what messages about an input name.
+const Node* FirstReader(const Graph& graph, const Cluster& cluster, const TensorId& id);
+
 // One step of the schedule: a host node or a cluster; exactly one is >= 0.
 // How PartitionGraph groups clusterable nodes into clusters (kernels).
 enum class Fusion {

@@ -230,6 +230,9 @@ class DeviceExecutor {
     bool warned = false;
 
     Built& On(const cl::ClContext& context) { return built[context.inline_active() ? 1 : 0]; }
+    const Built& On(const cl::ClContext& context) const {
+      return built[context.inline_active() ? 1 : 0];
+    }
   };
 
   // How the runs of one translated graph at one binding of its sizes are placed (kMeasured).

@@ -696,14 +696,6 @@ std::shared_ptr<DeviceTensor> DeviceExecutor::ActiveRun::Folded(const Slot& slot
   return kept;
 }
 
-const Node* DeviceExecutor::ActiveRun::ReaderOf(const Cluster& cluster, const TensorId& id) const {
-  for (int n : cluster.nodes) {
-    const Node& node = graph_.node(n);
-    if (std::find(node.inputs.begin(), node.inputs.end(), id) != node.inputs.end()) return &node;
-  }
-  return nullptr;
-}
-
 absl::Status DeviceExecutor::ActiveRun::RunCluster(int index) {
   const Cluster& cluster = translated_.partition.clusters[index];
   const ir::TranslatedCluster& translated = translated_.clusters[index];
@@ -712,7 +704,7 @@ absl::Status DeviceExecutor::ActiveRun::RunCluster(int index) {
   for (size_t k = 0; k < translated.params.size(); ++k) {
     // The parameter's reader is looked up only for an error that names it.
     absl::StatusOr<std::shared_ptr<DeviceTensor>> found = Value(translated.params[k], nullptr);
-    if (!found.ok()) found = Value(translated.params[k], ReaderOf(cluster, translated.params[k]));
+    if (!found.ok()) found = Value(translated.params[k], FirstReader(graph_, cluster, translated.params[k]));
     DFC_ASSIGN_OR_RETURN(std::shared_ptr<DeviceTensor> value, std::move(found));
     const ir::TypePtr& type = lambda.params[k]->type;
     absl::StatusOr<Shape> shape = ir::ShapeUnder(type, sizes_);
@@ -754,7 +746,7 @@ absl::Status DeviceExecutor::ActiveRun::RunCluster(int index) {
   DFC_ASSIGN_OR_RETURN(
       std::vector<Tensor> outputs,
       RunClusterByReference(graph_, cluster, translated_.fold, sizes_,
-                            [&](const TensorId& id) { return Host(id, ReaderOf(cluster, id)); }));
+                            [&](const TensorId& id) { return Host(id, FirstReader(graph_, cluster, id)); }));
   for (size_t k = 0; k < outputs.size(); ++k) {
     values_[SlotOf(translated.outputs[k])] = OnHost(std::move(outputs[k]));
   }

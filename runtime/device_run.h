@@ -301,9 +301,6 @@ class DeviceExecutor::ActiveRun {
   // for anything else, which the reference kernel then runs and words.
   absl::StatusOr<bool> RunOptimizerOnDevice(const Node& node);
 
-  // The node of `cluster` that reads `id` first (messages name it).
-  const Node* ReaderOf(const Cluster& cluster, const TensorId& id) const;
-
   absl::Status RunCluster(int index);
 
   // Keeps a kernel of cluster `index` for the profiler, which learns of it when the run ends

@@ -160,7 +160,7 @@ absl::Status DeviceExecutor::ActiveRun::Launch(
     }
     size_values.push_back(it->second);
   }
-  const std::vector<cl::ClKernel>& built = compiled.built[ex_.context_->inline_active()].stages;
+  const std::vector<cl::ClKernel>& built = compiled.On(*ex_.context_).stages;
   for (size_t s = 0; s < kernel.stages.size(); ++s) {
     const codegen::KernelStage& stage = kernel.stages[s];
     ArgSetter args(built[s].get());

@@ -121,6 +121,24 @@ constexpr Target BothPeersAt(int issue, const char* name, const char* family, bo
   return t;
 }
 
+// A figure of dfc's own on the CPU at one size (`measure` a kTime, kPeakFraction or
+// kHostOverhead), at most or at least `bound`.
+constexpr Target OwnFigure(int issue, const char* name, const char* family, bool family_prefix,
+                           Measure measure, int64_t size, bool at_most, double bound) {
+  return {.issue = issue,
+          .name = name,
+          .family = family,
+          .family_prefix = family_prefix,
+          .subject = kSubjectVariant,
+          .baseline = "",
+          .measure = measure,
+          .at = At::kGivenSize,
+          .size = size,
+          .at_most = at_most,
+          .bound = bound,
+          .device = Device::kCpu};
+}
+
 // dfc at batch 1 against an earlier build of dfc on the CPU, timed in turn: kBeforeVariant's
 // time over kAfterVariant's at least 1.
 constexpr Target Before(int issue, const char* name, const char* family) {
@@ -254,30 +272,10 @@ constexpr Target kTargets[] = {
     BothPeers(55,
               "ResNet faster than PyTorch and ONNX Runtime at batch ≥ 16 (faster peer / dfc ≥ 1)",
               "cnn_resnet_cifar10", 16, 1),
-    {.issue = 55,
-     .name = "OpenPose (MobileNetV2-small, 368x432) under 500 ms a run at batch 1",
-     .family = "cnn_openpose_mnv2_small",
-     .family_prefix = false,
-     .subject = kSubjectVariant,
-     .baseline = "",
-     .measure = Measure::kTime,
-     .at = At::kGivenSize,
-     .size = 1,
-     .at_most = true,
-     .bound = 500,
-     .device = Device::kCpu},
-    {.issue = 55,
-     .name = "ResNet's convolutions at ≥ 60% of the FMA peak at batch 64",
-     .family = "cnn_resnet_cifar10",
-     .family_prefix = false,
-     .subject = kSubjectVariant,
-     .baseline = "",
-     .measure = Measure::kPeakFraction,
-     .at = At::kGivenSize,
-     .size = 64,
-     .at_most = false,
-     .bound = 0.6,
-     .device = Device::kCpu},
+    OwnFigure(55, "OpenPose (MobileNetV2-small, 368x432) under 500 ms a run at batch 1",
+              "cnn_openpose_mnv2_small", false, Measure::kTime, 1, /*at_most=*/true, 500),
+    OwnFigure(55, "ResNet's convolutions at ≥ 60% of the FMA peak at batch 64",
+              "cnn_resnet_cifar10", false, Measure::kPeakFraction, 64, /*at_most=*/false, 0.6),
     Peer(55, "deep_mnist training step faster than PyTorch at batch 64 (pytorch / dfc ≥ 1)",
          "train_deep_mnist", false, At::kGivenSize, 64, 1, Device::kCpu),
     Peer(55, "1024³ GEMM at least 95% of OpenBLAS's rate through PyTorch (pytorch / dfc ≥ 0.95)",
@@ -300,18 +298,10 @@ constexpr Target kTargets[] = {
                 "cnn_lenet", false, 1, 1),
     BothPeersAt(57, "MobileNet at batch 1 no slower than the faster peer (faster peer / dfc ≥ 1)",
                 "cnn_mobilenet_v1_025_128", false, 1, 1),
-    {.issue = 57,
-     .name = "A frozen MLP's host overhead at batch 1 under 15 µs a run, as the profiler measures it",
-     .family = "mlp_",
-     .family_prefix = true,
-     .subject = kSubjectVariant,
-     .baseline = "",
-     .measure = Measure::kHostOverhead,
-     .at = At::kGivenSize,
-     .size = 1,
-     .at_most = true,
-     .bound = 15,
-     .device = Device::kCpu},
+    OwnFigure(57,
+              "A frozen MLP's host overhead at batch 1 under 15 µs a run, as the profiler "
+              "measures it",
+              "mlp_", true, Measure::kHostOverhead, 1, /*at_most=*/true, 15),
     // dfc built before issue 55's kernels and this build, timed in turn by bench/peer.
     Before(55, "LeNet at batch 1 no slower than before issue 55 (before / after ≥ 1)", "cnn_lenet"),
     Before(55, "MobileNet at batch 1 no slower than before issue 55 (before / after ≥ 1)",
@@ -831,7 +821,9 @@ TargetResult CheckAt(const Target& t, const std::vector<Result>& rs, const std::
                               Sig3(*peak->gflop_per_s), " GFLOP/s = ", Sig3(fraction), at));
   }
   if (t.measure == Measure::kHostOverhead) {
-    if (!s.host_overhead_us) return {target, s.variant + " has no host_overhead_us" + at, Verdict::kNotRun};
+    if (!s.host_overhead_us) {
+      return {target, s.variant + " has no host_overhead_us" + at, Verdict::kNotRun};
+    }
     return Judge(t, target, *s.host_overhead_us,
                  absl::StrCat(s.variant, " ", Sig3(*s.host_overhead_us), " µs a run", at));
   }

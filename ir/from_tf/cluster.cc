@@ -257,12 +257,9 @@ absl::StatusOr<TranslatedCluster> TranslateCluster(const Graph& graph, const Clu
     if (!IsSupported(info.dtype)) {
       // Named by its reader, which then stays on the host (a folded bfloat16 constant that a
       // Bitcast reads: no kernel holds bfloat16).
-      std::string reader;
-      for (int n : cluster.nodes) {
-        const std::vector<TensorId>& in = graph.node(n).inputs;
-        if (std::find(in.begin(), in.end(), input) != in.end()) reader = graph.node(n).name;
-      }
-      return absl::InvalidArgumentError(absl::StrCat("node \"", reader, "\" reads \"",
+      const Node* reader = FirstReader(graph, cluster, input);
+      return absl::InvalidArgumentError(absl::StrCat("node \"", reader != nullptr ? reader->name : "",
+                                                     "\" reads \"",
                                                      input.ToString(), "\" of dtype ",
                                                      DTypeName(info.dtype),
                                                      ", which no kernel holds"));
