@@ -69,8 +69,7 @@ std::string ParameterName(absl::string_view line) {
 // Whether `name` occurs in one of `texts` as a whole identifier.
 bool UsesName(std::initializer_list<absl::string_view> texts, absl::string_view name) {
   for (absl::string_view text : texts) {
-    for (size_t at = text.find(name); at != absl::string_view::npos;
-         at = text.find(name, at + 1)) {
+    for (size_t at = text.find(name); at != absl::string_view::npos; at = text.find(name, at + 1)) {
       const size_t end = at + name.size();
       if ((at == 0 || !IsIdentifierChar(text[at - 1])) &&
           (end == text.size() || !IsIdentifierChar(text[end]))) {
@@ -143,14 +142,16 @@ absl::StatusOr<Generator::Output> Generator::MappedOutput(const ExprPtr& e, cons
         absl::StrCat("the rows of ", ir::TypeToString(e->type), " are not mapped onto the device"));
   }
   out.by_work_groups = static_cast<const ir::FunCall&>(*rows).f->kind == Fun::Kind::kMapWrg;
-  if (rewrite::CallOf(e, Fun::Kind::kSplit) != nullptr) {
-    // Split(m) $ MapGlb(f) $ x (flattenRows): the same memory as the MapGlb's rows, which are
-    // stored one a work-item as they are.
-    out.type = rows->type;
-  } else {
-    out.blocks = rows != e;
+  // Split(m) of rows (flattenRows' MapGlb, or blocks of joined positions): the same memory as
+  // the rows under the Splits, stored as they are.
+  ExprPtr joined = e;
+  while (const ir::FunCall* split = rewrite::CallOf(joined, Fun::Kind::kSplit)) {
+    joined = split->args[0];
   }
-  if (const ir::FunCall* prefix = rewrite::CallOf(e, Fun::Kind::kReindex); prefix && out.blocks) {
+  out.type = joined->type;
+  out.blocks = rows != joined;
+  if (const ir::FunCall* prefix = rewrite::CallOf(joined, Fun::Kind::kReindex);
+      prefix && out.blocks) {
     out.rows_below = ir::As<ir::ReindexPattern>(*prefix->f).length;
   }
   DFC_ASSIGN_OR_RETURN(out.value, Eval(rows, env));

@@ -405,19 +405,6 @@ class ProductBlocker : public TopLevelMutator {
   std::vector<std::pair<ir::ParamPtr, ir::ExprPtr>> hoisted_;
 };
 
-// The values a kernel of `body` stores: its outputs, and the values of its lets.
-absl::flat_hash_set<const ir::Expr*> StoredValues(const ir::ExprPtr& body) {
-  absl::flat_hash_set<const ir::Expr*> stored;
-  for (const ir::ExprPtr& out : BodyOutputs(body)) stored.insert(out.get());
-  ir::Walk(body, [&](const ir::ExprPtr& e) {
-    if (const ir::FunCall* let = CallOf(e, ir::Fun::Kind::kLambda)) {
-      for (const ir::ExprPtr& arg : let->args) stored.insert(arg.get());
-    }
-    return true;
-  });
-  return stored;
-}
-
 }  // namespace
 
 absl::StatusOr<ContractionSchedule> ScheduleContractions(const ir::ExprPtr& body,

@@ -5,6 +5,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "base/status.h"
 #include "ir/analysis.h"
@@ -105,7 +106,8 @@ ir::ExprPtr MappedRows(const ir::ExprPtr& e) {
   if (CallOf(e, ir::Fun::Kind::kSplit) != nullptr) {
     const ir::ExprPtr rows = WithoutSplits(e);
     const ir::FunCall* map = MapCall(rows);
-    return map != nullptr && map->f->kind == ir::Fun::Kind::kMapGlb ? rows : nullptr;
+    if (map == nullptr) return MappedRows(rows);
+    return map->f->kind == ir::Fun::Kind::kMapGlb ? rows : nullptr;
   }
   if (const ir::FunCall* map = MapCall(e)) {
     const ir::Fun::Kind kind = map->f->kind;
@@ -379,6 +381,18 @@ Rule TransposeWRule(std::function<bool(const ir::ExprPtr& x)> rows_compute) {
             if (!rows_compute(transpose->args[0])) return Decline{"its rows do no arithmetic"};
             return [transpose]() { return ir::Call(ir::TransposeW(), transpose->args); };
           }};
+}
+
+absl::flat_hash_set<const ir::Expr*> StoredValues(const ir::ExprPtr& body) {
+  absl::flat_hash_set<const ir::Expr*> stored;
+  for (const ir::ExprPtr& out : BodyOutputs(body)) stored.insert(out.get());
+  ir::Walk(body, [&](const ir::ExprPtr& e) {
+    if (const ir::FunCall* let = CallOf(e, ir::Fun::Kind::kLambda)) {
+      for (const ir::ExprPtr& arg : let->args) stored.insert(arg.get());
+    }
+    return true;
+  });
+  return stored;
 }
 
 std::vector<ir::ExprPtr> BodyOutputs(const ir::ExprPtr& body) {

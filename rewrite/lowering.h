@@ -7,6 +7,7 @@
 #include <functional>
 #include <vector>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/status/statusor.h"
 #include "ir/expr.h"
 #include "ir/traverse.h"
@@ -108,6 +109,9 @@ Rule TransposeWRule(std::function<bool(const ir::ExprPtr& x)> rows_compute);
 // lets, each field of it if that is a Tuple. The lets' bodies are followed: outputs[k] is the
 // k-th output's expression, under the lets' parameters.
 std::vector<ir::ExprPtr> BodyOutputs(const ir::ExprPtr& body);
+
+// The values a kernel of `body` stores: its outputs, and the values of its lets.
+absl::flat_hash_set<const ir::Expr*> StoredValues(const ir::ExprPtr& body);
 
 // `body` with each of its outputs (BodyOutputs) replaced by `rewrite(outputs)[k]`.
 absl::StatusOr<ir::ExprPtr> ReplaceOutputs(

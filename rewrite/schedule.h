@@ -3,7 +3,12 @@
 // micro-kernels), then its folds into accumulator arrays (a convolution's sums per output
 // channel, a depthwise convolution's or a pool's per channel), kept as vectors of the widest
 // width the device prefers that divides them (vectorizeAccumulator): each step of the fold
-// loads a vector of the filter's row and updates a vector of sums with one FMA.
+// loads a vector of the filter's row and updates a vector of sums with one FMA. Last, a
+// convolution's output positions in blocks (blockPositions(r)): the positions a kernel stores
+// (the leading dimensions of [N][H][W][C]) joined into rows, and r rows computed by one
+// work-item (blockRows), each tap's filter row loaded once for the block's r sums, as a direct
+// convolution's register tile over positions; r as many rows as the vector registers hold
+// accumulators for, with one for the filter row and one for a broadcast, from 2 to 8.
 //
 // A GPU profile is left to the explorer: its work-items are not the unit a CPU's vector
 // registers are.
@@ -27,7 +32,14 @@ namespace dfc::rewrite {
 absl::StatusOr<ContractionSchedule> ScheduleFolds(const ir::ExprPtr& body,
                                                   const DeviceProfile& profile);
 
-// ScheduleContractions, then ScheduleFolds on what it made; the steps of both.
+// `body` with the output positions of each convolution a kernel stores in blocks, as above,
+// where its fold has enough taps and the device lowering accepts the result; `body` itself,
+// with no steps, where none applies or on a GPU profile.
+absl::StatusOr<ContractionSchedule> SchedulePositions(const ir::ExprPtr& body,
+                                                      const DeviceProfile& profile);
+
+// ScheduleContractions, then ScheduleFolds and SchedulePositions on what it made; the steps
+// of all three.
 absl::StatusOr<ContractionSchedule> DefaultSchedule(const ir::ExprPtr& body,
                                                     const DeviceProfile& profile);
 

@@ -173,6 +173,37 @@ inline absl::StatusOr<ir::ExprPtr> MatMul(const ir::ExprPtr& a, const ir::ExprPt
 inline const ArithExpr kN = ArithExpr::Var("N");
 inline const std::vector<SizeBindings> kSizes = {{{"N", 1}}, {{"N", 3}}, {{"N", 12}}, {{"N", 96}}};
 
+// A fold of rows into n accumulators: acc[j] = step(acc[j], row element (and the row's other
+// array)), as the translations of a convolution (RowTimesMatrix: x times a filter row) and of a
+// pool (the max of the window's rows of channels) write it.
+inline ir::ExprPtr FoldIntoAccumulators(const ir::ExprPtr& init, int64_t n, const ir::ExprPtr& rows,
+                                        bool times_scalar) {
+  const ir::ExprPtr inits = Must(ir::Call(ir::Repeat(n), {init}));
+  return Must(ir::ReduceOver(
+      inits, rows, [&](ir::ExprPtr acc, ir::ExprPtr p) -> absl::StatusOr<ir::ExprPtr> {
+        if (!times_scalar) {  // p is a row of n: acc[j] = max-like step of (acc[j], p[j])
+          DFC_ASSIGN_OR_RETURN(ir::ExprPtr pairs, ir::Call(ir::Zip(2), {acc, p}));
+          return ir::MapOver(pairs, [](ir::ExprPtr q) -> absl::StatusOr<ir::ExprPtr> {
+            DFC_ASSIGN_OR_RETURN(ir::ExprPtr a, ir::Call(ir::Get(0), {q}));
+            DFC_ASSIGN_OR_RETURN(ir::ExprPtr x, ir::Call(ir::Get(1), {q}));
+            return ir::Call(IntAdd(), {a, x});
+          });
+        }
+        // p is (x, row of n): acc[j] = acc[j] + x * row[j]
+        DFC_ASSIGN_OR_RETURN(ir::ExprPtr x, ir::Call(ir::Get(0), {p}));
+        DFC_ASSIGN_OR_RETURN(ir::ExprPtr w, ir::Call(ir::Get(1), {p}));
+        DFC_ASSIGN_OR_RETURN(ir::ExprPtr pairs, ir::Call(ir::Zip(2), {acc, w}));
+        return ir::MapOver(pairs, [&](ir::ExprPtr q) -> absl::StatusOr<ir::ExprPtr> {
+          DFC_ASSIGN_OR_RETURN(ir::ExprPtr a, ir::Call(ir::Get(0), {q}));
+          DFC_ASSIGN_OR_RETURN(ir::ExprPtr y, ir::Call(ir::Get(1), {q}));
+          DFC_ASSIGN_OR_RETURN(ir::ExprPtr product, ir::Call(IntMul(), {x, y}));
+          return ir::Call(IntAdd(), {a, product});
+        });
+      }));
+}
+
+inline const ir::ExprPtr kZero = ir::MakeLiteral(ir::Scalar::Int(DType::kInt32, 0));
+
 }  // namespace dfc::rewrite::testing
 
 #endif  // DFC_TESTS_RULE_TESTING_H_

@@ -939,8 +939,8 @@ std::string RuleThatWouldMove(const HeldBack& h) {
   // By the op of the kernels' heaviest node.
   static constexpr std::pair<const char*, const char*> kRules[] = {
       {"Conv2D",
-       "a register tile over output positions (blockRows over the flattened positions), once the "
-       "window's interior is split from its border so that no tap checks padding"},
+       "a register tile over output positions whose window's interior is split from its border, "
+       "so that no tap of a block checks padding (blockPositions checks every tap's rows)"},
       {"DepthwiseConv2dNative",
        "a position tile with channel vectors, in a blocked NCHW[x]c layout kept across layers"},
       {"Conv2DBackpropInput",

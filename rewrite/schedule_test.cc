@@ -1,0 +1,97 @@
+// The default schedule's blocks of convolution positions: which folds are blocked, by how many
+// positions, and equivalence with the unscheduled body on seeded random inputs (exact: each
+// position keeps its own fold, in the same order), a last block of padding rows included.
+#include "rewrite/schedule.h"
+
+#include <string>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "ir/printer.h"
+#include "ir/type.h"
+#include "rewrite/lower_for_device.h"
+#include "tests/rule_testing.h"
+
+namespace dfc::rewrite {
+namespace {
+
+using namespace testing;  // NOLINT: the rule-test helpers
+using ::testing::Contains;
+using ::testing::HasSubstr;
+
+DeviceProfile Profile(absl::string_view name) {
+  absl::StatusOr<DeviceProfile> profile = NamedProfile(name);
+  EXPECT_TRUE(profile.ok()) << profile.status();
+  return *profile;
+}
+
+// A convolution's output as its translation writes it: for each of [N][H][W] positions, the
+// fold of its window's taps (each an input element and a filter row) into `channels` sums.
+ir::ExprPtr Convolution(const ir::ParamPtr& windows, const ir::ParamPtr& filter, int64_t channels) {
+  const auto each = [](const ir::ExprPtr& array, const auto& f) {
+    return Must(ir::MapOver(array, f));
+  };
+  return each(windows, [&](ir::ExprPtr image) -> absl::StatusOr<ir::ExprPtr> {
+    return each(image, [&](ir::ExprPtr row) -> absl::StatusOr<ir::ExprPtr> {
+      return each(row, [&](ir::ExprPtr window) -> absl::StatusOr<ir::ExprPtr> {
+        DFC_ASSIGN_OR_RETURN(ir::ExprPtr taps, ir::Call(ir::Zip(2), {window, filter}));
+        return FoldIntoAccumulators(kZero, channels, taps, /*times_scalar=*/true);
+      });
+    });
+  });
+}
+
+const std::vector<SizeBindings> kBatches = {{{"N", 1}}, {{"N", 2}}};
+
+// The cpu profile: 16 vector registers of 8 lanes. 16 channels are 2 vector sums a position, so
+// blocks of (16 - 1) / 2 - 1 = 6 positions; 7 x 5 = 35 positions an image end in a block that
+// repeats the last position.
+TEST(SchedulePositionsTest, AConvolutionsPositionsAreComputedInBlocks) {
+  const ir::ParamPtr windows = ir::MakeParam("windows", Ints({kN, 7, 5, 72}));
+  const ir::ParamPtr filter = ir::MakeParam("filter", Ints({72, 16}));
+  const ir::ExprPtr conv = Convolution(windows, filter, 16);
+  const DeviceProfile cpu = Profile("cpu");
+  absl::StatusOr<ContractionSchedule> schedule = DefaultSchedule(conv, cpu);
+  ASSERT_TRUE(schedule.ok()) << schedule.status();
+  EXPECT_THAT(schedule->steps, Contains("vectorizeAccumulator(8)"));
+  EXPECT_THAT(schedule->steps, Contains("blockPositions(6)"));
+  const std::string text = ir::ToString(schedule->body);
+  EXPECT_THAT(text, HasSubstr("Split(6)"));
+  EXPECT_THAT(text, HasSubstr("MapGlb(0)"));
+  EXPECT_EQ(ir::TypeToString(schedule->body->type), ir::TypeToString(conv->type));
+  EXPECT_TRUE(LowerForDevice(schedule->body, cpu).ok());
+  ExpectEquivalent(conv, schedule->body, {windows, filter}, kBatches, /*seeds=*/2);
+}
+
+// Fewer taps than a block pays for (a 3x3 window of 3 channels), a depthwise convolution's or a
+// pool's fold (each step a row of the input, not a scalar), or a GPU profile: no blocks.
+TEST(SchedulePositionsTest, FewTapsRowStepsAndGpusAreLeftAsTheyAre) {
+  const DeviceProfile cpu = Profile("cpu");
+  const ir::ParamPtr few = ir::MakeParam("windows", Ints({kN, 7, 5, 27}));
+  const ir::ParamPtr small_filter = ir::MakeParam("filter", Ints({27, 16}));
+  absl::StatusOr<ContractionSchedule> schedule =
+      SchedulePositions(Convolution(few, small_filter, 16), cpu);
+  ASSERT_TRUE(schedule.ok()) << schedule.status();
+  EXPECT_TRUE(schedule->steps.empty());
+
+  const ir::ParamPtr pooled = ir::MakeParam("windows", Ints({kN, 7, 5, 72, 16}));
+  const ir::ExprPtr pool = Must(ir::MapOver(pooled, [&](ir::ExprPtr image) {
+    return ir::MapOver(image, [&](ir::ExprPtr row) {
+      return ir::MapOver(row, [&](ir::ExprPtr window) -> absl::StatusOr<ir::ExprPtr> {
+        return FoldIntoAccumulators(kZero, 16, window, /*times_scalar=*/false);
+      });
+    });
+  }));
+  schedule = SchedulePositions(pool, cpu);
+  ASSERT_TRUE(schedule.ok()) << schedule.status();
+  EXPECT_TRUE(schedule->steps.empty());
+
+  const ir::ParamPtr windows = ir::MakeParam("windows", Ints({kN, 7, 5, 72}));
+  const ir::ParamPtr filter = ir::MakeParam("filter", Ints({72, 16}));
+  schedule = SchedulePositions(Convolution(windows, filter, 16), Profile("nvidia"));
+  ASSERT_TRUE(schedule.ok()) << schedule.status();
+  EXPECT_TRUE(schedule->steps.empty());
+}
+
+}  // namespace
+}  // namespace dfc::rewrite
