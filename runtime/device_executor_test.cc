@@ -131,6 +131,48 @@ node { name: "out" op: "Mul" input: "w" input: "ab" attr { key: "T" value { type
   }
 }
 
+// A convolution whose positions the default schedule blocks (144 taps of 16 channels, 8
+// positions a work-item on the CPU device) over images of 7 x 5 positions, no multiple of 8:
+// the last block repeats a position, which its kernel must not store past the output.
+TEST_F(DeviceExecutorTest, BlockedPositionsPastTheLastAreNotStored) {
+  constexpr char kGraph[] = R"graph(
+node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } }
+       attr { key: "shape" value { shape { dim { size: -1 } dim { size: 7 } dim { size: 5 }
+                                           dim { size: 16 } } } } }
+node { name: "w" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } }
+       attr { key: "shape" value { shape { dim { size: 3 } dim { size: 3 } dim { size: 16 }
+                                           dim { size: 16 } } } } }
+node { name: "conv" op: "Conv2D" input: "x" input: "w" attr { key: "T" value { type: DT_FLOAT } }
+       attr { key: "strides" value { list { i: 1 i: 1 i: 1 i: 1 } } }
+       attr { key: "padding" value { s: "SAME" } } }
+node { name: "out" op: "Relu" input: "conv" attr { key: "T" value { type: DT_FLOAT } } }
+)graph";
+  absl::StatusOr<Graph> graph = ParseGraph(kGraph, "test");
+  ASSERT_TRUE(graph.ok()) << graph.status();
+  std::string source;
+  std::unique_ptr<DeviceExecutor> executor =
+      MakeExecutor({.edit_source = [&](std::string& s) { source = s; }});
+  const std::vector<TensorId> fetches = {{"out", 0}};
+  // Each output sums 144 products of values in [-1, 1) by fused multiply-adds, the reference by
+  // products and sums: each of the 144 roundings is at most half an ulp of a partial sum below
+  // 16 in magnitude (2^-20), so the two differ by less than 1.4e-4.
+  const Tolerance tolerance{.rtol = 0, .atol = 1.4e-4};
+  for (int64_t batch : {1, 3}) {
+    SCOPED_TRACE(absl::StrCat("batch ", batch));
+    const Feeds feeds = {{{"x", 0}, RandomFloats({batch, 7, 5, 16}, 1)},
+                         {{"w", 0}, RandomFloats({3, 3, 16, 16}, 2)}};
+    absl::StatusOr<ir::TranslatedGraph> translated = Translate(*graph, fetches, feeds);
+    ASSERT_TRUE(translated.ok()) << translated.status();
+    absl::StatusOr<std::vector<Tensor>> actual = executor->Run(*graph, *translated, feeds, fetches);
+    ASSERT_TRUE(actual.ok()) << actual.status();
+    absl::StatusOr<std::vector<Tensor>> expected = Reference(*graph, feeds, fetches);
+    ASSERT_TRUE(expected.ok()) << expected.status();
+    ExpectAllEqual(*actual, *expected, fetches, tolerance);
+  }
+  // Blocks of 8 positions, each stored only below the 35 of each image.
+  EXPECT_THAT(source, HasSubstr("(gid * 8L)) < (size_N * 35L)")) << source;
+}
+
 // A frozen batch norm: y = x * (gamma * rsqrt(variance + 0.001)), its scale computed from
 // constants. A session's translation (Folding::kConstants) folds the scale, so that its kernel
 // computes only the product, and a run uploads the scale once for every run; a conformance
