@@ -14,10 +14,10 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
-#include "absl/strings/strip.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/strip.h"
 #include "base/env.h"
 #include "base/status.h"
 #include "graph/ops.h"
@@ -222,8 +222,7 @@ absl::StatusOr<std::vector<std::vector<DeviceExecutor::StageArg>>> DeviceExecuto
   const auto numbered = [](absl::string_view name, absl::string_view prefix,
                            int count) -> std::optional<int> {
     int k = 0;
-    if (!absl::ConsumePrefix(&name, prefix) || !absl::SimpleAtoi(name, &k) || k < 0 ||
-        k >= count) {
+    if (!absl::ConsumePrefix(&name, prefix) || !absl::SimpleAtoi(name, &k) || k < 0 || k >= count) {
       return std::nullopt;
     }
     return k;
@@ -306,6 +305,13 @@ DeviceExecutor::CompiledCluster& DeviceExecutor::Compile(const Graph& graph, con
 }
 
 absl::StatusOr<std::shared_ptr<cl::ClBuffer>> DeviceExecutor::Upload(const Tensor& tensor) {
+  if (context_->info().host_unified_memory && tensor.byte_size() >= kBorrowedBytes) {
+    // The device reads the tensor where it lies, held by a copy that shares its memory.
+    DFC_ASSIGN_OR_RETURN(cl::ClBuffer b, context_->Borrow(tensor.raw_data(), tensor.byte_size(),
+                                                          std::make_shared<Tensor>(tensor)));
+    bytes_borrowed_ += static_cast<int64_t>(tensor.byte_size());
+    return std::make_shared<cl::ClBuffer>(std::move(b));
+  }
   DFC_ASSIGN_OR_RETURN(cl::ClBuffer b, context_->Allocate(tensor.byte_size()));
   if (tensor.byte_size() > 0) {
     // Without waiting: a run waits once, when it reads back (a blocking write of a batch-1

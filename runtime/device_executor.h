@@ -80,6 +80,10 @@ struct DeviceTensor {
 // their private arrays on its stack: PoCL chose 4096 items for a MapGlb kernel of 8192 rows
 // with 1 KiB arrays and overflowed it (the process died).
 inline constexpr int64_t kPrivateBytesPerWorkGroup = 256 * 1024;
+
+// The smallest tensor a run gives a device that shares the host's memory as it lies rather than
+// copied: below it a copy costs less than making a buffer of its own.
+inline constexpr size_t kBorrowedBytes = 64 * 1024;
 size_t LocalSizeForPrivateArrays(int64_t private_bytes, size_t max_work_group_size);
 
 // How a kernel stage of `rows` rows is launched on a device of `compute_units` units whose
@@ -199,6 +203,8 @@ class DeviceExecutor {
   int64_t fallbacks() const { return fallbacks_; }
   int64_t kernels_generated() const { return kernels_generated_; }
   int64_t bytes_to_device() const { return bytes_to_device_; }
+  // Bytes of host tensors the device read where they lie, not copied (see Upload).
+  int64_t bytes_borrowed() const { return bytes_borrowed_; }
   int64_t bytes_to_host() const { return bytes_to_host_; }
 
  private:
@@ -240,7 +246,7 @@ class DeviceExecutor {
     int runs = 0;   // on the inline device, while timing
     int timed = 0;  // of those, the runs timed
     int64_t best_ns = INT64_MAX;
-    int64_t launches = 0;  // the kernels of the best timed run
+    int64_t launches = 0;               // the kernels of the best timed run
     std::optional<bool> inline_chosen;  // once settled
   };
   // Whether a run of `translated` at `sizes` goes to the inline device; `trials` is set to the
@@ -263,7 +269,9 @@ class DeviceExecutor {
   CompiledCluster& Compile(const Graph& graph, const Cluster& cluster,
                            const ir::TranslatedCluster& translated, int index,
                            absl::string_view function);
-  // A new buffer holding `tensor`, written without waiting (see ClContext::Write).
+  // A new buffer holding `tensor`, written without waiting (see ClContext::Write); on a device
+  // that reads host memory where it lies, one over the tensor's own memory from kBorrowedBytes
+  // up (ClContext::Borrow).
   absl::StatusOr<std::shared_ptr<cl::ClBuffer>> Upload(const Tensor& tensor);
   // The dfc_error argument of the kernels that never set it (KernelSource::checks_indices),
   // one buffer for all, made on first use and never read.
@@ -329,6 +337,7 @@ class DeviceExecutor {
   int64_t fallbacks_ = 0;
   int64_t kernels_generated_ = 0;
   int64_t bytes_to_device_ = 0;
+  int64_t bytes_borrowed_ = 0;
   int64_t bytes_to_host_ = 0;
 };
 

@@ -90,6 +90,21 @@ absl::StatusOr<ClBuffer> ClContext::Allocate(size_t bytes) {
   return ClBuffer(std::move(mem), bytes, pool_);
 }
 
+absl::StatusOr<ClBuffer> ClContext::Borrow(const void* data, size_t bytes,
+                                           std::shared_ptr<const void> owner) {
+  if (const cl_int fault = InjectedFault(FaultKind::kAllocation); fault != CL_SUCCESS) {
+    return ClStatus(fault, absl::StrCat("clCreateBuffer(", bytes, " bytes of host memory)"));
+  }
+  cl_int err = CL_SUCCESS;
+  // OpenCL's host_ptr is not const; a read-only buffer is never written through it.
+  ClMem mem(clCreateBuffer(context(), CL_MEM_READ_ONLY | CL_MEM_USE_HOST_PTR, bytes,
+                           const_cast<void*>(data), &err));
+  DFC_RETURN_IF_ERROR(
+      ClStatus(err, absl::StrCat("clCreateBuffer(", bytes, " bytes of host memory)")));
+  if (owner != nullptr) unsettled_.push_back(owner);
+  return ClBuffer(std::move(mem), bytes, nullptr, std::move(owner));
+}
+
 absl::Status ClContext::Write(ClBuffer& buffer, const void* data, size_t bytes, bool blocking,
                               std::shared_ptr<const void> owner) {
   if (bytes > buffer.size()) {

@@ -26,8 +26,9 @@ namespace dfc::cl {
 // A buffer made by ClContext::Allocate goes back to its context's pool when destroyed.
 class ClBuffer {
  public:
-  ClBuffer(ClMem mem, size_t size, std::shared_ptr<BufferPool> pool = nullptr)
-      : mem_(std::move(mem)), size_(size), pool_(std::move(pool)) {}
+  ClBuffer(ClMem mem, size_t size, std::shared_ptr<BufferPool> pool = nullptr,
+           std::shared_ptr<const void> host = nullptr)
+      : mem_(std::move(mem)), size_(size), pool_(std::move(pool)), host_(std::move(host)) {}
   ~ClBuffer() {
     if (pool_ != nullptr) pool_->Give(std::move(mem_), Capacity(size_));
   }
@@ -44,6 +45,7 @@ class ClBuffer {
   ClMem mem_;
   size_t size_;
   std::shared_ptr<BufferPool> pool_;
+  std::shared_ptr<const void> host_;  // what holds the host memory a borrowed buffer reads
 };
 
 // Shared (std::shared_ptr) by the program cache, kernels and buffers' users, so the context
@@ -78,6 +80,12 @@ class ClContext {
   // A read-write buffer of `bytes` bytes (at least one underneath, so zero-size tensors work):
   // one of the same size from the pool when there is one (see buffer_pool.h), else a new one.
   absl::StatusOr<ClBuffer> Allocate(size_t bytes);
+  // A buffer over `bytes` of host memory at `data`, which the device reads where it lies
+  // (CL_MEM_USE_HOST_PTR) on a device with host_unified_memory: no copy, where Allocate and
+  // Write would copy. `owner` (what holds `data`) lives as long as the buffer, and until the
+  // queue is next waited for; the buffer goes to no pool, and kernels only read it.
+  absl::StatusOr<ClBuffer> Borrow(const void* data, size_t bytes,
+                                  std::shared_ptr<const void> owner);
   // The buffers kept for reuse: at most a quarter of the device's global memory by default.
   BufferPool& pool() { return *pool_; }
   // Copies between host memory and the start of `buffer`; `bytes` <= buffer.size(). Each is a

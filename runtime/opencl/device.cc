@@ -66,6 +66,9 @@ absl::StatusOr<DeviceInfo> QueryDevice(cl_platform_id platform, int platform_ind
   DFC_ASSIGN_OR_RETURN(cl_device_local_mem_type local_type,
                        DeviceValue<cl_device_local_mem_type>(device, CL_DEVICE_LOCAL_MEM_TYPE));
   info.local_mem_is_real = local_type == CL_LOCAL;
+  DFC_ASSIGN_OR_RETURN(const cl_bool unified,
+                       DeviceValue<cl_bool>(device, CL_DEVICE_HOST_UNIFIED_MEMORY));
+  info.host_unified_memory = unified == CL_TRUE;
   DFC_ASSIGN_OR_RETURN(cl_uint width,
                        DeviceValue<cl_uint>(device, CL_DEVICE_PREFERRED_VECTOR_WIDTH_FLOAT));
   info.preferred_vector_width_float = std::max<int>(1, static_cast<int>(width));

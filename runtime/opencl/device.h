@@ -31,6 +31,9 @@ struct DeviceInfo {
   // CL_LOCAL: __local is on-chip scratchpad worth tiling for; CL_GLOBAL (CPUs): it is ordinary
   // memory and staging through it only adds copies.
   bool local_mem_is_real = false;
+  // CL_DEVICE_HOST_UNIFIED_MEMORY: the device reads the host's memory where it lies (a CPU), so
+  // a buffer over host memory (ClContext::Borrow) costs no copy.
+  bool host_unified_memory = false;
   int preferred_vector_width_float = 1;
   bool has_fp16 = false, has_fp64 = false;
   // A device of the same platform and processor that runs its commands on the thread waiting
