@@ -109,7 +109,7 @@ absl::StatusOr<std::vector<Tensor>> DeviceExecutor::Run(const Graph& graph,
   const auto programs = [&] { return cache_->builds_from_source() + cache_->loads_from_disk(); };
   const int64_t start_ns = trials != nullptr ? profiler::NowNs() : 0;
   const int64_t built_before = trials != nullptr ? programs() : 0;
-  const int64_t launched_before = context_->launches();
+  const int64_t launched_before = context_->launches(), narrow_before = narrow_launches_;
   // However the run ends, the feeds are the caller's again when it returns: the uploads of
   // host values do not wait, and a run that fails, or reads nothing back, waits here.
   absl::Cleanup settle = [&] { (void)context_->SettleWrites(); };
@@ -125,7 +125,7 @@ absl::StatusOr<std::vector<Tensor>> DeviceExecutor::Run(const Graph& graph,
     // A trial is timed to the end of its kernels, which a run that fetches nothing leaves queued.
     DFC_RETURN_IF_ERROR(context_->Finish());
     RecordTrial(*trials, profiler::NowNs() - start_ns, context_->launches() - launched_before,
-                programs() != built_before);
+                narrow_launches_ - narrow_before, programs() != built_before);
   }
   // The span ends before the profiler describes the run's kernels (~ActiveRun): that is the
   // profiler's work, not the run's.
@@ -165,12 +165,13 @@ bool DeviceExecutor::PlaceRun(const Graph& graph, const ir::TranslatedGraph& tra
 }
 
 void DeviceExecutor::RecordTrial(PlacementTrials& trials, int64_t ns, int64_t launches,
-                                 bool built) {
+                                 int64_t narrow, bool built) {
   if (trials.runs++ > 0 && !built) {
     ++trials.timed;
     if (ns < trials.best_ns) {
       trials.best_ns = ns;
       trials.launches = launches;
+      trials.narrow = narrow;
     }
   }
   if (trials.timed < kPlacementTrials) return;
@@ -180,9 +181,9 @@ void DeviceExecutor::RecordTrial(PlacementTrials& trials, int64_t ns, int64_t la
   // A device of one compute unit is never faster than its inline device.
   const double units = context_->info().compute_units;
   const double hand_offs = static_cast<double>(std::max<int64_t>(trials.launches, 1));
-  trials.inline_chosen =
-      units <= 1 || static_cast<double>(trials.best_ns) <
-                        hand_offs * static_cast<double>(*hand_off_ns_) * units / (units - 1);
+  trials.inline_chosen = units <= 1 || (trials.launches > 0 && trials.narrow == trials.launches) ||
+                         static_cast<double>(trials.best_ns) <
+                             hand_offs * static_cast<double>(*hand_off_ns_) * units / (units - 1);
 }
 
 absl::StatusOr<int64_t> DeviceExecutor::MeasureHandOff() {

@@ -119,9 +119,11 @@ inline constexpr double kMeasureBelowOps = 1e8;
 // this many timed, whose best is T, launching K kernels. The device takes about T / P + K H (its
 // P compute units at best, and a hand-off H, DeviceExecutor::MeasureHandOff, for each kernel:
 // the pthread device wakes its threads for each), so the binding stays inline where
-// T < K H P / (P - 1), and goes to the device otherwise. Timing the device itself would need many
-// runs there: PoCL's pthread device ran a graph at 0.51 ms a run for its first runs after others
-// ran inline, and at 0.32 ms later.
+// T < K H P / (P - 1), and goes to the device otherwise; where every kernel has fewer rows than
+// P (a product at batch 1 computes its one block of rows on one work-item), the device cannot
+// share any of T among its units and only adds hand-offs, so the binding stays inline. Timing the
+// device itself would need many runs there: PoCL's pthread device ran a graph at 0.51 ms a run for
+// its first runs after others ran inline, and at 0.32 ms later.
 inline constexpr int kPlacementTrials = 3;
 inline constexpr int kPlacementRuns = 1 + kPlacementTrials;
 
@@ -247,15 +249,18 @@ class DeviceExecutor {
     int timed = 0;  // of those, the runs timed
     int64_t best_ns = INT64_MAX;
     int64_t launches = 0;               // the kernels of the best timed run
+    int64_t narrow = 0;                 // of those, the ones of fewer rows than compute units
     std::optional<bool> inline_chosen;  // once settled
   };
   // Whether a run of `translated` at `sizes` goes to the inline device; `trials` is set to the
   // trials the run is one of, while they are not settled.
   bool PlaceRun(const Graph& graph, const ir::TranslatedGraph& translated,
                 const SizeBindings& sizes, PlacementTrials** trials);
-  // Counts a trial run that took `ns` and launched `launches` kernels (`built`: it built a
-  // program, and is not timed), and settles the placement after the last.
-  void RecordTrial(PlacementTrials& trials, int64_t ns, int64_t launches, bool built);
+  // Counts a trial run that took `ns` and launched `launches` kernels, `narrow` of them of fewer
+  // rows than the device has compute units (`built`: it built a program, and is not timed), and
+  // settles the placement after the last.
+  void RecordTrial(PlacementTrials& trials, int64_t ns, int64_t launches, int64_t narrow,
+                   bool built);
   // The median time, over a few tries, of the commands of the smallest run on the device (not
   // its inline device): a write that does not wait, an empty kernel and a read that does. What
   // handing a run to the device's threads and back costs.
@@ -338,6 +343,7 @@ class DeviceExecutor {
   int64_t kernels_generated_ = 0;
   int64_t bytes_to_device_ = 0;
   int64_t bytes_borrowed_ = 0;
+  int64_t narrow_launches_ = 0;  // launches of fewer rows than the device's compute units
   int64_t bytes_to_host_ = 0;
 };
 

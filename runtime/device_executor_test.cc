@@ -473,6 +473,43 @@ TEST_F(DeviceExecutorTest, SmallRunsAreTimedInlineAndLargeOnesRunOnTheDevice) {
   EXPECT_TRUE(settled == 0 || settled == 2) << settled;
 }
 
+// A product at batch 1 is one block of rows, one work-item: however long it takes (here about
+// 16 M multiply-adds, far more than the hand-offs it would cost), the device's threads cannot
+// share it, so once timed its runs stay inline, and give what the device gives.
+TEST_F(DeviceExecutorTest, RunsWhoseKernelsHaveFewerRowsThanUnitsStayInline) {
+  constexpr char kGraph[] = R"graph(
+node { name: "a" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } }
+       attr { key: "shape" value { shape { dim { size: -1 } dim { size: 2048 } } } } }
+node { name: "b" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } }
+       attr { key: "shape" value { shape { dim { size: 2048 } dim { size: 2048 } } } } }
+node { name: "c" op: "MatMul" input: "a" input: "b" attr { key: "T" value { type: DT_FLOAT } } }
+)graph";
+  absl::StatusOr<Graph> loaded = ParseGraph(kGraph, "test");
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  auto graph = std::make_shared<const Graph>(*std::move(loaded));
+  auto open = [&](RunPlacement placement) {
+    absl::StatusOr<std::unique_ptr<DeviceSession>> session =
+        DeviceSession::Create(graph, {.device = "cpu", .executor = {.placement = placement}});
+    EXPECT_TRUE(session.ok()) << session.status();
+    return session.ok() ? *std::move(session) : nullptr;
+  };
+  std::unique_ptr<DeviceSession> measured = open(RunPlacement::kMeasured);
+  std::unique_ptr<DeviceSession> device = open(RunPlacement::kDevice);
+  ASSERT_NE(measured, nullptr);
+  ASSERT_NE(device, nullptr);
+  if (!measured->executor().context()->has_inline_device()) GTEST_SKIP() << "no inline device";
+  const std::vector<Feed> feeds = {{{"a"}, UniformFloats({1, 2048}, 1, -1, 1)},
+                                   {{"b"}, UniformFloats({2048, 2048}, 2, -1, 1)}};
+  for (int k = 0; k < kPlacementRuns; ++k) ASSERT_TRUE(measured->Run(feeds, {"c"}).ok());
+  const int64_t inline_before = measured->executor().inline_runs();
+  absl::StatusOr<std::vector<Tensor>> got = measured->Run(feeds, {"c"});
+  ASSERT_TRUE(got.ok()) << got.status();
+  EXPECT_EQ(measured->executor().inline_runs() - inline_before, 1);
+  absl::StatusOr<std::vector<Tensor>> want = device->Run(feeds, {"c"});
+  ASSERT_TRUE(want.ok()) << want.status();
+  EXPECT_TRUE((*got)[0].BitwiseEqual((*want)[0]));
+}
+
 TEST_F(DeviceExecutorTest, AKernelThatFailsToBuildFallsBack) {
   const absl::StatusOr<Graph> loaded = LoadShared("dl4j_mlp_00_frozen.pb");
   ASSERT_TRUE(loaded.ok()) << loaded.status();

@@ -184,6 +184,7 @@ absl::Status DeviceExecutor::ActiveRun::Launch(
     }
     const auto [global, local] = StageGeometry(
         stage, rows, ex_.context_->info().max_work_group_size, ex_.context_->info().compute_units);
+    if (rows < ex_.context_->info().compute_units) ++ex_.narrow_launches_;
     cl_event event = nullptr;
     const bool timed = profiler::KernelsEnabled();
     // The profiler's third level: the launch on the host, linked to its kernel on the device.
