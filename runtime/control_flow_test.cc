@@ -142,8 +142,8 @@ TEST(ControlFlowTest, MalformedFramesAreErrorsNamingTheNode) {
        "feeds node \"stray\" of another frame"},
       {R"(input: "while/Identity" input: "while/two")", R"(input: "while/Identity" input: "limit")",
        "without an Enter or Exit"},
-      {R"(input: "while/Enter" input: "while/NextIteration")", R"(input: "while/Enter" input: "zero")",
-       "must read its Enter and a NextIteration"},
+      {R"(input: "while/Enter" input: "while/NextIteration")",
+       R"(input: "while/Enter" input: "zero")", "must read its Enter and a NextIteration"},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.expected);
@@ -407,6 +407,38 @@ TEST(ControlFlowTest, ALoopsTensorArraysStayOnTheDevice) {
   EXPECT_EQ(six_to_device - three_to_device, 0);
 }
 
+// ArrayWritingLoopGraph over elements of one: each iteration's kernel computes one row, which no
+// second unit of the device could share, so after the first iteration the loop runs on the
+// inline device (where there is one), with the same kernels and the same values as a session
+// kept on the device and as the reference.
+TEST(ControlFlowTest, ALoopOfOneRowKernelsRunsOnTheInlineDevice) {
+  if (!cl::SelectDevice("cpu").ok()) GTEST_SKIP() << "no OpenCL CPU device";
+  absl::StatusOr<std::shared_ptr<const Graph>> graph =
+      Load(absl::StrReplaceAll(ArrayWritingLoopGraph(), {{"dim { size: 3 }", "dim { size: 1 }"}}));
+  ASSERT_TRUE(graph.ok()) << graph.status();
+  const std::vector<Feed> feeds = {
+      {{"limit"}, Tensor::Scalar<int32_t>(5)},
+      {{"x"}, Tensor::FromVector<float>({0.5f}, {1})},
+      {{"xs"}, Tensor::FromVector<float>({1, -1, 0.5f, 2, 0, -0.5f}, {6, 1})}};
+  reference::Session reference(*graph);
+  absl::StatusOr<std::vector<Tensor>> want = reference.Run(feeds, {"second", "all"});
+  ASSERT_TRUE(want.ok()) << want.status();
+  for (const RunPlacement placement : {RunPlacement::kMeasured, RunPlacement::kDevice}) {
+    absl::StatusOr<std::unique_ptr<DeviceSession>> device =
+        DeviceSession::Create(*graph, {.device = "cpu", .executor = {.placement = placement}});
+    ASSERT_TRUE(device.ok()) << device.status();
+    absl::StatusOr<std::vector<Tensor>> got = (*device)->Run(feeds, {"second", "all"});
+    ASSERT_TRUE(got.ok()) << got.status();
+    EXPECT_EQ(Values<float>((*got)[0]), Values<float>((*want)[0]));
+    EXPECT_EQ(Values<float>((*got)[1]), Values<float>((*want)[1]));
+    const DeviceExecutor& ex = (*device)->executor();
+    const bool goes_inline =
+        placement == RunPlacement::kMeasured && ex.context()->has_inline_device();
+    EXPECT_EQ(ex.inline_loops(), goes_inline ? 1 : 0);
+    EXPECT_EQ(ex.inline_runs(), 0);
+  }
+}
+
 // ArrayWritingLoopGraph with its array made of six elements, all gathered after the loop (so
 // the gather's shape is known when compiling) and negated.
 std::string GatheringLoopGraph() {
@@ -555,7 +587,8 @@ node { name: "y" op: "Identity" input: "x" input: "^check" attr { key: "T" value
   ASSERT_TRUE(graph.ok()) << graph.status();
   reference::Session session(*graph);
   ASSERT_TRUE(session.Run({{{"x"}, Tensor::Scalar<float>(2)}}, {"y"}).ok());
-  absl::StatusOr<std::vector<Tensor>> out = session.Run({{{"x"}, Tensor::Scalar<float>(-3)}}, {"y"});
+  absl::StatusOr<std::vector<Tensor>> out =
+      session.Run({{{"x"}, Tensor::Scalar<float>(-3)}}, {"y"});
   ASSERT_FALSE(out.ok());
   EXPECT_THAT(out.status().message(), HasSubstr("\"check\" (Assert): assertion failed: x must be "
                                                 "positive: -3"));
@@ -567,7 +600,8 @@ node { name: "y" op: "Identity" input: "x" input: "^check" attr { key: "T" value
 // the output array's gradient, writes x[k]'s and x[0]'s to the input array's gradient (two
 // writes to element 0 each iteration, which add up) and carries the flows as float tokens.
 std::string GradientLoopGraph() {
-  return absl::StrReplaceAll(R"gd(
+  return absl::StrReplaceAll(
+      R"gd(
 node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } }
   attr { key: "shape" value { shape { dim { size: 4 } dim { size: 2 } } } } }
 node { name: "w" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } }
@@ -680,17 +714,17 @@ node { name: "gradients/g_in" op: "TensorArrayGradV3" input: "in_ta" input: "b/E
 node { name: "gradients/g_in_flow" op: "Identity" input: "b/Exit_acc" input: "^gradients/g_in" $F }
 node { name: "dx" op: "TensorArrayGatherV3" input: "gradients/g_in" input: "indices" input: "gradients/g_in_flow" $DFLOAT $ES }
 )gd",
-                             {{"$DINT", R"(attr { key: "dtype" value { type: DT_INT32 } })"},
-                              {"$DFLOAT", R"(attr { key: "dtype" value { type: DT_FLOAT } })"},
-                              {"$ES", R"(attr { key: "element_shape" value { shape { dim { size: 2 } } } })"},
-                              {"$I", kInt},
-                              {"$F", R"(attr { key: "T" value { type: DT_FLOAT } })"},
-                              {"$R", R"(attr { key: "T" value { type: DT_RESOURCE } })"},
-                              {"$S", R"(attr { key: "source" value { s: "gradients" } })"},
-                              {"$FF", R"(attr { key: "frame_name" value { s: "f/ctx" } })"},
-                              {"$FB", R"(attr { key: "frame_name" value { s: "b/ctx" } })"},
-                              {"$C", R"(attr { key: "is_constant" value { b: true } })"},
-                              {"$N", R"(attr { key: "N" value { i: 2 } })"}});
+      {{"$DINT", R"(attr { key: "dtype" value { type: DT_INT32 } })"},
+       {"$DFLOAT", R"(attr { key: "dtype" value { type: DT_FLOAT } })"},
+       {"$ES", R"(attr { key: "element_shape" value { shape { dim { size: 2 } } } })"},
+       {"$I", kInt},
+       {"$F", R"(attr { key: "T" value { type: DT_FLOAT } })"},
+       {"$R", R"(attr { key: "T" value { type: DT_RESOURCE } })"},
+       {"$S", R"(attr { key: "source" value { s: "gradients" } })"},
+       {"$FF", R"(attr { key: "frame_name" value { s: "f/ctx" } })"},
+       {"$FB", R"(attr { key: "frame_name" value { s: "b/ctx" } })"},
+       {"$C", R"(attr { key: "is_constant" value { b: true } })"},
+       {"$N", R"(attr { key: "N" value { i: 2 } })"}});
 }
 
 TEST(ControlFlowTest, TensorArrayGradientsAndStacksCarryALoopsGradientOnEveryExecutor) {
@@ -717,7 +751,7 @@ TEST(ControlFlowTest, TensorArrayGradientsAndStacksCarryALoopsGradientOnEveryExe
     }
     dx[c] += sum;
   }
-  EXPECT_EQ(dx[0], 8.0f);  // 1.875 + 6.125 (w = 1/2), checking the oracle itself
+  EXPECT_EQ(dx[0], 8.0f);   // 1.875 + 6.125 (w = 1/2), checking the oracle itself
   EXPECT_EQ(dx[1], 41.0f);  // 15 + 26 (w = 2)
 
   reference::Session reference(*graph);

@@ -202,6 +202,8 @@ class DeviceExecutor {
   // inline device.
   int64_t kernels_run() const { return kernels_run_; }
   int64_t inline_runs() const { return inline_runs_; }
+  // Loops on the device whose later iterations went to the inline device (see RunControl).
+  int64_t inline_loops() const { return inline_loops_; }
   int64_t fallbacks() const { return fallbacks_; }
   int64_t kernels_generated() const { return kernels_generated_; }
   int64_t bytes_to_device() const { return bytes_to_device_; }
@@ -343,7 +345,8 @@ class DeviceExecutor {
   int64_t kernels_generated_ = 0;
   int64_t bytes_to_device_ = 0;
   int64_t bytes_borrowed_ = 0;
-  int64_t narrow_launches_ = 0;  // launches of fewer rows than the device's compute units
+  int64_t narrow_launches_ = 0;
+  int64_t inline_loops_ = 0;  // launches of fewer rows than the device's compute units
   int64_t bytes_to_host_ = 0;
 };
 

@@ -270,6 +270,36 @@ absl::Status DeviceExecutor::ActiveRun::Download(std::span<DeviceTensor* const> 
   return absl::OkStatus();
 }
 
+namespace {
+
+// The inline device for the rest of a loop (Enter), where the context has one and is not on it
+// already, and the device again after it (Leave, or on the way out of an error).
+class InlineLoop {
+ public:
+  explicit InlineLoop(cl::ClContext& context) : context_(context) {}
+  InlineLoop(const InlineLoop&) = delete;
+  InlineLoop& operator=(const InlineLoop&) = delete;
+  ~InlineLoop() { Leave().IgnoreError(); }
+
+  absl::Status Enter() {
+    if (!context_.has_inline_device() || context_.inline_active()) return absl::OkStatus();
+    entered_ = true;
+    return context_.UseInline(true);
+  }
+  bool entered() const { return entered_; }
+  absl::Status Leave() {
+    if (!entered_) return absl::OkStatus();
+    entered_ = false;
+    return context_.UseInline(false);
+  }
+
+ private:
+  cl::ClContext& context_;
+  bool entered_ = false;
+};
+
+}  // namespace
+
 absl::Status DeviceExecutor::ActiveRun::RunControl(const Node& node) {
   if (IsMerge(node)) {
     DFC_ASSIGN_OR_RETURN(const int k, liveness_.MergeInput(node));
@@ -304,8 +334,28 @@ absl::Status DeviceExecutor::ActiveRun::RunControl(const Node& node) {
   // The condition's and the body's last calls; a node map, as the run a call makes refers to
   // its sizes while the other call is added.
   absl::node_hash_map<const FunctionGraph*, FunctionCall> calls;
-  const auto run = [&](const FunctionGraph& f, std::vector<V> args) {
-    return RunFunction(node, f, std::move(args), &f == body ? &invariants : nullptr, &calls[&f]);
+  // A loop on the device whose body's first iteration launched only kernels of fewer rows than
+  // the device has compute units (an RNN cell at batch 1) runs its later iterations on the
+  // inline device: no unit could share such a kernel, and each launch would hand off to the
+  // device's threads and back. One wait when the queue changes, one after the loop.
+  bool placed = body == nullptr;
+  InlineLoop inline_loop(*ex_.context_);
+  const auto run = [&](const FunctionGraph& f,
+                       std::vector<V> args) -> absl::StatusOr<std::vector<V>> {
+    const bool first_body = !placed && &f == body;
+    const int64_t launched = ex_.context_->launches(), narrow = ex_.narrow_launches_;
+    absl::StatusOr<std::vector<V>> out =
+        RunFunction(node, f, std::move(args), &f == body ? &invariants : nullptr, &calls[&f]);
+    if (first_body && out.ok()) {
+      placed = true;
+      const int64_t launches = ex_.context_->launches() - launched;
+      if (ex_.placement_ != RunPlacement::kDevice && launches > 0 &&
+          ex_.narrow_launches_ - narrow == launches) {
+        DFC_RETURN_IF_ERROR(inline_loop.Enter());
+        if (inline_loop.entered()) ++ex_.inline_loops_;
+      }
+    }
+    return out;
   };
   // The loop's condition is the one value a loop reads back each iteration.
   const auto truth = [&](const V& value) -> absl::StatusOr<bool> {
@@ -315,6 +365,7 @@ absl::Status DeviceExecutor::ActiveRun::RunControl(const Node& node) {
   DFC_ASSIGN_OR_RETURN(std::vector<V> out,
                        RunFunctional<V>(node, library_, std::move(inputs),
                                         ex_.options_.max_loop_iterations, run, truth));
+  DFC_RETURN_IF_ERROR(inline_loop.Leave());
   for (size_t k = 0; k < out.size(); ++k) {
     values_[Slot{&node, static_cast<int>(k)}] = std::move(out[k]);
   }
@@ -675,9 +726,8 @@ absl::Status DeviceExecutor::ActiveRun::RunHostNode(const Node& node, const OpDe
 
 bool DeviceExecutor::ActiveRun::FoldedToValues(int i) const {
   const std::vector<TensorInfo>& info = translated_.fold.info[i];
-  return !info.empty() && std::all_of(info.begin(), info.end(), [](const TensorInfo& t) {
-    return t.value.has_value();
-  });
+  return !info.empty() && std::all_of(info.begin(), info.end(),
+                                      [](const TensorInfo& t) { return t.value.has_value(); });
 }
 
 std::shared_ptr<DeviceTensor> DeviceExecutor::ActiveRun::Folded(const Slot& slot) {
@@ -704,7 +754,8 @@ absl::Status DeviceExecutor::ActiveRun::RunCluster(int index) {
   for (size_t k = 0; k < translated.params.size(); ++k) {
     // The parameter's reader is looked up only for an error that names it.
     absl::StatusOr<std::shared_ptr<DeviceTensor>> found = Value(translated.params[k], nullptr);
-    if (!found.ok()) found = Value(translated.params[k], FirstReader(graph_, cluster, translated.params[k]));
+    if (!found.ok())
+      found = Value(translated.params[k], FirstReader(graph_, cluster, translated.params[k]));
     DFC_ASSIGN_OR_RETURN(std::shared_ptr<DeviceTensor> value, std::move(found));
     const ir::TypePtr& type = lambda.params[k]->type;
     absl::StatusOr<Shape> shape = ir::ShapeUnder(type, sizes_);
@@ -745,8 +796,9 @@ absl::Status DeviceExecutor::ActiveRun::RunCluster(int index) {
   }
   DFC_ASSIGN_OR_RETURN(
       std::vector<Tensor> outputs,
-      RunClusterByReference(graph_, cluster, translated_.fold, sizes_,
-                            [&](const TensorId& id) { return Host(id, FirstReader(graph_, cluster, id)); }));
+      RunClusterByReference(graph_, cluster, translated_.fold, sizes_, [&](const TensorId& id) {
+        return Host(id, FirstReader(graph_, cluster, id));
+      }));
   for (size_t k = 0; k < outputs.size(); ++k) {
     values_[SlotOf(translated.outputs[k])] = OnHost(std::move(outputs[k]));
   }
