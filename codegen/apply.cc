@@ -287,6 +287,10 @@ absl::StatusOr<CVal> Generator::ApplyPattern(const ir::Pattern& p, std::vector<C
       if (const std::optional<int64_t> length = m.AsConstant(); length && *length > 1) {
         out.rows = std::make_shared<const CVal>(args[0]);
       }
+      if (!args[0].flat_buffer.empty()) {  // rows in order in memory join to what they were
+        (result->element->is_scalar() ? out.buffer : out.flat_buffer) = args[0].flat_buffer;
+        (result->element->is_scalar() ? out.base : out.flat_base) = args[0].flat_base;
+      }
       return out;
     }
     case K::kTranspose:
@@ -435,33 +439,9 @@ absl::StatusOr<CVal> Generator::ApplyPattern(const ir::Pattern& p, std::vector<C
     }
     case K::kAsVector: {
       const TypePtr vector = result->element;
-      const int w = vector->width;
       if (std::optional<std::string> why = AsVectorRefusal(vector->dtype)) return Unsupported(*why);
-      out.element = [this, array = args[0], vector, w](const ArithExpr& i) -> absl::StatusOr<CVal> {
-        const ArithExpr first = i * w;
-        if (!array.buffer.empty()) {  // contiguous: one load
-          const ArithExpr offset = array.base + first;
-          const bool global = global_buffers_.contains(array.buffer);
-          return CVal{vector,
-                      [this, buffer = array.buffer, offset, global, w,
-                       vector]() -> absl::StatusOr<std::string> {
-                        if (global) Prefetch(buffer, offset);
-                        std::string load =
-                            absl::StrCat("vload", w, "(0, ", buffer, " + ", Print(offset), ")");
-                        if (!global) return load;
-                        return LoadOnce(load, vector, offset);
-                      }};
-        }
-        return CVal{vector, [array, vector, w, first]() -> absl::StatusOr<std::string> {
-                      std::vector<std::string> lanes;
-                      for (int k = 0; k < w; ++k) {
-                        DFC_ASSIGN_OR_RETURN(CVal e, array.element(first + k));
-                        DFC_ASSIGN_OR_RETURN(std::string text, e.scalar());
-                        lanes.push_back(std::move(text));
-                      }
-                      return absl::StrCat("((", CType(vector), ")(", absl::StrJoin(lanes, ", "),
-                                          "))");
-                    }};
+      out.element = [this, array = args[0], vector](const ArithExpr& i) {
+        return VectorAt(array, vector, i);
       };
       return out;
     }
@@ -489,6 +469,43 @@ absl::StatusOr<CVal> Generator::ApplyPattern(const ir::Pattern& p, std::vector<C
       break;
   }
   return Unsupported(ir::FunName(p));
+}
+
+absl::StatusOr<CVal> Generator::VectorAt(const CVal& array, const TypePtr& vector,
+                                         const ArithExpr& i) {
+  const int w = vector->width;
+  const ArithExpr first = i * w;
+  if (array.selected != nullptr) {
+    const auto branch = [this, vector, i](const Lazy& whole) -> Lazy {
+      return [this, vector, i, whole]() -> absl::StatusOr<CVal> {
+        DFC_ASSIGN_OR_RETURN(CVal v, whole());
+        return VectorAt(v, vector, i);
+      };
+    };
+    const CVal::Selected& s = *array.selected;
+    return Select(vector, s.cond, branch(s.then), branch(s.other));
+  }
+  if (!array.buffer.empty()) {  // contiguous: one load
+    const ArithExpr offset = array.base + first;
+    const bool global = global_buffers_.contains(array.buffer);
+    return CVal{
+        vector,
+        [this, buffer = array.buffer, offset, global, w, vector]() -> absl::StatusOr<std::string> {
+          if (global) Prefetch(buffer, offset);
+          std::string load = absl::StrCat("vload", w, "(0, ", buffer, " + ", Print(offset), ")");
+          if (!global) return load;
+          return LoadOnce(load, vector, offset);
+        }};
+  }
+  return CVal{vector, [array, vector, w, first]() -> absl::StatusOr<std::string> {
+                std::vector<std::string> lanes;
+                for (int k = 0; k < w; ++k) {
+                  DFC_ASSIGN_OR_RETURN(CVal e, array.element(first + k));
+                  DFC_ASSIGN_OR_RETURN(std::string text, e.scalar());
+                  lanes.push_back(std::move(text));
+                }
+                return absl::StrCat("((", CType(vector), ")(", absl::StrJoin(lanes, ", "), "))");
+              }};
 }
 
 }  // namespace dfc::codegen::gen

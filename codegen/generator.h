@@ -96,10 +96,22 @@ struct CVal {
   // known to be so (a view that reorders, a float16 buffer).
   std::string buffer;
   ArithExpr base;
+  // An array of arrays whose scalars lie in order in a buffer, from `flat_base` on (a filter
+  // loaded as it is stored): Join keeps it, and an array of scalars it joins is contiguous.
+  std::string flat_buffer;
+  ArithExpr flat_base;
   // The array as Join $ rows where it was made so (a window's taps, a batch's positions joined),
   // or null: element k is the rows' element k / m's element k % m, m a constant. A fold walks
   // the rows in nested loops (OpenLoopsOver), indexing each directly instead of dividing.
   std::shared_ptr<const CVal> rows;
+  // An array made by Select (cond ? then : other, element by element), its condition and
+  // branches, or null: AsVector commutes with it, one condition for a vector's lanes, each
+  // branch loaded as a vector (a padded row of channels: one vload, not a select a lane).
+  struct Selected {
+    std::string cond;
+    std::function<absl::StatusOr<CVal>()> then, other;
+  };
+  std::shared_ptr<const Selected> selected;
   // How the value is written where its pattern says more than its elements do, or null: a
   // TransposeW's result column by column, each column computed once; AsScalar's vector by vector
   // (vstore<w>), each vector computed once. A Map of AsScalar lists each row's vectors as the
@@ -234,6 +246,9 @@ class Generator {
   // Concat's parts), for the operations the kernel counts.
   CVal Select(const TypePtr& type, std::string cond, Lazy then, Lazy other,
               std::pair<Share, Share> shares = {});
+  // Element i of AsVector(w) $ array: vector w·i to w·i + w - 1 of it, one vload<w> where the
+  // array is contiguous, one select where it is a Select's.
+  absl::StatusOr<CVal> VectorAt(const CVal& array, const TypePtr& vector, const ArithExpr& i);
   // The value of `type` whose every scalar is `fill` (Pad's constant; zeros for an
   // out-of-range At, which flags the error).
   CVal Filled(const TypePtr& type, const ir::Scalar& fill);

@@ -51,6 +51,17 @@ ElementFn Windows(const CVal& array, const TypePtr& window, const ArithExpr& str
     w.element = [array, start = i * stride](const ArithExpr& j) {
       return array.element(start + j);
     };
+    if (array.selected != nullptr) {  // a window of a Select's array is a Select of windows
+      const auto window_of = [window, stride, i](const Lazy& whole) -> Lazy {
+        return [window, stride, i, whole]() -> absl::StatusOr<CVal> {
+          DFC_ASSIGN_OR_RETURN(CVal v, whole());
+          return Windows(v, window, stride)(i);
+        };
+      };
+      const CVal::Selected& s = *array.selected;
+      w.selected = std::make_shared<const CVal::Selected>(
+          CVal::Selected{s.cond, window_of(s.then), window_of(s.other)});
+    }
     return w;
   };
 }
@@ -244,6 +255,11 @@ CVal Generator::Select(const TypePtr& type, std::string cond, Lazy then, Lazy ot
       out.fields.push_back(Select(type->elements[k], cond, field(then), field(other), shares));
     }
   } else if (type->is_array()) {
+    // A Concat's parts count their shares of the operations element by element.
+    const auto whole = [](const Share& share) { return share.numerator == share.denominator; };
+    if (whole(shares.first) && whole(shares.second)) {
+      out.selected = std::make_shared<const CVal::Selected>(CVal::Selected{cond, then, other});
+    }
     out.element = [this, type, cond, then, other,
                    shares](const ArithExpr& i) -> absl::StatusOr<CVal> {
       auto element = [i](Lazy whole) -> Lazy {
@@ -257,7 +273,8 @@ CVal Generator::Select(const TypePtr& type, std::string cond, Lazy then, Lazy ot
   } else {
     out.scalar = [this, type, cond, then, other, shares]() -> absl::StatusOr<std::string> {
       const std::string name = em_->Fresh("sel");
-      em_->Emit(absl::StrCat(ir::OpenCLType(type->dtype), " ", name, ";"));
+      em_->Emit(absl::StrCat(type->is_vector() ? CType(type) : ir::OpenCLType(type->dtype), " ",
+                             name, ";"));
       // Two ifs, not if/else: a value a branch computes for the whole kernel (a Memo hoisted
       // to an outer block) lands between the two blocks, where it would split an if/else.
       for (const auto& [header, branch, share] :
@@ -300,6 +317,9 @@ CVal Generator::Load(const std::string& buffer, DType dtype, const TypePtr& type
     if (type->element->is_scalar() && dtype != DType::kHalf) {
       out.buffer = buffer;
       out.base = base;
+    } else if (dtype != DType::kHalf) {
+      out.flat_buffer = buffer;
+      out.flat_base = base;
     }
     out.element = [this, buffer, dtype, type, base,
                    stride](const ArithExpr& i) -> absl::StatusOr<CVal> {

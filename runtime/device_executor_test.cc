@@ -173,6 +173,49 @@ node { name: "out" op: "Relu" input: "conv" attr { key: "T" value { type: DT_FLO
   EXPECT_THAT(source, HasSubstr("(gid * 8L)) < (size_N * 35L)")) << source;
 }
 
+// A depthwise convolution reads each tap's row of channels through the padding as vectors: one
+// condition and one vector load a vector of channels (a select of vectors), its filter's row as
+// vectors too, not a condition and a load a lane.
+TEST_F(DeviceExecutorTest, APaddedRowOfChannelsIsReadAsVectors) {
+  constexpr char kGraph[] = R"graph(
+node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } }
+       attr { key: "shape" value { shape { dim { size: -1 } dim { size: 6 } dim { size: 5 }
+                                           dim { size: 32 } } } } }
+node { name: "w" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } }
+       attr { key: "shape" value { shape { dim { size: 3 } dim { size: 3 } dim { size: 32 }
+                                           dim { size: 1 } } } } }
+node { name: "out" op: "DepthwiseConv2dNative" input: "x" input: "w"
+       attr { key: "T" value { type: DT_FLOAT } }
+       attr { key: "strides" value { list { i: 1 i: 1 i: 1 i: 1 } } }
+       attr { key: "padding" value { s: "SAME" } } }
+)graph";
+  absl::StatusOr<Graph> graph = ParseGraph(kGraph, "test");
+  ASSERT_TRUE(graph.ok()) << graph.status();
+  std::string source;
+  std::unique_ptr<DeviceExecutor> executor =
+      MakeExecutor({.edit_source = [&](std::string& s) { source = s; }});
+  const std::vector<TensorId> fetches = {{"out", 0}};
+  // Nine products of values in [-1, 1) a sum, fused or not: at most 9 half-ulps of sums below
+  // 9 (2^-21 each) apart.
+  const Tolerance tolerance{.rtol = 0, .atol = 9 * 0x1p-21};
+  for (int64_t batch : {1, 2}) {
+    SCOPED_TRACE(absl::StrCat("batch ", batch));
+    const Feeds feeds = {{{"x", 0}, RandomFloats({batch, 6, 5, 32}, 1)},
+                         {{"w", 0}, RandomFloats({3, 3, 32, 1}, 2)}};
+    absl::StatusOr<ir::TranslatedGraph> translated = Translate(*graph, fetches, feeds);
+    ASSERT_TRUE(translated.ok()) << translated.status();
+    absl::StatusOr<std::vector<Tensor>> actual = executor->Run(*graph, *translated, feeds, fetches);
+    ASSERT_TRUE(actual.ok()) << actual.status();
+    absl::StatusOr<std::vector<Tensor>> expected = Reference(*graph, feeds, fetches);
+    ASSERT_TRUE(expected.ok()) << expected.status();
+    ExpectAllEqual(*actual, *expected, fetches, tolerance);
+  }
+  const int width = executor->context()->info().preferred_vector_width_float >= 16 ? 16 : 8;
+  EXPECT_THAT(source, HasSubstr(absl::StrCat("float", width, " sel_"))) << source;
+  EXPECT_THAT(source, HasSubstr(absl::StrCat("vload", width, "(0, in0 + "))) << source;
+  EXPECT_THAT(source, HasSubstr(absl::StrCat("vload", width, "(0, in1 + "))) << source;
+}
+
 // A frozen batch norm: y = x * (gamma * rsqrt(variance + 0.001)), its scale computed from
 // constants. A session's translation (Folding::kConstants) folds the scale, so that its kernel
 // computes only the product, and a run uploads the scale once for every run; a conformance
