@@ -287,7 +287,15 @@ class ProductBlocker : public TopLevelMutator {
       return ir::ReplaceWhere(
           e, [&](const ir::ExprPtr& x) { return x.get() == columns.get(); }, *blocked);
     }
-    return e;
+    // Too few columns for two such blocks (a pose network's 19 heatmaps): all of them fold
+    // together, one block.
+    if (*n < kMinColumnBlock || *n > kMaxAccumulatorScalars) return e;
+    const Rule rule = MapReduceInterchange();
+    DFC_ASSIGN_OR_RETURN(std::optional<ir::ExprPtr> folded, AtRoot(rule, columns));
+    if (!folded) return e;
+    steps_.push_back(rule.name);
+    return ir::ReplaceWhere(
+        e, [&](const ir::ExprPtr& x) { return x.get() == columns.get(); }, *folded);
   }
 
   // Whether the left rows `left` are worth a kernel of their own: the blocked product over

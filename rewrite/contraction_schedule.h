@@ -21,7 +21,8 @@
 // instead, c the most columns from 16 up to a work-item's accumulators that divide them (143):
 // each step of a block's folds reads c neighbouring elements of a row of w, a loop the device
 // compiler vectorises, where column by column the walk strides across w (MobileNet's logits at
-// batch 1 took 9 times as long).
+// batch 1 took 9 times as long); from 16 to 31 such columns, too few for two blocks (a pose
+// network's 19 heatmaps), fold all together (mapReduceInterchange), one block.
 // A product whose function walks the rows of a stored matrix instead, Map(λc => ... Reduce ...)
 // $ w (A·Bᵀ: MatMul's transpose_b, a dense layer's input gradient), gets vectorizeReduce(v) at
 // each dot product (its lanes sum every v-th term: a reassociation, as a vectorised BLAS's dot

@@ -207,5 +207,21 @@ TEST(ScheduleContractionsTest, ColumnsNoVectorDividesAreWalkedInBlocksThatDo) {
   ExpectEquivalent(product, schedule->body, {a, b}, kSizes);
 }
 
+// Columns too few for two blocks of 16 that divide them (a pose network's 19 heatmaps): all of
+// them fold together, each step reading a row of b's 19 neighbouring elements into 19 sums,
+// where column by column each dot product would stride down b; the results are equal.
+TEST(ScheduleContractionsTest, ColumnsTooFewForTwoBlocksFoldTogether) {
+  const ir::ParamPtr a = ir::MakeParam("a", Ints({kN, 24}));
+  const ir::ParamPtr b = ir::MakeParam("b", Ints({24, 19}));
+  const ir::ExprPtr product = Must(MatMul(a, b));
+  const DeviceProfile cpu = Profile("cpu");
+  absl::StatusOr<ContractionSchedule> schedule = ScheduleContractions(product, cpu);
+  ASSERT_TRUE(schedule.ok()) << schedule.status();
+  EXPECT_THAT(schedule->steps, ElementsAre("mapReduceInterchange"));
+  EXPECT_THAT(ir::ToString(schedule->body), HasSubstr("Repeat(19)"));
+  EXPECT_TRUE(LowerForDevice(schedule->body, cpu).ok());
+  ExpectEquivalent(product, schedule->body, {a, b}, kSizes);
+}
+
 }  // namespace
 }  // namespace dfc::rewrite
