@@ -99,15 +99,17 @@ absl::StatusOr<ir::ExprPtr> JoinedRows(const ir::ExprPtr& e, int depth) {
   return JoinedRows(joined, depth - 1);
 }
 
-// The vector registers a row's fold keeps its accumulator in, where `e`'s first fold is a
-// convolution's: each step a scalar of the input times a row of the filter (a tuple of a
-// scalar and an array), which a block of positions shares; 0 for any other (a depthwise
-// convolution's or a pool's steps read a row of the input for each position, and share little).
 // The fewest taps (window elements times input channels) a blocked convolution folds: with
 // fewer, a block's loads of a filter row save less than its stores and its rows' padding checks
 // cost (MobileNet's first convolution, 27 taps, and LeNet's first, 25, took 5% longer blocked on
 // the 2-core PoCL CPU device; the ResNet's, 144 and more, 15-50% less).
 constexpr int64_t kMinBlockedTaps = 64;
+
+// The vector registers a row's fold keeps its accumulator in, where `e`'s first fold is a
+// convolution's of kMinBlockedTaps or more: each step a scalar of the input times a row of the
+// filter (a tuple of a scalar and an array), which a block of positions shares; 0 for any other
+// (a depthwise convolution's or a pool's steps read a row of the input for each position, and
+// share little).
 int64_t ConvolutionAccumulatorSlots(const ir::ExprPtr& e) {
   int64_t slots = 0;
   bool found = false;
