@@ -19,12 +19,6 @@ using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 
-DeviceProfile Profile(absl::string_view name) {
-  absl::StatusOr<DeviceProfile> profile = NamedProfile(name);
-  EXPECT_TRUE(profile.ok()) << profile.status();
-  return *profile;
-}
-
 // How many lets the schedule made in `e` (its products and left rows stored): each a kernel
 // of its own on the device.
 int Lets(const ir::ExprPtr& e) {

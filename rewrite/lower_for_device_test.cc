@@ -20,12 +20,6 @@ using ::testing::Not;
 using ::testing::StartsWith;
 using namespace rewrite::testing;  // NOLINT: the rule-test helpers
 
-DeviceProfile Profile(const char* name) {
-  absl::StatusOr<DeviceProfile> profile = NamedProfile(name);
-  EXPECT_TRUE(profile.ok()) << profile.status();
-  return *profile;
-}
-
 ir::ExprPtr Lowered(const ir::ExprPtr& e, const char* profile) {
   absl::StatusOr<ir::ExprPtr> lowered = LowerForDevice(e, Profile(profile));
   EXPECT_TRUE(lowered.ok()) << lowered.status();

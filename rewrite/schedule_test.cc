@@ -19,12 +19,6 @@ using namespace testing;  // NOLINT: the rule-test helpers
 using ::testing::Contains;
 using ::testing::HasSubstr;
 
-DeviceProfile Profile(absl::string_view name) {
-  absl::StatusOr<DeviceProfile> profile = NamedProfile(name);
-  EXPECT_TRUE(profile.ok()) << profile.status();
-  return *profile;
-}
-
 // A convolution's output as its translation writes it: for each of [N][H][W] positions, the
 // fold of its window's taps (each an input element and a filter row) into `channels` sums.
 ir::ExprPtr Convolution(const ir::ParamPtr& windows, const ir::ParamPtr& filter, int64_t channels) {

@@ -370,7 +370,6 @@ TEST(VectorizeColumnsTest, DeclinesWithTheReason) {
   EXPECT_THAT(DeclineReason(VectorizeColumns(4), lookup), HasSubstr("index has type int32<4>"));
 }
 
-
 TEST(VectorizeAccumulatorTest, AConvolutionsSumsPerOutputChannelAsVectors) {
   for (int w : {4, 8, 16}) {
     SCOPED_TRACE(w);

@@ -181,7 +181,7 @@ void DeviceExecutor::RecordTrial(PlacementTrials& trials, int64_t ns, int64_t la
   // A device of one compute unit is never faster than its inline device.
   const double units = context_->info().compute_units;
   const double hand_offs = static_cast<double>(std::max<int64_t>(trials.launches, 1));
-  trials.inline_chosen = units <= 1 || (trials.launches > 0 && trials.narrow == trials.launches) ||
+  trials.inline_chosen = units <= 1 || OnlyNarrow(trials.launches, trials.narrow) ||
                          static_cast<double>(trials.best_ns) <
                              hand_offs * static_cast<double>(*hand_off_ns_) * units / (units - 1);
 }

@@ -263,6 +263,11 @@ class DeviceExecutor {
   // settles the placement after the last.
   void RecordTrial(PlacementTrials& trials, int64_t ns, int64_t launches, int64_t narrow,
                    bool built);
+  // Whether `launches` kernels, `narrow` of them of fewer rows than the device's compute units,
+  // were all such: work no unit but one could share, to which the device adds only hand-offs.
+  static bool OnlyNarrow(int64_t launches, int64_t narrow) {
+    return launches > 0 && narrow == launches;
+  }
   // The median time, over a few tries, of the commands of the smallest run on the device (not
   // its inline device): a write that does not wait, an empty kernel and a read that does. What
   // handing a run to the device's threads and back costs.
@@ -345,8 +350,8 @@ class DeviceExecutor {
   int64_t kernels_generated_ = 0;
   int64_t bytes_to_device_ = 0;
   int64_t bytes_borrowed_ = 0;
-  int64_t narrow_launches_ = 0;
-  int64_t inline_loops_ = 0;  // launches of fewer rows than the device's compute units
+  int64_t narrow_launches_ = 0;  // launches of fewer rows than the device's compute units
+  int64_t inline_loops_ = 0;
   int64_t bytes_to_host_ = 0;
 };
 

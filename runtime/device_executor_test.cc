@@ -158,16 +158,10 @@ node { name: "out" op: "Relu" input: "conv" attr { key: "T" value { type: DT_FLO
   // 16 in magnitude (2^-20), so the two differ by less than 1.4e-4.
   const Tolerance tolerance{.rtol = 0, .atol = 1.4e-4};
   for (int64_t batch : {1, 3}) {
-    SCOPED_TRACE(absl::StrCat("batch ", batch));
     const Feeds feeds = {{{"x", 0}, RandomFloats({batch, 7, 5, 16}, 1)},
                          {{"w", 0}, RandomFloats({3, 3, 16, 16}, 2)}};
-    absl::StatusOr<ir::TranslatedGraph> translated = Translate(*graph, fetches, feeds);
-    ASSERT_TRUE(translated.ok()) << translated.status();
-    absl::StatusOr<std::vector<Tensor>> actual = executor->Run(*graph, *translated, feeds, fetches);
-    ASSERT_TRUE(actual.ok()) << actual.status();
-    absl::StatusOr<std::vector<Tensor>> expected = Reference(*graph, feeds, fetches);
-    ASSERT_TRUE(expected.ok()) << expected.status();
-    ExpectAllEqual(*actual, *expected, fetches, tolerance);
+    ExpectRunMatchesReference(*executor, *graph, feeds, fetches, absl::StrCat("batch ", batch),
+                              tolerance);
   }
   // Blocks of 8 positions, each stored only below the 35 of each image.
   EXPECT_THAT(source, HasSubstr("(gid * 8L)) < (size_N * 35L)")) << source;
@@ -199,16 +193,10 @@ node { name: "out" op: "DepthwiseConv2dNative" input: "x" input: "w"
   // 9 (2^-21 each) apart.
   const Tolerance tolerance{.rtol = 0, .atol = 9 * 0x1p-21};
   for (int64_t batch : {1, 2}) {
-    SCOPED_TRACE(absl::StrCat("batch ", batch));
     const Feeds feeds = {{{"x", 0}, RandomFloats({batch, 6, 5, 32}, 1)},
                          {{"w", 0}, RandomFloats({3, 3, 32, 1}, 2)}};
-    absl::StatusOr<ir::TranslatedGraph> translated = Translate(*graph, fetches, feeds);
-    ASSERT_TRUE(translated.ok()) << translated.status();
-    absl::StatusOr<std::vector<Tensor>> actual = executor->Run(*graph, *translated, feeds, fetches);
-    ASSERT_TRUE(actual.ok()) << actual.status();
-    absl::StatusOr<std::vector<Tensor>> expected = Reference(*graph, feeds, fetches);
-    ASSERT_TRUE(expected.ok()) << expected.status();
-    ExpectAllEqual(*actual, *expected, fetches, tolerance);
+    ExpectRunMatchesReference(*executor, *graph, feeds, fetches, absl::StrCat("batch ", batch),
+                              tolerance);
   }
   const int width = executor->context()->info().preferred_vector_width_float >= 16 ? 16 : 8;
   EXPECT_THAT(source, HasSubstr(absl::StrCat("float", width, " sel_"))) << source;

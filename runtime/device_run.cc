@@ -349,8 +349,8 @@ absl::Status DeviceExecutor::ActiveRun::RunControl(const Node& node) {
     if (first_body && out.ok()) {
       placed = true;
       const int64_t launches = ex_.context_->launches() - launched;
-      if (ex_.placement_ != RunPlacement::kDevice && launches > 0 &&
-          ex_.narrow_launches_ - narrow == launches) {
+      if (ex_.placement_ != RunPlacement::kDevice &&
+          OnlyNarrow(launches, ex_.narrow_launches_ - narrow)) {
         DFC_RETURN_IF_ERROR(inline_loop.Enter());
         if (inline_loop.entered()) ++ex_.inline_loops_;
       }

@@ -56,18 +56,19 @@ inline void ExpectAllEqual(const std::vector<Tensor>& actual, const std::vector<
   }
 }
 
-// `executor`'s run of `graph`, translated for `feeds` as a run is, equals the reference's;
-// `what` names the case in a failure.
+// `executor`'s run of `graph`, translated for `feeds` as a run is, equals the reference's (within
+// `tolerance` where given); `what` names the case in a failure.
 inline void ExpectRunMatchesReference(DeviceExecutor& executor, const Graph& graph,
                                       const Feeds& feeds, const std::vector<TensorId>& fetches,
-                                      const std::string& what) {
+                                      const std::string& what,
+                                      const std::optional<Tolerance>& tolerance = std::nullopt) {
   absl::StatusOr<ir::TranslatedGraph> translated = Translate(graph, fetches, feeds);
   ASSERT_TRUE(translated.ok()) << what << ": " << translated.status();
   absl::StatusOr<std::vector<Tensor>> actual = executor.Run(graph, *translated, feeds, fetches);
   ASSERT_TRUE(actual.ok()) << what << ": " << actual.status();
   absl::StatusOr<std::vector<Tensor>> expected = Reference(graph, feeds, fetches);
   ASSERT_TRUE(expected.ok()) << what << ": " << expected.status();
-  ExpectAllEqual(*actual, *expected, fetches);
+  ExpectAllEqual(*actual, *expected, fetches, tolerance);
 }
 
 class DeviceExecutorTest : public ::testing::Test {

@@ -15,6 +15,7 @@
 #include "ir/interpreter.h"
 #include "ir/printer.h"
 #include "ir/type.h"
+#include "rewrite/device_profile.h"
 #include "rewrite/rule.h"
 
 namespace dfc::rewrite::testing {
@@ -170,6 +171,13 @@ inline absl::StatusOr<ir::ExprPtr> MatMul(const ir::ExprPtr& a, const ir::ExprPt
 
 // The size variable the tests use, and bindings for it: one, a few, a multiple of the chunk
 // sizes, a larger one.
+// The named device profile ("cpu", "nvidia"), a failure where there is none.
+inline DeviceProfile Profile(absl::string_view name) {
+  absl::StatusOr<DeviceProfile> profile = NamedProfile(name);
+  EXPECT_TRUE(profile.ok()) << profile.status();
+  return profile.ok() ? *profile : DeviceProfile{};
+}
+
 inline const ArithExpr kN = ArithExpr::Var("N");
 inline const std::vector<SizeBindings> kSizes = {{{"N", 1}}, {{"N", 3}}, {{"N", 12}}, {{"N", 96}}};
 
