@@ -35,6 +35,69 @@ bool ViewsItsElement(const ir::Fun& f) {
   return as_scalar && e == lambda.params[0].get();
 }
 
+// Whether a value of `type` is bound without emitting (Generator::Bind): arrays, tuples of them.
+bool BoundAsIs(const TypePtr& type) {
+  if (type->is_array()) return true;
+  return type->is_tuple() && absl::c_all_of(type->elements, BoundAsIs);
+}
+
+bool ViewExpr(const ir::Expr& e, const Env& env, std::vector<const ir::Param*>& locals);
+
+// Whether applying `f` to views makes a view without emitting (CVal::view): a λ of array
+// parameters whose body only rearranges them and other views, or such a pattern.
+bool ViewFunction(const Fun& f, const Env& env, std::vector<const ir::Param*>& locals) {
+  using K = Fun::Kind;
+  switch (f.kind) {
+    case K::kLambda: {
+      const auto& lambda = static_cast<const ir::Lambda&>(f);
+      const size_t scope = locals.size();
+      for (const ir::ParamPtr& p : lambda.params) {
+        if (!BoundAsIs(p->type)) return false;
+        locals.push_back(p.get());
+      }
+      const bool view = ViewExpr(*lambda.body, env, locals);
+      locals.resize(scope);
+      return view;
+    }
+    case K::kMapSeq:
+      return ViewFunction(*ir::As<ir::FunPattern>(f).f, env, locals);
+    case K::kPad: {
+      const ir::PadMode mode = ir::As<ir::PadPattern>(f).mode;
+      return mode == ir::PadMode::kConstant || mode == ir::PadMode::kClamp;
+    }
+    case K::kJoin:
+    case K::kSplit:
+    case K::kSlide:
+    case K::kTranspose:
+    case K::kZip:
+    case K::kGet:
+    case K::kTuple:
+    case K::kId:
+      return true;
+    default:
+      return false;
+  }
+}
+
+bool ViewExpr(const ir::Expr& e, const Env& env, std::vector<const ir::Param*>& locals) {
+  switch (e.kind) {
+    case ir::Expr::Kind::kParam: {
+      const auto* p = static_cast<const ir::Param*>(&e);
+      if (absl::c_linear_search(locals, p)) return true;
+      const CVal* bound = Lookup(env, p);
+      return bound != nullptr && bound->type->is_array() && bound->view;
+    }
+    case ir::Expr::Kind::kLiteral:
+      return false;
+    case ir::Expr::Kind::kFunCall: {
+      const auto& call = static_cast<const ir::FunCall&>(e);
+      return ViewFunction(*call.f, env, locals) &&
+             absl::c_all_of(call.args, [&](const ExprPtr& a) { return ViewExpr(*a, env, locals); });
+    }
+  }
+  return false;
+}
+
 }  // namespace
 
 absl::StatusOr<CVal> Generator::Eval(const ExprPtr& expr, const Env& env) {
@@ -235,14 +298,18 @@ absl::StatusOr<CVal> Generator::ApplyPattern(const ir::Pattern& p, std::vector<C
     case K::kMapSeq: {
       const ir::Fun& f = *ir::As<ir::FunPattern>(p).f;
       const TypePtr type = result->element;
-      CVal mapped =
-          MappedView(args[0], result, [this, &f, type, env](CVal element) -> absl::StatusOr<CVal> {
+      std::vector<const ir::Param*> locals;
+      const bool f_is_view = args[0].view && ViewFunction(f, env, locals);
+      CVal mapped = MappedView(
+          args[0], result,
+          [this, &f, type, env](CVal element) -> absl::StatusOr<CVal> {
             const bool saved = top_level_;
             top_level_ = false;
             absl::StatusOr<CVal> v = Apply(f, {std::move(element)}, type, env);
             top_level_ = saved;
             return v;
-          });
+          },
+          f_is_view);
       if (ViewsItsElement(f)) mapped.writer = args[0].writer;
       return mapped;
     }
@@ -266,6 +333,7 @@ absl::StatusOr<CVal> Generator::ApplyPattern(const ir::Pattern& p, std::vector<C
     case K::kSplit: {
       const ArithExpr& chunk = ir::As<ir::SplitPattern>(p).chunk;
       const CVal& array = args[0];
+      out.view = array.view;
       if (array.rows != nullptr && array.rows->type->element->length == chunk) {
         // Split(m) o Join of rows of m is the rows: each obtained once, where a window would
         // obtain its row again for every element.
@@ -280,6 +348,7 @@ absl::StatusOr<CVal> Generator::ApplyPattern(const ir::Pattern& p, std::vector<C
       // there rather than by zero.
       const ArithExpr& row = args[0].type->element->length;
       const ArithExpr m = row.AsConstant() == 0 ? ArithExpr(1) : row;
+      out.view = args[0].view;
       out.element = [array = args[0], m](const ArithExpr& k) -> absl::StatusOr<CVal> {
         DFC_ASSIGN_OR_RETURN(CVal row, array.element(k / m));
         return row.element(k % m);
@@ -295,25 +364,21 @@ absl::StatusOr<CVal> Generator::ApplyPattern(const ir::Pattern& p, std::vector<C
     }
     case K::kTranspose:
     case K::kTransposeW:
+      out = TransposedView(args[0], result);
       if (p.kind == K::kTransposeW) {
         out.writer = [this, columns = args[0]](const StoreTarget& target) {
           return StoreColumns(columns, target);
         };
       }
-      out.element = [array = args[0], result](const ArithExpr& i) -> absl::StatusOr<CVal> {
-        CVal column{result->element};
-        column.element = [array, i](const ArithExpr& j) -> absl::StatusOr<CVal> {
-          DFC_ASSIGN_OR_RETURN(CVal row, array.element(j));
-          return row.element(i);
-        };
-        return column;
-      };
       return out;
     case K::kSlide:
+      out.view = args[0].view;
       out.element = Windows(args[0], result->element, ir::As<ir::SlidePattern>(p).step);
       return out;
     case K::kPad: {
       const ir::PadPattern& pad = ir::As<ir::PadPattern>(p);
+      out.view =
+          args[0].view && (pad.mode == ir::PadMode::kConstant || pad.mode == ir::PadMode::kClamp);
       out.element = [this, &pad, array = args[0]](const ArithExpr& j) -> absl::StatusOr<CVal> {
         const ArithExpr src = j - pad.left;  // the index into `array`
         if (pad.mode == ir::PadMode::kClamp) {
@@ -395,6 +460,7 @@ absl::StatusOr<CVal> Generator::ApplyPattern(const ir::Pattern& p, std::vector<C
       };
       return out;
     case K::kRepeat:
+      out.view = args[0].view || !args[0].type->is_array();
       out.element = [value = args[0]](const ArithExpr&) -> absl::StatusOr<CVal> { return value; };
       return out;
     case K::kIota:

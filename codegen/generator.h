@@ -112,6 +112,10 @@ struct CVal {
     std::function<absl::StatusOr<CVal>()> then, other;
   };
   std::shared_ptr<const Selected> selected;
+  // Whether element() only builds views, at every depth: it emits no code and reads no scalar
+  // (a tensor's buffer, and the patterns that rearrange such arrays). Such an array's element
+  // may be looked at before the loop that reads it opens (TransposedView).
+  bool view = false;
   // How the value is written where its pattern says more than its elements do, or null: a
   // TransposeW's result column by column, each column computed once; AsScalar's vector by vector
   // (vstore<w>), each vector computed once. A Map of AsScalar lists each row's vectors as the
@@ -159,8 +163,14 @@ ElementFn Windows(const CVal& array, const TypePtr& window, const ArithExpr& str
 // Map(f) $ array and Zip $ arrays as views of type `result`, element by element where read,
 // with rows (CVal::rows) wherever an array they read has them.
 using ElementMap = SharedFn<absl::StatusOr<CVal>(CVal)>;
-CVal MappedView(const CVal& array, const TypePtr& result, const ElementMap& f);
+// `f_is_view`: f makes a view of a view without emitting (CVal::view).
+CVal MappedView(const CVal& array, const TypePtr& result, const ElementMap& f,
+                bool f_is_view = false);
 CVal ZippedView(std::vector<CVal> arrays, const TypePtr& result);
+// Transpose $ array as a view of type `result`, with rows where the array is a view whose rows
+// have rows: Transpose o Map(Join) = Join o Map(Transpose) o Transpose, so that a fold over a
+// register block's joined taps walks them in nested loops as one position's fold does.
+CVal TransposedView(const CVal& array, const TypePtr& result);
 
 // The scalars and vectors of a value, depth first through tuples.
 absl::Status Leaves(const CVal& v, std::vector<const CVal*>& out);

@@ -44,6 +44,7 @@ std::string ScalarLiteral(const ir::Scalar& s) {
 ElementFn Windows(const CVal& array, const TypePtr& window, const ArithExpr& stride) {
   return [array, window, stride](const ArithExpr& i) -> absl::StatusOr<CVal> {
     CVal w{window};
+    w.view = array.view;
     if (!array.buffer.empty()) {  // a window of a contiguous array is contiguous
       w.buffer = array.buffer;
       w.base = array.base + i * stride;
@@ -66,23 +67,28 @@ ElementFn Windows(const CVal& array, const TypePtr& window, const ArithExpr& str
   };
 }
 
-CVal MappedView(const CVal& array, const TypePtr& result, const ElementMap& f) {
+CVal MappedView(const CVal& array, const TypePtr& result, const ElementMap& f, bool f_is_view) {
   CVal out{result};
+  out.view = array.view && f_is_view;
   out.element = [array, f](const ArithExpr& i) -> absl::StatusOr<CVal> {
     DFC_ASSIGN_OR_RETURN(CVal element, array.element(i));
     return f(std::move(element));
   };
   if (array.rows != nullptr) {  // Map(f) o Join = Join o Map(Map(f))
     const TypePtr row = ir::ArrayType(result->element, array.rows->type->element->length);
-    out.rows = std::make_shared<const CVal>(
-        MappedView(*array.rows, ir::ArrayType(row, array.rows->type->length),
-                   [row, f](CVal r) -> absl::StatusOr<CVal> { return MappedView(r, row, f); }));
+    out.rows = std::make_shared<const CVal>(MappedView(
+        *array.rows, ir::ArrayType(row, array.rows->type->length),
+        [row, f, f_is_view](CVal r) -> absl::StatusOr<CVal> {
+          return MappedView(r, row, f, f_is_view);
+        },
+        f_is_view));
   }
   return out;
 }
 
 CVal ZippedView(std::vector<CVal> arrays, const TypePtr& result) {
   CVal out{result};
+  out.view = std::ranges::all_of(arrays, &CVal::view);
   out.element = [arrays](const ArithExpr& i) -> absl::StatusOr<CVal> {
     CVal tuple{nullptr};
     std::vector<TypePtr> types;
@@ -109,6 +115,7 @@ CVal ZippedView(std::vector<CVal> arrays, const TypePtr& result) {
       rows.push_back(*a.rows);
     } else {
       CVal split{ir::ArrayType(row, n)};
+      split.view = a.view;
       split.element = Windows(a, row, m);
       rows.push_back(std::move(split));
     }
@@ -117,7 +124,53 @@ CVal ZippedView(std::vector<CVal> arrays, const TypePtr& result) {
   out.rows = std::make_shared<const CVal>(MappedView(
       ZippedView(std::move(rows), ir::ArrayType(ir::TupleType(std::move(row_types)), n)),
       ir::ArrayType(row, n),
-      [row](CVal tuple) -> absl::StatusOr<CVal> { return ZippedView(tuple.fields, row); }));
+      [row](CVal tuple) -> absl::StatusOr<CVal> { return ZippedView(tuple.fields, row); },
+      /*f_is_view=*/true));
+  return out;
+}
+
+CVal TransposedView(const CVal& array, const TypePtr& result) {
+  CVal out{result};
+  out.view = array.view;
+  out.element = [array, result](const ArithExpr& i) -> absl::StatusOr<CVal> {
+    CVal column{result->element};
+    column.view = array.view;
+    column.element = [array, i](const ArithExpr& j) -> absl::StatusOr<CVal> {
+      DFC_ASSIGN_OR_RETURN(CVal row, array.element(j));
+      return row.element(i);
+    };
+    return column;
+  };
+  // The rows' rows are found on the first row; a row made otherwise is split into rows of the
+  // same length, so the view is right whichever way each row was made.
+  if (!array.view || array.type->length.AsConstant().value_or(0) < 1) return out;
+  absl::StatusOr<CVal> first = array.element(0);
+  if (!first.ok() || first->rows == nullptr) return out;
+  const TypePtr& joined = first->rows->type;  // [k][m] of the rows' elements
+  const ArithExpr m = joined->element->length;
+  const ArithExpr n = array.type->length;
+  const TypePtr element = result->element->element;
+  const TypePtr piece = ir::ArrayType(element, m);
+  CVal pieces{ir::ArrayType(ir::ArrayType(piece, joined->length), n)};
+  pieces.view = true;
+  pieces.element = [array, m, piece,
+                    k = joined->length](const ArithExpr& j) -> absl::StatusOr<CVal> {
+    DFC_ASSIGN_OR_RETURN(CVal row, array.element(j));
+    if (row.rows != nullptr && row.rows->type->element->length == m) return *row.rows;
+    CVal split{ir::ArrayType(piece, k)};
+    split.view = row.view;
+    split.element = Windows(row, piece, m);
+    return split;
+  };
+  // Transpose o Map(Join) = Join o Map(Transpose) o Transpose.
+  const TypePtr column = ir::ArrayType(element, n);
+  CVal outer = TransposedView(pieces, ir::ArrayType(ir::ArrayType(piece, n), joined->length));
+  out.rows = std::make_shared<const CVal>(MappedView(
+      outer, ir::ArrayType(ir::ArrayType(column, m), joined->length),
+      [column, m](CVal x) -> absl::StatusOr<CVal> {
+        return TransposedView(x, ir::ArrayType(column, m));
+      },
+      /*f_is_view=*/true));
   return out;
 }
 
@@ -255,6 +308,7 @@ CVal Generator::Select(const TypePtr& type, std::string cond, Lazy then, Lazy ot
       out.fields.push_back(Select(type->elements[k], cond, field(then), field(other), shares));
     }
   } else if (type->is_array()) {
+    out.view = true;  // a branch is taken only where a scalar is read
     // A Concat's parts count their shares of the operations element by element.
     const auto whole = [](const Share& share) { return share.numerator == share.denominator; };
     if (whole(shares.first) && whole(shares.second)) {
@@ -298,6 +352,7 @@ CVal Generator::Filled(const TypePtr& type, const ir::Scalar& fill) {
   if (type->is_tuple()) {
     for (const TypePtr& t : type->elements) out.fields.push_back(Filled(t, fill));
   } else if (type->is_array()) {
+    out.view = true;
     out.element = [this, type, fill](const ArithExpr&) -> absl::StatusOr<CVal> {
       return Filled(type->element, fill);
     };
@@ -313,6 +368,7 @@ CVal Generator::Load(const std::string& buffer, DType dtype, const TypePtr& type
                      const ArithExpr& base) {
   CVal out{type};
   if (type->is_array()) {
+    out.view = true;
     const ArithExpr stride = *Slots(type->element);
     if (type->element->is_scalar() && dtype != DType::kHalf) {
       out.buffer = buffer;

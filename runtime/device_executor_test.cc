@@ -38,7 +38,9 @@
 namespace dfc {
 namespace {
 
+using ::testing::ContainsRegex;
 using ::testing::HasSubstr;
+using ::testing::Not;
 using namespace testing;  // NOLINT: the DeviceExecutor test helpers
 
 TEST_F(DeviceExecutorTest, OneCompiledPlanServesBatchSizes1To1000) {
@@ -132,10 +134,8 @@ node { name: "out" op: "Mul" input: "w" input: "ab" attr { key: "T" value { type
 }
 
 // A convolution whose positions the default schedule blocks (144 taps of 16 channels, 8
-// positions a work-item on the CPU device) over images of 7 x 5 positions, no multiple of 8:
-// the last block repeats a position, which its kernel must not store past the output.
-TEST_F(DeviceExecutorTest, BlockedPositionsPastTheLastAreNotStored) {
-  constexpr char kGraph[] = R"graph(
+// positions a work-item on the CPU device) over images of 7 x 5 positions, no multiple of 8.
+constexpr char kBlockedConvolution[] = R"graph(
 node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } }
        attr { key: "shape" value { shape { dim { size: -1 } dim { size: 7 } dim { size: 5 }
                                            dim { size: 16 } } } } }
@@ -147,7 +147,10 @@ node { name: "conv" op: "Conv2D" input: "x" input: "w" attr { key: "T" value { t
        attr { key: "padding" value { s: "SAME" } } }
 node { name: "out" op: "Relu" input: "conv" attr { key: "T" value { type: DT_FLOAT } } }
 )graph";
-  absl::StatusOr<Graph> graph = ParseGraph(kGraph, "test");
+
+// The last block repeats a position, which its kernel must not store past the output.
+TEST_F(DeviceExecutorTest, BlockedPositionsPastTheLastAreNotStored) {
+  absl::StatusOr<Graph> graph = ParseGraph(kBlockedConvolution, "test");
   ASSERT_TRUE(graph.ok()) << graph.status();
   std::string source;
   std::unique_ptr<DeviceExecutor> executor =
@@ -165,6 +168,28 @@ node { name: "out" op: "Relu" input: "conv" attr { key: "T" value { type: DT_FLO
   }
   // Blocks of 8 positions, each stored only below the 35 of each image.
   EXPECT_THAT(source, HasSubstr("(gid * 8L)) < (size_N * 35L)")) << source;
+}
+
+// A block's taps are walked as one position's are, in a loop each over the window's rows, its
+// columns and the channels (the Transpose that puts a block's positions innermost keeps their
+// joined rows): no tap's row, column or channel is found by dividing a flat tap index.
+TEST_F(DeviceExecutorTest, ABlocksTapsAreWalkedInNestedLoops) {
+  absl::StatusOr<Graph> graph = ParseGraph(kBlockedConvolution, "test");
+  ASSERT_TRUE(graph.ok()) << graph.status();
+  std::string source;
+  std::unique_ptr<DeviceExecutor> executor =
+      MakeExecutor({.edit_source = [&](std::string& s) { source = s; }});
+  const Feeds feeds = {{{"x", 0}, RandomFloats({1, 7, 5, 16}, 1)},
+                       {{"w", 0}, RandomFloats({3, 3, 16, 16}, 2)}};
+  // As BlockedPositionsPastTheLastAreNotStored's: 144 fused multiply-adds against products and
+  // sums, each partial sum below 16.
+  ExpectRunMatchesReference(*executor, *graph, feeds, {{"out", 0}}, "batch 1",
+                            Tolerance{.rtol = 0, .atol = 1.4e-4});
+  const std::string loop = "for \\(long i_[0-9]+ = 0; i_[0-9]+ < ";
+  EXPECT_THAT(source, ContainsRegex(
+                          absl::StrCat(loop, "3L;[^\n]*\n *", loop, "3L;[^\n]*\n *", loop, "16L;")))
+      << source;
+  EXPECT_THAT(source, Not(ContainsRegex("i_[0-9]+ / (16|48)L"))) << source;
 }
 
 // A depthwise convolution reads each tap's row of channels through the padding as vectors: one
