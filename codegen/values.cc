@@ -132,14 +132,12 @@ CVal ZippedView(std::vector<CVal> arrays, const TypePtr& result) {
 CVal TransposedView(const CVal& array, const TypePtr& result) {
   CVal out{result};
   out.view = array.view;
+  // Column i is Map(λrow => row[i]) $ array: it has the array's rows where the array has them.
   out.element = [array, result](const ArithExpr& i) -> absl::StatusOr<CVal> {
-    CVal column{result->element};
-    column.view = array.view;
-    column.element = [array, i](const ArithExpr& j) -> absl::StatusOr<CVal> {
-      DFC_ASSIGN_OR_RETURN(CVal row, array.element(j));
-      return row.element(i);
-    };
-    return column;
+    return MappedView(
+        array, result->element,
+        [i](const CVal& row) -> absl::StatusOr<CVal> { return row.element(i); },
+        /*f_is_view=*/true);
   };
   // The rows' rows are found on the first row; a row made otherwise is split into rows of the
   // same length, so the view is right whichever way each row was made.

@@ -229,6 +229,37 @@ node { name: "out" op: "DepthwiseConv2dNative" input: "x" input: "w"
   EXPECT_THAT(source, HasSubstr(absl::StrCat("vload", width, "(0, in1 + "))) << source;
 }
 
+// A depthwise convolution over channels no vector width divides (121, in groups of 11) folds
+// each group over the window's taps: the taps stay rows of the window's rows through the
+// Transpose that groups the channels, so a loop each walks the window's rows and columns.
+TEST_F(DeviceExecutorTest, GroupedChannelsWalkTheWindowInNestedLoops) {
+  constexpr char kGraph[] = R"graph(
+node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } }
+       attr { key: "shape" value { shape { dim { size: -1 } dim { size: 4 } dim { size: 5 }
+                                           dim { size: 121 } } } } }
+node { name: "w" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } }
+       attr { key: "shape" value { shape { dim { size: 3 } dim { size: 3 } dim { size: 121 }
+                                           dim { size: 1 } } } } }
+node { name: "out" op: "DepthwiseConv2dNative" input: "x" input: "w"
+       attr { key: "T" value { type: DT_FLOAT } }
+       attr { key: "strides" value { list { i: 1 i: 1 i: 1 i: 1 } } }
+       attr { key: "padding" value { s: "SAME" } } }
+)graph";
+  absl::StatusOr<Graph> graph = ParseGraph(kGraph, "test");
+  ASSERT_TRUE(graph.ok()) << graph.status();
+  std::string source;
+  std::unique_ptr<DeviceExecutor> executor =
+      MakeExecutor({.edit_source = [&](std::string& s) { source = s; }});
+  // As APaddedRowOfChannelsIsReadAsVectors's: nine products a sum, fused or not.
+  const Tolerance tolerance{.rtol = 0, .atol = 9 * 0x1p-21};
+  const Feeds feeds = {{{"x", 0}, RandomFloats({2, 4, 5, 121}, 1)},
+                       {{"w", 0}, RandomFloats({3, 3, 121, 1}, 2)}};
+  ExpectRunMatchesReference(*executor, *graph, feeds, {{"out", 0}}, "batch 2", tolerance);
+  const std::string loop = "for \\(long i_[0-9]+ = 0; i_[0-9]+ < 3L;";
+  EXPECT_THAT(source, ContainsRegex(absl::StrCat(loop, "[^\n]*\n *", loop))) << source;
+  EXPECT_THAT(source, Not(ContainsRegex("i_[0-9]+ [/%] 3L"))) << source;
+}
+
 // A frozen batch norm: y = x * (gamma * rsqrt(variance + 0.001)), its scale computed from
 // constants. A session's translation (Folding::kConstants) folds the scale, so that its kernel
 // computes only the product, and a run uploads the scale once for every run; a conformance
