@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <variant>
 
+#include "absl/algorithm/container.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "base/status.h"
@@ -42,6 +43,108 @@ class AccumulatorVectorizer : public ir::ExprMutator {
 
  private:
   const int widest_;
+  std::vector<std::string> steps_;
+};
+
+// The lanes of the vectors an elementwise Map of scalars reads as scalars (AsScalar $ V, V a
+// fold's vectors), through the Maps and Zips it reads; 0 where it reads none.
+int ScalarsOfVectors(const ir::ExprPtr& x) {
+  if (const ir::FunCall* lanes = CallOf(x, ir::Fun::Kind::kAsScalar)) {
+    const ir::TypePtr& v = lanes->args[0]->type;
+    return v->is_array() && v->element->is_vector() ? v->element->width : 0;
+  }
+  const ir::FunCall* map = CallOf(x, ir::Fun::Kind::kMap);
+  if (map == nullptr) return 0;
+  const ir::FunCall* zip = CallOf(map->args[0], ir::Fun::Kind::kZip);
+  for (const ir::ExprPtr& a : zip != nullptr ? zip->args : std::vector{map->args[0]}) {
+    if (const int w = ScalarsOfVectors(a); w > 0) return w;
+  }
+  return 0;
+}
+
+// How often `e` reads `x` other than inside a λ it applies (where it may be read once a row).
+int ReadsOutsideLambdas(const ir::Expr& e, const ir::Param* x) {
+  if (e.kind == ir::Expr::Kind::kParam) return &e == x ? 1 : 0;
+  if (e.kind != ir::Expr::Kind::kFunCall) return 0;
+  int reads = 0;
+  for (const ir::ExprPtr& a : static_cast<const ir::FunCall&>(e).args) {
+    reads += ReadsOutsideLambdas(*a, x);
+  }
+  return reads;
+}
+
+// Whether `e` is an elementwise Map's array of scalars.
+bool IsMapOfScalars(const ir::ExprPtr& e) {
+  return CallOf(e, ir::Fun::Kind::kMap) != nullptr && e->type->element->is_scalar();
+}
+
+// The body of `let` applied to `arg`, a Map of scalars or a Tuple of them, with each read in
+// its place: where the body reads the parameter (each field of the tuple, as Get(i) $ x) once
+// and outside any λ, so that nothing is computed more often; nullopt otherwise.
+absl::StatusOr<std::optional<ir::ExprPtr>> InlinedMaps(const ir::Lambda& let,
+                                                       const ir::ExprPtr& arg) {
+  const ir::Param* x = let.params[0].get();
+  const int reads = ir::Reads(*let.body, x);
+  if (reads == 0 || ReadsOutsideLambdas(*let.body, x) != reads) return std::nullopt;
+  if (IsMapOfScalars(arg)) {
+    if (reads != 1) return std::nullopt;
+    DFC_ASSIGN_OR_RETURN(ir::ExprPtr inlined, ir::Substitute(let.body, x, arg));
+    return inlined;
+  }
+  const ir::FunCall* tuple = CallOf(arg, ir::Fun::Kind::kTuple);
+  if (tuple == nullptr || !absl::c_all_of(tuple->args, IsMapOfScalars)) return std::nullopt;
+  ir::ExprPtr body = let.body;
+  int replaced = 0;
+  for (size_t i = 0; i < tuple->args.size(); ++i) {
+    int found = 0;
+    const auto is_field = [&](const ir::ExprPtr& e) {
+      const ir::FunCall* get = CallOf(e, ir::Fun::Kind::kGet);
+      const bool field = get != nullptr && get->args[0].get() == x &&
+                         ir::As<ir::GetPattern>(*get->f).index == static_cast<int>(i);
+      found += field;
+      return field;
+    };
+    DFC_ASSIGN_OR_RETURN(body, ir::ReplaceWhere(body, is_field, tuple->args[i]));
+    if (found > 1) return std::nullopt;
+    replaced += found;
+  }
+  if (replaced != reads) return std::nullopt;
+  return body;
+}
+
+// Every elementwise Map of scalars that reads a fold's vector accumulator as scalars (a
+// convolution's batch norm, bias and activation), read as vectors of the accumulator's width
+// (vectorizeMaps(w)): one vector operation a vector of the sums, where each lane took its own.
+class EpilogueVectorizer : public ir::ExprMutator {
+ public:
+  const std::vector<std::string>& steps() const { return steps_; }
+
+  absl::StatusOr<ir::ExprPtr> MutateCall(const ir::ExprPtr& e, const ir::FunCall& call) override {
+    // A let of elementwise Maps each read once (a batch norm's result, read by the residual
+    // add after it) is inlined where that lets the Maps after it read vectors.
+    if (call.f->kind == ir::Fun::Kind::kLambda && call.args.size() == 1) {
+      DFC_ASSIGN_OR_RETURN(std::optional<ir::ExprPtr> inlined,
+                           InlinedMaps(static_cast<const ir::Lambda&>(*call.f), call.args[0]));
+      if (inlined) {
+        const size_t before = steps_.size();
+        DFC_ASSIGN_OR_RETURN(ir::ExprPtr vectorised, Mutate(*inlined));
+        if (steps_.size() > before) return vectorised;
+      }
+    }
+    if (CallOf(e, ir::Fun::Kind::kMap) != nullptr && e->type->element->is_scalar()) {
+      if (const int w = ScalarsOfVectors(e); w > 0) {
+        const Rule rule = VectorizeMaps(w);
+        DFC_ASSIGN_OR_RETURN(auto applied, ApplyAtRoot(rule, e));
+        if (!std::holds_alternative<Decline>(applied)) {
+          steps_.push_back(rule.name);
+          return std::get<ir::ExprPtr>(std::move(applied));
+        }
+      }
+    }
+    return ir::ExprMutator::MutateCall(e, call);
+  }
+
+ private:
   std::vector<std::string> steps_;
 };
 
@@ -215,6 +318,15 @@ absl::StatusOr<ContractionSchedule> DefaultSchedule(const ir::ExprPtr& body,
   DFC_ASSIGN_OR_RETURN(ContractionSchedule positions, SchedulePositions(products.body, profile));
   products.body = std::move(positions.body);
   products.steps.insert(products.steps.end(), positions.steps.begin(), positions.steps.end());
+  if (!profile.is_gpu) {
+    EpilogueVectorizer epilogues;
+    DFC_ASSIGN_OR_RETURN(ir::ExprPtr read_as_vectors, epilogues.Mutate(products.body));
+    if (!epilogues.steps().empty() && LowerForDevice(read_as_vectors, profile).ok()) {
+      products.body = std::move(read_as_vectors);
+      products.steps.insert(products.steps.end(), epilogues.steps().begin(),
+                            epilogues.steps().end());
+    }
+  }
   return products;
 }
 

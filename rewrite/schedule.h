@@ -8,7 +8,10 @@
 // (the leading dimensions of [N][H][W][C]) joined into rows, and r rows computed by one
 // work-item (blockRows), each tap's filter row loaded once for the block's r sums, as a direct
 // convolution's register tile over positions; r as many rows as the vector registers hold
-// accumulators for, with one for the filter row and one for a broadcast, from 2 to 8.
+// accumulators for, with one for the filter row and one for a broadcast, from 2 to 8. Then the
+// elementwise Maps that read a fold's vector sums as scalars (a batch norm, a bias, a residual
+// add, an activation) read them as vectors (vectorizeMaps(w)), lets of such Maps read once
+// inlined first: one vector operation a vector of sums, and one vector store.
 //
 // A GPU profile is left to the explorer: its work-items are not the unit a CPU's vector
 // registers are.
@@ -38,8 +41,8 @@ absl::StatusOr<ContractionSchedule> ScheduleFolds(const ir::ExprPtr& body,
 absl::StatusOr<ContractionSchedule> SchedulePositions(const ir::ExprPtr& body,
                                                       const DeviceProfile& profile);
 
-// ScheduleContractions, then ScheduleFolds and SchedulePositions on what it made; the steps
-// of all three.
+// ScheduleContractions, then ScheduleFolds and SchedulePositions on what it made, then the
+// epilogues read as vectors; the steps of all four.
 absl::StatusOr<ContractionSchedule> DefaultSchedule(const ir::ExprPtr& body,
                                                     const DeviceProfile& profile);
 

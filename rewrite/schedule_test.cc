@@ -87,5 +87,53 @@ TEST(SchedulePositionsTest, FewTapsRowStepsAndGpusAreLeftAsTheyAre) {
   EXPECT_TRUE(schedule->steps.empty());
 }
 
+// A convolution's epilogue, bound by a let as the translation binds each op's value: the sums
+// plus a bias, and the bias squared, added. The let is inlined and every Map after the fold
+// reads vectors (vectorizeMaps(8)): one vector operation a vector of sums, one vector store.
+TEST(DefaultScheduleTest, AConvolutionsEpilogueReadsItsSumsAsVectors) {
+  const ir::ParamPtr windows = ir::MakeParam("windows", Ints({kN, 7, 5, 72}));
+  const ir::ParamPtr filter = ir::MakeParam("filter", Ints({72, 16}));
+  const ir::ParamPtr bias = ir::MakeParam("bias", Ints({16}));
+  const auto each = [](const ir::ExprPtr& array, const auto& f) {
+    return Must(ir::MapOver(array, f));
+  };
+  const auto zipped = [](ir::FunPtr f, const ir::ExprPtr& a, const ir::ExprPtr& b) {
+    return ir::MapOver(Must(ir::Call(ir::Zip(2), {a, b})), [&](ir::ExprPtr t) {
+      return ir::Call(f, {Must(ir::Call(ir::Get(0), {t})), Must(ir::Call(ir::Get(1), {t}))});
+    });
+  };
+  const ir::ExprPtr conv = each(windows, [&](ir::ExprPtr image) -> absl::StatusOr<ir::ExprPtr> {
+    return each(image, [&](ir::ExprPtr row) -> absl::StatusOr<ir::ExprPtr> {
+      return each(row, [&](ir::ExprPtr window) -> absl::StatusOr<ir::ExprPtr> {
+        DFC_ASSIGN_OR_RETURN(ir::ExprPtr taps, ir::Call(ir::Zip(2), {window, filter}));
+        const ir::ExprPtr sums = FoldIntoAccumulators(kZero, 16, taps, /*times_scalar=*/true);
+        DFC_ASSIGN_OR_RETURN(ir::ExprPtr biased, zipped(IntAdd(), sums, bias));
+        DFC_ASSIGN_OR_RETURN(ir::ExprPtr squared, zipped(IntMul(), bias, bias));
+        DFC_ASSIGN_OR_RETURN(ir::ExprPtr both, ir::Call(ir::Tuple(2), {biased, squared}));
+        DFC_ASSIGN_OR_RETURN(
+            ir::FunPtr let,
+            ir::MakeLambda({both->type},
+                           [&](std::span<const ir::ExprPtr> x) -> absl::StatusOr<ir::ExprPtr> {
+                             return zipped(IntAdd(), Must(ir::Call(ir::Get(0), {x[0]})),
+                                           Must(ir::Call(ir::Get(1), {x[0]})));
+                           },
+                           {"x"}));
+        return ir::Call(let, {both});
+      });
+    });
+  });
+  const DeviceProfile cpu = Profile("cpu");
+  absl::StatusOr<ContractionSchedule> schedule = DefaultSchedule(conv, cpu);
+  ASSERT_TRUE(schedule.ok()) << schedule.status();
+  EXPECT_THAT(schedule->steps, Contains("blockPositions(6)"));
+  EXPECT_THAT(schedule->steps, Contains("vectorizeMaps(8)"));
+  absl::StatusOr<ir::ExprPtr> lowered = LowerForDevice(schedule->body, cpu);
+  ASSERT_TRUE(lowered.ok()) << lowered.status();
+  const std::string text = ir::ToString(*lowered);
+  EXPECT_THAT(text, HasSubstr("MapSeq(λ(p) => AsScalar() o MapSeq(")) << text;
+  EXPECT_THAT(text, HasSubstr("AsVector(8) $ bias")) << text;
+  ExpectEquivalent(conv, schedule->body, {windows, filter, bias}, kBatches, /*seeds=*/2);
+}
+
 }  // namespace
 }  // namespace dfc::rewrite
