@@ -78,9 +78,10 @@ bool IsMapOfScalars(const ir::ExprPtr& e) {
   return CallOf(e, ir::Fun::Kind::kMap) != nullptr && e->type->element->is_scalar();
 }
 
-// The body of `let` applied to `arg`, a Map of scalars or a Tuple of them, with each read in
-// its place: where the body reads the parameter (each field of the tuple, as Get(i) $ x) once
-// and outside any λ, so that nothing is computed more often; nullopt otherwise.
+// The body of `let` applied to `arg`, a Map of scalars or a Tuple of such Maps and views of
+// scalars, with each read in its place: where the body reads the parameter (each field of the
+// tuple, as Get(i) $ x) once and outside any λ, so that nothing is computed more often;
+// nullopt otherwise.
 absl::StatusOr<std::optional<ir::ExprPtr>> InlinedMaps(const ir::Lambda& let,
                                                        const ir::ExprPtr& arg) {
   const ir::Param* x = let.params[0].get();
@@ -91,8 +92,13 @@ absl::StatusOr<std::optional<ir::ExprPtr>> InlinedMaps(const ir::Lambda& let,
     DFC_ASSIGN_OR_RETURN(ir::ExprPtr inlined, ir::Substitute(let.body, x, arg));
     return inlined;
   }
+  // A tuple's other fields may be views (a residual read as it is stored).
   const ir::FunCall* tuple = CallOf(arg, ir::Fun::Kind::kTuple);
-  if (tuple == nullptr || !absl::c_all_of(tuple->args, IsMapOfScalars)) return std::nullopt;
+  const auto inlinable = [](const ir::ExprPtr& field) {
+    return IsMapOfScalars(field) ||
+           (field->type->is_array() && field->type->element->is_scalar() && !ir::Computes(*field));
+  };
+  if (tuple == nullptr || !absl::c_all_of(tuple->args, inlinable)) return std::nullopt;
   ir::ExprPtr body = let.body;
   int replaced = 0;
   for (size_t i = 0; i < tuple->args.size(); ++i) {
