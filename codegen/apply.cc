@@ -344,9 +344,16 @@ absl::StatusOr<CVal> Generator::ApplyPattern(const ir::Pattern& p, std::vector<C
       return out;
     }
     case K::kJoin: {
+      const ArithExpr& row = args[0].type->element->length;
+      if (row.AsConstant() == 1 && args[0].flat_buffer.empty()) {
+        // Rows of one element join to the array of those elements, a Map: it keeps the rows'
+        // own rows (a window's taps over one input channel).
+        return MappedView(
+            args[0], result, [](const CVal& r) -> absl::StatusOr<CVal> { return r.element(0); },
+            /*f_is_view=*/true);
+      }
       // Rows of length 0 join to an empty array, whose elements are never read: divide by 1
       // there rather than by zero.
-      const ArithExpr& row = args[0].type->element->length;
       const ArithExpr m = row.AsConstant() == 0 ? ArithExpr(1) : row;
       out.view = args[0].view;
       out.element = [array = args[0], m](const ArithExpr& k) -> absl::StatusOr<CVal> {

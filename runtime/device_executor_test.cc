@@ -260,6 +260,37 @@ node { name: "out" op: "DepthwiseConv2dNative" input: "x" input: "w"
   EXPECT_THAT(source, Not(ContainsRegex("i_[0-9]+ [/%] 3L"))) << source;
 }
 
+// A convolution of one input channel (LeNet's first) folds over the window's taps joined from
+// rows of one element: the join keeps the window's rows, so a loop each walks its rows and
+// columns, no tap found by dividing a flat index.
+TEST_F(DeviceExecutorTest, OneChannelsTapsWalkTheWindowInNestedLoops) {
+  constexpr char kGraph[] = R"graph(
+node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } }
+       attr { key: "shape" value { shape { dim { size: -1 } dim { size: 6 } dim { size: 7 }
+                                           dim { size: 1 } } } } }
+node { name: "w" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } }
+       attr { key: "shape" value { shape { dim { size: 5 } dim { size: 5 } dim { size: 1 }
+                                           dim { size: 6 } } } } }
+node { name: "out" op: "Conv2D" input: "x" input: "w" attr { key: "T" value { type: DT_FLOAT } }
+       attr { key: "strides" value { list { i: 1 i: 1 i: 1 i: 1 } } }
+       attr { key: "padding" value { s: "SAME" } } }
+)graph";
+  absl::StatusOr<Graph> graph = ParseGraph(kGraph, "test");
+  ASSERT_TRUE(graph.ok()) << graph.status();
+  std::string source;
+  std::unique_ptr<DeviceExecutor> executor =
+      MakeExecutor({.edit_source = [&](std::string& s) { source = s; }});
+  // 25 products of values in [-1, 1) a sum, fused or not: at most 25 half-ulps of sums below 25
+  // (2^-20 each) apart.
+  const Tolerance tolerance{.rtol = 0, .atol = 25 * 0x1p-20};
+  const Feeds feeds = {{{"x", 0}, RandomFloats({2, 6, 7, 1}, 1)},
+                       {{"w", 0}, RandomFloats({5, 5, 1, 6}, 2)}};
+  ExpectRunMatchesReference(*executor, *graph, feeds, {{"out", 0}}, "batch 2", tolerance);
+  const std::string loop = "for \\(long i_[0-9]+ = 0; i_[0-9]+ < 5L;";
+  EXPECT_THAT(source, ContainsRegex(absl::StrCat(loop, "[^\n]*\n *", loop))) << source;
+  EXPECT_THAT(source, Not(ContainsRegex("i_[0-9]+ [/%] 5L"))) << source;
+}
+
 // A frozen batch norm: y = x * (gamma * rsqrt(variance + 0.001)), its scale computed from
 // constants. A session's translation (Folding::kConstants) folds the scale, so that its kernel
 // computes only the product, and a run uploads the scale once for every run; a conformance
