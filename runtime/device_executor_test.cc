@@ -148,6 +148,40 @@ node { name: "conv" op: "Conv2D" input: "x" input: "w" attr { key: "T" value { t
 node { name: "out" op: "Relu" input: "conv" attr { key: "T" value { type: DT_FLOAT } } }
 )graph";
 
+// One convolution `op` (stride 1, SAME padding) of a fed x of [?, h, w, c] by a fed filter of
+// `filter`'s dimensions, fetched as out.
+std::string ConvolutionGraph(const std::string& op, int h, int w, int c,
+                             std::initializer_list<int> filter) {
+  const auto dims = [](std::initializer_list<int> sizes) {
+    std::string text;
+    for (const int n : sizes) absl::StrAppend(&text, " dim { size: ", n, " }");
+    return text;
+  };
+  return absl::StrCat(
+      R"(node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } }
+       attr { key: "shape" value { shape {)",
+      dims({-1, h, w, c}), R"( } } } }
+node { name: "w" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } }
+       attr { key: "shape" value { shape {)",
+      dims(filter), R"( } } } }
+node { name: "out" op: ")",
+      op, R"(" input: "x" input: "w" attr { key: "T" value { type: DT_FLOAT } }
+       attr { key: "strides" value { list { i: 1 i: 1 i: 1 i: 1 } } }
+       attr { key: "padding" value { s: "SAME" } } }
+)");
+}
+
+// A pattern of nested sequential loops, outermost first, of these trip counts, each the first
+// statement of the one before.
+std::string NestedLoops(std::initializer_list<int> counts) {
+  std::string pattern;
+  for (const int n : counts) {
+    if (!pattern.empty()) absl::StrAppend(&pattern, "[^\n]*\n *");
+    absl::StrAppend(&pattern, "for \\(long i_[0-9]+ = 0; i_[0-9]+ < ", n, "L;");
+  }
+  return pattern;
+}
+
 // The last block repeats a position, which its kernel must not store past the output.
 TEST_F(DeviceExecutorTest, BlockedPositionsPastTheLastAreNotStored) {
   absl::StatusOr<Graph> graph = ParseGraph(kBlockedConvolution, "test");
@@ -174,21 +208,13 @@ TEST_F(DeviceExecutorTest, BlockedPositionsPastTheLastAreNotStored) {
 // columns and the channels (the Transpose that puts a block's positions innermost keeps their
 // joined rows): no tap's row, column or channel is found by dividing a flat tap index.
 TEST_F(DeviceExecutorTest, ABlocksTapsAreWalkedInNestedLoops) {
-  absl::StatusOr<Graph> graph = ParseGraph(kBlockedConvolution, "test");
-  ASSERT_TRUE(graph.ok()) << graph.status();
-  std::string source;
-  std::unique_ptr<DeviceExecutor> executor =
-      MakeExecutor({.edit_source = [&](std::string& s) { source = s; }});
   const Feeds feeds = {{{"x", 0}, RandomFloats({1, 7, 5, 16}, 1)},
                        {{"w", 0}, RandomFloats({3, 3, 16, 16}, 2)}};
   // As BlockedPositionsPastTheLastAreNotStored's: 144 fused multiply-adds against products and
   // sums, each partial sum below 16.
-  ExpectRunMatchesReference(*executor, *graph, feeds, {{"out", 0}}, "batch 1",
-                            Tolerance{.rtol = 0, .atol = 1.4e-4});
-  const std::string loop = "for \\(long i_[0-9]+ = 0; i_[0-9]+ < ";
-  EXPECT_THAT(source, ContainsRegex(
-                          absl::StrCat(loop, "3L;[^\n]*\n *", loop, "3L;[^\n]*\n *", loop, "16L;")))
-      << source;
+  const std::string source =
+      SourceOfCheckedRun(kBlockedConvolution, feeds, Tolerance{.rtol = 0, .atol = 1.4e-4});
+  EXPECT_THAT(source, ContainsRegex(NestedLoops({3, 3, 16}))) << source;
   EXPECT_THAT(source, Not(ContainsRegex("i_[0-9]+ / (16|48)L"))) << source;
 }
 
@@ -233,30 +259,13 @@ node { name: "out" op: "DepthwiseConv2dNative" input: "x" input: "w"
 // each group over the window's taps: the taps stay rows of the window's rows through the
 // Transpose that groups the channels, so a loop each walks the window's rows and columns.
 TEST_F(DeviceExecutorTest, GroupedChannelsWalkTheWindowInNestedLoops) {
-  constexpr char kGraph[] = R"graph(
-node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } }
-       attr { key: "shape" value { shape { dim { size: -1 } dim { size: 4 } dim { size: 5 }
-                                           dim { size: 121 } } } } }
-node { name: "w" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } }
-       attr { key: "shape" value { shape { dim { size: 3 } dim { size: 3 } dim { size: 121 }
-                                           dim { size: 1 } } } } }
-node { name: "out" op: "DepthwiseConv2dNative" input: "x" input: "w"
-       attr { key: "T" value { type: DT_FLOAT } }
-       attr { key: "strides" value { list { i: 1 i: 1 i: 1 i: 1 } } }
-       attr { key: "padding" value { s: "SAME" } } }
-)graph";
-  absl::StatusOr<Graph> graph = ParseGraph(kGraph, "test");
-  ASSERT_TRUE(graph.ok()) << graph.status();
-  std::string source;
-  std::unique_ptr<DeviceExecutor> executor =
-      MakeExecutor({.edit_source = [&](std::string& s) { source = s; }});
+  const std::string graph = ConvolutionGraph("DepthwiseConv2dNative", 4, 5, 121, {3, 3, 121, 1});
   // As APaddedRowOfChannelsIsReadAsVectors's: nine products a sum, fused or not.
-  const Tolerance tolerance{.rtol = 0, .atol = 9 * 0x1p-21};
   const Feeds feeds = {{{"x", 0}, RandomFloats({2, 4, 5, 121}, 1)},
                        {{"w", 0}, RandomFloats({3, 3, 121, 1}, 2)}};
-  ExpectRunMatchesReference(*executor, *graph, feeds, {{"out", 0}}, "batch 2", tolerance);
-  const std::string loop = "for \\(long i_[0-9]+ = 0; i_[0-9]+ < 3L;";
-  EXPECT_THAT(source, ContainsRegex(absl::StrCat(loop, "[^\n]*\n *", loop))) << source;
+  const std::string source =
+      SourceOfCheckedRun(graph.c_str(), feeds, Tolerance{.rtol = 0, .atol = 9 * 0x1p-21});
+  EXPECT_THAT(source, ContainsRegex(NestedLoops({3, 3}))) << source;
   EXPECT_THAT(source, Not(ContainsRegex("i_[0-9]+ [/%] 3L"))) << source;
 }
 
@@ -264,30 +273,14 @@ node { name: "out" op: "DepthwiseConv2dNative" input: "x" input: "w"
 // rows of one element: the join keeps the window's rows, so a loop each walks its rows and
 // columns, no tap found by dividing a flat index.
 TEST_F(DeviceExecutorTest, OneChannelsTapsWalkTheWindowInNestedLoops) {
-  constexpr char kGraph[] = R"graph(
-node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } }
-       attr { key: "shape" value { shape { dim { size: -1 } dim { size: 6 } dim { size: 7 }
-                                           dim { size: 1 } } } } }
-node { name: "w" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } }
-       attr { key: "shape" value { shape { dim { size: 5 } dim { size: 5 } dim { size: 1 }
-                                           dim { size: 6 } } } } }
-node { name: "out" op: "Conv2D" input: "x" input: "w" attr { key: "T" value { type: DT_FLOAT } }
-       attr { key: "strides" value { list { i: 1 i: 1 i: 1 i: 1 } } }
-       attr { key: "padding" value { s: "SAME" } } }
-)graph";
-  absl::StatusOr<Graph> graph = ParseGraph(kGraph, "test");
-  ASSERT_TRUE(graph.ok()) << graph.status();
-  std::string source;
-  std::unique_ptr<DeviceExecutor> executor =
-      MakeExecutor({.edit_source = [&](std::string& s) { source = s; }});
+  const std::string graph = ConvolutionGraph("Conv2D", 6, 7, 1, {5, 5, 1, 6});
   // 25 products of values in [-1, 1) a sum, fused or not: at most 25 half-ulps of sums below 25
   // (2^-20 each) apart.
-  const Tolerance tolerance{.rtol = 0, .atol = 25 * 0x1p-20};
   const Feeds feeds = {{{"x", 0}, RandomFloats({2, 6, 7, 1}, 1)},
                        {{"w", 0}, RandomFloats({5, 5, 1, 6}, 2)}};
-  ExpectRunMatchesReference(*executor, *graph, feeds, {{"out", 0}}, "batch 2", tolerance);
-  const std::string loop = "for \\(long i_[0-9]+ = 0; i_[0-9]+ < 5L;";
-  EXPECT_THAT(source, ContainsRegex(absl::StrCat(loop, "[^\n]*\n *", loop))) << source;
+  const std::string source =
+      SourceOfCheckedRun(graph.c_str(), feeds, Tolerance{.rtol = 0, .atol = 25 * 0x1p-20});
+  EXPECT_THAT(source, ContainsRegex(NestedLoops({5, 5}))) << source;
   EXPECT_THAT(source, Not(ContainsRegex("i_[0-9]+ [/%] 5L"))) << source;
 }
 

@@ -86,6 +86,20 @@ class DeviceExecutorTest : public ::testing::Test {
                                             std::move(options));
   }
 
+  // The source of the kernels `graph_text` compiles to, its run of `feeds` (out fetched)
+  // checked against the reference within `tolerance`.
+  std::string SourceOfCheckedRun(const char* graph_text, const Feeds& feeds,
+                                 const Tolerance& tolerance) {
+    absl::StatusOr<Graph> graph = ParseGraph(graph_text, "test");
+    EXPECT_TRUE(graph.ok()) << graph.status();
+    if (!graph.ok()) return "";
+    std::string source;
+    std::unique_ptr<DeviceExecutor> executor =
+        MakeExecutor({.edit_source = [&](std::string& s) { source = s; }});
+    ExpectRunMatchesReference(*executor, *graph, feeds, {{"out", 0}}, "the run", tolerance);
+    return source;
+  }
+
   std::shared_ptr<cl::ClContext> context_;
 };
 
