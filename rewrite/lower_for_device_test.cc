@@ -235,6 +235,26 @@ TEST(LowerForDeviceTest, DeclinesWhatAWorkItemCannotHold) {
               HasSubstr("UserFun irelu on vectors (its body branches with `if`)"));
   // The same on scalars lowers.
   EXPECT_TRUE(LowerForDevice(Must(ir::Call(ir::Map(ir::Map(relu)), {y})), Profile("cpu")).ok());
+  // A UserFun whose body declares a local of a scalar type, which a vector cannot be assigned
+  // to; a cast is no declaration.
+  const auto unary = [](const std::string& name, const std::string& body) {
+    return ir::MakeUserFun(
+        name, {"x"}, body, {DType::kInt32}, DType::kInt32,
+        [](std::span<const ir::Scalar> a) -> absl::StatusOr<ir::Scalar> { return a[0]; });
+  };
+  const auto on_vectors = [&](const ir::FunPtr& f) {
+    return LowerForDevice(
+        Must(ir::MapOver(y,
+                         [&](ir::ExprPtr row) -> absl::StatusOr<ir::ExprPtr> {
+                           DFC_ASSIGN_OR_RETURN(ir::ExprPtr v, ir::Call(ir::AsVector(4), {row}));
+                           DFC_ASSIGN_OR_RETURN(ir::ExprPtr r, ir::Call(ir::Map(f), {v}));
+                           return ir::Call(ir::AsScalar(), {r});
+                         })),
+        Profile("cpu"));
+  };
+  EXPECT_THAT(on_vectors(unary("ilocal", "int y = x < 0 ? 0 : x;\nreturn y;")).status().message(),
+              HasSubstr("UserFun ilocal on vectors (its body declares a scalar)"));
+  EXPECT_TRUE(on_vectors(unary("icast", "return (int)x + (x < 0 ? 0 : x);")).ok());
 }
 
 }  // namespace

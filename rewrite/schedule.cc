@@ -78,8 +78,8 @@ bool IsMapOfScalars(const ir::ExprPtr& e) {
   return CallOf(e, ir::Fun::Kind::kMap) != nullptr && e->type->element->is_scalar();
 }
 
-// The body of `let` applied to `arg`, a Map of scalars or a Tuple of such Maps and views of
-// scalars, with each read in its place: where the body reads the parameter (each field of the
+// The body of `let` applied to `arg`, a Map of scalars or a view of scalars or a Tuple of them,
+// with each read in its place: where the body reads the parameter (each field of the
 // tuple, as Get(i) $ x) once and outside any λ, so that nothing is computed more often;
 // nullopt otherwise.
 absl::StatusOr<std::optional<ir::ExprPtr>> InlinedMaps(const ir::Lambda& let,
@@ -87,17 +87,17 @@ absl::StatusOr<std::optional<ir::ExprPtr>> InlinedMaps(const ir::Lambda& let,
   const ir::Param* x = let.params[0].get();
   const int reads = ir::Reads(*let.body, x);
   if (reads == 0 || ReadsOutsideLambdas(*let.body, x) != reads) return std::nullopt;
-  if (IsMapOfScalars(arg)) {
+  // A view of scalars costs nothing read again: the sums as scalars, a residual as stored.
+  const auto inlinable = [](const ir::ExprPtr& e) {
+    return IsMapOfScalars(e) ||
+           (e->type->is_array() && e->type->element->is_scalar() && !ir::Computes(*e));
+  };
+  if (inlinable(arg)) {
     if (reads != 1) return std::nullopt;
     DFC_ASSIGN_OR_RETURN(ir::ExprPtr inlined, ir::Substitute(let.body, x, arg));
     return inlined;
   }
-  // A tuple's other fields may be views (a residual read as it is stored).
   const ir::FunCall* tuple = CallOf(arg, ir::Fun::Kind::kTuple);
-  const auto inlinable = [](const ir::ExprPtr& field) {
-    return IsMapOfScalars(field) ||
-           (field->type->is_array() && field->type->element->is_scalar() && !ir::Computes(*field));
-  };
   if (tuple == nullptr || !absl::c_all_of(tuple->args, inlinable)) return std::nullopt;
   ir::ExprPtr body = let.body;
   int replaced = 0;

@@ -1,6 +1,7 @@
 // What a work-item can hold and compute (see work_item.h).
 #include "rewrite/work_item.h"
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 
@@ -63,9 +64,37 @@ std::optional<std::string> AsVectorRefusal(DType dtype) {
   return std::nullopt;
 }
 
+namespace {
+
+// Whether OpenCL C `body` declares a local of a scalar type (`float y = ...`): a scalar type's
+// name, not part of a longer name, then blanks and a name.
+bool DeclaresAScalar(absl::string_view body) {
+  const auto is_name = [](char c) { return absl::ascii_isalnum(c) || c == '_'; };
+  for (const absl::string_view type : {"float", "double", "half", "char", "uchar", "short",
+                                       "ushort", "int", "uint", "long", "ulong", "bool"}) {
+    for (size_t at = body.find(type); at != absl::string_view::npos; at = body.find(type, at + 1)) {
+      size_t next = at + type.size();
+      if ((at > 0 && is_name(body[at - 1])) || next == body.size() ||
+          !absl::ascii_isspace(body[next])) {
+        continue;
+      }
+      while (next < body.size() && absl::ascii_isspace(body[next])) ++next;
+      if (next < body.size() && (absl::ascii_isalpha(body[next]) || body[next] == '_')) {
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
 std::optional<std::string> VectorRefusal(const ir::UserFun& f) {
   if (absl::StrContains(f.body, "if (") || absl::StrContains(f.body, "if(")) {
     return absl::StrCat("UserFun ", f.name, " on vectors (its body branches with `if`)");
+  }
+  if (DeclaresAScalar(f.body)) {
+    return absl::StrCat("UserFun ", f.name, " on vectors (its body declares a scalar)");
   }
   for (const ir::TypePtr& t : f.param_types) {
     if (t->dtype == DType::kHalf || t->dtype == DType::kBool) {

@@ -49,8 +49,8 @@ std::optional<std::string> AsVectorRefusal(DType dtype);
 
 // Why UserFun `f` cannot be applied lane by lane to vectors, or nullopt. Its twin with vector
 // parameters runs the same body, OpenCL C's arithmetic and builtins being lane-wise; but `if`
-// takes a scalar condition, float16 is rounded after every operation, and a comparison of
-// vectors gives -1 where bool wants 1.
+// takes a scalar condition, a local of a scalar type cannot hold a vector, float16 is rounded
+// after every operation, and a comparison of vectors gives -1 where bool wants 1.
 std::optional<std::string> VectorRefusal(const ir::UserFun& f);
 
 }  // namespace dfc::rewrite

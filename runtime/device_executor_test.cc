@@ -284,6 +284,24 @@ TEST_F(DeviceExecutorTest, OneChannelsTapsWalkTheWindowInNestedLoops) {
   EXPECT_THAT(source, Not(ContainsRegex("i_[0-9]+ [/%] 5L"))) << source;
 }
 
+// A blocked convolution of 8 channels (72 taps) whose epilogue is a Relu6: the epilogue is read
+// as vectors, so its UserFuns' vector twins must compile (a local of a scalar type in a body
+// would not take a vector), and the kernel runs on the device equal to the reference.
+TEST_F(DeviceExecutorTest, ARelu6EpilogueRunsOnVectors) {
+  std::string graph = ConvolutionGraph("Conv2D", 6, 7, 8, {3, 3, 8, 8});
+  absl::StrReplaceAll({{R"(name: "out" op: "Conv2D")", R"(name: "conv" op: "Conv2D")"}}, &graph);
+  absl::StrAppend(&graph, R"(node { name: "out" op: "Relu6" input: "conv"
+       attr { key: "T" value { type: DT_FLOAT } } }
+)");
+  // 72 products of values in [-1, 1) a sum, fused or not: at most 72 half-ulps of sums below 72
+  // (2^-18 each) apart.
+  const Feeds feeds = {{{"x", 0}, RandomFloats({2, 6, 7, 8}, 1)},
+                       {{"w", 0}, RandomFloats({3, 3, 8, 8}, 2)}};
+  const std::string source =
+      SourceOfCheckedRun(graph.c_str(), feeds, Tolerance{.rtol = 0, .atol = 72 * 0x1p-18});
+  EXPECT_THAT(source, HasSubstr("relu6_float32_x8(")) << source;
+}
+
 // A frozen batch norm: y = x * (gamma * rsqrt(variance + 0.001)), its scale computed from
 // constants. A session's translation (Folding::kConstants) folds the scale, so that its kernel
 // computes only the product, and a run uploads the scale once for every run; a conformance

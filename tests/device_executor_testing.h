@@ -87,7 +87,7 @@ class DeviceExecutorTest : public ::testing::Test {
   }
 
   // The source of the kernels `graph_text` compiles to, its run of `feeds` (out fetched)
-  // checked against the reference within `tolerance`.
+  // checked against the reference within `tolerance`, on the device (no cluster falling back).
   std::string SourceOfCheckedRun(const char* graph_text, const Feeds& feeds,
                                  const Tolerance& tolerance) {
     absl::StatusOr<Graph> graph = ParseGraph(graph_text, "test");
@@ -97,6 +97,7 @@ class DeviceExecutorTest : public ::testing::Test {
     std::unique_ptr<DeviceExecutor> executor =
         MakeExecutor({.edit_source = [&](std::string& s) { source = s; }});
     ExpectRunMatchesReference(*executor, *graph, feeds, {{"out", 0}}, "the run", tolerance);
+    EXPECT_EQ(executor->fallbacks(), 0) << "a kernel failed to build:\n" << source;
     return source;
   }
 

@@ -227,8 +227,9 @@ const absl::flat_hash_map<std::string, UnaryOp>& ElementwiseOps() {
         []<typename C>(C x) { return x < C(0) ? C(0) : x; });
     (*m)["Relu6"] = MakeOp<kNumbers>(
         "relu6",
-        ByKind({"$0 y = x < 0 ? 0 : x;\nreturn y > 6 ? 6 : y;",
-                "$0 y = x < 0 ? 0 : x;\nreturn y > 6 ? 6 : y;", "return x > 6 ? 6 : x;"}),
+        // No local: the body runs lane-wise on vectors too (rewrite::VectorRefusal).
+        ByKind({"return (x < 0 ? 0 : x) > 6 ? 6 : (x < 0 ? 0 : x);",
+                "return (x < 0 ? 0 : x) > 6 ? 6 : (x < 0 ? 0 : x);", "return x > 6 ? 6 : x;"}),
         []<typename C>(C x) {
           const C y = x < C(0) ? C(0) : x;
           return y > C(6) ? C(6) : y;
