@@ -209,10 +209,9 @@ absl::StatusOr<ir::ExprPtr> JoinedRows(const ir::ExprPtr& e, int depth) {
 }
 
 // The fewest taps (window elements times input channels) a blocked convolution folds: with
-// fewer, a block's loads of a filter row save less than its stores and its rows' padding checks
-// cost (MobileNet's first convolution, 27 taps, and LeNet's first, 25, took 5% longer blocked on
-// the 2-core PoCL CPU device; the ResNet's, 144 and more, 15-50% less).
-constexpr int64_t kMinBlockedTaps = 64;
+// fewer, a block's loads of a filter row save less than its accumulators' stores cost, where a
+// 3x3 window over three colour channels (27 taps, walked in nested loops) already gains.
+constexpr int64_t kMinBlockedTaps = 16;
 
 // The vector registers a row's fold keeps its accumulator in, where `e`'s first fold is a
 // convolution's of kMinBlockedTaps or more: each step a scalar of the input times a row of the

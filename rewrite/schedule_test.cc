@@ -57,12 +57,12 @@ TEST(SchedulePositionsTest, AConvolutionsPositionsAreComputedInBlocks) {
   ExpectEquivalent(conv, schedule->body, {windows, filter}, kBatches, /*seeds=*/2);
 }
 
-// Fewer taps than a block pays for (a 3x3 window of 3 channels), a depthwise convolution's or a
+// Fewer taps than a block pays for (a 3x3 window of one channel), a depthwise convolution's or a
 // pool's fold (each step a row of the input, not a scalar), or a GPU profile: no blocks.
 TEST(SchedulePositionsTest, FewTapsRowStepsAndGpusAreLeftAsTheyAre) {
   const DeviceProfile cpu = Profile("cpu");
-  const ir::ParamPtr few = ir::MakeParam("windows", Ints({kN, 7, 5, 27}));
-  const ir::ParamPtr small_filter = ir::MakeParam("filter", Ints({27, 16}));
+  const ir::ParamPtr few = ir::MakeParam("windows", Ints({kN, 7, 5, 9}));
+  const ir::ParamPtr small_filter = ir::MakeParam("filter", Ints({9, 16}));
   absl::StatusOr<ContractionSchedule> schedule =
       SchedulePositions(Convolution(few, small_filter, 16), cpu);
   ASSERT_TRUE(schedule.ok()) << schedule.status();
