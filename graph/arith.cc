@@ -392,6 +392,23 @@ Poly DivideCoefficients(const Poly& p, int64_t g) {
   return q;
 }
 
+// Where `p` is g*v + r0, its variable terms' coefficients and c multiples of g and 0 < r0 < g:
+// p without r0, and r0; else p unchanged, and 0. Then floor(p/c) == floor(g*v/c) and
+// p % c == (g*v) % c + r0, since g*v % c is a multiple of g at most c - g (an offset within a
+// block, gid*8 + 3 over rows of 32: (gid*8 + 3)/32 == gid/4, (gid*8 + 3)%32 == 8*(gid%4) + 3).
+int64_t DropConstantBelowStep(Poly& p, int64_t c) {
+  const auto constant = p.find(Monomial{});
+  if (constant == p.end() || p.size() == 1) return 0;
+  const int64_t r0 = constant->second;
+  int64_t g = c;
+  for (const auto& [m, k] : p) {
+    if (!m.empty()) g = std::gcd(g, k);
+  }
+  if (r0 <= 0 || r0 >= g) return 0;
+  p.erase(constant);
+  return r0;
+}
+
 // a / c for a constant c > 0. floor((c*k + r)/c) == k + floor(r/c) for every integer k, so the
 // terms whose coefficient c divides come out, and so does floor(constant/c).
 ArithExpr DivByConstant(const ArithExpr& a, int64_t c) {
@@ -413,6 +430,7 @@ ArithExpr DivByConstant(const ArithExpr& a, int64_t c) {
   }
   const ArithExpr q = FromPoly(quotient);
   if (rest.empty()) return q;
+  DropConstantBelowStep(rest, c);
   // floor(g*x / (g*d)) == floor(x/d)
   const int64_t g = GcdOfCoefficients(rest, c);
   const ArithExpr r = FromPoly(DivideCoefficients(rest, g));
@@ -444,6 +462,9 @@ ArithExpr ModByConstant(const ArithExpr& a, int64_t c) {
   Poly rest;
   for (const auto& [m, k] : p) AddTerm(rest, m, *FloorMod(k, c));
   if (rest.empty()) return 0;
+  if (const int64_t r0 = DropConstantBelowStep(rest, c); r0 > 0) {
+    return FromPoly(std::move(rest)) % ArithExpr(c) + r0;
+  }
   // (g*x) % (g*d) == g*(x % d)
   const int64_t g = GcdOfCoefficients(rest, c);
   if (g > 1) return ArithExpr(g) * (FromPoly(DivideCoefficients(rest, g)) % ArithExpr(c / g));
