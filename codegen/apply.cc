@@ -347,7 +347,8 @@ absl::StatusOr<CVal> Generator::ApplyPattern(const ir::Pattern& p, std::vector<C
       const ArithExpr& row = args[0].type->element->length;
       if (row.AsConstant() == 1 && args[0].flat_buffer.empty()) {
         // Rows of one element join to the array of those elements, a Map: it keeps the rows'
-        // own rows (a window's taps over one input channel).
+        // own rows (a window's taps over one input channel). Rows in order in memory take the
+        // path below, which keeps them contiguous.
         return MappedView(
             args[0], result, [](const CVal& r) -> absl::StatusOr<CVal> { return r.element(0); },
             /*f_is_view=*/true);

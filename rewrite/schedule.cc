@@ -2,6 +2,7 @@
 #include "rewrite/schedule.h"
 
 #include <algorithm>
+#include <optional>
 #include <variant>
 
 #include "absl/algorithm/container.h"
@@ -62,13 +63,18 @@ int ScalarsOfVectors(const ir::ExprPtr& x) {
   return 0;
 }
 
-// How often `e` reads `x` other than inside a λ it applies (where it may be read once a row).
-int ReadsOutsideLambdas(const ir::Expr& e, const ir::Param* x) {
+// How often `e` reads `x`, where it never reads it inside a function it applies (a λ, where it
+// may be read once a row); nullopt where it does.
+std::optional<int> ReadsOutsideFunctions(const ir::Expr& e, const ir::Param* x) {
   if (e.kind == ir::Expr::Kind::kParam) return &e == x ? 1 : 0;
   if (e.kind != ir::Expr::Kind::kFunCall) return 0;
+  const auto& call = static_cast<const ir::FunCall&>(e);
+  if (ir::Reads(*call.f, x) > 0) return std::nullopt;
   int reads = 0;
-  for (const ir::ExprPtr& a : static_cast<const ir::FunCall&>(e).args) {
-    reads += ReadsOutsideLambdas(*a, x);
+  for (const ir::ExprPtr& a : call.args) {
+    const std::optional<int> in_arg = ReadsOutsideFunctions(*a, x);
+    if (!in_arg) return std::nullopt;
+    reads += *in_arg;
   }
   return reads;
 }
@@ -85,15 +91,15 @@ bool IsMapOfScalars(const ir::ExprPtr& e) {
 absl::StatusOr<std::optional<ir::ExprPtr>> InlinedMaps(const ir::Lambda& let,
                                                        const ir::ExprPtr& arg) {
   const ir::Param* x = let.params[0].get();
-  const int reads = ir::Reads(*let.body, x);
-  if (reads == 0 || ReadsOutsideLambdas(*let.body, x) != reads) return std::nullopt;
+  const std::optional<int> reads = ReadsOutsideFunctions(*let.body, x);
+  if (!reads || *reads == 0) return std::nullopt;
   // A view of scalars costs nothing read again: the sums as scalars, a residual as stored.
   const auto inlinable = [](const ir::ExprPtr& e) {
     return IsMapOfScalars(e) ||
            (e->type->is_array() && e->type->element->is_scalar() && !ir::Computes(*e));
   };
   if (inlinable(arg)) {
-    if (reads != 1) return std::nullopt;
+    if (*reads != 1) return std::nullopt;
     DFC_ASSIGN_OR_RETURN(ir::ExprPtr inlined, ir::Substitute(let.body, x, arg));
     return inlined;
   }
@@ -114,7 +120,7 @@ absl::StatusOr<std::optional<ir::ExprPtr>> InlinedMaps(const ir::Lambda& let,
     if (found > 1) return std::nullopt;
     replaced += found;
   }
-  if (replaced != reads) return std::nullopt;
+  if (replaced != *reads) return std::nullopt;
   return body;
 }
 
@@ -290,49 +296,53 @@ class PositionBlocker : public TopLevelMutator {
 
 }  // namespace
 
-absl::StatusOr<ContractionSchedule> SchedulePositions(const ir::ExprPtr& body,
-                                                      const DeviceProfile& profile) {
+namespace {
+
+// `body` as `mutator` makes it, with its steps, where it made any and the device lowering accepts
+// the result; `body` itself, with no steps, otherwise or on a GPU profile.
+template <typename Mutator>
+absl::StatusOr<ContractionSchedule> WhereItLowers(const ir::ExprPtr& body,
+                                                  const DeviceProfile& profile, Mutator mutator) {
   ContractionSchedule schedule{.body = body};
   if (profile.is_gpu) return schedule;
-  PositionBlocker blocker(profile.vector_registers, StoredValues(body));
-  DFC_ASSIGN_OR_RETURN(ir::ExprPtr blocked, blocker.Mutate(body));
-  if (blocker.steps().empty() || !LowerForDevice(blocked, profile).ok()) return schedule;
-  schedule.body = std::move(blocked);
-  schedule.steps = blocker.steps();
+  DFC_ASSIGN_OR_RETURN(ir::ExprPtr made, mutator.Mutate(body));
+  if (mutator.steps().empty() || !LowerForDevice(made, profile).ok()) return schedule;
+  schedule.body = std::move(made);
+  schedule.steps = mutator.steps();
   return schedule;
+}
+
+// `schedule` followed by `next`, which was made from its body.
+void Then(ContractionSchedule& schedule, ContractionSchedule next) {
+  schedule.body = std::move(next.body);
+  schedule.steps.insert(schedule.steps.end(), next.steps.begin(), next.steps.end());
+}
+
+}  // namespace
+
+absl::StatusOr<ContractionSchedule> SchedulePositions(const ir::ExprPtr& body,
+                                                      const DeviceProfile& profile) {
+  return WhereItLowers(body, profile,
+                       PositionBlocker(profile.vector_registers, StoredValues(body)));
 }
 
 absl::StatusOr<ContractionSchedule> ScheduleFolds(const ir::ExprPtr& body,
                                                   const DeviceProfile& profile) {
-  ContractionSchedule schedule{.body = body};
-  if (profile.is_gpu) return schedule;
-  AccumulatorVectorizer vectorizer(std::max(4, profile.preferred_vector_width));
-  DFC_ASSIGN_OR_RETURN(ir::ExprPtr vectorised, vectorizer.Mutate(body));
-  if (vectorizer.steps().empty() || !LowerForDevice(vectorised, profile).ok()) return schedule;
-  schedule.body = std::move(vectorised);
-  schedule.steps = vectorizer.steps();
-  return schedule;
+  return WhereItLowers(body, profile,
+                       AccumulatorVectorizer(std::max(4, profile.preferred_vector_width)));
 }
 
 absl::StatusOr<ContractionSchedule> DefaultSchedule(const ir::ExprPtr& body,
                                                     const DeviceProfile& profile) {
-  DFC_ASSIGN_OR_RETURN(ContractionSchedule products, ScheduleContractions(body, profile));
-  DFC_ASSIGN_OR_RETURN(ContractionSchedule folds, ScheduleFolds(products.body, profile));
-  products.body = std::move(folds.body);
-  products.steps.insert(products.steps.end(), folds.steps.begin(), folds.steps.end());
-  DFC_ASSIGN_OR_RETURN(ContractionSchedule positions, SchedulePositions(products.body, profile));
-  products.body = std::move(positions.body);
-  products.steps.insert(products.steps.end(), positions.steps.begin(), positions.steps.end());
-  if (!profile.is_gpu) {
-    EpilogueVectorizer epilogues;
-    DFC_ASSIGN_OR_RETURN(ir::ExprPtr read_as_vectors, epilogues.Mutate(products.body));
-    if (!epilogues.steps().empty() && LowerForDevice(read_as_vectors, profile).ok()) {
-      products.body = std::move(read_as_vectors);
-      products.steps.insert(products.steps.end(), epilogues.steps().begin(),
-                            epilogues.steps().end());
-    }
-  }
-  return products;
+  DFC_ASSIGN_OR_RETURN(ContractionSchedule schedule, ScheduleContractions(body, profile));
+  DFC_ASSIGN_OR_RETURN(ContractionSchedule folds, ScheduleFolds(schedule.body, profile));
+  Then(schedule, std::move(folds));
+  DFC_ASSIGN_OR_RETURN(ContractionSchedule positions, SchedulePositions(schedule.body, profile));
+  Then(schedule, std::move(positions));
+  DFC_ASSIGN_OR_RETURN(ContractionSchedule epilogues,
+                       WhereItLowers(schedule.body, profile, EpilogueVectorizer()));
+  Then(schedule, std::move(epilogues));
+  return schedule;
 }
 
 }  // namespace dfc::rewrite
