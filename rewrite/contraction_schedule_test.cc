@@ -185,36 +185,33 @@ TEST(ScheduleContractionsTest, NothingOnAGpuOrWhereTheColumnsAreNoMultipleOfAVec
   EXPECT_EQ(cpu->body, narrow);
 }
 
-// 34 columns are no multiple of a vector: the walk goes in blocks of 17, the most that divide
-// them and fit a work-item's accumulators, each step of a block's folds reading 17 neighbouring
-// elements of a row of b (a classifier's 1001 go in blocks of 143); the results are equal.
-TEST(ScheduleContractionsTest, ColumnsNoVectorDividesAreWalkedInBlocksThatDo) {
+// The product of a fed [N][24] by a fed [24][columns] under the cpu profile's schedule: its steps
+// are `step` alone, its body shows `shows`, it lowers, and its results are the product's.
+void ExpectScheduledProduct(int64_t columns, const std::string& step, const std::string& shows) {
   const ir::ParamPtr a = ir::MakeParam("a", Ints({kN, 24}));
-  const ir::ParamPtr b = ir::MakeParam("b", Ints({24, 34}));
+  const ir::ParamPtr b = ir::MakeParam("b", Ints({24, columns}));
   const ir::ExprPtr product = Must(MatMul(a, b));
   const DeviceProfile cpu = Profile("cpu");
   absl::StatusOr<ContractionSchedule> schedule = ScheduleContractions(product, cpu);
   ASSERT_TRUE(schedule.ok()) << schedule.status();
-  EXPECT_THAT(schedule->steps, ElementsAre("blockColumns(17)"));
-  EXPECT_THAT(ir::ToString(schedule->body), HasSubstr("Split(17)"));
+  EXPECT_THAT(schedule->steps, ElementsAre(step));
+  EXPECT_THAT(ir::ToString(schedule->body), HasSubstr(shows));
   EXPECT_TRUE(LowerForDevice(schedule->body, cpu).ok());
   ExpectEquivalent(product, schedule->body, {a, b}, kSizes);
+}
+
+// 34 columns are no multiple of a vector: the walk goes in blocks of 17, the most that divide
+// them and fit a work-item's accumulators, each step of a block's folds reading 17 neighbouring
+// elements of a row of b (a classifier's 1001 go in blocks of 143); the results are equal.
+TEST(ScheduleContractionsTest, ColumnsNoVectorDividesAreWalkedInBlocksThatDo) {
+  ExpectScheduledProduct(34, "blockColumns(17)", "Split(17)");
 }
 
 // Columns too few for two blocks of 16 that divide them (a pose network's 19 heatmaps): all of
 // them fold together, each step reading a row of b's 19 neighbouring elements into 19 sums,
 // where column by column each dot product would stride down b; the results are equal.
 TEST(ScheduleContractionsTest, ColumnsTooFewForTwoBlocksFoldTogether) {
-  const ir::ParamPtr a = ir::MakeParam("a", Ints({kN, 24}));
-  const ir::ParamPtr b = ir::MakeParam("b", Ints({24, 19}));
-  const ir::ExprPtr product = Must(MatMul(a, b));
-  const DeviceProfile cpu = Profile("cpu");
-  absl::StatusOr<ContractionSchedule> schedule = ScheduleContractions(product, cpu);
-  ASSERT_TRUE(schedule.ok()) << schedule.status();
-  EXPECT_THAT(schedule->steps, ElementsAre("mapReduceInterchange"));
-  EXPECT_THAT(ir::ToString(schedule->body), HasSubstr("Repeat(19)"));
-  EXPECT_TRUE(LowerForDevice(schedule->body, cpu).ok());
-  ExpectEquivalent(product, schedule->body, {a, b}, kSizes);
+  ExpectScheduledProduct(19, "mapReduceInterchange", "Repeat(19)");
 }
 
 }  // namespace
