@@ -133,43 +133,58 @@ node { name: "out" op: "Mul" input: "w" input: "ab" attr { key: "T" value { type
   }
 }
 
-// A convolution whose positions the default schedule blocks (144 taps of 16 channels, 8
-// positions a work-item on the CPU device) over images of 7 x 5 positions, no multiple of 8.
-constexpr char kBlockedConvolution[] = R"graph(
-node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } }
-       attr { key: "shape" value { shape { dim { size: -1 } dim { size: 7 } dim { size: 5 }
-                                           dim { size: 16 } } } } }
-node { name: "w" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } }
-       attr { key: "shape" value { shape { dim { size: 3 } dim { size: 3 } dim { size: 16 }
-                                           dim { size: 16 } } } } }
-node { name: "conv" op: "Conv2D" input: "x" input: "w" attr { key: "T" value { type: DT_FLOAT } }
-       attr { key: "strides" value { list { i: 1 i: 1 i: 1 i: 1 } } }
-       attr { key: "padding" value { s: "SAME" } } }
-node { name: "out" op: "Relu" input: "conv" attr { key: "T" value { type: DT_FLOAT } } }
-)graph";
+// A session of `graph` on the CPU device whose runs `placement` places, or null (a failure).
+std::unique_ptr<DeviceSession> OpenOnCpu(std::shared_ptr<const Graph> graph,
+                                         RunPlacement placement) {
+  absl::StatusOr<std::unique_ptr<DeviceSession>> session = DeviceSession::Create(
+      std::move(graph), {.device = "cpu", .executor = {.placement = placement}});
+  EXPECT_TRUE(session.ok()) << session.status();
+  return session.ok() ? *std::move(session) : nullptr;
+}
 
 // One convolution `op` (stride 1, SAME padding) of a fed x of [?, h, w, c] by a fed filter of
-// `filter`'s dimensions, fetched as out.
-std::string ConvolutionGraph(const std::string& op, int h, int w, int c,
-                             std::initializer_list<int> filter) {
-  const auto dims = [](std::initializer_list<int> sizes) {
-    std::string text;
-    for (const int n : sizes) absl::StrAppend(&text, " dim { size: ", n, " }");
-    return text;
-  };
-  return absl::StrCat(
-      R"(node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } }
+// `filter`'s dimensions, then `activation` if set, fetched as out.
+struct Convolution {
+  std::string op;
+  int h, w, c;
+  std::vector<int> filter;
+  std::string activation;
+
+  std::string Graph() const {
+    const auto dims = [](const std::vector<int>& sizes) {
+      std::string text;
+      for (const int n : sizes) absl::StrAppend(&text, " dim { size: ", n, " }");
+      return text;
+    };
+    return absl::StrCat(
+        R"(node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } }
        attr { key: "shape" value { shape {)",
-      dims({-1, h, w, c}), R"( } } } }
+        dims({-1, h, w, c}), R"( } } } }
 node { name: "w" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } }
        attr { key: "shape" value { shape {)",
-      dims(filter), R"( } } } }
-node { name: "out" op: ")",
-      op, R"(" input: "x" input: "w" attr { key: "T" value { type: DT_FLOAT } }
+        dims(filter), R"( } } } }
+node { name: ")",
+        activation.empty() ? "out" : "conv", R"(" op: ")", op,
+        R"(" input: "x" input: "w" attr { key: "T" value { type: DT_FLOAT } }
        attr { key: "strides" value { list { i: 1 i: 1 i: 1 i: 1 } } }
        attr { key: "padding" value { s: "SAME" } } }
-)");
-}
+)",
+        activation.empty()
+            ? ""
+            : absl::StrCat(R"(node { name: "out" op: ")", activation, R"(" input: "conv"
+       attr { key: "T" value { type: DT_FLOAT } } }
+)"));
+  }
+  // Seeded values in [-1, 1) for `batch` images and the filter.
+  Feeds FeedsOf(int64_t batch) const {
+    return {{{"x", 0}, RandomFloats({batch, h, w, c}, 1)},
+            {{"w", 0}, RandomFloats(Shape(filter.begin(), filter.end()), 2)}};
+  }
+};
+
+// A convolution whose positions the default schedule blocks (144 taps of 16 channels, 8
+// positions a work-item on the CPU device) over images of 7 x 5 positions, no multiple of 8.
+Convolution BlockedConvolution() { return {"Conv2D", 7, 5, 16, {3, 3, 16, 16}, "Relu"}; }
 
 // A pattern of nested sequential loops, outermost first, of these trip counts, each the first
 // statement of the one before.
@@ -182,9 +197,16 @@ std::string NestedLoops(std::initializer_list<int> counts) {
   return pattern;
 }
 
+// Whether `source` walks a k x k window in two nested loops, its rows and its columns, and never
+// finds a tap's row or column by dividing a flat index by k.
+void ExpectWindowWalkedInNestedLoops(const std::string& source, int k) {
+  EXPECT_THAT(source, ContainsRegex(NestedLoops({k, k}))) << source;
+  EXPECT_THAT(source, Not(ContainsRegex(absl::StrCat("i_[0-9]+ [/%] ", k, "L")))) << source;
+}
+
 // The last block repeats a position, which its kernel must not store past the output.
 TEST_F(DeviceExecutorTest, BlockedPositionsPastTheLastAreNotStored) {
-  absl::StatusOr<Graph> graph = ParseGraph(kBlockedConvolution, "test");
+  absl::StatusOr<Graph> graph = ParseGraph(BlockedConvolution().Graph(), "test");
   ASSERT_TRUE(graph.ok()) << graph.status();
   std::string source;
   std::unique_ptr<DeviceExecutor> executor =
@@ -195,10 +217,8 @@ TEST_F(DeviceExecutorTest, BlockedPositionsPastTheLastAreNotStored) {
   // 16 in magnitude (2^-20), so the two differ by less than 1.4e-4.
   const Tolerance tolerance{.rtol = 0, .atol = 1.4e-4};
   for (int64_t batch : {1, 3}) {
-    const Feeds feeds = {{{"x", 0}, RandomFloats({batch, 7, 5, 16}, 1)},
-                         {{"w", 0}, RandomFloats({3, 3, 16, 16}, 2)}};
-    ExpectRunMatchesReference(*executor, *graph, feeds, fetches, absl::StrCat("batch ", batch),
-                              tolerance);
+    ExpectRunMatchesReference(*executor, *graph, BlockedConvolution().FeedsOf(batch), fetches,
+                              absl::StrCat("batch ", batch), tolerance);
   }
   // Blocks of 8 positions, each stored only below the 35 of each image.
   EXPECT_THAT(source, HasSubstr("(gid * 8L)) < (size_N * 35L)")) << source;
@@ -208,12 +228,11 @@ TEST_F(DeviceExecutorTest, BlockedPositionsPastTheLastAreNotStored) {
 // columns and the channels (the Transpose that puts a block's positions innermost keeps their
 // joined rows): no tap's row, column or channel is found by dividing a flat tap index.
 TEST_F(DeviceExecutorTest, ABlocksTapsAreWalkedInNestedLoops) {
-  const Feeds feeds = {{{"x", 0}, RandomFloats({1, 7, 5, 16}, 1)},
-                       {{"w", 0}, RandomFloats({3, 3, 16, 16}, 2)}};
   // As BlockedPositionsPastTheLastAreNotStored's: 144 fused multiply-adds against products and
   // sums, each partial sum below 16.
   const std::string source =
-      SourceOfCheckedRun(kBlockedConvolution, feeds, Tolerance{.rtol = 0, .atol = 1.4e-4});
+      SourceOfCheckedRun(BlockedConvolution().Graph().c_str(), BlockedConvolution().FeedsOf(1),
+                         Tolerance{.rtol = 0, .atol = 1.4e-4});
   EXPECT_THAT(source, ContainsRegex(NestedLoops({3, 3, 16}))) << source;
   EXPECT_THAT(source, Not(ContainsRegex("i_[0-9]+ / (16|48)L"))) << source;
 }
@@ -259,46 +278,34 @@ node { name: "out" op: "DepthwiseConv2dNative" input: "x" input: "w"
 // each group over the window's taps: the taps stay rows of the window's rows through the
 // Transpose that groups the channels, so a loop each walks the window's rows and columns.
 TEST_F(DeviceExecutorTest, GroupedChannelsWalkTheWindowInNestedLoops) {
-  const std::string graph = ConvolutionGraph("DepthwiseConv2dNative", 4, 5, 121, {3, 3, 121, 1});
+  const Convolution conv{"DepthwiseConv2dNative", 4, 5, 121, {3, 3, 121, 1}};
   // As APaddedRowOfChannelsIsReadAsVectors's: nine products a sum, fused or not.
-  const Feeds feeds = {{{"x", 0}, RandomFloats({2, 4, 5, 121}, 1)},
-                       {{"w", 0}, RandomFloats({3, 3, 121, 1}, 2)}};
-  const std::string source =
-      SourceOfCheckedRun(graph.c_str(), feeds, Tolerance{.rtol = 0, .atol = 9 * 0x1p-21});
-  EXPECT_THAT(source, ContainsRegex(NestedLoops({3, 3}))) << source;
-  EXPECT_THAT(source, Not(ContainsRegex("i_[0-9]+ [/%] 3L"))) << source;
+  const std::string source = SourceOfCheckedRun(conv.Graph().c_str(), conv.FeedsOf(2),
+                                                Tolerance{.rtol = 0, .atol = 9 * 0x1p-21});
+  ExpectWindowWalkedInNestedLoops(source, 3);
 }
 
 // A convolution of one input channel (LeNet's first) folds over the window's taps joined from
 // rows of one element: the join keeps the window's rows, so a loop each walks its rows and
 // columns, no tap found by dividing a flat index.
 TEST_F(DeviceExecutorTest, OneChannelsTapsWalkTheWindowInNestedLoops) {
-  const std::string graph = ConvolutionGraph("Conv2D", 6, 7, 1, {5, 5, 1, 6});
+  const Convolution conv{"Conv2D", 6, 7, 1, {5, 5, 1, 6}};
   // 25 products of values in [-1, 1) a sum, fused or not: at most 25 half-ulps of sums below 25
   // (2^-20 each) apart.
-  const Feeds feeds = {{{"x", 0}, RandomFloats({2, 6, 7, 1}, 1)},
-                       {{"w", 0}, RandomFloats({5, 5, 1, 6}, 2)}};
-  const std::string source =
-      SourceOfCheckedRun(graph.c_str(), feeds, Tolerance{.rtol = 0, .atol = 25 * 0x1p-20});
-  EXPECT_THAT(source, ContainsRegex(NestedLoops({5, 5}))) << source;
-  EXPECT_THAT(source, Not(ContainsRegex("i_[0-9]+ [/%] 5L"))) << source;
+  const std::string source = SourceOfCheckedRun(conv.Graph().c_str(), conv.FeedsOf(2),
+                                                Tolerance{.rtol = 0, .atol = 25 * 0x1p-20});
+  ExpectWindowWalkedInNestedLoops(source, 5);
 }
 
 // A blocked convolution of 8 channels (72 taps) whose epilogue is a Relu6: the epilogue is read
 // as vectors, so its UserFuns' vector twins must compile (a local of a scalar type in a body
 // would not take a vector), and the kernel runs on the device equal to the reference.
 TEST_F(DeviceExecutorTest, ARelu6EpilogueRunsOnVectors) {
-  std::string graph = ConvolutionGraph("Conv2D", 6, 7, 8, {3, 3, 8, 8});
-  absl::StrReplaceAll({{R"(name: "out" op: "Conv2D")", R"(name: "conv" op: "Conv2D")"}}, &graph);
-  absl::StrAppend(&graph, R"(node { name: "out" op: "Relu6" input: "conv"
-       attr { key: "T" value { type: DT_FLOAT } } }
-)");
+  const Convolution conv{"Conv2D", 6, 7, 8, {3, 3, 8, 8}, "Relu6"};
   // 72 products of values in [-1, 1) a sum, fused or not: at most 72 half-ulps of sums below 72
   // (2^-18 each) apart.
-  const Feeds feeds = {{{"x", 0}, RandomFloats({2, 6, 7, 8}, 1)},
-                       {{"w", 0}, RandomFloats({3, 3, 8, 8}, 2)}};
-  const std::string source =
-      SourceOfCheckedRun(graph.c_str(), feeds, Tolerance{.rtol = 0, .atol = 72 * 0x1p-18});
+  const std::string source = SourceOfCheckedRun(conv.Graph().c_str(), conv.FeedsOf(2),
+                                                Tolerance{.rtol = 0, .atol = 72 * 0x1p-18});
   EXPECT_THAT(source, HasSubstr("relu6_float32_x8(")) << source;
 }
 
@@ -559,11 +566,9 @@ TEST_F(DeviceExecutorTest, SmallRunsAreTimedInlineAndLargeOnesRunOnTheDevice) {
   ASSERT_TRUE(loaded.ok()) << loaded.status();
   auto graph = std::make_shared<const Graph>(*std::move(loaded));
   auto open = [&](RunPlacement placement) {
-    absl::StatusOr<std::unique_ptr<DeviceSession>> session =
-        DeviceSession::Create(graph, {.device = "cpu", .executor = {.placement = placement}});
-    EXPECT_TRUE(session.ok()) << session.status();
-    EXPECT_TRUE(session.ok() && (*session)->Run({}, {}, {"init"}).ok());
-    return session.ok() ? *std::move(session) : nullptr;
+    std::unique_ptr<DeviceSession> session = OpenOnCpu(graph, placement);
+    EXPECT_TRUE(session != nullptr && session->Run({}, {}, {"init"}).ok());
+    return session;
   };
   std::unique_ptr<DeviceSession> measured = open(RunPlacement::kMeasured);
   std::unique_ptr<DeviceSession> device = open(RunPlacement::kDevice);
@@ -616,12 +621,7 @@ node { name: "c" op: "MatMul" input: "a" input: "b" attr { key: "T" value { type
   absl::StatusOr<Graph> loaded = ParseGraph(kGraph, "test");
   ASSERT_TRUE(loaded.ok()) << loaded.status();
   auto graph = std::make_shared<const Graph>(*std::move(loaded));
-  auto open = [&](RunPlacement placement) {
-    absl::StatusOr<std::unique_ptr<DeviceSession>> session =
-        DeviceSession::Create(graph, {.device = "cpu", .executor = {.placement = placement}});
-    EXPECT_TRUE(session.ok()) << session.status();
-    return session.ok() ? *std::move(session) : nullptr;
-  };
+  auto open = [&](RunPlacement placement) { return OpenOnCpu(graph, placement); };
   std::unique_ptr<DeviceSession> measured = open(RunPlacement::kMeasured);
   std::unique_ptr<DeviceSession> device = open(RunPlacement::kDevice);
   ASSERT_NE(measured, nullptr);
