@@ -12,6 +12,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "graph/control_flow.h"
@@ -676,6 +677,14 @@ std::optional<int64_t> EstimateElements(const Node& node, Inputs in) {
   if (node.op == "Tile" && in.size() == 2 && in[0].value) {
     return product(ConstInts(in[1]), in[0].value->num_elements());
   }
+  // A sorted segment reduction has as many rows as its last id names segments.
+  if (absl::StartsWith(node.op, "Segment") && in.size() == 2 && in[0].value &&
+      in[0].value->rank() >= 1 && in[0].value->dim(0) > 0) {
+    const std::optional<std::vector<int64_t>> ids = ConstInts(in[1]);
+    if (!ids || ids->empty()) return std::nullopt;
+    return product(std::vector<int64_t>{ids->back() + 1},
+                   in[0].value->num_elements() / in[0].value->dim(0));
+  }
   return std::nullopt;
 }
 
@@ -1075,6 +1084,15 @@ class Folder {
   absl::StatusOr<bool> TryEvaluate(int i, const OpDef& def, const Infos& in, int num_outputs) {
     const Node& node = graph_.node(i);
     const bool limited = def.placement != Placement::kHost;
+    // A host op is folded whatever its size, but for one whose size shows only in its inputs'
+    // values (a segment reduction's last id), which runs when the graph does, not at compile time.
+    if (!limited) {
+      const std::optional<int64_t> estimate = EstimateElements(node, in);
+      if (estimate && *estimate > kMaxFoldedElements) {
+        result_.info[i] = InferShapes(node, def, in, num_outputs);
+        return false;
+      }
+    }
     if (limited) {
       absl::StatusOr<Infos> shapes = oracle_.InferShapes(node, in);
       if (shapes.ok() && static_cast<int>(shapes->size()) == num_outputs &&

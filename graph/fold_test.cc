@@ -231,7 +231,8 @@ TEST(FoldTest, ReadsOfAFedTensorArrayHaveItsElementsShape) {
   ASSERT_TRUE(read.shape.has_value());
   EXPECT_THAT(*read.shape, ElementsAre(ArithExpr(3), ArithExpr(128)));
   // Without it, a read's shape is unknown.
-  absl::StatusOr<FoldResult> unknown = FoldConstants(*graph, graph->topological_order(), TestOracle());
+  absl::StatusOr<FoldResult> unknown =
+      FoldConstants(*graph, graph->topological_order(), TestOracle());
   ASSERT_TRUE(unknown.ok()) << unknown.status();
   EXPECT_FALSE(unknown->Info(*graph, {"read", 0}).shape.has_value());
 }
@@ -347,6 +348,20 @@ TEST(FoldTest, FillAndRangeOfConstantsFold) {
   EXPECT_FALSE(f.Info("huge").is_constant());
   EXPECT_EQ(f.Info("huge").dtype, DType::kFloat);
   EXPECT_THAT(*f.Info("huge").shape, ElementsAre(ArithExpr(2048), ArithExpr(1024)));
+}
+
+// A sorted segment reduction (a host op) of constants whose last id names segment 2^30 would
+// be 2^30 rows: it is not evaluated at compile time, where folding it would allocate them, and
+// one whose ids name few segments folds.
+TEST(FoldTest, ASegmentReductionOfTooManySegmentsIsNotFolded) {
+  TestOracle oracle;
+  const Folded f =
+      Fold({Const("data", I32({1, 2})), Const("few", I32({0, 2})), Const("many", I32({0, 1 << 30})),
+            Op("small", "SegmentSum", {"data", "few"}), Op("huge", "SegmentSum", {"data", "many"})},
+           oracle);
+  EXPECT_TRUE(f.IsFolded("small"));
+  EXPECT_FALSE(f.IsFolded("huge"));
+  EXPECT_FALSE(f.Info("huge").is_constant());
 }
 
 TEST(FoldTest, FillAndRangeOfSymbolicSizesHaveShapes) {
