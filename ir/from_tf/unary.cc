@@ -3,6 +3,8 @@
 // of runtime/reference/elementwise_unary.cc: the same dtypes accepted, float16 computed in
 // float, integers wrapping modulo 2^bits, NaN kept where the reference keeps it. Invert and
 // PopulationCount, the tail's unary bitwise ops, mirror runtime/reference/bitwise.cc.
+#include "graph/op_semantics/unary.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -16,6 +18,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/substitute.h"
 #include "base/check.h"
@@ -48,14 +51,7 @@ absl::Status CheckOneInput(const TranslateContext& ctx) {
   return ctx.Error(absl::StrCat("expected 1 input, got ", ctx.num_inputs()));
 }
 
-// --- host arithmetic, as the reference writes it ---------------------------------------------
-
 // --- one op: which dtypes, and its UserFun for each ------------------------------------------
-
-template <typename R>
-struct IsStatusOr : std::false_type {};
-template <typename R>
-struct IsStatusOr<absl::StatusOr<R>> : std::true_type {};
 
 // Bodies by dtype kind, in which $0 is the OpenCL C compute type and $1 the unsigned type
 // integer arithmetic wraps in. An empty `uints` means `ints`.
@@ -84,21 +80,21 @@ struct UnaryOp {
   std::function<FunPtr(DType)> make;  // the UserFun for an accepted dtype
 };
 
-// An op computing `op` on the compute type of each accepted dtype, as the reference's
-// MapSameType (or MapToBool when `kToBool`). `op` may return StatusOr to refuse a value.
-template <unsigned kClasses, bool kToBool = false, typename Op>
-UnaryOp MakeOp(std::string name, BodyText body, Op op) {
+// The UserFun of `f`, an op of graph/op_semantics/unary.h, named `name` with OpenCL body
+// `body`, for each dtype `f` accepts.
+template <typename F>
+UnaryOp MakeOp(std::string name, BodyText body, const F& f) {
   UnaryOp result;
-  result.classes = kClasses;
-  result.make = [name = std::move(name), body = std::move(body), op](DType d) -> FunPtr {
+  result.classes = F::kClassesOf;
+  result.make = [name = std::move(name), body = std::move(body), f](DType d) -> FunPtr {
     UserFun::HostFn host = DispatchDType(d, [&]<typename T>() -> UserFun::HostFn {
-      if constexpr (InClass<T>(kClasses)) {
-        return [op](std::span<const Scalar> args) -> absl::StatusOr<Scalar> {
-          auto r = op(ScalarAs<T>(args[0]));
+      if constexpr (InClass<T>(F::kClassesOf)) {
+        return [f](std::span<const Scalar> args) -> absl::StatusOr<Scalar> {
+          auto r = f.fn(ScalarAs<T>(args[0]));
           if constexpr (IsStatusOr<decltype(r)>::value) {
             if (!r.ok()) return r.status();
             return ScalarOf<T>(*r);
-          } else if constexpr (kToBool) {
+          } else if constexpr (F::kPredicate) {
             return Scalar::Bool(r);
           } else {
             return ScalarOf<T>(static_cast<ComputeType<T>>(r));
@@ -110,162 +106,91 @@ UnaryOp MakeOp(std::string name, BodyText body, Op op) {
     });
     DFC_CHECK(host != nullptr);
     return MakeUserFun(absl::StrCat(name, "_", DTypeName(d)), {"x"}, body(d), {d},
-                       kToBool ? DType::kBool : d, std::move(host));
+                       F::kPredicate ? DType::kBool : d, std::move(host));
   };
   return result;
 }
 
-// SELU's constants: scale, and scale * alpha rounded once (as TensorFlow does).
-constexpr double kSeluScale = 1.0507009873554804934193349852946;
-constexpr double kSeluScaleAlpha = 1.7580993408473768599402175208123;
+// Each op's UserFun name and OpenCL body: what the translation adds to the op's function.
+struct Body {
+  std::string name;
+  BodyText text;
+};
 
-// The ops that are one UserFun applied to every element.
-const absl::flat_hash_map<std::string, UnaryOp>& ElementwiseOps() {
-  static const auto* ops = [] {
-    auto* m = new absl::flat_hash_map<std::string, UnaryOp>;
-    auto math = [m](const char* op, const char* name, const char* fn, auto host) {
-      (*m)[op] = MakeOp<kFloats>(name, ByKind({absl::StrCat("return ", fn, "(x);")}), host);
+const absl::flat_hash_map<std::string, Body>& OpenCLBodies() {
+  static const auto* bodies = [] {
+    auto* m = new absl::flat_hash_map<std::string, Body>;
+    const auto math = [m](const char* op, const char* fn) {
+      (*m)[op] = {absl::AsciiStrToLower(op), ByKind({absl::StrCat("return ", fn, "(x);")})};
     };
-
-    // Signed magnitudes; integers wrap, so Abs and Neg of INT_MIN give INT_MIN.
-    (*m)["Abs"] = MakeOp<kFloats | kSigned>(
-        "abs", ByKind({"return fabs(x);", "return x < 0 ? ($0)(($1)0 - ($1)x) : x;"}),
-        []<typename C>(C x) -> C {
-          if constexpr (std::is_integral_v<C>) {
-            return x < 0 ? WrapNeg(x) : x;
-          } else {
-            return std::fabs(x);
-          }
-        });
-    (*m)["Neg"] =
-        MakeOp<kFloats | kSigned>("neg", ByKind({"return -x;", "return ($0)(($1)0 - ($1)x);"}),
-                                  []<typename C>(C x) { return WrapNeg(x); });
-    // Sign of 0 is 0, of NaN is NaN.
-    (*m)["Sign"] =
-        MakeOp<kNumbers>("sign",
-                         ByKind({"return isnan(x) ? x : ($0)((0 < x) - (x < 0));",
-                                 "return ($0)((0 < x) - (x < 0));", "return x > 0 ? 1 : 0;"}),
-                         []<typename C>(C x) -> C {
-                           if constexpr (!std::is_integral_v<C>) {
-                             if (std::isnan(x)) return x;
-                           }
-                           return static_cast<C>((C(0) < x) - (x < C(0)));
-                         });
-    (*m)["Square"] =
-        MakeOp<kNumbers>("square", ByKind({"return x * x;", "return ($0)(($1)x * ($1)x);"}),
-                         []<typename C>(C x) { return WrapMul(x, x); });
-    // Integer 1/x truncates to 1, -1 or 0; 1/0 is refused, as the reference refuses it (a
-    // device cannot report it, and gives 0).
-    const UnaryOp reciprocal =
-        MakeOp<kNumbers>("reciprocal",
-                         ByKind({"return 1 / x;", "return x == 1 ? 1 : (x == -1 ? -1 : 0);",
-                                 "return x == 1 ? 1 : 0;"}),
-                         []<typename C>(C x) -> absl::StatusOr<C> {
-                           if constexpr (std::is_integral_v<C>) {
-                             if (x == C{0})
-                               return absl::InvalidArgumentError("Integer division by zero");
-                             if (x == C{1}) return C{1};
-                             if constexpr (std::is_signed_v<C>) {
-                               if (x == C{-1}) return C{-1};
-                             }
-                             return C{0};
-                           } else {
-                             return C{1} / x;
-                           }
-                         });
+    (*m)["Abs"] = {"abs", ByKind({"return fabs(x);", "return x < 0 ? ($0)(($1)0 - ($1)x) : x;"})};
+    (*m)["Neg"] = {"neg", ByKind({"return -x;", "return ($0)(($1)0 - ($1)x);"})};
+    (*m)["Sign"] = {"sign", ByKind({"return isnan(x) ? x : ($0)((0 < x) - (x < 0));",
+                                    "return ($0)((0 < x) - (x < 0));", "return x > 0 ? 1 : 0;"})};
+    (*m)["Square"] = {"square", ByKind({"return x * x;", "return ($0)(($1)x * ($1)x);"})};
+    // Integer 1/x: the host function refuses 1/0, which a device cannot report (it gives 0).
+    const Body reciprocal = {"reciprocal",
+                             ByKind({"return 1 / x;", "return x == 1 ? 1 : (x == -1 ? -1 : 0);",
+                                     "return x == 1 ? 1 : 0;"})};
     (*m)["Reciprocal"] = reciprocal;
     (*m)["Inv"] = reciprocal;
 
-    // Rounding. Round and Rint are half to even (rint in the default rounding mode; OpenCL's
-    // round() is half away from zero); Round is the identity on integers.
-    (*m)["Floor"] = MakeOp<kFloats>("floor", ByKind({"return floor(x);"}),
-                                    []<typename C>(C x) { return std::floor(x); });
-    (*m)["Ceil"] = MakeOp<kFloats>("ceil", ByKind({"return ceil(x);"}),
-                                   []<typename C>(C x) { return std::ceil(x); });
-    (*m)["Round"] = MakeOp<kNumbers>("round", ByKind({"return rint(x);", "return x;"}),
-                                     []<typename C>(C x) -> C {
-                                       if constexpr (std::is_integral_v<C>) {
-                                         return x;
-                                       } else {
-                                         return std::nearbyint(x);
-                                       }
-                                     });
-    (*m)["Rint"] = MakeOp<kFloats>("rint", ByKind({"return rint(x);"}),
-                                   []<typename C>(C x) { return std::nearbyint(x); });
+    // Round and Rint are rint (half to even in the default rounding mode; OpenCL's round() is
+    // half away from zero).
+    math("Floor", "floor");
+    math("Ceil", "ceil");
+    (*m)["Round"] = {"round", ByKind({"return rint(x);", "return x;"})};
+    math("Rint", "rint");
 
-    // Exponentials, logarithms, roots, trigonometry: OpenCL's built-ins of the same names.
-    math("Exp", "exp", "exp", []<typename C>(C x) { return std::exp(x); });
-    math("Expm1", "expm1", "expm1", []<typename C>(C x) { return std::expm1(x); });
-    math("Log", "log", "log", []<typename C>(C x) { return std::log(x); });
-    math("Log1p", "log1p", "log1p", []<typename C>(C x) { return std::log1p(x); });
-    math("Sqrt", "sqrt", "sqrt", []<typename C>(C x) { return std::sqrt(x); });
-    (*m)["Rsqrt"] = MakeOp<kFloats>("rsqrt", ByKind({"return 1 / sqrt(x);"}),
-                                    []<typename C>(C x) { return C(1) / std::sqrt(x); });
-    math("Sin", "sin", "sin", []<typename C>(C x) { return std::sin(x); });
-    math("Cos", "cos", "cos", []<typename C>(C x) { return std::cos(x); });
-    math("Tan", "tan", "tan", []<typename C>(C x) { return std::tan(x); });
-    math("Asin", "asin", "asin", []<typename C>(C x) { return std::asin(x); });
-    math("Acos", "acos", "acos", []<typename C>(C x) { return std::acos(x); });
-    math("Atan", "atan", "atan", []<typename C>(C x) { return std::atan(x); });
-    math("Sinh", "sinh", "sinh", []<typename C>(C x) { return std::sinh(x); });
-    math("Cosh", "cosh", "cosh", []<typename C>(C x) { return std::cosh(x); });
-    math("Tanh", "tanh", "tanh", []<typename C>(C x) { return std::tanh(x); });
-    math("Asinh", "asinh", "asinh", []<typename C>(C x) { return std::asinh(x); });
-    math("Acosh", "acosh", "acosh", []<typename C>(C x) { return std::acosh(x); });
-    math("Atanh", "atanh", "atanh", []<typename C>(C x) { return std::atanh(x); });
-    math("Erf", "erf", "erf", []<typename C>(C x) { return std::erf(x); });
-    math("Erfc", "erfc", "erfc", []<typename C>(C x) { return std::erfc(x); });
+    // OpenCL's built-ins of the same names.
+    for (const char* op :
+         {"Exp", "Expm1", "Log", "Log1p", "Sqrt", "Sin", "Cos", "Tan", "Asin", "Acos", "Atan",
+          "Sinh", "Cosh", "Tanh", "Asinh", "Acosh", "Atanh", "Erf", "Erfc"}) {
+      math(op, absl::AsciiStrToLower(op).c_str());
+    }
+    (*m)["Rsqrt"] = {"rsqrt", ByKind({"return 1 / sqrt(x);"})};
 
-    // Activations. `x < 0 ? 0 : x` rather than max(), which would turn NaN into 0.
-    (*m)["Sigmoid"] = MakeOp<kFloats>("sigmoid",
-                                      ByKind({"if (x >= 0) return 1 / (1 + exp(-x));\n"
-                                              "$0 e = exp(x);\n"
-                                              "return e / (1 + e);"}),
-                                      []<typename C>(C x) { return Sigmoid(x); });
-    (*m)["Relu"] = MakeOp<kNumbers>(
-        "relu", ByKind({"return x < 0 ? 0 : x;", "return x < 0 ? 0 : x;", "return x;"}),
-        []<typename C>(C x) { return x < C(0) ? C(0) : x; });
-    (*m)["Relu6"] = MakeOp<kNumbers>(
-        "relu6",
-        // No local: the body runs lane-wise on vectors too (rewrite::VectorRefusal).
-        ByKind({"return (x < 0 ? 0 : x) > 6 ? 6 : (x < 0 ? 0 : x);",
-                "return (x < 0 ? 0 : x) > 6 ? 6 : (x < 0 ? 0 : x);", "return x > 6 ? 6 : x;"}),
-        []<typename C>(C x) {
-          const C y = x < C(0) ? C(0) : x;
-          return y > C(6) ? C(6) : y;
-        });
-    (*m)["Elu"] = MakeOp<kFloats>("elu", ByKind({"return x < 0 ? expm1(x) : x;"}),
-                                  []<typename C>(C x) { return x < C(0) ? std::expm1(x) : x; });
-    (*m)["Selu"] = MakeOp<kFloats>(
-        "selu",
-        [](DType d) {
-          return absl::Substitute("return x < 0 ? $0 * expm1(x) : $1 * x;",
-                                  FloatLiteral(d, kSeluScaleAlpha), FloatLiteral(d, kSeluScale));
-        },
-        []<typename C>(C x) {
-          return x < C(0) ? C(kSeluScaleAlpha) * std::expm1(x) : C(kSeluScale) * x;
-        });
-    (*m)["Softplus"] =
-        MakeOp<kFloats>("softplus", ByKind({"return (x < 0 ? 0 : x) + log1p(exp(-fabs(x)));"}),
-                        []<typename C>(C x) { return Softplus(x); });
-    (*m)["Softsign"] = MakeOp<kFloats>("softsign", ByKind({"return x / (1 + fabs(x));"}),
-                                       []<typename C>(C x) { return x / (C(1) + std::fabs(x)); });
+    (*m)["Sigmoid"] = {"sigmoid", ByKind({"if (x >= 0) return 1 / (1 + exp(-x));\n"
+                                          "$0 e = exp(x);\n"
+                                          "return e / (1 + e);"})};
+    (*m)["Relu"] = {"relu",
+                    ByKind({"return x < 0 ? 0 : x;", "return x < 0 ? 0 : x;", "return x;"})};
+    // No local: the body runs lane-wise on vectors too (rewrite::VectorRefusal).
+    (*m)["Relu6"] = {"relu6", ByKind({"return (x < 0 ? 0 : x) > 6 ? 6 : (x < 0 ? 0 : x);",
+                                      "return (x < 0 ? 0 : x) > 6 ? 6 : (x < 0 ? 0 : x);",
+                                      "return x > 6 ? 6 : x;"})};
+    (*m)["Elu"] = {"elu", ByKind({"return x < 0 ? expm1(x) : x;"})};
+    (*m)["Selu"] = {"selu", [](DType d) {
+                      return absl::Substitute("return x < 0 ? $0 * expm1(x) : $1 * x;",
+                                              FloatLiteral(d, kSeluScaleAlpha),
+                                              FloatLiteral(d, kSeluScale));
+                    }};
+    (*m)["Softplus"] = {"softplus", ByKind({"return (x < 0 ? 0 : x) + log1p(exp(-fabs(x)));"})};
+    (*m)["Softsign"] = {"softsign", ByKind({"return x / (1 + fabs(x));"})};
 
-    // Predicates: float in, bool out.
-    (*m)["IsNan"] = MakeOp<kFloats, true>("is_nan", ByKind({"return isnan(x) ? 1 : 0;"}),
-                                          []<typename C>(C x) { return std::isnan(x); });
-    (*m)["IsInf"] = MakeOp<kFloats, true>("is_inf", ByKind({"return isinf(x) ? 1 : 0;"}),
-                                          []<typename C>(C x) { return std::isinf(x); });
-    (*m)["IsFinite"] = MakeOp<kFloats, true>("is_finite", ByKind({"return isfinite(x) ? 1 : 0;"}),
-                                             []<typename C>(C x) { return std::isfinite(x); });
-    (*m)["LogicalNot"] =
-        MakeOp<kBools>("logical_not", ByKind({.floats = "", .bools = "return x ? 0 : 1;"}),
-                       [](bool x) { return !x; });
+    (*m)["IsNan"] = {"is_nan", ByKind({"return isnan(x) ? 1 : 0;"})};
+    (*m)["IsInf"] = {"is_inf", ByKind({"return isinf(x) ? 1 : 0;"})};
+    (*m)["IsFinite"] = {"is_finite", ByKind({"return isfinite(x) ? 1 : 0;"})};
+    (*m)["LogicalNot"] = {"logical_not", ByKind({.floats = "", .bools = "return x ? 0 : 1;"})};
+    // A char's ~x is an int, returned as char: the same bits (and on vectors, where nothing
+    // promotes, the body is lane-wise as it stands).
+    (*m)["Invert"] = {"invert", ByKind({.floats = "", .ints = "return ~x;"})};
+    return m;
+  }();
+  return *bodies;
+}
 
-    // Bitwise complement, on integers only. A char's ~x is an int, returned as char: the same
-    // bits (and on vectors, where nothing promotes, the body is lane-wise as it stands).
-    (*m)["Invert"] = MakeOp<kInts>("invert", ByKind({.floats = "", .ints = "return ~x;"}),
-                                   []<typename C>(C x) { return Invert(x); });
+// The ops that are one UserFun applied to every element: graph/op_semantics/unary.h's, each
+// with its OpenCL body.
+const absl::flat_hash_map<std::string, UnaryOp>& ElementwiseOps() {
+  static const auto* ops = [] {
+    auto* m = new absl::flat_hash_map<std::string, UnaryOp>;
+    ForEachUnaryOp([m](const char* op, const auto& f) {
+      const auto body = OpenCLBodies().find(op);
+      DFC_CHECK(body != OpenCLBodies().end());
+      (*m)[op] = MakeOp(body->second.name, body->second.text, f);
+    });
+    DFC_CHECK(m->size() == OpenCLBodies().size());
     return m;
   }();
   return *ops;
@@ -310,7 +235,7 @@ absl::StatusOr<std::vector<ExprPtr>> TranslateLeakyRelu(const TranslateContext& 
       using C = ComputeType<T>;
       const C x = ScalarAs<T>(args[0]);
       const C a = ScalarAs<T>(args[1]);
-      return ScalarOf<T>(x > C(0) ? x : x * a);
+      return ScalarOf<T>(LeakyRelu(x, a));
     };
   });
   const FunPtr f =

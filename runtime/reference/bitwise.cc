@@ -1,9 +1,9 @@
 // Reference kernels: the bitwise ops. BitwiseAnd, BitwiseOr, BitwiseXor, LeftShift and
-// RightShift broadcast as the binary elementwise kernels do; Invert and PopulationCount map each
-// element; all of them take the integer dtypes TensorFlow registers (int8 to uint64). Shift
-// amounts outside [0, bits) are clamped into it, as TensorFlow does (graph/bitwise_math.h).
-// CompareAndBitpack packs `x > threshold` for 8 consecutive elements of the last dimension into
-// one uint8, the first element in the most significant bit.
+// RightShift broadcast as the binary elementwise kernels do; PopulationCount maps each element
+// (Invert is a function of graph/op_semantics/unary.h's table); all of them take the integer dtypes
+// TensorFlow registers (int8 to uint64). Shift amounts outside [0, bits) are clamped into it, as
+// TensorFlow does (graph/bitwise_math.h). CompareAndBitpack packs `x > threshold` for 8 consecutive
+// elements of the last dimension into one uint8, the first element in the most significant bit.
 #include <cstdint>
 #include <type_traits>
 
@@ -51,21 +51,19 @@ void RegisterBinary(KernelRegistry& registry, absl::string_view name, Op op) {
   registry.Register(name, [op](KernelContext& ctx) { return BitwiseBinary(ctx, op); });
 }
 
-// out = op(x) for each element of one integer input; `kToUInt8` for PopulationCount, whose
-// output is uint8 whatever the input's dtype.
-template <bool kToUInt8, typename Op>
-absl::Status BitwiseUnary(KernelContext& ctx, Op op) {
+// PopulationCount: the bits set in each element of one integer input, as uint8 whatever the
+// input's dtype.
+absl::Status CountBits(KernelContext& ctx) {
   if (absl::Status s = CheckNumInputs(ctx, 1); !s.ok()) return s;
   if (absl::Status s = CheckClass(ctx, 0, kInts); !s.ok()) return s;
   const Tensor& x = ctx.input(0);
-  absl::StatusOr<Tensor> out = AllocateOutput(ctx, kToUInt8 ? DType::kUInt8 : x.dtype(), x.shape());
+  absl::StatusOr<Tensor> out = AllocateOutput(ctx, DType::kUInt8, x.shape());
   if (!out.ok()) return out.status();
   DispatchDType(x.dtype(), [&]<typename T>() {
     if constexpr (InClass<T>(kInts)) {
-      using R = std::conditional_t<kToUInt8, uint8_t, T>;
       const T* a = x.data<T>();
-      R* o = out->mutable_data<R>();
-      for (int64_t i = 0; i < x.num_elements(); ++i) o[i] = op(a[i]);
+      uint8_t* o = out->mutable_data<uint8_t>();
+      for (int64_t i = 0; i < x.num_elements(); ++i) o[i] = PopulationCount(a[i]);
     }
   });
   ctx.set_output(0, *std::move(out));
@@ -130,12 +128,7 @@ void RegisterBitwiseKernels(KernelRegistry& registry) {
   RegisterBinary(registry, "BitwiseXor", []<typename T>(T a, T b) { return BitwiseXor(a, b); });
   RegisterBinary(registry, "LeftShift", []<typename T>(T a, T b) { return ShiftLeft(a, b); });
   RegisterBinary(registry, "RightShift", []<typename T>(T a, T b) { return ShiftRight(a, b); });
-  registry.Register("Invert", [](KernelContext& ctx) {
-    return BitwiseUnary<false>(ctx, []<typename T>(T a) { return Invert(a); });
-  });
-  registry.Register("PopulationCount", [](KernelContext& ctx) {
-    return BitwiseUnary<true>(ctx, []<typename T>(T a) { return PopulationCount(a); });
-  });
+  registry.Register("PopulationCount", CountBits);
   registry.Register("CompareAndBitpack", CompareAndBitpack);
 }
 

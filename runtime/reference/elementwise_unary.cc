@@ -1,5 +1,5 @@
-// Reference kernels: unary elementwise ops (math, activations, predicates, Cast, and the
-// pass-through ops Identity/StopGradient/Snapshot/PreventGradient).
+// Reference kernels: unary elementwise ops (the functions of graph/op_semantics/unary.h,
+// LeakyRelu, Cast, and the pass-through ops Identity/StopGradient/Snapshot/PreventGradient).
 //
 // float16 is computed in float and rounded once; float and double in their own type. Integer
 // arithmetic wraps modulo 2^bits like TensorFlow's CPU kernels (Abs/Neg of INT_MIN give
@@ -16,6 +16,7 @@
 #include "absl/strings/str_cat.h"
 #include "graph/dtype.h"
 #include "graph/half.h"
+#include "graph/op_semantics/unary.h"
 #include "graph/scalar_math.h"
 #include "runtime/reference/elementwise_util.h"
 #include "runtime/reference/kernel.h"
@@ -26,52 +27,42 @@ namespace {
 
 // --- kernels --------------------------------------------------------------------------------
 
-// out[i] = op(x[i]) with the same dtype; op maps ComputeType<T> to ComputeType<T>.
-template <unsigned kClasses, typename Op>
-absl::Status MapSameType(KernelContext& ctx, Op op) {
+// out[i] = f(x[i]) for an op of graph/op_semantics/unary.h: the input's dtype, or bool for a
+// predicate. An element the function refuses is an error naming it.
+template <typename F>
+absl::Status MapUnary(KernelContext& ctx, const F& f) {
+  constexpr unsigned kClasses = F::kClassesOf;
   if (absl::Status s = CheckNumInputs(ctx, 1); !s.ok()) return s;
   if (absl::Status s = CheckClass(ctx, 0, kClasses); !s.ok()) return s;
   const Tensor& x = ctx.input(0);
   return DispatchDType(x.dtype(), [&]<typename T>() -> absl::Status {
     if constexpr (InClass<T>(kClasses)) {
-      absl::StatusOr<Tensor> out = AllocateOutput(ctx, x.dtype(), x.shape());
+      using R = std::conditional_t<F::kPredicate, bool, T>;
+      absl::StatusOr<Tensor> out =
+          AllocateOutput(ctx, F::kPredicate ? DType::kBool : x.dtype(), x.shape());
       if (!out.ok()) return out.status();
       const T* in = x.data<T>();
-      T* o = out->mutable_data<T>();
-      for (int64_t i = 0; i < x.num_elements(); ++i) o[i] = Down<T>(op(Up(in[i])));
+      R* o = out->mutable_data<R>();
+      for (int64_t i = 0; i < x.num_elements(); ++i) {
+        const auto r = f.fn(Up(in[i]));
+        if constexpr (IsStatusOr<std::remove_const_t<decltype(r)>>::value) {
+          if (!r.ok()) {
+            return ctx.Error(
+                absl::StrCat(r.status().message(), ": element ", i, " of ", x.DebugType()));
+          }
+          o[i] = Down<T>(*r);
+        } else if constexpr (F::kPredicate) {
+          o[i] = r;
+        } else {
+          o[i] = Down<T>(r);
+        }
+      }
       ctx.set_output(0, *std::move(out));
       return absl::OkStatus();
     } else {
       return absl::InternalError("unreachable dtype");
     }
   });
-}
-
-// out[i] = pred(x[i]) as bool.
-template <unsigned kClasses, typename Pred>
-absl::Status MapToBool(KernelContext& ctx, Pred pred) {
-  if (absl::Status s = CheckNumInputs(ctx, 1); !s.ok()) return s;
-  if (absl::Status s = CheckClass(ctx, 0, kClasses); !s.ok()) return s;
-  const Tensor& x = ctx.input(0);
-  return DispatchDType(x.dtype(), [&]<typename T>() -> absl::Status {
-    if constexpr (InClass<T>(kClasses)) {
-      absl::StatusOr<Tensor> out = AllocateOutput(ctx, DType::kBool, x.shape());
-      if (!out.ok()) return out.status();
-      const T* in = x.data<T>();
-      bool* o = out->mutable_data<bool>();
-      for (int64_t i = 0; i < x.num_elements(); ++i) o[i] = pred(Up(in[i]));
-      ctx.set_output(0, *std::move(out));
-      return absl::OkStatus();
-    } else {
-      return absl::InternalError("unreachable dtype");
-    }
-  });
-}
-
-// Registers op `name` as MapSameType<kClasses>(op).
-template <unsigned kClasses, typename Op>
-void RegisterMap(KernelRegistry& registry, absl::string_view name, Op op) {
-  registry.Register(name, [op](KernelContext& ctx) { return MapSameType<kClasses>(ctx, op); });
 }
 
 // Identity and friends return their input tensor itself: tensors are immutable values.
@@ -95,48 +86,6 @@ absl::Status FillLike(KernelContext& ctx) {
   }
   ctx.set_output(0, *std::move(out));
   return absl::OkStatus();
-}
-
-// Integer 1/x truncates (1, -1 or 0); 1/0 is an error rather than a trap.
-absl::Status Reciprocal(KernelContext& ctx) {
-  if (absl::Status s = CheckNumInputs(ctx, 1); !s.ok()) return s;
-  const Tensor& x = ctx.input(0);
-  if (IsInteger(x.dtype())) {
-    for (int64_t i = 0; i < x.num_elements(); ++i) {
-      if (x.ElementAsInt64(i) == 0) {
-        return ctx.Error(
-            absl::StrCat("Integer division by zero: element ", i, " of ", x.DebugType(), " is 0"));
-      }
-    }
-  }
-  return MapSameType<kNumbers>(ctx, []<typename C>(C v) -> C {
-    if constexpr (std::is_integral_v<C>) {
-      if (v == C{1}) return C{1};
-      if constexpr (std::is_signed_v<C>) {
-        if (v == C{-1}) return C{-1};
-      }
-      return C{0};
-    } else {
-      return C{1} / v;
-    }
-  });
-}
-
-// Round half to even (banker's rounding), as TensorFlow's Round and Rint do: nearbyint in the
-// default round-to-nearest-even mode, which nothing in dfc changes. Keeps -0 and NaN.
-template <typename C>
-C RoundHalfToEven(C x) {
-  return std::nearbyint(x);
-}
-
-// Maximum/minimum that return x when x is NaN (TensorFlow's Relu(NaN) is NaN).
-template <typename C>
-C MaxKeepNaN(C x, C bound) {
-  return x < bound ? bound : x;
-}
-template <typename C>
-C MinKeepNaN(C x, C bound) {
-  return x > bound ? bound : x;
 }
 
 // --- Cast -----------------------------------------------------------------------------------
@@ -234,79 +183,9 @@ absl::Status Cast(KernelContext& ctx) {
 }  // namespace
 
 void RegisterUnaryKernels(KernelRegistry& registry) {
-  // Signed magnitude ops; INT_MIN maps to itself.
-  RegisterMap<kFloats | kSigned>(registry, "Abs", []<typename C>(C x) -> C {
-    if constexpr (std::is_integral_v<C>) {
-      return x < 0 ? WrapNeg(x) : x;
-    } else {
-      return std::fabs(x);
-    }
+  ForEachUnaryOp([&registry](const char* op, const auto& f) {
+    registry.Register(op, [f](KernelContext& ctx) { return MapUnary(ctx, f); });
   });
-  RegisterMap<kFloats | kSigned>(registry, "Neg", []<typename C>(C x) { return WrapNeg(x); });
-  // Sign of 0 is 0; sign of NaN is NaN (as NumPy and current TensorFlow give).
-  RegisterMap<kNumbers>(registry, "Sign", []<typename C>(C x) -> C {
-    if constexpr (!std::is_integral_v<C>) {
-      if (std::isnan(x)) return x;
-    }
-    return static_cast<C>((C(0) < x) - (x < C(0)));
-  });
-  RegisterMap<kNumbers>(registry, "Square", []<typename C>(C x) { return WrapMul(x, x); });
-  registry.Register("Reciprocal", Reciprocal);
-  registry.Register("Inv", Reciprocal);
-
-  // Rounding. Round on integers is the identity (TensorFlow defines it for them).
-  RegisterMap<kFloats>(registry, "Floor", []<typename C>(C x) { return std::floor(x); });
-  RegisterMap<kFloats>(registry, "Ceil", []<typename C>(C x) { return std::ceil(x); });
-  RegisterMap<kNumbers>(registry, "Round", []<typename C>(C x) -> C {
-    if constexpr (std::is_integral_v<C>) {
-      return x;
-    } else {
-      return RoundHalfToEven(x);
-    }
-  });
-  RegisterMap<kFloats>(registry, "Rint", []<typename C>(C x) { return RoundHalfToEven(x); });
-
-  // Exponentials, logarithms, roots.
-  RegisterMap<kFloats>(registry, "Exp", []<typename C>(C x) { return std::exp(x); });
-  RegisterMap<kFloats>(registry, "Expm1", []<typename C>(C x) { return std::expm1(x); });
-  RegisterMap<kFloats>(registry, "Log", []<typename C>(C x) { return std::log(x); });
-  RegisterMap<kFloats>(registry, "Log1p", []<typename C>(C x) { return std::log1p(x); });
-  RegisterMap<kFloats>(registry, "Sqrt", []<typename C>(C x) { return std::sqrt(x); });
-  RegisterMap<kFloats>(registry, "Rsqrt", []<typename C>(C x) { return C(1) / std::sqrt(x); });
-
-  // Trigonometric and hyperbolic functions.
-  RegisterMap<kFloats>(registry, "Sin", []<typename C>(C x) { return std::sin(x); });
-  RegisterMap<kFloats>(registry, "Cos", []<typename C>(C x) { return std::cos(x); });
-  RegisterMap<kFloats>(registry, "Tan", []<typename C>(C x) { return std::tan(x); });
-  RegisterMap<kFloats>(registry, "Asin", []<typename C>(C x) { return std::asin(x); });
-  RegisterMap<kFloats>(registry, "Acos", []<typename C>(C x) { return std::acos(x); });
-  RegisterMap<kFloats>(registry, "Atan", []<typename C>(C x) { return std::atan(x); });
-  RegisterMap<kFloats>(registry, "Sinh", []<typename C>(C x) { return std::sinh(x); });
-  RegisterMap<kFloats>(registry, "Cosh", []<typename C>(C x) { return std::cosh(x); });
-  RegisterMap<kFloats>(registry, "Tanh", []<typename C>(C x) { return std::tanh(x); });
-  RegisterMap<kFloats>(registry, "Asinh", []<typename C>(C x) { return std::asinh(x); });
-  RegisterMap<kFloats>(registry, "Acosh", []<typename C>(C x) { return std::acosh(x); });
-  RegisterMap<kFloats>(registry, "Atanh", []<typename C>(C x) { return std::atanh(x); });
-  RegisterMap<kFloats>(registry, "Erf", []<typename C>(C x) { return std::erf(x); });
-  RegisterMap<kFloats>(registry, "Erfc", []<typename C>(C x) { return std::erfc(x); });
-
-  // Activations.
-  RegisterMap<kFloats>(registry, "Sigmoid", []<typename C>(C x) { return Sigmoid(x); });
-  RegisterMap<kNumbers>(registry, "Relu", []<typename C>(C x) { return MaxKeepNaN(x, C(0)); });
-  RegisterMap<kNumbers>(registry, "Relu6",
-                        []<typename C>(C x) { return MinKeepNaN(MaxKeepNaN(x, C(0)), C(6)); });
-  RegisterMap<kFloats>(registry, "Elu",
-                       []<typename C>(C x) { return x < C(0) ? std::expm1(x) : x; });
-  RegisterMap<kFloats>(registry, "Selu", []<typename C>(C x) {
-    // scale = 1.0507009873554804934193349852946, alpha = 1.6732632423543772848170429916717;
-    // the negative side uses their product rounded once, as TensorFlow does.
-    const C scale = C(1.0507009873554804934193349852946);
-    const C scale_alpha = C(1.7580993408473768599402175208123);
-    return x < C(0) ? scale_alpha * std::expm1(x) : scale * x;
-  });
-  RegisterMap<kFloats>(registry, "Softplus", []<typename C>(C x) { return Softplus(x); });
-  RegisterMap<kFloats>(registry, "Softsign",
-                       []<typename C>(C x) { return x / (C(1) + std::fabs(x)); });
   registry.Register("LeakyRelu", [](KernelContext& ctx) -> absl::Status {
     absl::StatusOr<float> alpha = ctx.node().GetFloat("alpha", 0.2f);
     if (!alpha.ok()) return alpha.status();
@@ -314,20 +193,8 @@ void RegisterUnaryKernels(KernelRegistry& registry) {
     const float a = ctx.num_inputs() == 1 && ctx.input(0).dtype() == DType::kHalf
                         ? static_cast<float>(Half(*alpha))
                         : *alpha;
-    return MapSameType<kFloats>(ctx, [a]<typename C>(C x) { return x > C(0) ? x : x * C(a); });
+    return MapUnary(ctx, Unary<kFloats>([a]<typename C>(C x) { return LeakyRelu(x, C(a)); }));
   });
-
-  // Predicates.
-  registry.Register("IsNan", [](KernelContext& ctx) {
-    return MapToBool<kFloats>(ctx, []<typename C>(C x) { return std::isnan(x); });
-  });
-  registry.Register("IsInf", [](KernelContext& ctx) {
-    return MapToBool<kFloats>(ctx, []<typename C>(C x) { return std::isinf(x); });
-  });
-  registry.Register("IsFinite", [](KernelContext& ctx) {
-    return MapToBool<kFloats>(ctx, []<typename C>(C x) { return std::isfinite(x); });
-  });
-  RegisterMap<kBools>(registry, "LogicalNot", [](bool x) { return !x; });
 
   // Conversions and pass-throughs.
   registry.Register("Cast", Cast);
