@@ -4,21 +4,25 @@
 // BitwiseXor, LeftShift, RightShift, and CompareAndBitpack, which folds groups of 8 into bytes;
 // runtime/reference/bitwise.cc).
 //
-// Every scalar function mirrors runtime/reference/elementwise_binary.cc: float16 is computed in
-// float and rounded once, float32 in float; integer +, -, * wrap modulo 2^bits (written through
-// unsigned arithmetic, so there is no signed overflow in C++ or OpenCL C); INT_MIN / -1 wraps
-// to INT_MIN and INT_MIN % -1 is 0. The reference refuses an integer division by zero and a
-// negative integer exponent: the host twins return that error. The OpenCL bodies test for
-// them too, only so that a device never traps (x86 idiv faults on both), since those elements
-// never reach a compared result.
+// Each op's function of two elements, its dtype classes and what it refuses are
+// graph/op_semantics/binary.h's, which the reference's kernels map too; this file adds the
+// OpenCL bodies. They compute float16 in float and round once, wrap integer +, -, * modulo
+// 2^bits through unsigned arithmetic (no signed overflow in OpenCL C), and give INT_MIN / -1 =
+// INT_MIN and INT_MIN % -1 = 0. The host twins refuse an integer division by zero and a
+// negative integer exponent; the bodies test for them too, only so that a device never traps
+// (x86 idiv faults on both), since those elements never reach a compared result.
+#include "graph/op_semantics/binary.h"
+
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <span>
 #include <string>
 #include <type_traits>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -68,35 +72,29 @@ absl::Status CheckClass(const TranslateContext& ctx, int input, unsigned classes
                                 " (input ", input, " is ", type, "; expected one of ", names, ")"));
 }
 
-// ---- host arithmetic: graph/scalar_math.h, shared with the reference ------------------------
+// ---- host functions: graph/op_semantics/binary.h, shared with the reference ------------------
 
-// What the reference refuses before computing: it checks every element of the second input,
-// and every element of it is read when the result has elements, so checking each pair as it
-// is computed refuses exactly the same inputs.
-enum class Guard { kNone, kNonzeroIntDivisor, kNonnegativeIntExponent };
-
-// The host twin of a binary UserFun on dtype `d`: op(x, y) on the compute type.
-template <unsigned kClasses, bool kBoolOut, typename Op>
-UserFun::HostFn BinaryHost(DType d, Guard guard, Op op) {
+// The host twin of op function `f` on dtype `d`, refusing each pair whose second element f's
+// guard refuses.
+template <typename F>
+UserFun::HostFn BinaryHost(DType d, const F& f) {
   return DispatchDType(d, [&]<typename T>() -> UserFun::HostFn {
-    if constexpr (InClass<T>(kClasses)) {
-      return [op, guard](std::span<const Scalar> a) -> absl::StatusOr<Scalar> {
+    if constexpr (InClass<T>(F::kClassesOf)) {
+      return [f](std::span<const Scalar> a) -> absl::StatusOr<Scalar> {
         const ComputeType<T> x = ScalarAs<T>(a[0]);
         const ComputeType<T> y = ScalarAs<T>(a[1]);
         if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
-          if (guard == Guard::kNonzeroIntDivisor && y == 0) {
-            return absl::InvalidArgumentError("Integer division by zero");
-          }
-          // As the reference reads the exponent (a uint64 above INT64_MAX counts as negative).
-          if (guard == Guard::kNonnegativeIntExponent && static_cast<int64_t>(y) < 0) {
-            return absl::InvalidArgumentError(absl::StrCat(
-                "Integers to negative integer powers are not allowed: exponent ", a[1].ToString()));
+          if (const char* refusal = GuardRefusal(f.guard, static_cast<int64_t>(y))) {
+            return absl::InvalidArgumentError(
+                f.guard == BinaryGuard::kNonnegativeIntExponent
+                    ? absl::StrCat(refusal, ": exponent ", a[1].ToString())
+                    : std::string(refusal));
           }
         }
-        if constexpr (kBoolOut) {
-          return Scalar::Bool(op(x, y));
+        if constexpr (F::kPredicate) {
+          return Scalar::Bool(f.fn(x, y));
         } else {
-          return ScalarOf<T>(op(x, y));
+          return ScalarOf<T>(f.fn(x, y));
         }
       };
     } else {
@@ -151,209 +149,184 @@ std::string IntModBody(DType d, absl::string_view rest) {
   return absl::StrCat("if (y == 0 || y == -1) return 0; ", rest);
 }
 
-// ---- the scalar functions -----------------------------------------------------------------------
+// ---- each op's OpenCL body ---------------------------------------------------------------------
 
-template <unsigned kClasses, bool kBoolOut = false, typename Op>
-FunPtr BinaryFun(DType d, absl::string_view name, absl::string_view body, Op op,
-                 Guard guard = Guard::kNone, std::vector<std::string> params = {"x", "y"}) {
-  return MakeUserFun(absl::StrCat(name, "_", DTypeName(d)), std::move(params), body, {d, d},
-                     kBoolOut ? DType::kBool : d, BinaryHost<kClasses, kBoolOut>(d, guard, op));
-}
-
-FunPtr AddFun(DType d) {
-  return BinaryFun<kNumbers>(d, "add", ArithBody(d, "+"),
-                             []<typename C>(C a, C b) { return WrapAdd(a, b); });
-}
-FunPtr SubFun(DType d) {
-  return BinaryFun<kNumbers>(d, "sub", ArithBody(d, "-"),
-                             []<typename C>(C a, C b) { return WrapSub(a, b); });
-}
-FunPtr MulFun(DType d) {
-  return BinaryFun<kNumbers>(d, "mul", ArithBody(d, "*"),
-                             []<typename C>(C a, C b) { return WrapMul(a, b); });
-}
-FunPtr SquaredDifferenceFun(DType d) {
-  std::string body;
-  if (IsFloating(d)) {
-    body = absl::StrCat(OpenCLType(d), " d = x - y; return d * d;");
-  } else {
-    const std::string w = WideUnsignedType(d);
-    body = absl::StrCat(w, " d = (", w, ")x - (", w, ")y; return ", WrapTo(d, "d * d"), ";");
-  }
-  return BinaryFun<kNumbers>(d, "squared_difference", body,
-                             []<typename C>(C a, C b) { return SquaredDifference(a, b); });
+std::string SquaredDifferenceBody(DType d) {
+  if (IsFloating(d)) return absl::StrCat(OpenCLType(d), " d = x - y; return d * d;");
+  const std::string w = WideUnsignedType(d);
+  return absl::StrCat(w, " d = (", w, ")x - (", w, ")y; return ", WrapTo(d, "d * d"), ";");
 }
 
 // Div and TruncateDiv truncate integers toward zero; on floats Div is x / y and TruncateDiv
 // trunc(x / y).
-FunPtr DivFun(DType d) {
-  const std::string body = IsFloating(d) ? "return x / y;" : IntDivBody(d, "return x / y;");
-  return BinaryFun<kNumbers>(
-      d, "div", body, []<typename C>(C a, C b) { return Div(a, b); }, Guard::kNonzeroIntDivisor);
+std::string DivBody(DType d) {
+  return IsFloating(d) ? "return x / y;" : IntDivBody(d, "return x / y;");
 }
-FunPtr TruncateDivFun(DType d) {
-  const std::string body = IsFloating(d) ? "return trunc(x / y);" : IntDivBody(d, "return x / y;");
-  return BinaryFun<kNumbers>(
-      d, "truncate_div", body, []<typename C>(C a, C b) { return TruncateDiv(a, b); },
-      Guard::kNonzeroIntDivisor);
+std::string TruncateDivBody(DType d) {
+  return IsFloating(d) ? "return trunc(x / y);" : IntDivBody(d, "return x / y;");
 }
-FunPtr RealDivFun(DType d) {
-  return BinaryFun<kFloats>(d, "real_div", "return x / y;",
-                            []<typename C>(C a, C b) { return a / b; });
-}
-FunPtr DivNoNanFun(DType d) {
+std::string DivNoNanBody(DType d) {
   const std::string zero = FloatLiteral(d, 0);
-  return BinaryFun<kFloats>(d, "div_no_nan",
-                            absl::StrCat("return y == ", zero, " ? ", zero, " : x / y;"),
-                            []<typename C>(C a, C b) { return DivNoNan(a, b); });
+  return absl::StrCat("return y == ", zero, " ? ", zero, " : x / y;");
 }
 // Floor division: floor(x / y) on floats, as TensorFlow computes it.
-FunPtr FloorDivFun(DType d) {
-  std::string body;
-  if (IsFloating(d)) {
-    body = "return floor(x / y);";
-  } else if (IsUnsignedInt(d)) {
-    body = IntDivBody(d, "return x / y;");
-  } else {
-    const std::string t = OpenCLType(d);
-    body = IntDivBody(d, absl::StrCat(t, " q = x / y; ", t,
-                                      " r = x % y; return (r != 0 && ((r < 0) != (y < 0))) ? "
-                                      "q - 1 : q;"));
-  }
-  return BinaryFun<kNumbers>(
-      d, "floor_div", body, []<typename C>(C a, C b) { return FloorDiv(a, b); },
-      Guard::kNonzeroIntDivisor);
+std::string FloorDivBody(DType d) {
+  if (IsFloating(d)) return "return floor(x / y);";
+  if (IsUnsignedInt(d)) return IntDivBody(d, "return x / y;");
+  const std::string t = OpenCLType(d);
+  return IntDivBody(d, absl::StrCat(t, " q = x / y; ", t,
+                                    " r = x % y; return (r != 0 && ((r < 0) != (y < 0))) ? "
+                                    "q - 1 : q;"));
 }
 // Mod and TruncateMod take the dividend's sign (C's % and fmod).
-FunPtr TruncateModFun(DType d) {
-  const std::string body = IsFloating(d) ? "return fmod(x, y);" : IntModBody(d, "return x % y;");
-  return BinaryFun<kNumbers>(
-      d, "truncate_mod", body, []<typename C>(C a, C b) { return TruncateMod(a, b); },
-      Guard::kNonzeroIntDivisor);
+std::string TruncateModBody(DType d) {
+  return IsFloating(d) ? "return fmod(x, y);" : IntModBody(d, "return x % y;");
 }
 // FloorMod takes the divisor's sign (Python's %).
-FunPtr FloorModFun(DType d) {
+std::string FloorModBody(DType d) {
   const std::string t = OpenCLType(d);
   const std::string fix = absl::StrCat(t, " r = ", IsFloating(d) ? "fmod(x, y)" : "x % y",
                                        "; return (r != 0 && ((r < 0) != (y < 0))) ? r + y : r;");
-  std::string body;
-  if (IsFloating(d)) {
-    body = fix;
-  } else if (IsUnsignedInt(d)) {
-    body = IntModBody(d, "return x % y;");
-  } else {
-    body = IntModBody(d, fix);
-  }
-  return BinaryFun<kNumbers>(
-      d, "floor_mod", body, []<typename C>(C a, C b) { return FloorMod(a, b); },
-      Guard::kNonzeroIntDivisor);
+  if (IsFloating(d)) return fix;
+  if (IsUnsignedInt(d)) return IntModBody(d, "return x % y;");
+  return IntModBody(d, fix);
 }
 
 // Maximum and Minimum propagate a NaN from either side (OpenCL's fmax/fmin would drop it). The
 // bodies are conditional expressions, not `if`s, so that they are lane-wise on vectors too.
-FunPtr MaximumFun(DType d) {
-  const std::string body = IsFloating(d) ? "return isnan(x) ? x : isnan(y) ? y : x < y ? y : x;"
-                                         : "return x < y ? y : x;";
-  return BinaryFun<kNumbers>(d, "maximum", body,
-                             []<typename C>(C a, C b) { return Maximum(a, b); });
+std::string MaximumBody(DType d) {
+  return IsFloating(d) ? "return isnan(x) ? x : isnan(y) ? y : x < y ? y : x;"
+                       : "return x < y ? y : x;";
 }
-FunPtr MinimumFun(DType d) {
-  const std::string body = IsFloating(d) ? "return isnan(x) ? x : isnan(y) ? y : y < x ? y : x;"
-                                         : "return y < x ? y : x;";
-  return BinaryFun<kNumbers>(d, "minimum", body,
-                             []<typename C>(C a, C b) { return Minimum(a, b); });
+std::string MinimumBody(DType d) {
+  return IsFloating(d) ? "return isnan(x) ? x : isnan(y) ? y : y < x ? y : x;"
+                       : "return y < x ? y : x;";
 }
 
-// Integer pow by squaring, wrapping; a negative exponent is refused (the device loop would
-// never end on one, so the body returns 0 there).
-FunPtr PowFun(DType d) {
-  std::string body;
-  if (IsFloating(d)) {
-    body = "return pow(x, y);";
-  } else {
-    const std::string w = WideUnsignedType(d);
-    body = absl::StrCat(IsUnsignedInt(d) ? "" : "if (y < 0) return 0; ", w, " r = 1; ", w, " b = (",
-                        w, ")x; ", OpenCLType(d),
-                        " n = y; while (n != 0) { if (n & 1) r *= b; n >>= 1; "
-                        "if (n != 0) b *= b; } return ",
-                        WrapTo(d, "r"), ";");
-  }
-  return BinaryFun<kNumbers>(
-      d, "pow", body, []<typename C>(C a, C b) { return Pow(a, b); },
-      Guard::kNonnegativeIntExponent);
-}
-FunPtr Atan2Fun(DType d) {
-  return BinaryFun<kFloats>(d, "atan2", "return atan2(y, x);",
-                            []<typename C>(C y, C x) { return std::atan2(y, x); }, Guard::kNone,
-                            {"y", "x"});
+// Integer pow by squaring, wrapping; the host function refuses a negative exponent, on which
+// the device loop would never end, so the body returns 0 there.
+std::string PowBody(DType d) {
+  if (IsFloating(d)) return "return pow(x, y);";
+  const std::string w = WideUnsignedType(d);
+  return absl::StrCat(IsUnsignedInt(d) ? "" : "if (y < 0) return 0; ", w, " r = 1; ", w, " b = (",
+                      w, ")x; ", OpenCLType(d),
+                      " n = y; while (n != 0) { if (n & 1) r *= b; n >>= 1; "
+                      "if (n != 0) b *= b; } return ",
+                      WrapTo(d, "r"), ";");
 }
 
-// Comparisons produce bool (0 or 1).
-FunPtr LessFun(DType d) {
-  return BinaryFun<kNumbers, true>(d, "less", "return x < y;",
-                                   []<typename C>(C a, C b) { return a < b; });
-}
-FunPtr LessEqualFun(DType d) {
-  return BinaryFun<kNumbers, true>(d, "less_equal", "return x <= y;",
-                                   []<typename C>(C a, C b) { return a <= b; });
-}
-FunPtr GreaterFun(DType d) {
-  return BinaryFun<kNumbers, true>(d, "greater", "return x > y;",
-                                   []<typename C>(C a, C b) { return a > b; });
-}
-FunPtr GreaterEqualFun(DType d) {
-  return BinaryFun<kNumbers, true>(d, "greater_equal", "return x >= y;",
-                                   []<typename C>(C a, C b) { return a >= b; });
-}
-FunPtr EqualFun(DType d) {
-  return BinaryFun<kAll, true>(d, "equal", "return x == y;",
-                               []<typename C>(C a, C b) { return a == b; });
-}
-FunPtr NotEqualFun(DType d) {
-  return BinaryFun<kAll, true>(d, "not_equal", "return x != y;",
-                               []<typename C>(C a, C b) { return a != b; });
-}
-FunPtr LogicalAndFun(DType d) {
-  return BinaryFun<kBools, true>(d, "logical_and", "return x && y;",
-                                 [](bool a, bool b) { return a && b; });
-}
-FunPtr LogicalOrFun(DType d) {
-  return BinaryFun<kBools, true>(d, "logical_or", "return x || y;",
-                                 [](bool a, bool b) { return a || b; });
-}
-
-// Bitwise ops, on integers only (graph/bitwise_math.h). A shift amount is clamped to
-// [0, bits - 1], as TensorFlow clamps it; that also keeps both twins clear of shifting by the
-// width or more (undefined in C, reduced modulo the width in OpenCL C).
+// A shift amount is clamped to [0, bits - 1], as TensorFlow clamps it; that also keeps both
+// twins clear of shifting by the width or more (undefined in C, reduced modulo the width in
+// OpenCL C).
 std::string ClampedShiftText(DType d) {
   const int max = static_cast<int>(SizeOf(d)) * 8 - 1;
   if (IsUnsignedInt(d)) return absl::StrCat("(y > ", max, " ? ", max, " : y)");
   return absl::StrCat("(y < 0 ? 0 : y > ", max, " ? ", max, " : y)");
 }
-FunPtr BitwiseAndFun(DType d) {
-  return BinaryFun<kInts>(d, "bitwise_and", "return x & y;",
-                          []<typename C>(C a, C b) { return BitwiseAnd(a, b); });
-}
-FunPtr BitwiseOrFun(DType d) {
-  return BinaryFun<kInts>(d, "bitwise_or", "return x | y;",
-                          []<typename C>(C a, C b) { return BitwiseOr(a, b); });
-}
-FunPtr BitwiseXorFun(DType d) {
-  return BinaryFun<kInts>(d, "bitwise_xor", "return x ^ y;",
-                          []<typename C>(C a, C b) { return BitwiseXor(a, b); });
-}
 // Shifted left as the unsigned pattern (a signed left shift that overflows is undefined in C),
 // in the wide type, and wrapped back to d.
-FunPtr LeftShiftFun(DType d) {
+std::string LeftShiftBody(DType d) {
   const std::string shifted = absl::StrCat("(", WideUnsignedType(d), ")x << ", ClampedShiftText(d));
-  return BinaryFun<kInts>(d, "left_shift", absl::StrCat("return ", WrapTo(d, shifted), ";"),
-                          []<typename C>(C a, C b) { return ShiftLeft(a, b); });
+  return absl::StrCat("return ", WrapTo(d, shifted), ";");
 }
 // Arithmetic on signed types (OpenCL C fills with the sign bit), logical on unsigned ones.
-FunPtr RightShiftFun(DType d) {
-  return BinaryFun<kInts>(d, "right_shift", absl::StrCat("return x >> ", ClampedShiftText(d), ";"),
-                          []<typename C>(C a, C b) { return ShiftRight(a, b); });
+std::string RightShiftBody(DType d) {
+  return absl::StrCat("return x >> ", ClampedShiftText(d), ";");
 }
+
+// An op's UserFun name, parameters and OpenCL body: what the translation adds to its function.
+struct OpenCLBody {
+  std::string name;
+  std::function<std::string(DType)> text;
+  std::vector<std::string> params = {"x", "y"};
+};
+
+const absl::flat_hash_map<std::string, OpenCLBody>& OpenCLBodies() {
+  static const auto* bodies = [] {
+    auto* m = new absl::flat_hash_map<std::string, OpenCLBody>;
+    const auto fixed = [](std::string text) {
+      return [text = std::move(text)](DType) { return text; };
+    };
+    const auto arith = [](const char* op) { return [op](DType d) { return ArithBody(d, op); }; };
+    const OpenCLBody add = {"add", arith("+")};
+    (*m)["Add"] = add;
+    (*m)["AddV2"] = add;
+    (*m)["Sub"] = {"sub", arith("-")};
+    (*m)["Mul"] = {"mul", arith("*")};
+    (*m)["SquaredDifference"] = {"squared_difference", SquaredDifferenceBody};
+    (*m)["Div"] = {"div", DivBody};
+    (*m)["TruncateDiv"] = {"truncate_div", TruncateDivBody};
+    (*m)["RealDiv"] = {"real_div", fixed("return x / y;")};
+    (*m)["DivNoNan"] = {"div_no_nan", DivNoNanBody};
+    (*m)["FloorDiv"] = {"floor_div", FloorDivBody};
+    const OpenCLBody truncate_mod = {"truncate_mod", TruncateModBody};
+    (*m)["Mod"] = truncate_mod;
+    (*m)["TruncateMod"] = truncate_mod;
+    (*m)["FloorMod"] = {"floor_mod", FloorModBody};
+    (*m)["Maximum"] = {"maximum", MaximumBody};
+    (*m)["Minimum"] = {"minimum", MinimumBody};
+    (*m)["Pow"] = {"pow", PowBody};
+    (*m)["Atan2"] = {"atan2", fixed("return atan2(y, x);"), {"y", "x"}};
+    // Comparisons produce bool (0 or 1).
+    (*m)["Less"] = {"less", fixed("return x < y;")};
+    (*m)["LessEqual"] = {"less_equal", fixed("return x <= y;")};
+    (*m)["Greater"] = {"greater", fixed("return x > y;")};
+    (*m)["GreaterEqual"] = {"greater_equal", fixed("return x >= y;")};
+    (*m)["Equal"] = {"equal", fixed("return x == y;")};
+    (*m)["NotEqual"] = {"not_equal", fixed("return x != y;")};
+    (*m)["LogicalAnd"] = {"logical_and", fixed("return x && y;")};
+    (*m)["LogicalOr"] = {"logical_or", fixed("return x || y;")};
+    (*m)["BitwiseAnd"] = {"bitwise_and", fixed("return x & y;")};
+    (*m)["BitwiseOr"] = {"bitwise_or", fixed("return x | y;")};
+    (*m)["BitwiseXor"] = {"bitwise_xor", fixed("return x ^ y;")};
+    (*m)["LeftShift"] = {"left_shift", LeftShiftBody};
+    (*m)["RightShift"] = {"right_shift", RightShiftBody};
+    return m;
+  }();
+  return *bodies;
+}
+
+// A binary op of graph/op_semantics/binary.h: its dtype classes, its UserFun for an accepted
+// dtype, and the scalar Equal and NotEqual answer for shapes that do not broadcast.
+struct BinaryOp {
+  std::string op;
+  unsigned classes = 0;
+  std::function<FunPtr(DType)> make;
+  std::optional<bool> if_incompatible_shapes;
+};
+
+// The table's ops in its order, each with its OpenCL body.
+const std::vector<BinaryOp>& BinaryOps() {
+  static const auto* ops = [] {
+    auto* v = new std::vector<BinaryOp>;
+    ForEachBinaryOp([v](const char* op, const auto& f) {
+      const auto body = OpenCLBodies().find(op);
+      DFC_CHECK(body != OpenCLBodies().end());
+      v->push_back({.op = op,
+                    .classes = f.kClassesOf,
+                    .make =
+                        [f, body = body->second](DType d) {
+                          return MakeUserFun(absl::StrCat(body.name, "_", DTypeName(d)),
+                                             body.params, body.text(d), {d, d},
+                                             f.kPredicate ? DType::kBool : d, BinaryHost(d, f));
+                        },
+                    .if_incompatible_shapes = f.if_incompatible_shapes});
+    });
+    DFC_CHECK(v->size() == OpenCLBodies().size());
+    return v;
+  }();
+  return *ops;
+}
+
+const BinaryOp* FindBinaryOp(absl::string_view op) {
+  for (const BinaryOp& b : BinaryOps()) {
+    if (b.op == op) return &b;
+  }
+  return nullptr;
+}
+
+// Add's UserFun, which BiasAdd applies.
+FunPtr AddFun(DType d) { return FindBinaryOp("Add")->make(d); }
 
 // Select's c ? t : e, for any dtype of t and e.
 FunPtr SelectFun(DType d) {
@@ -396,52 +369,6 @@ FunPtr AddNFun(DType d, int n) {
 
 // ---- translations -------------------------------------------------------------------------------
 
-struct BinaryOp {
-  absl::string_view op;
-  unsigned classes;
-  FunPtr (*make)(DType);
-};
-
-constexpr BinaryOp kBinaryOps[] = {
-    {"Add", kNumbers, AddFun},
-    {"AddV2", kNumbers, AddFun},
-    {"Sub", kNumbers, SubFun},
-    {"Mul", kNumbers, MulFun},
-    {"SquaredDifference", kNumbers, SquaredDifferenceFun},
-    {"Div", kNumbers, DivFun},
-    {"TruncateDiv", kNumbers, TruncateDivFun},
-    {"RealDiv", kFloats, RealDivFun},
-    {"DivNoNan", kFloats, DivNoNanFun},
-    {"FloorDiv", kNumbers, FloorDivFun},
-    {"Mod", kNumbers, TruncateModFun},
-    {"TruncateMod", kNumbers, TruncateModFun},
-    {"FloorMod", kNumbers, FloorModFun},
-    {"Maximum", kNumbers, MaximumFun},
-    {"Minimum", kNumbers, MinimumFun},
-    {"Pow", kNumbers, PowFun},
-    {"Atan2", kFloats, Atan2Fun},
-    {"Less", kNumbers, LessFun},
-    {"LessEqual", kNumbers, LessEqualFun},
-    {"Greater", kNumbers, GreaterFun},
-    {"GreaterEqual", kNumbers, GreaterEqualFun},
-    {"Equal", kAll, EqualFun},
-    {"NotEqual", kAll, NotEqualFun},
-    {"LogicalAnd", kBools, LogicalAndFun},
-    {"LogicalOr", kBools, LogicalOrFun},
-    {"BitwiseAnd", kInts, BitwiseAndFun},
-    {"BitwiseOr", kInts, BitwiseOrFun},
-    {"BitwiseXor", kInts, BitwiseXorFun},
-    {"LeftShift", kInts, LeftShiftFun},
-    {"RightShift", kInts, RightShiftFun},
-};
-
-const BinaryOp* FindBinaryOp(absl::string_view op) {
-  for (const BinaryOp& b : kBinaryOps) {
-    if (b.op == op) return &b;
-  }
-  return nullptr;
-}
-
 // f broadcast over the inputs, a broadcasting error annotated with the node.
 absl::StatusOr<ExprPtr> Broadcast(const TranslateContext& ctx, std::vector<ExprPtr> operands,
                                   const FunPtr& f) {
@@ -453,13 +380,13 @@ absl::StatusOr<ExprPtr> Broadcast(const TranslateContext& ctx, std::vector<ExprP
   return result;
 }
 
-// The ops of kBinaryOps: out = f(x, y) over the broadcast shape.
+// The ops of BinaryOps(): out = f(x, y) over the broadcast shape.
 absl::StatusOr<std::vector<ExprPtr>> TranslateBinary(const TranslateContext& ctx) {
   const BinaryOp* op = FindBinaryOp(ctx.node().op);
   DFC_CHECK(op != nullptr);
   // Equal / NotEqual with incompatible_shape_error=false: shapes that do not broadcast give a
   // scalar, before anything else is checked (as the reference does).
-  if (op->op == "Equal" || op->op == "NotEqual") {
+  if (op->if_incompatible_shapes) {
     DFC_ASSIGN_OR_RETURN(bool strict, ctx.node().GetBool("incompatible_shape_error", true));
     if (!strict && ctx.num_inputs() == 2) {
       DFC_ASSIGN_OR_RETURN(SymbolicShape a, ctx.InputShape(0));
@@ -469,7 +396,7 @@ absl::StatusOr<std::vector<ExprPtr>> TranslateBinary(const TranslateContext& ctx
       // Only constant shapes are known not to broadcast; symbolic ones that cannot be proved
       // to broadcast are an error below (the answer could depend on the binding).
       if (ca && cb && !BroadcastShape(a, b).ok()) {
-        return std::vector<ExprPtr>{MakeLiteral(Scalar::Bool(op->op == "NotEqual"))};
+        return std::vector<ExprPtr>{MakeLiteral(Scalar::Bool(*op->if_incompatible_shapes))};
       }
     }
   }
@@ -714,8 +641,8 @@ bool UnifySelect(const Node& node, std::span<const SymbolicShape> shapes, SizeUn
 }  // namespace
 
 void RegisterBinaryTranslations(TranslationTable& table) {
-  for (const BinaryOp& op : kBinaryOps) {
-    table.push_back({std::string(op.op), {TranslateBinary, {}, UnifyBroadcast}});
+  for (const BinaryOp& op : BinaryOps()) {
+    table.push_back({op.op, {TranslateBinary, {}, UnifyBroadcast}});
   }
   table.push_back({"BiasAdd", {TranslateBiasAdd, {}}});
   table.push_back({"Select", {TranslateSelect, {}, UnifySelect}});

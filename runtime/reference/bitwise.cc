@@ -1,55 +1,21 @@
-// Reference kernels: the bitwise ops. BitwiseAnd, BitwiseOr, BitwiseXor, LeftShift and
-// RightShift broadcast as the binary elementwise kernels do; PopulationCount maps each element
-// (Invert is a function of graph/op_semantics/unary.h's table); all of them take the integer dtypes
-// TensorFlow registers (int8 to uint64). Shift amounts outside [0, bits) are clamped into it, as
-// TensorFlow does (graph/bitwise_math.h). CompareAndBitpack packs `x > threshold` for 8 consecutive
-// elements of the last dimension into one uint8, the first element in the most significant bit.
+// Reference kernels: the bitwise ops outside the elementwise tables (BitwiseAnd, BitwiseOr,
+// BitwiseXor and the shifts are graph/op_semantics/binary.h's, Invert unary.h's).
+// PopulationCount counts each element's bits, for the integer dtypes TensorFlow registers (int8
+// to uint64). CompareAndBitpack packs `x > threshold` for 8 consecutive elements of the last
+// dimension into one uint8, the first element in the most significant bit.
 #include <cstdint>
-#include <type_traits>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "graph/bitwise_math.h"
 #include "graph/dtype.h"
 #include "graph/dtype_class.h"
-#include "runtime/reference/broadcast.h"
 #include "runtime/reference/elementwise_util.h"
 #include "runtime/reference/kernel.h"
 #include "runtime/reference/kernel_util.h"
 
 namespace dfc::reference {
 namespace {
-
-// out = op(x, y) over the broadcast shape of x and y, both of one integer dtype.
-template <typename Op>
-absl::Status BitwiseBinary(KernelContext& ctx, Op op) {
-  if (absl::Status s = CheckNumInputs(ctx, 2); !s.ok()) return s;
-  if (absl::Status s = CheckSameDType(ctx, 0, 1); !s.ok()) return s;
-  if (absl::Status s = CheckClass(ctx, 0, kInts); !s.ok()) return s;
-  const Tensor& x = ctx.input(0);
-  const Tensor& y = ctx.input(1);
-  absl::StatusOr<Shape> shape = BroadcastShapes(x.shape(), y.shape());
-  if (!shape.ok()) return ctx.Error(shape.status().message());
-  absl::StatusOr<Tensor> out = AllocateOutput(ctx, x.dtype(), *shape);
-  if (!out.ok()) return out.status();
-  const BroadcastIndexer xi(x.shape(), *shape);
-  const BroadcastIndexer yi(y.shape(), *shape);
-  DispatchDType(x.dtype(), [&]<typename T>() {
-    if constexpr (InClass<T>(kInts)) {
-      const T* a = x.data<T>();
-      const T* b = y.data<T>();
-      T* o = out->mutable_data<T>();
-      for (int64_t i = 0; i < out->num_elements(); ++i) o[i] = op(a[xi.Offset(i)], b[yi.Offset(i)]);
-    }
-  });
-  ctx.set_output(0, *std::move(out));
-  return absl::OkStatus();
-}
-
-template <typename Op>
-void RegisterBinary(KernelRegistry& registry, absl::string_view name, Op op) {
-  registry.Register(name, [op](KernelContext& ctx) { return BitwiseBinary(ctx, op); });
-}
 
 // PopulationCount: the bits set in each element of one integer input, as uint8 whatever the
 // input's dtype.
@@ -123,11 +89,6 @@ absl::Status CompareAndBitpack(KernelContext& ctx) {
 }  // namespace
 
 void RegisterBitwiseKernels(KernelRegistry& registry) {
-  RegisterBinary(registry, "BitwiseAnd", []<typename T>(T a, T b) { return BitwiseAnd(a, b); });
-  RegisterBinary(registry, "BitwiseOr", []<typename T>(T a, T b) { return BitwiseOr(a, b); });
-  RegisterBinary(registry, "BitwiseXor", []<typename T>(T a, T b) { return BitwiseXor(a, b); });
-  RegisterBinary(registry, "LeftShift", []<typename T>(T a, T b) { return ShiftLeft(a, b); });
-  RegisterBinary(registry, "RightShift", []<typename T>(T a, T b) { return ShiftRight(a, b); });
   registry.Register("PopulationCount", CountBits);
   registry.Register("CompareAndBitpack", CompareAndBitpack);
 }

@@ -8,6 +8,7 @@
 // INT_MIN (INT_MIN % -1 is 0) instead of trapping.
 #include <cmath>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -16,6 +17,7 @@
 #include "absl/strings/str_cat.h"
 #include "graph/dtype.h"
 #include "graph/half.h"
+#include "graph/op_semantics/binary.h"
 #include "graph/scalar_math.h"
 #include "runtime/reference/broadcast.h"
 #include "runtime/reference/elementwise_util.h"
@@ -27,33 +29,28 @@ namespace {
 
 // --- the broadcasting kernel --------------------------------------------------------------------
 
-// Checks that run on the inputs before any element is computed (and only when the result has
-// elements, as TensorFlow evaluates nothing for an empty result).
-enum class Guard { kNone, kNonzeroIntDivisor, kNonnegativeIntExponent };
-
-absl::Status RunGuard(const KernelContext& ctx, Guard guard) {
+// The second operand's elements `guard` refuses, checked before any element is computed (and
+// only when the result has elements, as TensorFlow evaluates nothing for an empty result).
+absl::Status RunGuard(const KernelContext& ctx, BinaryGuard guard) {
   const Tensor& y = ctx.input(1);
-  if (guard == Guard::kNone || !IsInteger(y.dtype())) return absl::OkStatus();
+  if (guard == BinaryGuard::kNone || !IsInteger(y.dtype())) return absl::OkStatus();
+  const char* operand = guard == BinaryGuard::kNonzeroIntDivisor ? "divisor" : "exponent";
   for (int64_t i = 0; i < y.num_elements(); ++i) {
     const int64_t v = y.ElementAsInt64(i);
-    if (guard == Guard::kNonzeroIntDivisor && v == 0) {
-      return ctx.Error(absl::StrCat("Integer division by zero: element ", i, " of the divisor ",
-                                    y.DebugType(), " is 0"));
-    }
-    if (guard == Guard::kNonnegativeIntExponent && v < 0) {
-      return ctx.Error(
-          absl::StrCat("Integers to negative integer powers are not allowed: "
-                       "element ",
-                       i, " of the exponent ", y.DebugType(), " is ", v));
+    if (const char* refusal = GuardRefusal(guard, v)) {
+      return ctx.Error(absl::StrCat(refusal, ": element ", i, " of the ", operand, " ",
+                                    y.DebugType(), " is ", v));
     }
   }
   return absl::OkStatus();
 }
 
-// out = op(x, y) elementwise over the broadcast shape of x and y. op maps two ComputeType<T>
-// values to a ComputeType<T> (kBoolOut false) or to bool (kBoolOut true).
-template <unsigned kClasses, bool kBoolOut, typename Op>
-absl::Status MapBinary(KernelContext& ctx, Op op, Guard guard = Guard::kNone) {
+// out = f(x, y) elementwise over the broadcast shape of x and y, for an op of
+// graph/op_semantics/binary.h: the operands' dtype, or bool for a comparison.
+template <typename F>
+absl::Status MapBinary(KernelContext& ctx, const F& f) {
+  constexpr unsigned kClasses = F::kClassesOf;
+  constexpr bool kBoolOut = F::kPredicate;
   if (absl::Status s = CheckNumInputs(ctx, 2); !s.ok()) return s;
   if (absl::Status s = CheckSameDType(ctx, 0, 1); !s.ok()) return s;
   if (absl::Status s = CheckClass(ctx, 0, kClasses); !s.ok()) return s;
@@ -64,7 +61,7 @@ absl::Status MapBinary(KernelContext& ctx, Op op, Guard guard = Guard::kNone) {
   absl::StatusOr<Tensor> out = AllocateOutput(ctx, kBoolOut ? DType::kBool : x.dtype(), *shape);
   if (!out.ok()) return out.status();
   if (out->num_elements() > 0) {
-    if (absl::Status s = RunGuard(ctx, guard); !s.ok()) return s;
+    if (absl::Status s = RunGuard(ctx, f.guard); !s.ok()) return s;
   }
   const BroadcastIndexer xi(x.shape(), *shape);
   const BroadcastIndexer yi(y.shape(), *shape);
@@ -75,7 +72,7 @@ absl::Status MapBinary(KernelContext& ctx, Op op, Guard guard = Guard::kNone) {
       const T* b = y.data<T>();
       R* o = out->mutable_data<R>();
       for (int64_t i = 0; i < out->num_elements(); ++i) {
-        const auto r = op(Up(a[xi.Offset(i)]), Up(b[yi.Offset(i)]));
+        const auto r = f.fn(Up(a[xi.Offset(i)]), Up(b[yi.Offset(i)]));
         if constexpr (kBoolOut) {
           o[i] = r;
         } else {
@@ -92,22 +89,10 @@ absl::Status MapBinary(KernelContext& ctx, Op op, Guard guard = Guard::kNone) {
   return absl::OkStatus();
 }
 
-template <unsigned kClasses, typename Op>
-void RegisterArith(KernelRegistry& registry, absl::string_view name, Op op,
-                   Guard guard = Guard::kNone) {
-  registry.Register(
-      name, [op, guard](KernelContext& ctx) { return MapBinary<kClasses, false>(ctx, op, guard); });
-}
-
-template <unsigned kClasses, typename Op>
-void RegisterCompare(KernelRegistry& registry, absl::string_view name, Op op) {
-  registry.Register(name, [op](KernelContext& ctx) { return MapBinary<kClasses, true>(ctx, op); });
-}
-
 // Equal/NotEqual: with incompatible_shape_error=false, shapes that do not broadcast give the
 // scalar `if_incompatible` instead of an error.
-template <typename Op>
-absl::Status EqualityKernel(KernelContext& ctx, Op op, bool if_incompatible) {
+template <typename F>
+absl::Status EqualityKernel(KernelContext& ctx, const F& f, bool if_incompatible) {
   absl::StatusOr<bool> strict = ctx.node().GetBool("incompatible_shape_error", true);
   if (!strict.ok()) return strict.status();
   if (!*strict && ctx.num_inputs() == 2 &&
@@ -115,7 +100,7 @@ absl::Status EqualityKernel(KernelContext& ctx, Op op, bool if_incompatible) {
     ctx.set_output(0, Tensor::Scalar<bool>(if_incompatible));
     return absl::OkStatus();
   }
-  return MapBinary<kAll, true>(ctx, op);
+  return MapBinary(ctx, f);
 }
 
 // --- BiasAdd, Select, AddN
@@ -272,58 +257,14 @@ absl::Status AddN(KernelContext& ctx) {
 }  // namespace
 
 void RegisterBinaryKernels(KernelRegistry& registry) {
-  // Arithmetic. Add on bool is not defined by TensorFlow.
-  for (const char* op : {"Add", "AddV2"}) {
-    RegisterArith<kNumbers>(registry, op, []<typename C>(C a, C b) { return WrapAdd(a, b); });
-  }
-  RegisterArith<kNumbers>(registry, "Sub", []<typename C>(C a, C b) { return WrapSub(a, b); });
-  RegisterArith<kNumbers>(registry, "Mul", []<typename C>(C a, C b) { return WrapMul(a, b); });
-  RegisterArith<kNumbers>(registry, "SquaredDifference",
-                          []<typename C>(C a, C b) { return SquaredDifference(a, b); });
-
-  // Division and remainders (graph/scalar_math.h).
-  RegisterArith<kNumbers>(
-      registry, "Div", []<typename C>(C a, C b) { return Div(a, b); }, Guard::kNonzeroIntDivisor);
-  RegisterArith<kNumbers>(
-      registry, "TruncateDiv", []<typename C>(C a, C b) { return TruncateDiv(a, b); },
-      Guard::kNonzeroIntDivisor);
-  RegisterArith<kFloats>(registry, "RealDiv", []<typename C>(C a, C b) { return a / b; });
-  RegisterArith<kFloats>(registry, "DivNoNan", []<typename C>(C a, C b) { return DivNoNan(a, b); });
-  RegisterArith<kNumbers>(
-      registry, "FloorDiv", []<typename C>(C a, C b) { return FloorDiv(a, b); },
-      Guard::kNonzeroIntDivisor);
-  for (const char* op : {"Mod", "TruncateMod"}) {
-    RegisterArith<kNumbers>(
-        registry, op, []<typename C>(C a, C b) { return TruncateMod(a, b); },
-        Guard::kNonzeroIntDivisor);
-  }
-  RegisterArith<kNumbers>(
-      registry, "FloorMod", []<typename C>(C a, C b) { return FloorMod(a, b); },
-      Guard::kNonzeroIntDivisor);
-
-  RegisterArith<kNumbers>(registry, "Maximum", []<typename C>(C a, C b) { return Maximum(a, b); });
-  RegisterArith<kNumbers>(registry, "Minimum", []<typename C>(C a, C b) { return Minimum(a, b); });
-  RegisterArith<kNumbers>(
-      registry, "Pow", []<typename C>(C a, C b) { return Pow(a, b); },
-      Guard::kNonnegativeIntExponent);
-  RegisterArith<kFloats>(registry, "Atan2", []<typename C>(C y, C x) { return std::atan2(y, x); });
-
-  // Comparisons output bool. Equal/NotEqual are also defined on bool.
-  RegisterCompare<kNumbers>(registry, "Less", []<typename C>(C a, C b) { return a < b; });
-  RegisterCompare<kNumbers>(registry, "LessEqual", []<typename C>(C a, C b) { return a <= b; });
-  RegisterCompare<kNumbers>(registry, "Greater", []<typename C>(C a, C b) { return a > b; });
-  RegisterCompare<kNumbers>(registry, "GreaterEqual", []<typename C>(C a, C b) { return a >= b; });
-  registry.Register("Equal", [](KernelContext& ctx) {
-    return EqualityKernel(
-        ctx, []<typename C>(C a, C b) { return a == b; }, false);
+  ForEachBinaryOp([&registry](const char* op, const auto& f) {
+    if (const std::optional<bool> answer = f.if_incompatible_shapes) {
+      registry.Register(
+          op, [f, answer](KernelContext& ctx) { return EqualityKernel(ctx, f, *answer); });
+    } else {
+      registry.Register(op, [f](KernelContext& ctx) { return MapBinary(ctx, f); });
+    }
   });
-  registry.Register("NotEqual", [](KernelContext& ctx) {
-    return EqualityKernel(
-        ctx, []<typename C>(C a, C b) { return a != b; }, true);
-  });
-  RegisterCompare<kBools>(registry, "LogicalAnd", [](bool a, bool b) { return a && b; });
-  RegisterCompare<kBools>(registry, "LogicalOr", [](bool a, bool b) { return a || b; });
-
   registry.Register("BiasAdd", BiasAdd);
   registry.Register("Select", Select);
   registry.Register("SelectV2", SelectV2);
