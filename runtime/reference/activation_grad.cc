@@ -11,6 +11,7 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "base/status.h"
 #include "graph/dtype_class.h"
 #include "runtime/reference/elementwise_util.h"
 #include "runtime/reference/kernel.h"
@@ -33,8 +34,8 @@ constexpr InputNames kYDy{"y", "dy"};
 // over the compute type: double for floating dtypes (rounded once to T), T for integers.
 template <unsigned kClasses, typename Fn>
 absl::Status Elementwise(KernelContext& ctx, InputNames names, Fn fn) {
-  if (absl::Status s = CheckNumInputs(ctx, 2); !s.ok()) return s;
-  if (absl::Status s = CheckClass(ctx, 0, kClasses); !s.ok()) return s;
+  DFC_RETURN_IF_ERROR(CheckNumInputs(ctx, 2));
+  DFC_RETURN_IF_ERROR(CheckClass(ctx, 0, kClasses));
   const Tensor& a = ctx.input(0);
   const Tensor& b = ctx.input(1);
   if (a.dtype() != b.dtype() || a.shape() != b.shape()) {
@@ -42,13 +43,12 @@ absl::Status Elementwise(KernelContext& ctx, InputNames names, Fn fn) {
                                   " must have the same dtype and shape, got ", a.DebugType(),
                                   " and ", b.DebugType()));
   }
-  absl::StatusOr<Tensor> out = AllocateOutput(ctx, a.dtype(), a.shape());
-  if (!out.ok()) return out.status();
+  DFC_ASSIGN_OR_RETURN(Tensor out, AllocateOutput(ctx, a.dtype(), a.shape()));
   DispatchDType(a.dtype(), [&]<typename T>() {
     if constexpr (InClass<T>(kClasses)) {
       const T* x = a.data<T>();
       const T* y = b.data<T>();
-      T* o = out->mutable_data<T>();
+      T* o = out.mutable_data<T>();
       for (int64_t i = 0; i < a.num_elements(); ++i) {
         if constexpr (IsFloatingStorage<T>) {
           o[i] = FromDouble<T>(fn(ToDouble(x[i]), ToDouble(y[i])));
@@ -58,7 +58,7 @@ absl::Status Elementwise(KernelContext& ctx, InputNames names, Fn fn) {
       }
     }
   });
-  ctx.set_output(0, *std::move(out));
+  ctx.set_output(0, std::move(out));
   return absl::OkStatus();
 }
 
@@ -89,9 +89,8 @@ absl::Status Relu6Grad(KernelContext& ctx) {
 }
 
 absl::Status LeakyReluGrad(KernelContext& ctx) {
-  absl::StatusOr<float> alpha_attr = ctx.node().GetFloat("alpha", 0.2f);
-  if (!alpha_attr.ok()) return alpha_attr.status();
-  const double alpha = ctx.num_inputs() > 0 ? RoundedTo(ctx.input(0).dtype(), *alpha_attr) : 0;
+  DFC_ASSIGN_OR_RETURN(float alpha_attr, ctx.node().GetFloat("alpha", 0.2f));
+  const double alpha = ctx.num_inputs() > 0 ? RoundedTo(ctx.input(0).dtype(), alpha_attr) : 0;
   return Elementwise<kFloats>(ctx, kGradientsFeatures,
                               [alpha](double g, double f) { return f > 0 ? g : g * alpha; });
 }

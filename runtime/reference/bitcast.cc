@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "base/status.h"
 #include "graph/dtype.h"
 #include "runtime/reference/kernel.h"
 #include "runtime/reference/kernel_util.h"
@@ -36,43 +37,41 @@ bool IsBitcastType(DType d) {
 // Bitcast: equal widths keep the shape; a wider input gains a last dimension of the width
 // ratio; a narrower one must end in a dimension equal to the ratio, which is dropped.
 absl::Status Bitcast(KernelContext& ctx) {
-  if (absl::Status s = CheckNumInputs(ctx, 1); !s.ok()) return s;
-  if (absl::Status s = CheckDType(ctx, 0, kBitcastTypes); !s.ok()) return s;
-  absl::StatusOr<DType> to = ctx.node().GetType("type");
-  if (!to.ok()) return to.status();
-  if (!IsBitcastType(*to)) {
+  DFC_RETURN_IF_ERROR(CheckNumInputs(ctx, 1));
+  DFC_RETURN_IF_ERROR(CheckDType(ctx, 0, kBitcastTypes));
+  DFC_ASSIGN_OR_RETURN(DType to, ctx.node().GetType("type"));
+  if (!IsBitcastType(to)) {
     // An attribute keeps TensorFlow's number for a dtype dfc does not know (complex64...).
-    const std::string name = DTypeName(*to) == "invalid"
-                                 ? absl::StrCat("TensorFlow dtype ", static_cast<int>(*to))
-                                 : absl::StrCat("dtype ", DTypeName(*to));
+    const std::string name = DTypeName(to) == "invalid"
+                                 ? absl::StrCat("TensorFlow dtype ", static_cast<int>(to))
+                                 : absl::StrCat("dtype ", DTypeName(to));
     return ctx.Error(
         absl::StrCat("cannot bitcast to ", name, ": expected a float, integer or bfloat16 type"));
   }
   const Tensor& x = ctx.input(0);
   const int64_t from_size = static_cast<int64_t>(SizeOf(x.dtype()));
-  const int64_t to_size = static_cast<int64_t>(SizeOf(*to));
+  const int64_t to_size = static_cast<int64_t>(SizeOf(to));
   Shape shape = x.shape();
   if (from_size > to_size) {
     shape.push_back(from_size / to_size);
   } else if (from_size < to_size) {
     const int64_t ratio = to_size / from_size;
     if (shape.empty() || shape.back() != ratio) {
-      return ctx.Error(absl::StrCat("cannot bitcast ", x.DebugType(), " to ", DTypeName(*to),
+      return ctx.Error(absl::StrCat("cannot bitcast ", x.DebugType(), " to ", DTypeName(to),
                                     ": the input's last dimension must be ", ratio,
                                     " (the ratio of the widths)"));
     }
     shape.pop_back();
   }
-  absl::StatusOr<Tensor> out = AllocateOutput(ctx, *to, std::move(shape));
-  if (!out.ok()) return out.status();
-  if (x.byte_size() > 0) std::memcpy(out->mutable_raw_data(), x.raw_data(), x.byte_size());
-  ctx.set_output(0, *std::move(out));
+  DFC_ASSIGN_OR_RETURN(Tensor out, AllocateOutput(ctx, to, std::move(shape)));
+  if (x.byte_size() > 0) std::memcpy(out.mutable_raw_data(), x.raw_data(), x.byte_size());
+  ctx.set_output(0, std::move(out));
   return absl::OkStatus();
 }
 
 // DeepCopy: the input in a buffer of its own, as TensorFlow copies it.
 absl::Status DeepCopy(KernelContext& ctx) {
-  if (absl::Status s = CheckNumInputs(ctx, 1); !s.ok()) return s;
+  DFC_RETURN_IF_ERROR(CheckNumInputs(ctx, 1));
   const Tensor& x = ctx.input(0);
   if (!IsSupported(x.dtype())) {
     return ctx.Error(absl::StrCat("cannot copy a ", DTypeName(x.dtype()),
@@ -86,11 +85,10 @@ absl::Status DeepCopy(KernelContext& ctx) {
 // elements uninitialised unless `init` is set; dfc always zero-fills, the one defined value
 // (TensorFlow-made cases of an uninitialised Empty hold whatever its memory held).
 absl::Status Empty(KernelContext& ctx) {
-  if (absl::Status s = CheckNumInputs(ctx, 1); !s.ok()) return s;
-  absl::StatusOr<DType> dtype = ctx.node().GetType("dtype");
-  if (!dtype.ok()) return dtype.status();
-  if (!IsSupported(*dtype)) {
-    return ctx.Error(absl::StrCat("cannot make an empty ", DTypeName(*dtype),
+  DFC_RETURN_IF_ERROR(CheckNumInputs(ctx, 1));
+  DFC_ASSIGN_OR_RETURN(DType dtype, ctx.node().GetType("dtype"));
+  if (!IsSupported(dtype)) {
+    return ctx.Error(absl::StrCat("cannot make an empty ", DTypeName(dtype),
                                   " tensor: expected a number or bool dtype"));
   }
   if (absl::StatusOr<bool> init = ctx.node().GetBool("init", false); !init.ok()) {
@@ -106,21 +104,17 @@ absl::Status Empty(KernelContext& ctx) {
       return ctx.Error(absl::StrCat("shape ", ShapeToString(shape), " has a negative dimension"));
     }
   }
-  absl::StatusOr<Tensor> out = AllocateOutput(ctx, *dtype, std::move(shape));
-  if (!out.ok()) return out.status();
-  ctx.set_output(0, *std::move(out));
+  DFC_ASSIGN_OR_RETURN(Tensor out, AllocateOutput(ctx, dtype, std::move(shape)));
+  ctx.set_output(0, std::move(out));
   return absl::OkStatus();
 }
 
 // CheckNumerics: passes its input through, or fails as TensorFlow does with
 // "<message> : Tensor had NaN values" ("Inf", "Inf and NaN").
 absl::Status CheckNumerics(KernelContext& ctx) {
-  if (absl::Status s = CheckNumInputs(ctx, 1); !s.ok()) return s;
-  if (absl::Status s = CheckDType(ctx, 0, {DType::kHalf, DType::kFloat, DType::kDouble}); !s.ok()) {
-    return s;
-  }
-  absl::StatusOr<std::string> message = ctx.node().GetString("message", "");
-  if (!message.ok()) return message.status();
+  DFC_RETURN_IF_ERROR(CheckNumInputs(ctx, 1));
+  DFC_RETURN_IF_ERROR(CheckDType(ctx, 0, {DType::kHalf, DType::kFloat, DType::kDouble}));
+  DFC_ASSIGN_OR_RETURN(std::string message, ctx.node().GetString("message", ""));
   const Tensor& x = ctx.input(0);
   bool has_inf = false;
   bool has_nan = false;
@@ -133,7 +127,7 @@ absl::Status CheckNumerics(KernelContext& ctx) {
   });
   if (has_inf || has_nan) {
     const char* what = has_inf && has_nan ? "Inf and NaN" : has_inf ? "Inf" : "NaN";
-    return ctx.Error(absl::StrCat(*message, " : Tensor had ", what, " values"));
+    return ctx.Error(absl::StrCat(message, " : Tensor had ", what, " values"));
   }
   ctx.set_output(0, x);
   return absl::OkStatus();

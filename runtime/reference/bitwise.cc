@@ -7,6 +7,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "base/status.h"
 #include "graph/bitwise_math.h"
 #include "graph/dtype.h"
 #include "graph/dtype_class.h"
@@ -20,19 +21,18 @@ namespace {
 // PopulationCount: the bits set in each element of one integer input, as uint8 whatever the
 // input's dtype.
 absl::Status CountBits(KernelContext& ctx) {
-  if (absl::Status s = CheckNumInputs(ctx, 1); !s.ok()) return s;
-  if (absl::Status s = CheckClass(ctx, 0, kInts); !s.ok()) return s;
+  DFC_RETURN_IF_ERROR(CheckNumInputs(ctx, 1));
+  DFC_RETURN_IF_ERROR(CheckClass(ctx, 0, kInts));
   const Tensor& x = ctx.input(0);
-  absl::StatusOr<Tensor> out = AllocateOutput(ctx, DType::kUInt8, x.shape());
-  if (!out.ok()) return out.status();
+  DFC_ASSIGN_OR_RETURN(Tensor out, AllocateOutput(ctx, DType::kUInt8, x.shape()));
   DispatchDType(x.dtype(), [&]<typename T>() {
     if constexpr (InClass<T>(kInts)) {
       const T* a = x.data<T>();
-      uint8_t* o = out->mutable_data<uint8_t>();
+      uint8_t* o = out.mutable_data<uint8_t>();
       for (int64_t i = 0; i < x.num_elements(); ++i) o[i] = PopulationCount(a[i]);
     }
   });
-  ctx.set_output(0, *std::move(out));
+  ctx.set_output(0, std::move(out));
   return absl::OkStatus();
 }
 
@@ -41,10 +41,10 @@ absl::Status CountBits(KernelContext& ctx) {
 //   sum over b in [0, 8) of (row[8j + b] > threshold) << (7 - b).
 // For bool TensorFlow packs the elements themselves and never reads the threshold.
 absl::Status CompareAndBitpack(KernelContext& ctx) {
-  if (absl::Status s = CheckNumInputs(ctx, 2); !s.ok()) return s;
-  if (absl::Status s = CheckSameDType(ctx, 0, 1); !s.ok()) return s;
+  DFC_RETURN_IF_ERROR(CheckNumInputs(ctx, 2));
+  DFC_RETURN_IF_ERROR(CheckSameDType(ctx, 0, 1));
   // TensorFlow's op registers bool, the floats and the signed integers (no unsigned ones).
-  if (absl::Status s = CheckClass(ctx, 0, kFloats | kSigned | kBools); !s.ok()) return s;
+  DFC_RETURN_IF_ERROR(CheckClass(ctx, 0, kFloats | kSigned | kBools));
   const Tensor& input = ctx.input(0);
   const Tensor& threshold = ctx.input(1);
   if (threshold.rank() != 0) {
@@ -60,14 +60,13 @@ absl::Status CompareAndBitpack(KernelContext& ctx) {
   }
   Shape shape = input.shape();
   shape[last] /= 8;
-  absl::StatusOr<Tensor> out = AllocateOutput(ctx, DType::kUInt8, shape);
-  if (!out.ok()) return out.status();
+  DFC_ASSIGN_OR_RETURN(Tensor out, AllocateOutput(ctx, DType::kUInt8, shape));
   DispatchDType(input.dtype(), [&]<typename T>() {
     if constexpr (InClass<T>(kFloats | kSigned | kBools)) {
       const T* x = input.data<T>();
       const ComputeType<T> t = Up(threshold.data<T>()[0]);
-      uint8_t* o = out->mutable_data<uint8_t>();
-      for (int64_t j = 0; j < out->num_elements(); ++j) {
+      uint8_t* o = out.mutable_data<uint8_t>();
+      for (int64_t j = 0; j < out.num_elements(); ++j) {
         unsigned packed = 0;
         for (int b = 0; b < 8; ++b) {
           bool bit;
@@ -82,7 +81,7 @@ absl::Status CompareAndBitpack(KernelContext& ctx) {
       }
     }
   });
-  ctx.set_output(0, *std::move(out));
+  ctx.set_output(0, std::move(out));
   return absl::OkStatus();
 }
 

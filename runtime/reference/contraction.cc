@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "base/status.h"
 #include "runtime/reference/broadcast.h"
 #include "runtime/reference/kernel.h"
 #include "runtime/reference/kernel_util.h"
@@ -63,17 +64,15 @@ enum class Batching { kNone, kEqual, kBroadcast };  // MatMul, BatchMatMul, Batc
 
 template <Batching batching>
 absl::Status MatMulKernel(KernelContext& ctx) {
-  if (absl::Status s = CheckNumInputs(ctx, 2); !s.ok()) return s;
-  if (absl::Status s = CheckNumeric(ctx, 0); !s.ok()) return s;
+  DFC_RETURN_IF_ERROR(CheckNumInputs(ctx, 2));
+  DFC_RETURN_IF_ERROR(CheckNumeric(ctx, 0));
   constexpr bool kBatched = batching != Batching::kNone;
   const char* const name_a = kBatched ? "x" : "a";
   const char* const name_b = kBatched ? "y" : "b";
   const char* const attr_a = kBatched ? "adj_x" : "transpose_a";
   const char* const attr_b = kBatched ? "adj_y" : "transpose_b";
-  absl::StatusOr<bool> transpose_a = ctx.node().GetBool(attr_a, false);
-  if (!transpose_a.ok()) return transpose_a.status();
-  absl::StatusOr<bool> transpose_b = ctx.node().GetBool(attr_b, false);
-  if (!transpose_b.ok()) return transpose_b.status();
+  DFC_ASSIGN_OR_RETURN(bool transpose_a, ctx.node().GetBool(attr_a, false));
+  DFC_ASSIGN_OR_RETURN(bool transpose_b, ctx.node().GetBool(attr_b, false));
   const Tensor& a = ctx.input(0);
   const Tensor& b = ctx.input(1);
   if (b.dtype() != a.dtype()) {
@@ -87,13 +86,13 @@ absl::Status MatMulKernel(KernelContext& ctx) {
                                     kBatched ? ">= 2" : "2", ", got ", t->DebugType()));
     }
   }
-  const MatrixView av = ViewOf(a, *transpose_a);
-  const MatrixView bv = ViewOf(b, *transpose_b);
+  const MatrixView av = ViewOf(a, transpose_a);
+  const MatrixView bv = ViewOf(b, transpose_b);
   if (av.cols != bv.rows) {
     return ctx.Error(absl::StrCat("inner dimensions differ: ", name_a, " ", a.DebugType(), " with ",
-                                  attr_a, "=", *transpose_a ? "true" : "false", " has ", av.cols,
+                                  attr_a, "=", transpose_a ? "true" : "false", " has ", av.cols,
                                   " columns, ", name_b, " ", b.DebugType(), " with ", attr_b, "=",
-                                  *transpose_b ? "true" : "false", " has ", bv.rows, " rows"));
+                                  transpose_b ? "true" : "false", " has ", bv.rows, " rows"));
   }
 
   const Shape a_batch(a.shape().begin(), a.shape().end() - 2);
@@ -115,11 +114,10 @@ absl::Status MatMulKernel(KernelContext& ctx) {
   Shape out_shape = batch;
   out_shape.push_back(av.rows);
   out_shape.push_back(bv.cols);
-  absl::StatusOr<Tensor> out = AllocateOutput(ctx, a.dtype(), out_shape);
-  if (!out.ok()) return out.status();
+  DFC_ASSIGN_OR_RETURN(Tensor out, AllocateOutput(ctx, a.dtype(), out_shape));
 
-  if (out->num_elements() > 0) {
-    const int64_t matrices = out->num_elements() / (av.rows * bv.cols);
+  if (out.num_elements() > 0) {
+    const int64_t matrices = out.num_elements() / (av.rows * bv.cols);
     const int64_t a_size = a.dim(a.rank() - 2) * a.dim(a.rank() - 1);
     const int64_t b_size = b.dim(b.rank() - 2) * b.dim(b.rank() - 1);
     const int64_t out_size = av.rows * bv.cols;
@@ -130,12 +128,12 @@ absl::Status MatMulKernel(KernelContext& ctx) {
         for (int64_t t = 0; t < matrices; ++t) {
           MultiplyMatrix<T>(a.data<T>() + a_at.Offset(t) * a_size, av,
                             b.data<T>() + b_at.Offset(t) * b_size, bv,
-                            out->mutable_data<T>() + t * out_size);
+                            out.mutable_data<T>() + t * out_size);
         }
       }
     });
   }
-  ctx.set_output(0, *std::move(out));
+  ctx.set_output(0, std::move(out));
   return absl::OkStatus();
 }
 

@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "base/status.h"
 #include "graph/dtype_class.h"
 #include "graph/op_semantics/window.h"
 #include "runtime/reference/elementwise_util.h"
@@ -254,18 +255,17 @@ absl::StatusOr<ConvGeometry> MakeGeometry(const KernelContext& ctx, const ConvOp
 
 // The sizes in input `i` (input_sizes, filter_sizes): non-negative, one per dimension.
 absl::StatusOr<Shape> ReadSizes(const KernelContext& ctx, int i, absl::string_view what, int rank) {
-  absl::StatusOr<std::vector<int64_t>> sizes = ReadIndexVector(ctx, i, what);
-  if (!sizes.ok()) return sizes.status();
-  if (ctx.input(i).rank() != 1 || static_cast<int>(sizes->size()) != rank) {
+  DFC_ASSIGN_OR_RETURN(std::vector<int64_t> sizes, ReadIndexVector(ctx, i, what));
+  if (ctx.input(i).rank() != 1 || static_cast<int>(sizes.size()) != rank) {
     return ctx.Error(
         absl::StrCat(what, " must be a vector of ", rank, " sizes, got ", ctx.input(i).Preview()));
   }
-  for (int64_t s : *sizes) {
+  for (int64_t s : sizes) {
     if (s < 0) {
       return ctx.Error(absl::StrCat(what, " must not be negative, got ", ctx.input(i).Preview()));
     }
   }
-  return Shape(sizes->begin(), sizes->end());
+  return Shape(sizes.begin(), sizes.end());
 }
 
 absl::Status CheckConvDType(const KernelContext& ctx, const ConvOp& op, int i) {
@@ -293,8 +293,7 @@ absl::StatusOr<Shape> InputGradShape(const KernelContext& ctx, const ConvOp& op,
   if (!op.spatial_only_sizes || sizes.num_elements() != op.spatial_rank) {
     return ReadSizes(ctx, 0, "input_sizes", rank);
   }
-  absl::StatusOr<Shape> spatial = ReadSizes(ctx, 0, "input_sizes", op.spatial_rank);
-  if (!spatial.ok()) return spatial.status();
+  DFC_ASSIGN_OR_RETURN(Shape spatial, ReadSizes(ctx, 0, "input_sizes", op.spatial_rank));
   if (dy.rank() != rank || filter.rank() != rank) {
     return ctx.Error(absl::StrCat("filter and out_backprop must have rank ", rank, ", got ",
                                   filter.DebugType(), " and ", dy.DebugType()));
@@ -302,7 +301,7 @@ absl::StatusOr<Shape> InputGradShape(const KernelContext& ctx, const ConvOp& op,
   Shape x_shape(rank);
   x_shape[attrs.batch_dim()] = dy.dim(attrs.batch_dim());
   x_shape[attrs.channel_dim()] = filter.dim(op.spatial_rank);
-  for (int i = 0; i < op.spatial_rank; ++i) x_shape[attrs.spatial_dim(i)] = (*spatial)[i];
+  for (int i = 0; i < op.spatial_rank; ++i) x_shape[attrs.spatial_dim(i)] = spatial[i];
   return x_shape;
 }
 
@@ -317,10 +316,10 @@ absl::Status CheckOutBackprop(const KernelContext& ctx, const ConvOp& op, const 
 }
 
 absl::Status RunConv(KernelContext& ctx, const ConvOp& op) {
-  if (absl::Status s = CheckNumInputs(ctx, 3 - (op.pass == Pass::kForward)); !s.ok()) return s;
-  absl::StatusOr<WindowAttrs> attrs = ReadWindowAttrs(
-      ctx.node(), {.spatial_rank = op.spatial_rank, .allows_explicit = op.allows_explicit});
-  if (!attrs.ok()) return attrs.status();
+  DFC_RETURN_IF_ERROR(CheckNumInputs(ctx, 3 - (op.pass == Pass::kForward)));
+  DFC_ASSIGN_OR_RETURN(WindowAttrs attrs,
+                       ReadWindowAttrs(ctx.node(), {.spatial_rank = op.spatial_rank,
+                                                    .allows_explicit = op.allows_explicit}));
 
   // The inputs each pass reads, by name, and the shapes of x and the filter.
   const Tensor* x = nullptr;
@@ -329,53 +328,51 @@ absl::Status RunConv(KernelContext& ctx, const ConvOp& op) {
   absl::StatusOr<ConvGeometry> g;
   switch (op.pass) {
     case Pass::kForward: {
-      if (absl::Status s = CheckConvDType(ctx, op, 0); !s.ok()) return s;
-      if (absl::Status s = CheckSameDType(ctx, 0, 1, "input", "filter"); !s.ok()) return s;
+      DFC_RETURN_IF_ERROR(CheckConvDType(ctx, op, 0));
+      DFC_RETURN_IF_ERROR(CheckSameDType(ctx, 0, 1, "input", "filter"));
       x = &ctx.input(0);
       filter = &ctx.input(1);
-      g = MakeGeometry(ctx, op, *attrs, x->shape(), "input", filter->shape(), "filter");
+      g = MakeGeometry(ctx, op, attrs, x->shape(), "input", filter->shape(), "filter");
       break;
     }
     case Pass::kInputGrad: {
-      if (absl::Status s = CheckConvDType(ctx, op, 1); !s.ok()) return s;
-      if (absl::Status s = CheckSameDType(ctx, 1, 2, "filter", "out_backprop"); !s.ok()) return s;
+      DFC_RETURN_IF_ERROR(CheckConvDType(ctx, op, 1));
+      DFC_RETURN_IF_ERROR(CheckSameDType(ctx, 1, 2, "filter", "out_backprop"));
       filter = &ctx.input(1);
       dy = &ctx.input(2);
-      absl::StatusOr<Shape> x_shape = InputGradShape(ctx, op, *attrs);
-      if (!x_shape.ok()) return x_shape.status();
-      g = MakeGeometry(ctx, op, *attrs, *x_shape, "input_sizes", filter->shape(), "filter");
+      DFC_ASSIGN_OR_RETURN(Shape x_shape, InputGradShape(ctx, op, attrs));
+      g = MakeGeometry(ctx, op, attrs, x_shape, "input_sizes", filter->shape(), "filter");
       break;
     }
     case Pass::kFilterGrad: {
-      if (absl::Status s = CheckConvDType(ctx, op, 0); !s.ok()) return s;
-      if (absl::Status s = CheckSameDType(ctx, 0, 2, "input", "out_backprop"); !s.ok()) return s;
+      DFC_RETURN_IF_ERROR(CheckConvDType(ctx, op, 0));
+      DFC_RETURN_IF_ERROR(CheckSameDType(ctx, 0, 2, "input", "out_backprop"));
       x = &ctx.input(0);
       dy = &ctx.input(2);
-      absl::StatusOr<Shape> filter_shape = ReadSizes(ctx, 1, "filter_sizes", op.spatial_rank + 2);
-      if (!filter_shape.ok()) return filter_shape.status();
-      g = MakeGeometry(ctx, op, *attrs, x->shape(), "input", *filter_shape, "filter_sizes");
+      DFC_ASSIGN_OR_RETURN(Shape filter_shape,
+                           ReadSizes(ctx, 1, "filter_sizes", op.spatial_rank + 2));
+      g = MakeGeometry(ctx, op, attrs, x->shape(), "input", filter_shape, "filter_sizes");
       break;
     }
   }
-  if (!g.ok()) return g.status();
+  DFC_RETURN_IF_ERROR(g.status());
   if (dy != nullptr) {
-    if (absl::Status s = CheckOutBackprop(ctx, op, *g); !s.ok()) return s;
+    DFC_RETURN_IF_ERROR(CheckOutBackprop(ctx, op, *g));
   }
 
   const DType dtype = (x != nullptr ? x : filter)->dtype();
   const Shape& out_shape = op.pass == Pass::kForward     ? g->y_shape
                            : op.pass == Pass::kInputGrad ? g->x_shape
                                                          : g->filter_shape;
-  absl::StatusOr<Tensor> out = AllocateOutput(ctx, dtype, out_shape);
-  if (!out.ok()) return out.status();
-  if (out->num_elements() > 0) {
+  DFC_ASSIGN_OR_RETURN(Tensor out, AllocateOutput(ctx, dtype, out_shape));
+  if (out.num_elements() > 0) {
     DispatchDType(dtype, [&]<typename T>() {
       if constexpr (IsFloatingStorage<T> || std::is_same_v<T, int32_t>) {
         const T* xd = x != nullptr ? x->data<T>() : nullptr;
         const T* fd = filter != nullptr ? filter->data<T>() : nullptr;
         const T* yd = dy != nullptr ? dy->data<T>() : nullptr;
-        T* od = out->mutable_data<T>();
-        const int64_t n = out->num_elements();
+        T* od = out.mutable_data<T>();
+        const int64_t n = out.num_elements();
         switch (op.pass) {
           case Pass::kForward:
             Convolve<Pass::kForward, T>(*g, xd, fd, yd, od, n);
@@ -390,7 +387,7 @@ absl::Status RunConv(KernelContext& ctx, const ConvOp& op) {
       }
     });
   }
-  ctx.set_output(0, *std::move(out));
+  ctx.set_output(0, std::move(out));
   return absl::OkStatus();
 }
 
@@ -402,55 +399,54 @@ KernelFn ConvKernel(ConvOp op) {
 // that position is padding; the depth of y runs over the window's taps row-major, then channels.
 // A copy, so any dtype.
 absl::Status ExtractImagePatchesKernel(KernelContext& ctx) {
-  if (absl::Status s = CheckNumInputs(ctx, 1); !s.ok()) return s;
-  if (absl::Status s = CheckClass(ctx, 0, kAll); !s.ok()) return s;
+  DFC_RETURN_IF_ERROR(CheckNumInputs(ctx, 1));
+  DFC_RETURN_IF_ERROR(CheckClass(ctx, 0, kAll));
   for (const char* required : {"ksizes", "rates"}) {
     if (!ctx.node().attrs.contains(required)) {
       return ctx.Error(absl::StrCat("missing attribute \"", required, "\""));
     }
   }
-  absl::StatusOr<WindowAttrs> attrs = ReadWindowAttrs(ctx.node(), {.has_ksize = true,
-                                                                   .allows_channels_first = false,
-                                                                   .ksize_attr = "ksizes",
-                                                                   .dilations_attr = "rates"});
-  if (!attrs.ok()) return attrs.status();
+  DFC_ASSIGN_OR_RETURN(WindowAttrs attrs,
+                       ReadWindowAttrs(ctx.node(), {.has_ksize = true,
+                                                    .allows_channels_first = false,
+                                                    .ksize_attr = "ksizes",
+                                                    .dilations_attr = "rates"}));
   const Tensor& x = ctx.input(0);
-  const int r = attrs->spatial_rank();
+  const int r = attrs.spatial_rank();
   if (x.rank() != r + 2) {
     return ctx.Error(absl::StrCat("images must have rank ", r + 2, " (",
-                                  DataFormatName(attrs->format, r), "), got ", x.DebugType()));
+                                  DataFormatName(attrs.format, r), "), got ", x.DebugType()));
   }
-  const int64_t channels = x.dim(attrs->channel_dim());
+  const int64_t channels = x.dim(attrs.channel_dim());
   std::vector<int64_t> window;
   std::vector<int64_t> pad_before;
   Shape y_shape = x.shape();
   for (int i = 0; i < r; ++i) {
-    const int d = attrs->spatial_dim(i);
+    const int d = attrs.spatial_dim(i);
     absl::StatusOr<WindowSize> size =
-        ComputeWindow(attrs->Dim(i, x.dim(d), attrs->ksize[d]), attrs->padding);
+        ComputeWindow(attrs.Dim(i, x.dim(d), attrs.ksize[d]), attrs.padding);
     if (!size.ok()) {
       return ctx.Error(absl::StrCat("spatial dimension ", i, " of images ", x.DebugType(), ": ",
                                     size.status().message()));
     }
-    window.push_back(attrs->ksize[d]);
+    window.push_back(attrs.ksize[d]);
     pad_before.push_back(size->pad_before);
     y_shape[d] = size->output;
   }
-  y_shape[attrs->channel_dim()] = Product(window) * channels;
-  absl::StatusOr<Tensor> y = AllocateOutput(ctx, x.dtype(), y_shape);
-  if (!y.ok()) return y.status();
-  if (y->num_elements() > 0 && channels > 0) {
+  y_shape[attrs.channel_dim()] = Product(window) * channels;
+  DFC_ASSIGN_OR_RETURN(Tensor y, AllocateOutput(ctx, x.dtype(), y_shape));
+  if (y.num_elements() > 0 && channels > 0) {
     // Channels are last and contiguous in both x and y: one copy of C elements per tap.
     const size_t element = SizeOf(x.dtype());
     const auto* from = static_cast<const unsigned char*>(x.raw_data());
-    auto* to = static_cast<unsigned char*>(y->mutable_raw_data());
-    ForEachTap(MakeWalk(*attrs, x.shape(), y_shape, window, pad_before),
+    auto* to = static_cast<unsigned char*>(y.mutable_raw_data());
+    ForEachTap(MakeWalk(attrs, x.shape(), y_shape, window, pad_before),
                [&](int64_t x_base, int64_t y_base, int64_t tap) {
                  std::memcpy(to + (y_base + tap * channels) * element, from + x_base * element,
                              channels * element);
                });
   }
-  ctx.set_output(0, *std::move(y));
+  ctx.set_output(0, std::move(y));
   return absl::OkStatus();
 }
 

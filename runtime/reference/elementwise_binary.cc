@@ -15,6 +15,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "base/status.h"
 #include "graph/dtype.h"
 #include "graph/half.h"
 #include "graph/op_semantics/binary.h"
@@ -51,17 +52,17 @@ template <typename F>
 absl::Status MapBinary(KernelContext& ctx, const F& f) {
   constexpr unsigned kClasses = F::kClassesOf;
   constexpr bool kBoolOut = F::kPredicate;
-  if (absl::Status s = CheckNumInputs(ctx, 2); !s.ok()) return s;
-  if (absl::Status s = CheckSameDType(ctx, 0, 1); !s.ok()) return s;
-  if (absl::Status s = CheckClass(ctx, 0, kClasses); !s.ok()) return s;
+  DFC_RETURN_IF_ERROR(CheckNumInputs(ctx, 2));
+  DFC_RETURN_IF_ERROR(CheckSameDType(ctx, 0, 1));
+  DFC_RETURN_IF_ERROR(CheckClass(ctx, 0, kClasses));
   const Tensor& x = ctx.input(0);
   const Tensor& y = ctx.input(1);
   absl::StatusOr<Shape> shape = BroadcastShapes(x.shape(), y.shape());
   if (!shape.ok()) return ctx.Error(shape.status().message());
-  absl::StatusOr<Tensor> out = AllocateOutput(ctx, kBoolOut ? DType::kBool : x.dtype(), *shape);
-  if (!out.ok()) return out.status();
-  if (out->num_elements() > 0) {
-    if (absl::Status s = RunGuard(ctx, f.guard); !s.ok()) return s;
+  DFC_ASSIGN_OR_RETURN(Tensor out,
+                       AllocateOutput(ctx, kBoolOut ? DType::kBool : x.dtype(), *shape));
+  if (out.num_elements() > 0) {
+    DFC_RETURN_IF_ERROR(RunGuard(ctx, f.guard));
   }
   const BroadcastIndexer xi(x.shape(), *shape);
   const BroadcastIndexer yi(y.shape(), *shape);
@@ -70,8 +71,8 @@ absl::Status MapBinary(KernelContext& ctx, const F& f) {
       using R = std::conditional_t<kBoolOut, bool, T>;
       const T* a = x.data<T>();
       const T* b = y.data<T>();
-      R* o = out->mutable_data<R>();
-      for (int64_t i = 0; i < out->num_elements(); ++i) {
+      R* o = out.mutable_data<R>();
+      for (int64_t i = 0; i < out.num_elements(); ++i) {
         const auto r = f.fn(Up(a[xi.Offset(i)]), Up(b[yi.Offset(i)]));
         if constexpr (kBoolOut) {
           o[i] = r;
@@ -85,7 +86,7 @@ absl::Status MapBinary(KernelContext& ctx, const F& f) {
     }
   });
   if (!status.ok()) return status;
-  ctx.set_output(0, *std::move(out));
+  ctx.set_output(0, std::move(out));
   return absl::OkStatus();
 }
 
@@ -93,9 +94,8 @@ absl::Status MapBinary(KernelContext& ctx, const F& f) {
 // scalar `if_incompatible` instead of an error.
 template <typename F>
 absl::Status EqualityKernel(KernelContext& ctx, const F& f, bool if_incompatible) {
-  absl::StatusOr<bool> strict = ctx.node().GetBool("incompatible_shape_error", true);
-  if (!strict.ok()) return strict.status();
-  if (!*strict && ctx.num_inputs() == 2 &&
+  DFC_ASSIGN_OR_RETURN(bool strict, ctx.node().GetBool("incompatible_shape_error", true));
+  if (!strict && ctx.num_inputs() == 2 &&
       !BroadcastShapes(ctx.input(0).shape(), ctx.input(1).shape()).ok()) {
     ctx.set_output(0, Tensor::Scalar<bool>(if_incompatible));
     return absl::OkStatus();
@@ -107,15 +107,14 @@ absl::Status EqualityKernel(KernelContext& ctx, const F& f, bool if_incompatible
 // ------------------------------------------------------------------------
 
 absl::Status BiasAdd(KernelContext& ctx) {
-  if (absl::Status s = CheckNumInputs(ctx, 2); !s.ok()) return s;
-  if (absl::Status s = CheckSameDType(ctx, 0, 1); !s.ok()) return s;
-  if (absl::Status s = CheckClass(ctx, 0, kNumbers); !s.ok()) return s;
+  DFC_RETURN_IF_ERROR(CheckNumInputs(ctx, 2));
+  DFC_RETURN_IF_ERROR(CheckSameDType(ctx, 0, 1));
+  DFC_RETURN_IF_ERROR(CheckClass(ctx, 0, kNumbers));
   const Tensor& value = ctx.input(0);
   const Tensor& bias = ctx.input(1);
-  absl::StatusOr<std::string> format = ctx.node().GetString("data_format", "NHWC");
-  if (!format.ok()) return format.status();
-  if (*format != "NHWC" && *format != "NCHW") {
-    return ctx.Error(absl::StrCat("data_format must be NHWC or NCHW, got \"", *format, "\""));
+  DFC_ASSIGN_OR_RETURN(std::string format, ctx.node().GetString("data_format", "NHWC"));
+  if (format != "NHWC" && format != "NCHW") {
+    return ctx.Error(absl::StrCat("data_format must be NHWC or NCHW, got \"", format, "\""));
   }
   if (value.rank() < 2) {
     return ctx.Error(absl::StrCat("value must have rank at least 2, got ", value.DebugType()));
@@ -123,28 +122,27 @@ absl::Status BiasAdd(KernelContext& ctx) {
   if (bias.rank() != 1) {
     return ctx.Error(absl::StrCat("bias must be a vector, got ", bias.DebugType()));
   }
-  const int channel_dim = *format == "NCHW" ? 1 : value.rank() - 1;
+  const int channel_dim = format == "NCHW" ? 1 : value.rank() - 1;
   const int64_t channels = value.dim(channel_dim);
   if (bias.dim(0) != channels) {
     return ctx.Error(absl::StrCat("bias has ", bias.dim(0), " elements but value ",
                                   value.DebugType(), " has ", channels, " channels in dimension ",
-                                  channel_dim, " (", *format, ")"));
+                                  channel_dim, " (", format, ")"));
   }
   int64_t inner = 1;  // elements between consecutive channels
   for (int d = channel_dim + 1; d < value.rank(); ++d) inner *= value.dim(d);
-  absl::StatusOr<Tensor> out = AllocateOutput(ctx, value.dtype(), value.shape());
-  if (!out.ok()) return out.status();
+  DFC_ASSIGN_OR_RETURN(Tensor out, AllocateOutput(ctx, value.dtype(), value.shape()));
   DispatchDType(value.dtype(), [&]<typename T>() {
     if constexpr (InClass<T>(kNumbers)) {
       const T* v = value.data<T>();
       const T* b = bias.data<T>();
-      T* o = out->mutable_data<T>();
+      T* o = out.mutable_data<T>();
       for (int64_t i = 0; i < value.num_elements(); ++i) {
         o[i] = Down<T>(WrapAdd(Up(v[i]), Up(b[(i / inner) % channels])));
       }
     }
   });
-  ctx.set_output(0, *std::move(out));
+  ctx.set_output(0, std::move(out));
   return absl::OkStatus();
 }
 
@@ -155,32 +153,31 @@ absl::Status SelectElements(KernelContext& ctx, const Shape& shape, CondIndex ci
   const Tensor& cond = ctx.input(0);
   const Tensor& t = ctx.input(1);
   const Tensor& e = ctx.input(2);
-  absl::StatusOr<Tensor> out = AllocateOutput(ctx, t.dtype(), shape);
-  if (!out.ok()) return out.status();
+  DFC_ASSIGN_OR_RETURN(Tensor out, AllocateOutput(ctx, t.dtype(), shape));
   const bool* c = cond.data<bool>();
   DispatchDType(t.dtype(), [&]<typename T>() {
     const T* tv = t.data<T>();
     const T* ev = e.data<T>();
-    T* o = out->mutable_data<T>();
-    for (int64_t i = 0; i < out->num_elements(); ++i) o[i] = c[ci(i)] ? tv[ti(i)] : ev[ei(i)];
+    T* o = out.mutable_data<T>();
+    for (int64_t i = 0; i < out.num_elements(); ++i) o[i] = c[ci(i)] ? tv[ti(i)] : ev[ei(i)];
   });
-  ctx.set_output(0, *std::move(out));
+  ctx.set_output(0, std::move(out));
   return absl::OkStatus();
 }
 
 absl::Status CheckSelectInputs(KernelContext& ctx) {
-  if (absl::Status s = CheckNumInputs(ctx, 3); !s.ok()) return s;
+  DFC_RETURN_IF_ERROR(CheckNumInputs(ctx, 3));
   if (ctx.input(0).dtype() != DType::kBool) {
     return ctx.Error(absl::StrCat("condition must be bool, got ", ctx.input(0).DebugType()));
   }
-  if (absl::Status s = CheckSameDType(ctx, 1, 2); !s.ok()) return s;
+  DFC_RETURN_IF_ERROR(CheckSameDType(ctx, 1, 2));
   return CheckClass(ctx, 1, kAll);
 }
 
 // Select (v1): t and e have one shape; the condition has that shape, or is a vector over
 // t's first dimension (choosing whole rows), or is a scalar (choosing a whole tensor).
 absl::Status Select(KernelContext& ctx) {
-  if (absl::Status s = CheckSelectInputs(ctx); !s.ok()) return s;
+  DFC_RETURN_IF_ERROR(CheckSelectInputs(ctx));
   const Tensor& cond = ctx.input(0);
   const Tensor& t = ctx.input(1);
   const Tensor& e = ctx.input(2);
@@ -206,7 +203,7 @@ absl::Status Select(KernelContext& ctx) {
 
 // SelectV2: condition, t and e broadcast together.
 absl::Status SelectV2(KernelContext& ctx) {
-  if (absl::Status s = CheckSelectInputs(ctx); !s.ok()) return s;
+  DFC_RETURN_IF_ERROR(CheckSelectInputs(ctx));
   const Tensor& cond = ctx.input(0);
   const Tensor& t = ctx.input(1);
   const Tensor& e = ctx.input(2);
@@ -228,19 +225,18 @@ absl::Status AddN(KernelContext& ctx) {
   if (ctx.num_inputs() < 1) return ctx.Error("needs at least one input, got none");
   const Tensor& first = ctx.input(0);
   for (int k = 0; k < ctx.num_inputs(); ++k) {
-    if (absl::Status s = CheckSameDType(ctx, 0, k); !s.ok()) return s;
+    DFC_RETURN_IF_ERROR(CheckSameDType(ctx, 0, k));
     if (ctx.input(k).shape() != first.shape()) {
       return ctx.Error(absl::StrCat("all inputs must have the same shape, got ", first.DebugType(),
                                     " (input 0) and ", ctx.input(k).DebugType(), " (input ", k,
                                     ")"));
     }
   }
-  if (absl::Status s = CheckClass(ctx, 0, kNumbers); !s.ok()) return s;
-  absl::StatusOr<Tensor> out = AllocateOutput(ctx, first.dtype(), first.shape());
-  if (!out.ok()) return out.status();
+  DFC_RETURN_IF_ERROR(CheckClass(ctx, 0, kNumbers));
+  DFC_ASSIGN_OR_RETURN(Tensor out, AllocateOutput(ctx, first.dtype(), first.shape()));
   DispatchDType(first.dtype(), [&]<typename T>() {
     if constexpr (InClass<T>(kNumbers)) {
-      T* o = out->mutable_data<T>();
+      T* o = out.mutable_data<T>();
       for (int64_t i = 0; i < first.num_elements(); ++i) {
         ComputeType<T> sum = Up(first.data<T>()[i]);
         for (int k = 1; k < ctx.num_inputs(); ++k) {
@@ -250,7 +246,7 @@ absl::Status AddN(KernelContext& ctx) {
       }
     }
   });
-  ctx.set_output(0, *std::move(out));
+  ctx.set_output(0, std::move(out));
   return absl::OkStatus();
 }
 

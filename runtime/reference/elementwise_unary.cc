@@ -14,6 +14,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "base/status.h"
 #include "graph/dtype.h"
 #include "graph/half.h"
 #include "graph/op_semantics/unary.h"
@@ -32,17 +33,16 @@ namespace {
 template <typename F>
 absl::Status MapUnary(KernelContext& ctx, const F& f) {
   constexpr unsigned kClasses = F::kClassesOf;
-  if (absl::Status s = CheckNumInputs(ctx, 1); !s.ok()) return s;
-  if (absl::Status s = CheckClass(ctx, 0, kClasses); !s.ok()) return s;
+  DFC_RETURN_IF_ERROR(CheckNumInputs(ctx, 1));
+  DFC_RETURN_IF_ERROR(CheckClass(ctx, 0, kClasses));
   const Tensor& x = ctx.input(0);
   return DispatchDType(x.dtype(), [&]<typename T>() -> absl::Status {
     if constexpr (InClass<T>(kClasses)) {
       using R = std::conditional_t<F::kPredicate, bool, T>;
-      absl::StatusOr<Tensor> out =
-          AllocateOutput(ctx, F::kPredicate ? DType::kBool : x.dtype(), x.shape());
-      if (!out.ok()) return out.status();
+      DFC_ASSIGN_OR_RETURN(
+          Tensor out, AllocateOutput(ctx, F::kPredicate ? DType::kBool : x.dtype(), x.shape()));
       const T* in = x.data<T>();
-      R* o = out->mutable_data<R>();
+      R* o = out.mutable_data<R>();
       for (int64_t i = 0; i < x.num_elements(); ++i) {
         const auto r = f.fn(Up(in[i]));
         if constexpr (IsStatusOr<std::remove_const_t<decltype(r)>>::value) {
@@ -57,7 +57,7 @@ absl::Status MapUnary(KernelContext& ctx, const F& f) {
           o[i] = Down<T>(r);
         }
       }
-      ctx.set_output(0, *std::move(out));
+      ctx.set_output(0, std::move(out));
       return absl::OkStatus();
     } else {
       return absl::InternalError("unreachable dtype");
@@ -67,24 +67,23 @@ absl::Status MapUnary(KernelContext& ctx, const F& f) {
 
 // Identity and friends return their input tensor itself: tensors are immutable values.
 absl::Status PassThrough(KernelContext& ctx) {
-  if (absl::Status s = CheckNumInputs(ctx, 1); !s.ok()) return s;
+  DFC_RETURN_IF_ERROR(CheckNumInputs(ctx, 1));
   ctx.set_output(0, ctx.input(0));
   return absl::OkStatus();
 }
 
 template <bool kOne>
 absl::Status FillLike(KernelContext& ctx) {
-  if (absl::Status s = CheckNumInputs(ctx, 1); !s.ok()) return s;
-  if (absl::Status s = CheckClass(ctx, 0, kAll); !s.ok()) return s;
+  DFC_RETURN_IF_ERROR(CheckNumInputs(ctx, 1));
+  DFC_RETURN_IF_ERROR(CheckClass(ctx, 0, kAll));
   const Tensor& x = ctx.input(0);
-  absl::StatusOr<Tensor> out = AllocateOutput(ctx, x.dtype(), x.shape());
-  if (!out.ok()) return out.status();
+  DFC_ASSIGN_OR_RETURN(Tensor out, AllocateOutput(ctx, x.dtype(), x.shape()));
   if constexpr (kOne) {
     DispatchDType(x.dtype(), [&]<typename T>() {
-      for (T& v : out->mutable_flat<T>()) v = Down<T>(ComputeType<T>(1));
+      for (T& v : out.mutable_flat<T>()) v = Down<T>(ComputeType<T>(1));
     });
   }
-  ctx.set_output(0, *std::move(out));
+  ctx.set_output(0, std::move(out));
   return absl::OkStatus();
 }
 
@@ -142,41 +141,35 @@ From DropMantissaBits(From x, int target_mantissa_bits) {
 }
 
 absl::Status Cast(KernelContext& ctx) {
-  if (absl::Status s = CheckNumInputs(ctx, 1); !s.ok()) return s;
+  DFC_RETURN_IF_ERROR(CheckNumInputs(ctx, 1));
   const Tensor& x = ctx.input(0);
-  if (absl::Status s = CheckClass(ctx, 0, kAll); !s.ok()) return s;
-  absl::StatusOr<DType> src = ctx.node().GetType("SrcT", x.dtype());
-  if (!src.ok()) return src.status();
-  if (*src != x.dtype()) {
-    return ctx.Error(
-        absl::StrCat("SrcT is ", DTypeName(*src), " but the input is ", x.DebugType()));
+  DFC_RETURN_IF_ERROR(CheckClass(ctx, 0, kAll));
+  DFC_ASSIGN_OR_RETURN(DType src, ctx.node().GetType("SrcT", x.dtype()));
+  if (src != x.dtype()) {
+    return ctx.Error(absl::StrCat("SrcT is ", DTypeName(src), " but the input is ", x.DebugType()));
   }
-  absl::StatusOr<DType> dst = ctx.node().GetType("DstT");
-  if (!dst.ok()) return dst.status();
-  if (!IsSupported(*dst) || *dst == DType::kString) {
-    return ctx.Error(absl::StrCat("cannot cast to DstT ", DTypeName(*dst)));
+  DFC_ASSIGN_OR_RETURN(DType dst, ctx.node().GetType("DstT"));
+  if (!IsSupported(dst) || dst == DType::kString) {
+    return ctx.Error(absl::StrCat("cannot cast to DstT ", DTypeName(dst)));
   }
-  absl::StatusOr<bool> truncate = ctx.node().GetBool("Truncate", false);
-  if (!truncate.ok()) return truncate.status();
-  absl::StatusOr<Tensor> out = AllocateOutput(ctx, *dst, x.shape());
-  if (!out.ok()) return out.status();
+  DFC_ASSIGN_OR_RETURN(bool truncate, ctx.node().GetBool("Truncate", false));
+  DFC_ASSIGN_OR_RETURN(Tensor out, AllocateOutput(ctx, dst, x.shape()));
   DispatchDType(x.dtype(), [&]<typename From>() {
-    DispatchDType(*dst, [&]<typename To>() {
+    DispatchDType(dst, [&]<typename To>() {
       const From* in = x.data<From>();
-      To* o = out->mutable_data<To>();
+      To* o = out.mutable_data<To>();
       for (int64_t i = 0; i < x.num_elements(); ++i) {
         From v = in[i];
         if constexpr (std::is_floating_point_v<From> &&
                       (kIsHalf<To> ||
                        (std::is_floating_point_v<To> && sizeof(To) < sizeof(From)))) {
-          if (*truncate)
-            v = DropMantissaBits(v, kIsHalf<To> ? 11 : std::numeric_limits<To>::digits);
+          if (truncate) v = DropMantissaBits(v, kIsHalf<To> ? 11 : std::numeric_limits<To>::digits);
         }
         o[i] = ConvertElement<To>(v);
       }
     });
   });
-  ctx.set_output(0, *std::move(out));
+  ctx.set_output(0, std::move(out));
   return absl::OkStatus();
 }
 
@@ -187,12 +180,11 @@ void RegisterUnaryKernels(KernelRegistry& registry) {
     registry.Register(op, [f](KernelContext& ctx) { return MapUnary(ctx, f); });
   });
   registry.Register("LeakyRelu", [](KernelContext& ctx) -> absl::Status {
-    absl::StatusOr<float> alpha = ctx.node().GetFloat("alpha", 0.2f);
-    if (!alpha.ok()) return alpha.status();
+    DFC_ASSIGN_OR_RETURN(float alpha, ctx.node().GetFloat("alpha", 0.2f));
     // TensorFlow converts alpha to T before multiplying, so float16 uses alpha rounded to half.
     const float a = ctx.num_inputs() == 1 && ctx.input(0).dtype() == DType::kHalf
-                        ? static_cast<float>(Half(*alpha))
-                        : *alpha;
+                        ? static_cast<float>(Half(alpha))
+                        : alpha;
     return MapUnary(ctx, Unary<kFloats>([a]<typename C>(C x) { return LeakyRelu(x, C(a)); }));
   });
 

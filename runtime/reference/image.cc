@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "base/status.h"
 #include "graph/dtype_class.h"
 #include "graph/half.h"
 #include "runtime/reference/elementwise_util.h"
@@ -129,7 +130,7 @@ void SelectBoxes(const Tensor& boxes, const Tensor& scores, int64_t max_output_s
 
 // The scalar threshold input `i`, a float16 or float32 value read as float.
 absl::StatusOr<float> ReadThreshold(const KernelContext& ctx, int i, absl::string_view what) {
-  if (absl::Status s = CheckScalar(ctx, i, what); !s.ok()) return s;
+  DFC_RETURN_IF_ERROR(CheckScalar(ctx, i, what));
   if (ctx.input(i).dtype() != DType::kHalf && ctx.input(i).dtype() != DType::kFloat) {
     return ctx.Error(
         absl::StrCat(what, " must be float16 or float32, got ", ctx.input(i).DebugType()));
@@ -142,11 +143,11 @@ absl::StatusOr<float> ReadThreshold(const KernelContext& ctx, int i, absl::strin
 // selected_scores).
 absl::Status NonMaxSuppression(KernelContext& ctx, int version) {
   static constexpr int kInputs[] = {0, 3, 4, 5, 5, 6};
-  if (absl::Status s = CheckNumInputs(ctx, kInputs[version]); !s.ok()) return s;
+  DFC_RETURN_IF_ERROR(CheckNumInputs(ctx, kInputs[version]));
   const Tensor& boxes = ctx.input(0);
   const Tensor& scores = ctx.input(1);
   if (version == 1) {
-    if (absl::Status s = CheckDType(ctx, 0, {DType::kFloat}); !s.ok()) return s;
+    DFC_RETURN_IF_ERROR(CheckDType(ctx, 0, {DType::kFloat}));
   } else if (absl::Status s = CheckDType(ctx, 0, {DType::kHalf, DType::kFloat}); !s.ok()) {
     return s;
   }
@@ -171,34 +172,29 @@ absl::Status NonMaxSuppression(KernelContext& ctx, int version) {
   }
   NmsOptions o;
   if (version == 1) {
-    absl::StatusOr<float> iou = ctx.node().GetFloat("iou_threshold", 0.5f);
-    if (!iou.ok()) return iou.status();
-    o.iou_threshold = *iou;
+    DFC_ASSIGN_OR_RETURN(float iou, ctx.node().GetFloat("iou_threshold", 0.5f));
+    o.iou_threshold = iou;
   } else {
-    absl::StatusOr<float> iou = ReadThreshold(ctx, 3, "iou_threshold");
-    if (!iou.ok()) return iou.status();
-    o.iou_threshold = *iou;
+    DFC_ASSIGN_OR_RETURN(float iou, ReadThreshold(ctx, 3, "iou_threshold"));
+    o.iou_threshold = iou;
   }
   if (!(o.iou_threshold >= 0.0f && o.iou_threshold <= 1.0f)) {
     return ctx.Error(absl::StrCat("iou_threshold must be in [0, 1], got ", o.iou_threshold));
   }
   if (version >= 3) {
-    absl::StatusOr<float> score = ReadThreshold(ctx, 4, "score_threshold");
-    if (!score.ok()) return score.status();
-    o.score_threshold = *score;
+    DFC_ASSIGN_OR_RETURN(float score, ReadThreshold(ctx, 4, "score_threshold"));
+    o.score_threshold = score;
   }
   if (version == 5) {
-    absl::StatusOr<float> sigma = ReadThreshold(ctx, 5, "soft_nms_sigma");
-    if (!sigma.ok()) return sigma.status();
-    if (!(*sigma >= 0.0f)) {
-      return ctx.Error(absl::StrCat("soft_nms_sigma must be >= 0, got ", *sigma));
+    DFC_ASSIGN_OR_RETURN(float sigma, ReadThreshold(ctx, 5, "soft_nms_sigma"));
+    if (!(sigma >= 0.0f)) {
+      return ctx.Error(absl::StrCat("soft_nms_sigma must be >= 0, got ", sigma));
     }
-    o.soft_nms_sigma = *sigma;
+    o.soft_nms_sigma = sigma;
   }
   if (version >= 4) {
-    absl::StatusOr<bool> pad = ctx.node().GetBool("pad_to_max_output_size", false);
-    if (!pad.ok()) return pad.status();
-    o.pad_to_max_output_size = *pad;
+    DFC_ASSIGN_OR_RETURN(bool pad, ctx.node().GetBool("pad_to_max_output_size", false));
+    o.pad_to_max_output_size = pad;
   }
   if (boxes.dtype() == DType::kHalf) {
     // TensorFlow converts the thresholds to float16 (and its default score threshold is
@@ -241,16 +237,14 @@ absl::Status NonMaxSuppression(KernelContext& ctx, int version) {
 // normalised coordinates (the centre when a crop dimension is 1); points outside the image
 // take extrapolation_value.
 absl::Status CropAndResize(KernelContext& ctx) {
-  if (absl::Status s = CheckNumInputs(ctx, 4); !s.ok()) return s;
-  if (absl::Status s = CheckClass(ctx, 0, kNumbers); !s.ok()) return s;
-  absl::StatusOr<std::string> method = ctx.node().GetString("method", "bilinear");
-  if (!method.ok()) return method.status();
-  if (*method != "bilinear" && *method != "nearest") {
+  DFC_RETURN_IF_ERROR(CheckNumInputs(ctx, 4));
+  DFC_RETURN_IF_ERROR(CheckClass(ctx, 0, kNumbers));
+  DFC_ASSIGN_OR_RETURN(std::string method, ctx.node().GetString("method", "bilinear"));
+  if (method != "bilinear" && method != "nearest") {
     return ctx.Error(
-        absl::StrCat("method must be \"bilinear\" or \"nearest\", got \"", *method, "\""));
+        absl::StrCat("method must be \"bilinear\" or \"nearest\", got \"", method, "\""));
   }
-  absl::StatusOr<float> extrapolation = ctx.node().GetFloat("extrapolation_value", 0.0f);
-  if (!extrapolation.ok()) return extrapolation.status();
+  DFC_ASSIGN_OR_RETURN(float extrapolation, ctx.node().GetFloat("extrapolation_value", 0.0f));
   const Tensor& image = ctx.input(0);
   const Tensor& boxes = ctx.input(1);
   const Tensor& box_ind = ctx.input(2);
@@ -271,13 +265,12 @@ absl::Status CropAndResize(KernelContext& ctx) {
     return ctx.Error(
         absl::StrCat("box_ind must be int32 [", num_boxes, "], got ", box_ind.DebugType()));
   }
-  absl::StatusOr<std::vector<int64_t>> crop_size = ReadIndexVector(ctx, 3, "crop_size");
-  if (!crop_size.ok()) return crop_size.status();
-  if (ctx.input(3).dtype() != DType::kInt32 || crop_size->size() != 2) {
+  DFC_ASSIGN_OR_RETURN(std::vector<int64_t> crop_size, ReadIndexVector(ctx, 3, "crop_size"));
+  if (ctx.input(3).dtype() != DType::kInt32 || crop_size.size() != 2) {
     return ctx.Error(
         absl::StrCat("crop_size must be an int32 vector of 2, got ", ctx.input(3).DebugType()));
   }
-  const int64_t crop_h = (*crop_size)[0], crop_w = (*crop_size)[1];
+  const int64_t crop_h = crop_size[0], crop_w = crop_size[1];
   if (crop_h <= 0 || crop_w <= 0) {
     return ctx.Error(absl::StrCat("crop_size must be positive, got [", crop_h, ", ", crop_w, "]"));
   }
@@ -287,15 +280,14 @@ absl::Status CropAndResize(KernelContext& ctx) {
       return ctx.Error(absl::StrCat("box_ind[", b, "] = ", k, " is outside [0, ", batch, ")"));
     }
   }
-  absl::StatusOr<Tensor> out =
-      AllocateOutput(ctx, DType::kFloat, {num_boxes, crop_h, crop_w, depth});
-  if (!out.ok()) return out.status();
-  float* crops = out->mutable_data<float>();
+  DFC_ASSIGN_OR_RETURN(Tensor out,
+                       AllocateOutput(ctx, DType::kFloat, {num_boxes, crop_h, crop_w, depth}));
+  float* crops = out.mutable_data<float>();
   const float* box = boxes.data<float>();
   auto pixel = [&](int64_t n, int64_t y, int64_t x, int64_t d) {
     return static_cast<float>(image.ElementAsDouble(((n * height + y) * width + x) * depth + d));
   };
-  const bool bilinear = *method == "bilinear";
+  const bool bilinear = method == "bilinear";
   for (int64_t b = 0; b < num_boxes; ++b) {
     const float y1 = box[4 * b], x1 = box[4 * b + 1], y2 = box[4 * b + 2], x2 = box[4 * b + 3];
     const int64_t n = box_ind.ElementAsInt64(b);
@@ -318,7 +310,7 @@ absl::Status CropAndResize(KernelContext& ctx) {
         // Written so that a NaN coordinate extrapolates too.
         if (!(in_y >= 0 && in_y <= static_cast<float>(height - 1) && in_x >= 0 &&
               in_x <= static_cast<float>(width - 1))) {
-          std::fill(cell, cell + depth, *extrapolation);
+          std::fill(cell, cell + depth, extrapolation);
           continue;
         }
         if (bilinear) {
@@ -344,7 +336,7 @@ absl::Status CropAndResize(KernelContext& ctx) {
       }
     }
   }
-  ctx.set_output(0, *std::move(out));
+  ctx.set_output(0, std::move(out));
   return absl::OkStatus();
 }
 
@@ -352,7 +344,7 @@ absl::Status CropAndResize(KernelContext& ctx) {
 
 // Fails unless input 0 is a float image whose last dimension holds `channels` channels.
 absl::Status CheckColorImage(const KernelContext& ctx, int min_rank, int channels) {
-  if (absl::Status s = CheckClass(ctx, 0, kFloats); !s.ok()) return s;
+  DFC_RETURN_IF_ERROR(CheckClass(ctx, 0, kFloats));
   const Tensor& image = ctx.input(0);
   if (image.rank() < min_rank) {
     return ctx.Error(
@@ -396,8 +388,8 @@ void HsvToRgb(C h, C s, C v, C* out) {
 
 template <bool kToHsv>
 absl::Status ConvertColor(KernelContext& ctx) {
-  if (absl::Status s = CheckNumInputs(ctx, 1); !s.ok()) return s;
-  if (absl::Status s = CheckColorImage(ctx, 1, 3); !s.ok()) return s;
+  DFC_RETURN_IF_ERROR(CheckNumInputs(ctx, 1));
+  DFC_RETURN_IF_ERROR(CheckColorImage(ctx, 1, 3));
   const Tensor& in = ctx.input(0);
   Tensor out = Tensor::Zeros(in.dtype(), in.shape());
   DispatchDType(in.dtype(), [&]<typename T>() {
@@ -499,16 +491,16 @@ void HueRangeToRgb(float h, float v_min, float v_max, float* rgb) {
 // Fails unless input 1 (named `what`) is a float32 scalar. TensorFlow's CPU kernels of the
 // adjustments are float32 only, and so is input 0 (CheckAdjustInputs).
 absl::Status CheckAdjustInputs(const KernelContext& ctx, int channels, absl::string_view what) {
-  if (absl::Status s = CheckNumInputs(ctx, 2); !s.ok()) return s;
-  if (absl::Status s = CheckDType(ctx, 0, {DType::kFloat}); !s.ok()) return s;
-  if (absl::Status s = CheckColorImage(ctx, 3, channels); !s.ok()) return s;
-  if (absl::Status s = CheckScalar(ctx, 1, what); !s.ok()) return s;
+  DFC_RETURN_IF_ERROR(CheckNumInputs(ctx, 2));
+  DFC_RETURN_IF_ERROR(CheckDType(ctx, 0, {DType::kFloat}));
+  DFC_RETURN_IF_ERROR(CheckColorImage(ctx, 3, channels));
+  DFC_RETURN_IF_ERROR(CheckScalar(ctx, 1, what));
   return CheckDType(ctx, 1, {DType::kFloat});
 }
 
 // AdjustHue(images, delta): each pixel's hue turned by delta (a fraction of the circle).
 absl::Status AdjustHue(KernelContext& ctx) {
-  if (absl::Status s = CheckAdjustInputs(ctx, 3, "delta"); !s.ok()) return s;
+  DFC_RETURN_IF_ERROR(CheckAdjustInputs(ctx, 3, "delta"));
   const Tensor& in = ctx.input(0);
   const float delta = ctx.input(1).data<float>()[0];
   Tensor out = Tensor::Zeros(DType::kFloat, in.shape());
@@ -528,7 +520,7 @@ absl::Status AdjustHue(KernelContext& ctx) {
 
 // AdjustSaturation(images, scale): each pixel's saturation scaled, clamped to [0, 1].
 absl::Status AdjustSaturation(KernelContext& ctx) {
-  if (absl::Status s = CheckAdjustInputs(ctx, 3, "scale"); !s.ok()) return s;
+  DFC_RETURN_IF_ERROR(CheckAdjustInputs(ctx, 3, "scale"));
   const Tensor& in = ctx.input(0);
   const float scale = ctx.input(1).data<float>()[0];
   Tensor out = Tensor::Zeros(DType::kFloat, in.shape());
@@ -549,7 +541,7 @@ absl::Status AdjustSaturation(KernelContext& ctx) {
 // the image in halves (TensorFlow's order: the upper half added onto the lower, repeatedly),
 // the mean is that sum times 1 / (height * width), and out = mean + factor * (in - mean).
 absl::Status AdjustContrast(KernelContext& ctx) {
-  if (absl::Status s = CheckAdjustInputs(ctx, 0, "contrast_factor"); !s.ok()) return s;
+  DFC_RETURN_IF_ERROR(CheckAdjustInputs(ctx, 0, "contrast_factor"));
   const Tensor& in = ctx.input(0);
   const float factor = ctx.input(1).data<float>()[0];
   const int r = in.rank();
@@ -594,7 +586,7 @@ absl::Status DrawBoundingBoxes(KernelContext& ctx) {
   if (ctx.num_inputs() != 2 && ctx.num_inputs() != 3) {
     return ctx.Error(absl::StrCat("expected 2 or 3 inputs, got ", ctx.num_inputs()));
   }
-  if (absl::Status s = CheckColorImage(ctx, 4, 0); !s.ok()) return s;
+  DFC_RETURN_IF_ERROR(CheckColorImage(ctx, 4, 0));
   const Tensor& images = ctx.input(0);
   const Tensor& boxes = ctx.input(1);
   if (images.rank() != 4) {
@@ -688,15 +680,13 @@ absl::Status DrawBoundingBoxes(KernelContext& ctx) {
 // Reads a 4-entry list attribute whose batch and depth entries must be 1.
 absl::StatusOr<std::vector<int64_t>> ReadSpatialList(const KernelContext& ctx,
                                                      absl::string_view name) {
-  absl::StatusOr<AttrList> list = ctx.node().GetList(name);
-  if (!list.ok()) return list.status();
-  if (list->i.size() != 4 || list->i[0] != 1 || list->i[3] != 1 || list->i[1] < 1 ||
-      list->i[2] < 1) {
+  DFC_ASSIGN_OR_RETURN(AttrList list, ctx.node().GetList(name));
+  if (list.i.size() != 4 || list.i[0] != 1 || list.i[3] != 1 || list.i[1] < 1 || list.i[2] < 1) {
     return ctx.Error(absl::StrCat(name,
                                   " must be 4 positive entries [1, rows, cols, 1] (only the "
                                   "spatial dimensions may differ from 1)"));
   }
-  return list->i;
+  return list.i;
 }
 
 // Dilation2D(input [batch, rows, cols, depth], filter [filter_rows, filter_cols, depth]):
@@ -705,8 +695,8 @@ absl::StatusOr<std::vector<int64_t>> ReadSpatialList(const KernelContext& ctx,
 // filter(dy, dx, d), positions outside the input skipped; SAME or VALID padding over the
 // dilated filter, as a convolution's.
 absl::Status Dilation2D(KernelContext& ctx) {
-  if (absl::Status s = CheckNumInputs(ctx, 2); !s.ok()) return s;
-  if (absl::Status s = CheckClass(ctx, 0, kNumbers); !s.ok()) return s;
+  DFC_RETURN_IF_ERROR(CheckNumInputs(ctx, 2));
+  DFC_RETURN_IF_ERROR(CheckClass(ctx, 0, kNumbers));
   const Tensor& input = ctx.input(0);
   const Tensor& filter = ctx.input(1);
   if (filter.dtype() != input.dtype()) {
@@ -721,30 +711,27 @@ absl::Status Dilation2D(KernelContext& ctx) {
     return ctx.Error(absl::StrCat("filter must be [filter_rows, filter_cols, ", input.dim(3),
                                   "], got ", filter.DebugType()));
   }
-  absl::StatusOr<std::vector<int64_t>> strides = ReadSpatialList(ctx, "strides");
-  if (!strides.ok()) return strides.status();
-  absl::StatusOr<std::vector<int64_t>> rates = ReadSpatialList(ctx, "rates");
-  if (!rates.ok()) return rates.status();
-  absl::StatusOr<std::string> padding = ctx.node().GetString("padding");
-  if (!padding.ok()) return padding.status();
-  if (*padding != "SAME" && *padding != "VALID") {
-    return ctx.Error(absl::StrCat("padding must be SAME or VALID, got ", *padding));
+  DFC_ASSIGN_OR_RETURN(std::vector<int64_t> strides, ReadSpatialList(ctx, "strides"));
+  DFC_ASSIGN_OR_RETURN(std::vector<int64_t> rates, ReadSpatialList(ctx, "rates"));
+  DFC_ASSIGN_OR_RETURN(std::string padding, ctx.node().GetString("padding"));
+  if (padding != "SAME" && padding != "VALID") {
+    return ctx.Error(absl::StrCat("padding must be SAME or VALID, got ", padding));
   }
   const int64_t batch = input.dim(0), depth = input.dim(3);
   int64_t out_size[2], pad[2];
   for (int k = 0; k < 2; ++k) {
-    const int64_t in = input.dim(1 + k), f = filter.dim(k), stride = (*strides)[1 + k];
+    const int64_t in = input.dim(1 + k), f = filter.dim(k), stride = strides[1 + k];
     // The dilated filter: f + (f - 1) * (rate - 1) rows or columns.
     int64_t effective = 0;
-    if (f == 0 || __builtin_mul_overflow(f - 1, (*rates)[1 + k] - 1, &effective) ||
+    if (f == 0 || __builtin_mul_overflow(f - 1, rates[1 + k] - 1, &effective) ||
         __builtin_add_overflow(effective, f, &effective)) {
       return ctx.Error(
           absl::StrCat("the filter must be non-empty and its dilated size must fit "
                        "int64, got filter ",
-                       filter.DebugType(), " and rates [", (*rates)[1], ", ", (*rates)[2], "]"));
+                       filter.DebugType(), " and rates [", rates[1], ", ", rates[2], "]"));
     }
     // TensorFlow's GetWindowedOutputSize, arranged so that nothing overflows.
-    if (*padding == "VALID") {
+    if (padding == "VALID") {
       if (in < effective) {
         return ctx.Error(absl::StrCat("the dilated filter (", effective,
                                       ") is larger than the input (", in, ") with VALID padding"));
@@ -758,9 +745,8 @@ absl::Status Dilation2D(KernelContext& ctx) {
       pad[k] = needed > 0 ? static_cast<int64_t>(needed / 2) : 0;
     }
   }
-  absl::StatusOr<Tensor> out =
-      AllocateOutput(ctx, input.dtype(), {batch, out_size[0], out_size[1], depth});
-  if (!out.ok()) return out.status();
+  DFC_ASSIGN_OR_RETURN(
+      Tensor out, AllocateOutput(ctx, input.dtype(), {batch, out_size[0], out_size[1], depth}));
   const int64_t rows = input.dim(1), cols = input.dim(2);
   const int64_t f_rows = filter.dim(0), f_cols = filter.dim(1);
   DispatchDType(input.dtype(), [&]<typename T>() {
@@ -768,17 +754,17 @@ absl::Status Dilation2D(KernelContext& ctx) {
       using C = ComputeType<T>;
       const T* x = input.data<T>();
       const T* w = filter.data<T>();
-      T* y = out->mutable_data<T>();
+      T* y = out.mutable_data<T>();
       for (int64_t b = 0; b < batch; ++b) {
         for (int64_t oy = 0; oy < out_size[0]; ++oy) {
           for (int64_t ox = 0; ox < out_size[1]; ++ox) {
             for (int64_t d = 0; d < depth; ++d) {
               C best = std::numeric_limits<C>::lowest();
               for (int64_t fy = 0; fy < f_rows; ++fy) {
-                const int64_t iy = oy * (*strides)[1] + fy * (*rates)[1] - pad[0];
+                const int64_t iy = oy * strides[1] + fy * rates[1] - pad[0];
                 if (iy < 0 || iy >= rows) continue;
                 for (int64_t fx = 0; fx < f_cols; ++fx) {
-                  const int64_t ix = ox * (*strides)[2] + fx * (*rates)[2] - pad[1];
+                  const int64_t ix = ox * strides[2] + fx * rates[2] - pad[1];
                   if (ix < 0 || ix >= cols) continue;
                   const C v = static_cast<C>(Up(x[((b * rows + iy) * cols + ix) * depth + d]) +
                                              Up(w[(fy * f_cols + fx) * depth + d]));
@@ -792,7 +778,7 @@ absl::Status Dilation2D(KernelContext& ctx) {
       }
     }
   });
-  ctx.set_output(0, *std::move(out));
+  ctx.set_output(0, std::move(out));
   return absl::OkStatus();
 }
 

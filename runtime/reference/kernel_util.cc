@@ -3,6 +3,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "base/status.h"
 
 namespace dfc::reference {
 
@@ -22,12 +23,11 @@ absl::StatusOr<std::vector<int64_t>> ReadIndexVector(const KernelContext& ctx, i
 }
 
 absl::StatusOr<int64_t> ReadIndexScalar(const KernelContext& ctx, int i, absl::string_view what) {
-  absl::StatusOr<std::vector<int64_t>> v = ReadIndexVector(ctx, i, what);
-  if (!v.ok()) return v.status();
-  if (v->size() != 1) {
+  DFC_ASSIGN_OR_RETURN(std::vector<int64_t> v, ReadIndexVector(ctx, i, what));
+  if (v.size() != 1) {
     return ctx.Error(absl::StrCat(what, " must have one element, got ", ctx.input(i).DebugType()));
   }
-  return (*v)[0];
+  return v[0];
 }
 
 absl::StatusOr<int> NormalizeAxis(const KernelContext& ctx, int64_t axis, int rank) {

@@ -11,6 +11,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "base/status.h"
 #include "runtime/reference/kernel.h"
 #include "runtime/reference/kernel_util.h"
 
@@ -29,11 +30,10 @@ constexpr int64_t kMaxOutputs = int64_t{1} << 20;
 absl::Status CheckCountAttr(const KernelContext& ctx, absl::string_view attr, int64_t actual,
                             absl::string_view what) {
   if (!ctx.node().HasAttr(attr)) return absl::OkStatus();
-  absl::StatusOr<int64_t> n = ctx.node().GetInt(attr);
-  if (!n.ok()) return n.status();
-  if (*n != actual) {
+  DFC_ASSIGN_OR_RETURN(int64_t n, ctx.node().GetInt(attr));
+  if (n != actual) {
     return ctx.Error(
-        absl::StrCat("attribute ", attr, " = ", *n, " but the node has ", actual, " ", what));
+        absl::StrCat("attribute ", attr, " = ", n, " but the node has ", actual, " ", what));
   }
   return absl::OkStatus();
 }
@@ -77,12 +77,11 @@ bool CheckedMul(int64_t a, int64_t b, int64_t& out) {
 // left out of both products when the requested shape has one, so that [2,0] -> [2,0,-1]
 // still infers the -1 (as 1) instead of dividing by zero.
 absl::Status Reshape(KernelContext& ctx) {
-  if (absl::Status s = CheckNumInputs(ctx, 2); !s.ok()) return s;
-  if (absl::Status s = CheckMovable(ctx, 0); !s.ok()) return s;
+  DFC_RETURN_IF_ERROR(CheckNumInputs(ctx, 2));
+  DFC_RETURN_IF_ERROR(CheckMovable(ctx, 0));
   const Tensor& in = ctx.input(0);
-  absl::StatusOr<std::vector<int64_t>> sizes = ReadIndexVector(ctx, 1, "shape");
-  if (!sizes.ok()) return sizes.status();
-  Shape shape = *sizes;
+  DFC_ASSIGN_OR_RETURN(std::vector<int64_t> sizes, ReadIndexVector(ctx, 1, "shape"));
+  Shape shape = sizes;
   int unknown = -1;
   bool has_zero = false;
   int64_t product = 1;
@@ -122,24 +121,23 @@ absl::Status Reshape(KernelContext& ctx) {
   absl::StatusOr<Tensor> out = in.Reshaped(shape);
   if (!out.ok()) {
     return ctx.Error(absl::StrCat("cannot reshape ", in.DebugType(), " (", in.num_elements(),
-                                  " elements) to ", ShapeToString(*sizes)));
+                                  " elements) to ", ShapeToString(sizes)));
   }
   ctx.set_output(0, *std::move(out));
   return absl::OkStatus();
 }
 
 absl::Status ExpandDims(KernelContext& ctx) {
-  if (absl::Status s = CheckNumInputs(ctx, 2); !s.ok()) return s;
-  if (absl::Status s = CheckMovable(ctx, 0); !s.ok()) return s;
+  DFC_RETURN_IF_ERROR(CheckNumInputs(ctx, 2));
+  DFC_RETURN_IF_ERROR(CheckMovable(ctx, 0));
   const Tensor& in = ctx.input(0);
-  absl::StatusOr<int64_t> dim = ReadIndexScalar(ctx, 1, "dim");
-  if (!dim.ok()) return dim.status();
+  DFC_ASSIGN_OR_RETURN(int64_t dim, ReadIndexScalar(ctx, 1, "dim"));
   const int rank = in.rank();
-  if (*dim < -rank - 1 || *dim > rank) {
-    return ctx.Error(absl::StrCat("dim ", *dim, " is out of range for ", in.DebugType(),
+  if (dim < -rank - 1 || dim > rank) {
+    return ctx.Error(absl::StrCat("dim ", dim, " is out of range for ", in.DebugType(),
                                   " (expected [", -rank - 1, ", ", rank, "])"));
   }
-  const int64_t at = *dim < 0 ? *dim + rank + 1 : *dim;
+  const int64_t at = dim < 0 ? dim + rank + 1 : dim;
   Shape shape = in.shape();
   shape.insert(shape.begin() + at, 1);
   ctx.set_output(0, *in.Reshaped(shape));
@@ -147,24 +145,22 @@ absl::Status ExpandDims(KernelContext& ctx) {
 }
 
 absl::Status Squeeze(KernelContext& ctx) {
-  if (absl::Status s = CheckNumInputs(ctx, 1); !s.ok()) return s;
-  if (absl::Status s = CheckMovable(ctx, 0); !s.ok()) return s;
+  DFC_RETURN_IF_ERROR(CheckNumInputs(ctx, 1));
+  DFC_RETURN_IF_ERROR(CheckMovable(ctx, 0));
   const Tensor& in = ctx.input(0);
   std::vector<int64_t> dims;
   if (ctx.node().HasAttr("squeeze_dims")) {
-    absl::StatusOr<AttrList> list = ctx.node().GetList("squeeze_dims");
-    if (!list.ok()) return list.status();
-    dims = list->i;
+    DFC_ASSIGN_OR_RETURN(AttrList list, ctx.node().GetList("squeeze_dims"));
+    dims = list.i;
   }
   std::vector<bool> squeeze(in.rank(), false);
   for (int64_t d : dims) {
-    absl::StatusOr<int> axis = NormalizeAxis(ctx, d, in.rank());
-    if (!axis.ok()) return axis.status();
-    if (in.dim(*axis) != 1) {
+    DFC_ASSIGN_OR_RETURN(int axis, NormalizeAxis(ctx, d, in.rank()));
+    if (in.dim(axis) != 1) {
       return ctx.Error(absl::StrCat("cannot squeeze dim ", d, " of ", in.DebugType(),
-                                    ": its size is ", in.dim(*axis), ", expected 1"));
+                                    ": its size is ", in.dim(axis), ", expected 1"));
     }
-    squeeze[*axis] = true;
+    squeeze[axis] = true;
   }
   Shape shape;
   for (int i = 0; i < in.rank(); ++i) {
@@ -179,20 +175,18 @@ absl::Status Squeeze(KernelContext& ctx) {
 absl::Status ConcatImpl(KernelContext& ctx, int first_value, int axis_input) {
   const int n = ctx.num_inputs() - 1;
   if (n < 1) return ctx.Error(absl::StrCat("expects at least 2 inputs, got ", ctx.num_inputs()));
-  if (absl::Status s = CheckCountAttr(ctx, "N", n, "values"); !s.ok()) return s;
-  absl::StatusOr<int64_t> axis_value = ReadIndexScalar(ctx, axis_input, "axis");
-  if (!axis_value.ok()) return axis_value.status();
+  DFC_RETURN_IF_ERROR(CheckCountAttr(ctx, "N", n, "values"));
+  DFC_ASSIGN_OR_RETURN(int64_t axis_value, ReadIndexScalar(ctx, axis_input, "axis"));
   std::vector<const Tensor*> values;
   for (int i = 0; i < n; ++i) {
-    if (absl::Status s = CheckMovable(ctx, first_value + i); !s.ok()) return s;
+    DFC_RETURN_IF_ERROR(CheckMovable(ctx, first_value + i));
     values.push_back(&ctx.input(first_value + i));
   }
   const Tensor& first = *values[0];
   if (first.rank() == 0) return ctx.Error("cannot concatenate scalars (use Pack)");
-  absl::StatusOr<int> axis = NormalizeAxis(ctx, *axis_value, first.rank());
-  if (!axis.ok()) return axis.status();
+  DFC_ASSIGN_OR_RETURN(int axis, NormalizeAxis(ctx, axis_value, first.rank()));
   Shape out_shape = first.shape();
-  out_shape[*axis] = 0;
+  out_shape[axis] = 0;
   for (int i = 0; i < n; ++i) {
     const Tensor& v = *values[i];
     if (v.dtype() != first.dtype()) {
@@ -200,27 +194,26 @@ absl::Status ConcatImpl(KernelContext& ctx, int first_value, int axis_input) {
           absl::StrCat("value ", i, " is ", v.DebugType(), " but value 0 is ", first.DebugType()));
     }
     bool match = v.rank() == first.rank();
-    for (int d = 0; match && d < v.rank(); ++d) match = d == *axis || v.dim(d) == first.dim(d);
+    for (int d = 0; match && d < v.rank(); ++d) match = d == axis || v.dim(d) == first.dim(d);
     if (!match) {
       return ctx.Error(absl::StrCat("cannot concatenate ", first.DebugType(), " and ",
-                                    v.DebugType(), " (value ", i, ") along axis ", *axis));
+                                    v.DebugType(), " (value ", i, ") along axis ", axis));
     }
-    if (v.dim(*axis) > std::numeric_limits<int64_t>::max() - out_shape[*axis]) {
-      return ctx.Error(absl::StrCat("concatenated dimension ", *axis, " overflows int64"));
+    if (v.dim(axis) > std::numeric_limits<int64_t>::max() - out_shape[axis]) {
+      return ctx.Error(absl::StrCat("concatenated dimension ", axis, " overflows int64"));
     }
-    out_shape[*axis] += v.dim(*axis);
+    out_shape[axis] += v.dim(axis);
   }
-  absl::StatusOr<Tensor> out = AllocateOutput(ctx, first.dtype(), out_shape);
-  if (!out.ok()) return out.status();
-  if (out->num_elements() > 0) {
-    const int64_t inner = Product(out_shape, *axis + 1, first.rank());
+  DFC_ASSIGN_OR_RETURN(Tensor out, AllocateOutput(ctx, first.dtype(), out_shape));
+  if (out.num_elements() > 0) {
+    const int64_t inner = Product(out_shape, axis + 1, first.rank());
     std::vector<size_t> chunk_bytes;
     for (const Tensor* v : values) {
-      chunk_bytes.push_back(static_cast<size_t>(v->dim(*axis) * inner) * SizeOf(v->dtype()));
+      chunk_bytes.push_back(static_cast<size_t>(v->dim(axis) * inner) * SizeOf(v->dtype()));
     }
-    InterleaveChunks(values, chunk_bytes, Product(out_shape, 0, *axis), *out);
+    InterleaveChunks(values, chunk_bytes, Product(out_shape, 0, axis), out);
   }
-  ctx.set_output(0, *std::move(out));
+  ctx.set_output(0, std::move(out));
   return absl::OkStatus();
 }
 
@@ -230,12 +223,11 @@ absl::Status Concat(KernelContext& ctx) { return ConcatImpl(ctx, 1, 0); }
 absl::Status Pack(KernelContext& ctx) {
   const int n = ctx.num_inputs();
   if (n < 1) return ctx.Error("expects at least one input");
-  if (absl::Status s = CheckCountAttr(ctx, "N", n, "inputs"); !s.ok()) return s;
-  absl::StatusOr<int64_t> axis_attr = ctx.node().GetInt("axis", 0);
-  if (!axis_attr.ok()) return axis_attr.status();
+  DFC_RETURN_IF_ERROR(CheckCountAttr(ctx, "N", n, "inputs"));
+  DFC_ASSIGN_OR_RETURN(int64_t axis_attr, ctx.node().GetInt("axis", 0));
   std::vector<const Tensor*> values;
   for (int i = 0; i < n; ++i) {
-    if (absl::Status s = CheckMovable(ctx, i); !s.ok()) return s;
+    DFC_RETURN_IF_ERROR(CheckMovable(ctx, i));
     const Tensor& v = ctx.input(i);
     if (v.dtype() != ctx.input(0).dtype() || v.shape() != ctx.input(0).shape()) {
       return ctx.Error(absl::StrCat("cannot stack ", ctx.input(0).DebugType(), " (input 0) and ",
@@ -245,22 +237,21 @@ absl::Status Pack(KernelContext& ctx) {
   }
   const Tensor& first = ctx.input(0);
   const int out_rank = first.rank() + 1;
-  if (*axis_attr < -out_rank || *axis_attr >= out_rank) {
-    return ctx.Error(absl::StrCat("axis ", *axis_attr, " is out of range for stacking ",
+  if (axis_attr < -out_rank || axis_attr >= out_rank) {
+    return ctx.Error(absl::StrCat("axis ", axis_attr, " is out of range for stacking ",
                                   first.DebugType(), " (expected [", -out_rank, ", ", out_rank,
                                   "))"));
   }
-  const int axis = static_cast<int>(*axis_attr < 0 ? *axis_attr + out_rank : *axis_attr);
+  const int axis = static_cast<int>(axis_attr < 0 ? axis_attr + out_rank : axis_attr);
   Shape out_shape = first.shape();
   out_shape.insert(out_shape.begin() + axis, n);
-  absl::StatusOr<Tensor> out = AllocateOutput(ctx, first.dtype(), out_shape);
-  if (!out.ok()) return out.status();
-  if (out->num_elements() > 0) {
+  DFC_ASSIGN_OR_RETURN(Tensor out, AllocateOutput(ctx, first.dtype(), out_shape));
+  if (out.num_elements() > 0) {
     const size_t chunk =
         static_cast<size_t>(Product(first.shape(), axis, first.rank())) * SizeOf(first.dtype());
-    InterleaveChunks(values, std::vector<size_t>(n, chunk), Product(first.shape(), 0, axis), *out);
+    InterleaveChunks(values, std::vector<size_t>(n, chunk), Product(first.shape(), 0, axis), out);
   }
-  ctx.set_output(0, *std::move(out));
+  ctx.set_output(0, std::move(out));
   return absl::OkStatus();
 }
 
@@ -279,9 +270,8 @@ absl::Status SplitInto(KernelContext& ctx, const Tensor& in, int axis,
     } else {
       shape.erase(shape.begin() + axis);
     }
-    absl::StatusOr<Tensor> out = AllocateOutput(ctx, in.dtype(), shape);
-    if (!out.ok()) return out.status();
-    outputs.push_back(*std::move(out));
+    DFC_ASSIGN_OR_RETURN(Tensor out, AllocateOutput(ctx, in.dtype(), shape));
+    outputs.push_back(std::move(out));
   }
   if (in.num_elements() > 0) {
     const int64_t inner = Product(in.shape(), axis + 1, in.rank());
@@ -296,98 +286,87 @@ absl::Status SplitInto(KernelContext& ctx, const Tensor& in, int axis,
 }
 
 absl::Status Unpack(KernelContext& ctx) {
-  if (absl::Status s = CheckNumInputs(ctx, 1); !s.ok()) return s;
-  if (absl::Status s = CheckMovable(ctx, 0); !s.ok()) return s;
+  DFC_RETURN_IF_ERROR(CheckNumInputs(ctx, 1));
+  DFC_RETURN_IF_ERROR(CheckMovable(ctx, 0));
   const Tensor& in = ctx.input(0);
-  absl::StatusOr<int64_t> axis_attr = ctx.node().GetInt("axis", 0);
-  if (!axis_attr.ok()) return axis_attr.status();
+  DFC_ASSIGN_OR_RETURN(int64_t axis_attr, ctx.node().GetInt("axis", 0));
   if (in.rank() == 0) return ctx.Error("cannot unstack a scalar");
-  absl::StatusOr<int> axis = NormalizeAxis(ctx, *axis_attr, in.rank());
-  if (!axis.ok()) return axis.status();
-  absl::StatusOr<int64_t> num = ctx.node().GetInt("num", in.dim(*axis));
-  if (!num.ok()) return num.status();
-  if (*num != in.dim(*axis)) {
-    return ctx.Error(absl::StrCat("cannot unstack ", in.DebugType(), " along axis ", *axis,
+  DFC_ASSIGN_OR_RETURN(int axis, NormalizeAxis(ctx, axis_attr, in.rank()));
+  absl::StatusOr<int64_t> num = ctx.node().GetInt("num", in.dim(axis));
+  DFC_RETURN_IF_ERROR(num.status());
+  if (*num != in.dim(axis)) {
+    return ctx.Error(absl::StrCat("cannot unstack ", in.DebugType(), " along axis ", axis,
                                   " into num = ", *num, " outputs"));
   }
   if (*num > kMaxOutputs) {
     return ctx.Error(
         absl::StrCat("num = ", *num, " is over dfc's limit of ", kMaxOutputs, " outputs"));
   }
-  return SplitInto(ctx, in, *axis, std::vector<int64_t>(*num, 1), false);
+  return SplitInto(ctx, in, axis, std::vector<int64_t>(*num, 1), false);
 }
 
 absl::Status Split(KernelContext& ctx) {
-  if (absl::Status s = CheckNumInputs(ctx, 2); !s.ok()) return s;
-  if (absl::Status s = CheckMovable(ctx, 1); !s.ok()) return s;
+  DFC_RETURN_IF_ERROR(CheckNumInputs(ctx, 2));
+  DFC_RETURN_IF_ERROR(CheckMovable(ctx, 1));
   const Tensor& in = ctx.input(1);
   absl::StatusOr<int64_t> num_split = ctx.node().GetInt("num_split");
-  if (!num_split.ok()) return num_split.status();
-  absl::StatusOr<int64_t> axis_value = ReadIndexScalar(ctx, 0, "split_dim");
-  if (!axis_value.ok()) return axis_value.status();
-  absl::StatusOr<int> axis = NormalizeAxis(ctx, *axis_value, in.rank());
-  if (!axis.ok()) return axis.status();
-  if (*num_split <= 0 || in.dim(*axis) % *num_split != 0) {
-    return ctx.Error(absl::StrCat("cannot split dimension ", *axis, " of ", in.DebugType(),
+  DFC_RETURN_IF_ERROR(num_split.status());
+  DFC_ASSIGN_OR_RETURN(int64_t axis_value, ReadIndexScalar(ctx, 0, "split_dim"));
+  DFC_ASSIGN_OR_RETURN(int axis, NormalizeAxis(ctx, axis_value, in.rank()));
+  if (*num_split <= 0 || in.dim(axis) % *num_split != 0) {
+    return ctx.Error(absl::StrCat("cannot split dimension ", axis, " of ", in.DebugType(),
                                   " into num_split = ", *num_split, " equal parts"));
   }
   if (*num_split > kMaxOutputs) {
     return ctx.Error(absl::StrCat("num_split = ", *num_split, " is over dfc's limit of ",
                                   kMaxOutputs, " outputs"));
   }
-  return SplitInto(ctx, in, *axis, std::vector<int64_t>(*num_split, in.dim(*axis) / *num_split),
+  return SplitInto(ctx, in, axis, std::vector<int64_t>(*num_split, in.dim(axis) / *num_split),
                    true);
 }
 
 absl::Status SplitV(KernelContext& ctx) {
-  if (absl::Status s = CheckNumInputs(ctx, 3); !s.ok()) return s;
-  if (absl::Status s = CheckMovable(ctx, 0); !s.ok()) return s;
+  DFC_RETURN_IF_ERROR(CheckNumInputs(ctx, 3));
+  DFC_RETURN_IF_ERROR(CheckMovable(ctx, 0));
   const Tensor& in = ctx.input(0);
-  absl::StatusOr<std::vector<int64_t>> sizes = ReadIndexVector(ctx, 1, "size_splits");
-  if (!sizes.ok()) return sizes.status();
-  absl::StatusOr<int64_t> axis_value = ReadIndexScalar(ctx, 2, "axis");
-  if (!axis_value.ok()) return axis_value.status();
-  if (absl::Status s =
-          CheckCountAttr(ctx, "num_split", static_cast<int64_t>(sizes->size()), "size_splits");
-      !s.ok()) {
-    return s;
-  }
-  if (sizes->empty()) return ctx.Error("size_splits is empty");
-  absl::StatusOr<int> axis = NormalizeAxis(ctx, *axis_value, in.rank());
-  if (!axis.ok()) return axis.status();
-  const int64_t length = in.dim(*axis);
-  const std::string listed = absl::StrCat("[", absl::StrJoin(*sizes, ","), "]");
+  DFC_ASSIGN_OR_RETURN(std::vector<int64_t> sizes, ReadIndexVector(ctx, 1, "size_splits"));
+  DFC_ASSIGN_OR_RETURN(int64_t axis_value, ReadIndexScalar(ctx, 2, "axis"));
+  DFC_RETURN_IF_ERROR(
+      CheckCountAttr(ctx, "num_split", static_cast<int64_t>(sizes.size()), "size_splits"));
+  if (sizes.empty()) return ctx.Error("size_splits is empty");
+  DFC_ASSIGN_OR_RETURN(int axis, NormalizeAxis(ctx, axis_value, in.rank()));
+  const int64_t length = in.dim(axis);
+  const std::string listed = absl::StrCat("[", absl::StrJoin(sizes, ","), "]");
   int inferred = -1;
   int64_t known = 0;
-  for (int i = 0; i < static_cast<int>(sizes->size()); ++i) {
-    const int64_t s = (*sizes)[i];
+  for (int i = 0; i < static_cast<int>(sizes.size()); ++i) {
+    const int64_t s = sizes[i];
     if (s == -1) {
       if (inferred != -1)
         return ctx.Error(absl::StrCat("size_splits ", listed, " has more than one -1"));
       inferred = i;
     } else if (s < 0 || s > length - known) {
       // Checked one at a time so the running sum cannot overflow.
-      return ctx.Error(absl::StrCat("size_splits ", listed, " does not fit dimension ", *axis,
+      return ctx.Error(absl::StrCat("size_splits ", listed, " does not fit dimension ", axis,
                                     " of ", in.DebugType()));
     } else {
       known += s;
     }
   }
   if (inferred != -1) {
-    (*sizes)[inferred] = length - known;
+    sizes[inferred] = length - known;
   } else if (known != length) {
     return ctx.Error(absl::StrCat("size_splits ", listed, " sums to ", known, ", but dimension ",
-                                  *axis, " of ", in.DebugType(), " is ", length));
+                                  axis, " of ", in.DebugType(), " is ", length));
   }
-  return SplitInto(ctx, in, *axis, *sizes, true);
+  return SplitInto(ctx, in, axis, sizes, true);
 }
 
 absl::Status IdentityN(KernelContext& ctx) {
   if (ctx.node().HasAttr("T")) {
-    absl::StatusOr<AttrList> types = ctx.node().GetList("T");
-    if (!types.ok()) return types.status();
-    if (static_cast<int>(types->type.size()) != ctx.num_inputs()) {
-      return ctx.Error(absl::StrCat("attribute T lists ", types->type.size(),
+    DFC_ASSIGN_OR_RETURN(AttrList types, ctx.node().GetList("T"));
+    if (static_cast<int>(types.type.size()) != ctx.num_inputs()) {
+      return ctx.Error(absl::StrCat("attribute T lists ", types.type.size(),
                                     " types but the node has ", ctx.num_inputs(), " inputs"));
     }
   }

@@ -10,6 +10,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "base/status.h"
 #include "graph/op_semantics/strided_slice.h"
 #include "runtime/reference/kernel.h"
 #include "runtime/reference/kernel_util.h"
@@ -74,7 +75,7 @@ std::string VectorString(const std::vector<int64_t>& v) {
 absl::StatusOr<std::vector<int64_t>> ReadPerDim(const KernelContext& ctx, int i,
                                                 absl::string_view what, int rank) {
   absl::StatusOr<std::vector<int64_t>> v = ReadIndexVector(ctx, i, what);
-  if (!v.ok()) return v.status();
+  DFC_RETURN_IF_ERROR(v.status());
   if (static_cast<int>(v->size()) != rank || ctx.input(i).rank() != 1) {
     return ctx.Error(absl::StrCat(what, " must be a vector with one entry per dimension (", rank,
                                   "), got ", ctx.input(i).DebugType()));
@@ -83,23 +84,22 @@ absl::StatusOr<std::vector<int64_t>> ReadPerDim(const KernelContext& ctx, int i,
 }
 
 absl::Status Finish(KernelContext& ctx, absl::StatusOr<Tensor> out) {
-  if (!out.ok()) return out.status();
+  DFC_RETURN_IF_ERROR(out.status());
   ctx.set_output(0, *std::move(out));
   return absl::OkStatus();
 }
 
 absl::Status Transpose(KernelContext& ctx) {
-  if (absl::Status s = CheckNumInputs(ctx, 2); !s.ok()) return s;
-  if (absl::Status s = CheckMovable(ctx, 0); !s.ok()) return s;
+  DFC_RETURN_IF_ERROR(CheckNumInputs(ctx, 2));
+  DFC_RETURN_IF_ERROR(CheckMovable(ctx, 0));
   const Tensor& in = ctx.input(0);
-  absl::StatusOr<std::vector<int64_t>> perm = ReadPerDim(ctx, 1, "perm", in.rank());
-  if (!perm.ok()) return perm.status();
+  DFC_ASSIGN_OR_RETURN(std::vector<int64_t> perm, ReadPerDim(ctx, 1, "perm", in.rank()));
   std::vector<bool> seen(in.rank(), false);
   Shape shape(in.rank());
   for (int d = 0; d < in.rank(); ++d) {
-    const int64_t p = (*perm)[d];
+    const int64_t p = perm[d];
     if (p < 0 || p >= in.rank() || seen[p]) {
-      return ctx.Error(absl::StrCat("perm ", VectorString(*perm), " is not a permutation of 0..",
+      return ctx.Error(absl::StrCat("perm ", VectorString(perm), " is not a permutation of 0..",
                                     in.rank() - 1, " for ", in.DebugType()));
     }
     seen[p] = true;
@@ -107,21 +107,20 @@ absl::Status Transpose(KernelContext& ctx) {
   }
   const std::vector<int64_t> strides = InputStrides(in);
   return Finish(ctx, MapCopy(ctx, in, shape, nullptr,
-                             [&](int d, int64_t i) { return i * strides[(*perm)[d]]; }));
+                             [&](int d, int64_t i) { return i * strides[perm[d]]; }));
 }
 
 absl::Status Tile(KernelContext& ctx) {
-  if (absl::Status s = CheckNumInputs(ctx, 2); !s.ok()) return s;
-  if (absl::Status s = CheckMovable(ctx, 0); !s.ok()) return s;
+  DFC_RETURN_IF_ERROR(CheckNumInputs(ctx, 2));
+  DFC_RETURN_IF_ERROR(CheckMovable(ctx, 0));
   const Tensor& in = ctx.input(0);
-  absl::StatusOr<std::vector<int64_t>> multiples = ReadPerDim(ctx, 1, "multiples", in.rank());
-  if (!multiples.ok()) return multiples.status();
+  DFC_ASSIGN_OR_RETURN(std::vector<int64_t> multiples, ReadPerDim(ctx, 1, "multiples", in.rank()));
   Shape shape(in.rank());
   for (int d = 0; d < in.rank(); ++d) {
-    const int64_t m = (*multiples)[d];
+    const int64_t m = multiples[d];
     if (m < 0 || (m > 0 && in.dim(d) > std::numeric_limits<int64_t>::max() / m)) {
       return ctx.Error(
-          absl::StrCat("cannot tile ", in.DebugType(), " by multiples ", VectorString(*multiples)));
+          absl::StrCat("cannot tile ", in.DebugType(), " by multiples ", VectorString(multiples)));
     }
     shape[d] = in.dim(d) * m;
   }
@@ -133,43 +132,40 @@ absl::Status Tile(KernelContext& ctx) {
 // One-directional broadcasting: each input dimension (aligned to the right) must equal the
 // target dimension or be 1.
 absl::Status BroadcastTo(KernelContext& ctx) {
-  if (absl::Status s = CheckNumInputs(ctx, 2); !s.ok()) return s;
-  if (absl::Status s = CheckMovable(ctx, 0); !s.ok()) return s;
+  DFC_RETURN_IF_ERROR(CheckNumInputs(ctx, 2));
+  DFC_RETURN_IF_ERROR(CheckMovable(ctx, 0));
   const Tensor& in = ctx.input(0);
-  absl::StatusOr<std::vector<int64_t>> shape = ReadIndexVector(ctx, 1, "shape");
-  if (!shape.ok()) return shape.status();
-  const int rank = static_cast<int>(shape->size());
+  DFC_ASSIGN_OR_RETURN(std::vector<int64_t> shape, ReadIndexVector(ctx, 1, "shape"));
+  const int rank = static_cast<int>(shape.size());
   const int lead = rank - in.rank();
   bool ok = lead >= 0;
   for (int d = 0; ok && d < rank; ++d) {
-    ok = (*shape)[d] >= 0 && (d < lead || in.dim(d - lead) == (*shape)[d] || in.dim(d - lead) == 1);
+    ok = shape[d] >= 0 && (d < lead || in.dim(d - lead) == shape[d] || in.dim(d - lead) == 1);
   }
   if (!ok) {
     return ctx.Error(
-        absl::StrCat("cannot broadcast ", in.DebugType(), " to shape ", VectorString(*shape)));
+        absl::StrCat("cannot broadcast ", in.DebugType(), " to shape ", VectorString(shape)));
   }
   const std::vector<int64_t> strides = InputStrides(in);
-  return Finish(ctx, MapCopy(ctx, in, *shape, nullptr, [&](int d, int64_t i) -> int64_t {
+  return Finish(ctx, MapCopy(ctx, in, shape, nullptr, [&](int d, int64_t i) -> int64_t {
                   if (d < lead || in.dim(d - lead) == 1) return 0;
                   return i * strides[d - lead];
                 }));
 }
 
 absl::Status ReverseV2(KernelContext& ctx) {
-  if (absl::Status s = CheckNumInputs(ctx, 2); !s.ok()) return s;
-  if (absl::Status s = CheckMovable(ctx, 0); !s.ok()) return s;
+  DFC_RETURN_IF_ERROR(CheckNumInputs(ctx, 2));
+  DFC_RETURN_IF_ERROR(CheckMovable(ctx, 0));
   const Tensor& in = ctx.input(0);
-  absl::StatusOr<std::vector<int64_t>> axes = ReadIndexVector(ctx, 1, "axis");
-  if (!axes.ok()) return axes.status();
+  DFC_ASSIGN_OR_RETURN(std::vector<int64_t> axes, ReadIndexVector(ctx, 1, "axis"));
   std::vector<bool> reverse(in.rank(), false);
-  for (int64_t a : *axes) {
-    absl::StatusOr<int> axis = NormalizeAxis(ctx, a, in.rank());
-    if (!axis.ok()) return axis.status();
-    if (reverse[*axis]) {
+  for (int64_t a : axes) {
+    DFC_ASSIGN_OR_RETURN(int axis, NormalizeAxis(ctx, a, in.rank()));
+    if (reverse[axis]) {
       return ctx.Error(
-          absl::StrCat("axis ", *axis, " appears more than once in ", VectorString(*axes)));
+          absl::StrCat("axis ", axis, " appears more than once in ", VectorString(axes)));
     }
-    reverse[*axis] = true;
+    reverse[axis] = true;
   }
   const std::vector<int64_t> strides = InputStrides(in);
   return Finish(ctx, MapCopy(ctx, in, in.shape(), nullptr, [&](int d, int64_t i) {
@@ -178,60 +174,54 @@ absl::Status ReverseV2(KernelContext& ctx) {
 }
 
 absl::Status Slice(KernelContext& ctx) {
-  if (absl::Status s = CheckNumInputs(ctx, 3); !s.ok()) return s;
-  if (absl::Status s = CheckMovable(ctx, 0); !s.ok()) return s;
+  DFC_RETURN_IF_ERROR(CheckNumInputs(ctx, 3));
+  DFC_RETURN_IF_ERROR(CheckMovable(ctx, 0));
   const Tensor& in = ctx.input(0);
-  absl::StatusOr<std::vector<int64_t>> begin = ReadPerDim(ctx, 1, "begin", in.rank());
-  if (!begin.ok()) return begin.status();
-  absl::StatusOr<std::vector<int64_t>> size = ReadPerDim(ctx, 2, "size", in.rank());
-  if (!size.ok()) return size.status();
+  DFC_ASSIGN_OR_RETURN(std::vector<int64_t> begin, ReadPerDim(ctx, 1, "begin", in.rank()));
+  DFC_ASSIGN_OR_RETURN(std::vector<int64_t> size, ReadPerDim(ctx, 2, "size", in.rank()));
   Shape shape(in.rank());
   for (int d = 0; d < in.rank(); ++d) {
-    const int64_t b = (*begin)[d];
-    const int64_t s = (*size)[d];
+    const int64_t b = begin[d];
+    const int64_t s = size[d];
     if (b < 0 || b > in.dim(d) || s < -1 || (s != -1 && s > in.dim(d) - b)) {
-      return ctx.Error(absl::StrCat("slice begin ", VectorString(*begin), " size ",
-                                    VectorString(*size), " is out of bounds for ", in.DebugType(),
+      return ctx.Error(absl::StrCat("slice begin ", VectorString(begin), " size ",
+                                    VectorString(size), " is out of bounds for ", in.DebugType(),
                                     " at dimension ", d));
     }
     shape[d] = s == -1 ? in.dim(d) - b : s;
   }
   const std::vector<int64_t> strides = InputStrides(in);
   return Finish(ctx, MapCopy(ctx, in, shape, nullptr,
-                             [&](int d, int64_t i) { return ((*begin)[d] + i) * strides[d]; }));
+                             [&](int d, int64_t i) { return (begin[d] + i) * strides[d]; }));
 }
 
 // --- StridedSlice --------------------------------------------------------------------------------
 // The spec is resolved by graph/op_semantics/strided_slice.h; the kernel copies what it says.
 
 absl::Status StridedSlice(KernelContext& ctx) {
-  if (absl::Status s = CheckNumInputs(ctx, 4); !s.ok()) return s;
-  if (absl::Status s = CheckMovable(ctx, 0); !s.ok()) return s;
+  DFC_RETURN_IF_ERROR(CheckNumInputs(ctx, 4));
+  DFC_RETURN_IF_ERROR(CheckMovable(ctx, 0));
   const Tensor& in = ctx.input(0);
-  absl::StatusOr<std::vector<int64_t>> begin = ReadIndexVector(ctx, 1, "begin");
-  if (!begin.ok()) return begin.status();
-  absl::StatusOr<std::vector<int64_t>> end = ReadIndexVector(ctx, 2, "end");
-  if (!end.ok()) return end.status();
-  absl::StatusOr<std::vector<int64_t>> strides = ReadIndexVector(ctx, 3, "strides");
-  if (!strides.ok()) return strides.status();
+  DFC_ASSIGN_OR_RETURN(std::vector<int64_t> begin, ReadIndexVector(ctx, 1, "begin"));
+  DFC_ASSIGN_OR_RETURN(std::vector<int64_t> end, ReadIndexVector(ctx, 2, "end"));
+  DFC_ASSIGN_OR_RETURN(std::vector<int64_t> strides, ReadIndexVector(ctx, 3, "strides"));
   if (ctx.input(1).rank() != 1 || ctx.input(2).rank() != 1 || ctx.input(3).rank() != 1 ||
-      begin->size() != end->size() || begin->size() != strides->size()) {
+      begin.size() != end.size() || begin.size() != strides.size()) {
     return ctx.Error(absl::StrCat("begin, end and strides must be vectors of one length, got ",
                                   ctx.input(1).DebugType(), ", ", ctx.input(2).DebugType(), " and ",
                                   ctx.input(3).DebugType()));
   }
   if (in.rank() >= 63) return ctx.Error(absl::StrCat("input rank ", in.rank(), " is too large"));
-  absl::StatusOr<StridedSliceMasks> masks = ReadStridedSliceMasks(ctx.node());
-  if (!masks.ok()) return masks.status();
+  DFC_ASSIGN_OR_RETURN(StridedSliceMasks masks, ReadStridedSliceMasks(ctx.node()));
   absl::StatusOr<StridedSliceResolution> spec =
-      ResolveStridedSlice(*begin, *end, *strides, *masks, in.shape());
+      ResolveStridedSlice(begin, end, strides, masks, in.shape());
   if (!spec.ok()) return ctx.node().Annotate(spec.status());
   const std::vector<int64_t> in_strides = InputStrides(in);
   absl::StatusOr<Tensor> out =
       MapCopy(ctx, in, spec->processing_shape, nullptr, [&](int d, int64_t i) {
         return (spec->dims[d].begin + i * spec->dims[d].stride) * in_strides[d];
       });
-  if (!out.ok()) return out.status();
+  DFC_RETURN_IF_ERROR(out.status());
   return Finish(ctx, out->Reshaped(spec->final_shape));
 }
 
@@ -265,8 +255,8 @@ absl::StatusOr<Shape> ReadPaddings(const KernelContext& ctx, const Tensor& in,
 
 // Pad (zero) and PadV2 (constant_values).
 absl::Status PadImpl(KernelContext& ctx, bool has_constant) {
-  if (absl::Status s = CheckNumInputs(ctx, has_constant ? 3 : 2); !s.ok()) return s;
-  if (absl::Status s = CheckMovable(ctx, 0); !s.ok()) return s;
+  DFC_RETURN_IF_ERROR(CheckNumInputs(ctx, has_constant ? 3 : 2));
+  DFC_RETURN_IF_ERROR(CheckMovable(ctx, 0));
   const Tensor& in = ctx.input(0);
   const Tensor* fill = nullptr;
   if (has_constant) {
@@ -277,10 +267,9 @@ absl::Status PadImpl(KernelContext& ctx, bool has_constant) {
     }
   }
   std::vector<int64_t> before;
-  absl::StatusOr<Shape> shape = ReadPaddings(ctx, in, before);
-  if (!shape.ok()) return shape.status();
+  DFC_ASSIGN_OR_RETURN(Shape shape, ReadPaddings(ctx, in, before));
   const std::vector<int64_t> strides = InputStrides(in);
-  return Finish(ctx, MapCopy(ctx, in, *shape, fill, [&](int d, int64_t i) {
+  return Finish(ctx, MapCopy(ctx, in, shape, fill, [&](int d, int64_t i) {
                   const int64_t j = i - before[d];
                   return j >= 0 && j < in.dim(d) ? j * strides[d] : kPad;
                 }));
@@ -292,28 +281,26 @@ absl::Status PadV2(KernelContext& ctx) { return PadImpl(ctx, true); }
 // REFLECT mirrors around the edge element ([1,2,3] padded by 2 -> 3,2,[1,2,3],2,1) and so
 // allows at most size-1 on each side; SYMMETRIC repeats it (2,1,[1,2,3],3,2) and allows size.
 absl::Status MirrorPad(KernelContext& ctx) {
-  if (absl::Status s = CheckNumInputs(ctx, 2); !s.ok()) return s;
-  if (absl::Status s = CheckMovable(ctx, 0); !s.ok()) return s;
+  DFC_RETURN_IF_ERROR(CheckNumInputs(ctx, 2));
+  DFC_RETURN_IF_ERROR(CheckMovable(ctx, 0));
   const Tensor& in = ctx.input(0);
-  absl::StatusOr<std::string> mode = ctx.node().GetString("mode");
-  if (!mode.ok()) return mode.status();
-  if (*mode != "REFLECT" && *mode != "SYMMETRIC") {
-    return ctx.Error(absl::StrCat("mode must be REFLECT or SYMMETRIC, got \"", *mode, "\""));
+  DFC_ASSIGN_OR_RETURN(std::string mode, ctx.node().GetString("mode"));
+  if (mode != "REFLECT" && mode != "SYMMETRIC") {
+    return ctx.Error(absl::StrCat("mode must be REFLECT or SYMMETRIC, got \"", mode, "\""));
   }
-  const bool reflect = *mode == "REFLECT";
+  const bool reflect = mode == "REFLECT";
   std::vector<int64_t> before;
-  absl::StatusOr<Shape> shape = ReadPaddings(ctx, in, before);
-  if (!shape.ok()) return shape.status();
+  DFC_ASSIGN_OR_RETURN(Shape shape, ReadPaddings(ctx, in, before));
   for (int d = 0; d < in.rank(); ++d) {
     const int64_t limit = in.dim(d) - (reflect ? 1 : 0);
-    const int64_t after = (*shape)[d] - in.dim(d) - before[d];
+    const int64_t after = shape[d] - in.dim(d) - before[d];
     if (before[d] > limit || after > limit) {
-      return ctx.Error(absl::StrCat(*mode, " paddings (", before[d], ", ", after, ") of dimension ",
+      return ctx.Error(absl::StrCat(mode, " paddings (", before[d], ", ", after, ") of dimension ",
                                     d, " exceed ", limit, " for ", in.DebugType()));
     }
   }
   const std::vector<int64_t> strides = InputStrides(in);
-  return Finish(ctx, MapCopy(ctx, in, *shape, nullptr, [&](int d, int64_t i) {
+  return Finish(ctx, MapCopy(ctx, in, shape, nullptr, [&](int d, int64_t i) {
                   const int64_t n = in.dim(d);
                   int64_t j = i - before[d];
                   if (j < 0) j = reflect ? -j : -j - 1;

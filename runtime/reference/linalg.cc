@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "base/status.h"
 #include "runtime/reference/broadcast.h"
 #include "runtime/reference/elementwise_util.h"
 #include "runtime/reference/kernel.h"
@@ -102,7 +103,7 @@ std::vector<double> ToDouble(const Tensor& t) {
 // Input `i` as a batch of matrices; `square` requires rows == cols.
 absl::StatusOr<Batch> ReadBatch(const KernelContext& ctx, int i, std::span<const DType> dtypes,
                                 bool square) {
-  if (absl::Status s = CheckDType(ctx, i, dtypes); !s.ok()) return s;
+  DFC_RETURN_IF_ERROR(CheckDType(ctx, i, dtypes));
   const Tensor& t = ctx.input(i);
   if (t.rank() < 2) {
     return ctx.Error(absl::StrCat("input ", i, " must have rank >= 2 (a batch of matrices), got ",
@@ -126,7 +127,7 @@ absl::StatusOr<Tensor> TensorFromDoubles(const KernelContext& ctx, DType dtype, 
   Shape shape = batch;
   shape.insert(shape.end(), inner.begin(), inner.end());
   absl::StatusOr<Tensor> out = AllocateOutput(ctx, dtype, shape);
-  if (!out.ok()) return out.status();
+  DFC_RETURN_IF_ERROR(out.status());
   for (int64_t i = 0; i < out->num_elements(); ++i) SetFromDouble(*out, i, values[i]);
   return out;
 }
@@ -208,26 +209,23 @@ Lu Factor(Mat a) {
 
 // MatrixInverse(input; adjoint).
 absl::Status MatrixInverse(KernelContext& ctx) {
-  if (absl::Status s = CheckNumInputs(ctx, 1); !s.ok()) return s;
-  absl::StatusOr<Batch> in = ReadBatch(ctx, 0, kRealOrHalfDTypes, true);
-  if (!in.ok()) return in.status();
-  absl::StatusOr<bool> adjoint = BoolAttr(ctx, "adjoint", false);
-  if (!adjoint.ok()) return adjoint.status();
+  DFC_RETURN_IF_ERROR(CheckNumInputs(ctx, 1));
+  DFC_ASSIGN_OR_RETURN(Batch in, ReadBatch(ctx, 0, kRealOrHalfDTypes, true));
+  DFC_ASSIGN_OR_RETURN(bool adjoint, BoolAttr(ctx, "adjoint", false));
   std::vector<double> values;
-  for (int64_t b = 0; b < in->count && in->rows > 0; ++b) {
-    const Mat m = in->Matrix(b);
-    const Lu f = Factor(*adjoint ? m.Transposed() : m);
+  for (int64_t b = 0; b < in.count && in.rows > 0; ++b) {
+    const Mat m = in.Matrix(b);
+    const Lu f = Factor(adjoint ? m.Transposed() : m);
     // TensorFlow guards against exact zero pivots only (PartialPivLU gives no stronger test).
     if (f.HasZeroPivot()) {
       return ctx.Error(absl::StrCat("input is not invertible (matrix ", b, " of the batch)"));
     }
-    Append(values, f.Solve(Mat::Identity(in->rows)));
+    Append(values, f.Solve(Mat::Identity(in.rows)));
   }
-  values.resize(in->count * in->rows * in->rows);
-  absl::StatusOr<Tensor> out =
-      TensorFromDoubles(ctx, ctx.input(0).dtype(), in->batch, {in->rows, in->rows}, values);
-  if (!out.ok()) return out.status();
-  ctx.set_output(0, *std::move(out));
+  values.resize(in.count * in.rows * in.rows);
+  DFC_ASSIGN_OR_RETURN(Tensor out, TensorFromDoubles(ctx, ctx.input(0).dtype(), in.batch,
+                                                     {in.rows, in.rows}, values));
+  ctx.set_output(0, std::move(out));
   return absl::OkStatus();
 }
 
@@ -256,80 +254,72 @@ std::pair<double, double> SignLogDet(const Mat& m) {
 
 // MatrixDeterminant(input): sign * exp(log|det|), as TensorFlow forms it.
 absl::Status MatrixDeterminant(KernelContext& ctx) {
-  if (absl::Status s = CheckNumInputs(ctx, 1); !s.ok()) return s;
-  absl::StatusOr<Batch> in = ReadBatch(ctx, 0, kRealDTypes, true);
-  if (!in.ok()) return in.status();
+  DFC_RETURN_IF_ERROR(CheckNumInputs(ctx, 1));
+  DFC_ASSIGN_OR_RETURN(Batch in, ReadBatch(ctx, 0, kRealDTypes, true));
   std::vector<double> values;
-  for (int64_t b = 0; b < in->count; ++b) {
-    const auto [sign, log_abs] = SignLogDet(in->Matrix(b));
+  for (int64_t b = 0; b < in.count; ++b) {
+    const auto [sign, log_abs] = SignLogDet(in.Matrix(b));
     values.push_back(sign * std::exp(log_abs));
   }
-  absl::StatusOr<Tensor> out = TensorFromDoubles(ctx, ctx.input(0).dtype(), in->batch, {}, values);
-  if (!out.ok()) return out.status();
-  ctx.set_output(0, *std::move(out));
+  DFC_ASSIGN_OR_RETURN(Tensor out,
+                       TensorFromDoubles(ctx, ctx.input(0).dtype(), in.batch, {}, values));
+  ctx.set_output(0, std::move(out));
   return absl::OkStatus();
 }
 
 // LogMatrixDeterminant(input) -> (sign, log_abs_determinant).
 absl::Status LogMatrixDeterminant(KernelContext& ctx) {
-  if (absl::Status s = CheckNumInputs(ctx, 1); !s.ok()) return s;
-  absl::StatusOr<Batch> in = ReadBatch(ctx, 0, kRealDTypes, true);
-  if (!in.ok()) return in.status();
+  DFC_RETURN_IF_ERROR(CheckNumInputs(ctx, 1));
+  DFC_ASSIGN_OR_RETURN(Batch in, ReadBatch(ctx, 0, kRealDTypes, true));
   std::vector<double> signs;
   std::vector<double> logs;
-  for (int64_t b = 0; b < in->count; ++b) {
-    const auto [sign, log_abs] = SignLogDet(in->Matrix(b));
+  for (int64_t b = 0; b < in.count; ++b) {
+    const auto [sign, log_abs] = SignLogDet(in.Matrix(b));
     signs.push_back(sign);
     logs.push_back(log_abs);
   }
   const DType dtype = ctx.input(0).dtype();
-  absl::StatusOr<Tensor> sign = TensorFromDoubles(ctx, dtype, in->batch, {}, signs);
-  if (!sign.ok()) return sign.status();
-  absl::StatusOr<Tensor> log_abs = TensorFromDoubles(ctx, dtype, in->batch, {}, logs);
-  if (!log_abs.ok()) return log_abs.status();
-  ctx.set_output(0, *std::move(sign));
-  ctx.set_output(1, *std::move(log_abs));
+  DFC_ASSIGN_OR_RETURN(Tensor sign, TensorFromDoubles(ctx, dtype, in.batch, {}, signs));
+  DFC_ASSIGN_OR_RETURN(Tensor log_abs, TensorFromDoubles(ctx, dtype, in.batch, {}, logs));
+  ctx.set_output(0, std::move(sign));
+  ctx.set_output(1, std::move(log_abs));
   return absl::OkStatus();
 }
 
 // Lu(input; output_idx_type) -> (lu, p): P * input = L * U, row i of P * input is row p[i] of
 // input.
 absl::Status LuOp(KernelContext& ctx) {
-  if (absl::Status s = CheckNumInputs(ctx, 1); !s.ok()) return s;
-  absl::StatusOr<Batch> in = ReadBatch(ctx, 0, kRealDTypes, true);
-  if (!in.ok()) return in.status();
-  absl::StatusOr<DType> index_type = ctx.node().GetType("output_idx_type", DType::kInt32);
-  if (!index_type.ok()) return index_type.status();
-  if (*index_type != DType::kInt32 && *index_type != DType::kInt64) {
+  DFC_RETURN_IF_ERROR(CheckNumInputs(ctx, 1));
+  DFC_ASSIGN_OR_RETURN(Batch in, ReadBatch(ctx, 0, kRealDTypes, true));
+  DFC_ASSIGN_OR_RETURN(DType index_type, ctx.node().GetType("output_idx_type", DType::kInt32));
+  if (index_type != DType::kInt32 && index_type != DType::kInt64) {
     return ctx.Error(
-        absl::StrCat("output_idx_type must be int32 or int64, got ", DTypeName(*index_type)));
+        absl::StrCat("output_idx_type must be int32 or int64, got ", DTypeName(index_type)));
   }
-  const int64_t n = in->rows;
+  const int64_t n = in.rows;
   std::vector<double> values;
-  Shape perm_shape = in->batch;
+  Shape perm_shape = in.batch;
   perm_shape.push_back(n);
-  absl::StatusOr<Tensor> perm = AllocateOutput(ctx, *index_type, perm_shape);
-  if (!perm.ok()) return perm.status();
-  for (int64_t b = 0; b < in->count && n > 0; ++b) {
-    const Lu f = Factor(in->Matrix(b));
+  DFC_ASSIGN_OR_RETURN(Tensor perm, AllocateOutput(ctx, index_type, perm_shape));
+  for (int64_t b = 0; b < in.count && n > 0; ++b) {
+    const Lu f = Factor(in.Matrix(b));
     if (f.HasZeroPivot()) {
       return ctx.Error(absl::StrCat("input is not invertible (matrix ", b, " of the batch)"));
     }
     Append(values, f.lu);
     for (int64_t i = 0; i < n; ++i) {
-      if (*index_type == DType::kInt32) {
-        perm->mutable_data<int32_t>()[b * n + i] = static_cast<int32_t>(f.perm[i]);
+      if (index_type == DType::kInt32) {
+        perm.mutable_data<int32_t>()[b * n + i] = static_cast<int32_t>(f.perm[i]);
       } else {
-        perm->mutable_data<int64_t>()[b * n + i] = f.perm[i];
+        perm.mutable_data<int64_t>()[b * n + i] = f.perm[i];
       }
     }
   }
-  values.resize(in->count * n * n);
-  absl::StatusOr<Tensor> lu =
-      TensorFromDoubles(ctx, ctx.input(0).dtype(), in->batch, {n, n}, values);
-  if (!lu.ok()) return lu.status();
-  ctx.set_output(0, *std::move(lu));
-  ctx.set_output(1, *std::move(perm));
+  values.resize(in.count * n * n);
+  DFC_ASSIGN_OR_RETURN(Tensor lu,
+                       TensorFromDoubles(ctx, ctx.input(0).dtype(), in.batch, {n, n}, values));
+  ctx.set_output(0, std::move(lu));
+  ctx.set_output(1, std::move(perm));
   return absl::OkStatus();
 }
 
@@ -337,35 +327,30 @@ absl::Status LuOp(KernelContext& ctx) {
 
 // MatrixSolve(matrix, rhs; adjoint): matrix [..., M, M], rhs [..., M, K] with the same batch.
 absl::Status MatrixSolve(KernelContext& ctx) {
-  if (absl::Status s = CheckNumInputs(ctx, 2); !s.ok()) return s;
-  absl::StatusOr<Batch> a = ReadBatch(ctx, 0, kRealDTypes, true);
-  if (!a.ok()) return a.status();
-  absl::StatusOr<Batch> rhs = ReadBatch(ctx, 1, kRealDTypes, false);
-  if (!rhs.ok()) return rhs.status();
-  absl::StatusOr<bool> adjoint = BoolAttr(ctx, "adjoint", false);
-  if (!adjoint.ok()) return adjoint.status();
-  if (ctx.input(1).dtype() != ctx.input(0).dtype() || rhs->batch != a->batch ||
-      rhs->rows != a->rows) {
+  DFC_RETURN_IF_ERROR(CheckNumInputs(ctx, 2));
+  DFC_ASSIGN_OR_RETURN(Batch a, ReadBatch(ctx, 0, kRealDTypes, true));
+  DFC_ASSIGN_OR_RETURN(Batch rhs, ReadBatch(ctx, 1, kRealDTypes, false));
+  DFC_ASSIGN_OR_RETURN(bool adjoint, BoolAttr(ctx, "adjoint", false));
+  if (ctx.input(1).dtype() != ctx.input(0).dtype() || rhs.batch != a.batch || rhs.rows != a.rows) {
     return ctx.Error(absl::StrCat("rhs ", ctx.input(1).DebugType(), " must have the dtype, ",
                                   "batch dimensions and rows of matrix ",
                                   ctx.input(0).DebugType()));
   }
   std::vector<double> values;
-  const bool empty = a->rows == 0 || rhs->cols == 0;
-  for (int64_t b = 0; b < a->count && !empty; ++b) {
-    const Mat m = a->Matrix(b);
-    const Lu f = Factor(*adjoint ? m.Transposed() : m);
+  const bool empty = a.rows == 0 || rhs.cols == 0;
+  for (int64_t b = 0; b < a.count && !empty; ++b) {
+    const Mat m = a.Matrix(b);
+    const Lu f = Factor(adjoint ? m.Transposed() : m);
     if (f.HasZeroPivot()) {
       return ctx.Error(
           absl::StrCat("input matrix is not invertible (matrix ", b, " of the batch)"));
     }
-    Append(values, f.Solve(rhs->Matrix(b)));
+    Append(values, f.Solve(rhs.Matrix(b)));
   }
-  values.resize(a->count * a->rows * rhs->cols);
-  absl::StatusOr<Tensor> out =
-      TensorFromDoubles(ctx, ctx.input(0).dtype(), a->batch, {a->rows, rhs->cols}, values);
-  if (!out.ok()) return out.status();
-  ctx.set_output(0, *std::move(out));
+  values.resize(a.count * a.rows * rhs.cols);
+  DFC_ASSIGN_OR_RETURN(Tensor out, TensorFromDoubles(ctx, ctx.input(0).dtype(), a.batch,
+                                                     {a.rows, rhs.cols}, values));
+  ctx.set_output(0, std::move(out));
   return absl::OkStatus();
 }
 
@@ -374,37 +359,33 @@ absl::Status MatrixSolve(KernelContext& ctx) {
 // broadcast, as TensorFlow's MatMulBCast does. A zero on the diagonal divides by zero, as
 // Eigen's solve does: TensorFlow checks nothing there.
 absl::Status MatrixTriangularSolve(KernelContext& ctx) {
-  if (absl::Status s = CheckNumInputs(ctx, 2); !s.ok()) return s;
-  absl::StatusOr<Batch> a = ReadBatch(ctx, 0, kRealDTypes, true);
-  if (!a.ok()) return a.status();
-  absl::StatusOr<Batch> rhs = ReadBatch(ctx, 1, kRealDTypes, false);
-  if (!rhs.ok()) return rhs.status();
-  absl::StatusOr<bool> lower = BoolAttr(ctx, "lower", true);
-  if (!lower.ok()) return lower.status();
-  absl::StatusOr<bool> adjoint = BoolAttr(ctx, "adjoint", false);
-  if (!adjoint.ok()) return adjoint.status();
-  if (ctx.input(1).dtype() != ctx.input(0).dtype() || rhs->rows != a->rows) {
+  DFC_RETURN_IF_ERROR(CheckNumInputs(ctx, 2));
+  DFC_ASSIGN_OR_RETURN(Batch a, ReadBatch(ctx, 0, kRealDTypes, true));
+  DFC_ASSIGN_OR_RETURN(Batch rhs, ReadBatch(ctx, 1, kRealDTypes, false));
+  DFC_ASSIGN_OR_RETURN(bool lower, BoolAttr(ctx, "lower", true));
+  DFC_ASSIGN_OR_RETURN(bool adjoint, BoolAttr(ctx, "adjoint", false));
+  if (ctx.input(1).dtype() != ctx.input(0).dtype() || rhs.rows != a.rows) {
     return ctx.Error(absl::StrCat("rhs ", ctx.input(1).DebugType(), " must have the dtype ",
                                   "and rows of matrix ", ctx.input(0).DebugType()));
   }
-  absl::StatusOr<Shape> batch = BroadcastShapes(a->batch, rhs->batch);
+  absl::StatusOr<Shape> batch = BroadcastShapes(a.batch, rhs.batch);
   if (!batch.ok()) {
     return ctx.Error(absl::StrCat("the batch dimensions of matrix ", ctx.input(0).DebugType(),
                                   " and rhs ", ctx.input(1).DebugType(), " do not broadcast"));
   }
-  const BroadcastIndexer a_index(a->batch, *batch);
-  const BroadcastIndexer rhs_index(rhs->batch, *batch);
+  const BroadcastIndexer a_index(a.batch, *batch);
+  const BroadcastIndexer rhs_index(rhs.batch, *batch);
   int64_t count = 1;
   for (int64_t d : *batch) count *= d;
-  const int64_t n = a->rows;
-  const int64_t k = rhs->cols;
+  const int64_t n = a.rows;
+  const int64_t k = rhs.cols;
   std::vector<double> values;
   for (int64_t b = 0; b < count && n * k > 0; ++b) {
-    Mat t = a->Matrix(a_index.Offset(b));
-    if (*adjoint) t = t.Transposed();
+    Mat t = a.Matrix(a_index.Offset(b));
+    if (adjoint) t = t.Transposed();
     // After the transpose the triangle is on the other side.
-    const bool solve_lower = *lower != *adjoint;
-    Mat x = rhs->Matrix(rhs_index.Offset(b));
+    const bool solve_lower = lower != adjoint;
+    Mat x = rhs.Matrix(rhs_index.Offset(b));
     for (int64_t j = 0; j < k; ++j) {
       for (int64_t step = 0; step < n; ++step) {
         const int64_t i = solve_lower ? step : n - 1 - step;
@@ -420,9 +401,9 @@ absl::Status MatrixTriangularSolve(KernelContext& ctx) {
     Append(values, x);
   }
   values.resize(count * n * k);
-  absl::StatusOr<Tensor> out = TensorFromDoubles(ctx, ctx.input(0).dtype(), *batch, {n, k}, values);
-  if (!out.ok()) return out.status();
-  ctx.set_output(0, *std::move(out));
+  DFC_ASSIGN_OR_RETURN(Tensor out,
+                       TensorFromDoubles(ctx, ctx.input(0).dtype(), *batch, {n, k}, values));
+  ctx.set_output(0, std::move(out));
   return absl::OkStatus();
 }
 
@@ -431,13 +412,12 @@ absl::Status MatrixTriangularSolve(KernelContext& ctx) {
 // Cholesky(input): L with L L^T = input, from input's lower triangle (Eigen's LLT); the
 // strict upper triangle of the output is zero. A non-positive pivot is TensorFlow's error.
 absl::Status Cholesky(KernelContext& ctx) {
-  if (absl::Status s = CheckNumInputs(ctx, 1); !s.ok()) return s;
-  absl::StatusOr<Batch> in = ReadBatch(ctx, 0, kRealDTypes, true);
-  if (!in.ok()) return in.status();
-  const int64_t n = in->rows;
+  DFC_RETURN_IF_ERROR(CheckNumInputs(ctx, 1));
+  DFC_ASSIGN_OR_RETURN(Batch in, ReadBatch(ctx, 0, kRealDTypes, true));
+  const int64_t n = in.rows;
   std::vector<double> values;
-  for (int64_t b = 0; b < in->count; ++b) {
-    const Mat m = in->Matrix(b);
+  for (int64_t b = 0; b < in.count; ++b) {
+    const Mat m = in.Matrix(b);
     Mat l(n, n);
     for (int64_t j = 0; j < n; ++j) {
       double x = m(j, j);
@@ -457,10 +437,9 @@ absl::Status Cholesky(KernelContext& ctx) {
     }
     Append(values, l);
   }
-  absl::StatusOr<Tensor> out =
-      TensorFromDoubles(ctx, ctx.input(0).dtype(), in->batch, {n, n}, values);
-  if (!out.ok()) return out.status();
-  ctx.set_output(0, *std::move(out));
+  DFC_ASSIGN_OR_RETURN(Tensor out,
+                       TensorFromDoubles(ctx, ctx.input(0).dtype(), in.batch, {n, n}, values));
+  ctx.set_output(0, std::move(out));
   return absl::OkStatus();
 }
 
@@ -514,18 +493,16 @@ Qr HouseholderQr(const Mat& input) {
 // Qr(input; full_matrices) -> (q, r): q [..., M, P], r [..., P, N] with P = M when
 // full_matrices, min(M, N) otherwise.
 absl::Status QrOp(KernelContext& ctx) {
-  if (absl::Status s = CheckNumInputs(ctx, 1); !s.ok()) return s;
-  absl::StatusOr<Batch> in = ReadBatch(ctx, 0, kRealOrHalfDTypes, false);
-  if (!in.ok()) return in.status();
-  absl::StatusOr<bool> full = BoolAttr(ctx, "full_matrices", false);
-  if (!full.ok()) return full.status();
-  const int64_t m = in->rows;
-  const int64_t n = in->cols;
-  const int64_t p = *full ? m : std::min(m, n);
+  DFC_RETURN_IF_ERROR(CheckNumInputs(ctx, 1));
+  DFC_ASSIGN_OR_RETURN(Batch in, ReadBatch(ctx, 0, kRealOrHalfDTypes, false));
+  DFC_ASSIGN_OR_RETURN(bool full, BoolAttr(ctx, "full_matrices", false));
+  const int64_t m = in.rows;
+  const int64_t n = in.cols;
+  const int64_t p = full ? m : std::min(m, n);
   std::vector<double> qs;
   std::vector<double> rs;
-  for (int64_t b = 0; b < in->count; ++b) {
-    const Qr f = HouseholderQr(in->Matrix(b));
+  for (int64_t b = 0; b < in.count; ++b) {
+    const Qr f = HouseholderQr(in.Matrix(b));
     for (int64_t i = 0; i < m; ++i) {
       for (int64_t j = 0; j < p; ++j) qs.push_back(f.q(i, j));
     }
@@ -534,12 +511,10 @@ absl::Status QrOp(KernelContext& ctx) {
     }
   }
   const DType dtype = ctx.input(0).dtype();
-  absl::StatusOr<Tensor> q = TensorFromDoubles(ctx, dtype, in->batch, {m, p}, qs);
-  if (!q.ok()) return q.status();
-  absl::StatusOr<Tensor> r = TensorFromDoubles(ctx, dtype, in->batch, {p, n}, rs);
-  if (!r.ok()) return r.status();
-  ctx.set_output(0, *std::move(q));
-  ctx.set_output(1, *std::move(r));
+  DFC_ASSIGN_OR_RETURN(Tensor q, TensorFromDoubles(ctx, dtype, in.batch, {m, p}, qs));
+  DFC_ASSIGN_OR_RETURN(Tensor r, TensorFromDoubles(ctx, dtype, in.batch, {p, n}, rs));
+  ctx.set_output(0, std::move(q));
+  ctx.set_output(1, std::move(r));
   return absl::OkStatus();
 }
 
@@ -669,20 +644,17 @@ Svd JacobiSvdTall(const Mat& a, bool full) {
 // columns of u and v are unique only up to sign; here the largest-magnitude element of each
 // column of v is positive (u's column follows). The conformance cases compare |u| and |v|.
 absl::Status SvdOp(KernelContext& ctx) {
-  if (absl::Status s = CheckNumInputs(ctx, 1); !s.ok()) return s;
-  absl::StatusOr<Batch> in = ReadBatch(ctx, 0, kRealDTypes, false);
-  if (!in.ok()) return in.status();
-  absl::StatusOr<bool> compute_uv = BoolAttr(ctx, "compute_uv", true);
-  if (!compute_uv.ok()) return compute_uv.status();
-  absl::StatusOr<bool> full = BoolAttr(ctx, "full_matrices", false);
-  if (!full.ok()) return full.status();
-  const int64_t m = in->rows;
-  const int64_t n = in->cols;
+  DFC_RETURN_IF_ERROR(CheckNumInputs(ctx, 1));
+  DFC_ASSIGN_OR_RETURN(Batch in, ReadBatch(ctx, 0, kRealDTypes, false));
+  DFC_ASSIGN_OR_RETURN(bool compute_uv, BoolAttr(ctx, "compute_uv", true));
+  DFC_ASSIGN_OR_RETURN(bool full, BoolAttr(ctx, "full_matrices", false));
+  const int64_t m = in.rows;
+  const int64_t n = in.cols;
   const int64_t p = std::min(m, n);
-  const int64_t u_cols = *full ? m : p;
-  const int64_t v_cols = *full ? n : p;
+  const int64_t u_cols = full ? m : p;
+  const int64_t v_cols = full ? n : p;
   std::vector<double> ss, us, vs;
-  for (int64_t b = 0; b < in->count; ++b) {
+  for (int64_t b = 0; b < in.count; ++b) {
     Mat u, v;
     std::vector<double> s;
     if (p == 0) {
@@ -690,11 +662,11 @@ absl::Status SvdOp(KernelContext& ctx) {
       u = Mat::Identity(m);
       v = Mat::Identity(n);
     } else if (m >= n) {
-      Svd r = JacobiSvdTall(in->Matrix(b), *full);
+      Svd r = JacobiSvdTall(in.Matrix(b), full);
       s = std::move(r.s), u = std::move(r.u), v = std::move(r.v);
     } else {
       // input^T = u' s v'^T, so input = v' s u'^T.
-      Svd r = JacobiSvdTall(in->Matrix(b).Transposed(), *full);
+      Svd r = JacobiSvdTall(in.Matrix(b).Transposed(), full);
       s = std::move(r.s), u = std::move(r.v), v = std::move(r.u);
     }
     ss.insert(ss.end(), s.begin(), s.end());
@@ -706,15 +678,14 @@ absl::Status SvdOp(KernelContext& ctx) {
     }
   }
   const DType dtype = ctx.input(0).dtype();
-  absl::StatusOr<Tensor> s = TensorFromDoubles(ctx, dtype, in->batch, {p}, ss);
-  if (!s.ok()) return s.status();
-  ctx.set_output(0, *std::move(s));
+  DFC_ASSIGN_OR_RETURN(Tensor s, TensorFromDoubles(ctx, dtype, in.batch, {p}, ss));
+  ctx.set_output(0, std::move(s));
   for (int o = 1; o <= 2; ++o) {
-    absl::StatusOr<Tensor> t = !*compute_uv ? AllocateOutput(ctx, dtype, {0})
-                               : o == 1 ? TensorFromDoubles(ctx, dtype, in->batch, {m, u_cols}, us)
-                                        : TensorFromDoubles(ctx, dtype, in->batch, {n, v_cols}, vs);
-    if (!t.ok()) return t.status();
-    ctx.set_output(o, *std::move(t));
+    DFC_ASSIGN_OR_RETURN(Tensor t, !compute_uv ? AllocateOutput(ctx, dtype, {0})
+                                   : o == 1
+                                       ? TensorFromDoubles(ctx, dtype, in.batch, {m, u_cols}, us)
+                                       : TensorFromDoubles(ctx, dtype, in.batch, {n, v_cols}, vs));
+    ctx.set_output(o, std::move(t));
   }
   return absl::OkStatus();
 }
@@ -724,15 +695,13 @@ absl::Status SvdOp(KernelContext& ctx) {
 // SelfAdjointEigenSolver reads only it). Cyclic Jacobi rotations, to roundoff. The largest-
 // magnitude element of each eigenvector is positive. Without compute_v, v is an empty [0].
 absl::Status SelfAdjointEig(KernelContext& ctx) {
-  if (absl::Status s = CheckNumInputs(ctx, 1); !s.ok()) return s;
-  absl::StatusOr<Batch> in = ReadBatch(ctx, 0, kRealDTypes, true);
-  if (!in.ok()) return in.status();
-  absl::StatusOr<bool> compute_v = BoolAttr(ctx, "compute_v", true);
-  if (!compute_v.ok()) return compute_v.status();
-  const int64_t n = in->rows;
+  DFC_RETURN_IF_ERROR(CheckNumInputs(ctx, 1));
+  DFC_ASSIGN_OR_RETURN(Batch in, ReadBatch(ctx, 0, kRealDTypes, true));
+  DFC_ASSIGN_OR_RETURN(bool compute_v, BoolAttr(ctx, "compute_v", true));
+  const int64_t n = in.rows;
   std::vector<double> es, vs;
-  for (int64_t b = 0; b < in->count; ++b) {
-    Mat a = in->Matrix(b);
+  for (int64_t b = 0; b < in.count; ++b) {
+    Mat a = in.Matrix(b);
     for (int64_t i = 0; i < n; ++i) {
       for (int64_t j = i + 1; j < n; ++j) a(i, j) = a(j, i);
     }
@@ -785,13 +754,11 @@ absl::Status SelfAdjointEig(KernelContext& ctx) {
     Append(vs, sorted);
   }
   const DType dtype = ctx.input(0).dtype();
-  absl::StatusOr<Tensor> e = TensorFromDoubles(ctx, dtype, in->batch, {n}, es);
-  if (!e.ok()) return e.status();
-  absl::StatusOr<Tensor> v = *compute_v ? TensorFromDoubles(ctx, dtype, in->batch, {n, n}, vs)
-                                        : AllocateOutput(ctx, dtype, {0});
-  if (!v.ok()) return v.status();
-  ctx.set_output(0, *std::move(e));
-  ctx.set_output(1, *std::move(v));
+  DFC_ASSIGN_OR_RETURN(Tensor e, TensorFromDoubles(ctx, dtype, in.batch, {n}, es));
+  DFC_ASSIGN_OR_RETURN(Tensor v, compute_v ? TensorFromDoubles(ctx, dtype, in.batch, {n, n}, vs)
+                                           : AllocateOutput(ctx, dtype, {0}));
+  ctx.set_output(0, std::move(e));
+  ctx.set_output(1, std::move(v));
   return absl::OkStatus();
 }
 
@@ -856,16 +823,14 @@ Mat Expm(Mat a) {
 
 // MatrixExponential(input).
 absl::Status MatrixExponential(KernelContext& ctx) {
-  if (absl::Status s = CheckNumInputs(ctx, 1); !s.ok()) return s;
-  absl::StatusOr<Batch> in = ReadBatch(ctx, 0, kRealDTypes, true);
-  if (!in.ok()) return in.status();
+  DFC_RETURN_IF_ERROR(CheckNumInputs(ctx, 1));
+  DFC_ASSIGN_OR_RETURN(Batch in, ReadBatch(ctx, 0, kRealDTypes, true));
   std::vector<double> values;
-  for (int64_t b = 0; b < in->count && in->rows > 0; ++b) Append(values, Expm(in->Matrix(b)));
-  values.resize(in->count * in->rows * in->rows);
-  absl::StatusOr<Tensor> out =
-      TensorFromDoubles(ctx, ctx.input(0).dtype(), in->batch, {in->rows, in->rows}, values);
-  if (!out.ok()) return out.status();
-  ctx.set_output(0, *std::move(out));
+  for (int64_t b = 0; b < in.count && in.rows > 0; ++b) Append(values, Expm(in.Matrix(b)));
+  values.resize(in.count * in.rows * in.rows);
+  DFC_ASSIGN_OR_RETURN(Tensor out, TensorFromDoubles(ctx, ctx.input(0).dtype(), in.batch,
+                                                     {in.rows, in.rows}, values));
+  ctx.set_output(0, std::move(out));
   return absl::OkStatus();
 }
 

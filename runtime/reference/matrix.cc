@@ -15,6 +15,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "base/status.h"
 #include "graph/dtype_class.h"
 #include "runtime/reference/broadcast.h"
 #include "runtime/reference/elementwise_util.h"
@@ -44,29 +45,27 @@ absl::StatusOr<Band> ReadBand(const KernelContext& ctx, int k_input) {
   if (k.rank() > 1) {
     return ctx.Error(absl::StrCat("k must be a scalar or a vector, got ", k.DebugType()));
   }
-  absl::StatusOr<std::vector<int64_t>> values = ReadIndexVector(ctx, k_input, "k");
-  if (!values.ok()) return values.status();
-  if (values->empty() || values->size() > 2) {
+  DFC_ASSIGN_OR_RETURN(std::vector<int64_t> values, ReadIndexVector(ctx, k_input, "k"));
+  if (values.empty() || values.size() > 2) {
     return ctx.Error(absl::StrCat("k must have one or two elements, got ", k.DebugType()));
   }
-  band.lower = (*values)[0];
-  band.upper = values->back();
+  band.lower = values[0];
+  band.upper = values.back();
   if (band.lower > band.upper) {
     return ctx.Error(absl::StrCat("k's lower diagonal ", band.lower,
                                   " must not be larger than its upper diagonal ", band.upper));
   }
   if (ctx.node().HasAttr("align")) {
-    absl::StatusOr<std::string> align = ctx.node().GetString("align");
-    if (!align.ok()) return align.status();
-    if (*align != "LEFT_LEFT" && *align != "LEFT_RIGHT" && *align != "RIGHT_LEFT" &&
-        *align != "RIGHT_RIGHT") {
+    DFC_ASSIGN_OR_RETURN(std::string align, ctx.node().GetString("align"));
+    if (align != "LEFT_LEFT" && align != "LEFT_RIGHT" && align != "RIGHT_LEFT" &&
+        align != "RIGHT_RIGHT") {
       return ctx.Error(
           absl::StrCat("align must be LEFT_LEFT, LEFT_RIGHT, RIGHT_LEFT or "
                        "RIGHT_RIGHT, got \"",
-                       *align, "\""));
+                       align, "\""));
     }
-    band.left_super = align->starts_with("LEFT");
-    band.left_sub = align->ends_with("LEFT");
+    band.left_super = align.starts_with("LEFT");
+    band.left_sub = align.ends_with("LEFT");
   } else if (ctx.node().op.ends_with("V3")) {
     band.left_super = false;  // RIGHT_LEFT, V3's default
   }
@@ -105,20 +104,17 @@ DiagPlace PlaceDiag(const Band& band, int64_t d, int64_t max_len, int64_t rows, 
 // MatrixDiag(diagonal), MatrixDiagV2/V3(diagonal, k, num_rows, num_cols, padding_value).
 absl::Status MatrixDiag(KernelContext& ctx) {
   const bool v1 = ctx.node().op == "MatrixDiag";
-  if (absl::Status s = CheckNumInputs(ctx, v1 ? 1 : 5); !s.ok()) return s;
-  if (absl::Status s = CheckMovable(ctx, 0); !s.ok()) return s;
-  absl::StatusOr<Band> band = ReadBand(ctx, v1 ? -1 : 1);
-  if (!band.ok()) return band.status();
+  DFC_RETURN_IF_ERROR(CheckNumInputs(ctx, v1 ? 1 : 5));
+  DFC_RETURN_IF_ERROR(CheckMovable(ctx, 0));
+  DFC_ASSIGN_OR_RETURN(Band band, ReadBand(ctx, v1 ? -1 : 1));
   const Tensor& diagonal = ctx.input(0);
   int64_t num_rows = -1;
   int64_t num_cols = -1;
   if (!v1) {
-    absl::StatusOr<int64_t> r = ReadIndexScalar(ctx, 2, "num_rows");
-    if (!r.ok()) return r.status();
-    absl::StatusOr<int64_t> c = ReadIndexScalar(ctx, 3, "num_cols");
-    if (!c.ok()) return c.status();
-    num_rows = *r;
-    num_cols = *c;
+    DFC_ASSIGN_OR_RETURN(int64_t r, ReadIndexScalar(ctx, 2, "num_rows"));
+    DFC_ASSIGN_OR_RETURN(int64_t c, ReadIndexScalar(ctx, 3, "num_cols"));
+    num_rows = r;
+    num_cols = c;
     const Tensor& pad = ctx.input(4);
     if (pad.dtype() != diagonal.dtype() || pad.num_elements() != 1) {
       return ctx.Error(absl::StrCat("padding_value must be one ", DTypeName(diagonal.dtype()),
@@ -126,19 +122,19 @@ absl::Status MatrixDiag(KernelContext& ctx) {
     }
   }
   const int rank = diagonal.rank();
-  const int64_t num_diags = band->num_diags();
+  const int64_t num_diags = band.num_diags();
   if (rank < (num_diags > 1 ? 2 : 1)) {
     return ctx.Error(absl::StrCat("diagonal must have rank >= ", num_diags > 1 ? 2 : 1, " for ",
                                   num_diags, " diagonals, got ", diagonal.DebugType()));
   }
   if (num_diags > 1 && diagonal.dim(rank - 2) != num_diags) {
     return ctx.Error(absl::StrCat("diagonal ", diagonal.DebugType(), " must hold ", num_diags,
-                                  " diagonals (k = [", band->lower, ", ", band->upper,
+                                  " diagonals (k = [", band.lower, ", ", band.upper,
                                   "]) in its second-to-last dimension"));
   }
   const int64_t max_len = diagonal.dim(rank - 1);
-  const int64_t min_rows = max_len - std::min<int64_t>(band->upper, 0);
-  const int64_t min_cols = max_len + std::max<int64_t>(band->lower, 0);
+  const int64_t min_rows = max_len - std::min<int64_t>(band.upper, 0);
+  const int64_t min_cols = max_len + std::max<int64_t>(band.lower, 0);
   if (num_rows != -1 && num_rows < min_rows) {
     return ctx.Error(
         absl::StrCat("num_rows ", num_rows, " is too small: the diagonals need ", min_rows));
@@ -163,11 +159,10 @@ absl::Status MatrixDiag(KernelContext& ctx) {
   Shape out_shape(diagonal.shape().begin(), diagonal.shape().begin() + batch_rank);
   out_shape.push_back(num_rows);
   out_shape.push_back(num_cols);
-  absl::StatusOr<Tensor> out = AllocateOutput(ctx, diagonal.dtype(), out_shape);
-  if (!out.ok()) return out.status();
+  DFC_ASSIGN_OR_RETURN(Tensor out, AllocateOutput(ctx, diagonal.dtype(), out_shape));
   const size_t element = SizeOf(diagonal.dtype());
   const auto* src = static_cast<const unsigned char*>(diagonal.raw_data());
-  auto* dst = static_cast<unsigned char*>(out->mutable_raw_data());
+  auto* dst = static_cast<unsigned char*>(out.mutable_raw_data());
   const auto* pad = v1 ? nullptr : static_cast<const unsigned char*>(ctx.input(4).raw_data());
   const int64_t batches = Product(out_shape, 0, batch_rank);
   int64_t o = 0;
@@ -176,33 +171,32 @@ absl::Status MatrixDiag(KernelContext& ctx) {
     for (int64_t i = 0; i < num_rows; ++i) {
       for (int64_t j = 0; j < num_cols; ++j, ++o) {
         const int64_t d = j - i;
-        if (d < band->lower || d > band->upper) {
+        if (d < band.lower || d > band.upper) {
           // The output starts zeroed: only a V2/V3 padding value needs writing.
           if (pad != nullptr) std::memcpy(dst + o * element, pad, element);
           continue;
         }
-        const DiagPlace place = PlaceDiag(*band, d, max_len, num_rows, num_cols);
+        const DiagPlace place = PlaceDiag(band, d, max_len, num_rows, num_cols);
         const int64_t index = j - std::max<int64_t>(d, 0) + place.offset;
-        std::memcpy(dst + o * element, src + (base + (band->upper - d) * max_len + index) * element,
+        std::memcpy(dst + o * element, src + (base + (band.upper - d) * max_len + index) * element,
                     element);
       }
     }
   }
-  ctx.set_output(0, *std::move(out));
+  ctx.set_output(0, std::move(out));
   return absl::OkStatus();
 }
 
 // MatrixDiagPart(input), MatrixDiagPartV2/V3(input, k, padding_value).
 absl::Status MatrixDiagPart(KernelContext& ctx) {
   const bool v1 = ctx.node().op == "MatrixDiagPart";
-  if (absl::Status s = CheckNumInputs(ctx, v1 ? 1 : 3); !s.ok()) return s;
-  if (absl::Status s = CheckMovable(ctx, 0); !s.ok()) return s;
+  DFC_RETURN_IF_ERROR(CheckNumInputs(ctx, v1 ? 1 : 3));
+  DFC_RETURN_IF_ERROR(CheckMovable(ctx, 0));
   const Tensor& input = ctx.input(0);
   if (input.rank() < 2) {
     return ctx.Error(absl::StrCat("input must have rank >= 2, got ", input.DebugType()));
   }
-  absl::StatusOr<Band> band = ReadBand(ctx, v1 ? -1 : 1);
-  if (!band.ok()) return band.status();
+  DFC_ASSIGN_OR_RETURN(Band band, ReadBand(ctx, v1 ? -1 : 1));
   if (!v1) {
     const Tensor& pad = ctx.input(2);
     if (pad.dtype() != input.dtype() || pad.num_elements() != 1) {
@@ -213,24 +207,23 @@ absl::Status MatrixDiagPart(KernelContext& ctx) {
   const int rank = input.rank();
   const int64_t rows = input.dim(rank - 2);
   const int64_t cols = input.dim(rank - 1);
-  if (absl::Status s = CheckBandFits(ctx, *band, rows, cols); !s.ok()) return s;
-  const int64_t num_diags = band->num_diags();
-  const int64_t max_len = MaxDiagLen(*band, rows, cols);
+  DFC_RETURN_IF_ERROR(CheckBandFits(ctx, band, rows, cols));
+  const int64_t num_diags = band.num_diags();
+  const int64_t max_len = MaxDiagLen(band, rows, cols);
   Shape out_shape(input.shape().begin(), input.shape().end() - 2);
   if (num_diags > 1) out_shape.push_back(num_diags);
   out_shape.push_back(max_len);
-  absl::StatusOr<Tensor> out = AllocateOutput(ctx, input.dtype(), out_shape);
-  if (!out.ok()) return out.status();
+  DFC_ASSIGN_OR_RETURN(Tensor out, AllocateOutput(ctx, input.dtype(), out_shape));
   const size_t element = SizeOf(input.dtype());
   const auto* src = static_cast<const unsigned char*>(input.raw_data());
-  auto* dst = static_cast<unsigned char*>(out->mutable_raw_data());
+  auto* dst = static_cast<unsigned char*>(out.mutable_raw_data());
   const auto* pad = v1 ? nullptr : static_cast<const unsigned char*>(ctx.input(2).raw_data());
   const int64_t batches = Product(input.shape(), 0, rank - 2);
   int64_t o = 0;
   for (int64_t b = 0; b < batches; ++b) {
     for (int64_t m = 0; m < num_diags; ++m, o += max_len) {
-      const int64_t d = band->upper - m;
-      const DiagPlace place = PlaceDiag(*band, d, max_len, rows, cols);
+      const int64_t d = band.upper - m;
+      const DiagPlace place = PlaceDiag(band, d, max_len, rows, cols);
       for (int64_t n = 0; n < max_len; ++n) {
         const int64_t at = n - place.offset;
         unsigned char* to = dst + (o + n) * element;
@@ -244,15 +237,15 @@ absl::Status MatrixDiagPart(KernelContext& ctx) {
       }
     }
   }
-  ctx.set_output(0, *std::move(out));
+  ctx.set_output(0, std::move(out));
   return absl::OkStatus();
 }
 
 // MatrixSetDiag(input, diagonal), MatrixSetDiagV2/V3(input, diagonal, k).
 absl::Status MatrixSetDiag(KernelContext& ctx) {
   const bool v1 = ctx.node().op == "MatrixSetDiag";
-  if (absl::Status s = CheckNumInputs(ctx, v1 ? 2 : 3); !s.ok()) return s;
-  if (absl::Status s = CheckMovable(ctx, 0); !s.ok()) return s;
+  DFC_RETURN_IF_ERROR(CheckNumInputs(ctx, v1 ? 2 : 3));
+  DFC_RETURN_IF_ERROR(CheckMovable(ctx, 0));
   const Tensor& input = ctx.input(0);
   const Tensor& diagonal = ctx.input(1);
   if (diagonal.dtype() != input.dtype()) {
@@ -262,21 +255,20 @@ absl::Status MatrixSetDiag(KernelContext& ctx) {
   if (input.rank() < 2) {
     return ctx.Error(absl::StrCat("input must have rank >= 2, got ", input.DebugType()));
   }
-  absl::StatusOr<Band> band = ReadBand(ctx, v1 ? -1 : 2);
-  if (!band.ok()) return band.status();
+  DFC_ASSIGN_OR_RETURN(Band band, ReadBand(ctx, v1 ? -1 : 2));
   const int rank = input.rank();
   const int64_t rows = input.dim(rank - 2);
   const int64_t cols = input.dim(rank - 1);
-  if (absl::Status s = CheckBandFits(ctx, *band, rows, cols); !s.ok()) return s;
-  const int64_t num_diags = band->num_diags();
-  const int64_t max_len = MaxDiagLen(*band, rows, cols);
+  DFC_RETURN_IF_ERROR(CheckBandFits(ctx, band, rows, cols));
+  const int64_t num_diags = band.num_diags();
+  const int64_t max_len = MaxDiagLen(band, rows, cols);
   Shape expected(input.shape().begin(), input.shape().end() - 2);
   if (num_diags > 1) expected.push_back(num_diags);
   expected.push_back(max_len);
   if (diagonal.shape() != expected) {
     return ctx.Error(absl::StrCat("diagonal ", diagonal.DebugType(), " must have shape ",
                                   ShapeToString(expected), " for input ", input.DebugType(),
-                                  " and k = [", band->lower, ", ", band->upper, "]"));
+                                  " and k = [", band.lower, ", ", band.upper, "]"));
   }
   Tensor out = input.Clone();
   const size_t element = SizeOf(input.dtype());
@@ -285,8 +277,8 @@ absl::Status MatrixSetDiag(KernelContext& ctx) {
   const int64_t batches = Product(input.shape(), 0, rank - 2);
   for (int64_t b = 0; b < batches && out.num_elements() > 0; ++b) {
     for (int64_t m = 0; m < num_diags; ++m) {
-      const int64_t d = band->upper - m;
-      const DiagPlace place = PlaceDiag(*band, d, max_len, rows, cols);
+      const int64_t d = band.upper - m;
+      const DiagPlace place = PlaceDiag(band, d, max_len, rows, cols);
       const int64_t base = (b * num_diags + m) * max_len + place.offset;
       for (int64_t n = 0; n < place.len; ++n) {
         const int64_t i = n + std::max<int64_t>(0, -d);
@@ -303,8 +295,8 @@ absl::Status MatrixSetDiag(KernelContext& ctx) {
 // MatrixBandPart(input, num_lower, num_upper): keeps (i, j) where (num_lower < 0 or
 // i - j <= num_lower) and (num_upper < 0 or j - i <= num_upper), zeroes the rest.
 absl::Status MatrixBandPart(KernelContext& ctx) {
-  if (absl::Status s = CheckNumInputs(ctx, 3); !s.ok()) return s;
-  if (absl::Status s = CheckMovable(ctx, 0); !s.ok()) return s;
+  DFC_RETURN_IF_ERROR(CheckNumInputs(ctx, 3));
+  DFC_RETURN_IF_ERROR(CheckMovable(ctx, 0));
   const Tensor& input = ctx.input(0);
   if (input.rank() < 2) {
     return ctx.Error(absl::StrCat("input must have rank >= 2, got ", input.DebugType()));
@@ -319,9 +311,8 @@ absl::Status MatrixBandPart(KernelContext& ctx) {
       return ctx.Error(
           absl::StrCat(names[i], " must be a scalar, got ", ctx.input(1 + i).DebugType()));
     }
-    absl::StatusOr<int64_t> v = ReadIndexScalar(ctx, 1 + i, names[i]);
-    if (!v.ok()) return v.status();
-    limits[i] = *v;
+    DFC_ASSIGN_OR_RETURN(int64_t v, ReadIndexScalar(ctx, 1 + i, names[i]));
+    limits[i] = v;
     const int64_t bound = i == 0 ? rows : cols;
     if (limits[i] > bound) {
       return ctx.Error(absl::StrCat(names[i], " must be negative or at most ", bound,
@@ -352,28 +343,27 @@ constexpr DType kDiagDTypes[] = {DType::kHalf, DType::kFloat, DType::kDouble, DT
 
 // Diag(diagonal): rank k -> rank 2k, out[i..., i...] = diagonal[i...], zero elsewhere.
 absl::Status Diag(KernelContext& ctx) {
-  if (absl::Status s = CheckNumInputs(ctx, 1); !s.ok()) return s;
-  if (absl::Status s = CheckDType(ctx, 0, kDiagDTypes); !s.ok()) return s;
+  DFC_RETURN_IF_ERROR(CheckNumInputs(ctx, 1));
+  DFC_RETURN_IF_ERROR(CheckDType(ctx, 0, kDiagDTypes));
   const Tensor& diagonal = ctx.input(0);
   if (diagonal.rank() == 0) return ctx.Error("diagonal must have rank >= 1, got a scalar");
   Shape out_shape = diagonal.shape();
   out_shape.insert(out_shape.end(), diagonal.shape().begin(), diagonal.shape().end());
-  absl::StatusOr<Tensor> out = AllocateOutput(ctx, diagonal.dtype(), out_shape);
-  if (!out.ok()) return out.status();
+  DFC_ASSIGN_OR_RETURN(Tensor out, AllocateOutput(ctx, diagonal.dtype(), out_shape));
   const int64_t n = diagonal.num_elements();
   const size_t element = SizeOf(diagonal.dtype());
   const auto* src = static_cast<const unsigned char*>(diagonal.raw_data());
-  auto* dst = static_cast<unsigned char*>(out->mutable_raw_data());
+  auto* dst = static_cast<unsigned char*>(out.mutable_raw_data());
   for (int64_t i = 0; i < n; ++i)
     std::memcpy(dst + (i * n + i) * element, src + i * element, element);
-  ctx.set_output(0, *std::move(out));
+  ctx.set_output(0, std::move(out));
   return absl::OkStatus();
 }
 
 // DiagPart(input): rank 2k [d..., d...] -> rank k, out[i...] = input[i..., i...].
 absl::Status DiagPart(KernelContext& ctx) {
-  if (absl::Status s = CheckNumInputs(ctx, 1); !s.ok()) return s;
-  if (absl::Status s = CheckDType(ctx, 0, kDiagDTypes); !s.ok()) return s;
+  DFC_RETURN_IF_ERROR(CheckNumInputs(ctx, 1));
+  DFC_RETURN_IF_ERROR(CheckDType(ctx, 0, kDiagDTypes));
   const Tensor& input = ctx.input(0);
   const int rank = input.rank();
   if (rank == 0 || rank % 2 != 0) {
@@ -388,15 +378,14 @@ absl::Status DiagPart(KernelContext& ctx) {
     }
   }
   const Shape out_shape(input.shape().begin(), input.shape().begin() + k);
-  absl::StatusOr<Tensor> out = AllocateOutput(ctx, input.dtype(), out_shape);
-  if (!out.ok()) return out.status();
-  const int64_t n = out->num_elements();
+  DFC_ASSIGN_OR_RETURN(Tensor out, AllocateOutput(ctx, input.dtype(), out_shape));
+  const int64_t n = out.num_elements();
   const size_t element = SizeOf(input.dtype());
   const auto* src = static_cast<const unsigned char*>(input.raw_data());
-  auto* dst = static_cast<unsigned char*>(out->mutable_raw_data());
+  auto* dst = static_cast<unsigned char*>(out.mutable_raw_data());
   for (int64_t i = 0; i < n; ++i)
     std::memcpy(dst + i * element, src + (i * n + i) * element, element);
-  ctx.set_output(0, *std::move(out));
+  ctx.set_output(0, std::move(out));
   return absl::OkStatus();
 }
 
@@ -404,8 +393,8 @@ absl::Status DiagPart(KernelContext& ctx) {
 
 // Cross(a, b): the cross products of the 3-vectors along the last axis.
 absl::Status Cross(KernelContext& ctx) {
-  if (absl::Status s = CheckNumInputs(ctx, 2); !s.ok()) return s;
-  if (absl::Status s = CheckClass(ctx, 0, kNumbers); !s.ok()) return s;
+  DFC_RETURN_IF_ERROR(CheckNumInputs(ctx, 2));
+  DFC_RETURN_IF_ERROR(CheckClass(ctx, 0, kNumbers));
   const Tensor& a = ctx.input(0);
   const Tensor& b = ctx.input(1);
   if (b.dtype() != a.dtype() || b.shape() != a.shape()) {
@@ -416,13 +405,12 @@ absl::Status Cross(KernelContext& ctx) {
     return ctx.Error(
         absl::StrCat("a and b must have 3 in their last dimension, got ", a.DebugType()));
   }
-  absl::StatusOr<Tensor> out = AllocateOutput(ctx, a.dtype(), a.shape());
-  if (!out.ok()) return out.status();
+  DFC_ASSIGN_OR_RETURN(Tensor out, AllocateOutput(ctx, a.dtype(), a.shape()));
   DispatchDType(a.dtype(), [&]<typename T>() {
     if constexpr (!kIsBool<T>) {
       const T* x = a.data<T>();
       const T* y = b.data<T>();
-      T* z = out->mutable_data<T>();
+      T* z = out.mutable_data<T>();
       // Integers wrap as TensorFlow's two's-complement arithmetic does; floats are computed in
       // their compute type (float for half) and rounded once per product difference.
       using C = std::conditional_t<kIsInt<T>, uint64_t, ComputeType<T>>;
@@ -440,7 +428,7 @@ absl::Status Cross(KernelContext& ctx) {
       }
     }
   });
-  ctx.set_output(0, *std::move(out));
+  ctx.set_output(0, std::move(out));
   return absl::OkStatus();
 }
 
@@ -487,11 +475,11 @@ absl::StatusOr<Equation> ParseEquation(const KernelContext& ctx, absl::string_vi
   const absl::string_view lhs = text.substr(0, arrow);
   for (size_t start = 0;;) {
     const size_t comma = lhs.find(',', start);
-    absl::StatusOr<std::vector<int>> labels = ParseSubscripts(
-        ctx, lhs.substr(start, comma == absl::string_view::npos ? absl::string_view::npos
-                                                                : comma - start));
-    if (!labels.ok()) return labels.status();
-    eq.inputs.push_back(*std::move(labels));
+    DFC_ASSIGN_OR_RETURN(std::vector<int> labels,
+                         ParseSubscripts(ctx, lhs.substr(start, comma == absl::string_view::npos
+                                                                    ? absl::string_view::npos
+                                                                    : comma - start)));
+    eq.inputs.push_back(std::move(labels));
     if (comma == absl::string_view::npos) break;
     start = comma + 1;
   }
@@ -499,9 +487,8 @@ absl::StatusOr<Equation> ParseEquation(const KernelContext& ctx, absl::string_vi
     if (text.find("->", arrow + 2) != absl::string_view::npos) {
       return ctx.Error(absl::StrCat("einsum equation \"", text, "\" has more than one \"->\""));
     }
-    absl::StatusOr<std::vector<int>> labels = ParseSubscripts(ctx, text.substr(arrow + 2));
-    if (!labels.ok()) return labels.status();
-    eq.output = *std::move(labels);
+    DFC_ASSIGN_OR_RETURN(std::vector<int> labels, ParseSubscripts(ctx, text.substr(arrow + 2)));
+    eq.output = std::move(labels);
   } else {
     std::vector<int> counts(52, 0);
     bool ellipsis = false;
@@ -531,21 +518,16 @@ absl::StatusOr<Equation> ParseEquation(const KernelContext& ctx, absl::string_vi
 // sum, over the labels absent from the output, of the product of the operands' elements;
 // a label repeated in an operand reads its diagonal, one repeated in the output writes one.
 absl::Status Einsum(KernelContext& ctx) {
-  absl::StatusOr<std::string> text = ctx.node().GetString("equation");
-  if (!text.ok()) return text.status();
-  absl::StatusOr<Equation> eq = ParseEquation(ctx, *text);
-  if (!eq.ok()) return eq.status();
+  DFC_ASSIGN_OR_RETURN(std::string text, ctx.node().GetString("equation"));
+  DFC_ASSIGN_OR_RETURN(Equation eq, ParseEquation(ctx, text));
   const int n = ctx.num_inputs();
-  if (n < 1 || n > 2 || static_cast<int>(eq->inputs.size()) != n) {
-    return ctx.Error(absl::StrCat("einsum equation \"", *text, "\" has ", eq->inputs.size(),
+  if (n < 1 || n > 2 || static_cast<int>(eq.inputs.size()) != n) {
+    return ctx.Error(absl::StrCat("einsum equation \"", text, "\" has ", eq.inputs.size(),
                                   " operands for ", n, " inputs (1 or 2 are supported)"));
   }
   const DType dtype = ctx.input(0).dtype();
-  if (absl::Status s = CheckDType(
-          ctx, 0, {DType::kHalf, DType::kFloat, DType::kDouble, DType::kInt32, DType::kInt64});
-      !s.ok()) {
-    return s;
-  }
+  DFC_RETURN_IF_ERROR(CheckDType(
+      ctx, 0, {DType::kHalf, DType::kFloat, DType::kDouble, DType::kInt32, DType::kInt64}));
   for (int i = 1; i < n; ++i) {
     if (ctx.input(i).dtype() != dtype) {
       return ctx.Error(absl::StrCat("input ", i, " ", ctx.input(i).DebugType(),
@@ -558,13 +540,13 @@ absl::Status Einsum(KernelContext& ctx) {
   Shape broadcast;
   for (int i = 0; i < n; ++i) {
     const Tensor& in = ctx.input(i);
-    const std::vector<int>& labels = eq->inputs[i];
+    const std::vector<int>& labels = eq.inputs[i];
     const bool has_ellipsis = std::find(labels.begin(), labels.end(), kEllipsis) != labels.end();
     const int named = static_cast<int>(labels.size()) - (has_ellipsis ? 1 : 0);
     if (has_ellipsis ? in.rank() < named : in.rank() != named) {
       return ctx.Error(absl::StrCat("input ", i, " ", in.DebugType(), " must have rank ",
                                     has_ellipsis ? "at least " : "", named, " for its ",
-                                    "subscripts in \"", *text, "\""));
+                                    "subscripts in \"", text, "\""));
     }
     const int ellipsis_rank = in.rank() - named;
     int axis = 0;
@@ -591,7 +573,7 @@ absl::Status Einsum(KernelContext& ctx) {
   for (int64_t d : broadcast) size.push_back(d);
   std::vector<int> out_labels;
   bool out_ellipsis = false;
-  for (int l : eq->output) {
+  for (int l : eq.output) {
     if (l == kEllipsis) {
       out_ellipsis = true;
       for (int d = 0; d < num_b; ++d) out_labels.push_back(52 + d);
@@ -600,13 +582,13 @@ absl::Status Einsum(KernelContext& ctx) {
     if (size[l] == -1) {
       return ctx.Error(absl::StrCat("output label '",
                                     std::string(1, l < 26 ? 'a' + l : 'A' + l - 26),
-                                    "' appears in no input of \"", *text, "\""));
+                                    "' appears in no input of \"", text, "\""));
     }
     out_labels.push_back(l);
   }
   if (!out_ellipsis && num_b > 0) {
-    return ctx.Error(absl::StrCat("the inputs have ", num_b, " broadcast dimension(s) but \"",
-                                  *text, "\"'s output has no ellipsis"));
+    return ctx.Error(absl::StrCat("the inputs have ", num_b, " broadcast dimension(s) but \"", text,
+                                  "\"'s output has no ellipsis"));
   }
   Shape out_shape;
   for (int l : out_labels) out_shape.push_back(size[l]);
@@ -629,7 +611,7 @@ absl::Status Einsum(KernelContext& ctx) {
     const Tensor& in = ctx.input(i);
     const std::vector<int64_t> in_strides = Strides(in.shape());
     int axis = 0;
-    for (int l : eq->inputs[i]) {
+    for (int l : eq.inputs[i]) {
       if (l == kEllipsis) {
         const int r = static_cast<int>(ellipsis_shapes[i].size());
         for (int d = 0; d < r; ++d, ++axis) {
@@ -646,8 +628,7 @@ absl::Status Einsum(KernelContext& ctx) {
   for (size_t a = 0; a < out_labels.size(); ++a) {
     free_stride[position[out_labels[a]]] += out_strides[a];
   }
-  absl::StatusOr<Tensor> out = AllocateOutput(ctx, dtype, out_shape);
-  if (!out.ok()) return out.status();
+  DFC_ASSIGN_OR_RETURN(Tensor out, AllocateOutput(ctx, dtype, out_shape));
   int64_t free_count = 1;
   int64_t sum_count = 1;
   for (int p = 0; p < static_cast<int>(loop.size()); ++p) {
@@ -659,7 +640,7 @@ absl::Status Einsum(KernelContext& ctx) {
       using Acc = std::conditional_t<kIsInt<T>, uint64_t, double>;
       std::vector<const T*> data(n);
       for (int i = 0; i < n; ++i) data[i] = ctx.input(i).data<T>();
-      T* dst = out->mutable_data<T>();
+      T* dst = out.mutable_data<T>();
       std::vector<int64_t> index(loop.size(), 0);
       for (int64_t f = 0; f < free_count; ++f) {
         // Decompose f over the free labels (last fastest).
@@ -689,7 +670,7 @@ absl::Status Einsum(KernelContext& ctx) {
       }
     }
   });
-  ctx.set_output(0, *std::move(out));
+  ctx.set_output(0, std::move(out));
   return absl::OkStatus();
 }
 

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "base/status.h"
 #include "runtime/reference/kernel.h"
 #include "runtime/reference/kernel_util.h"
 #include "runtime/reference/reduction_util.h"
@@ -46,12 +47,11 @@ struct ChannelLayout {
 // inputs to 4-D), channels last for NHWC and NDHWC, after the batch for NCHW and NCDHW.
 absl::StatusOr<ChannelLayout> ReadChannelLayout(const KernelContext& ctx, const Tensor& x,
                                                 absl::string_view what) {
-  absl::StatusOr<std::string> format = ctx.node().GetString("data_format", "NHWC");
-  if (!format.ok()) return format.status();
-  const bool last = *format == "NHWC" || *format == "NDHWC";
-  const bool first = *format == "NCHW" || *format == "NCDHW";
+  DFC_ASSIGN_OR_RETURN(std::string format, ctx.node().GetString("data_format", "NHWC"));
+  const bool last = format == "NHWC" || format == "NDHWC";
+  const bool first = format == "NCHW" || format == "NCDHW";
   if (!last && !first) {
-    return ctx.Error(absl::StrCat("data_format \"", *format,
+    return ctx.Error(absl::StrCat("data_format \"", format,
                                   "\" is not supported, expected NHWC, NCHW, NDHWC or NCDHW"));
   }
   if (x.rank() != 4 && x.rank() != 5) {
@@ -89,7 +89,7 @@ std::vector<double> AsDoubles(const Tensor& t) {
 absl::StatusOr<Tensor> FromDoubles(const KernelContext& ctx, DType dtype, Shape shape,
                                    const std::vector<double>& values) {
   absl::StatusOr<Tensor> t = AllocateOutput(ctx, dtype, std::move(shape));
-  if (!t.ok()) return t.status();
+  DFC_RETURN_IF_ERROR(t.status());
   DispatchDType(dtype, [&]<typename T>() {
     if constexpr (IsFloatingStorage<T>) {
       T* out = t->mutable_data<T>();
@@ -104,9 +104,8 @@ absl::Status SetFloatOutputs(KernelContext& ctx, int first, const Shape& shape,
                              std::initializer_list<const std::vector<double>*> values) {
   int i = first;
   for (const std::vector<double>* v : values) {
-    absl::StatusOr<Tensor> t = FromDoubles(ctx, DType::kFloat, shape, *v);
-    if (!t.ok()) return t.status();
-    ctx.set_output(i++, *std::move(t));
+    DFC_ASSIGN_OR_RETURN(Tensor t, FromDoubles(ctx, DType::kFloat, shape, *v));
+    ctx.set_output(i++, std::move(t));
   }
   return absl::OkStatus();
 }
@@ -122,27 +121,23 @@ absl::Status SetFloatOutputs(KernelContext& ctx, int first, const Shape& shape,
 // spaces too, which TensorFlow's CPU kernel leaves unwritten). An empty x gives NaN statistics.
 // V3's reserve_space_3 is the float scalar 0 TensorFlow's CPU kernel writes.
 absl::Status FusedBatchNormKernel(KernelContext& ctx, int version) {
-  if (absl::Status s = CheckNumInputs(ctx, 5); !s.ok()) return s;
-  if (absl::Status s = CheckDType(ctx, 0, BatchNormXTypes(version)); !s.ok()) return s;
+  DFC_RETURN_IF_ERROR(CheckNumInputs(ctx, 5));
+  DFC_RETURN_IF_ERROR(CheckDType(ctx, 0, BatchNormXTypes(version)));
   for (int i = 1; i < 5; ++i) {
-    if (absl::Status s = CheckDType(ctx, i, kFloatOnly); !s.ok()) return s;
+    DFC_RETURN_IF_ERROR(CheckDType(ctx, i, kFloatOnly));
   }
-  absl::StatusOr<float> epsilon = ctx.node().GetFloat("epsilon", 0.0001f);
-  if (!epsilon.ok()) return epsilon.status();
-  absl::StatusOr<float> factor = ctx.node().GetFloat("exponential_avg_factor", 1.0f);
-  if (!factor.ok()) return factor.status();
-  absl::StatusOr<bool> training = ctx.node().GetBool("is_training", true);
-  if (!training.ok()) return training.status();
+  DFC_ASSIGN_OR_RETURN(float epsilon, ctx.node().GetFloat("epsilon", 0.0001f));
+  DFC_ASSIGN_OR_RETURN(float factor, ctx.node().GetFloat("exponential_avg_factor", 1.0f));
+  DFC_ASSIGN_OR_RETURN(bool training, ctx.node().GetBool("is_training", true));
   const Tensor& x = ctx.input(0);
-  absl::StatusOr<ChannelLayout> layout = ReadChannelLayout(ctx, x, "x");
-  if (!layout.ok()) return layout.status();
-  const int64_t channels = layout->channels;
+  DFC_ASSIGN_OR_RETURN(ChannelLayout layout, ReadChannelLayout(ctx, x, "x"));
+  const int64_t channels = layout.channels;
   for (auto [i, name] : {std::pair{1, "scale"}, {2, "offset"}}) {
-    if (absl::Status s = CheckChannelVector(ctx, i, name, channels); !s.ok()) return s;
+    DFC_RETURN_IF_ERROR(CheckChannelVector(ctx, i, name, channels));
   }
   // Training with f == 1 never reads the running statistics, so they may be empty.
-  const bool reads_running = !*training || *factor != 1.0f;
-  const char* const when = *training ? "with exponential_avg_factor != 1, " : "in inference, ";
+  const bool reads_running = !training || factor != 1.0f;
+  const char* const when = training ? "with exponential_avg_factor != 1, " : "in inference, ";
   for (auto [i, name] : {std::pair{3, "mean"}, {4, "variance"}}) {
     absl::Status s = CheckChannelVector(ctx, i, name, reads_running ? channels : -1, when);
     if (!s.ok()) return s;
@@ -153,26 +148,26 @@ absl::Status FusedBatchNormKernel(KernelContext& ctx, int version) {
   const std::vector<double> offset = AsDoubles(ctx.input(2));
   const std::vector<double> old_mean = AsDoubles(ctx.input(3));
   const std::vector<double> old_variance = AsDoubles(ctx.input(4));
-  const double eps = *epsilon;
-  const double f = *factor;
+  const double eps = epsilon;
+  const double f = factor;
   const int64_t n = channels > 0 ? x.num_elements() / channels : 0;
 
   std::vector<double> mean = old_mean;
   std::vector<double> variance = old_variance;  // biased, in training
-  if (*training) {
+  if (training) {
     mean.assign(channels, 0.0);
     variance.assign(channels, 0.0);
-    for (int64_t k = 0; k < x.num_elements(); ++k) mean[layout->Channel(k)] += xs[k];
+    for (int64_t k = 0; k < x.num_elements(); ++k) mean[layout.Channel(k)] += xs[k];
     for (double& m : mean) m /= static_cast<double>(n);
     for (int64_t k = 0; k < x.num_elements(); ++k) {
-      const double centred = xs[k] - mean[layout->Channel(k)];
-      variance[layout->Channel(k)] += centred * centred;
+      const double centred = xs[k] - mean[layout.Channel(k)];
+      variance[layout.Channel(k)] += centred * centred;
     }
     for (double& v : variance) v /= static_cast<double>(n);
   }
   std::vector<double> y(x.num_elements());
   for (int64_t k = 0; k < x.num_elements(); ++k) {
-    const int64_t c = layout->Channel(k);
+    const int64_t c = layout.Channel(k);
     y[k] = (xs[k] - mean[c]) * (scale[c] / std::sqrt(variance[c] + eps)) + offset[c];
   }
 
@@ -183,7 +178,7 @@ absl::Status FusedBatchNormKernel(KernelContext& ctx, int version) {
   if (x.num_elements() == 0) {
     const std::vector<double> nan(channels, std::numeric_limits<double>::quiet_NaN());
     batch_mean = batch_variance = saved_mean = saved_variance = nan;
-  } else if (*training) {
+  } else if (training) {
     // Bessel's correction, skipped for a single element as TensorFlow does.
     const double adjust = static_cast<double>(n) / static_cast<double>(n > 1 ? n - 1 : 1);
     for (int64_t c = 0; c < channels; ++c) {
@@ -196,15 +191,11 @@ absl::Status FusedBatchNormKernel(KernelContext& ctx, int version) {
     }
   }
 
-  absl::StatusOr<Tensor> y_out = FromDoubles(ctx, x.dtype(), x.shape(), y);
-  if (!y_out.ok()) return y_out.status();
-  ctx.set_output(0, *std::move(y_out));
+  DFC_ASSIGN_OR_RETURN(Tensor y_out, FromDoubles(ctx, x.dtype(), x.shape(), y));
+  ctx.set_output(0, std::move(y_out));
   const Shape stats_shape = ctx.input(1).shape();
-  if (absl::Status s = SetFloatOutputs(
-          ctx, 1, stats_shape, {&batch_mean, &batch_variance, &saved_mean, &saved_variance});
-      !s.ok()) {
-    return s;
-  }
+  DFC_RETURN_IF_ERROR(SetFloatOutputs(
+      ctx, 1, stats_shape, {&batch_mean, &batch_variance, &saved_mean, &saved_variance}));
   if (version == 3) ctx.set_output(5, Tensor::Scalar<float>(0.0f));
   return absl::OkStatus();
 }
@@ -222,28 +213,25 @@ absl::Status FusedBatchNormKernel(KernelContext& ctx, int version) {
 // An empty x gives zero scale and offset gradients. (TensorFlow's CPU kernel accepts only NHWC
 // in inference; the formula is the same for every layout and dfc computes all of them.)
 absl::Status FusedBatchNormGradKernel(KernelContext& ctx, int version) {
-  if (absl::Status s = CheckNumInputs(ctx, version == 3 ? 6 : 5); !s.ok()) return s;
+  DFC_RETURN_IF_ERROR(CheckNumInputs(ctx, version == 3 ? 6 : 5));
   for (int i : {0, 1}) {
-    if (absl::Status s = CheckDType(ctx, i, BatchNormXTypes(version)); !s.ok()) return s;
+    DFC_RETURN_IF_ERROR(CheckDType(ctx, i, BatchNormXTypes(version)));
   }
   for (int i = 2; i < ctx.num_inputs(); ++i) {
-    if (absl::Status s = CheckDType(ctx, i, kFloatOnly); !s.ok()) return s;
+    DFC_RETURN_IF_ERROR(CheckDType(ctx, i, kFloatOnly));
   }
-  absl::StatusOr<float> epsilon = ctx.node().GetFloat("epsilon", 0.0001f);
-  if (!epsilon.ok()) return epsilon.status();
-  absl::StatusOr<bool> training = ctx.node().GetBool("is_training", true);
-  if (!training.ok()) return training.status();
+  DFC_ASSIGN_OR_RETURN(float epsilon, ctx.node().GetFloat("epsilon", 0.0001f));
+  DFC_ASSIGN_OR_RETURN(bool training, ctx.node().GetBool("is_training", true));
   const Tensor& dy_in = ctx.input(0);
   const Tensor& x = ctx.input(1);
   if (dy_in.dtype() != x.dtype() || dy_in.shape() != x.shape()) {
     return ctx.Error(absl::StrCat("y_backprop and x must have the same dtype and shape, got ",
                                   dy_in.DebugType(), " and ", x.DebugType()));
   }
-  absl::StatusOr<ChannelLayout> layout = ReadChannelLayout(ctx, x, "x");
-  if (!layout.ok()) return layout.status();
-  const int64_t channels = layout->channels;
+  DFC_ASSIGN_OR_RETURN(ChannelLayout layout, ReadChannelLayout(ctx, x, "x"));
+  const int64_t channels = layout.channels;
   for (auto [i, name] : {std::pair{2, "scale"}, {3, "reserve_space_1"}, {4, "reserve_space_2"}}) {
-    if (absl::Status s = CheckChannelVector(ctx, i, name, channels); !s.ok()) return s;
+    DFC_RETURN_IF_ERROR(CheckChannelVector(ctx, i, name, channels));
   }
 
   const std::vector<double> dy = AsDoubles(dy_in);
@@ -253,19 +241,19 @@ absl::Status FusedBatchNormGradKernel(KernelContext& ctx, int version) {
   const std::vector<double> variance = AsDoubles(ctx.input(4));
   const int64_t n = channels > 0 ? x.num_elements() / channels : 0;
   std::vector<double> r(channels);
-  for (int64_t c = 0; c < channels; ++c) r[c] = 1 / std::sqrt(variance[c] + *epsilon);
+  for (int64_t c = 0; c < channels; ++c) r[c] = 1 / std::sqrt(variance[c] + epsilon);
 
   std::vector<double> sum_dy(channels, 0.0);
   std::vector<double> sum_dy_xc(channels, 0.0);
   for (int64_t k = 0; k < x.num_elements(); ++k) {
-    const int64_t c = layout->Channel(k);
+    const int64_t c = layout.Channel(k);
     sum_dy[c] += dy[k];
     sum_dy_xc[c] += dy[k] * (xs[k] - mean[c]);
   }
   std::vector<double> dx(x.num_elements());
   for (int64_t k = 0; k < x.num_elements(); ++k) {
-    const int64_t c = layout->Channel(k);
-    if (*training) {
+    const int64_t c = layout.Channel(k);
+    if (training) {
       const double xc = xs[k] - mean[c];
       const double mean_dy = sum_dy[c] / static_cast<double>(n);
       const double mean_dy_xc = sum_dy_xc[c] / static_cast<double>(n);
@@ -279,13 +267,9 @@ absl::Status FusedBatchNormGradKernel(KernelContext& ctx, int version) {
     for (int64_t c = 0; c < channels; ++c) scale_backprop[c] = sum_dy_xc[c] * r[c];
   }
 
-  absl::StatusOr<Tensor> dx_out = FromDoubles(ctx, x.dtype(), x.shape(), dx);
-  if (!dx_out.ok()) return dx_out.status();
-  ctx.set_output(0, *std::move(dx_out));
-  if (absl::Status s = SetFloatOutputs(ctx, 1, ctx.input(2).shape(), {&scale_backprop, &sum_dy});
-      !s.ok()) {
-    return s;
-  }
+  DFC_ASSIGN_OR_RETURN(Tensor dx_out, FromDoubles(ctx, x.dtype(), x.shape(), dx));
+  ctx.set_output(0, std::move(dx_out));
+  DFC_RETURN_IF_ERROR(SetFloatOutputs(ctx, 1, ctx.input(2).shape(), {&scale_backprop, &sum_dy}));
   ctx.set_output(3, Tensor::Zeros(DType::kFloat, {0}));
   ctx.set_output(4, Tensor::Zeros(DType::kFloat, {0}));
   return absl::OkStatus();
@@ -302,16 +286,15 @@ struct LrnParams {
 absl::StatusOr<LrnParams> ReadLrnParams(const KernelContext& ctx) {
   LrnParams p;
   absl::StatusOr<int64_t> radius = ctx.node().GetInt("depth_radius", 5);
-  if (!radius.ok()) return radius.status();
+  DFC_RETURN_IF_ERROR(radius.status());
   if (*radius < 0 || *radius >= std::numeric_limits<int32_t>::max()) {
     return ctx.Error(absl::StrCat("depth_radius must be in [0, 2^31 - 1), got ", *radius));
   }
   p.radius = *radius;
   for (auto [key, fallback, field] :
        {std::tuple{"bias", 1.0f, &p.bias}, {"alpha", 1.0f, &p.alpha}, {"beta", 0.5f, &p.beta}}) {
-    absl::StatusOr<float> v = ctx.node().GetFloat(key, fallback);
-    if (!v.ok()) return v.status();
-    *field = *v;
+    DFC_ASSIGN_OR_RETURN(float v, ctx.node().GetFloat(key, fallback));
+    *field = v;
   }
   return p;
 }
@@ -341,23 +324,21 @@ double Norm(const double* row, int64_t d, int64_t depth, const LrnParams& p) {
 
 // LRN(input), over the last dimension of an NHWC input: out = in / norm^beta.
 absl::Status LrnKernel(KernelContext& ctx) {
-  if (absl::Status s = CheckNumInputs(ctx, 1); !s.ok()) return s;
-  if (absl::Status s = CheckDType(ctx, 0, kHalfOrFloat); !s.ok()) return s;
-  if (absl::Status s = CheckRank4(ctx, 0, "input"); !s.ok()) return s;
-  absl::StatusOr<LrnParams> p = ReadLrnParams(ctx);
-  if (!p.ok()) return p.status();
+  DFC_RETURN_IF_ERROR(CheckNumInputs(ctx, 1));
+  DFC_RETURN_IF_ERROR(CheckDType(ctx, 0, kHalfOrFloat));
+  DFC_RETURN_IF_ERROR(CheckRank4(ctx, 0, "input"));
+  DFC_ASSIGN_OR_RETURN(LrnParams p, ReadLrnParams(ctx));
   const Tensor& x = ctx.input(0);
   const std::vector<double> in = AsDoubles(x);
   const int64_t depth = x.dim(3);
   std::vector<double> out(in.size());
   for (int64_t base = 0; base < x.num_elements(); base += depth) {
     for (int64_t d = 0; d < depth; ++d) {
-      out[base + d] = in[base + d] * std::pow(Norm(&in[base], d, depth, *p), -p->beta);
+      out[base + d] = in[base + d] * std::pow(Norm(&in[base], d, depth, p), -p.beta);
     }
   }
-  absl::StatusOr<Tensor> y = FromDoubles(ctx, x.dtype(), x.shape(), out);
-  if (!y.ok()) return y.status();
-  ctx.set_output(0, *std::move(y));
+  DFC_ASSIGN_OR_RETURN(Tensor y, FromDoubles(ctx, x.dtype(), x.shape(), out));
+  ctx.set_output(0, std::move(y));
   return absl::OkStatus();
 }
 
@@ -365,11 +346,11 @@ absl::Status LrnKernel(KernelContext& ctx) {
 // and each k in j's window, the gradient of k gets
 //   input_grads[j] * ([k == j] norm_j^-beta - 2 alpha beta input[k] output[j] / norm_j).
 absl::Status LrnGradKernel(KernelContext& ctx) {
-  if (absl::Status s = CheckNumInputs(ctx, 3); !s.ok()) return s;
+  DFC_RETURN_IF_ERROR(CheckNumInputs(ctx, 3));
   const char* const names[] = {"input_grads", "input_image", "output_image"};
   for (int i = 0; i < 3; ++i) {
-    if (absl::Status s = CheckDType(ctx, i, kHalfOrFloat); !s.ok()) return s;
-    if (absl::Status s = CheckRank4(ctx, i, names[i]); !s.ok()) return s;
+    DFC_RETURN_IF_ERROR(CheckDType(ctx, i, kHalfOrFloat));
+    DFC_RETURN_IF_ERROR(CheckRank4(ctx, i, names[i]));
   }
   const Tensor& grads = ctx.input(0);
   for (int i : {1, 2}) {
@@ -378,8 +359,7 @@ absl::Status LrnGradKernel(KernelContext& ctx) {
                                     grads.DebugType(), ", got ", ctx.input(i).DebugType()));
     }
   }
-  absl::StatusOr<LrnParams> p = ReadLrnParams(ctx);
-  if (!p.ok()) return p.status();
+  DFC_ASSIGN_OR_RETURN(LrnParams p, ReadLrnParams(ctx));
   const std::vector<double> dy = AsDoubles(grads);
   const std::vector<double> in = AsDoubles(ctx.input(1));
   const std::vector<double> out = AsDoubles(ctx.input(2));
@@ -387,18 +367,17 @@ absl::Status LrnGradKernel(KernelContext& ctx) {
   std::vector<double> dx(in.size(), 0.0);
   for (int64_t base = 0; base < grads.num_elements(); base += depth) {
     for (int64_t j = 0; j < depth; ++j) {
-      const double norm = Norm(&in[base], j, depth, *p);
-      const DepthWindow w = WindowOf(j, depth, p->radius);
+      const double norm = Norm(&in[base], j, depth, p);
+      const DepthWindow w = WindowOf(j, depth, p.radius);
       for (int64_t k = w.begin; k < w.end; ++k) {
-        double d = -2 * p->alpha * p->beta * in[base + k] * out[base + j] / norm;
-        if (k == j) d += std::pow(norm, -p->beta);
+        double d = -2 * p.alpha * p.beta * in[base + k] * out[base + j] / norm;
+        if (k == j) d += std::pow(norm, -p.beta);
         dx[base + k] += d * dy[base + j];
       }
     }
   }
-  absl::StatusOr<Tensor> result = FromDoubles(ctx, grads.dtype(), grads.shape(), dx);
-  if (!result.ok()) return result.status();
-  ctx.set_output(0, *std::move(result));
+  DFC_ASSIGN_OR_RETURN(Tensor result, FromDoubles(ctx, grads.dtype(), grads.shape(), dx));
+  ctx.set_output(0, std::move(result));
   return absl::OkStatus();
 }
 

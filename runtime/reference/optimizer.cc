@@ -16,6 +16,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "base/status.h"
 #include "runtime/reference/kernel.h"
 #include "runtime/reference/kernel_util.h"
 #include "runtime/reference/reduction_util.h"
@@ -313,16 +314,15 @@ absl::StatusOr<Options> ReadOptions(const KernelContext& ctx) {
   for (auto [name, value] : {std::pair{"use_nesterov", &o.use_nesterov},
                              {"update_slots", &o.update_slots},
                              {"multiply_linear_by_lr", &o.multiply_linear_by_lr}}) {
-    absl::StatusOr<bool> b = ctx.node().GetBool(name, *value);
-    if (!b.ok()) return b.status();
-    *value = *b;
+    DFC_ASSIGN_OR_RETURN(bool b, ctx.node().GetBool(name, *value));
+    *value = b;
   }
   return o;
 }
 
 absl::Status RunOptimizer(KernelContext& ctx, const OptimizerDef& def) {
   const int n = static_cast<int>(def.inputs.size());
-  if (absl::Status s = CheckNumInputs(ctx, n); !s.ok()) return s;
+  DFC_RETURN_IF_ERROR(CheckNumInputs(ctx, n));
 
   // The variables: each ref input must be one, initialised, of var's dtype and shape.
   std::vector<KernelContext::VariableSlot*> slots;
@@ -373,16 +373,14 @@ absl::Status RunOptimizer(KernelContext& ctx, const OptimizerDef& def) {
     scalars.push_back(t.ElementAsDouble(0));
   }
   if (def.check != nullptr) {
-    if (absl::Status s = def.check(ctx, scalars); !s.ok()) return s;
+    DFC_RETURN_IF_ERROR(def.check(ctx, scalars));
   }
-  absl::StatusOr<Options> options = ReadOptions(ctx);
-  if (!options.ok()) return options.status();
+  DFC_ASSIGN_OR_RETURN(Options options, ReadOptions(ctx));
 
   std::vector<Tensor> updated;
   for (int k = 0; k < def.num_slots; ++k) {
-    absl::StatusOr<Tensor> t = AllocateOutput(ctx, dtype, var.shape());
-    if (!t.ok()) return t.status();
-    updated.push_back(*std::move(t));
+    DFC_ASSIGN_OR_RETURN(Tensor t, AllocateOutput(ctx, dtype, var.shape()));
+    updated.push_back(std::move(t));
   }
   const Tensor& grad = ctx.input(grad_input);
   DispatchDType(dtype, [&]<typename T>() {
@@ -390,7 +388,7 @@ absl::Status RunOptimizer(KernelContext& ctx, const OptimizerDef& def) {
       std::vector<double> s(def.num_slots);
       for (int64_t i = 0; i < var.num_elements(); ++i) {
         for (int k = 0; k < def.num_slots; ++k) s[k] = ToDouble(slots[k]->value.data<T>()[i]);
-        def.step(s, ToDouble(grad.data<T>()[i]), scalars, *options, RoundTo<T>);
+        def.step(s, ToDouble(grad.data<T>()[i]), scalars, options, RoundTo<T>);
         for (int k = 0; k < def.num_slots; ++k) {
           updated[k].template mutable_data<T>()[i] = FromDouble<T>(s[k]);
         }

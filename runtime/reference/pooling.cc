@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "base/status.h"
 #include "graph/op_semantics/window.h"
 #include "runtime/reference/elementwise_util.h"
 #include "runtime/reference/kernel.h"
@@ -171,11 +172,10 @@ absl::StatusOr<WindowAttrs> ReadPoolAttrs(const KernelContext& ctx, const Window
   const char* const keys[] = {"ksize", "strides"};
   for (int k = 0; k < 2; ++k) {
     const int i = window_inputs + k;
-    if (absl::Status s = CheckDType(ctx, i, {DType::kInt32}); !s.ok()) return s;
-    absl::StatusOr<std::vector<int64_t>> values = ReadIndexVector(ctx, i, keys[k]);
-    if (!values.ok()) return values.status();
+    DFC_RETURN_IF_ERROR(CheckDType(ctx, i, {DType::kInt32}));
+    DFC_ASSIGN_OR_RETURN(std::vector<int64_t> values, ReadIndexVector(ctx, i, keys[k]));
     AttrList list;
-    list.i = *std::move(values);
+    list.i = std::move(values);
     node.attrs[keys[k]] = list;
   }
   return ReadWindowAttrs(node, kind);
@@ -191,24 +191,21 @@ struct PoolSpec {
 };
 
 absl::Status PoolKernel(KernelContext& ctx, const PoolSpec& spec) {
-  if (absl::Status s = CheckNumInputs(ctx, spec.window_inputs < 0 ? 1 : 3); !s.ok()) return s;
-  if (absl::Status s = CheckDType(ctx, 0, spec.dtypes); !s.ok()) return s;
+  DFC_RETURN_IF_ERROR(CheckNumInputs(ctx, spec.window_inputs < 0 ? 1 : 3));
+  DFC_RETURN_IF_ERROR(CheckDType(ctx, 0, spec.dtypes));
   const WindowOpKind kind{.spatial_rank = spec.spatial_rank,
                           .has_ksize = true,
                           .has_dilations = false,
                           .allows_explicit = spec.allows_explicit};
-  absl::StatusOr<WindowAttrs> attrs = ReadPoolAttrs(ctx, kind, spec.window_inputs);
-  if (!attrs.ok()) return attrs.status();
+  DFC_ASSIGN_OR_RETURN(WindowAttrs attrs, ReadPoolAttrs(ctx, kind, spec.window_inputs));
   const Tensor& x = ctx.input(0);
-  absl::StatusOr<PoolGeometry> g = MakeGeometry(ctx, *attrs, x.shape(), "input");
-  if (!g.ok()) return g.status();
-  absl::StatusOr<Tensor> out = AllocateOutput(ctx, x.dtype(), g->output);
-  if (!out.ok()) return out.status();
+  DFC_ASSIGN_OR_RETURN(PoolGeometry g, MakeGeometry(ctx, attrs, x.shape(), "input"));
+  DFC_ASSIGN_OR_RETURN(Tensor out, AllocateOutput(ctx, x.dtype(), g.output));
   DispatchDType(x.dtype(), [&]<typename T>() {
     if constexpr (!kIsBool<T>) {
       const T* in = x.data<T>();
-      T* o = out->mutable_data<T>();
-      ForEachWindow(*g, [&](int64_t k, std::span<const int64_t> window) {
+      T* o = out.mutable_data<T>();
+      ForEachWindow(g, [&](int64_t k, std::span<const int64_t> window) {
         if constexpr (IsFloatingStorage<T>) {
           if (spec.average) {
             // SAME and VALID windows always hold an input element; the sum is rounded once.
@@ -222,7 +219,7 @@ absl::Status PoolKernel(KernelContext& ctx, const PoolSpec& spec) {
       });
     }
   });
-  ctx.set_output(0, *std::move(out));
+  ctx.set_output(0, std::move(out));
   return absl::OkStatus();
 }
 
@@ -260,8 +257,8 @@ class GradientSum {
 // grad element goes to the first maximal element of its window in orig_input (TensorFlow's CPU
 // kernel finds the maxima again and reads orig_output only for its shape).
 absl::Status MaxPoolGradKernel(KernelContext& ctx, int window_inputs) {
-  if (absl::Status s = CheckNumInputs(ctx, window_inputs < 0 ? 3 : 5); !s.ok()) return s;
-  if (absl::Status s = CheckDType(ctx, 0, kRealNumberTypes); !s.ok()) return s;
+  DFC_RETURN_IF_ERROR(CheckNumInputs(ctx, window_inputs < 0 ? 3 : 5));
+  DFC_RETURN_IF_ERROR(CheckDType(ctx, 0, kRealNumberTypes));
   const Tensor& x = ctx.input(0);
   for (int i : {1, 2}) {
     if (ctx.input(i).dtype() != x.dtype()) {
@@ -275,81 +272,74 @@ absl::Status MaxPoolGradKernel(KernelContext& ctx, int window_inputs) {
                           .has_ksize = true,
                           .has_dilations = false,
                           .allows_explicit = window_inputs < 0};
-  absl::StatusOr<WindowAttrs> attrs = ReadPoolAttrs(ctx, kind, window_inputs);
-  if (!attrs.ok()) return attrs.status();
-  absl::StatusOr<PoolGeometry> g = MakeGeometry(ctx, *attrs, x.shape(), "orig_input");
-  if (!g.ok()) return g.status();
+  DFC_ASSIGN_OR_RETURN(WindowAttrs attrs, ReadPoolAttrs(ctx, kind, window_inputs));
+  DFC_ASSIGN_OR_RETURN(PoolGeometry g, MakeGeometry(ctx, attrs, x.shape(), "orig_input"));
   for (int i : {1, 2}) {
-    if (ctx.input(i).shape() != g->output) {
+    if (ctx.input(i).shape() != g.output) {
       return ctx.Error(absl::StrCat(i == 1 ? "orig_output" : "grad",
-                                    " must have the pool's output shape ", ShapeToString(g->output),
+                                    " must have the pool's output shape ", ShapeToString(g.output),
                                     " (from orig_input ", x.DebugType(), "), got ",
                                     ctx.input(i).DebugType()));
     }
   }
   const Tensor& grad = ctx.input(2);
-  absl::StatusOr<Tensor> out = AllocateOutput(ctx, x.dtype(), x.shape());
-  if (!out.ok()) return out.status();
+  DFC_ASSIGN_OR_RETURN(Tensor out, AllocateOutput(ctx, x.dtype(), x.shape()));
   DispatchDType(x.dtype(), [&]<typename T>() {
     if constexpr (!kIsBool<T>) {
       const T* in = x.data<T>();
       const T* dy = grad.data<T>();
       GradientSum<T> dx(x.num_elements());
-      ForEachWindow(*g, [&](int64_t k, std::span<const int64_t> window) {
+      ForEachWindow(g, [&](int64_t k, std::span<const int64_t> window) {
         const int64_t arg = WindowArgmax(in, window);
         if (arg >= 0) dx.Add(arg, GradientSum<T>::Widen(dy[k]));
       });
-      dx.Store(out->mutable_data<T>());
+      dx.Store(out.mutable_data<T>());
     }
   });
-  ctx.set_output(0, *std::move(out));
+  ctx.set_output(0, std::move(out));
   return absl::OkStatus();
 }
 
 // AvgPoolGrad(orig_input_shape, grad): each grad element, divided by its window's in-bounds
 // count, is added to every in-bounds element of the window.
 absl::Status AvgPoolGradKernel(KernelContext& ctx) {
-  if (absl::Status s = CheckNumInputs(ctx, 2); !s.ok()) return s;
-  if (absl::Status s = CheckDType(ctx, 0, {DType::kInt32}); !s.ok()) return s;
-  if (absl::Status s = CheckDType(ctx, 1, kFloatTypes); !s.ok()) return s;
+  DFC_RETURN_IF_ERROR(CheckNumInputs(ctx, 2));
+  DFC_RETURN_IF_ERROR(CheckDType(ctx, 0, {DType::kInt32}));
+  DFC_RETURN_IF_ERROR(CheckDType(ctx, 1, kFloatTypes));
   const WindowOpKind kind{.spatial_rank = 2, .has_ksize = true, .has_dilations = false};
-  absl::StatusOr<WindowAttrs> attrs = ReadWindowAttrs(ctx.node(), kind);
-  if (!attrs.ok()) return attrs.status();
+  DFC_ASSIGN_OR_RETURN(WindowAttrs attrs, ReadWindowAttrs(ctx.node(), kind));
   if (ctx.input(0).rank() != 1) {
     return ctx.Error(
         absl::StrCat("orig_input_shape must be a vector, got ", ctx.input(0).DebugType()));
   }
-  absl::StatusOr<std::vector<int64_t>> dims = ReadIndexVector(ctx, 0, "orig_input_shape");
-  if (!dims.ok()) return dims.status();
-  const Shape shape(dims->begin(), dims->end());
+  DFC_ASSIGN_OR_RETURN(std::vector<int64_t> dims, ReadIndexVector(ctx, 0, "orig_input_shape"));
+  const Shape shape(dims.begin(), dims.end());
   for (int64_t d : shape) {
     if (d < 0) {
       return ctx.Error(
           absl::StrCat("orig_input_shape ", ShapeToString(shape), " has a negative dimension"));
     }
   }
-  absl::StatusOr<PoolGeometry> g = MakeGeometry(ctx, *attrs, shape, "orig_input_shape");
-  if (!g.ok()) return g.status();
+  DFC_ASSIGN_OR_RETURN(PoolGeometry g, MakeGeometry(ctx, attrs, shape, "orig_input_shape"));
   const Tensor& grad = ctx.input(1);
-  if (grad.shape() != g->output) {
+  if (grad.shape() != g.output) {
     return ctx.Error(absl::StrCat("grad must have the pool's output shape ",
-                                  ShapeToString(g->output), " (from orig_input_shape ",
+                                  ShapeToString(g.output), " (from orig_input_shape ",
                                   ShapeToString(shape), "), got ", grad.DebugType()));
   }
-  absl::StatusOr<Tensor> out = AllocateOutput(ctx, grad.dtype(), shape);
-  if (!out.ok()) return out.status();
+  DFC_ASSIGN_OR_RETURN(Tensor out, AllocateOutput(ctx, grad.dtype(), shape));
   DispatchDType(grad.dtype(), [&]<typename T>() {
     if constexpr (IsFloatingStorage<T>) {
       const T* dy = grad.data<T>();
-      GradientSum<T> dx(out->num_elements());
-      ForEachWindow(*g, [&](int64_t k, std::span<const int64_t> window) {
+      GradientSum<T> dx(out.num_elements());
+      ForEachWindow(g, [&](int64_t k, std::span<const int64_t> window) {
         const double share = ToDouble(dy[k]) / static_cast<double>(window.size());
         for (int64_t i : window) dx.Add(i, share);
       });
-      dx.Store(out->mutable_data<T>());
+      dx.Store(out.mutable_data<T>());
     }
   });
-  ctx.set_output(0, *std::move(out));
+  ctx.set_output(0, std::move(out));
   return absl::OkStatus();
 }
 
@@ -357,46 +347,40 @@ absl::Status AvgPoolGradKernel(KernelContext& ctx) {
 // the window's first maximum, ((b * H + y) * W + x) * C + c with include_batch_in_index, else
 // (y * W + x) * C + c.
 absl::Status MaxPoolWithArgmaxKernel(KernelContext& ctx) {
-  if (absl::Status s = CheckNumInputs(ctx, 1); !s.ok()) return s;
-  if (absl::Status s = CheckDType(ctx, 0, kRealNumberTypes); !s.ok()) return s;
+  DFC_RETURN_IF_ERROR(CheckNumInputs(ctx, 1));
+  DFC_RETURN_IF_ERROR(CheckDType(ctx, 0, kRealNumberTypes));
   const WindowOpKind kind{
       .spatial_rank = 2, .has_ksize = true, .has_dilations = false, .allows_channels_first = false};
-  absl::StatusOr<WindowAttrs> attrs = ReadWindowAttrs(ctx.node(), kind);
-  if (!attrs.ok()) return attrs.status();
-  absl::StatusOr<DType> targmax = ctx.node().GetType("Targmax", DType::kInt64);
-  if (!targmax.ok()) return targmax.status();
-  if (*targmax != DType::kInt32 && *targmax != DType::kInt64) {
-    return ctx.Error(absl::StrCat("Targmax must be int32 or int64, got ", DTypeName(*targmax)));
+  DFC_ASSIGN_OR_RETURN(WindowAttrs attrs, ReadWindowAttrs(ctx.node(), kind));
+  DFC_ASSIGN_OR_RETURN(DType targmax, ctx.node().GetType("Targmax", DType::kInt64));
+  if (targmax != DType::kInt32 && targmax != DType::kInt64) {
+    return ctx.Error(absl::StrCat("Targmax must be int32 or int64, got ", DTypeName(targmax)));
   }
-  absl::StatusOr<bool> include_batch = ctx.node().GetBool("include_batch_in_index", false);
-  if (!include_batch.ok()) return include_batch.status();
+  DFC_ASSIGN_OR_RETURN(bool include_batch, ctx.node().GetBool("include_batch_in_index", false));
   const Tensor& x = ctx.input(0);
-  absl::StatusOr<PoolGeometry> g = MakeGeometry(ctx, *attrs, x.shape(), "input");
-  if (!g.ok()) return g.status();
-  absl::StatusOr<Tensor> out = AllocateOutput(ctx, x.dtype(), g->output);
-  if (!out.ok()) return out.status();
-  absl::StatusOr<Tensor> argmax = AllocateOutput(ctx, *targmax, g->output);
-  if (!argmax.ok()) return argmax.status();
+  DFC_ASSIGN_OR_RETURN(PoolGeometry g, MakeGeometry(ctx, attrs, x.shape(), "input"));
+  DFC_ASSIGN_OR_RETURN(Tensor out, AllocateOutput(ctx, x.dtype(), g.output));
+  DFC_ASSIGN_OR_RETURN(Tensor argmax, AllocateOutput(ctx, targmax, g.output));
   const int64_t image_size = x.dim(1) * x.dim(2) * x.dim(3);  // H W C: rank 4 was checked
   DispatchDType(x.dtype(), [&]<typename T>() {
     if constexpr (!kIsBool<T>) {
       const T* in = x.data<T>();
-      T* o = out->mutable_data<T>();
-      ForEachWindow(*g, [&](int64_t k, std::span<const int64_t> window) {
+      T* o = out.mutable_data<T>();
+      ForEachWindow(g, [&](int64_t k, std::span<const int64_t> window) {
         // SAME and VALID windows are never empty.
         const int64_t arg = WindowArgmax(in, window);
         o[k] = in[arg];
-        const int64_t index = *include_batch ? arg : arg % image_size;
-        if (*targmax == DType::kInt64) {
-          argmax->mutable_data<int64_t>()[k] = index;
+        const int64_t index = include_batch ? arg : arg % image_size;
+        if (targmax == DType::kInt64) {
+          argmax.mutable_data<int64_t>()[k] = index;
         } else {
-          argmax->mutable_data<int32_t>()[k] = static_cast<int32_t>(index);
+          argmax.mutable_data<int32_t>()[k] = static_cast<int32_t>(index);
         }
       });
     }
   });
-  ctx.set_output(0, *std::move(out));
-  ctx.set_output(1, *std::move(argmax));
+  ctx.set_output(0, std::move(out));
+  ctx.set_output(1, std::move(argmax));
   return absl::OkStatus();
 }
 

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "base/status.h"
 #include "runtime/reference/kernel.h"
 #include "runtime/reference/kernel_util.h"
 #include "runtime/reference/philox.h"
@@ -140,36 +141,33 @@ void FillTruncatedNormal(const Philox& base, std::span<T> out) {
 enum class Distribution { kUniform, kNormal, kTruncatedNormal };
 
 absl::Status RandomOp(KernelContext& ctx, Distribution distribution) {
-  if (absl::Status s = CheckNumInputs(ctx, 1); !s.ok()) return s;
-  absl::StatusOr<std::vector<int64_t>> shape = ReadIndexVector(ctx, 0, "shape");
-  if (!shape.ok()) return shape.status();
-  absl::StatusOr<DType> dtype = ctx.node().GetType("dtype");
-  if (!dtype.ok()) return dtype.status();
-  if (!IsFloating(*dtype)) {
+  DFC_RETURN_IF_ERROR(CheckNumInputs(ctx, 1));
+  DFC_ASSIGN_OR_RETURN(std::vector<int64_t> shape, ReadIndexVector(ctx, 0, "shape"));
+  DFC_ASSIGN_OR_RETURN(DType dtype, ctx.node().GetType("dtype"));
+  if (!IsFloating(dtype)) {
     return ctx.Error(
-        absl::StrCat("dtype must be float16, float32 or float64, got ", DTypeName(*dtype)));
+        absl::StrCat("dtype must be float16, float32 or float64, got ", DTypeName(dtype)));
   }
-  absl::StatusOr<Tensor> out = AllocateOutput(ctx, *dtype, *shape);
-  if (!out.ok()) return out.status();
-  const Philox gen = Reserve(ctx, out->num_elements());
+  DFC_ASSIGN_OR_RETURN(Tensor out, AllocateOutput(ctx, dtype, shape));
+  const Philox gen = Reserve(ctx, out.num_elements());
   switch (distribution) {
     case Distribution::kUniform:
-      FillUniform(gen, *out);
+      FillUniform(gen, out);
       break;
     case Distribution::kNormal:
-      FillNormal(gen, *out);
+      FillNormal(gen, out);
       break;
     case Distribution::kTruncatedNormal:
-      if (*dtype == DType::kHalf) {
-        FillTruncatedNormal(gen, out->mutable_flat<Half>());
-      } else if (*dtype == DType::kFloat) {
-        FillTruncatedNormal(gen, out->mutable_flat<float>());
+      if (dtype == DType::kHalf) {
+        FillTruncatedNormal(gen, out.mutable_flat<Half>());
+      } else if (dtype == DType::kFloat) {
+        FillTruncatedNormal(gen, out.mutable_flat<float>());
       } else {
-        FillTruncatedNormal(gen, out->mutable_flat<double>());
+        FillTruncatedNormal(gen, out.mutable_flat<double>());
       }
       break;
   }
-  ctx.set_output(0, *std::move(out));
+  ctx.set_output(0, std::move(out));
   return absl::OkStatus();
 }
 
@@ -193,53 +191,50 @@ Int OffsetFrom(Int lo, std::make_unsigned_t<Int> offset) {
 // one word per value, int64 two (low word first); the range is a plain modulo, as in
 // TensorFlow, so it is very slightly biased for ranges that do not divide 2^32 or 2^64.
 absl::Status RandomUniformInt(KernelContext& ctx) {
-  if (absl::Status s = CheckNumInputs(ctx, 3); !s.ok()) return s;
-  absl::StatusOr<std::vector<int64_t>> shape = ReadIndexVector(ctx, 0, "shape");
-  if (!shape.ok()) return shape.status();
-  absl::StatusOr<DType> tout = ctx.node().GetType("Tout");
-  if (!tout.ok()) return tout.status();
-  if (*tout != DType::kInt32 && *tout != DType::kInt64) {
-    return ctx.Error(absl::StrCat("Tout must be int32 or int64, got ", DTypeName(*tout)));
+  DFC_RETURN_IF_ERROR(CheckNumInputs(ctx, 3));
+  DFC_ASSIGN_OR_RETURN(std::vector<int64_t> shape, ReadIndexVector(ctx, 0, "shape"));
+  DFC_ASSIGN_OR_RETURN(DType tout, ctx.node().GetType("Tout"));
+  if (tout != DType::kInt32 && tout != DType::kInt64) {
+    return ctx.Error(absl::StrCat("Tout must be int32 or int64, got ", DTypeName(tout)));
   }
   for (int i : {1, 2}) {
     const Tensor& bound = ctx.input(i);
     const char* name = i == 1 ? "minval" : "maxval";
-    if (bound.dtype() != *tout) {
+    if (bound.dtype() != tout) {
       return ctx.Error(
-          absl::StrCat(name, " must be ", DTypeName(*tout), " (Tout), got ", bound.DebugType()));
+          absl::StrCat(name, " must be ", DTypeName(tout), " (Tout), got ", bound.DebugType()));
     }
     if (bound.rank() != 0) {
       return ctx.Error(absl::StrCat(name, " must be a scalar, got ", bound.DebugType()));
     }
   }
-  absl::StatusOr<Tensor> out = AllocateOutput(ctx, *tout, *shape);
-  if (!out.ok()) return out.status();
+  DFC_ASSIGN_OR_RETURN(Tensor out, AllocateOutput(ctx, tout, shape));
   // As TensorFlow: an empty output needs no valid range and draws nothing.
-  if (out->num_elements() > 0) {
+  if (out.num_elements() > 0) {
     const int64_t lo = ctx.input(1).ElementAsInt64(0);
     const int64_t hi = ctx.input(2).ElementAsInt64(0);
     if (lo >= hi) {
       return ctx.Error(absl::StrCat("needs minval < maxval, got ", lo, " >= ", hi));
     }
-    const Philox gen = Reserve(ctx, out->num_elements());
-    if (*tout == DType::kInt32) {
+    const Philox gen = Reserve(ctx, out.num_elements());
+    if (tout == DType::kInt32) {
       const int32_t lo32 = static_cast<int32_t>(lo);
       const uint32_t range = static_cast<uint32_t>(hi) - static_cast<uint32_t>(lo);
-      FillFixed<4>(gen, out->mutable_flat<int32_t>(), [&](const Philox::Block& b) {
+      FillFixed<4>(gen, out.mutable_flat<int32_t>(), [&](const Philox::Block& b) {
         return std::array<int32_t, 4>{
             OffsetFrom(lo32, b[0] % range), OffsetFrom(lo32, b[1] % range),
             OffsetFrom(lo32, b[2] % range), OffsetFrom(lo32, b[3] % range)};
       });
     } else {
       const uint64_t range = static_cast<uint64_t>(hi) - static_cast<uint64_t>(lo);
-      FillFixed<2>(gen, out->mutable_flat<int64_t>(), [&](const Philox::Block& b) {
+      FillFixed<2>(gen, out.mutable_flat<int64_t>(), [&](const Philox::Block& b) {
         const uint64_t bits0 = b[0] | static_cast<uint64_t>(b[1]) << 32;
         const uint64_t bits1 = b[2] | static_cast<uint64_t>(b[3]) << 32;
         return std::array<int64_t, 2>{OffsetFrom(lo, bits0 % range), OffsetFrom(lo, bits1 % range)};
       });
     }
   }
-  ctx.set_output(0, *std::move(out));
+  ctx.set_output(0, std::move(out));
   return absl::OkStatus();
 }
 

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "base/status.h"
 #include "graph/half.h"
 #include "runtime/reference/elementwise_util.h"
 #include "runtime/reference/kernel.h"
@@ -73,9 +74,8 @@ class Uniforms {
 
 // Output shape of the ops that draw `shape` samples per parameter: shape ++ params.shape.
 absl::StatusOr<Shape> SamplesShape(const KernelContext& ctx, const Tensor& params) {
-  absl::StatusOr<std::vector<int64_t>> shape = ReadIndexVector(ctx, 0, "shape");
-  if (!shape.ok()) return shape.status();
-  Shape out = *std::move(shape);
+  DFC_ASSIGN_OR_RETURN(std::vector<int64_t> shape, ReadIndexVector(ctx, 0, "shape"));
+  Shape out = std::move(shape);
   out.insert(out.end(), params.shape().begin(), params.shape().end());
   return out;
 }
@@ -101,7 +101,7 @@ void StoreAt(Tensor& out, int64_t i, double v) {
 
 // RandomShuffle(value): a permutation of value's first dimension.
 absl::Status RandomShuffle(KernelContext& ctx) {
-  if (absl::Status s = CheckNumInputs(ctx, 1); !s.ok()) return s;
+  DFC_RETURN_IF_ERROR(CheckNumInputs(ctx, 1));
   const Tensor& in = ctx.input(0);
   if (!IsSupported(in.dtype())) {
     return ctx.Error(absl::StrCat("cannot shuffle ", in.DebugType(), ": not a number or bool"));
@@ -178,36 +178,30 @@ CT PoissonSample(CT rate, Philox gen) {
 
 // RandomPoissonV2(shape, rate) -> dtype [shape ++ rate.shape].
 absl::Status RandomPoissonV2(KernelContext& ctx) {
-  if (absl::Status s = CheckNumInputs(ctx, 2); !s.ok()) return s;
+  DFC_RETURN_IF_ERROR(CheckNumInputs(ctx, 2));
   const Tensor& rate = ctx.input(1);
-  if (absl::Status s = CheckDType(
-          ctx, 1, {DType::kHalf, DType::kFloat, DType::kDouble, DType::kInt32, DType::kInt64});
-      !s.ok()) {
-    return s;
-  }
-  absl::StatusOr<DType> dtype = ctx.node().GetType("dtype", DType::kInt64);
-  if (!dtype.ok()) return dtype.status();
-  if (!IsFloating(*dtype) && *dtype != DType::kInt32 && *dtype != DType::kInt64) {
+  DFC_RETURN_IF_ERROR(CheckDType(
+      ctx, 1, {DType::kHalf, DType::kFloat, DType::kDouble, DType::kInt32, DType::kInt64}));
+  DFC_ASSIGN_OR_RETURN(DType dtype, ctx.node().GetType("dtype", DType::kInt64));
+  if (!IsFloating(dtype) && dtype != DType::kInt32 && dtype != DType::kInt64) {
     return ctx.Error(absl::StrCat("dtype must be float16, float32, float64, int32 or int64, got ",
-                                  DTypeName(*dtype)));
+                                  DTypeName(dtype)));
   }
-  absl::StatusOr<Shape> shape = SamplesShape(ctx, rate);
-  if (!shape.ok()) return shape.status();
-  absl::StatusOr<Tensor> out = AllocateOutput(ctx, *dtype, *shape);
-  if (!out.ok()) return out.status();
+  DFC_ASSIGN_OR_RETURN(Shape shape, SamplesShape(ctx, rate));
+  DFC_ASSIGN_OR_RETURN(Tensor out, AllocateOutput(ctx, dtype, shape));
   const int64_t num_rate = rate.num_elements();
-  const int64_t num_samples = num_rate == 0 ? 0 : out->num_elements() / num_rate;
-  if (out->num_elements() > 0) {
-    const Philox base = ReserveBlocks(ctx, out->num_elements() * kBlocksPerOutput);
+  const int64_t num_samples = num_rate == 0 ? 0 : out.num_elements() / num_rate;
+  if (out.num_elements() > 0) {
+    const Philox base = ReserveBlocks(ctx, out.num_elements() * kBlocksPerOutput);
     for (int64_t r = 0; r < num_rate; ++r) {
       for (int64_t s = 0; s < num_samples; ++s) {
         Philox gen = base;
         gen.Skip(kBlocksPerOutput * static_cast<uint64_t>(r * num_samples + s));
-        StoreAt(*out, s * num_rate + r, PoissonSample<double>(rate.ElementAsDouble(r), gen));
+        StoreAt(out, s * num_rate + r, PoissonSample<double>(rate.ElementAsDouble(r), gen));
       }
     }
   }
-  ctx.set_output(0, *std::move(out));
+  ctx.set_output(0, std::move(out));
   return absl::OkStatus();
 }
 
@@ -246,19 +240,15 @@ double GammaSample(double alpha, Philox gen) {
 
 // RandomGamma(shape, alpha) -> T [shape ++ alpha.shape].
 absl::Status RandomGamma(KernelContext& ctx) {
-  if (absl::Status s = CheckNumInputs(ctx, 2); !s.ok()) return s;
-  if (absl::Status s = CheckDType(ctx, 1, {DType::kHalf, DType::kFloat, DType::kDouble}); !s.ok()) {
-    return s;
-  }
+  DFC_RETURN_IF_ERROR(CheckNumInputs(ctx, 2));
+  DFC_RETURN_IF_ERROR(CheckDType(ctx, 1, {DType::kHalf, DType::kFloat, DType::kDouble}));
   const Tensor& alpha = ctx.input(1);
-  absl::StatusOr<Shape> shape = SamplesShape(ctx, alpha);
-  if (!shape.ok()) return shape.status();
-  absl::StatusOr<Tensor> out = AllocateOutput(ctx, alpha.dtype(), *shape);
-  if (!out.ok()) return out.status();
+  DFC_ASSIGN_OR_RETURN(Shape shape, SamplesShape(ctx, alpha));
+  DFC_ASSIGN_OR_RETURN(Tensor out, AllocateOutput(ctx, alpha.dtype(), shape));
   const int64_t num_alpha = alpha.num_elements();
-  const int64_t num_samples = num_alpha == 0 ? 0 : out->num_elements() / num_alpha;
-  if (out->num_elements() > 0) {
-    const Philox base = ReserveBlocks(ctx, out->num_elements() * kBlocksPerOutput);
+  const int64_t num_samples = num_alpha == 0 ? 0 : out.num_elements() / num_alpha;
+  if (out.num_elements() > 0) {
+    const Philox base = ReserveBlocks(ctx, out.num_elements() * kBlocksPerOutput);
     for (int64_t a = 0; a < num_alpha; ++a) {
       const double value = alpha.ElementAsDouble(a);
       for (int64_t s = 0; s < num_samples; ++s) {
@@ -266,11 +256,11 @@ absl::Status RandomGamma(KernelContext& ctx) {
         gen.Skip(kBlocksPerOutput * static_cast<uint64_t>(a * num_samples + s));
         // As TensorFlow, a NaN or non-positive alpha goes through the same arithmetic (which
         // ends, in NaN or in a meaningless value).
-        StoreAt(*out, s * num_alpha + a, GammaSample(value, gen));
+        StoreAt(out, s * num_alpha + a, GammaSample(value, gen));
       }
     }
   }
-  ctx.set_output(0, *std::move(out));
+  ctx.set_output(0, std::move(out));
   return absl::OkStatus();
 }
 
@@ -280,8 +270,8 @@ absl::Status RandomGamma(KernelContext& ctx) {
 // each sample is the first class whose running sum of exp(logit - max) exceeds a uniform
 // double times the total; non-finite logits add nothing.
 absl::Status Multinomial(KernelContext& ctx) {
-  if (absl::Status s = CheckNumInputs(ctx, 2); !s.ok()) return s;
-  if (absl::Status s = CheckClass(ctx, 0, kFloats); !s.ok()) return s;
+  DFC_RETURN_IF_ERROR(CheckNumInputs(ctx, 2));
+  DFC_RETURN_IF_ERROR(CheckClass(ctx, 0, kFloats));
   const Tensor& logits = ctx.input(0);
   if (logits.rank() != 2) {
     return ctx.Error(absl::StrCat("logits must be [batch, num_classes], got ", logits.DebugType()));
@@ -294,16 +284,14 @@ absl::Status Multinomial(KernelContext& ctx) {
   if (num_samples < 0) {
     return ctx.Error(absl::StrCat("num_samples must be non-negative, got ", num_samples));
   }
-  absl::StatusOr<DType> out_type = ctx.node().GetType("output_dtype", DType::kInt64);
-  if (!out_type.ok()) return out_type.status();
-  if (*out_type != DType::kInt32 && *out_type != DType::kInt64) {
+  DFC_ASSIGN_OR_RETURN(DType out_type, ctx.node().GetType("output_dtype", DType::kInt64));
+  if (out_type != DType::kInt32 && out_type != DType::kInt64) {
     return ctx.Error(
-        absl::StrCat("output_dtype must be int32 or int64, got ", DTypeName(*out_type)));
+        absl::StrCat("output_dtype must be int32 or int64, got ", DTypeName(out_type)));
   }
   const int64_t batch = logits.dim(0), classes = logits.dim(1);
   if (classes == 0) return ctx.Error("logits must have at least one class");
-  absl::StatusOr<Tensor> out = AllocateOutput(ctx, *out_type, {batch, num_samples});
-  if (!out.ok()) return out.status();
+  DFC_ASSIGN_OR_RETURN(Tensor out, AllocateOutput(ctx, out_type, {batch, num_samples}));
   if (batch > 0 && num_samples > 0) {
     // Doubles take two words each: TensorFlow reserves 2 * ceil4(num_samples) per row.
     const int64_t per_row = (num_samples + 3) / 4 * 4 * 2;
@@ -326,11 +314,11 @@ absl::Status Multinomial(KernelContext& ctx) {
         const uint32_t lo = words.Next();
         const double to_find = Uint64ToDouble(hi, lo) * total;
         const int64_t k = std::upper_bound(cdf.begin(), cdf.end(), to_find) - cdf.begin();
-        StoreAt(*out, b * num_samples + s, static_cast<double>(k));
+        StoreAt(out, b * num_samples + s, static_cast<double>(k));
       }
     }
   }
-  ctx.set_output(0, *std::move(out));
+  ctx.set_output(0, std::move(out));
   return absl::OkStatus();
 }
 
@@ -356,21 +344,17 @@ absl::StatusOr<Philox> StatelessGenerator(const KernelContext& ctx) {
 
 template <RandomDistribution kDistribution>
 absl::Status StatelessRandom(KernelContext& ctx) {
-  if (absl::Status s = CheckNumInputs(ctx, 2); !s.ok()) return s;
-  absl::StatusOr<std::vector<int64_t>> shape = ReadIndexVector(ctx, 0, "shape");
-  if (!shape.ok()) return shape.status();
-  absl::StatusOr<DType> dtype = ctx.node().GetType("dtype", DType::kFloat);
-  if (!dtype.ok()) return dtype.status();
-  if (!IsFloating(*dtype)) {
+  DFC_RETURN_IF_ERROR(CheckNumInputs(ctx, 2));
+  DFC_ASSIGN_OR_RETURN(std::vector<int64_t> shape, ReadIndexVector(ctx, 0, "shape"));
+  DFC_ASSIGN_OR_RETURN(DType dtype, ctx.node().GetType("dtype", DType::kFloat));
+  if (!IsFloating(dtype)) {
     return ctx.Error(
-        absl::StrCat("dtype must be float16, float32 or float64, got ", DTypeName(*dtype)));
+        absl::StrCat("dtype must be float16, float32 or float64, got ", DTypeName(dtype)));
   }
-  absl::StatusOr<Philox> gen = StatelessGenerator(ctx);
-  if (!gen.ok()) return gen.status();
-  absl::StatusOr<Tensor> out = AllocateOutput(ctx, *dtype, *shape);
-  if (!out.ok()) return out.status();
-  FillRandom(kDistribution, *gen, *out);
-  ctx.set_output(0, *std::move(out));
+  DFC_ASSIGN_OR_RETURN(Philox gen, StatelessGenerator(ctx));
+  DFC_ASSIGN_OR_RETURN(Tensor out, AllocateOutput(ctx, dtype, shape));
+  FillRandom(kDistribution, gen, out);
+  ctx.set_output(0, std::move(out));
   return absl::OkStatus();
 }
 

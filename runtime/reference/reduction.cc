@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "base/status.h"
 #include "runtime/reference/kernel.h"
 #include "runtime/reference/kernel_util.h"
 #include "runtime/reference/reduction_util.h"
@@ -63,8 +64,8 @@ T ReduceGroup(const T* in, int64_t base, std::span<const int64_t> offsets) {
     }
   } else {
     if constexpr (kind == Reduce::kMax || kind == Reduce::kMin) {
-      T best = kind == Reduce::kMax ? std::numeric_limits<T>::lowest()
-                                    : std::numeric_limits<T>::max();
+      T best =
+          kind == Reduce::kMax ? std::numeric_limits<T>::lowest() : std::numeric_limits<T>::max();
       for (int64_t r : offsets) {
         best = kind == Reduce::kMax ? std::max(best, in[base + r]) : std::min(best, in[base + r]);
       }
@@ -92,22 +93,19 @@ T ReduceGroup(const T* in, int64_t base, std::span<const int64_t> offsets) {
 
 template <Reduce kind>
 absl::Status ReduceKernel(KernelContext& ctx) {
-  if (absl::Status s = CheckNumInputs(ctx, 2); !s.ok()) return s;
+  DFC_RETURN_IF_ERROR(CheckNumInputs(ctx, 2));
   if constexpr (kind == Reduce::kAll || kind == Reduce::kAny) {
-    if (absl::Status s = CheckDType(ctx, 0, {DType::kBool}); !s.ok()) return s;
+    DFC_RETURN_IF_ERROR(CheckDType(ctx, 0, {DType::kBool}));
   } else {
-    if (absl::Status s = CheckNumeric(ctx, 0); !s.ok()) return s;
+    DFC_RETURN_IF_ERROR(CheckNumeric(ctx, 0));
   }
-  absl::StatusOr<bool> keep_dims = ctx.node().GetBool("keep_dims", false);
-  if (!keep_dims.ok()) return keep_dims.status();
-  absl::StatusOr<std::vector<int64_t>> axes = ReadIndexVector(ctx, 1, "reduction_indices");
-  if (!axes.ok()) return axes.status();
+  DFC_ASSIGN_OR_RETURN(bool keep_dims, ctx.node().GetBool("keep_dims", false));
+  DFC_ASSIGN_OR_RETURN(std::vector<int64_t> axes, ReadIndexVector(ctx, 1, "reduction_indices"));
 
   const Tensor& x = ctx.input(0);
-  absl::StatusOr<std::vector<bool>> reduced = ReducedAxes(ctx, *axes, x.rank());
-  if (!reduced.ok()) return reduced.status();
+  DFC_ASSIGN_OR_RETURN(std::vector<bool> reduced, ReducedAxes(ctx, axes, x.rank()));
   // TensorFlow returns the input itself when nothing is reduced, whatever keep_dims says.
-  if (axes->empty()) {
+  if (axes.empty()) {
     ctx.set_output(0, x);
     return absl::OkStatus();
   }
@@ -115,89 +113,83 @@ absl::Status ReduceKernel(KernelContext& ctx) {
   Shape out_shape;
   std::vector<int> kept_dims, reduced_dims;
   for (int d = 0; d < x.rank(); ++d) {
-    if ((*reduced)[d]) {
+    if (reduced[d]) {
       reduced_dims.push_back(d);
-      if (*keep_dims) out_shape.push_back(1);
+      if (keep_dims) out_shape.push_back(1);
     } else {
       kept_dims.push_back(d);
       out_shape.push_back(x.dim(d));
     }
   }
-  absl::StatusOr<Tensor> out = AllocateOutput(ctx, x.dtype(), out_shape);
-  if (!out.ok()) return out.status();
+  DFC_ASSIGN_OR_RETURN(Tensor out, AllocateOutput(ctx, x.dtype(), out_shape));
   // Offsets are listed only once the output exists: both lists are then no longer than the
   // output or the input, even when a zero dimension elsewhere makes the other one empty.
-  if (out->num_elements() > 0) {
+  if (out.num_elements() > 0) {
     const std::vector<int64_t> kept = OffsetsOver(x.shape(), kept_dims);
     const std::vector<int64_t> group =
         x.num_elements() > 0 ? OffsetsOver(x.shape(), reduced_dims) : std::vector<int64_t>{};
     DispatchDType(x.dtype(), [&]<typename T>() {
       if constexpr (std::is_same_v<T, bool> == (kind == Reduce::kAll || kind == Reduce::kAny)) {
         const T* in = x.data<T>();
-        T* o = out->mutable_data<T>();
+        T* o = out.mutable_data<T>();
         for (size_t k = 0; k < kept.size(); ++k) o[k] = ReduceGroup<kind, T>(in, kept[k], group);
       }
     });
   }
-  ctx.set_output(0, *std::move(out));
+  ctx.set_output(0, std::move(out));
   return absl::OkStatus();
 }
 
 // L2Loss(t) = sum(t^2) / 2, a scalar of t's dtype.
 absl::Status L2Loss(KernelContext& ctx) {
-  if (absl::Status s = CheckNumInputs(ctx, 1); !s.ok()) return s;
-  if (absl::Status s = CheckDType(ctx, 0, {DType::kHalf, DType::kFloat, DType::kDouble}); !s.ok()) {
-    return s;
-  }
+  DFC_RETURN_IF_ERROR(CheckNumInputs(ctx, 1));
+  DFC_RETURN_IF_ERROR(CheckDType(ctx, 0, {DType::kHalf, DType::kFloat, DType::kDouble}));
   const Tensor& t = ctx.input(0);
-  absl::StatusOr<Tensor> out = AllocateOutput(ctx, t.dtype(), {});
-  if (!out.ok()) return out.status();
+  DFC_ASSIGN_OR_RETURN(Tensor out, AllocateOutput(ctx, t.dtype(), {}));
   DispatchDType(t.dtype(), [&]<typename T>() {
     if constexpr (IsFloatingStorage<T>) {
       double sum = 0;
       for (const T& v : t.flat<T>()) sum += ToDouble(v) * ToDouble(v);
-      out->mutable_data<T>()[0] = FromDouble<T>(sum / 2);
+      out.mutable_data<T>()[0] = FromDouble<T>(sum / 2);
     }
   });
-  ctx.set_output(0, *std::move(out));
+  ctx.set_output(0, std::move(out));
   return absl::OkStatus();
 }
 
 // BiasAddGrad(out_backprop): the sum over every dimension but the channel one, which is the
 // last for NHWC and dimension 1 for NCHW.
 absl::Status BiasAddGrad(KernelContext& ctx) {
-  if (absl::Status s = CheckNumInputs(ctx, 1); !s.ok()) return s;
-  if (absl::Status s = CheckNumeric(ctx, 0); !s.ok()) return s;
-  absl::StatusOr<std::string> format = ctx.node().GetString("data_format", "NHWC");
-  if (!format.ok()) return format.status();
-  if (*format != "NHWC" && *format != "NCHW") {
-    return ctx.Error(absl::StrCat("data_format must be NHWC or NCHW, got \"", *format, "\""));
+  DFC_RETURN_IF_ERROR(CheckNumInputs(ctx, 1));
+  DFC_RETURN_IF_ERROR(CheckNumeric(ctx, 0));
+  DFC_ASSIGN_OR_RETURN(std::string format, ctx.node().GetString("data_format", "NHWC"));
+  if (format != "NHWC" && format != "NCHW") {
+    return ctx.Error(absl::StrCat("data_format must be NHWC or NCHW, got \"", format, "\""));
   }
   const Tensor& g = ctx.input(0);
   if (g.rank() < 2) {
     return ctx.Error(absl::StrCat("out_backprop must have rank >= 2, got ", g.DebugType()));
   }
-  const int channel_dim = *format == "NCHW" ? 1 : g.rank() - 1;
+  const int channel_dim = format == "NCHW" ? 1 : g.rank() - 1;
   std::vector<int> summed_dims;
   for (int d = 0; d < g.rank(); ++d) {
     if (d != channel_dim) summed_dims.push_back(d);
   }
-  absl::StatusOr<Tensor> out = AllocateOutput(ctx, g.dtype(), {g.dim(channel_dim)});
-  if (!out.ok()) return out.status();
-  if (out->num_elements() > 0) {
+  DFC_ASSIGN_OR_RETURN(Tensor out, AllocateOutput(ctx, g.dtype(), {g.dim(channel_dim)}));
+  if (out.num_elements() > 0) {
     const std::vector<int64_t> channels = OffsetsOver(g.shape(), {channel_dim});
     const std::vector<int64_t> group =
         g.num_elements() > 0 ? OffsetsOver(g.shape(), summed_dims) : std::vector<int64_t>{};
     DispatchDType(g.dtype(), [&]<typename T>() {
       if constexpr (!std::is_same_v<T, bool>) {
-        T* o = out->mutable_data<T>();
+        T* o = out.mutable_data<T>();
         for (size_t c = 0; c < channels.size(); ++c) {
           o[c] = ReduceGroup<Reduce::kSum, T>(g.data<T>(), channels[c], group);
         }
       }
     });
   }
-  ctx.set_output(0, *std::move(out));
+  ctx.set_output(0, std::move(out));
   return absl::OkStatus();
 }
 

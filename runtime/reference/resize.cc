@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "base/status.h"
 #include "graph/dtype_class.h"
 #include "runtime/reference/elementwise_util.h"
 #include "runtime/reference/kernel.h"
@@ -52,17 +53,16 @@ float HalfPixelCoordinate(int64_t x, float scale) {
 }
 
 absl::StatusOr<ResizeGeometry> ReadGeometry(const KernelContext& ctx) {
-  if (absl::Status s = CheckNumInputs(ctx, 2); !s.ok()) return s;
-  if (absl::Status s = CheckClass(ctx, 0, kNumbers); !s.ok()) return s;
+  DFC_RETURN_IF_ERROR(CheckNumInputs(ctx, 2));
+  DFC_RETURN_IF_ERROR(CheckClass(ctx, 0, kNumbers));
   ResizeGeometry g;
   absl::StatusOr<bool> align_corners = ctx.node().GetBool("align_corners", false);
-  if (!align_corners.ok()) return align_corners.status();
+  DFC_RETURN_IF_ERROR(align_corners.status());
   g.align_corners = *align_corners;
   // ResizeArea has no half_pixel_centers attribute; it always centres pixels correctly.
   if (ctx.node().op != "ResizeArea") {
-    absl::StatusOr<bool> half_pixel = ctx.node().GetBool("half_pixel_centers", false);
-    if (!half_pixel.ok()) return half_pixel.status();
-    g.half_pixel_centers = *half_pixel;
+    DFC_ASSIGN_OR_RETURN(bool half_pixel, ctx.node().GetBool("half_pixel_centers", false));
+    g.half_pixel_centers = half_pixel;
   }
   if (g.align_corners && g.half_pixel_centers) {
     return ctx.Error("if half_pixel_centers is true, align_corners must be false");
@@ -157,27 +157,25 @@ std::vector<LinearTap> LinearTaps(int64_t out_size, int64_t in_size, float scale
 }
 
 absl::Status ResizeBilinear(KernelContext& ctx) {
-  absl::StatusOr<ResizeGeometry> g = ReadGeometry(ctx);
-  if (!g.ok()) return g.status();
-  absl::StatusOr<Tensor> out = AllocateOutput(ctx, DType::kFloat, OutputShape(*g));
-  if (!out.ok()) return out.status();
+  DFC_ASSIGN_OR_RETURN(ResizeGeometry g, ReadGeometry(ctx));
+  DFC_ASSIGN_OR_RETURN(Tensor out, AllocateOutput(ctx, DType::kFloat, OutputShape(g)));
   const std::vector<LinearTap> ys =
-      LinearTaps(g->out_height, g->in_height, g->height_scale, g->half_pixel_centers);
+      LinearTaps(g.out_height, g.in_height, g.height_scale, g.half_pixel_centers);
   const std::vector<LinearTap> xs =
-      LinearTaps(g->out_width, g->in_width, g->width_scale, g->half_pixel_centers);
+      LinearTaps(g.out_width, g.in_width, g.width_scale, g.half_pixel_centers);
   const std::vector<double> in = InputAsFloat(ctx.input(0));
-  const PixelOffsets at{*g};
-  float* o = out->mutable_data<float>();
-  for (int64_t b = 0; b < g->batch; ++b) {
-    for (int64_t y = 0; y < g->out_height; ++y) {
+  const PixelOffsets at{g};
+  float* o = out.mutable_data<float>();
+  for (int64_t b = 0; b < g.batch; ++b) {
+    for (int64_t y = 0; y < g.out_height; ++y) {
       const double y_lerp = ys[y].lerp;
-      for (int64_t x = 0; x < g->out_width; ++x) {
+      for (int64_t x = 0; x < g.out_width; ++x) {
         const double x_lerp = xs[x].lerp;
         const int64_t top_left = at.In(b, ys[y].lower, xs[x].lower);
         const int64_t top_right = at.In(b, ys[y].lower, xs[x].upper);
         const int64_t bottom_left = at.In(b, ys[y].upper, xs[x].lower);
         const int64_t bottom_right = at.In(b, ys[y].upper, xs[x].upper);
-        for (int64_t c = 0; c < g->channels; ++c) {
+        for (int64_t c = 0; c < g.channels; ++c) {
           const double top = in[top_left + c] + (in[top_right + c] - in[top_left + c]) * x_lerp;
           const double bottom =
               in[bottom_left + c] + (in[bottom_right + c] - in[bottom_left + c]) * x_lerp;
@@ -186,7 +184,7 @@ absl::Status ResizeBilinear(KernelContext& ctx) {
       }
     }
   }
-  ctx.set_output(0, *std::move(out));
+  ctx.set_output(0, std::move(out));
   return absl::OkStatus();
 }
 
@@ -209,32 +207,30 @@ std::vector<int64_t> NearestIndices(int64_t out_size, int64_t in_size, float sca
 }
 
 absl::Status ResizeNearestNeighbor(KernelContext& ctx) {
-  absl::StatusOr<ResizeGeometry> g = ReadGeometry(ctx);
-  if (!g.ok()) return g.status();
-  if (g->in_height >= (int64_t{1} << 24) || g->in_width >= (int64_t{1} << 24)) {
+  DFC_ASSIGN_OR_RETURN(ResizeGeometry g, ReadGeometry(ctx));
+  if (g.in_height >= (int64_t{1} << 24) || g.in_width >= (int64_t{1} << 24)) {
     return ctx.Error("nearest neighbour resizing needs an image height and width below 2^24");
   }
   const Tensor& images = ctx.input(0);
-  absl::StatusOr<Tensor> out = AllocateOutput(ctx, images.dtype(), OutputShape(*g));
-  if (!out.ok()) return out.status();
-  const std::vector<int64_t> ys = NearestIndices(g->out_height, g->in_height, g->height_scale,
-                                                 g->align_corners, g->half_pixel_centers);
-  const std::vector<int64_t> xs = NearestIndices(g->out_width, g->in_width, g->width_scale,
-                                                 g->align_corners, g->half_pixel_centers);
-  const size_t pixel_bytes = static_cast<size_t>(g->channels) * SizeOf(images.dtype());
+  DFC_ASSIGN_OR_RETURN(Tensor out, AllocateOutput(ctx, images.dtype(), OutputShape(g)));
+  const std::vector<int64_t> ys = NearestIndices(g.out_height, g.in_height, g.height_scale,
+                                                 g.align_corners, g.half_pixel_centers);
+  const std::vector<int64_t> xs =
+      NearestIndices(g.out_width, g.in_width, g.width_scale, g.align_corners, g.half_pixel_centers);
+  const size_t pixel_bytes = static_cast<size_t>(g.channels) * SizeOf(images.dtype());
   const auto* src = static_cast<const unsigned char*>(images.raw_data());
-  auto* dst = static_cast<unsigned char*>(out->mutable_raw_data());
-  const PixelOffsets at{*g};
+  auto* dst = static_cast<unsigned char*>(out.mutable_raw_data());
+  const PixelOffsets at{g};
   const size_t element = SizeOf(images.dtype());
-  for (int64_t b = 0; b < g->batch; ++b) {
-    for (int64_t y = 0; y < g->out_height; ++y) {
-      for (int64_t x = 0; x < g->out_width; ++x) {
+  for (int64_t b = 0; b < g.batch; ++b) {
+    for (int64_t y = 0; y < g.out_height; ++y) {
+      for (int64_t x = 0; x < g.out_width; ++x) {
         std::memcpy(dst + at.Out(b, y, x) * element, src + at.In(b, ys[y], xs[x]) * element,
                     pixel_bytes);
       }
     }
   }
-  ctx.set_output(0, *std::move(out));
+  ctx.set_output(0, std::move(out));
   return absl::OkStatus();
 }
 
@@ -306,21 +302,19 @@ std::vector<CubicTaps> CubicTapsFor(int64_t out_size, int64_t in_size, float sca
 }
 
 absl::Status ResizeBicubic(KernelContext& ctx) {
-  absl::StatusOr<ResizeGeometry> g = ReadGeometry(ctx);
-  if (!g.ok()) return g.status();
-  absl::StatusOr<Tensor> out = AllocateOutput(ctx, DType::kFloat, OutputShape(*g));
-  if (!out.ok()) return out.status();
+  DFC_ASSIGN_OR_RETURN(ResizeGeometry g, ReadGeometry(ctx));
+  DFC_ASSIGN_OR_RETURN(Tensor out, AllocateOutput(ctx, DType::kFloat, OutputShape(g)));
   const std::vector<CubicTaps> ys =
-      CubicTapsFor(g->out_height, g->in_height, g->height_scale, g->half_pixel_centers);
+      CubicTapsFor(g.out_height, g.in_height, g.height_scale, g.half_pixel_centers);
   const std::vector<CubicTaps> xs =
-      CubicTapsFor(g->out_width, g->in_width, g->width_scale, g->half_pixel_centers);
+      CubicTapsFor(g.out_width, g.in_width, g.width_scale, g.half_pixel_centers);
   const std::vector<double> in = InputAsFloat(ctx.input(0));
-  const PixelOffsets at{*g};
-  float* o = out->mutable_data<float>();
-  for (int64_t b = 0; b < g->batch; ++b) {
-    for (int64_t y = 0; y < g->out_height; ++y) {
-      for (int64_t x = 0; x < g->out_width; ++x) {
-        for (int64_t c = 0; c < g->channels; ++c) {
+  const PixelOffsets at{g};
+  float* o = out.mutable_data<float>();
+  for (int64_t b = 0; b < g.batch; ++b) {
+    for (int64_t y = 0; y < g.out_height; ++y) {
+      for (int64_t x = 0; x < g.out_width; ++x) {
+        for (int64_t c = 0; c < g.channels; ++c) {
           double sum = 0;
           for (int i = 0; i < 4; ++i) {
             for (int j = 0; j < 4; ++j) {
@@ -333,7 +327,7 @@ absl::Status ResizeBicubic(KernelContext& ctx) {
       }
     }
   }
-  ctx.set_output(0, *std::move(out));
+  ctx.set_output(0, std::move(out));
   return absl::OkStatus();
 }
 
@@ -371,24 +365,22 @@ std::vector<AreaTaps> AreaTapsFor(int64_t out_size, int64_t in_size, float scale
 }
 
 absl::Status ResizeArea(KernelContext& ctx) {
-  absl::StatusOr<ResizeGeometry> g = ReadGeometry(ctx);
-  if (!g.ok()) return g.status();
-  absl::StatusOr<Tensor> out = AllocateOutput(ctx, DType::kFloat, OutputShape(*g));
-  if (!out.ok()) return out.status();
-  const std::vector<AreaTaps> ys = AreaTapsFor(g->out_height, g->in_height, g->height_scale);
-  const std::vector<AreaTaps> xs = AreaTapsFor(g->out_width, g->in_width, g->width_scale);
+  DFC_ASSIGN_OR_RETURN(ResizeGeometry g, ReadGeometry(ctx));
+  DFC_ASSIGN_OR_RETURN(Tensor out, AllocateOutput(ctx, DType::kFloat, OutputShape(g)));
+  const std::vector<AreaTaps> ys = AreaTapsFor(g.out_height, g.in_height, g.height_scale);
+  const std::vector<AreaTaps> xs = AreaTapsFor(g.out_width, g.in_width, g.width_scale);
   // The box's area in input pixels, inverted once in float as TensorFlow does.
   const float inverse_area =
-      static_cast<float>(1.0 / static_cast<double>(g->height_scale * g->width_scale));
+      static_cast<float>(1.0 / static_cast<double>(g.height_scale * g.width_scale));
   const std::vector<double> in = InputAsFloat(ctx.input(0));
-  const PixelOffsets at{*g};
-  float* o = out->mutable_data<float>();
-  for (int64_t b = 0; b < g->batch; ++b) {
-    for (int64_t y = 0; y < g->out_height; ++y) {
+  const PixelOffsets at{g};
+  float* o = out.mutable_data<float>();
+  for (int64_t b = 0; b < g.batch; ++b) {
+    for (int64_t y = 0; y < g.out_height; ++y) {
       const AreaTaps& ty = ys[y];
-      for (int64_t x = 0; x < g->out_width; ++x) {
+      for (int64_t x = 0; x < g.out_width; ++x) {
         const AreaTaps& tx = xs[x];
-        for (int64_t c = 0; c < g->channels; ++c) {
+        for (int64_t c = 0; c < g.channels; ++c) {
           double sum = 0;
           for (size_t i = 0; i < ty.index.size(); ++i) {
             double row = 0;
@@ -402,7 +394,7 @@ absl::Status ResizeArea(KernelContext& ctx) {
       }
     }
   }
-  ctx.set_output(0, *std::move(out));
+  ctx.set_output(0, std::move(out));
   return absl::OkStatus();
 }
 

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "base/status.h"
 #include "graph/half.h"
 #include "runtime/reference/kernel.h"
 #include "runtime/reference/kernel_util.h"
@@ -83,11 +84,11 @@ struct LstmConfig {
 absl::StatusOr<LstmConfig> ReadLstmAttrs(const KernelContext& ctx) {
   LstmConfig c;
   absl::StatusOr<float> forget_bias = ctx.node().GetFloat("forget_bias", 1.0f);
-  if (!forget_bias.ok()) return forget_bias.status();
+  DFC_RETURN_IF_ERROR(forget_bias.status());
   absl::StatusOr<float> cell_clip = ctx.node().GetFloat("cell_clip", 3.0f);
-  if (!cell_clip.ok()) return cell_clip.status();
+  DFC_RETURN_IF_ERROR(cell_clip.status());
   absl::StatusOr<bool> use_peephole = ctx.node().GetBool("use_peephole", false);
-  if (!use_peephole.ok()) return use_peephole.status();
+  DFC_RETURN_IF_ERROR(use_peephole.status());
   c.forget_bias = *forget_bias;
   c.cell_clip = *cell_clip;
   c.use_peephole = *use_peephole;
@@ -99,9 +100,7 @@ absl::StatusOr<LstmConfig> ReadLstmAttrs(const KernelContext& ctx) {
 // LSTMBlockCell reads them only with use_peephole).
 absl::Status CheckLstmWeights(const KernelContext& ctx, int first, const LstmConfig& c,
                               bool check_peepholes) {
-  if (absl::Status s = CheckShape(ctx, first, "w", {c.input + c.cell, 4 * c.cell}); !s.ok()) {
-    return s;
-  }
+  DFC_RETURN_IF_ERROR(CheckShape(ctx, first, "w", {c.input + c.cell, 4 * c.cell}));
   const char* names[] = {"wci", "wcf", "wco"};
   for (int k = 0; k < 3; ++k) {
     const Tensor& p = ctx.input(first + 1 + k);
@@ -109,7 +108,7 @@ absl::Status CheckLstmWeights(const KernelContext& ctx, int first, const LstmCon
       return ctx.Error(absl::StrCat(names[k], " must be a vector, got ", p.DebugType()));
     }
     if (check_peepholes) {
-      if (absl::Status s = CheckShape(ctx, first + 1 + k, names[k], {c.cell}); !s.ok()) return s;
+      DFC_RETURN_IF_ERROR(CheckShape(ctx, first + 1 + k, names[k], {c.cell}));
     }
   }
   return CheckShape(ctx, first + 4, "b", {4 * c.cell});
@@ -171,13 +170,11 @@ void LstmStep(const LstmConfig& c, const T* x, const T* cs_prev, const T* h_prev
 
 // LSTMBlockCell(x, cs_prev, h_prev, w, wci, wcf, wco, b) -> (i, cs, f, o, ci, co, h).
 absl::Status LstmBlockCell(KernelContext& ctx) {
-  if (absl::Status s = CheckNumInputs(ctx, 8); !s.ok()) return s;
-  absl::StatusOr<DType> dtype =
-      CheckCellDTypes(ctx, {DType::kHalf, DType::kFloat}, "float16 or float32");
-  if (!dtype.ok()) return dtype.status();
-  absl::StatusOr<LstmConfig> config = ReadLstmAttrs(ctx);
-  if (!config.ok()) return config.status();
-  LstmConfig& c = *config;
+  DFC_RETURN_IF_ERROR(CheckNumInputs(ctx, 8));
+  DFC_ASSIGN_OR_RETURN(DType dtype,
+                       CheckCellDTypes(ctx, {DType::kHalf, DType::kFloat}, "float16 or float32"));
+  DFC_ASSIGN_OR_RETURN(LstmConfig config, ReadLstmAttrs(ctx));
+  LstmConfig& c = config;
   const Tensor& x = ctx.input(0);
   const Tensor& cs_prev = ctx.input(1);
   if (x.rank() != 2) return ctx.Error(absl::StrCat("x must be a matrix, got ", x.DebugType()));
@@ -188,11 +185,11 @@ absl::Status LstmBlockCell(KernelContext& ctx) {
   c.batch = x.dim(0);
   c.input = x.dim(1);
   c.cell = cs_prev.dim(1);
-  if (absl::Status s = CheckShape(ctx, 1, "cs_prev", {c.batch, c.cell}); !s.ok()) return s;
-  if (absl::Status s = CheckShape(ctx, 2, "h_prev", {c.batch, c.cell}); !s.ok()) return s;
-  if (absl::Status s = CheckLstmWeights(ctx, 3, c, c.use_peephole); !s.ok()) return s;
+  DFC_RETURN_IF_ERROR(CheckShape(ctx, 1, "cs_prev", {c.batch, c.cell}));
+  DFC_RETURN_IF_ERROR(CheckShape(ctx, 2, "h_prev", {c.batch, c.cell}));
+  DFC_RETURN_IF_ERROR(CheckLstmWeights(ctx, 3, c, c.use_peephole));
   std::vector<Tensor> outs;
-  for (int k = 0; k < 7; ++k) outs.push_back(Tensor::Zeros(*dtype, {c.batch, c.cell}));
+  for (int k = 0; k < 7; ++k) outs.push_back(Tensor::Zeros(dtype, {c.batch, c.cell}));
   auto run = [&]<typename T>() {
     const LstmOutputs<T> out{outs[0].mutable_data<T>(), outs[1].mutable_data<T>(),
                              outs[2].mutable_data<T>(), outs[3].mutable_data<T>(),
@@ -202,7 +199,7 @@ absl::Status LstmBlockCell(KernelContext& ctx) {
                 ctx.input(4).data<T>(), ctx.input(5).data<T>(), ctx.input(6).data<T>(),
                 ctx.input(7).data<T>(), out);
   };
-  if (*dtype == DType::kHalf) {
+  if (dtype == DType::kHalf) {
     run.template operator()<Half>();
   } else {
     run.template operator()<float>();
@@ -216,13 +213,11 @@ absl::Status LstmBlockCell(KernelContext& ctx) {
 // seq_len_max steps, each starting from the previous step's cs and h. The steps after
 // seq_len_max are zero (TensorFlow zeroes cs and h there and leaves the others unwritten).
 absl::Status BlockLstm(KernelContext& ctx) {
-  if (absl::Status s = CheckNumInputs(ctx, 9); !s.ok()) return s;
-  absl::StatusOr<DType> dtype =
-      CheckCellDTypes(ctx, {DType::kHalf, DType::kFloat}, "float16 or float32");
-  if (!dtype.ok()) return dtype.status();
-  absl::StatusOr<LstmConfig> config = ReadLstmAttrs(ctx);
-  if (!config.ok()) return config.status();
-  LstmConfig& c = *config;
+  DFC_RETURN_IF_ERROR(CheckNumInputs(ctx, 9));
+  DFC_ASSIGN_OR_RETURN(DType dtype,
+                       CheckCellDTypes(ctx, {DType::kHalf, DType::kFloat}, "float16 or float32"));
+  DFC_ASSIGN_OR_RETURN(LstmConfig config, ReadLstmAttrs(ctx));
+  LstmConfig& c = config;
   const Tensor& seq_len_max_t = ctx.input(0);
   if (seq_len_max_t.dtype() != DType::kInt64 || seq_len_max_t.rank() != 0) {
     return ctx.Error(
@@ -240,18 +235,17 @@ absl::Status BlockLstm(KernelContext& ctx) {
   c.batch = x.dim(1);
   c.input = x.dim(2);
   c.cell = cs_prev.dim(1);
-  if (absl::Status s = CheckShape(ctx, 2, "cs_prev", {c.batch, c.cell}); !s.ok()) return s;
-  if (absl::Status s = CheckShape(ctx, 3, "h_prev", {c.batch, c.cell}); !s.ok()) return s;
-  if (absl::Status s = CheckLstmWeights(ctx, 4, c, /*check_peepholes=*/true); !s.ok()) return s;
+  DFC_RETURN_IF_ERROR(CheckShape(ctx, 2, "cs_prev", {c.batch, c.cell}));
+  DFC_RETURN_IF_ERROR(CheckShape(ctx, 3, "h_prev", {c.batch, c.cell}));
+  DFC_RETURN_IF_ERROR(CheckLstmWeights(ctx, 4, c, /*check_peepholes=*/true));
   const int64_t seq_len_max = seq_len_max_t.ElementAsInt64(0);
   if (seq_len_max < 0 || seq_len_max > timelen) {
     return ctx.Error(absl::StrCat("seq_len_max must be in [0, ", timelen, "], got ", seq_len_max));
   }
   std::vector<Tensor> outs;
   for (int k = 0; k < 7; ++k) {
-    absl::StatusOr<Tensor> t = AllocateOutput(ctx, *dtype, {timelen, c.batch, c.cell});
-    if (!t.ok()) return t.status();
-    outs.push_back(*std::move(t));
+    DFC_ASSIGN_OR_RETURN(Tensor t, AllocateOutput(ctx, dtype, {timelen, c.batch, c.cell}));
+    outs.push_back(std::move(t));
   }
   auto run = [&]<typename T>() {
     const int64_t step = c.batch * c.cell;
@@ -265,7 +259,7 @@ absl::Status BlockLstm(KernelContext& ctx) {
                   ctx.input(8).data<T>(), out);
     }
   };
-  if (*dtype == DType::kHalf) {
+  if (dtype == DType::kHalf) {
     run.template operator()<Half>();
   } else {
     run.template operator()<float>();
@@ -279,9 +273,8 @@ absl::Status BlockLstm(KernelContext& ctx) {
 // GRUBlockCell(x, h_prev, w_ru, w_c, b_ru, b_c) -> (r, u, c, h). TensorFlow's CPU kernel is
 // float32 only.
 absl::Status GruBlockCell(KernelContext& ctx) {
-  if (absl::Status s = CheckNumInputs(ctx, 6); !s.ok()) return s;
-  absl::StatusOr<DType> dtype = CheckCellDTypes(ctx, {DType::kFloat}, "float32");
-  if (!dtype.ok()) return dtype.status();
+  DFC_RETURN_IF_ERROR(CheckNumInputs(ctx, 6));
+  DFC_RETURN_IF_ERROR(CheckCellDTypes(ctx, {DType::kFloat}, "float32").status());
   const Tensor& x = ctx.input(0);
   const Tensor& h_prev = ctx.input(1);
   if (x.rank() != 2) return ctx.Error(absl::StrCat("x must be a matrix, got ", x.DebugType()));
@@ -289,11 +282,11 @@ absl::Status GruBlockCell(KernelContext& ctx) {
     return ctx.Error(absl::StrCat("h_prev must be a matrix, got ", h_prev.DebugType()));
   }
   const int64_t batch = x.dim(0), input = x.dim(1), cell = h_prev.dim(1);
-  if (absl::Status s = CheckShape(ctx, 1, "h_prev", {batch, cell}); !s.ok()) return s;
-  if (absl::Status s = CheckShape(ctx, 2, "w_ru", {input + cell, 2 * cell}); !s.ok()) return s;
-  if (absl::Status s = CheckShape(ctx, 3, "w_c", {input + cell, cell}); !s.ok()) return s;
-  if (absl::Status s = CheckShape(ctx, 4, "b_ru", {2 * cell}); !s.ok()) return s;
-  if (absl::Status s = CheckShape(ctx, 5, "b_c", {cell}); !s.ok()) return s;
+  DFC_RETURN_IF_ERROR(CheckShape(ctx, 1, "h_prev", {batch, cell}));
+  DFC_RETURN_IF_ERROR(CheckShape(ctx, 2, "w_ru", {input + cell, 2 * cell}));
+  DFC_RETURN_IF_ERROR(CheckShape(ctx, 3, "w_c", {input + cell, cell}));
+  DFC_RETURN_IF_ERROR(CheckShape(ctx, 4, "b_ru", {2 * cell}));
+  DFC_RETURN_IF_ERROR(CheckShape(ctx, 5, "b_c", {cell}));
   Tensor r_out = Tensor::Zeros(DType::kFloat, {batch, cell});
   Tensor u_out = Tensor::Zeros(DType::kFloat, {batch, cell});
   Tensor c_out = Tensor::Zeros(DType::kFloat, {batch, cell});

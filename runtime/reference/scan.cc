@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "base/status.h"
 #include "runtime/reference/kernel.h"
 #include "runtime/reference/kernel_util.h"
 #include "runtime/reference/reduction_util.h"
@@ -36,60 +37,53 @@ int64_t ArgExtreme(const T* in, int64_t base, int64_t stride, int64_t n) {
 
 template <bool is_max>
 absl::Status ArgKernel(KernelContext& ctx) {
-  if (absl::Status s = CheckNumInputs(ctx, 2); !s.ok()) return s;
-  if (absl::Status s = CheckDType(ctx, 0,
-                                  {DType::kHalf, DType::kFloat, DType::kDouble, DType::kInt8,
-                                   DType::kInt16, DType::kInt32, DType::kInt64, DType::kUInt8,
-                                   DType::kBool});
-      !s.ok()) {
-    return s;
+  DFC_RETURN_IF_ERROR(CheckNumInputs(ctx, 2));
+  DFC_RETURN_IF_ERROR(
+      CheckDType(ctx, 0,
+                 {DType::kHalf, DType::kFloat, DType::kDouble, DType::kInt8, DType::kInt16,
+                  DType::kInt32, DType::kInt64, DType::kUInt8, DType::kBool}));
+  DFC_ASSIGN_OR_RETURN(DType output_type, ctx.node().GetType("output_type", DType::kInt64));
+  if (output_type != DType::kInt32 && output_type != DType::kInt64) {
+    return ctx.Error(
+        absl::StrCat("output_type must be int32 or int64, got ", DTypeName(output_type)));
   }
-  absl::StatusOr<DType> output_type = ctx.node().GetType("output_type", DType::kInt64);
-  if (!output_type.ok()) return output_type.status();
-  if (*output_type != DType::kInt32 && *output_type != DType::kInt64) {
-    return ctx.Error(absl::StrCat("output_type must be int32 or int64, got ",
-                                  DTypeName(*output_type)));
-  }
-  absl::StatusOr<int64_t> dimension = ReadIndexScalar(ctx, 1, "dimension");
-  if (!dimension.ok()) return dimension.status();
+  DFC_ASSIGN_OR_RETURN(int64_t dimension, ReadIndexScalar(ctx, 1, "dimension"));
   const Tensor& x = ctx.input(0);
-  absl::StatusOr<int> axis = NormalizeAxis(ctx, *dimension, x.rank());
-  if (!axis.ok()) return axis.status();
-  const int64_t n = x.dim(*axis);
+  DFC_ASSIGN_OR_RETURN(int axis, NormalizeAxis(ctx, dimension, x.rank()));
+  const int64_t n = x.dim(axis);
   if (n == 0) {
     return ctx.Error(absl::StrCat("cannot take the arg", is_max ? "max" : "min",
-                                  " of an empty axis: dimension ", *axis, " of ",
-                                  x.DebugType(), " has size 0"));
+                                  " of an empty axis: dimension ", axis, " of ", x.DebugType(),
+                                  " has size 0"));
   }
-  if (*output_type == DType::kInt32 && n > std::numeric_limits<int32_t>::max()) {
-    return ctx.Error(absl::StrCat("dimension ", *axis, " of ", x.DebugType(),
-                                  " is too long for int32 indices"));
+  if (output_type == DType::kInt32 && n > std::numeric_limits<int32_t>::max()) {
+    return ctx.Error(
+        absl::StrCat("dimension ", axis, " of ", x.DebugType(), " is too long for int32 indices"));
   }
 
   Shape out_shape;
   std::vector<int> kept_dims;
   for (int d = 0; d < x.rank(); ++d) {
-    if (d == *axis) continue;
+    if (d == axis) continue;
     kept_dims.push_back(d);
     out_shape.push_back(x.dim(d));
   }
-  absl::StatusOr<Tensor> out = AllocateOutput(ctx, *output_type, out_shape);
-  if (!out.ok()) return out.status();
-  if (out->num_elements() > 0) {
+  DFC_ASSIGN_OR_RETURN(Tensor out, AllocateOutput(ctx, output_type, out_shape));
+  if (out.num_elements() > 0) {
     const std::vector<int64_t> lines = OffsetsOver(x.shape(), kept_dims);
-    const int64_t stride = Strides(x.shape())[*axis];
+    const int64_t stride = Strides(x.shape())[axis];
     DispatchDType(x.dtype(), [&]<typename T>() {
       for (size_t k = 0; k < lines.size(); ++k) {
         const int64_t index = ArgExtreme<is_max, T>(x.data<T>(), lines[k], stride, n);
-        if (*output_type == DType::kInt32) {
-          out->mutable_data<int32_t>()[k] = static_cast<int32_t>(index);
+        if (output_type == DType::kInt32) {
+          out.mutable_data<int32_t>()[k] = static_cast<int32_t>(index);
         } else {
-          out->mutable_data<int64_t>()[k] = index;
+          out.mutable_data<int64_t>()[k] = index;
         }
       }
     });
   }
-  ctx.set_output(0, *std::move(out));
+  ctx.set_output(0, std::move(out));
   return absl::OkStatus();
 }
 
@@ -121,37 +115,32 @@ void ScanLine(const T* in, T* out, int64_t base, int64_t stride, int64_t n, bool
 
 template <bool is_prod>
 absl::Status ScanKernel(KernelContext& ctx) {
-  if (absl::Status s = CheckNumInputs(ctx, 2); !s.ok()) return s;
-  if (absl::Status s = CheckNumeric(ctx, 0); !s.ok()) return s;
-  absl::StatusOr<bool> exclusive = ctx.node().GetBool("exclusive", false);
-  if (!exclusive.ok()) return exclusive.status();
-  absl::StatusOr<bool> reverse = ctx.node().GetBool("reverse", false);
-  if (!reverse.ok()) return reverse.status();
-  absl::StatusOr<int64_t> axis_value = ReadIndexScalar(ctx, 1, "axis");
-  if (!axis_value.ok()) return axis_value.status();
+  DFC_RETURN_IF_ERROR(CheckNumInputs(ctx, 2));
+  DFC_RETURN_IF_ERROR(CheckNumeric(ctx, 0));
+  DFC_ASSIGN_OR_RETURN(bool exclusive, ctx.node().GetBool("exclusive", false));
+  DFC_ASSIGN_OR_RETURN(bool reverse, ctx.node().GetBool("reverse", false));
+  DFC_ASSIGN_OR_RETURN(int64_t axis_value, ReadIndexScalar(ctx, 1, "axis"));
   const Tensor& x = ctx.input(0);
-  absl::StatusOr<int> axis = NormalizeAxis(ctx, *axis_value, x.rank());
-  if (!axis.ok()) return axis.status();
+  DFC_ASSIGN_OR_RETURN(int axis, NormalizeAxis(ctx, axis_value, x.rank()));
 
-  absl::StatusOr<Tensor> out = AllocateOutput(ctx, x.dtype(), x.shape());
-  if (!out.ok()) return out.status();
+  DFC_ASSIGN_OR_RETURN(Tensor out, AllocateOutput(ctx, x.dtype(), x.shape()));
   if (x.num_elements() > 0) {
     std::vector<int> other_dims;
     for (int d = 0; d < x.rank(); ++d) {
-      if (d != *axis) other_dims.push_back(d);
+      if (d != axis) other_dims.push_back(d);
     }
     const std::vector<int64_t> lines = OffsetsOver(x.shape(), other_dims);
-    const int64_t stride = Strides(x.shape())[*axis];
+    const int64_t stride = Strides(x.shape())[axis];
     DispatchDType(x.dtype(), [&]<typename T>() {
       if constexpr (!std::is_same_v<T, bool>) {
         for (int64_t base : lines) {
-          ScanLine<is_prod, T>(x.data<T>(), out->mutable_data<T>(), base, stride,
-                               x.dim(*axis), *exclusive, *reverse);
+          ScanLine<is_prod, T>(x.data<T>(), out.mutable_data<T>(), base, stride, x.dim(axis),
+                               exclusive, reverse);
         }
       }
     });
   }
-  ctx.set_output(0, *std::move(out));
+  ctx.set_output(0, std::move(out));
   return absl::OkStatus();
 }
 

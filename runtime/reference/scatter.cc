@@ -15,6 +15,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "base/status.h"
 #include "runtime/reference/kernel.h"
 #include "runtime/reference/kernel_util.h"
 
@@ -247,43 +248,34 @@ absl::Status ApplyScatterNd(const KernelContext& ctx, const NdLayout& l, const T
 
 // ScatterNd(indices, updates, shape): zeros of `shape` with the updates added.
 absl::Status ScatterNd(KernelContext& ctx) {
-  if (absl::Status s = CheckNumInputs(ctx, 3); !s.ok()) return s;
-  if (absl::Status s = CheckIndices(ctx, 0); !s.ok()) return s;
-  if (absl::Status s = CheckValues(ctx, 1, Combine::kAdd, true); !s.ok()) return s;
+  DFC_RETURN_IF_ERROR(CheckNumInputs(ctx, 3));
+  DFC_RETURN_IF_ERROR(CheckIndices(ctx, 0));
+  DFC_RETURN_IF_ERROR(CheckValues(ctx, 1, Combine::kAdd, true));
   if (ctx.input(2).rank() != 1) {
     return ctx.Error(absl::StrCat("shape must be a vector, got ", ctx.input(2).DebugType()));
   }
-  absl::StatusOr<std::vector<int64_t>> shape = ReadIndexVector(ctx, 2, "shape");
-  if (!shape.ok()) return shape.status();
-  absl::StatusOr<Tensor> out = AllocateOutput(ctx, ctx.input(1).dtype(), *shape);
-  if (!out.ok()) return out.status();
-  absl::StatusOr<NdLayout> l = CheckScatterNd(ctx, *shape, ctx.input(0), ctx.input(1));
-  if (!l.ok()) return l.status();
-  if (absl::Status s = ApplyScatterNd(ctx, *l, ctx.input(0), ctx.input(1), Combine::kAdd, *out);
-      !s.ok()) {
-    return s;
-  }
-  ctx.set_output(0, *std::move(out));
+  DFC_ASSIGN_OR_RETURN(std::vector<int64_t> shape, ReadIndexVector(ctx, 2, "shape"));
+  DFC_ASSIGN_OR_RETURN(Tensor out, AllocateOutput(ctx, ctx.input(1).dtype(), shape));
+  DFC_ASSIGN_OR_RETURN(NdLayout l, CheckScatterNd(ctx, shape, ctx.input(0), ctx.input(1)));
+  DFC_RETURN_IF_ERROR(ApplyScatterNd(ctx, l, ctx.input(0), ctx.input(1), Combine::kAdd, out));
+  ctx.set_output(0, std::move(out));
   return absl::OkStatus();
 }
 
 // The ND scatters into `base`, a copy of it made here: (tensor, indices, updates).
 absl::StatusOr<Tensor> ScatterNdInto(const KernelContext& ctx, const Tensor& base, Combine combine,
                                      bool bool_arithmetic) {
-  if (absl::Status s = CheckNumInputs(ctx, 3); !s.ok()) return s;
-  if (absl::Status s = CheckIndices(ctx, 1); !s.ok()) return s;
-  if (absl::Status s = CheckValues(ctx, 2, combine, bool_arithmetic); !s.ok()) return s;
+  DFC_RETURN_IF_ERROR(CheckNumInputs(ctx, 3));
+  DFC_RETURN_IF_ERROR(CheckIndices(ctx, 1));
+  DFC_RETURN_IF_ERROR(CheckValues(ctx, 2, combine, bool_arithmetic));
   const Tensor& updates = ctx.input(2);
   if (base.dtype() != updates.dtype()) {
     return ctx.Error(absl::StrCat("updates ", updates.DebugType(), " must have the dtype of ",
                                   base.DebugType()));
   }
-  absl::StatusOr<NdLayout> l = CheckScatterNd(ctx, base.shape(), ctx.input(1), updates);
-  if (!l.ok()) return l.status();
+  DFC_ASSIGN_OR_RETURN(NdLayout l, CheckScatterNd(ctx, base.shape(), ctx.input(1), updates));
   Tensor out = base.Clone();
-  if (absl::Status s = ApplyScatterNd(ctx, *l, ctx.input(1), updates, combine, out); !s.ok()) {
-    return s;
-  }
+  DFC_RETURN_IF_ERROR(ApplyScatterNd(ctx, l, ctx.input(1), updates, combine, out));
   return out;
 }
 
@@ -291,9 +283,8 @@ absl::StatusOr<Tensor> ScatterNdInto(const KernelContext& ctx, const Tensor& bas
 template <Combine kCombine, bool kBoolArithmetic>
 absl::Status TensorScatter(KernelContext& ctx) {
   if (ctx.num_inputs() < 1) return CheckNumInputs(ctx, 3);
-  absl::StatusOr<Tensor> out = ScatterNdInto(ctx, ctx.input(0), kCombine, kBoolArithmetic);
-  if (!out.ok()) return out.status();
-  ctx.set_output(0, *std::move(out));
+  DFC_ASSIGN_OR_RETURN(Tensor out, ScatterNdInto(ctx, ctx.input(0), kCombine, kBoolArithmetic));
+  ctx.set_output(0, std::move(out));
   return absl::OkStatus();
 }
 
@@ -301,11 +292,9 @@ absl::Status TensorScatter(KernelContext& ctx) {
 template <Combine kCombine>
 absl::Status ScatterNdRef(KernelContext& ctx) {
   if (ctx.num_inputs() < 1) return CheckNumInputs(ctx, 3);
-  absl::StatusOr<Tensor> base = RefBase(ctx);
-  if (!base.ok()) return base.status();
-  absl::StatusOr<Tensor> out = ScatterNdInto(ctx, *base, kCombine, true);
-  if (!out.ok()) return out.status();
-  FinishRef(ctx, *std::move(out));
+  DFC_ASSIGN_OR_RETURN(Tensor base, RefBase(ctx));
+  DFC_ASSIGN_OR_RETURN(Tensor out, ScatterNdInto(ctx, base, kCombine, true));
+  FinishRef(ctx, std::move(out));
   return absl::OkStatus();
 }
 
@@ -316,31 +305,29 @@ absl::Status ScatterNdRef(KernelContext& ctx) {
 // it is a scalar.
 template <Combine kCombine>
 absl::Status RowScatter(KernelContext& ctx) {
-  if (absl::Status s = CheckNumInputs(ctx, 3); !s.ok()) return s;
-  absl::StatusOr<Tensor> base = RefBase(ctx);
-  if (!base.ok()) return base.status();
-  if (absl::Status s = CheckIndices(ctx, 1); !s.ok()) return s;
-  if (absl::Status s = CheckValues(ctx, 2, kCombine, false); !s.ok()) return s;
+  DFC_RETURN_IF_ERROR(CheckNumInputs(ctx, 3));
+  DFC_ASSIGN_OR_RETURN(Tensor base, RefBase(ctx));
+  DFC_RETURN_IF_ERROR(CheckIndices(ctx, 1));
+  DFC_RETURN_IF_ERROR(CheckValues(ctx, 2, kCombine, false));
   const Tensor& indices = ctx.input(1);
   const Tensor& updates = ctx.input(2);
-  if (base->dtype() != updates.dtype()) {
+  if (base.dtype() != updates.dtype()) {
     return ctx.Error(absl::StrCat("updates ", updates.DebugType(), " must have the dtype of ",
-                                  base->DebugType()));
+                                  base.DebugType()));
   }
-  if (base->rank() < 1) {
-    return ctx.Error(
-        absl::StrCat("the variable must have rank 1 or more, got ", base->DebugType()));
+  if (base.rank() < 1) {
+    return ctx.Error(absl::StrCat("the variable must have rank 1 or more, got ", base.DebugType()));
   }
   Shape expected = indices.shape();
-  expected.insert(expected.end(), base->shape().begin() + 1, base->shape().end());
+  expected.insert(expected.end(), base.shape().begin() + 1, base.shape().end());
   const bool scalar = updates.rank() == 0;
   if (!scalar && updates.shape() != expected) {
     return ctx.Error(absl::StrCat("updates must be a scalar or have shape indices.shape + ",
                                   "ref.shape[1:] = ", ShapeToString(expected), ", got ",
                                   updates.DebugType()));
   }
-  const int64_t rows = base->dim(0);
-  const int64_t row = Product(base->shape(), 1, base->rank());
+  const int64_t rows = base.dim(0);
+  const int64_t row = Product(base.shape(), 1, base.rank());
   for (int64_t i = 0; i < indices.num_elements(); ++i) {
     const int64_t ix = indices.ElementAsInt64(i);
     if (ix < 0 || ix >= rows) {
@@ -348,7 +335,7 @@ absl::Status RowScatter(KernelContext& ctx) {
                                     " is not in [0, ", rows, ")"));
     }
   }
-  Tensor out = base->Clone();
+  Tensor out = base.Clone();
   bool divided_by_zero = false;
   DispatchDType(out.dtype(), [&]<typename T>() {
     T* o = out.template mutable_data<T>();
@@ -370,8 +357,8 @@ absl::Status RowScatter(KernelContext& ctx) {
 // GatherNd(params, indices): out[i...] = params[indices[i..., :], ...], of shape
 // indices.shape[:-1] + params.shape[indices.shape[-1]:].
 absl::Status GatherNd(KernelContext& ctx) {
-  if (absl::Status s = CheckNumInputs(ctx, 2); !s.ok()) return s;
-  if (absl::Status s = CheckIndices(ctx, 1); !s.ok()) return s;
+  DFC_RETURN_IF_ERROR(CheckNumInputs(ctx, 2));
+  DFC_RETURN_IF_ERROR(CheckIndices(ctx, 1));
   const Tensor& params = ctx.input(0);
   const Tensor& indices = ctx.input(1);
   if (!IsSupported(params.dtype())) {
@@ -390,8 +377,7 @@ absl::Status GatherNd(KernelContext& ctx) {
   const Shape batch(indices.shape().begin(), indices.shape().end() - 1);
   Shape shape = batch;
   shape.insert(shape.end(), params.shape().begin() + depth, params.shape().end());
-  absl::StatusOr<Tensor> out = AllocateOutput(ctx, params.dtype(), shape);
-  if (!out.ok()) return out.status();
+  DFC_ASSIGN_OR_RETURN(Tensor out, AllocateOutput(ctx, params.dtype(), shape));
   const int64_t count = Product(batch, 0, static_cast<int>(batch.size()));
   if (count > 0) {
     if (params.num_elements() == 0) {
@@ -408,7 +394,7 @@ absl::Status GatherNd(KernelContext& ctx) {
     }
     const size_t bytes = static_cast<size_t>(slice) * SizeOf(params.dtype());
     const auto* src = static_cast<const unsigned char*>(params.raw_data());
-    auto* dst = static_cast<unsigned char*>(out->mutable_raw_data());
+    auto* dst = static_cast<unsigned char*>(out.mutable_raw_data());
     for (int64_t k = 0; k < count; ++k) {
       int64_t offset = 0;
       for (int d = 0; d < depth; ++d) {
@@ -425,7 +411,7 @@ absl::Status GatherNd(KernelContext& ctx) {
       std::memcpy(dst + k * bytes, src + offset * bytes, bytes);
     }
   }
-  ctx.set_output(0, *std::move(out));
+  ctx.set_output(0, std::move(out));
   return absl::OkStatus();
 }
 
@@ -444,8 +430,8 @@ int CompareTuples(const Tensor& indices, int64_t a, int64_t b, int64_t dims) {
 // matrix), which take sparse_values (a scalar for all, or one each). With validate_indices
 // (the default) the indices must be sorted and distinct, as TensorFlow requires.
 absl::Status SparseToDense(KernelContext& ctx) {
-  if (absl::Status s = CheckNumInputs(ctx, 4); !s.ok()) return s;
-  if (absl::Status s = CheckIndices(ctx, 0); !s.ok()) return s;
+  DFC_RETURN_IF_ERROR(CheckNumInputs(ctx, 4));
+  DFC_RETURN_IF_ERROR(CheckIndices(ctx, 0));
   const Tensor& indices = ctx.input(0);
   const Tensor& values = ctx.input(2);
   const Tensor& fill = ctx.input(3);
@@ -458,8 +444,7 @@ absl::Status SparseToDense(KernelContext& ctx) {
   if (ctx.input(1).rank() != 1) {
     return ctx.Error(absl::StrCat("output_shape must be a vector, got ", ctx.input(1).DebugType()));
   }
-  absl::StatusOr<std::vector<int64_t>> shape = ReadIndexVector(ctx, 1, "output_shape");
-  if (!shape.ok()) return shape.status();
+  DFC_ASSIGN_OR_RETURN(std::vector<int64_t> shape, ReadIndexVector(ctx, 1, "output_shape"));
   if (!IsSupported(values.dtype())) {
     return ctx.Error(
         absl::StrCat("sparse_values has unsupported dtype ", DTypeName(values.dtype())));
@@ -472,14 +457,12 @@ absl::Status SparseToDense(KernelContext& ctx) {
     return ctx.Error(absl::StrCat("default_value must be a scalar of ", DTypeName(values.dtype()),
                                   ", got ", fill.DebugType()));
   }
-  if (static_cast<int64_t>(shape->size()) != dims) {
-    return ctx.Error(absl::StrCat("output_shape has ", shape->size(), " elements, expected ", dims,
+  if (static_cast<int64_t>(shape.size()) != dims) {
+    return ctx.Error(absl::StrCat("output_shape has ", shape.size(), " elements, expected ", dims,
                                   " for sparse_indices ", indices.DebugType()));
   }
-  absl::StatusOr<Tensor> out = AllocateOutput(ctx, values.dtype(), *shape);
-  if (!out.ok()) return out.status();
-  absl::StatusOr<bool> validate = ctx.node().GetBool("validate_indices", true);
-  if (!validate.ok()) return validate.status();
+  DFC_ASSIGN_OR_RETURN(Tensor out, AllocateOutput(ctx, values.dtype(), shape));
+  DFC_ASSIGN_OR_RETURN(bool validate, ctx.node().GetBool("validate_indices", true));
   const auto tuple = [&](int64_t n) {
     std::vector<int64_t> t(dims);
     for (int64_t d = 0; d < dims; ++d) t[d] = indices.ElementAsInt64(n * dims + d);
@@ -490,15 +473,15 @@ absl::Status SparseToDense(KernelContext& ctx) {
     int64_t offset = 0;
     for (int64_t d = 0; d < dims; ++d) {
       const int64_t ix = indices.ElementAsInt64(n * dims + d);
-      if (ix < 0 || ix >= (*shape)[d]) {
+      if (ix < 0 || ix >= shape[d]) {
         return ctx.Error(absl::StrCat("sparse_indices[", n, "] = ", tuple(n),
                                       " is out of bounds: need 0 <= index < ",
-                                      ShapeToString(*shape)));
+                                      ShapeToString(shape)));
       }
-      offset = offset * (*shape)[d] + ix;
+      offset = offset * shape[d] + ix;
     }
     offsets[n] = offset;
-    if (*validate && n > 0) {
+    if (validate && n > 0) {
       const int order = CompareTuples(indices, n - 1, n, dims);
       if (order > 0) {
         return ctx.Error(absl::StrCat("sparse_indices[", n, "] = ", tuple(n),
@@ -511,12 +494,12 @@ absl::Status SparseToDense(KernelContext& ctx) {
     }
   }
   DispatchDType(values.dtype(), [&]<typename T>() {
-    T* o = out->template mutable_data<T>();
+    T* o = out.template mutable_data<T>();
     const T* v = values.data<T>();
-    std::fill_n(o, out->num_elements(), fill.data<T>()[0]);
+    std::fill_n(o, out.num_elements(), fill.data<T>()[0]);
     for (int64_t n = 0; n < count; ++n) o[offsets[n]] = v[values.rank() == 0 ? 0 : n];
   });
-  ctx.set_output(0, *std::move(out));
+  ctx.set_output(0, std::move(out));
   return absl::OkStatus();
 }
 

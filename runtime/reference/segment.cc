@@ -13,6 +13,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "base/status.h"
 #include "runtime/reference/kernel.h"
 #include "runtime/reference/kernel_util.h"
 
@@ -125,9 +126,9 @@ absl::Status CheckReducible(const KernelContext& ctx, int i) {
 // those no id names are 0 (1 for the product).
 template <Reduce kReduce>
 absl::Status SortedSegment(KernelContext& ctx) {
-  if (absl::Status s = CheckNumInputs(ctx, 2); !s.ok()) return s;
-  if (absl::Status s = CheckReducible(ctx, 0); !s.ok()) return s;
-  if (absl::Status s = CheckDType(ctx, 1, {DType::kInt32, DType::kInt64}); !s.ok()) return s;
+  DFC_RETURN_IF_ERROR(CheckNumInputs(ctx, 2));
+  DFC_RETURN_IF_ERROR(CheckReducible(ctx, 0));
+  DFC_RETURN_IF_ERROR(CheckDType(ctx, 1, {DType::kInt32, DType::kInt64}));
   const Tensor& data = ctx.input(0);
   const Tensor& ids = ctx.input(1);
   if (data.rank() < 1) {
@@ -144,8 +145,7 @@ absl::Status SortedSegment(KernelContext& ctx) {
   }
   Shape shape = data.shape();
   shape[0] = segments;
-  absl::StatusOr<Tensor> out = AllocateOutput(ctx, data.dtype(), shape);
-  if (!out.ok()) return out.status();
+  DFC_ASSIGN_OR_RETURN(Tensor out, AllocateOutput(ctx, data.dtype(), shape));
   for (int64_t i = 0; i < n; ++i) {
     const int64_t id = ids.ElementAsInt64(i);
     if (id < 0) {
@@ -160,10 +160,10 @@ absl::Status SortedSegment(KernelContext& ctx) {
   DispatchDType(data.dtype(), [&]<typename T>() {
     if constexpr (!std::is_same_v<T, bool>) {
       const T* in = data.data<T>();
-      T* o = out->template mutable_data<T>();
+      T* o = out.template mutable_data<T>();
       // Segments no id names, and those between named ones, hold the default value.
       const T empty = static_cast<T>(kReduce == Reduce::kProd ? 1 : 0);
-      std::fill_n(o, out->num_elements(), empty);
+      std::fill_n(o, out.num_elements(), empty);
       int64_t start = 0;
       while (start < n) {
         const int64_t id = ids.ElementAsInt64(start);
@@ -184,7 +184,7 @@ absl::Status SortedSegment(KernelContext& ctx) {
       }
     }
   });
-  ctx.set_output(0, *std::move(out));
+  ctx.set_output(0, std::move(out));
   return absl::OkStatus();
 }
 
@@ -194,42 +194,40 @@ absl::Status SortedSegment(KernelContext& ctx) {
 // dtype's lowest for max and highest for min).
 template <Reduce kReduce>
 absl::Status UnsortedSegment(KernelContext& ctx) {
-  if (absl::Status s = CheckNumInputs(ctx, 3); !s.ok()) return s;
-  if (absl::Status s = CheckReducible(ctx, 0); !s.ok()) return s;
-  if (absl::Status s = CheckDType(ctx, 1, {DType::kInt32, DType::kInt64}); !s.ok()) return s;
+  DFC_RETURN_IF_ERROR(CheckNumInputs(ctx, 3));
+  DFC_RETURN_IF_ERROR(CheckReducible(ctx, 0));
+  DFC_RETURN_IF_ERROR(CheckDType(ctx, 1, {DType::kInt32, DType::kInt64}));
   const Tensor& data = ctx.input(0);
   const Tensor& ids = ctx.input(1);
   if (ctx.input(2).rank() != 0) {
     return ctx.Error(absl::StrCat("num_segments must be a scalar, got ", ctx.input(2).DebugType()));
   }
-  absl::StatusOr<int64_t> segments = ReadIndexScalar(ctx, 2, "num_segments");
-  if (!segments.ok()) return segments.status();
-  if (*segments < 0) {
-    return ctx.Error(absl::StrCat("num_segments must not be negative, got ", *segments));
+  DFC_ASSIGN_OR_RETURN(int64_t segments, ReadIndexScalar(ctx, 2, "num_segments"));
+  if (segments < 0) {
+    return ctx.Error(absl::StrCat("num_segments must not be negative, got ", segments));
   }
   if (!StartsWith(data.shape(), ids.shape())) {
     return ctx.Error(absl::StrCat("data ", data.DebugType(), " does not start with ",
                                   "segment_ids' shape ", ShapeToString(ids.shape())));
   }
-  Shape shape = {*segments};
+  Shape shape = {segments};
   shape.insert(shape.end(), data.shape().begin() + ids.rank(), data.shape().end());
-  absl::StatusOr<Tensor> out = AllocateOutput(ctx, data.dtype(), shape);
-  if (!out.ok()) return out.status();
+  DFC_ASSIGN_OR_RETURN(Tensor out, AllocateOutput(ctx, data.dtype(), shape));
   const int64_t row = Product(data.shape(), ids.rank(), data.rank());
   // TensorFlow reads no id when data is empty.
   if (data.num_elements() > 0) {
     for (int64_t i = 0; i < ids.num_elements(); ++i) {
       const int64_t id = ids.ElementAsInt64(i);
-      if (id >= *segments) {
+      if (id >= segments) {
         return ctx.Error(absl::StrCat("segment_ids", Position(ids.shape(), i), " = ", id,
-                                      " is out of range [0, ", *segments, ")"));
+                                      " is out of range [0, ", segments, ")"));
       }
     }
   }
   DispatchDType(data.dtype(), [&]<typename T>() {
     if constexpr (!std::is_same_v<T, bool>) {
-      T* o = out->template mutable_data<T>();
-      std::fill_n(o, out->num_elements(), Initial<T>(kReduce));
+      T* o = out.template mutable_data<T>();
+      std::fill_n(o, out.num_elements(), Initial<T>(kReduce));
       if (data.num_elements() == 0) return;
       const T* in = data.data<T>();
       for (int64_t i = 0; i < ids.num_elements(); ++i) {
@@ -241,33 +239,32 @@ absl::Status UnsortedSegment(KernelContext& ctx) {
       }
     }
   });
-  ctx.set_output(0, *std::move(out));
+  ctx.set_output(0, std::move(out));
   return absl::OkStatus();
 }
 
 // DynamicPartition(data, partitions): output k holds, in order, the slices data[i...] with
 // partitions[i...] == k, where partitions' shape is a prefix of data's.
 absl::Status DynamicPartition(KernelContext& ctx) {
-  if (absl::Status s = CheckNumInputs(ctx, 2); !s.ok()) return s;
-  if (absl::Status s = CheckDType(ctx, 1, {DType::kInt32}); !s.ok()) return s;
+  DFC_RETURN_IF_ERROR(CheckNumInputs(ctx, 2));
+  DFC_RETURN_IF_ERROR(CheckDType(ctx, 1, {DType::kInt32}));
   const Tensor& data = ctx.input(0);
   const Tensor& partitions = ctx.input(1);
   if (!IsSupported(data.dtype())) {
     return ctx.Error(absl::StrCat("data has unsupported dtype ", DTypeName(data.dtype())));
   }
-  absl::StatusOr<int64_t> num = ctx.node().GetInt("num_partitions");
-  if (!num.ok()) return num.status();
-  if (*num < 1) return ctx.Error(absl::StrCat("num_partitions must be >= 1, got ", *num));
+  DFC_ASSIGN_OR_RETURN(int64_t num, ctx.node().GetInt("num_partitions"));
+  if (num < 1) return ctx.Error(absl::StrCat("num_partitions must be >= 1, got ", num));
   if (!StartsWith(data.shape(), partitions.shape())) {
     return ctx.Error(absl::StrCat("data ", data.DebugType(), " does not start with ",
                                   "partitions' shape ", ShapeToString(partitions.shape())));
   }
-  std::vector<int64_t> counts(*num, 0);
+  std::vector<int64_t> counts(num, 0);
   for (int64_t i = 0; i < partitions.num_elements(); ++i) {
     const int64_t p = partitions.ElementAsInt64(i);
-    if (p < 0 || p >= *num) {
+    if (p < 0 || p >= num) {
       return ctx.Error(absl::StrCat("partitions", Position(partitions.shape(), i), " = ", p,
-                                    " is not in [0, ", *num, ")"));
+                                    " is not in [0, ", num, ")"));
     }
     ++counts[p];
   }
@@ -275,21 +272,20 @@ absl::Status DynamicPartition(KernelContext& ctx) {
   const size_t bytes =
       static_cast<size_t>(Product(inner, 0, static_cast<int>(inner.size()))) * SizeOf(data.dtype());
   std::vector<Tensor> outputs;
-  for (int64_t k = 0; k < *num; ++k) {
+  for (int64_t k = 0; k < num; ++k) {
     Shape shape = {counts[k]};
     shape.insert(shape.end(), inner.begin(), inner.end());
-    absl::StatusOr<Tensor> out = AllocateOutput(ctx, data.dtype(), shape);
-    if (!out.ok()) return out.status();
-    outputs.push_back(*std::move(out));
+    DFC_ASSIGN_OR_RETURN(Tensor out, AllocateOutput(ctx, data.dtype(), shape));
+    outputs.push_back(std::move(out));
   }
-  std::vector<int64_t> filled(*num, 0);
+  std::vector<int64_t> filled(num, 0);
   const auto* src = static_cast<const unsigned char*>(data.raw_data());
   for (int64_t i = 0; i < partitions.num_elements() && bytes > 0; ++i) {
     const int64_t p = partitions.ElementAsInt64(i);
     auto* dst = static_cast<unsigned char*>(outputs[p].mutable_raw_data());
     std::memcpy(dst + filled[p]++ * bytes, src + i * bytes, bytes);
   }
-  for (int64_t k = 0; k < *num; ++k) ctx.set_output(static_cast<int>(k), std::move(outputs[k]));
+  for (int64_t k = 0; k < num; ++k) ctx.set_output(static_cast<int>(k), std::move(outputs[k]));
   return absl::OkStatus();
 }
 
@@ -315,26 +311,24 @@ absl::Status ParallelConcat(KernelContext& ctx) {
   Shape shape = first.shape();
   shape[0] = n;
   if (ctx.node().HasAttr("shape")) {
-    absl::StatusOr<PartialShape> declared = ctx.node().GetShape("shape");
-    if (!declared.ok()) return declared.status();
-    bool agrees = declared->unknown_rank || declared->dims.size() == shape.size();
-    for (size_t d = 0; agrees && !declared->unknown_rank && d < shape.size(); ++d) {
-      agrees = declared->dims[d] < 0 || declared->dims[d] == shape[d];
+    DFC_ASSIGN_OR_RETURN(PartialShape declared, ctx.node().GetShape("shape"));
+    bool agrees = declared.unknown_rank || declared.dims.size() == shape.size();
+    for (size_t d = 0; agrees && !declared.unknown_rank && d < shape.size(); ++d) {
+      agrees = declared.dims[d] < 0 || declared.dims[d] == shape[d];
     }
     if (!agrees) {
-      return ctx.Error(absl::StrCat("attribute shape ", declared->ToString(), " is not ",
+      return ctx.Error(absl::StrCat("attribute shape ", declared.ToString(), " is not ",
                                     ShapeToString(shape), ", the ", n, " values stacked"));
     }
   }
-  absl::StatusOr<Tensor> out = AllocateOutput(ctx, first.dtype(), shape);
-  if (!out.ok()) return out.status();
-  auto* dst = static_cast<unsigned char*>(out->mutable_raw_data());
+  DFC_ASSIGN_OR_RETURN(Tensor out, AllocateOutput(ctx, first.dtype(), shape));
+  auto* dst = static_cast<unsigned char*>(out.mutable_raw_data());
   for (int i = 0; i < n; ++i) {
     if (ctx.input(i).byte_size() == 0) continue;
     std::memcpy(dst + i * ctx.input(i).byte_size(), ctx.input(i).raw_data(),
                 ctx.input(i).byte_size());
   }
-  ctx.set_output(0, *std::move(out));
+  ctx.set_output(0, std::move(out));
   return absl::OkStatus();
 }
 

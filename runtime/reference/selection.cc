@@ -18,6 +18,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "base/status.h"
 #include "graph/dtype.h"
 #include "graph/dtype_class.h"
 #include "runtime/reference/elementwise_util.h"
@@ -40,12 +41,11 @@ void SetIndex(Tensor& t, int64_t i, int64_t value) {
 // An int32 or int64 dtype attribute (out_idx, index_type, dtype), `fallback` when absent.
 absl::StatusOr<DType> IndexTypeAttr(const KernelContext& ctx, absl::string_view name,
                                     DType fallback) {
-  absl::StatusOr<DType> d = ctx.node().GetType(name, fallback);
-  if (!d.ok()) return d.status();
-  if (*d != DType::kInt32 && *d != DType::kInt64) {
-    return ctx.Error(absl::StrCat(name, " must be int32 or int64, got ", DTypeName(*d)));
+  DFC_ASSIGN_OR_RETURN(DType d, ctx.node().GetType(name, fallback));
+  if (d != DType::kInt32 && d != DType::kInt64) {
+    return ctx.Error(absl::StrCat(name, " must be int32 or int64, got ", DTypeName(d)));
   }
-  return *d;
+  return d;
 }
 
 // --- TopK / TopKV2 --------------------------------------------------------------------------
@@ -54,21 +54,19 @@ absl::StatusOr<DType> IndexTypeAttr(const KernelContext& ctx, absl::string_view 
 // Sorted (or k == 1, or k == the row length), they come in descending order; unsorted, in
 // the order gtl::TopN's heap leaves them, as TensorFlow's CPU kernel returns them.
 absl::Status TopK(KernelContext& ctx, bool v2) {
-  if (absl::Status s = CheckNumInputs(ctx, v2 ? 2 : 1); !s.ok()) return s;
-  if (absl::Status s = CheckDType(ctx, 0, kNumericDTypes); !s.ok()) return s;
+  DFC_RETURN_IF_ERROR(CheckNumInputs(ctx, v2 ? 2 : 1));
+  DFC_RETURN_IF_ERROR(CheckDType(ctx, 0, kNumericDTypes));
   const Tensor& input = ctx.input(0);
   int64_t k = 0;
   if (v2) {
-    absl::StatusOr<int64_t> value = ReadIndexScalar(ctx, 1, "k");
-    if (!value.ok()) return value.status();
+    DFC_ASSIGN_OR_RETURN(int64_t value, ReadIndexScalar(ctx, 1, "k"));
     if (ctx.input(1).rank() != 0) {
       return ctx.Error(absl::StrCat("k must be a scalar, got ", ctx.input(1).DebugType()));
     }
-    k = *value;
+    k = value;
   } else {
-    absl::StatusOr<int64_t> value = ctx.node().GetInt("k");
-    if (!value.ok()) return value.status();
-    k = *value;
+    DFC_ASSIGN_OR_RETURN(int64_t value, ctx.node().GetInt("k"));
+    k = value;
   }
   if (k < 0) return ctx.Error(absl::StrCat("Need k >= 0, got ", k));
   if (input.rank() < 1) {
@@ -79,20 +77,16 @@ absl::Status TopK(KernelContext& ctx, bool v2) {
     return ctx.Error(
         absl::StrCat("input must have at least k columns. Had ", cols, ", needed ", k));
   }
-  absl::StatusOr<bool> sorted = ctx.node().GetBool("sorted", true);
-  if (!sorted.ok()) return sorted.status();
-  absl::StatusOr<DType> index_type = IndexTypeAttr(ctx, "index_type", DType::kInt32);
-  if (!index_type.ok()) return index_type.status();
+  DFC_ASSIGN_OR_RETURN(bool sorted, ctx.node().GetBool("sorted", true));
+  DFC_ASSIGN_OR_RETURN(DType index_type, IndexTypeAttr(ctx, "index_type", DType::kInt32));
   Shape shape = input.shape();
   shape.back() = k;
-  absl::StatusOr<Tensor> values = AllocateOutput(ctx, input.dtype(), shape);
-  if (!values.ok()) return values.status();
-  absl::StatusOr<Tensor> indices = AllocateOutput(ctx, *index_type, shape);
-  if (!indices.ok()) return indices.status();
+  DFC_ASSIGN_OR_RETURN(Tensor values, AllocateOutput(ctx, input.dtype(), shape));
+  DFC_ASSIGN_OR_RETURN(Tensor indices, AllocateOutput(ctx, index_type, shape));
   const int64_t rows = cols == 0 ? 0 : input.num_elements() / cols;
   DispatchDType(input.dtype(), [&]<typename T>() {
     if constexpr (!kIsBool<T>) {
-      T* out = values->mutable_data<T>();
+      T* out = values.mutable_data<T>();
       std::vector<int64_t> order;
       for (int64_t r = 0; r < rows && k > 0; ++r) {
         const T* row = input.data<T>() + r * cols;
@@ -110,7 +104,7 @@ absl::Status TopK(KernelContext& ctx, bool v2) {
             if (Up(row[c]) > Up(row[best])) best = c;
           }
           order.push_back(best);
-        } else if (k == cols || *sorted) {
+        } else if (k == cols || sorted) {
           order.resize(cols);
           std::iota(order.begin(), order.end(), 0);
           std::partial_sort(order.begin(), order.begin() + k, order.end(), greater);
@@ -136,13 +130,13 @@ absl::Status TopK(KernelContext& ctx, bool v2) {
         }
         for (int64_t i = 0; i < k; ++i) {
           out[r * k + i] = row[order[i]];
-          SetIndex(*indices, r * k + i, order[i]);
+          SetIndex(indices, r * k + i, order[i]);
         }
       }
     }
   });
-  ctx.set_output(0, *std::move(values));
-  ctx.set_output(1, *std::move(indices));
+  ctx.set_output(0, std::move(values));
+  ctx.set_output(1, std::move(indices));
   return absl::OkStatus();
 }
 
@@ -151,14 +145,14 @@ absl::Status TopK(KernelContext& ctx, bool v2) {
 // The n-th smallest (or with `reverse` the n-th largest) entry of each row of the last
 // dimension.
 absl::Status NthElement(KernelContext& ctx) {
-  if (absl::Status s = CheckNumInputs(ctx, 2); !s.ok()) return s;
-  if (absl::Status s = CheckDType(ctx, 0, kNumericDTypes); !s.ok()) return s;
+  DFC_RETURN_IF_ERROR(CheckNumInputs(ctx, 2));
+  DFC_RETURN_IF_ERROR(CheckDType(ctx, 0, kNumericDTypes));
   const Tensor& input = ctx.input(0);
   if (ctx.input(1).rank() != 0) {
     return ctx.Error(absl::StrCat("n must be a scalar, got ", ctx.input(1).DebugType()));
   }
   absl::StatusOr<int64_t> n = ReadIndexScalar(ctx, 1, "n");
-  if (!n.ok()) return n.status();
+  DFC_RETURN_IF_ERROR(n.status());
   if (*n < 0) return ctx.Error(absl::StrCat("Need n >= 0, got ", *n));
   if (input.rank() < 1) {
     return ctx.Error(absl::StrCat("Input must be >= 1-D, got ", input.DebugType()));
@@ -168,23 +162,21 @@ absl::Status NthElement(KernelContext& ctx) {
     return ctx.Error(
         absl::StrCat("Input must have at least n+1 columns, got ", cols, " columns and n = ", *n));
   }
-  absl::StatusOr<bool> reverse = ctx.node().GetBool("reverse", false);
-  if (!reverse.ok()) return reverse.status();
-  const int64_t nth = *reverse ? cols - 1 - *n : *n;
+  DFC_ASSIGN_OR_RETURN(bool reverse, ctx.node().GetBool("reverse", false));
+  const int64_t nth = reverse ? cols - 1 - *n : *n;
   Shape shape(input.shape().begin(), input.shape().end() - 1);
-  absl::StatusOr<Tensor> out = AllocateOutput(ctx, input.dtype(), shape);
-  if (!out.ok()) return out.status();
+  DFC_ASSIGN_OR_RETURN(Tensor out, AllocateOutput(ctx, input.dtype(), shape));
   DispatchDType(input.dtype(), [&]<typename T>() {
     if constexpr (!kIsBool<T>) {
       std::vector<ComputeType<T>> row(cols);
-      for (int64_t r = 0; r < out->num_elements(); ++r) {
+      for (int64_t r = 0; r < out.num_elements(); ++r) {
         for (int64_t c = 0; c < cols; ++c) row[c] = Up(input.data<T>()[r * cols + c]);
         std::nth_element(row.begin(), row.begin() + nth, row.end());
-        out->mutable_data<T>()[r] = Down<T>(row[nth]);
+        out.mutable_data<T>()[r] = Down<T>(row[nth]);
       }
     }
   });
-  ctx.set_output(0, *std::move(out));
+  ctx.set_output(0, std::move(out));
   return absl::OkStatus();
 }
 
@@ -218,17 +210,15 @@ absl::Status CheckVector(const KernelContext& ctx, int i, absl::string_view what
 // The distinct values of a vector in order of first occurrence, the index of each element's
 // value among them, and with `counts` how often each occurs.
 absl::Status Unique(KernelContext& ctx, bool counts) {
-  if (absl::Status s = CheckNumInputs(ctx, 1); !s.ok()) return s;
-  if (absl::Status s = CheckVector(ctx, 0, "x"); !s.ok()) return s;
+  DFC_RETURN_IF_ERROR(CheckNumInputs(ctx, 1));
+  DFC_RETURN_IF_ERROR(CheckVector(ctx, 0, "x"));
   const Tensor& x = ctx.input(0);
-  absl::StatusOr<DType> out_idx = IndexTypeAttr(ctx, "out_idx", DType::kInt32);
-  if (!out_idx.ok()) return out_idx.status();
+  DFC_ASSIGN_OR_RETURN(DType out_idx, IndexTypeAttr(ctx, "out_idx", DType::kInt32));
   const int64_t n = x.num_elements();
-  if (*out_idx == DType::kInt32 && n > std::numeric_limits<int32_t>::max()) {
+  if (out_idx == DType::kInt32 && n > std::numeric_limits<int32_t>::max()) {
     return ctx.Error(absl::StrCat("x has ", n, " elements, too many for int32 indices"));
   }
-  absl::StatusOr<Tensor> idx = AllocateOutput(ctx, *out_idx, {n});
-  if (!idx.ok()) return idx.status();
+  DFC_ASSIGN_OR_RETURN(Tensor idx, AllocateOutput(ctx, out_idx, {n}));
   std::vector<int64_t> first;  // the position of each distinct value's first occurrence
   std::vector<int64_t> count;
   DispatchDType(x.dtype(), [&]<typename T>() {
@@ -240,41 +230,38 @@ absl::Status Unique(KernelContext& ctx, bool counts) {
         count.push_back(0);
       }
       ++count[it->second];
-      SetIndex(*idx, i, it->second);
+      SetIndex(idx, i, it->second);
     }
   });
   const int64_t m = static_cast<int64_t>(first.size());
-  absl::StatusOr<Tensor> y = AllocateOutput(ctx, x.dtype(), {m});
-  if (!y.ok()) return y.status();
+  DFC_ASSIGN_OR_RETURN(Tensor y, AllocateOutput(ctx, x.dtype(), {m}));
   const size_t size = SizeOf(x.dtype());
   for (int64_t j = 0; j < m; ++j) {
-    std::memcpy(static_cast<char*>(y->mutable_raw_data()) + j * size,
+    std::memcpy(static_cast<char*>(y.mutable_raw_data()) + j * size,
                 static_cast<const char*>(x.raw_data()) + first[j] * size, size);
   }
-  ctx.set_output(0, *std::move(y));
-  ctx.set_output(1, *std::move(idx));
+  ctx.set_output(0, std::move(y));
+  ctx.set_output(1, std::move(idx));
   if (counts) {
-    absl::StatusOr<Tensor> c = AllocateOutput(ctx, *out_idx, {m});
-    if (!c.ok()) return c.status();
-    for (int64_t j = 0; j < m; ++j) SetIndex(*c, j, count[j]);
-    ctx.set_output(2, *std::move(c));
+    DFC_ASSIGN_OR_RETURN(Tensor c, AllocateOutput(ctx, out_idx, {m}));
+    for (int64_t j = 0; j < m; ++j) SetIndex(c, j, count[j]);
+    ctx.set_output(2, std::move(c));
   }
   return absl::OkStatus();
 }
 
 // The elements of x that are not in y, in x's order with repeats, and their positions in x.
 absl::Status ListDiff(KernelContext& ctx) {
-  if (absl::Status s = CheckNumInputs(ctx, 2); !s.ok()) return s;
-  if (absl::Status s = CheckVector(ctx, 0, "x"); !s.ok()) return s;
-  if (absl::Status s = CheckVector(ctx, 1, "y"); !s.ok()) return s;
+  DFC_RETURN_IF_ERROR(CheckNumInputs(ctx, 2));
+  DFC_RETURN_IF_ERROR(CheckVector(ctx, 0, "x"));
+  DFC_RETURN_IF_ERROR(CheckVector(ctx, 1, "y"));
   const Tensor& x = ctx.input(0);
   const Tensor& y = ctx.input(1);
   if (x.dtype() != y.dtype()) {
     return ctx.Error(absl::StrCat("x and y must have the same dtype, got ", x.DebugType(), " and ",
                                   y.DebugType()));
   }
-  absl::StatusOr<DType> out_idx = IndexTypeAttr(ctx, "out_idx", DType::kInt32);
-  if (!out_idx.ok()) return out_idx.status();
+  DFC_ASSIGN_OR_RETURN(DType out_idx, IndexTypeAttr(ctx, "out_idx", DType::kInt32));
   std::vector<int64_t> kept;
   DispatchDType(x.dtype(), [&]<typename T>() {
     std::unordered_set<KeyOf<T>> in_y;
@@ -284,18 +271,16 @@ absl::Status ListDiff(KernelContext& ctx) {
     }
   });
   const int64_t m = static_cast<int64_t>(kept.size());
-  absl::StatusOr<Tensor> out = AllocateOutput(ctx, x.dtype(), {m});
-  if (!out.ok()) return out.status();
-  absl::StatusOr<Tensor> idx = AllocateOutput(ctx, *out_idx, {m});
-  if (!idx.ok()) return idx.status();
+  DFC_ASSIGN_OR_RETURN(Tensor out, AllocateOutput(ctx, x.dtype(), {m}));
+  DFC_ASSIGN_OR_RETURN(Tensor idx, AllocateOutput(ctx, out_idx, {m}));
   const size_t size = SizeOf(x.dtype());
   for (int64_t j = 0; j < m; ++j) {
-    std::memcpy(static_cast<char*>(out->mutable_raw_data()) + j * size,
+    std::memcpy(static_cast<char*>(out.mutable_raw_data()) + j * size,
                 static_cast<const char*>(x.raw_data()) + kept[j] * size, size);
-    SetIndex(*idx, j, kept[j]);
+    SetIndex(idx, j, kept[j]);
   }
-  ctx.set_output(0, *std::move(out));
-  ctx.set_output(1, *std::move(idx));
+  ctx.set_output(0, std::move(out));
+  ctx.set_output(1, std::move(idx));
   return absl::OkStatus();
 }
 
@@ -303,7 +288,7 @@ absl::Status ListDiff(KernelContext& ctx) {
 
 // The coordinates, in row-major order, of the true (nonzero) elements: int64 [count, rank].
 absl::Status Where(KernelContext& ctx) {
-  if (absl::Status s = CheckNumInputs(ctx, 1); !s.ok()) return s;
+  DFC_RETURN_IF_ERROR(CheckNumInputs(ctx, 1));
   const Tensor& cond = ctx.input(0);
   if (!IsSupported(cond.dtype())) {
     return ctx.Error(absl::StrCat("condition has unsupported dtype ", DTypeName(cond.dtype())));
@@ -317,9 +302,8 @@ absl::Status Where(KernelContext& ctx) {
   });
   const int rank = cond.rank();
   const int64_t count = static_cast<int64_t>(hits.size());
-  absl::StatusOr<Tensor> out = AllocateOutput(ctx, DType::kInt64, {count, rank});
-  if (!out.ok()) return out.status();
-  int64_t* o = out->mutable_data<int64_t>();
+  DFC_ASSIGN_OR_RETURN(Tensor out, AllocateOutput(ctx, DType::kInt64, {count, rank}));
+  int64_t* o = out.mutable_data<int64_t>();
   for (int64_t j = 0; j < count; ++j) {
     int64_t rest = hits[j];
     for (int d = rank - 1; d >= 0; --d) {
@@ -327,7 +311,7 @@ absl::Status Where(KernelContext& ctx) {
       rest /= cond.dim(d);
     }
   }
-  ctx.set_output(0, *std::move(out));
+  ctx.set_output(0, std::move(out));
   return absl::OkStatus();
 }
 
@@ -342,32 +326,28 @@ void CopyElement(const Tensor& in, int64_t from, Tensor& out, int64_t to) {
 
 // output[(i + shift) mod n along each axis] = input[i]; shifts of the same axis add up.
 absl::Status Roll(KernelContext& ctx) {
-  if (absl::Status s = CheckNumInputs(ctx, 3); !s.ok()) return s;
+  DFC_RETURN_IF_ERROR(CheckNumInputs(ctx, 3));
   const Tensor& input = ctx.input(0);
-  if (absl::Status s = CheckMovable(ctx, 0); !s.ok()) return s;
+  DFC_RETURN_IF_ERROR(CheckMovable(ctx, 0));
   if (input.rank() < 1) {
     return ctx.Error(absl::StrCat("input must be 1-D or higher, got ", input.DebugType()));
   }
-  absl::StatusOr<std::vector<int64_t>> shift = ReadIndexVector(ctx, 1, "shift");
-  if (!shift.ok()) return shift.status();
-  absl::StatusOr<std::vector<int64_t>> axis = ReadIndexVector(ctx, 2, "axis");
-  if (!axis.ok()) return axis.status();
+  DFC_ASSIGN_OR_RETURN(std::vector<int64_t> shift, ReadIndexVector(ctx, 1, "shift"));
+  DFC_ASSIGN_OR_RETURN(std::vector<int64_t> axis, ReadIndexVector(ctx, 2, "axis"));
   if (ctx.input(1).shape() != ctx.input(2).shape()) {
     return ctx.Error(absl::StrCat("shift and axis must have the same size, got ",
                                   ctx.input(1).DebugType(), " and ", ctx.input(2).DebugType()));
   }
   const int rank = input.rank();
   std::vector<int64_t> total(rank, 0);
-  for (size_t i = 0; i < axis->size(); ++i) {
-    absl::StatusOr<int> d = NormalizeAxis(ctx, (*axis)[i], rank);
-    if (!d.ok()) return d.status();
-    const int64_t n = input.dim(*d);
+  for (size_t i = 0; i < axis.size(); ++i) {
+    DFC_ASSIGN_OR_RETURN(int d, NormalizeAxis(ctx, axis[i], rank));
+    const int64_t n = input.dim(d);
     if (n == 0) continue;
     // Reduce each shift mod n first, so that the sum cannot overflow.
-    total[*d] = (total[*d] + ((*shift)[i] % n + n) % n) % n;
+    total[d] = (total[d] + (shift[i] % n + n) % n) % n;
   }
-  absl::StatusOr<Tensor> out = AllocateOutput(ctx, input.dtype(), input.shape());
-  if (!out.ok()) return out.status();
+  DFC_ASSIGN_OR_RETURN(Tensor out, AllocateOutput(ctx, input.dtype(), input.shape()));
   const std::vector<int64_t> strides = Strides(input.shape());
   for (int64_t i = 0; i < input.num_elements(); ++i) {
     int64_t rest = i;
@@ -377,44 +357,40 @@ absl::Status Roll(KernelContext& ctx) {
       rest /= input.dim(d);
       to += ((c + total[d]) % input.dim(d)) * strides[d];
     }
-    CopyElement(input, i, *out, to);
+    CopyElement(input, i, out, to);
   }
-  ctx.set_output(0, *std::move(out));
+  ctx.set_output(0, std::move(out));
   return absl::OkStatus();
 }
 
 // For each batch entry b (along batch_dim), reverses its first seq_lengths[b] elements along
 // seq_dim; the rest are copied unchanged.
 absl::Status ReverseSequence(KernelContext& ctx) {
-  if (absl::Status s = CheckNumInputs(ctx, 2); !s.ok()) return s;
+  DFC_RETURN_IF_ERROR(CheckNumInputs(ctx, 2));
   const Tensor& input = ctx.input(0);
-  if (absl::Status s = CheckMovable(ctx, 0); !s.ok()) return s;
-  absl::StatusOr<int64_t> seq_dim = ctx.node().GetInt("seq_dim");
-  if (!seq_dim.ok()) return seq_dim.status();
-  absl::StatusOr<int64_t> batch_dim = ctx.node().GetInt("batch_dim", 0);
-  if (!batch_dim.ok()) return batch_dim.status();
+  DFC_RETURN_IF_ERROR(CheckMovable(ctx, 0));
+  DFC_ASSIGN_OR_RETURN(int64_t seq_dim, ctx.node().GetInt("seq_dim"));
+  DFC_ASSIGN_OR_RETURN(int64_t batch_dim, ctx.node().GetInt("batch_dim", 0));
   const int rank = input.rank();
-  if (*seq_dim < 0 || *seq_dim >= rank || *batch_dim < 0 || *batch_dim >= rank ||
-      *seq_dim == *batch_dim) {
-    return ctx.Error(absl::StrCat("seq_dim ", *seq_dim, " and batch_dim ", *batch_dim,
+  if (seq_dim < 0 || seq_dim >= rank || batch_dim < 0 || batch_dim >= rank ||
+      seq_dim == batch_dim) {
+    return ctx.Error(absl::StrCat("seq_dim ", seq_dim, " and batch_dim ", batch_dim,
                                   " must be different dimensions in [0, ", rank, ") of ",
                                   input.DebugType()));
   }
   const Tensor& lengths_tensor = ctx.input(1);
-  if (lengths_tensor.rank() != 1 || lengths_tensor.dim(0) != input.dim(*batch_dim)) {
-    return ctx.Error(absl::StrCat("seq_lengths must be a vector of ", input.dim(*batch_dim),
+  if (lengths_tensor.rank() != 1 || lengths_tensor.dim(0) != input.dim(batch_dim)) {
+    return ctx.Error(absl::StrCat("seq_lengths must be a vector of ", input.dim(batch_dim),
                                   " (input's batch_dim size), got ", lengths_tensor.DebugType()));
   }
-  absl::StatusOr<std::vector<int64_t>> lengths = ReadIndexVector(ctx, 1, "seq_lengths");
-  if (!lengths.ok()) return lengths.status();
-  for (size_t b = 0; b < lengths->size(); ++b) {
-    if ((*lengths)[b] < 0 || (*lengths)[b] > input.dim(*seq_dim)) {
-      return ctx.Error(absl::StrCat("seq_lengths[", b, "] = ", (*lengths)[b], " must be in [0, ",
-                                    input.dim(*seq_dim), "]"));
+  DFC_ASSIGN_OR_RETURN(std::vector<int64_t> lengths, ReadIndexVector(ctx, 1, "seq_lengths"));
+  for (size_t b = 0; b < lengths.size(); ++b) {
+    if (lengths[b] < 0 || lengths[b] > input.dim(seq_dim)) {
+      return ctx.Error(absl::StrCat("seq_lengths[", b, "] = ", lengths[b], " must be in [0, ",
+                                    input.dim(seq_dim), "]"));
     }
   }
-  absl::StatusOr<Tensor> out = AllocateOutput(ctx, input.dtype(), input.shape());
-  if (!out.ok()) return out.status();
+  DFC_ASSIGN_OR_RETURN(Tensor out, AllocateOutput(ctx, input.dtype(), input.shape()));
   const std::vector<int64_t> strides = Strides(input.shape());
   for (int64_t i = 0; i < input.num_elements(); ++i) {
     int64_t rest = i;
@@ -423,14 +399,14 @@ absl::Status ReverseSequence(KernelContext& ctx) {
     for (int d = rank - 1; d >= 0; --d) {
       const int64_t c = rest % input.dim(d);
       rest /= input.dim(d);
-      if (d == *batch_dim) b = c;
-      if (d == *seq_dim) s = c;
+      if (d == batch_dim) b = c;
+      if (d == seq_dim) s = c;
     }
-    const int64_t length = (*lengths)[b];
-    const int64_t from = s < length ? i + (length - 1 - 2 * s) * strides[*seq_dim] : i;
-    CopyElement(input, from, *out, i);
+    const int64_t length = lengths[b];
+    const int64_t from = s < length ? i + (length - 1 - 2 * s) * strides[seq_dim] : i;
+    CopyElement(input, from, out, i);
   }
-  ctx.set_output(0, *std::move(out));
+  ctx.set_output(0, std::move(out));
   return absl::OkStatus();
 }
 
@@ -439,8 +415,8 @@ absl::Status ReverseSequence(KernelContext& ctx) {
 // Counts of values in nbins equal-width bins over value_range; values below the range count
 // in the first bin and values above it in the last.
 absl::Status HistogramFixedWidth(KernelContext& ctx) {
-  if (absl::Status s = CheckNumInputs(ctx, 3); !s.ok()) return s;
-  if (absl::Status s = CheckNumeric(ctx, 0); !s.ok()) return s;
+  DFC_RETURN_IF_ERROR(CheckNumInputs(ctx, 3));
+  DFC_RETURN_IF_ERROR(CheckNumeric(ctx, 0));
   const Tensor& values = ctx.input(0);
   const Tensor& range = ctx.input(1);
   if (range.dtype() != values.dtype() || range.shape() != Shape{2}) {
@@ -450,15 +426,11 @@ absl::Status HistogramFixedWidth(KernelContext& ctx) {
   if (ctx.input(2).rank() != 0) {
     return ctx.Error(absl::StrCat("nbins must be a scalar, got ", ctx.input(2).DebugType()));
   }
-  absl::StatusOr<int64_t> nbins = ReadIndexScalar(ctx, 2, "nbins");
-  if (!nbins.ok()) return nbins.status();
-  if (*nbins <= 0)
-    return ctx.Error(absl::StrCat("nbins should be a positive number, got ", *nbins));
-  absl::StatusOr<DType> dtype = IndexTypeAttr(ctx, "dtype", DType::kInt32);
-  if (!dtype.ok()) return dtype.status();
-  absl::StatusOr<Tensor> out = AllocateOutput(ctx, *dtype, {*nbins});
-  if (!out.ok()) return out.status();
-  std::vector<int64_t> counts(*nbins, 0);
+  DFC_ASSIGN_OR_RETURN(int64_t nbins, ReadIndexScalar(ctx, 2, "nbins"));
+  if (nbins <= 0) return ctx.Error(absl::StrCat("nbins should be a positive number, got ", nbins));
+  DFC_ASSIGN_OR_RETURN(DType dtype, IndexTypeAttr(ctx, "dtype", DType::kInt32));
+  DFC_ASSIGN_OR_RETURN(Tensor out, AllocateOutput(ctx, dtype, {nbins}));
+  std::vector<int64_t> counts(nbins, 0);
   absl::Status status = absl::OkStatus();
   DispatchDType(values.dtype(), [&]<typename T>() {
     if constexpr (!kIsBool<T>) {
@@ -478,8 +450,8 @@ absl::Status HistogramFixedWidth(KernelContext& ctx) {
             "value_range should satisfy value_range[0] < value_range[1], got ", range.Preview()));
         return;
       }
-      const double step = difference(hi, lo) / static_cast<double>(*nbins);
-      const double last = static_cast<double>(*nbins - 1);
+      const double step = difference(hi, lo) / static_cast<double>(nbins);
+      const double last = static_cast<double>(nbins - 1);
       for (int64_t i = 0; i < values.num_elements(); ++i) {
         const T v = values.data<T>()[i];
         if constexpr (kIsFloat<T>) {
@@ -503,17 +475,15 @@ absl::Status HistogramFixedWidth(KernelContext& ctx) {
     }
   });
   if (!status.ok()) return status;
-  for (int64_t j = 0; j < *nbins; ++j) SetIndex(*out, j, counts[j]);
-  ctx.set_output(0, *std::move(out));
+  for (int64_t j = 0; j < nbins; ++j) SetIndex(out, j, counts[j]);
+  ctx.set_output(0, std::move(out));
   return absl::OkStatus();
 }
 
 // num evenly spaced values from start to stop, both included (start alone for num == 1).
 absl::Status LinSpace(KernelContext& ctx) {
-  if (absl::Status s = CheckNumInputs(ctx, 3); !s.ok()) return s;
-  if (absl::Status s = CheckDType(ctx, 0, {DType::kHalf, DType::kFloat, DType::kDouble}); !s.ok()) {
-    return s;
-  }
+  DFC_RETURN_IF_ERROR(CheckNumInputs(ctx, 3));
+  DFC_RETURN_IF_ERROR(CheckDType(ctx, 0, {DType::kHalf, DType::kFloat, DType::kDouble}));
   const Tensor& start = ctx.input(0);
   const Tensor& stop = ctx.input(1);
   if (start.rank() != 0 || stop.rank() != 0 || stop.dtype() != start.dtype() ||
@@ -523,27 +493,25 @@ absl::Status LinSpace(KernelContext& ctx) {
                      "dtype, got ",
                      start.DebugType(), ", ", stop.DebugType(), " and ", ctx.input(2).DebugType()));
   }
-  absl::StatusOr<int64_t> num = ReadIndexScalar(ctx, 2, "num");
-  if (!num.ok()) return num.status();
-  if (*num <= 0) return ctx.Error(absl::StrCat("Requires num > 0: ", *num));
-  absl::StatusOr<Tensor> out = AllocateOutput(ctx, start.dtype(), {*num});
-  if (!out.ok()) return out.status();
+  DFC_ASSIGN_OR_RETURN(int64_t num, ReadIndexScalar(ctx, 2, "num"));
+  if (num <= 0) return ctx.Error(absl::StrCat("Requires num > 0: ", num));
+  DFC_ASSIGN_OR_RETURN(Tensor out, AllocateOutput(ctx, start.dtype(), {num}));
   DispatchDType(start.dtype(), [&]<typename T>() {
     if constexpr (kIsFloat<T>) {
       using C = ComputeType<T>;
-      T* o = out->mutable_data<T>();
+      T* o = out.mutable_data<T>();
       const C a = Up(start.data<T>()[0]);
       const C b = Up(stop.data<T>()[0]);
-      if (*num == 1) {
+      if (num == 1) {
         o[0] = Down<T>(a);
         return;
       }
-      const C step = (b - a) / static_cast<C>(*num - 1);
-      for (int64_t i = 0; i < *num - 1; ++i) o[i] = Down<T>(a + step * static_cast<C>(i));
-      o[*num - 1] = Down<T>(b);
+      const C step = (b - a) / static_cast<C>(num - 1);
+      for (int64_t i = 0; i < num - 1; ++i) o[i] = Down<T>(a + step * static_cast<C>(i));
+      o[num - 1] = Down<T>(b);
     }
   });
-  ctx.set_output(0, *std::move(out));
+  ctx.set_output(0, std::move(out));
   return absl::OkStatus();
 }
 

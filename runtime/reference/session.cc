@@ -17,8 +17,7 @@ Session::Session(std::shared_ptr<const Graph> graph, Options options,
                  std::shared_ptr<const FunctionLibrary> library, int depth)
     : graph_(std::move(graph)), options_(options), library_(std::move(library)), depth_(depth) {}
 
-absl::StatusOr<std::vector<Tensor>> Session::RunFunction(const Node& caller,
-                                                         const FunctionGraph& f,
+absl::StatusOr<std::vector<Tensor>> Session::RunFunction(const Node& caller, const FunctionGraph& f,
                                                          std::vector<Tensor> args) {
   auto it = function_sessions_.find(f.graph.get());
   if (it == function_sessions_.end()) {
@@ -77,8 +76,8 @@ absl::StatusOr<const Session::Plan*> Session::GetPlan(const std::vector<TensorId
   }
   const absl::flat_hash_set<TensorId> fed(feed_ids.begin(), feed_ids.end());
   absl::StatusOr<std::vector<int>> nodes = NeededNodes(*graph_, plan->fetches, targets, fed);
-  if (!nodes.ok()) return nodes.status();
-  if (absl::Status s = CheckSupported(*graph_, *nodes); !s.ok()) return s;
+  DFC_RETURN_IF_ERROR(nodes.status());
+  DFC_RETURN_IF_ERROR(CheckSupported(*graph_, *nodes));
   for (int i : *nodes) {
     if (FindOpDef(graph_->node(i).op)->control) continue;  // run by Run itself
     if (KernelRegistry::Global().Find(graph_->node(i).op) == nullptr) {
@@ -92,15 +91,14 @@ absl::StatusOr<const Session::Plan*> Session::GetPlan(const std::vector<TensorId
 absl::StatusOr<std::vector<Tensor>> Session::Run(const std::vector<Feed>& feeds,
                                                  const std::vector<std::string>& fetches,
                                                  const std::vector<std::string>& targets) {
-  if (absl::Status s = CheckFeeds(*graph_, feeds); !s.ok()) return s;
+  DFC_RETURN_IF_ERROR(CheckFeeds(*graph_, feeds));
   std::vector<TensorId> feed_ids;
   absl::flat_hash_map<TensorId, const Tensor*> fed;
   for (const Feed& feed : feeds) {
     fed.emplace(feed.id, &feed.value);
     feed_ids.push_back(feed.id);
   }
-  absl::StatusOr<const Plan*> plan = GetPlan(feed_ids, fetches, targets);
-  if (!plan.ok()) return plan.status();
+  DFC_ASSIGN_OR_RETURN(const Plan* plan, GetPlan(feed_ids, fetches, targets));
 
   // Values of every node run so far, by node index. Variables are not stored here: their
   // consumers read the variable's current value when they run, as TF's reference edges do.
@@ -127,7 +125,7 @@ absl::StatusOr<std::vector<Tensor>> Session::Run(const std::vector<Feed>& feeds,
     return outputs[id.index];
   };
 
-  for (int i : (*plan)->nodes) {
+  for (int i : (plan)->nodes) {
     const Node& node = graph_->node(i);
     const OpDef* def = FindOpDef(node.op);  // the plan checked every node is supported
     if (!liveness.Runs(node)) {
@@ -153,12 +151,12 @@ absl::StatusOr<std::vector<Tensor>> Session::Run(const std::vector<Feed>& feeds,
         inputs.push_back(refs[k]->value);  // the current value, unused by the kernels
         continue;
       }
-      absl::StatusOr<Tensor> value = read(id, node);
-      if (!value.ok()) return value.status();
-      inputs.push_back(*std::move(value));
+      DFC_ASSIGN_OR_RETURN(Tensor value, read(id, node));
+      inputs.push_back(std::move(value));
     }
     if (IsSwitch(node)) {
-      DFC_RETURN_IF_ERROR(liveness.TakeSwitch(node, inputs.size() > 1 ? inputs[1] : Tensor()).status());
+      DFC_RETURN_IF_ERROR(
+          liveness.TakeSwitch(node, inputs.size() > 1 ? inputs[1] : Tensor()).status());
       values[i] = {inputs[0], inputs[0]};
       continue;
     }
@@ -188,16 +186,15 @@ absl::StatusOr<std::vector<Tensor>> Session::Run(const std::vector<Feed>& feeds,
   }
 
   std::vector<Tensor> results;
-  results.reserve((*plan)->fetches.size());
-  for (const TensorId& fetch : (*plan)->fetches) {
+  results.reserve((plan)->fetches.size());
+  for (const TensorId& fetch : (plan)->fetches) {
     if (liveness.IsDead(fetch)) {
       return absl::InvalidArgumentError(
           absl::StrCat("fetch ", DeadTensorError(fetch, nullptr).message()));
     }
     const int producer = graph_->IndexOf(fetch.node);
-    absl::StatusOr<Tensor> value = read(fetch, graph_->node(producer));
-    if (!value.ok()) return value.status();
-    results.push_back(*std::move(value));
+    DFC_ASSIGN_OR_RETURN(Tensor value, read(fetch, graph_->node(producer)));
+    results.push_back(std::move(value));
   }
   return results;
 }

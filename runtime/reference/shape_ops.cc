@@ -10,6 +10,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "base/status.h"
 #include "runtime/reference/kernel.h"
 #include "runtime/reference/kernel_util.h"
 
@@ -27,7 +28,7 @@ absl::StatusOr<Tensor> IndexTensor(const KernelContext& ctx, DType dtype,
     return ctx.Error(absl::StrCat("out_type must be int32 or int64, got ", DTypeName(dtype)));
   }
   absl::StatusOr<Tensor> out = AllocateOutput(ctx, dtype, std::move(shape));
-  if (!out.ok()) return out.status();
+  DFC_RETURN_IF_ERROR(out.status());
   for (size_t i = 0; i < values.size(); ++i) {
     if (dtype == DType::kInt64) {
       out->mutable_data<int64_t>()[i] = values[i];
@@ -45,50 +46,43 @@ absl::StatusOr<DType> OutType(const KernelContext& ctx) {
 }
 
 absl::Status ShapeOp(KernelContext& ctx) {
-  if (absl::Status s = CheckNumInputs(ctx, 1); !s.ok()) return s;
-  absl::StatusOr<DType> out_type = OutType(ctx);
-  if (!out_type.ok()) return out_type.status();
+  DFC_RETURN_IF_ERROR(CheckNumInputs(ctx, 1));
+  DFC_ASSIGN_OR_RETURN(DType out_type, OutType(ctx));
   const Shape& shape = ctx.input(0).shape();
-  absl::StatusOr<Tensor> out =
-      IndexTensor(ctx, *out_type, shape, {static_cast<int64_t>(shape.size())});
-  if (!out.ok()) return out.status();
-  ctx.set_output(0, *std::move(out));
+  DFC_ASSIGN_OR_RETURN(Tensor out,
+                       IndexTensor(ctx, out_type, shape, {static_cast<int64_t>(shape.size())}));
+  ctx.set_output(0, std::move(out));
   return absl::OkStatus();
 }
 
 absl::Status ShapeN(KernelContext& ctx) {
   if (ctx.node().HasAttr("N")) {
-    absl::StatusOr<int64_t> n = ctx.node().GetInt("N");
-    if (!n.ok()) return n.status();
-    if (*n != ctx.num_inputs()) {
+    DFC_ASSIGN_OR_RETURN(int64_t n, ctx.node().GetInt("N"));
+    if (n != ctx.num_inputs()) {
       return ctx.Error(
-          absl::StrCat("attribute N = ", *n, " but the node has ", ctx.num_inputs(), " inputs"));
+          absl::StrCat("attribute N = ", n, " but the node has ", ctx.num_inputs(), " inputs"));
     }
   }
-  absl::StatusOr<DType> out_type = OutType(ctx);
-  if (!out_type.ok()) return out_type.status();
+  DFC_ASSIGN_OR_RETURN(DType out_type, OutType(ctx));
   for (int i = 0; i < ctx.num_inputs(); ++i) {
     const Shape& shape = ctx.input(i).shape();
-    absl::StatusOr<Tensor> out =
-        IndexTensor(ctx, *out_type, shape, {static_cast<int64_t>(shape.size())});
-    if (!out.ok()) return out.status();
-    ctx.set_output(i, *std::move(out));
+    DFC_ASSIGN_OR_RETURN(Tensor out,
+                         IndexTensor(ctx, out_type, shape, {static_cast<int64_t>(shape.size())}));
+    ctx.set_output(i, std::move(out));
   }
   return absl::OkStatus();
 }
 
 absl::Status Size(KernelContext& ctx) {
-  if (absl::Status s = CheckNumInputs(ctx, 1); !s.ok()) return s;
-  absl::StatusOr<DType> out_type = OutType(ctx);
-  if (!out_type.ok()) return out_type.status();
-  absl::StatusOr<Tensor> out = IndexTensor(ctx, *out_type, {ctx.input(0).num_elements()}, {});
-  if (!out.ok()) return out.status();
-  ctx.set_output(0, *std::move(out));
+  DFC_RETURN_IF_ERROR(CheckNumInputs(ctx, 1));
+  DFC_ASSIGN_OR_RETURN(DType out_type, OutType(ctx));
+  DFC_ASSIGN_OR_RETURN(Tensor out, IndexTensor(ctx, out_type, {ctx.input(0).num_elements()}, {}));
+  ctx.set_output(0, std::move(out));
   return absl::OkStatus();
 }
 
 absl::Status Rank(KernelContext& ctx) {
-  if (absl::Status s = CheckNumInputs(ctx, 1); !s.ok()) return s;
+  DFC_RETURN_IF_ERROR(CheckNumInputs(ctx, 1));
   ctx.set_output(0, Tensor::Scalar<int32_t>(ctx.input(0).rank()));
   return absl::OkStatus();
 }
@@ -127,19 +121,18 @@ Broadcast BroadcastWithReductions(const Shape& x, const Shape& y) {
 
 // Reads the two shape vectors of BroadcastArgs / BroadcastGradientArgs and broadcasts them.
 absl::StatusOr<Broadcast> ReadAndBroadcast(const KernelContext& ctx) {
-  if (absl::Status s = CheckNumInputs(ctx, 2); !s.ok()) return s;
+  DFC_RETURN_IF_ERROR(CheckNumInputs(ctx, 2));
   std::vector<int64_t> shapes[2];
   for (int i = 0; i < 2; ++i) {
-    absl::StatusOr<std::vector<int64_t>> v = ReadIndexVector(ctx, i, "shape");
-    if (!v.ok()) return v.status();
+    DFC_ASSIGN_OR_RETURN(std::vector<int64_t> v, ReadIndexVector(ctx, i, "shape"));
     if (ctx.input(i).rank() != 1 || ctx.input(i).dtype() != ctx.input(0).dtype()) {
       return ctx.Error(absl::StrCat("inputs must be two int32 or two int64 vectors, got ",
                                     ctx.input(0).DebugType(), " and ", ctx.input(1).DebugType()));
     }
-    for (int64_t d : *v) {
-      if (d < 0) return ctx.Error(absl::StrCat("shape ", VectorString(*v), " is negative"));
+    for (int64_t d : v) {
+      if (d < 0) return ctx.Error(absl::StrCat("shape ", VectorString(v), " is negative"));
     }
-    shapes[i] = *std::move(v);
+    shapes[i] = std::move(v);
   }
   Broadcast b = BroadcastWithReductions(shapes[0], shapes[1]);
   if (!b.valid) {
@@ -150,23 +143,19 @@ absl::StatusOr<Broadcast> ReadAndBroadcast(const KernelContext& ctx) {
 }
 
 absl::Status BroadcastArgs(KernelContext& ctx) {
-  absl::StatusOr<Broadcast> b = ReadAndBroadcast(ctx);
-  if (!b.ok()) return b.status();
-  absl::StatusOr<Tensor> out =
-      IndexTensor(ctx, ctx.input(0).dtype(), b->shape, {static_cast<int64_t>(b->shape.size())});
-  if (!out.ok()) return out.status();
-  ctx.set_output(0, *std::move(out));
+  DFC_ASSIGN_OR_RETURN(Broadcast b, ReadAndBroadcast(ctx));
+  DFC_ASSIGN_OR_RETURN(Tensor out, IndexTensor(ctx, ctx.input(0).dtype(), b.shape,
+                                               {static_cast<int64_t>(b.shape.size())}));
+  ctx.set_output(0, std::move(out));
   return absl::OkStatus();
 }
 
 absl::Status BroadcastGradientArgs(KernelContext& ctx) {
-  absl::StatusOr<Broadcast> b = ReadAndBroadcast(ctx);
-  if (!b.ok()) return b.status();
+  DFC_ASSIGN_OR_RETURN(Broadcast b, ReadAndBroadcast(ctx));
   for (int i = 0; i < 2; ++i) {
-    absl::StatusOr<Tensor> out = IndexTensor(ctx, ctx.input(0).dtype(), b->reduce[i],
-                                             {static_cast<int64_t>(b->reduce[i].size())});
-    if (!out.ok()) return out.status();
-    ctx.set_output(i, *std::move(out));
+    DFC_ASSIGN_OR_RETURN(Tensor out, IndexTensor(ctx, ctx.input(0).dtype(), b.reduce[i],
+                                                 {static_cast<int64_t>(b.reduce[i].size())}));
+    ctx.set_output(i, std::move(out));
   }
   return absl::OkStatus();
 }
@@ -179,10 +168,9 @@ absl::Status DynamicStitch(KernelContext& ctx) {
   }
   const int n = ctx.num_inputs() / 2;
   if (ctx.node().HasAttr("N")) {
-    absl::StatusOr<int64_t> attr_n = ctx.node().GetInt("N");
-    if (!attr_n.ok()) return attr_n.status();
-    if (*attr_n != n) {
-      return ctx.Error(absl::StrCat("attribute N = ", *attr_n, " but the node has ",
+    DFC_ASSIGN_OR_RETURN(int64_t attr_n, ctx.node().GetInt("N"));
+    if (attr_n != n) {
+      return ctx.Error(absl::StrCat("attribute N = ", attr_n, " but the node has ",
                                     ctx.num_inputs(), " inputs"));
     }
   }
@@ -194,7 +182,7 @@ absl::Status DynamicStitch(KernelContext& ctx) {
                      data0.shape().end());
   int64_t max_index = -1;
   for (int i = 0; i < n; ++i) {
-    if (absl::Status s = CheckDType(ctx, i, {DType::kInt32, DType::kInt64}); !s.ok()) return s;
+    DFC_RETURN_IF_ERROR(CheckDType(ctx, i, {DType::kInt32, DType::kInt64}));
     const Tensor& indices = ctx.input(i);
     const Tensor& data = ctx.input(n + i);
     const int k = indices.rank();
@@ -215,13 +203,12 @@ absl::Status DynamicStitch(KernelContext& ctx) {
   }
   Shape shape = suffix;
   shape.insert(shape.begin(), max_index + 1);
-  absl::StatusOr<Tensor> out = AllocateOutput(ctx, data0.dtype(), shape);
-  if (!out.ok()) return out.status();
-  if (out->num_elements() > 0) {
+  DFC_ASSIGN_OR_RETURN(Tensor out, AllocateOutput(ctx, data0.dtype(), shape));
+  if (out.num_elements() > 0) {
     int64_t row_elements = 1;
     for (int64_t d : suffix) row_elements *= d;
     const size_t row = static_cast<size_t>(row_elements) * SizeOf(data0.dtype());
-    auto* dst = static_cast<unsigned char*>(out->mutable_raw_data());
+    auto* dst = static_cast<unsigned char*>(out.mutable_raw_data());
     for (int i = 0; i < n; ++i) {
       const Tensor& indices = ctx.input(i);
       const auto* src = static_cast<const unsigned char*>(ctx.input(n + i).raw_data());
@@ -230,14 +217,14 @@ absl::Status DynamicStitch(KernelContext& ctx) {
       }
     }
   }
-  ctx.set_output(0, *std::move(out));
+  ctx.set_output(0, std::move(out));
   return absl::OkStatus();
 }
 
 // y[x[i]] = i for a permutation x of 0..n-1 (the permutation a Transpose's gradient undoes).
 absl::Status InvertPermutation(KernelContext& ctx) {
-  if (absl::Status s = CheckNumInputs(ctx, 1); !s.ok()) return s;
-  if (absl::Status s = CheckDType(ctx, 0, {DType::kInt32, DType::kInt64}); !s.ok()) return s;
+  DFC_RETURN_IF_ERROR(CheckNumInputs(ctx, 1));
+  DFC_RETURN_IF_ERROR(CheckDType(ctx, 0, {DType::kInt32, DType::kInt64}));
   const Tensor& x = ctx.input(0);
   if (x.rank() != 1) {
     return ctx.Error(absl::StrCat("x must be a vector, got ", x.DebugType()));
@@ -259,9 +246,8 @@ absl::Status InvertPermutation(KernelContext& ctx) {
     }
     inverse[v] = i;
   }
-  absl::StatusOr<Tensor> out = IndexTensor(ctx, x.dtype(), inverse, {n});
-  if (!out.ok()) return out.status();
-  ctx.set_output(0, *std::move(out));
+  DFC_ASSIGN_OR_RETURN(Tensor out, IndexTensor(ctx, x.dtype(), inverse, {n}));
+  ctx.set_output(0, std::move(out));
   return absl::OkStatus();
 }
 
@@ -275,11 +261,10 @@ absl::Status ConcatOffset(KernelContext& ctx) {
   }
   const int n = ctx.num_inputs() - 1;
   if (ctx.node().HasAttr("N")) {
-    absl::StatusOr<int64_t> attr_n = ctx.node().GetInt("N");
-    if (!attr_n.ok()) return attr_n.status();
-    if (*attr_n != n) {
+    DFC_ASSIGN_OR_RETURN(int64_t attr_n, ctx.node().GetInt("N"));
+    if (attr_n != n) {
       return ctx.Error(
-          absl::StrCat("attribute N = ", *attr_n, " but the node has ", n, " shape inputs"));
+          absl::StrCat("attribute N = ", attr_n, " but the node has ", n, " shape inputs"));
     }
   }
   const Tensor& concat_dim = ctx.input(0);
@@ -297,9 +282,8 @@ absl::Status ConcatOffset(KernelContext& ctx) {
                                     ctx.input(1).DebugType()));
     }
   }
-  absl::StatusOr<std::vector<int64_t>> first = ReadIndexVector(ctx, 1, "shape");
-  if (!first.ok()) return first.status();
-  const int64_t rank = static_cast<int64_t>(first->size());
+  DFC_ASSIGN_OR_RETURN(std::vector<int64_t> first, ReadIndexVector(ctx, 1, "shape"));
+  const int64_t rank = static_cast<int64_t>(first.size());
   const int64_t dim = concat_dim.ElementAsInt64(0);
   const int64_t axis = dim < 0 ? dim + rank : dim;
   if (axis < 0 || axis >= rank) {
@@ -308,29 +292,27 @@ absl::Status ConcatOffset(KernelContext& ctx) {
   }
   int64_t offset = 0;
   for (int i = 0; i < n; ++i) {
-    absl::StatusOr<std::vector<int64_t>> shape = ReadIndexVector(ctx, 1 + i, "shape");
-    if (!shape.ok()) return shape.status();
-    if (static_cast<int64_t>(shape->size()) != rank) {
-      return ctx.Error(absl::StrCat("shape ", i, " ", VectorString(*shape), " has ", shape->size(),
+    DFC_ASSIGN_OR_RETURN(std::vector<int64_t> shape, ReadIndexVector(ctx, 1 + i, "shape"));
+    if (static_cast<int64_t>(shape.size()) != rank) {
+      return ctx.Error(absl::StrCat("shape ", i, " ", VectorString(shape), " has ", shape.size(),
                                     " elements, shape 0 has ", rank));
     }
     std::vector<int64_t> offsets(rank, 0);
     for (int64_t j = 0; j < rank; ++j) {
       if (j == axis) {
         offsets[j] = offset;
-        if (__builtin_add_overflow(offset, (*shape)[j], &offset)) {
+        if (__builtin_add_overflow(offset, shape[j], &offset)) {
           return ctx.Error(
               absl::StrCat("the offsets along concat_dim overflow int64 at shape ", i));
         }
-      } else if ((*shape)[j] != (*first)[j]) {
+      } else if (shape[j] != first[j]) {
         return ctx.Error(absl::StrCat("all dimensions except ", axis, " must match: shape ", i,
-                                      " is ", VectorString(*shape), " and shape 0 is ",
-                                      VectorString(*first)));
+                                      " is ", VectorString(shape), " and shape 0 is ",
+                                      VectorString(first)));
       }
     }
-    absl::StatusOr<Tensor> out = IndexTensor(ctx, dtype, offsets, {rank});
-    if (!out.ok()) return out.status();
-    ctx.set_output(i, *std::move(out));
+    DFC_ASSIGN_OR_RETURN(Tensor out, IndexTensor(ctx, dtype, offsets, {rank}));
+    ctx.set_output(i, std::move(out));
   }
   return absl::OkStatus();
 }

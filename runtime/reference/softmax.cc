@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "base/status.h"
 #include "runtime/reference/broadcast.h"
 #include "runtime/reference/kernel.h"
 #include "runtime/reference/kernel_util.h"
@@ -50,20 +51,19 @@ SoftmaxRow MakeRow(int64_t n, Read read) {
 
 template <bool log>
 absl::Status SoftmaxKernel(KernelContext& ctx) {
-  if (absl::Status s = CheckNumInputs(ctx, 1); !s.ok()) return s;
-  if (absl::Status s = CheckFloating(ctx, 0); !s.ok()) return s;
+  DFC_RETURN_IF_ERROR(CheckNumInputs(ctx, 1));
+  DFC_RETURN_IF_ERROR(CheckFloating(ctx, 0));
   const Tensor& logits = ctx.input(0);
   if (logits.rank() < 1) {
     return ctx.Error(absl::StrCat("logits must have rank >= 1, got ", logits.DebugType()));
   }
-  absl::StatusOr<Tensor> out = AllocateOutput(ctx, logits.dtype(), logits.shape());
-  if (!out.ok()) return out.status();
+  DFC_ASSIGN_OR_RETURN(Tensor out, AllocateOutput(ctx, logits.dtype(), logits.shape()));
   const int64_t n = logits.dim(logits.rank() - 1);
-  if (out->num_elements() > 0) {
+  if (out.num_elements() > 0) {
     DispatchDType(logits.dtype(), [&]<typename T>() {
       if constexpr (IsFloatingStorage<T>) {
         const T* in = logits.data<T>();
-        T* o = out->mutable_data<T>();
+        T* o = out.mutable_data<T>();
         for (int64_t base = 0; base < logits.num_elements(); base += n) {
           const SoftmaxRow row = MakeRow(n, [&](int64_t j) { return ToDouble(in[base + j]); });
           for (int64_t j = 0; j < n; ++j) {
@@ -73,7 +73,7 @@ absl::Status SoftmaxKernel(KernelContext& ctx) {
       }
     });
   }
-  ctx.set_output(0, *std::move(out));
+  ctx.set_output(0, std::move(out));
   return absl::OkStatus();
 }
 
@@ -82,8 +82,8 @@ absl::Status SoftmaxKernel(KernelContext& ctx) {
 //   backprop[i,j] = softmax(features[i])[j] - labels[i,j]
 // The two inputs broadcast against each other (as in TensorFlow since 1.x) to a matrix.
 absl::Status SoftmaxCrossEntropy(KernelContext& ctx) {
-  if (absl::Status s = CheckNumInputs(ctx, 2); !s.ok()) return s;
-  if (absl::Status s = CheckFloating(ctx, 0); !s.ok()) return s;
+  DFC_RETURN_IF_ERROR(CheckNumInputs(ctx, 2));
+  DFC_RETURN_IF_ERROR(CheckFloating(ctx, 0));
   const Tensor& features = ctx.input(0);
   const Tensor& labels = ctx.input(1);
   if (labels.dtype() != features.dtype()) {
@@ -93,8 +93,8 @@ absl::Status SoftmaxCrossEntropy(KernelContext& ctx) {
   absl::StatusOr<Shape> shape = BroadcastShapes(features.shape(), labels.shape());
   if (!shape.ok()) {
     return ctx.Error(absl::StrCat("features ", features.DebugType(), " and labels ",
-                                  labels.DebugType(), " must broadcast: ",
-                                  shape.status().message()));
+                                  labels.DebugType(),
+                                  " must broadcast: ", shape.status().message()));
   }
   if (shape->size() != 2) {
     return ctx.Error(absl::StrCat("features ", features.DebugType(), " and labels ",
@@ -102,10 +102,8 @@ absl::Status SoftmaxCrossEntropy(KernelContext& ctx) {
   }
   const int64_t batch = (*shape)[0];
   const int64_t classes = (*shape)[1];
-  absl::StatusOr<Tensor> loss = AllocateOutput(ctx, features.dtype(), {batch});
-  if (!loss.ok()) return loss.status();
-  absl::StatusOr<Tensor> backprop = AllocateOutput(ctx, features.dtype(), *shape);
-  if (!backprop.ok()) return backprop.status();
+  DFC_ASSIGN_OR_RETURN(Tensor loss, AllocateOutput(ctx, features.dtype(), {batch}));
+  DFC_ASSIGN_OR_RETURN(Tensor backprop, AllocateOutput(ctx, features.dtype(), *shape));
   const BroadcastIndexer feature_at(features.shape(), *shape);
   const BroadcastIndexer label_at(labels.shape(), *shape);
   DispatchDType(features.dtype(), [&]<typename T>() {
@@ -120,14 +118,14 @@ absl::Status SoftmaxCrossEntropy(KernelContext& ctx) {
         for (int64_t j = 0; j < classes; ++j) {
           const double label = ToDouble(y[label_at.Offset(base + j)]);
           sum += label * -row.LogSoftmax(j);
-          backprop->mutable_data<T>()[base + j] = FromDouble<T>(row.Softmax(j) - label);
+          backprop.mutable_data<T>()[base + j] = FromDouble<T>(row.Softmax(j) - label);
         }
-        loss->mutable_data<T>()[i] = FromDouble<T>(sum);
+        loss.mutable_data<T>()[i] = FromDouble<T>(sum);
       }
     }
   });
-  ctx.set_output(0, *std::move(loss));
-  ctx.set_output(1, *std::move(backprop));
+  ctx.set_output(0, std::move(loss));
+  ctx.set_output(1, std::move(backprop));
   return absl::OkStatus();
 }
 
@@ -135,9 +133,9 @@ absl::Status SoftmaxCrossEntropy(KernelContext& ctx) {
 //   loss[i] = -log_softmax(features[i])[labels[i]]
 //   backprop[i,j] = softmax(features[i])[j] - (j == labels[i])
 absl::Status SparseSoftmaxCrossEntropy(KernelContext& ctx) {
-  if (absl::Status s = CheckNumInputs(ctx, 2); !s.ok()) return s;
-  if (absl::Status s = CheckFloating(ctx, 0); !s.ok()) return s;
-  if (absl::Status s = CheckDType(ctx, 1, {DType::kInt32, DType::kInt64}); !s.ok()) return s;
+  DFC_RETURN_IF_ERROR(CheckNumInputs(ctx, 2));
+  DFC_RETURN_IF_ERROR(CheckFloating(ctx, 0));
+  DFC_RETURN_IF_ERROR(CheckDType(ctx, 1, {DType::kInt32, DType::kInt64}));
   const Tensor& features = ctx.input(0);
   const Tensor& labels = ctx.input(1);
   if (features.rank() != 2 || labels.rank() != 1 || labels.dim(0) != features.dim(0)) {
@@ -150,14 +148,11 @@ absl::Status SparseSoftmaxCrossEntropy(KernelContext& ctx) {
     const int64_t label = labels.ElementAsInt64(i);
     if (label < 0 || label >= classes) {
       return ctx.Error(absl::StrCat("label ", label, " (labels[", i,
-                                    "]) is outside the valid range of classes [0, ", classes,
-                                    ")"));
+                                    "]) is outside the valid range of classes [0, ", classes, ")"));
     }
   }
-  absl::StatusOr<Tensor> loss = AllocateOutput(ctx, features.dtype(), {batch});
-  if (!loss.ok()) return loss.status();
-  absl::StatusOr<Tensor> backprop = AllocateOutput(ctx, features.dtype(), features.shape());
-  if (!backprop.ok()) return backprop.status();
+  DFC_ASSIGN_OR_RETURN(Tensor loss, AllocateOutput(ctx, features.dtype(), {batch}));
+  DFC_ASSIGN_OR_RETURN(Tensor backprop, AllocateOutput(ctx, features.dtype(), features.shape()));
   DispatchDType(features.dtype(), [&]<typename T>() {
     if constexpr (IsFloatingStorage<T>) {
       const T* x = features.data<T>();
@@ -166,15 +161,15 @@ absl::Status SparseSoftmaxCrossEntropy(KernelContext& ctx) {
         const int64_t label = labels.ElementAsInt64(i);
         const SoftmaxRow row = MakeRow(classes, [&](int64_t j) { return ToDouble(x[base + j]); });
         for (int64_t j = 0; j < classes; ++j) {
-          backprop->mutable_data<T>()[base + j] =
+          backprop.mutable_data<T>()[base + j] =
               FromDouble<T>(row.Softmax(j) - (j == label ? 1.0 : 0.0));
         }
-        loss->mutable_data<T>()[i] = FromDouble<T>(-row.LogSoftmax(label));
+        loss.mutable_data<T>()[i] = FromDouble<T>(-row.LogSoftmax(label));
       }
     }
   });
-  ctx.set_output(0, *std::move(loss));
-  ctx.set_output(1, *std::move(backprop));
+  ctx.set_output(0, std::move(loss));
+  ctx.set_output(1, std::move(backprop));
   return absl::OkStatus();
 }
 

@@ -13,6 +13,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "base/status.h"
 #include "graph/dtype_class.h"
 #include "runtime/reference/elementwise_util.h"
 #include "runtime/reference/kernel.h"
@@ -43,9 +44,9 @@ absl::StatusOr<BlockGeometry> ReadBlockGeometry(const KernelContext& ctx, int bl
     if (block.rank() != 1) {
       return ctx.Error(absl::StrCat("block_shape must be a vector, got ", block.DebugType()));
     }
-    absl::StatusOr<std::vector<int64_t>> values = ReadIndexVector(ctx, block_input, "block_shape");
-    if (!values.ok()) return values.status();
-    g.block = *std::move(values);
+    DFC_ASSIGN_OR_RETURN(std::vector<int64_t> values,
+                         ReadIndexVector(ctx, block_input, "block_shape"));
+    g.block = std::move(values);
   } else {
     g.block = {block_size, block_size};
   }
@@ -133,46 +134,43 @@ void MoveBlocks(const BlockGeometry& g, const Shape& space_shape, const Shape& b
 // block_size attribute when `v1`.
 template <bool v1>
 absl::Status SpaceToBatch(KernelContext& ctx) {
-  if (absl::Status s = CheckNumInputs(ctx, v1 ? 2 : 3); !s.ok()) return s;
-  if (absl::Status s = CheckClass(ctx, 0, kNumbers); !s.ok()) return s;
+  DFC_RETURN_IF_ERROR(CheckNumInputs(ctx, v1 ? 2 : 3));
+  DFC_RETURN_IF_ERROR(CheckClass(ctx, 0, kNumbers));
   const Tensor& input = ctx.input(0);
   int64_t block_size = 0;
   if constexpr (v1) {
-    absl::StatusOr<int64_t> attr = ctx.node().GetInt("block_size");
-    if (!attr.ok()) return attr.status();
-    block_size = *attr;
+    DFC_ASSIGN_OR_RETURN(int64_t attr, ctx.node().GetInt("block_size"));
+    block_size = attr;
     if (block_size < 2) return ctx.Error(absl::StrCat("block_size must be > 1, got ", block_size));
     if (input.rank() != 4) {
       return ctx.Error(absl::StrCat("input must have rank 4, got ", input.DebugType()));
     }
   }
-  absl::StatusOr<BlockGeometry> g =
-      ReadBlockGeometry(ctx, v1 ? -1 : 1, block_size, v1 ? 1 : 2, "paddings");
-  if (!g.ok()) return g.status();
+  DFC_ASSIGN_OR_RETURN(BlockGeometry g,
+                       ReadBlockGeometry(ctx, v1 ? -1 : 1, block_size, v1 ? 1 : 2, "paddings"));
   Shape out_shape = input.shape();
-  if (__builtin_mul_overflow(input.dim(0), g->block_count, &out_shape[0])) {
+  if (__builtin_mul_overflow(input.dim(0), g.block_count, &out_shape[0])) {
     return ctx.Error(
-        absl::StrCat("output batch ", input.dim(0), " * ", g->block_count, " overflows int64"));
+        absl::StrCat("output batch ", input.dim(0), " * ", g.block_count, " overflows int64"));
   }
-  for (size_t i = 0; i < g->block.size(); ++i) {
+  for (size_t i = 0; i < g.block.size(); ++i) {
     int64_t padded = 0;
-    if (__builtin_add_overflow(input.dim(1 + i), g->before[i], &padded) ||
-        __builtin_add_overflow(padded, g->after[i], &padded)) {
+    if (__builtin_add_overflow(input.dim(1 + i), g.before[i], &padded) ||
+        __builtin_add_overflow(padded, g.after[i], &padded)) {
       return ctx.Error(absl::StrCat("padded size of dimension ", 1 + i, " overflows int64"));
     }
-    if (padded % g->block[i] != 0) {
+    if (padded % g.block[i] != 0) {
       return ctx.Error(absl::StrCat("padded size of dimension ", 1 + i, " (", input.dim(1 + i),
-                                    " + ", g->before[i], " + ", g->after[i], " = ", padded,
-                                    ") is not divisible by its block size ", g->block[i]));
+                                    " + ", g.before[i], " + ", g.after[i], " = ", padded,
+                                    ") is not divisible by its block size ", g.block[i]));
     }
-    out_shape[1 + i] = padded / g->block[i];
+    out_shape[1 + i] = padded / g.block[i];
   }
-  absl::StatusOr<Tensor> out = AllocateOutput(ctx, input.dtype(), out_shape);
-  if (!out.ok()) return out.status();
-  if (out->num_elements() > 0) {
-    MoveBlocks(*g, input.shape(), out_shape, /*to_batch=*/true, input, *out);
+  DFC_ASSIGN_OR_RETURN(Tensor out, AllocateOutput(ctx, input.dtype(), out_shape));
+  if (out.num_elements() > 0) {
+    MoveBlocks(g, input.shape(), out_shape, /*to_batch=*/true, input, out);
   }
-  ctx.set_output(0, *std::move(out));
+  ctx.set_output(0, std::move(out));
   return absl::OkStatus();
 }
 
@@ -180,50 +178,47 @@ absl::Status SpaceToBatch(KernelContext& ctx) {
 // attribute when `v1`.
 template <bool v1>
 absl::Status BatchToSpace(KernelContext& ctx) {
-  if (absl::Status s = CheckNumInputs(ctx, v1 ? 2 : 3); !s.ok()) return s;
-  if (absl::Status s = CheckClass(ctx, 0, kNumbers); !s.ok()) return s;
+  DFC_RETURN_IF_ERROR(CheckNumInputs(ctx, v1 ? 2 : 3));
+  DFC_RETURN_IF_ERROR(CheckClass(ctx, 0, kNumbers));
   const Tensor& input = ctx.input(0);
   int64_t block_size = 0;
   if constexpr (v1) {
-    absl::StatusOr<int64_t> attr = ctx.node().GetInt("block_size");
-    if (!attr.ok()) return attr.status();
-    block_size = *attr;
+    DFC_ASSIGN_OR_RETURN(int64_t attr, ctx.node().GetInt("block_size"));
+    block_size = attr;
     if (block_size < 2) return ctx.Error(absl::StrCat("block_size must be > 1, got ", block_size));
     if (input.rank() != 4) {
       return ctx.Error(absl::StrCat("input must have rank 4, got ", input.DebugType()));
     }
   }
-  absl::StatusOr<BlockGeometry> g =
-      ReadBlockGeometry(ctx, v1 ? -1 : 1, block_size, v1 ? 1 : 2, "crops");
-  if (!g.ok()) return g.status();
-  if (input.dim(0) % g->block_count != 0) {
+  DFC_ASSIGN_OR_RETURN(BlockGeometry g,
+                       ReadBlockGeometry(ctx, v1 ? -1 : 1, block_size, v1 ? 1 : 2, "crops"));
+  if (input.dim(0) % g.block_count != 0) {
     return ctx.Error(absl::StrCat("input batch ", input.dim(0),
                                   " is not divisible by the product of the block sizes ",
-                                  g->block_count));
+                                  g.block_count));
   }
   Shape out_shape = input.shape();
-  out_shape[0] = input.dim(0) / g->block_count;
-  for (size_t i = 0; i < g->block.size(); ++i) {
+  out_shape[0] = input.dim(0) / g.block_count;
+  for (size_t i = 0; i < g.block.size(); ++i) {
     int64_t uncropped = 0;
-    if (__builtin_mul_overflow(input.dim(1 + i), g->block[i], &uncropped)) {
+    if (__builtin_mul_overflow(input.dim(1 + i), g.block[i], &uncropped)) {
       return ctx.Error(absl::StrCat("size of dimension ", 1 + i, " times its block size ",
-                                    g->block[i], " overflows int64"));
+                                    g.block[i], " overflows int64"));
     }
     // Both crops are non-negative, so this cannot overflow.
-    const int64_t cropped = uncropped - g->before[i] - g->after[i];
+    const int64_t cropped = uncropped - g.before[i] - g.after[i];
     if (cropped < 0) {
-      return ctx.Error(absl::StrCat("crops of dimension ", 1 + i, " (", g->before[i], " + ",
-                                    g->after[i], ") exceed its size ", input.dim(1 + i), " * ",
-                                    g->block[i]));
+      return ctx.Error(absl::StrCat("crops of dimension ", 1 + i, " (", g.before[i], " + ",
+                                    g.after[i], ") exceed its size ", input.dim(1 + i), " * ",
+                                    g.block[i]));
     }
     out_shape[1 + i] = cropped;
   }
-  absl::StatusOr<Tensor> out = AllocateOutput(ctx, input.dtype(), out_shape);
-  if (!out.ok()) return out.status();
+  DFC_ASSIGN_OR_RETURN(Tensor out, AllocateOutput(ctx, input.dtype(), out_shape));
   if (input.num_elements() > 0) {
-    MoveBlocks(*g, out_shape, input.shape(), /*to_batch=*/false, input, *out);
+    MoveBlocks(g, out_shape, input.shape(), /*to_batch=*/false, input, out);
   }
-  ctx.set_output(0, *std::move(out));
+  ctx.set_output(0, std::move(out));
   return absl::OkStatus();
 }
 
@@ -235,8 +230,9 @@ struct ImageLayout {
 };
 
 absl::StatusOr<ImageLayout> ReadLayout(const KernelContext& ctx) {
-  absl::StatusOr<std::string> format = ctx.node().GetString("data_format", "NHWC");
-  if (!format.ok()) return format.status();
+  // Read in place, not moved out: GCC 12 calls a moved-out string maybe-uninitialized here.
+  const absl::StatusOr<std::string> format = ctx.node().GetString("data_format", "NHWC");
+  DFC_RETURN_IF_ERROR(format.status());
   if (*format == "NHWC") return ImageLayout{0, 1, 2, 3};
   if (*format == "NCHW") return ImageLayout{0, 2, 3, 1};
   return ctx.Error(
@@ -248,57 +244,54 @@ absl::StatusOr<ImageLayout> ReadLayout(const KernelContext& ctx) {
 // x * b + j, d].
 template <bool to_space>
 absl::Status DepthSpace(KernelContext& ctx) {
-  if (absl::Status s = CheckNumInputs(ctx, 1); !s.ok()) return s;
-  if (absl::Status s = CheckClass(ctx, 0, kAll); !s.ok()) return s;
-  absl::StatusOr<int64_t> block_attr = ctx.node().GetInt("block_size");
-  if (!block_attr.ok()) return block_attr.status();
-  const int64_t b = *block_attr;
+  DFC_RETURN_IF_ERROR(CheckNumInputs(ctx, 1));
+  DFC_RETURN_IF_ERROR(CheckClass(ctx, 0, kAll));
+  DFC_ASSIGN_OR_RETURN(int64_t block_attr, ctx.node().GetInt("block_size"));
+  const int64_t b = block_attr;
   // TensorFlow's block_size is an int32; keeping to it also keeps b * b and the scaled sides
   // from overflowing.
   if (b < 2 || b > std::numeric_limits<int32_t>::max()) {
     return ctx.Error(absl::StrCat("block_size must be > 1 and fit int32, got ", b));
   }
-  absl::StatusOr<ImageLayout> layout = ReadLayout(ctx);
-  if (!layout.ok()) return layout.status();
+  DFC_ASSIGN_OR_RETURN(ImageLayout layout, ReadLayout(ctx));
   const Tensor& input = ctx.input(0);
   if (input.rank() != 4) {
     return ctx.Error(absl::StrCat("input must have rank 4, got ", input.DebugType()));
   }
   Shape out_shape = input.shape();
   if constexpr (to_space) {
-    if (input.dim(layout->c) % (b * b) != 0) {
-      return ctx.Error(absl::StrCat("input depth ", input.dim(layout->c),
+    if (input.dim(layout.c) % (b * b) != 0) {
+      return ctx.Error(absl::StrCat("input depth ", input.dim(layout.c),
                                     " is not divisible by block_size^2 = ", b * b));
     }
-    if (__builtin_mul_overflow(out_shape[layout->h], b, &out_shape[layout->h]) ||
-        __builtin_mul_overflow(out_shape[layout->w], b, &out_shape[layout->w])) {
+    if (__builtin_mul_overflow(out_shape[layout.h], b, &out_shape[layout.h]) ||
+        __builtin_mul_overflow(out_shape[layout.w], b, &out_shape[layout.w])) {
       return ctx.Error(absl::StrCat("output height or width overflows int64 for ",
                                     input.DebugType(), " and block_size ", b));
     }
-    out_shape[layout->c] /= b * b;
+    out_shape[layout.c] /= b * b;
   } else {
-    if (input.dim(layout->h) % b != 0 || input.dim(layout->w) % b != 0) {
-      return ctx.Error(absl::StrCat("input height ", input.dim(layout->h), " and width ",
-                                    input.dim(layout->w), " must be divisible by block_size ", b));
+    if (input.dim(layout.h) % b != 0 || input.dim(layout.w) % b != 0) {
+      return ctx.Error(absl::StrCat("input height ", input.dim(layout.h), " and width ",
+                                    input.dim(layout.w), " must be divisible by block_size ", b));
     }
-    out_shape[layout->h] /= b;
-    out_shape[layout->w] /= b;
-    if (__builtin_mul_overflow(out_shape[layout->c], b * b, &out_shape[layout->c])) {
+    out_shape[layout.h] /= b;
+    out_shape[layout.w] /= b;
+    if (__builtin_mul_overflow(out_shape[layout.c], b * b, &out_shape[layout.c])) {
       return ctx.Error(absl::StrCat("output depth overflows int64 for ", input.DebugType(),
                                     " and block_size ", b));
     }
   }
-  absl::StatusOr<Tensor> out = AllocateOutput(ctx, input.dtype(), out_shape);
-  if (!out.ok()) return out.status();
+  DFC_ASSIGN_OR_RETURN(Tensor out, AllocateOutput(ctx, input.dtype(), out_shape));
   const Shape& deep_shape = to_space ? input.shape() : out_shape;
   const Shape& shallow_shape = to_space ? out_shape : input.shape();
   const std::vector<int64_t> deep_strides = Strides(deep_shape);
   const std::vector<int64_t> shallow_strides = Strides(shallow_shape);
-  const int64_t depth = shallow_shape[layout->c];
+  const int64_t depth = shallow_shape[layout.c];
   const size_t element = SizeOf(input.dtype());
   const auto* src = static_cast<const unsigned char*>(input.raw_data());
-  auto* dst = static_cast<unsigned char*>(out->mutable_raw_data());
-  const ImageLayout& l = *layout;
+  auto* dst = static_cast<unsigned char*>(out.mutable_raw_data());
+  const ImageLayout& l = layout;
   for (int64_t n = 0; n < shallow_shape[l.n]; ++n) {
     for (int64_t y = 0; y < shallow_shape[l.h]; ++y) {
       for (int64_t x = 0; x < shallow_shape[l.w]; ++x) {
@@ -317,7 +310,7 @@ absl::Status DepthSpace(KernelContext& ctx) {
       }
     }
   }
-  ctx.set_output(0, *std::move(out));
+  ctx.set_output(0, std::move(out));
   return absl::OkStatus();
 }
 

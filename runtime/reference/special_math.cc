@@ -15,6 +15,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "base/status.h"
 #include "graph/dtype.h"
 #include "graph/dtype_class.h"
 #include "graph/special_functions.h"
@@ -35,7 +36,7 @@ double Lgamma(double x) { return std::lgamma(x); }
 // Fails unless each input has dtype one of `dtypes`, all the same.
 absl::Status CheckSameFloatDTypes(const KernelContext& ctx, std::initializer_list<DType> dtypes) {
   for (int i = 0; i < ctx.num_inputs(); ++i) {
-    if (absl::Status s = CheckDType(ctx, i, dtypes); !s.ok()) return s;
+    DFC_RETURN_IF_ERROR(CheckDType(ctx, i, dtypes));
     if (ctx.input(i).dtype() != ctx.input(0).dtype()) {
       return ctx.Error(absl::StrCat("inputs must have the same dtype: input 0 is ",
                                     ctx.input(0).DebugType(), ", input ", i, " is ",
@@ -51,8 +52,8 @@ absl::Status CheckSameFloatDTypes(const KernelContext& ctx, std::initializer_lis
 template <int kArity, typename Fn>
 absl::Status MapFloating(KernelContext& ctx, std::initializer_list<DType> dtypes, Fn fn,
                          bool scalars_only = false) {
-  if (absl::Status s = CheckNumInputs(ctx, kArity); !s.ok()) return s;
-  if (absl::Status s = CheckSameFloatDTypes(ctx, dtypes); !s.ok()) return s;
+  DFC_RETURN_IF_ERROR(CheckNumInputs(ctx, kArity));
+  DFC_RETURN_IF_ERROR(CheckSameFloatDTypes(ctx, dtypes));
   Shape shape;
   if (scalars_only) {
     bool found = false;
@@ -75,15 +76,14 @@ absl::Status MapFloating(KernelContext& ctx, std::initializer_list<DType> dtypes
     }
   }
   const DType dtype = ctx.input(0).dtype();
-  absl::StatusOr<Tensor> out = AllocateOutput(ctx, dtype, shape);
-  if (!out.ok()) return out.status();
+  DFC_ASSIGN_OR_RETURN(Tensor out, AllocateOutput(ctx, dtype, shape));
   std::vector<BroadcastIndexer> indexers;
   for (int i = 0; i < kArity; ++i) indexers.emplace_back(ctx.input(i).shape(), shape);
   DispatchDType(dtype, [&]<typename T>() {
     if constexpr (IsFloatingStorage<T>) {
-      T* o = out->mutable_data<T>();
+      T* o = out.mutable_data<T>();
       double args[kArity];
-      for (int64_t e = 0; e < out->num_elements(); ++e) {
+      for (int64_t e = 0; e < out.num_elements(); ++e) {
         for (int i = 0; i < kArity; ++i) {
           args[i] = ToDouble(ctx.input(i).data<T>()[indexers[i].Offset(e)]);
         }
@@ -97,7 +97,7 @@ absl::Status MapFloating(KernelContext& ctx, std::initializer_list<DType> dtypes
       }
     }
   });
-  ctx.set_output(0, *std::move(out));
+  ctx.set_output(0, std::move(out));
   return absl::OkStatus();
 }
 
@@ -109,25 +109,23 @@ constexpr std::initializer_list<DType> kFloatDouble = {DType::kFloat, DType::kDo
 
 // |x - y| < tolerance, computed in the inputs' type; x and y must have the same shape.
 absl::Status ApproximateEqual(KernelContext& ctx) {
-  if (absl::Status s = CheckNumInputs(ctx, 2); !s.ok()) return s;
-  if (absl::Status s = CheckDType(ctx, 0, kNumericDTypes); !s.ok()) return s;
+  DFC_RETURN_IF_ERROR(CheckNumInputs(ctx, 2));
+  DFC_RETURN_IF_ERROR(CheckDType(ctx, 0, kNumericDTypes));
   const Tensor& x = ctx.input(0);
   const Tensor& y = ctx.input(1);
   if (x.dtype() != y.dtype() || x.shape() != y.shape()) {
     return ctx.Error(absl::StrCat("x and y must have the same dtype and shape, got ", x.DebugType(),
                                   " and ", y.DebugType()));
   }
-  absl::StatusOr<float> tolerance = ctx.node().GetFloat("tolerance", 1e-5f);
-  if (!tolerance.ok()) return tolerance.status();
-  absl::StatusOr<Tensor> out = AllocateOutput(ctx, DType::kBool, x.shape());
-  if (!out.ok()) return out.status();
+  DFC_ASSIGN_OR_RETURN(float tolerance, ctx.node().GetFloat("tolerance", 1e-5f));
+  DFC_ASSIGN_OR_RETURN(Tensor out, AllocateOutput(ctx, DType::kBool, x.shape()));
   DispatchDType(x.dtype(), [&]<typename T>() {
-    bool* o = out->mutable_data<bool>();
+    bool* o = out.mutable_data<bool>();
     if constexpr (kIsFloat<T>) {
       // In T, as TensorFlow compares: the tolerance and |x - y| rounded to T (float16 is
       // computed in float).
       using C = ComputeType<T>;
-      const C tol = Up(Down<T>(static_cast<C>(*tolerance)));
+      const C tol = Up(Down<T>(static_cast<C>(tolerance)));
       for (int64_t i = 0; i < x.num_elements(); ++i) {
         const C a = Up(x.data<T>()[i]);
         const C b = Up(y.data<T>()[i]);
@@ -136,7 +134,7 @@ absl::Status ApproximateEqual(KernelContext& ctx) {
     } else if constexpr (kIsInt<T>) {
       // TensorFlow casts the tolerance to T, truncating it; the difference is taken without
       // overflow, as an unsigned magnitude.
-      const double tol = std::trunc(static_cast<double>(*tolerance));
+      const double tol = std::trunc(static_cast<double>(tolerance));
       for (int64_t i = 0; i < x.num_elements(); ++i) {
         const T a = x.data<T>()[i];
         const T b = y.data<T>()[i];
@@ -146,14 +144,14 @@ absl::Status ApproximateEqual(KernelContext& ctx) {
       }
     }
   });
-  ctx.set_output(0, *std::move(out));
+  ctx.set_output(0, std::move(out));
   return absl::OkStatus();
 }
 
 // min(max(t, lo), hi), where lo and hi are scalars or have t's shape. A NaN t stays NaN.
 absl::Status ClipByValue(KernelContext& ctx) {
-  if (absl::Status s = CheckNumInputs(ctx, 3); !s.ok()) return s;
-  if (absl::Status s = CheckDType(ctx, 0, kNumericDTypes); !s.ok()) return s;
+  DFC_RETURN_IF_ERROR(CheckNumInputs(ctx, 3));
+  DFC_RETURN_IF_ERROR(CheckDType(ctx, 0, kNumericDTypes));
   const Tensor& t = ctx.input(0);
   for (int i = 1; i < 3; ++i) {
     const Tensor& bound = ctx.input(i);
@@ -163,13 +161,12 @@ absl::Status ClipByValue(KernelContext& ctx) {
                                     ", got ", bound.DebugType()));
     }
   }
-  absl::StatusOr<Tensor> out = AllocateOutput(ctx, t.dtype(), t.shape());
-  if (!out.ok()) return out.status();
+  DFC_ASSIGN_OR_RETURN(Tensor out, AllocateOutput(ctx, t.dtype(), t.shape()));
   const Tensor& lo = ctx.input(1);
   const Tensor& hi = ctx.input(2);
   DispatchDType(t.dtype(), [&]<typename T>() {
     if constexpr (!kIsBool<T>) {
-      T* o = out->mutable_data<T>();
+      T* o = out.mutable_data<T>();
       for (int64_t i = 0; i < t.num_elements(); ++i) {
         auto v = Up(t.data<T>()[i]);
         const auto l = Up(lo.data<T>()[lo.rank() == 0 ? 0 : i]);
@@ -180,7 +177,7 @@ absl::Status ClipByValue(KernelContext& ctx) {
       }
     }
   });
-  ctx.set_output(0, *std::move(out));
+  ctx.set_output(0, std::move(out));
   return absl::OkStatus();
 }
 
@@ -189,31 +186,27 @@ absl::Status ClipByValue(KernelContext& ctx) {
 // sqrt(sum(x^2)) over reduction_indices. Floating sums are taken in double and rounded once;
 // integer ones exactly, an error where they leave the dtype's range.
 absl::Status EuclideanNorm(KernelContext& ctx) {
-  if (absl::Status s = CheckNumInputs(ctx, 2); !s.ok()) return s;
-  if (absl::Status s = CheckNumeric(ctx, 0); !s.ok()) return s;
+  DFC_RETURN_IF_ERROR(CheckNumInputs(ctx, 2));
+  DFC_RETURN_IF_ERROR(CheckNumeric(ctx, 0));
   const Tensor& x = ctx.input(0);
-  absl::StatusOr<std::vector<int64_t>> axes = ReadIndexVector(ctx, 1, "reduction_indices");
-  if (!axes.ok()) return axes.status();
-  absl::StatusOr<bool> keep_dims = ctx.node().GetBool("keep_dims", false);
-  if (!keep_dims.ok()) return keep_dims.status();
-  absl::StatusOr<std::vector<bool>> reduced = ReducedAxes(ctx, *axes, x.rank());
-  if (!reduced.ok()) return reduced.status();
+  DFC_ASSIGN_OR_RETURN(std::vector<int64_t> axes, ReadIndexVector(ctx, 1, "reduction_indices"));
+  DFC_ASSIGN_OR_RETURN(bool keep_dims, ctx.node().GetBool("keep_dims", false));
+  DFC_ASSIGN_OR_RETURN(std::vector<bool> reduced, ReducedAxes(ctx, axes, x.rank()));
   Shape out_shape;
   std::vector<int> kept_dims;
   std::vector<int> reduced_dims;
   for (int d = 0; d < x.rank(); ++d) {
-    if ((*reduced)[d]) {
+    if (reduced[d]) {
       reduced_dims.push_back(d);
-      if (*keep_dims) out_shape.push_back(1);
+      if (keep_dims) out_shape.push_back(1);
     } else {
       kept_dims.push_back(d);
       out_shape.push_back(x.dim(d));
     }
   }
-  absl::StatusOr<Tensor> out = AllocateOutput(ctx, x.dtype(), out_shape);
-  if (!out.ok()) return out.status();
-  if (out->num_elements() == 0) {
-    ctx.set_output(0, *std::move(out));
+  DFC_ASSIGN_OR_RETURN(Tensor out, AllocateOutput(ctx, x.dtype(), out_shape));
+  if (out.num_elements() == 0) {
+    ctx.set_output(0, std::move(out));
     return absl::OkStatus();
   }
   const std::vector<int64_t> outer = OffsetsOver(x.shape(), kept_dims);
@@ -222,7 +215,7 @@ absl::Status EuclideanNorm(KernelContext& ctx) {
   absl::Status status = absl::OkStatus();
   DispatchDType(x.dtype(), [&]<typename T>() {
     if constexpr (IsFloatingStorage<T>) {
-      T* o = out->mutable_data<T>();
+      T* o = out.mutable_data<T>();
       for (size_t i = 0; i < outer.size(); ++i) {
         double sum = 0;
         for (int64_t offset : inner) {
@@ -232,7 +225,7 @@ absl::Status EuclideanNorm(KernelContext& ctx) {
         o[i] = FromDouble<T>(std::sqrt(sum));
       }
     } else if constexpr (kIsInt<T>) {
-      T* o = out->mutable_data<T>();
+      T* o = out.mutable_data<T>();
       for (size_t i = 0; i < outer.size() && status.ok(); ++i) {
         int64_t sum = 0;
         for (int64_t offset : inner) {
@@ -253,7 +246,7 @@ absl::Status EuclideanNorm(KernelContext& ctx) {
     }
   });
   if (!status.ok()) return status;
-  ctx.set_output(0, *std::move(out));
+  ctx.set_output(0, std::move(out));
   return absl::OkStatus();
 }
 
@@ -261,15 +254,13 @@ absl::Status EuclideanNorm(KernelContext& ctx) {
 
 // The num_bits ([2, 16]) and narrow_range attributes.
 absl::Status ReadQuantAttrs(const KernelContext& ctx, int* num_bits, bool* narrow_range) {
-  absl::StatusOr<int64_t> bits = ctx.node().GetInt("num_bits", 8);
-  if (!bits.ok()) return bits.status();
-  if (*bits < 2 || *bits > 16) {
-    return ctx.Error(absl::StrCat("num_bits must be between 2 and 16, inclusive, got ", *bits));
+  DFC_ASSIGN_OR_RETURN(int64_t bits, ctx.node().GetInt("num_bits", 8));
+  if (bits < 2 || bits > 16) {
+    return ctx.Error(absl::StrCat("num_bits must be between 2 and 16, inclusive, got ", bits));
   }
-  absl::StatusOr<bool> narrow = ctx.node().GetBool("narrow_range", false);
-  if (!narrow.ok()) return narrow.status();
-  *num_bits = static_cast<int>(*bits);
-  *narrow_range = *narrow;
+  DFC_ASSIGN_OR_RETURN(bool narrow, ctx.node().GetBool("narrow_range", false));
+  *num_bits = static_cast<int>(bits);
+  *narrow_range = narrow;
   return absl::OkStatus();
 }
 
@@ -279,22 +270,22 @@ enum class QuantRange { kArgs, kVars, kPerChannel };
 
 template <QuantRange kRange>
 absl::Status FakeQuant(KernelContext& ctx) {
-  if (absl::Status s = CheckNumInputs(ctx, kRange == QuantRange::kArgs ? 1 : 3); !s.ok()) return s;
+  DFC_RETURN_IF_ERROR(CheckNumInputs(ctx, kRange == QuantRange::kArgs ? 1 : 3));
   for (int i = 0; i < ctx.num_inputs(); ++i) {
-    if (absl::Status s = CheckDType(ctx, i, {DType::kFloat}); !s.ok()) return s;
+    DFC_RETURN_IF_ERROR(CheckDType(ctx, i, {DType::kFloat}));
   }
   int num_bits = 8;
   bool narrow_range = false;
-  if (absl::Status s = ReadQuantAttrs(ctx, &num_bits, &narrow_range); !s.ok()) return s;
+  DFC_RETURN_IF_ERROR(ReadQuantAttrs(ctx, &num_bits, &narrow_range));
   const Tensor& x = ctx.input(0);
   int64_t channels = 1;
   std::vector<float> mins;
   std::vector<float> maxs;
   if constexpr (kRange == QuantRange::kArgs) {
     absl::StatusOr<float> min = ctx.node().GetFloat("min", -6.0f);
-    if (!min.ok()) return min.status();
+    DFC_RETURN_IF_ERROR(min.status());
     absl::StatusOr<float> max = ctx.node().GetFloat("max", 6.0f);
-    if (!max.ok()) return max.status();
+    DFC_RETURN_IF_ERROR(max.status());
     if (!(*min < *max)) {
       return ctx.Error(
           absl::StrCat("min has to be smaller than max, was: min = ", *min, ", max = ", *max));
@@ -331,14 +322,13 @@ absl::Status FakeQuant(KernelContext& ctx) {
       }
     }
   }
-  absl::StatusOr<Tensor> out = AllocateOutput(ctx, DType::kFloat, x.shape());
-  if (!out.ok()) return out.status();
+  DFC_ASSIGN_OR_RETURN(Tensor out, AllocateOutput(ctx, DType::kFloat, x.shape()));
   std::vector<QuantGrid> grids;
   for (int64_t c = 0; c < channels; ++c) {
     grids.push_back(Nudge(mins[c], maxs[c], num_bits, narrow_range));
   }
   const float* in = x.data<float>();
-  float* o = out->mutable_data<float>();
+  float* o = out.mutable_data<float>();
   for (int64_t i = 0; i < x.num_elements(); ++i) {
     const int64_t c = i % channels;
     // A range of [0, 0] quantises everything to 0, where the grid would divide by zero.
@@ -346,7 +336,7 @@ absl::Status FakeQuant(KernelContext& ctx) {
                ? 0.0f
                : FakeQuantize(in[i], grids[c]);
   }
-  ctx.set_output(0, *std::move(out));
+  ctx.set_output(0, std::move(out));
   return absl::OkStatus();
 }
 
@@ -355,27 +345,22 @@ absl::Status FakeQuant(KernelContext& ctx) {
 // The index of each value's bucket among sorted float boundaries: how many boundaries are <=
 // the value (std::upper_bound), compared in the common type of the value and float.
 absl::Status Bucketize(KernelContext& ctx) {
-  if (absl::Status s = CheckNumInputs(ctx, 1); !s.ok()) return s;
-  if (absl::Status s =
-          CheckDType(ctx, 0, {DType::kInt32, DType::kInt64, DType::kFloat, DType::kDouble});
-      !s.ok()) {
-    return s;
-  }
-  absl::StatusOr<AttrList> list = ctx.node().GetList("boundaries");
-  if (!list.ok()) return list.status();
-  const std::vector<float>& boundaries = list->f;
+  DFC_RETURN_IF_ERROR(CheckNumInputs(ctx, 1));
+  DFC_RETURN_IF_ERROR(
+      CheckDType(ctx, 0, {DType::kInt32, DType::kInt64, DType::kFloat, DType::kDouble}));
+  DFC_ASSIGN_OR_RETURN(AttrList list, ctx.node().GetList("boundaries"));
+  const std::vector<float>& boundaries = list.f;
   if (!std::is_sorted(boundaries.begin(), boundaries.end())) {
     return ctx.Error(
         absl::StrCat("Expected sorted boundaries, got [", absl::StrJoin(boundaries, ", "), "]"));
   }
   const Tensor& x = ctx.input(0);
-  absl::StatusOr<Tensor> out = AllocateOutput(ctx, DType::kInt32, x.shape());
-  if (!out.ok()) return out.status();
+  DFC_ASSIGN_OR_RETURN(Tensor out, AllocateOutput(ctx, DType::kInt32, x.shape()));
   DispatchDType(x.dtype(), [&]<typename T>() {
     if constexpr (std::is_same_v<T, int32_t> || std::is_same_v<T, int64_t> ||
                   std::is_same_v<T, float> || std::is_same_v<T, double>) {
       using C = std::common_type_t<T, float>;
-      int32_t* o = out->mutable_data<int32_t>();
+      int32_t* o = out.mutable_data<int32_t>();
       for (int64_t i = 0; i < x.num_elements(); ++i) {
         const C v = static_cast<C>(x.data<T>()[i]);
         o[i] = static_cast<int32_t>(
@@ -385,7 +370,7 @@ absl::Status Bucketize(KernelContext& ctx) {
       }
     }
   });
-  ctx.set_output(0, *std::move(out));
+  ctx.set_output(0, std::move(out));
   return absl::OkStatus();
 }
 
