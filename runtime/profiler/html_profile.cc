@@ -1,5 +1,5 @@
 // The HTML profile writer (see html_profile.h): the profile and its report as JSON, put into
-// the page (html_profile_page.cc), whose script draws them.
+// the page (html_profile_page.html, embedded at build time), whose script draws them.
 #include "runtime/profiler/html_profile.h"
 
 #include <algorithm>
