@@ -199,43 +199,6 @@ absl::StatusOr<int> CountFlag(const Args& args, const std::string& flag, int fal
   return static_cast<int>(k);
 }
 
-absl::StatusOr<std::optional<SavedModelInput>> OpenSavedModel(const std::string& path,
-                                                              const Args& args) {
-  if (!IsSavedModelDir(path)) return std::nullopt;
-  DFC_ASSIGN_OR_RETURN(SavedModel model, LoadSavedModel(path));
-  DFC_ASSIGN_OR_RETURN(const Signature* signature,
-                       model.FindSignature(args.Get("signature", "serving_default")));
-  SavedModelInput input{.signature = *signature};
-  for (const std::string& op : {model.restore_op, model.init_op}) {
-    if (!op.empty()) input.inits.push_back(op);
-  }
-  input.graph = std::make_shared<const Graph>(std::move(model.graph));
-  return input;
-}
-
-std::vector<std::string> UseSignatureNames(const Signature& signature, std::vector<Feed>& feeds,
-                                           std::vector<TensorId>& fetches) {
-  // A key stands where a tensor's name does: "input0" is the tensor id {input0, 0}.
-  const auto resolve = [](TensorId& id, const std::vector<SignatureTensor>& tensors) {
-    for (const SignatureTensor& t : tensors) {
-      if (id.index == 0 && id.node == t.key) {
-        id = t.tensor;
-        return;
-      }
-    }
-  };
-  for (Feed& feed : feeds) resolve(feed.id, signature.inputs);
-  if (fetches.empty()) {
-    for (const SignatureTensor& out : signature.outputs) fetches.push_back({out.key, 0});
-  }
-  std::vector<std::string> shown;
-  for (TensorId& fetch : fetches) {
-    shown.push_back(fetch.ToString());
-    resolve(fetch, signature.outputs);
-  }
-  return shown;
-}
-
 absl::StatusOr<std::vector<Feed>> ReadFeeds(const Args& args) {
   std::vector<Feed> feeds;
   for (const std::string& feed : args.All("feed")) {

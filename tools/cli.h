@@ -86,23 +86,6 @@ absl::StatusOr<std::vector<Feed>> RandomFeeds(
 // error naming the flag otherwise.
 absl::StatusOr<int> CountFlag(const Args& args, const std::string& flag, int fallback, int min);
 
-// A SavedModel directory given to a command: its graph, the signature --signature names
-// (default serving_default), and its restore and init ops, to run once first.
-struct SavedModelInput {
-  std::shared_ptr<const Graph> graph;
-  Signature signature;
-  std::vector<std::string> inits;
-};
-// Nullopt where `path` is no SavedModel directory (a GraphDef, a plan).
-absl::StatusOr<std::optional<SavedModelInput>> OpenSavedModel(const std::string& path,
-                                                              const Args& args);
-
-// Feeds and fetches named by the signature's keys ("input0") made the tensors those stand for;
-// other names are left as they are. With no fetch given, the signature's outputs. Returns the
-// fetches' names to show: their keys where they have one.
-std::vector<std::string> UseSignatureNames(const Signature& signature, std::vector<Feed>& feeds,
-                                           std::vector<TensorId>& fetches);
-
 // The tensors `--feed NAME=FILE.npy` give (the flag may repeat), each NAME parsed (ParseFeed).
 // A malformed flag is an InvalidArgument error that starts with "--feed"; an unreadable file,
 // the file's error. The sessions they go to check them against the graph (CheckFeeds).

@@ -17,6 +17,7 @@
 #include "graph/loader.h"
 #include "rewrite/device_profile.h"
 #include "runtime/device_executor.h"
+#include "runtime/open_model.h"
 #include "runtime/opencl/device.h"
 #include "runtime/plan.h"
 #include "runtime/tune.h"
@@ -107,20 +108,22 @@ absl::Status CompileWithArgs(const Args& args, std::ostream& out, std::ostream* 
   if (!profile.ok()) return profile.status();
 
   const std::string& path = args.positional[0];
-  absl::StatusOr<std::optional<SavedModelInput>> opened = OpenSavedModel(path, args);
-  if (!opened.ok()) return opened.status();
-  std::optional<SavedModelInput> saved_model = *std::move(opened);
-  absl::StatusOr<Graph> graph = saved_model ? *saved_model->graph : LoadGraph(path);
-  if (!graph.ok()) return graph.status();
+  DFC_ASSIGN_OR_RETURN(const OpenModel model,
+                       OpenModel::Open(path, args.Get("signature", "serving_default")));
+  if (model.is_plan()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(path,
+                     " is a directory but no SavedModel: dfc compile takes a GraphDef "
+                     "(.pb, .pbtxt) or a SavedModel directory"));
+  }
+  const std::shared_ptr<const Graph>& graph = model.graph();
   PlanSpec spec{.targets = args.All("target"), .init = args.All("init"), .profile = *profile};
   absl::StatusOr<std::vector<TensorId>> fetches = FetchList(args);
   if (!fetches.ok()) return UsageError(fetches.status().message());
   spec.fetches = *std::move(fetches);
-  if (saved_model) {
-    std::vector<Feed> no_feeds;
-    UseSignatureNames(saved_model->signature, no_feeds, spec.fetches);
-    spec.init.insert(spec.init.begin(), saved_model->inits.begin(), saved_model->inits.end());
-  }
+  std::vector<Feed> no_feeds;
+  model.UseSignatureNames(no_feeds, spec.fetches);
+  spec.init.insert(spec.init.begin(), model.inits().begin(), model.inits().end());
   if (spec.fetches.empty() && spec.targets.empty()) {
     DefaultFetches(*graph, spec.fetches, spec.targets);
     for (std::string& node : SplitInitialisers(*graph, spec.targets)) {
@@ -135,21 +138,20 @@ absl::Status CompileWithArgs(const Args& args, std::ostream& out, std::ostream* 
     if (!parsed.ok()) return UsageError(parsed.status().message());
     for (auto& [name, s] : *parsed) {
       std::string placeholder = name;
-      if (saved_model) {  // a signature's key names its input's placeholder
-        for (const SignatureTensor& in : saved_model->signature.inputs) {
+      if (const Signature* signature = model.signature()) {  // a key names its placeholder
+        for (const SignatureTensor& in : signature->inputs) {
           if (in.key == name) placeholder = in.tensor.node;
         }
       }
       spec.placeholder_shapes[placeholder] = s;
     }
   }
-  auto shared_graph = std::make_shared<const Graph>(*std::move(graph));
-  absl::StatusOr<Plan> plan = CompilePlan(shared_graph, spec);
+  absl::StatusOr<Plan> plan = CompilePlan(graph, spec);
   if (!plan.ok()) return plan.status();
   if (executor != nullptr) {
     tune.explore.vector_widths = VectorWidths(executor->profile());
     absl::StatusOr<std::vector<Feed>> feeds =
-        RandomFeeds(*shared_graph, batch, {}, spec.placeholder_shapes);
+        RandomFeeds(*graph, batch, {}, spec.placeholder_shapes);
     if (!feeds.ok()) return feeds.status();
     absl::StatusOr<std::vector<ClusterTuning>> tunings = TunePlan(*plan, *executor, *feeds, tune);
     if (!tunings.ok()) return tunings.status();
@@ -184,8 +186,7 @@ absl::Status CompileWithArgs(const Args& args, std::ostream& out, std::ostream* 
   }
   out << "compiled " << path << " for " << profile->name << ": " << plan->kernels.size()
       << " clusters, " << host_ops << " host ops, " << folded << " nodes folded; wrote "
-      << (dir / "plan.json").string() << " and "
-      << plan->kernels.size() << " kernel files\n";
+      << (dir / "plan.json").string() << " and " << plan->kernels.size() << " kernel files\n";
   if (!plan->spec.init.empty()) {
     out << "initialisers, run when the plan is opened: " << absl::StrJoin(plan->spec.init, ", ")
         << "\n";

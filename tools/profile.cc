@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "runtime/bandwidth.h"
 #include "runtime/device_session.h"
+#include "runtime/open_model.h"
 #include "runtime/plan.h"
 #include "runtime/profiler/chrome_trace.h"
 #include "runtime/profiler/html_profile.h"
@@ -86,17 +87,14 @@ int Profile(const std::vector<std::string>& argv) {
   if (!given.ok()) return ReportFeedsError(given.status(), kProfileUsage);
 
   const std::string& source = args->positional[0];
-  absl::StatusOr<std::optional<SavedModelInput>> opened = OpenSavedModel(source, *args);
-  if (!opened.ok()) return ReportError(opened.status());
-  std::optional<SavedModelInput> saved_model = *std::move(opened);
-  const bool is_plan = !saved_model && std::filesystem::is_directory(source);
+  absl::StatusOr<OpenModel> model =
+      OpenModel::Open(source, args->Get("signature", "serving_default"));
+  if (!model.ok()) return ReportError(model.status());
   DeviceSession::Options options{.device = args->Get("device", "auto"),
                                  .platform = *platform,
                                  .executor = {.warnings = &std::cerr}};
   absl::StatusOr<std::unique_ptr<DeviceSession>> session =
-      is_plan       ? DeviceSession::OpenPlan(source, std::move(options))
-      : saved_model ? DeviceSession::Create(saved_model->graph, std::move(options))
-                    : DeviceSession::Open(source, std::move(options));
+      model->NewDeviceSession(std::move(options));
   if (!session.ok()) return ReportError(session.status());
   const Graph& graph = *(*session)->graph();
 
@@ -105,10 +103,9 @@ int Profile(const std::vector<std::string>& argv) {
   std::vector<std::string> inits = args->All("init");
   absl::StatusOr<std::vector<TensorId>> ids = FetchList(*args);
   if (!ids.ok()) return ReportUsage(std::string(ids.status().message()), kProfileUsage);
-  if (saved_model) {  // restored first; fed and fetched by the signature's keys
-    inits.insert(inits.begin(), saved_model->inits.begin(), saved_model->inits.end());
-    UseSignatureNames(saved_model->signature, feeds, *ids);
-  }
+  // A SavedModel's variables restored first; fed and fetched by its signature's keys.
+  inits.insert(inits.begin(), model->inits().begin(), model->inits().end());
+  model->UseSignatureNames(feeds, *ids);
   if (ids->empty() && targets.empty()) {
     if (const Plan* plan = (*session)->plan(); plan != nullptr) {
       *ids = plan->spec.fetches;  // the plan ran its initialisers as it opened
@@ -127,9 +124,10 @@ int Profile(const std::vector<std::string>& argv) {
 
   std::set<std::string> fed;
   for (const Feed& f : feeds) fed.insert(f.id.node);
-  if (saved_model) {  // only the signature's inputs are fed (not the saver's file name)
+  // A SavedModel's: only the signature's inputs are fed (not the saver's file name).
+  if (const Signature* signature = model->signature()) {
     for (int i = 0; i < graph.num_nodes(); ++i) fed.insert(graph.node(i).name);
-    for (const SignatureTensor& in : saved_model->signature.inputs) {
+    for (const SignatureTensor& in : signature->inputs) {
       if (!absl::c_any_of(feeds, [&](const Feed& f) { return f.id.node == in.tensor.node; })) {
         fed.erase(in.tensor.node);
       }

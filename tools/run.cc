@@ -15,6 +15,7 @@
 #include "graph/loader.h"
 #include "graph/npy.h"
 #include "runtime/device_session.h"
+#include "runtime/open_model.h"
 #include "runtime/plan.h"
 #include "runtime/reference/session.h"
 #include "tools/cli.h"
@@ -78,10 +79,12 @@ int Run(const std::vector<std::string>& argv) {
   }
   std::vector<std::string> targets = args->All("target");
   const std::string& source = args->positional[0];
-  absl::StatusOr<std::optional<SavedModelInput>> opened = OpenSavedModel(source, *args);
+  absl::StatusOr<OpenModel> opened =
+      OpenModel::Open(source, args->Get("signature", "serving_default"));
   if (!opened.ok()) return ReportError(opened.status());
-  std::optional<SavedModelInput> saved_model = *std::move(opened);
-  const bool is_plan = !saved_model && std::filesystem::is_directory(source);
+  const OpenModel& model = *opened;
+  const bool is_plan = model.is_plan();
+  const bool saved_model = model.signature() != nullptr;
   if (fetches.empty() && targets.empty() && !is_plan && !saved_model) {
     return ReportUsage("give at least one --fetch or --target", kRunUsage);
   }
@@ -96,7 +99,7 @@ int Run(const std::vector<std::string>& argv) {
   if (saved_model) {
     absl::StatusOr<std::vector<TensorId>> ids = FetchList(*args);
     if (!ids.ok()) return ReportUsage(std::string(ids.status().message()), kRunUsage);
-    shown = UseSignatureNames(saved_model->signature, feeds, *ids);
+    shown = model.UseSignatureNames(feeds, *ids);
     fetches.clear();
     for (const TensorId& id : *ids) fetches.push_back(id.ToString());
   }
@@ -110,8 +113,7 @@ int Run(const std::vector<std::string>& argv) {
   std::shared_ptr<const Graph> graph;
   std::unique_ptr<DeviceSession> device;
   std::vector<std::string> inits = args->All("init");
-  if (saved_model)
-    inits.insert(inits.begin(), saved_model->inits.begin(), saved_model->inits.end());
+  inits.insert(inits.begin(), model.inits().begin(), model.inits().end());
   std::optional<PlanSpec> plan;
   if (on_device) {
     absl::StatusOr<int> platform = PlatformIndex(*args);
@@ -121,12 +123,10 @@ int Run(const std::vector<std::string>& argv) {
         .platform = *platform,
         .executor = {.warnings = &std::cerr, .max_loop_iterations = *max_iterations}};
     // A plan's initialisers run as it opens.
-    absl::StatusOr<std::unique_ptr<DeviceSession>> opened =
-        is_plan       ? DeviceSession::OpenPlan(source, std::move(options))
-        : saved_model ? DeviceSession::Create(saved_model->graph, std::move(options))
-                      : DeviceSession::Open(source, std::move(options));
-    if (!opened.ok()) return ReportError(opened.status());
-    device = *std::move(opened);
+    absl::StatusOr<std::unique_ptr<DeviceSession>> session =
+        model.NewDeviceSession(std::move(options));
+    if (!session.ok()) return ReportError(session.status());
+    device = *std::move(session);
     graph = device->graph();
     if (is_plan) plan = device->plan()->spec;
   } else if (is_plan) {
@@ -135,12 +135,8 @@ int Run(const std::vector<std::string>& argv) {
     graph = read->graph;
     plan = read->spec;
     inits.insert(inits.begin(), plan->init.begin(), plan->init.end());
-  } else if (saved_model) {
-    graph = saved_model->graph;
   } else {
-    absl::StatusOr<Graph> loaded = LoadGraph(source);
-    if (!loaded.ok()) return ReportError(loaded.status());
-    graph = std::make_shared<const Graph>(*std::move(loaded));
+    graph = model.graph();
   }
   if (absl::Status added = AddVariableInitialisers(*args, *graph, inits); !added.ok()) {
     return ReportError(added);

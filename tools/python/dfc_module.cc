@@ -31,6 +31,7 @@
 #include "graph/saved_model.h"
 #include "graph/tensor.h"
 #include "runtime/device_session.h"
+#include "runtime/open_model.h"
 #include "runtime/profiler/chrome_trace.h"
 #include "runtime/profiler/html_profile.h"
 #include "runtime/profiler/profiler.h"
@@ -143,28 +144,23 @@ class Session {
   // directory `dfc compile` wrote.
   Session(const std::string& path, const std::string& device, const std::string& signature,
           bool plan) {
-    cli::Args args;
-    args.values["signature"] = {signature};
-    std::optional<cli::SavedModelInput> saved_model =
-        plan ? std::nullopt : Unwrap(cli::OpenSavedModel(path, args));
-    std::shared_ptr<const Graph> graph;
-    if (saved_model) {
-      graph = saved_model->graph;
-      signature_ = saved_model->signature;
-    } else if (!plan) {
-      graph = std::make_shared<const Graph>(Unwrap(LoadGraph(path)));
+    model_ = std::make_unique<const OpenModel>(Unwrap(OpenModel::Open(path, signature)));
+    if (plan && !model_->is_plan()) throw Error(absl::StrCat(path, " is not a plan directory"));
+    if (!plan && model_->is_plan()) {
+      throw Error(absl::StrCat(path,
+                               " is a directory but no SavedModel; a plan opens with "
+                               "plan=True"));
     }
     py::gil_scoped_release release;
     if (device == "reference") {
       if (plan) throw Error("a plan runs on a device, not on the reference executor");
-      reference_ = std::make_unique<reference::Session>(graph);
+      reference_ = std::make_unique<reference::Session>(model_->graph());
     } else {
-      DeviceSession::Options options{.device = device, .executor = {.warnings = &std::cerr}};
-      device_ = Unwrap(plan ? DeviceSession::OpenPlan(path, std::move(options))
-                            : DeviceSession::Create(graph, std::move(options)));
+      device_ = Unwrap(
+          model_->NewDeviceSession({.device = device, .executor = {.warnings = &std::cerr}}));
     }
-    if (saved_model && !saved_model->inits.empty()) {
-      absl::StatusOr<std::vector<Tensor>> restored = RunTensors({}, {}, saved_model->inits);
+    if (!model_->inits().empty()) {
+      absl::StatusOr<std::vector<Tensor>> restored = RunTensors({}, {}, model_->inits());
       if (!restored.ok()) {
         throw Error(
             absl::StrCat("restoring the SavedModel's variables: ", restored.status().message()));
@@ -180,7 +176,8 @@ class Session {
     for (const auto& [key, value] : feeds_in) {
       const std::string name = py::str(key);
       Feed feed = Unwrap(ParseFeed(name, Tensor()));
-      for (const SignatureTensor& in : signature_ ? signature_->inputs : kNoTensors) {
+      const Signature* signature = model_->signature();
+      for (const SignatureTensor& in : signature != nullptr ? signature->inputs : kNoTensors) {
         if (feed.id.index == 0 && feed.id.node == in.key) feed.id = in.tensor;
       }
       feed.value = FeedTensor(name, AsPlaceholderType(feed.id, value));
@@ -191,7 +188,7 @@ class Session {
     for (const std::string& name : FetchNames(fetches_in, &single)) {
       ids.push_back(Unwrap(TensorId::Parse(name)));
     }
-    if (signature_) cli::UseSignatureNames(*signature_, feeds, ids);
+    model_->UseSignatureNames(feeds, ids);
     std::vector<std::string> fetches;
     for (const TensorId& id : ids) fetches.push_back(id.ToString());
     absl::StatusOr<std::vector<Tensor>> out;
@@ -213,8 +210,8 @@ class Session {
 
   std::vector<std::string> inputs() const {
     std::vector<std::string> names;
-    if (signature_) {
-      for (const SignatureTensor& t : signature_->inputs) names.push_back(t.key);
+    if (const Signature* signature = model_->signature()) {
+      for (const SignatureTensor& t : signature->inputs) names.push_back(t.key);
       return names;
     }
     for (const Node& node : graph().nodes()) {
@@ -253,7 +250,7 @@ class Session {
   std::unique_ptr<DeviceSession> device_;
   std::unique_ptr<reference::Session> reference_;
   std::mutex reference_mutex_;  // the reference executor runs one graph at a time
-  std::optional<Signature> signature_;
+  std::unique_ptr<const OpenModel> model_;
 };
 
 // compile(path, device, out_dir, ...): `dfc compile`; returns what the command prints.
