@@ -281,7 +281,7 @@ DeviceExecutor::CompiledCluster& DeviceExecutor::Compile(const Graph& graph, con
     compiled.kernel = std::move(kernel->source);
   }
   if (!compiled.edited) {
-    if (options_.edit_source) options_.edit_source(compiled.kernel.source);
+    if (edit_source_) edit_source_(compiled.kernel.source);
     compiled.edited = true;
     absl::StatusOr<std::vector<std::vector<StageArg>>> args =
         StageArguments(compiled.kernel, translated);

@@ -58,6 +58,10 @@
 
 namespace dfc {
 
+namespace testing {
+class TestHooks;  // tests/test_hooks.h
+}  // namespace testing
+
 // A tensor of a run: in a device buffer, on the host, or both (each copy made once).
 struct DeviceTensor {
   DType dtype = DType::kFloat;
@@ -136,9 +140,6 @@ class DeviceExecutor {
   struct Options {
     // Where fallback warnings go (nullptr: nowhere).
     std::ostream* warnings = nullptr;
-    // A test hook: edits each kernel's source, generated or given (UseKernel), before it is
-    // built (to make a build fail, or a kernel wrong).
-    std::function<void(std::string& source)> edit_source;
     // Generate kernels for this profile rather than the device's: runs another device's
     // strategies (a GPU's MapWrg/MapLcl reductions) on the device present, to check them.
     std::optional<rewrite::DeviceProfile> profile;
@@ -212,6 +213,7 @@ class DeviceExecutor {
   int64_t bytes_to_host() const { return bytes_to_host_; }
 
  private:
+  friend class ::dfc::testing::TestHooks;
   class ActiveRun;  // one run's values and pending error flags (device_run.h)
 
   // What one argument of a stage is: the buffer at `index` of the cluster's parameters,
@@ -232,7 +234,7 @@ class DeviceExecutor {
     ir::FunPtr lambda;  // keeps the key alive
     absl::Status status;
     codegen::KernelSource kernel;
-    bool edited = false;  // Options::edit_source has been applied
+    bool edited = false;  // edit_source_ has been applied
     // Per stage, its arguments as the source declares them (codegen::KernelParameters).
     std::vector<std::vector<StageArg>> stage_args;
     // Built for the device ([0]) and for its inline device ([1]), each when first run there.
@@ -299,6 +301,9 @@ class DeviceExecutor {
   std::shared_ptr<cl::ProgramCache> cache_;
   std::shared_ptr<cl::ClBuffer> unset_flag_;
   Options options_;
+  // Edits each kernel's source, generated or given (UseKernel), before it is built: a test's
+  // hook (tests/test_hooks.h), to make a build fail or a kernel wrong.
+  std::function<void(std::string& source)> edit_source_;
   RunPlacement placement_;  // Options::placement, resolved
   rewrite::DeviceProfile profile_;
   absl::flat_hash_map<const ir::Fun*, CompiledCluster> compiled_;

@@ -33,6 +33,7 @@
 #include "runtime/reference/session.h"
 #include "runtime/tune.h"
 #include "tests/device_executor_testing.h"
+#include "tests/test_hooks.h"
 #include "tests/test_util.h"
 
 namespace dfc {
@@ -209,8 +210,8 @@ TEST_F(DeviceExecutorTest, BlockedPositionsPastTheLastAreNotStored) {
   absl::StatusOr<Graph> graph = ParseGraph(BlockedConvolution().Graph(), "test");
   ASSERT_TRUE(graph.ok()) << graph.status();
   std::string source;
-  std::unique_ptr<DeviceExecutor> executor =
-      MakeExecutor({.edit_source = [&](std::string& s) { source = s; }});
+  std::unique_ptr<DeviceExecutor> executor = MakeExecutor();
+  TestHooks::EditSources(*executor, [&](std::string& s) { source = s; });
   const std::vector<TensorId> fetches = {{"out", 0}};
   // Each output sums 144 products of values in [-1, 1) by fused multiply-adds, the reference by
   // products and sums: each of the 144 roundings is at most half an ulp of a partial sum below
@@ -256,8 +257,8 @@ node { name: "out" op: "DepthwiseConv2dNative" input: "x" input: "w"
   absl::StatusOr<Graph> graph = ParseGraph(kGraph, "test");
   ASSERT_TRUE(graph.ok()) << graph.status();
   std::string source;
-  std::unique_ptr<DeviceExecutor> executor =
-      MakeExecutor({.edit_source = [&](std::string& s) { source = s; }});
+  std::unique_ptr<DeviceExecutor> executor = MakeExecutor();
+  TestHooks::EditSources(*executor, [&](std::string& s) { source = s; });
   const std::vector<TensorId> fetches = {{"out", 0}};
   // Nine products of values in [-1, 1) a sum, fused or not: at most 9 half-ulps of sums below
   // 9 (2^-21 each) apart.
@@ -648,10 +649,9 @@ TEST_F(DeviceExecutorTest, AKernelThatFailsToBuildFallsBack) {
   absl::StatusOr<ir::TranslatedGraph> translated = Translate(graph, fetches, feeds);
   ASSERT_TRUE(translated.ok()) << translated.status();
   std::ostringstream warnings;
-  std::unique_ptr<DeviceExecutor> device =
-      MakeExecutor({.warnings = &warnings, .edit_source = [](std::string& source) {
-                      source += "\nthis is not OpenCL C;\n";
-                    }});
+  std::unique_ptr<DeviceExecutor> device = MakeExecutor({.warnings = &warnings});
+  TestHooks::EditSources(*device,
+                         [](std::string& source) { source += "\nthis is not OpenCL C;\n"; });
   absl::StatusOr<std::vector<Tensor>> actual = device->Run(graph, *translated, feeds, fetches);
   ASSERT_TRUE(actual.ok()) << actual.status();
   absl::StatusOr<std::vector<Tensor>> expected = Reference(graph, feeds, fetches);

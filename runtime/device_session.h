@@ -67,6 +67,7 @@ class DeviceSession {
   const Plan* plan() const { return plan_.get(); }
 
  private:
+  friend class ::dfc::testing::TestHooks;
   DeviceSession(std::shared_ptr<const Graph> graph, std::unique_ptr<DeviceExecutor> executor)
       : graph_(std::move(graph)), executor_(std::move(executor)) {}
 

@@ -1,9 +1,9 @@
 // Faults a device reports in the middle of a training step: memory that runs out, a device
 // lost (a launch that fails), a kernel that does not build. Each is injected by a test hook
-// (ClContext::InjectFault, DeviceExecutor::Options::edit_source) at every point of a step in
-// turn. The step fails with an error naming the cluster, or falls back with a warning naming
-// it, and never half-happens: the variables are what they were before the step, and the next
-// step runs as if the failed one had never been tried.
+// (tests/test_hooks.h: a driver call made to fail, a kernel's source edited) at every point of
+// a step in turn. The step fails with an error naming the cluster, or falls back with a warning
+// naming it, and never half-happens: the variables are what they were before the step, and the
+// next step runs as if the failed one had never been tried.
 #include <memory>
 #include <sstream>
 
@@ -12,6 +12,7 @@
 #include "gtest/gtest.h"
 #include "runtime/device_session.h"
 #include "runtime/opencl/context.h"
+#include "tests/test_hooks.h"
 #include "tests/test_util.h"
 
 namespace dfc {
@@ -23,14 +24,19 @@ using FaultKind = cl::ClContext::FaultKind;
 // The MNIST softmax training step of ../shared/models on the CPU device, with one batch.
 class TrainingStep {
  public:
-  static std::unique_ptr<TrainingStep> Open(DeviceExecutor::Options options = {}) {
+  // `edit`, where given, edits each kernel's source before it is built (TestHooks).
+  static std::unique_ptr<TrainingStep> Open(
+      DeviceExecutor::Options options = {},
+      std::function<void(std::string& source)> edit = nullptr) {
     absl::StatusOr<Graph> loaded =
         LoadGraph(testing::SharedDir() + "/models/dl4j_mnist_00_softmax_train.pbtxt");
     if (!loaded.ok()) return nullptr;
     absl::StatusOr<std::unique_ptr<DeviceSession>> session =
         DeviceSession::Create(std::make_shared<const Graph>(*std::move(loaded)),
                               {.device = "cpu", .executor = std::move(options)});
-    if (!session.ok() || !(*session)->Run({}, {}, {"init"}).ok()) return nullptr;
+    if (!session.ok()) return nullptr;
+    if (edit) testing::TestHooks::EditSources(**session, std::move(edit));
+    if (!(*session)->Run({}, {}, {"init"}).ok()) return nullptr;
     return std::unique_ptr<TrainingStep>(new TrainingStep(*std::move(session)));
   }
 
@@ -85,9 +91,9 @@ TEST_P(DeviceFaultTest, AFailedStepChangesNothing) {
   for (int after = 0; after < 64; ++after) {
     const std::string when = absl::StrCat(fault.name, " at call ", after);
     const std::vector<Tensor> before = faulty->Variables();
-    faulty->context().InjectFault(fault.kind, after, fault.error);
+    testing::TestHooks::InjectFault(faulty->context(), fault.kind, after, fault.error);
     absl::StatusOr<std::vector<Tensor>> step = faulty->Step();
-    faulty->context().InjectFault(fault.kind, -1, CL_SUCCESS);
+    testing::TestHooks::InjectFault(faulty->context(), fault.kind, -1, CL_SUCCESS);
     if (step.ok()) break;  // the step makes fewer calls than `after`: every point was tried
     ++failed;
     EXPECT_TRUE(absl::IsUnavailable(step.status())) << when << ": " << step.status();
@@ -146,9 +152,11 @@ node { name: "y" op: "Exp" input: "mul" attr { key: "T" value { type: DT_FLOAT }
   std::unique_ptr<DeviceSession> clean = open();
   if (faulty == nullptr || clean == nullptr) GTEST_SKIP() << "no OpenCL CPU device";
   const Tensor x = testing::UniformFloats({8}, 3, -1, 1);
-  faulty->executor().context()->InjectFault(FaultKind::kLaunch, 0, CL_OUT_OF_RESOURCES);
+  testing::TestHooks::InjectFault(*faulty->executor().context(), FaultKind::kLaunch, 0,
+                                  CL_OUT_OF_RESOURCES);
   absl::StatusOr<std::vector<Tensor>> failed = faulty->Run({{{"x"}, x}}, {"y"});
-  faulty->executor().context()->InjectFault(FaultKind::kLaunch, -1, CL_SUCCESS);
+  testing::TestHooks::InjectFault(*faulty->executor().context(), FaultKind::kLaunch, -1,
+                                  CL_SUCCESS);
   ASSERT_FALSE(failed.ok());
   EXPECT_THAT(failed.status().message(), HasSubstr("CL_OUT_OF_RESOURCES"));
   for (int step = 0; step < 2; ++step) {
@@ -167,11 +175,10 @@ node { name: "y" op: "Exp" input: "mul" attr { key: "T" value { type: DT_FLOAT }
 TEST(BuildFaultTest, AClusterThatDoesNotBuildFallsBackNamingIt) {
   std::ostringstream warnings;
   std::unique_ptr<TrainingStep> faulty =
-      TrainingStep::Open({.warnings = &warnings, .edit_source = [](std::string& source) {
-                            // Breaks the first cluster's kernels only.
-                            if (source.find("dfc_cluster_0") != std::string::npos)
-                              source += "\nnot OpenCL C\n";
-                          }});
+      TrainingStep::Open({.warnings = &warnings}, [](std::string& source) {
+        // Breaks the first cluster's kernels only.
+        if (source.find("dfc_cluster_0") != std::string::npos) source += "\nnot OpenCL C\n";
+      });
   std::unique_ptr<TrainingStep> clean = TrainingStep::Open();
   if (faulty == nullptr || clean == nullptr) GTEST_SKIP() << "no OpenCL CPU device";
   for (int step = 0; step < 3; ++step) {

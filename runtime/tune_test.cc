@@ -18,6 +18,7 @@
 #include "gtest/gtest.h"
 #include "runtime/device_session.h"
 #include "runtime/reference/session.h"
+#include "tests/test_hooks.h"
 #include "tests/test_util.h"
 #include "tests/tune_testing.h"
 
@@ -315,14 +316,14 @@ TEST_F(TrainingStepTuneTest, ATrainingStepIsTunedFromItsInitialValues) {
 // of the gradients' cluster leaves its first row unwritten. That kernel runs in every variant
 // of every cluster (the others are tuned with it in place), so no variant is right.
 TEST_F(TrainingStepTuneTest, AWrongUpdateIsCaughtThoughTheFetchesAreRight) {
-  absl::StatusOr<std::unique_ptr<DeviceExecutor>> executor = DeviceExecutor::Open(
-      "cpu", -1, {.edit_source = [](std::string& source) {
-        if (!absl::StrContains(source, "gradients/MatMul_grad/MatMul_1")) return;
-        absl::StrReplaceAll({{"const long gid = get_global_id(0);",
-                              "const long gid = get_global_id(0);\n  if (gid == 0) return;"}},
-                            &source);
-      }});
+  absl::StatusOr<std::unique_ptr<DeviceExecutor>> executor = DeviceExecutor::Open("cpu", -1, {});
   ASSERT_TRUE(executor.ok()) << executor.status();
+  TestHooks::EditSources(**executor, [](std::string& source) {
+    if (!absl::StrContains(source, "gradients/MatMul_grad/MatMul_1")) return;
+    absl::StrReplaceAll({{"const long gid = get_global_id(0);",
+                          "const long gid = get_global_id(0);\n  if (gid == 0) return;"}},
+                        &source);
+  });
   absl::StatusOr<Plan> plan = Compile({"init"});
   ASSERT_TRUE(plan.ok()) << plan.status();
   TuneOptions options{.warmup = 0, .runs = 1, .refine_rounds = 0};

@@ -18,6 +18,7 @@
 #include "runtime/interpreted.h"
 #include "runtime/opencl/device.h"
 #include "runtime/reference/session.h"
+#include "tests/test_hooks.h"
 #include "tests/test_util.h"
 
 namespace dfc::testing {
@@ -94,8 +95,8 @@ class DeviceExecutorTest : public ::testing::Test {
     EXPECT_TRUE(graph.ok()) << graph.status();
     if (!graph.ok()) return "";
     std::string source;
-    std::unique_ptr<DeviceExecutor> executor =
-        MakeExecutor({.edit_source = [&](std::string& s) { source = s; }});
+    std::unique_ptr<DeviceExecutor> executor = MakeExecutor();
+    TestHooks::EditSources(*executor, [&](std::string& s) { source = s; });
     ExpectRunMatchesReference(*executor, *graph, feeds, {{"out", 0}}, "the run", tolerance);
     EXPECT_EQ(executor->fallbacks(), 0) << "a kernel failed to build:\n" << source;
     return source;

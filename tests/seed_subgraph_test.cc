@@ -12,6 +12,7 @@
 #include "runtime/device_session.h"
 #include "runtime/interpreted.h"
 #include "runtime/reference/session.h"
+#include "tests/test_hooks.h"
 #include "tests/test_util.h"
 
 namespace dfc {
@@ -44,11 +45,13 @@ TEST_P(SeedSubgraphTest, FusedKernelsComputeWhatTheReferenceDoes) {
       LoadGraph(absl::StrCat(DFC_SOURCE_DIR, "/models/seed_subgraph.pbtxt"));
   ASSERT_TRUE(loaded.ok()) << loaded.status();
   auto graph = std::make_shared<const Graph>(*std::move(loaded));
-  DeviceExecutor::Options options;
-  if (broken) options.edit_source = [](std::string& source) { source += "\nnot OpenCL C\n"; };
   absl::StatusOr<std::unique_ptr<DeviceSession>> device =
-      DeviceSession::Create(graph, {.device = "cpu", .executor = std::move(options)});
+      DeviceSession::Create(graph, {.device = "cpu"});
   if (!device.ok()) GTEST_SKIP() << "no OpenCL CPU device: " << device.status();
+  if (broken) {
+    testing::TestHooks::EditSources(**device,
+                                    [](std::string& source) { source += "\nnot OpenCL C\n"; });
+  }
   reference::Session reference(graph);
   // in3 and in4 are the trained weights and bias; in2 images in [0, 1); in1 one-hot labels
   // scaled as the gradient of a mean over the batch.

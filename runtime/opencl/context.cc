@@ -51,10 +51,6 @@ absl::Status ClContext::UseInline(bool on) {
   return absl::OkStatus();
 }
 
-void ClContext::InjectFault(FaultKind kind, int after, cl_int error) {
-  fault_ = {.kind = kind, .after = after, .error = error};
-}
-
 cl_int ClContext::InjectedFault(FaultKind kind) {
   if (fault_.after < 0 || fault_.kind != kind) return CL_SUCCESS;
   return fault_.after-- == 0 ? fault_.error : CL_SUCCESS;

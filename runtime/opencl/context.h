@@ -19,6 +19,10 @@
 #include "runtime/opencl/handles.h"
 #include "runtime/profiler/profiler.h"
 
+namespace dfc::testing {
+class TestHooks;  // tests/test_hooks.h
+}  // namespace dfc::testing
+
 namespace dfc::cl {
 
 // A device buffer and the size it was asked for. The cl_mem may be larger (a zero-byte request
@@ -114,11 +118,9 @@ class ClContext {
   // The kernels Launch has enqueued since the context was made.
   int64_t launches() const { return launches_; }
 
-  // A test hook that fails calls as a driver does when memory runs out or the device is lost:
-  // the call of `kind` after the next `after` ones returns `error` (CL_OUT_OF_RESOURCES,
-  // say) instead of reaching the driver. One fault at a time; `after` < 0 clears it.
+  // The calls a test may make fail (tests/test_hooks.h), as a driver does when memory runs out
+  // or the device is lost.
   enum class FaultKind { kAllocation, kLaunch };
-  void InjectFault(FaultKind kind, int after, cl_int error);
 
   // Whether the queue records its commands' times (CL_QUEUE_PROFILING_ENABLE), which kernel
   // timing, the bandwidth measurement and the profiler need and nothing else does. A queue's
@@ -128,6 +130,8 @@ class ClContext {
   bool profiling() const { return profiling_; }
 
  private:
+  friend class ::dfc::testing::TestHooks;
+
   void Profile(cl_event event, const char* name, size_t bytes, profiler::Direction direction,
                uint64_t launch);
 
@@ -149,6 +153,8 @@ class ClContext {
   // The owners of the host memory that writes not yet waited for read (see Write). The
   // context is used by one thread at a time, as its queue is.
   std::vector<std::shared_ptr<const void>> unsettled_;
+  // A fault a test injected: the call of `kind` after the next `after` ones returns `error`
+  // instead of reaching the driver; `after` < 0 for none.
   struct Fault {
     FaultKind kind;
     int after = -1;
