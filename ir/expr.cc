@@ -148,6 +148,10 @@ absl::StatusOr<TypePtr> ResultType(const Fun& f, const std::vector<TypePtr>& typ
       DFC_RETURN_IF_ERROR(arity(1));
       DFC_RETURN_IF_ERROR(array(0));
       const ArithExpr& n = types[0]->length;
+      if (As<SplitPattern>(f).chunk == ArithExpr(0)) {
+        return TypeError(f, absl::StrCat("argument has type ", T(types[0]),
+                                         ": rows of 0 elements would be any number of rows"));
+      }
       if (n % As<SplitPattern>(f).chunk != ArithExpr(0)) {
         return TypeError(f, absl::StrCat("argument has type ", T(types[0]), ": ",
                                          As<SplitPattern>(f).chunk.ToString(), " does not divide ",

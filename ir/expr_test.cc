@@ -82,6 +82,13 @@ TEST(ExprTest, SplitJoinTransposeTypes) {
   EXPECT_TRUE(TypeEquals(Must(Call(AsScalar(), {vec}))->type, F32({16 * N})));
 }
 
+// Rows of no elements would be any number of rows: a type error, not a division by zero.
+TEST(ExprTest, SplitIntoRowsOfZeroIsATypeError) {
+  absl::StatusOr<ExprPtr> split = Call(Split(0), {MakeParam("A", F32({0}))});
+  ASSERT_FALSE(split.ok());
+  EXPECT_THAT(std::string(split.status().message()), HasSubstr("rows of 0 elements"));
+}
+
 // A length past int64 (sizes an absurd graph supplies) is a type error, not an abort.
 TEST(ExprTest, LengthsPastInt64AreTypeErrors) {
   constexpr int64_t kBig = int64_t{1} << 40;

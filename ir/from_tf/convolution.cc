@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/algorithm/container.h"
 #include "absl/strings/str_cat.h"
 #include "base/status.h"
 #include "graph/dtype_class.h"
@@ -105,7 +106,10 @@ absl::StatusOr<ExprPtr> PointwiseProduct(const WindowedInput& in, const Filter& 
   DFC_ASSIGN_OR_RETURN(ExprPtr pixels, JoinLeading(in.x, k + 1));
   DFC_ASSIGN_OR_RETURN(ExprPtr matrix, JoinLeading(filter.value, k + 1));
   DFC_ASSIGN_OR_RETURN(ExprPtr out, MatrixProduct(pixels, matrix));
-  const SymbolicShape shape = ShapeOfExpr(in.x);
+  SymbolicShape shape = ShapeOfExpr(in.x);
+  shape.back() = ShapeOfExpr(matrix)[1];
+  // An empty image has no rows to cut by its dimension of 0: the reshape makes its empty array.
+  if (absl::c_linear_search(shape, ArithExpr(0))) return ReshapeTensor(out, shape);
   for (int d = k; d >= 1; --d) {
     DFC_ASSIGN_OR_RETURN(out, Call(Split(shape[d]), {out}));
   }

@@ -96,6 +96,7 @@ std::vector<ConvCase> ConvCases() {
       {{2, 8, 6, 2}, {3, 2, 2, 1}, {1, 1}, {2, 2}, "VALID", {}},
       {{1, 4, 5, 2}, {3, 3, 2, 2}, {1, 2}, {1, 1}, "EXPLICIT", {2, 0, 1, 3}},
       {{3, 1, 1, 5}, {1, 1, 5, 6}, {1, 1}, {1, 1}, "VALID", {}},  // a 1x1 convolution
+      {{1, 3, 0, 2}, {1, 1, 2, 3}, {1, 1}, {1, 1}, "SAME", {}},   // 1x1 of an empty image
   };
   for (const std::string op : {"Conv2D", "DepthwiseConv2dNative"}) {
     for (DType d : {DType::kFloat, DType::kHalf, DType::kDouble}) {
