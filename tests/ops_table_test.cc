@@ -1,14 +1,18 @@
 // The op table (graph/ops.cc) and the reference kernels cover exactly the ops of
-// ../shared/OPS.md: every op listed there is known, placed as the table says, and has a
-// reference kernel; nothing else is claimed.
+// ../shared/OPS.md and of docs/OPS.md (the ops added since): every op listed there is known,
+// placed as the table says, and has a reference kernel; nothing else is claimed.
 #include <fstream>
 #include <map>
 #include <set>
 #include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "dfc_test_paths.h"
 #include "graph/ops.h"
 #include "gtest/gtest.h"
 #include "ir/from_tf/translate.h"
@@ -28,8 +32,9 @@ struct OpsMdRow {
 // The rows of one of OPS.md's tables: "| family | runs on | ops |". `heading` is the line
 // that opens the table's section ("# The op table", "### nn — ..."); the table ends at the
 // next heading.
-std::vector<OpsMdRow> ReadOpsMdTable(absl::string_view heading_prefix) {
-  std::ifstream in(testing::SharedDir() + "/OPS.md");
+std::vector<OpsMdRow> ReadOpsMdTable(absl::string_view heading_prefix,
+                                     const std::string& path = testing::SharedDir() + "/OPS.md") {
+  std::ifstream in(path);
   std::vector<OpsMdRow> rows;
   std::string line;
   bool inside = false;
@@ -54,8 +59,14 @@ std::vector<OpsMdRow> ReadOpsMdTable(absl::string_view heading_prefix) {
   return rows;
 }
 
-// The first table: the ops dfc supports.
-std::vector<OpsMdRow> ReadOpsMd() { return ReadOpsMdTable("# The op table"); }
+// The first table, and docs/OPS.md's rows in its form: the ops dfc supports.
+std::vector<OpsMdRow> ReadOpsMd() {
+  std::vector<OpsMdRow> rows = ReadOpsMdTable("# The op table");
+  for (OpsMdRow& row : ReadOpsMdTable("# Ops added", DFC_SOURCE_DIR "/docs/OPS.md")) {
+    rows.push_back(std::move(row));
+  }
+  return rows;
+}
 
 // The nn table (issue 30): the ops of it that graph/ops.cc claims must match it.
 std::vector<OpsMdRow> ReadNnTable() { return ReadOpsMdTable("### nn"); }
@@ -97,7 +108,7 @@ Placement PlacementOf(const OpsMdRow& row) {
 
 TEST(OpsTableTest, MatchesOpsMdAndEveryOpHasAKernel) {
   const std::vector<OpsMdRow> rows = ReadOpsMd();
-  ASSERT_EQ(rows.size(), 8u) << "OPS.md's table has changed shape";
+  ASSERT_EQ(ReadOpsMdTable("# The op table").size(), 8u) << "OPS.md's table has changed shape";
   const std::vector<OpsMdRow> nn_rows = ReadNnTable();
   ASSERT_EQ(nn_rows.size(), 8u) << "OPS.md's nn table has changed shape";
   // A row of the nn table restates some ops of the first (random): the nn row is the claim.
@@ -134,8 +145,8 @@ TEST(OpsTableTest, MatchesOpsMdAndEveryOpHasAKernel) {
                                                 : nullptr;
     ASSERT_NE(row, nullptr) << op << " is not in OPS.md's first, nn, control or tail table";
     EXPECT_EQ(std::string(def.family), row->family) << op;
-    const bool control = std::find(control_rows.begin(), control_rows.end(), *row) !=
-                         control_rows.end();
+    const bool control =
+        std::find(control_rows.begin(), control_rows.end(), *row) != control_rows.end();
     EXPECT_EQ(def.placement, control ? Placement::kHost : PlacementOf(*row))
         << op << " runs on \"" << row->runs_on << "\"";
     // Switch, Merge, While and If are run by the executors themselves.
