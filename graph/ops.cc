@@ -330,8 +330,8 @@ std::vector<OpDef> BuildTable() {
       t,
       "Abs Neg Exp Expm1 Log Log1p Sqrt Rsqrt Square Reciprocal Inv Sign Floor Ceil Round Rint "
       "Sin Cos Tan Asin Acos Atan Sinh Cosh Tanh Asinh Acosh Atanh Sigmoid Relu Relu6 Elu Selu "
-      "Softplus Softsign Erf Erfc IsNan IsInf IsFinite LogicalNot Identity StopGradient Snapshot "
-      "ZerosLike OnesLike",
+      "Softplus Softsign Erf Erfc Erfinv IsNan IsInf IsFinite LogicalNot Identity StopGradient "
+      "Snapshot ZerosLike OnesLike",
       {.family = kUnary, .placement = Placement::kDevice, .attrs = {kT}});
   AddAll(t, "LeakyRelu",
          {.family = kUnary, .placement = Placement::kDevice, .attrs = {kT, {"alpha", K::kFloat}}});

@@ -176,6 +176,32 @@ TEST_F(DeviceExecutorTest, TheTailsElementwiseMathMatchesTheReferenceOnTheDevice
   ExpectAllEqual(*interpreted, *expected, ids);
 }
 
+// Erfinv's OpenCL C body (Giles' estimate, refined in double) against the reference's, in each
+// float dtype, over both of the estimate's branches, its edges and past them.
+TEST_F(DeviceExecutorTest, ErfinvMatchesTheReferenceOnTheDevice) {
+  const std::string text = Placeholder("y", "DT_FLOAT", "dim { size: -1 }") +
+                           CastText("y64", "y", "DT_DOUBLE") + CastText("y16", "y", "DT_HALF") +
+                           NodeText("erfinv", "Erfinv", {"y"}, "DT_FLOAT") +
+                           NodeText("erfinv64", "Erfinv", {"y64"}, "DT_DOUBLE") +
+                           NodeText("erfinv16", "Erfinv", {"y16"}, "DT_HALF");
+  absl::StatusOr<Graph> graph = ParseGraph(text, "erfinv");
+  ASSERT_TRUE(graph.ok()) << graph.status();
+  const std::vector<TensorId> ids = {{"erfinv", 0}, {"erfinv64", 0}, {"erfinv16", 0}};
+  std::vector<float> y = {kNaN,    -kInf,        -1.5f, -1,    -0.999f, -0.5f, -0.0f,
+                          0,       1e-30f,       1e-3f, 0.25f, 0.5f,    0.9f,  0.99f,
+                          0.9999f, 1 - 0x1p-24f, 1,     2,     kInf};
+  for (int k = 0; k < 64; ++k) y.push_back(-1 + (k + 0.5f) / 32);
+  const Feeds feeds = {{{"y", 0}, TN<float>(y, {static_cast<int64_t>(y.size())})}};
+  absl::StatusOr<ir::TranslatedGraph> translated = Translate(*graph, ids, feeds);
+  ASSERT_TRUE(translated.ok()) << translated.status();
+  EXPECT_EQ(translated->device_on_host, 0) << "Erfinv was left on the host";
+  std::unique_ptr<DeviceExecutor> device = MakeExecutor();
+  // Float's body is Giles' estimate alone, within 1.3e-7 of the reference's rounded erfinv,
+  // under the default tolerance (1e-6); double's refines it as the reference does.
+  ExpectDeviceMatchesReference(*device, *graph, *translated, feeds, ids);
+  EXPECT_EQ(device->fallbacks(), 0) << "a kernel failed to build";
+}
+
 // Roll, ReverseSequence and GatherNd fused with an op on each side, over several feeds; a length
 // or index out of range is an error naming it, not a read out of bounds.
 TEST_F(DeviceExecutorTest, TheTailsGathersMatchTheReferenceOnTheDevice) {

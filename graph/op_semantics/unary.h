@@ -5,7 +5,9 @@
 #ifndef DFC_GRAPH_OP_SEMANTICS_UNARY_H_
 #define DFC_GRAPH_OP_SEMANTICS_UNARY_H_
 
+#include <array>
 #include <cmath>
+#include <limits>
 #include <type_traits>
 
 #include "absl/status/status.h"
@@ -45,6 +47,47 @@ inline constexpr double kSeluScaleAlpha = 1.7580993408473768599402175208123;
 template <typename C>
 C LeakyRelu(C x, C alpha) {
   return x > C(0) ? x : x * alpha;
+}
+
+// Giles' polynomials for erfinv ("Approximating the erfinv function", GPU Computing Gems, 2011),
+// highest power first: of w - 2.5 where w = -log(1 - x^2) < 5, else of sqrt(w) - 3; their
+// product with x is within 1.3e-7 of erfinv(x), relatively, wherever 1 - |x| is at least
+// float's epsilon.
+inline constexpr std::array<double, 9> kErfinvCentral = {
+    2.81022636e-08, 3.43273939e-07, -3.5233877e-06, -4.39150654e-06, 0.00021858087,
+    -0.00125372503, -0.00417768164, 0.246640727,    1.50140941};
+inline constexpr std::array<double, 9> kErfinvTail = {
+    -0.000200214257, 0.000100950558, 0.00134934322, -0.00367342844, 0.00573950773,
+    -0.0076224613,   0.00943887047,  1.00167406,    2.83297682};
+// The Newton steps that take Giles' estimate to double's precision everywhere (measured: 1.6e-16
+// relative at 1 - |x| = 2^-53, where the estimate is 12% off).
+inline constexpr int kErfinvNewtonSteps = 4;
+
+// erfinv(y) in double, however it is rounded after: Giles' estimate refined by Newton's method
+// on erf(x) = |y|, or on log(erfc(x)) = log(1 - |y|) past 0.5, where erf has no digits left to
+// compare and the logarithm is nearly quadratic in x.
+inline double Erfinv(double y) {
+  const double a = std::fabs(y);
+  if (!(a < 1)) {
+    return a == 1 ? std::copysign(std::numeric_limits<double>::infinity(), y)
+                  : std::numeric_limits<double>::quiet_NaN();
+  }
+  double w = -std::log((1 - a) * (1 + a));
+  const bool central = w < 5;
+  w = central ? w - 2.5 : std::sqrt(w) - 3;
+  double p = 0;
+  for (double c : central ? kErfinvCentral : kErfinvTail) p = c + p * w;
+  double x = p * a;
+  for (int k = 0; k < kErfinvNewtonSteps; ++k) {
+    const double slope = 1.1283791670955126 * std::exp(-x * x);  // erf'(x) = 2/sqrt(pi) e^-x^2
+    if (a <= 0.5) {
+      x -= (std::erf(x) - a) / slope;
+    } else {
+      const double tail = std::erfc(x);
+      x += (std::log(tail) - std::log1p(-a)) * tail / slope;
+    }
+  }
+  return std::copysign(x, y);
 }
 
 // Calls `visit(op, function)` for each op of the table, `function` a UnaryFunction.
@@ -118,6 +161,7 @@ void ForEachUnaryOp(Visit&& visit) {
   visit("Atanh", Unary<kFloats>([]<typename C>(C x) { return std::atanh(x); }));
   visit("Erf", Unary<kFloats>([]<typename C>(C x) { return std::erf(x); }));
   visit("Erfc", Unary<kFloats>([]<typename C>(C x) { return std::erfc(x); }));
+  visit("Erfinv", Unary<kFloats>([]<typename C>(C x) { return static_cast<C>(Erfinv(x)); }));
 
   // Activations. `x < 0 ? 0 : x` rather than max(), which would turn NaN into 0 (TensorFlow's
   // Relu(NaN) is NaN).

@@ -6,6 +6,7 @@
 #include "graph/op_semantics/unary.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <functional>
@@ -111,6 +112,36 @@ UnaryOp MakeOp(std::string name, BodyText body, const F& f) {
   return result;
 }
 
+// Erfinv as graph/op_semantics/unary.h computes it: Giles' estimate, which is float's answer,
+// refined in double by the same Newton steps.
+std::string ErfinvBody(DType d) {
+  const auto polynomial = [d](const std::array<double, 9>& c) {
+    std::string p = absl::StrCat("p = ", FloatLiteral(d, c[0]), ";");
+    for (size_t k = 1; k < c.size(); ++k) {
+      absl::StrAppend(&p, " p = ", FloatLiteral(d, c[k]), " + p * w;");
+    }
+    return p;
+  };
+  std::string text = absl::StrCat(
+      "$0 a = fabs(x);\n"
+      "if (!(a < 1)) return a == 1 ? copysign(($0)INFINITY, x) : ($0)NAN;\n"
+      "$0 w = -log((1 - a) * (1 + a));\n"
+      "$0 p;\n"
+      "if (w < 5) {\n  w -= 2.5;\n  ",
+      polynomial(kErfinvCentral), "\n} else {\n  w = sqrt(w) - 3;\n  ", polynomial(kErfinvTail),
+      "\n}\n$0 r = p * a;\n");
+  if (d == DType::kDouble) {
+    absl::StrAppend(&text, "for (int k = 0; k < ", kErfinvNewtonSteps,
+                    "; ++k) {\n"
+                    "  const double slope = 1.1283791670955126 * exp(-r * r);\n"
+                    "  if (a <= 0.5) {\n    r -= (erf(r) - a) / slope;\n  } else {\n"
+                    "    const double tail = erfc(r);\n"
+                    "    r += (log(tail) - log1p(-a)) * tail / slope;\n  }\n}\n");
+  }
+  absl::StrAppend(&text, "return copysign(r, x);");
+  return absl::Substitute(text, OpenCLType(d));
+}
+
 // Each op's UserFun name and OpenCL body: what the translation adds to the op's function.
 struct Body {
   std::string name;
@@ -148,6 +179,7 @@ const absl::flat_hash_map<std::string, Body>& OpenCLBodies() {
           "Sinh", "Cosh", "Tanh", "Asinh", "Acosh", "Atanh", "Erf", "Erfc"}) {
       math(op, absl::AsciiStrToLower(op).c_str());
     }
+    (*m)["Erfinv"] = {"erfinv", ErfinvBody};
     (*m)["Rsqrt"] = {"rsqrt", ByKind({"return 1 / sqrt(x);"})};
 
     (*m)["Sigmoid"] = {"sigmoid", ByKind({"if (x >= 0) return 1 / (1 + exp(-x));\n"

@@ -57,7 +57,8 @@ const std::vector<std::string> kSimpleOps = {"Abs",       "Neg",
                                              "Identity",  "StopGradient",
                                              "Snapshot",  "PreventGradient",
                                              "ZerosLike", "OnesLike",
-                                             "Invert",    "PopulationCount"};
+                                             "Invert",    "PopulationCount",
+                                             "Erfinv"};
 
 const std::vector<Shape> kShapes = {{},        {1},       {0},    {7},          {2, 3},      {1, 1},
                                     {3, 0, 2}, {1, 4, 1}, {2, 0}, {2, 3, 1, 4}, {1, 2, 1, 3}};

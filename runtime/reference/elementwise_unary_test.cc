@@ -95,6 +95,10 @@ INSTANTIATE_TEST_SUITE_P(
         UnaryCase{"Atanh", {0.0f, 0.5f}, {0, 0.5493061443340549}},
         UnaryCase{"Erf", {0.0f, 1.0f, -1.0f}, {0, 0.8427007929497149, -0.8427007929497149}},
         UnaryCase{"Erfc", {0.0f, 1.0f}, {1, 0.15729920705028513}},
+        UnaryCase{
+            "Erfinv",
+            {0.0f, 0.5f, -0.75f, 1 - 0x1p-10f, 1.0f, -1.0f},
+            {0, 0.4769362762044699, -0.8134198475976185, 2.331467773621948, INFINITY, -INFINITY}},
         UnaryCase{"Sigmoid",
                   {0.0f, 1.0f, -20.0f, 1000.0f, -1000.0f},
                   {0.5, 0.7310585786300049, 2.0611536181902037e-09, 1, 0}},
@@ -119,6 +123,30 @@ TEST(UnaryTest, DoubleStaysDouble) {
   const Tensor sp = RunOp1("Softplus", {T1<double>({1000.0, -40.0})});
   ExpectClose(Values<double>(sp), {1000.0, 4.248354255291589e-18}, 1e-14);
   EXPECT_NEAR(Values<double>(sp)[1], 4.248354255291589e-18, 1e-30);
+}
+
+// Erfinv inverts erf to double's precision across its domain, up to 1 - 2^-53 where erf itself
+// has no digits left (there erfc(erfinv(y)) = 1 - y is the check); beyond [-1, 1] it is NaN.
+TEST(UnaryTest, ErfinvInvertsErfInDouble) {
+  const std::vector<double> ys = {1e-300, 1e-8, 0.3, 0.5, 0.75, 0.999, 1 - 1e-12, 1 - 0x1p-53};
+  std::vector<double> inputs = ys;
+  for (double y : ys) inputs.push_back(-y);
+  const std::vector<double> x = Values<double>(RunOp1("Erfinv", {T1<double>(inputs)}));
+  for (size_t k = 0; k < ys.size(); ++k) {
+    const double y = ys[k];
+    if (y <= 0.5) {
+      EXPECT_NEAR(std::erf(x[k]), y, 4e-16 * y) << "erfinv(" << y << ")";
+    } else {
+      EXPECT_NEAR(std::erfc(x[k]), 1 - y, 1e-14 * (1 - y)) << "erfinv(" << y << ")";
+    }
+    EXPECT_EQ(x[ys.size() + k], -x[k]) << "erfinv is odd";
+  }
+  const std::vector<double> edges =
+      Values<double>(RunOp1("Erfinv", {T1<double>({-0.0, 1.0, -1.0, 1.5, -2.0, std::nan("")})}));
+  EXPECT_TRUE(edges[0] == 0 && std::signbit(edges[0]));
+  EXPECT_EQ(edges[1], INFINITY);
+  EXPECT_EQ(edges[2], -INFINITY);
+  EXPECT_TRUE(std::isnan(edges[3]) && std::isnan(edges[4]) && std::isnan(edges[5]));
 }
 
 TEST(UnaryTest, HalfComputesInFloatAndRounds) {
