@@ -61,254 +61,134 @@ enum class Device {
 constexpr char kFastestOther[] = "*";
 
 struct Target {
-  // The issue whose promise it is: a section is judged on the targets of the issues whose
-  // families it ran (the device sections on issue 7's, the CNN sections on issue 30's).
-  int issue;
-  const char* name;    // the promise, as RESULTS.md prints it
-  const char* family;  // the family, or with family_prefix every family that starts with it
-  bool family_prefix;
-  const char* subject;  // the variant judged, or kFastestOther
-  const char* baseline;
-  Measure measure;
-  At at;
-  int64_t size;  // for At::kGivenSize and At::kFromSize
-  bool at_most;  // the figure must be <= bound; otherwise >= bound
-  double bound;
+  // The group whose promise it is: a section is judged on the targets of every group one of
+  // whose families it ran (the device sections on the device kernels', the CNN sections on
+  // theirs).
+  std::string group;
+  std::string name;    // the promise, as RESULTS.md prints it
+  std::string family;  // the family, or with family_prefix every family that starts with it
+  bool family_prefix = false;
+  std::string subject = kSubjectVariant;  // the variant judged, or kFastestOther
+  std::string baseline;
+  Measure measure = Measure::kSpeedup;
+  At at = At::kGivenSize;
+  int64_t size = 0;      // for At::kGivenSize and At::kFromSize
+  bool at_most = false;  // the figure must be <= bound; otherwise >= bound
+  double bound = 0;
   Device device = Device::kAny;
 };
 
-// A target against the peer (kPeerVariant's time over kSubjectVariant's, at least `bound`).
-constexpr Target Peer(int issue, const char* name, const char* family, bool family_prefix, At at,
-                      int64_t size, double bound, Device device = Device::kAny) {
-  return {.issue = issue,
-          .name = name,
-          .family = family,
-          .family_prefix = family_prefix,
-          .subject = kSubjectVariant,
-          .baseline = kPeerVariant,
-          .measure = Measure::kSpeedup,
-          .at = at,
-          .size = size,
-          .at_most = false,
-          .bound = bound,
-          .device = device};
+// `value`'s entry among `names` (text, enum), or an error naming `what` and the choices.
+template <typename E>
+absl::StatusOr<E> OneOf(const std::string& value,
+                        const std::vector<std::pair<std::string, E>>& names,
+                        const std::string& what) {
+  std::vector<std::string> choices;
+  for (const auto& [name, e] : names) {
+    if (name == value) return e;
+    choices.push_back(name);
+  }
+  return absl::InvalidArgumentError(
+      absl::StrCat(what, " is \"", value, "\", expected one of ", absl::StrJoin(choices, ", ")));
 }
 
-// A target against every peer (kPeerVariants): the faster peer's time over dfc's at least
-// `bound`, at each batch from `size` on, on the CPU, where both peers run.
-constexpr Target BothPeers(int issue, const char* name, const char* family, int64_t size,
-                           double bound) {
-  return {.issue = issue,
-          .name = name,
-          .family = family,
-          .family_prefix = false,
-          .subject = kSubjectVariant,
-          .baseline = "",
-          .measure = Measure::kSpeedupOverPeers,
-          .at = At::kFromSize,
-          .size = size,
-          .at_most = false,
-          .bound = bound,
-          .device = Device::kCpu};
-}
-
-// BothPeers at one batch only.
-constexpr Target BothPeersAt(int issue, const char* name, const char* family, bool family_prefix,
-                             int64_t size, double bound) {
-  Target t = BothPeers(issue, name, family, size, bound);
-  t.family_prefix = family_prefix;
-  t.at = At::kGivenSize;
+// One target of bench/targets.json (see its "about" for the defaults).
+absl::StatusOr<Target> ParseTarget(const json& j, const std::string& group) {
+  Target t{.group = group};
+  if (!j.is_object()) return absl::InvalidArgumentError("a target is not an object");
+  t.name = j.value("name", "");
+  if (t.name.empty()) return absl::InvalidArgumentError("a target has no name");
+  const auto error = [&](const std::string& what) {
+    return absl::InvalidArgumentError(absl::StrCat("target \"", t.name, "\": ", what));
+  };
+  t.family = j.value("family", "");
+  if (t.family.empty()) return error("no family");
+  if (t.family.ends_with('*')) {
+    t.family.pop_back();
+    t.family_prefix = true;
+  }
+  t.subject = j.value("subject", std::string(kSubjectVariant));
+  t.baseline = j.value("baseline", "");
+  absl::StatusOr<Measure> measure =
+      OneOf<Measure>(j.value("measure", ""),
+                     {{"floor_fraction", Measure::kFloorFraction},
+                      {"speedup", Measure::kSpeedup},
+                      {"bandwidth_ratio", Measure::kBandwidthRatio},
+                      {"speedup_over_peers", Measure::kSpeedupOverPeers},
+                      {"time", Measure::kTime},
+                      {"peak_fraction", Measure::kPeakFraction},
+                      {"host_overhead", Measure::kHostOverhead}},
+                     "the measure");
+  if (!measure.ok()) return error(std::string(measure.status().message()));
+  t.measure = *measure;
+  absl::StatusOr<At> at = OneOf<At>(j.value("at", ""),
+                                    {{"largest", At::kLargestSize},
+                                     {"every", At::kEverySize},
+                                     {"given", At::kGivenSize},
+                                     {"from", At::kFromSize}},
+                                    "\"at\"");
+  if (!at.ok()) return error(std::string(at.status().message()));
+  t.at = *at;
+  absl::StatusOr<Device> device = OneOf<Device>(
+      j.value("device", "any"),
+      {{"any", Device::kAny}, {"cpu", Device::kCpu}, {"gpu", Device::kGpu}}, "the device");
+  if (!device.ok()) return error(std::string(device.status().message()));
+  t.device = *device;
+  const bool sized = t.at == At::kGivenSize || t.at == At::kFromSize;
+  if (sized != j.contains("size")) {
+    return error(sized ? "no size, which \"at\" needs" : "a size, which \"at\" ignores");
+  }
+  if (sized && (!j["size"].is_number_integer() || j["size"].get<int64_t>() < 1)) {
+    return error("the size is not a positive integer");
+  }
+  t.size = j.value("size", int64_t{0});
+  if (!j.contains("bound") || !j["bound"].is_number()) return error("no bound");
+  t.bound = j["bound"].get<double>();
+  t.at_most = j.value("at_most", false);
   return t;
 }
 
-// A figure of dfc's own on the CPU at one size (`measure` a kTime, kPeakFraction or
-// kHostOverhead), at most or at least `bound`.
-constexpr Target OwnFigure(int issue, const char* name, const char* family, bool family_prefix,
-                           Measure measure, int64_t size, bool at_most, double bound) {
-  return {.issue = issue,
-          .name = name,
-          .family = family,
-          .family_prefix = family_prefix,
-          .subject = kSubjectVariant,
-          .baseline = "",
-          .measure = measure,
-          .at = At::kGivenSize,
-          .size = size,
-          .at_most = at_most,
-          .bound = bound,
-          .device = Device::kCpu};
+// Every target of `text`, a table in bench/targets.json's form.
+absl::StatusOr<std::vector<Target>> ParseTargets(absl::string_view text) {
+  const json root = json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
+  if (root.is_discarded()) return absl::InvalidArgumentError("not JSON");
+  if (!root.is_object() || !root.contains("groups") || !root["groups"].is_array()) {
+    return absl::InvalidArgumentError("no array \"groups\"");
+  }
+  std::vector<Target> targets;
+  for (const json& g : root["groups"]) {
+    if (!g.is_object() || !g.contains("group") || !g["group"].is_string() ||
+        !g.contains("targets") || !g["targets"].is_array()) {
+      return absl::InvalidArgumentError("a group without a name or its \"targets\"");
+    }
+    for (const json& j : g["targets"]) {
+      absl::StatusOr<Target> t;
+      try {  // a field of the wrong type
+        t = ParseTarget(j, g["group"].get<std::string>());
+      } catch (const json::exception& e) {
+        t = absl::InvalidArgumentError(
+            absl::StrCat("a target of group \"", g["group"].get<std::string>(), "\": ", e.what()));
+      }
+      if (!t.ok()) return t.status();
+      targets.push_back(*std::move(t));
+    }
+  }
+  return targets;
 }
 
-// dfc at batch 1 against an earlier build of dfc on the CPU, timed in turn: kBeforeVariant's
-// time over kAfterVariant's at least 1.
-constexpr Target Before(int issue, const char* name, const char* family) {
-  return {.issue = issue,
-          .name = name,
-          .family = family,
-          .family_prefix = false,
-          .subject = kAfterVariant,
-          .baseline = kBeforeVariant,
-          .measure = Measure::kSpeedup,
-          .at = At::kGivenSize,
-          .size = 1,
-          .at_most = false,
-          .bound = 1,
-          .device = Device::kCpu};
+// The targets: bench/targets.json, embedded at build time, read once.
+const std::vector<Target>& Targets() {
+  static const std::vector<Target>* targets = [] {
+    absl::StatusOr<std::vector<Target>> parsed = ParseTargets(kTargetsJson);
+    if (!parsed.ok()) {
+      std::fprintf(stderr, "bench/targets.json: %s\n",
+                   std::string(parsed.status().message()).c_str());
+      std::abort();
+    }
+    return new std::vector<Target>(*std::move(parsed));
+  }();
+  return *targets;
 }
-
-// The project's performance targets, checked per section. Change them here; report_test.cc
-// checks how each kind is evaluated.
-constexpr Target kTargets[] = {
-    {.issue = 7,
-     .name = "Seed subgraph within 1.3× its bandwidth floor",
-     .family = "seed",
-     .family_prefix = false,
-     .subject = "tuned",
-     .baseline = "",
-     .measure = Measure::kFloorFraction,
-     .at = At::kLargestSize,
-     .size = 0,
-     .at_most = true,
-     .bound = 1.3},
-    {.issue = 7,
-     .name = "Relu subgraph (512 features, 7 classes) within 1.5× its bandwidth floor",
-     .family = "relu",
-     .family_prefix = false,
-     .subject = "tuned",
-     .baseline = "",
-     .measure = Measure::kFloorFraction,
-     .at = At::kLargestSize,
-     .size = 0,
-     .at_most = true,
-     .bound = 1.5},
-    {.issue = 7,
-     .name = "Seed subgraph 10× over the unfused chain",
-     .family = "seed",
-     .family_prefix = false,
-     .subject = "tuned",
-     .baseline = "unfused",
-     .measure = Measure::kSpeedup,
-     .at = At::kLargestSize,
-     .size = 0,
-     .at_most = false,
-     .bound = 10},
-    {.issue = 7,
-     .name = "Contractions: dfc's generated GEMM at least 2× CLBlast's",
-     .family = "matmul_",
-     .family_prefix = true,
-     .subject = "tuned",
-     .baseline = "clblast",
-     .measure = Measure::kSpeedup,
-     .at = At::kEverySize,
-     .size = 0,
-     .at_most = false,
-     .bound = 2},
-    {.issue = 7,
-     .name = "Elementwise chain at least 80% of the copy bandwidth",
-     .family = "chain",
-     .family_prefix = false,
-     .subject = "tuned",
-     .baseline = "copy",
-     .measure = Measure::kBandwidthRatio,
-     .at = At::kLargestSize,
-     .size = 0,
-     .at_most = false,
-     .bound = 0.8},
-    {.issue = 7,
-     .name = "MNIST training step at batch 8192 at least 3× faster than the unfused chain",
-     .family = "model_mnist_train",
-     .family_prefix = false,
-     .subject = kFastestOther,
-     .baseline = "unfused",
-     .measure = Measure::kSpeedup,
-     .at = At::kGivenSize,
-     .size = 8192,
-     .at_most = false,
-     .bound = 3},
-    // Issue 30's, against PyTorch on the same CPU (cnn_bench, torch_peer.py): pytorch's time over
-    // dfc's at least 1 / 1.5.
-    Peer(30, "CNN within 1.5× of PyTorch's time at batch 16 (pytorch / dfc ≥ 0.667)", "cnn_", true,
-         At::kGivenSize, 16, 1 / 1.5),
-    Peer(30, "CNN within 1.5× of PyTorch's time at batch 64 (pytorch / dfc ≥ 0.667)", "cnn_", true,
-         At::kGivenSize, 64, 1 / 1.5),
-    Peer(30, "CNN faster than PyTorch at batch 64 (one of them must be)", "cnn_", true,
-         At::kGivenSize, 64, 1),
-    Peer(30,
-         "deep_mnist training step at batch 64 within 1.5× of PyTorch's (pytorch / dfc ≥ 0.667)",
-         "train_deep_mnist", false, At::kGivenSize, 64, 1 / 1.5),
-    // Issue 32's, against PyTorch end to end in the same bench/peer run (peer_bench,
-    // cnn_bench, torch_peer.py): pytorch's time over dfc's.
-    Peer(32, "1024³ GEMM at least 90% of OpenBLAS's rate through PyTorch (pytorch / dfc ≥ 0.9)",
-         "gemm_1024", false, At::kGivenSize, 1024, 0.9, Device::kCpu),
-    Peer(32, "MLP at batch 8192 no slower than PyTorch (pytorch / dfc ≥ 1)", "mlp_", true,
-         At::kGivenSize, 8192, 1, Device::kCpu),
-    Peer(32, "MLP at batch 1 within 2× of PyTorch's time (pytorch / dfc ≥ 0.5)", "mlp_", true,
-         At::kGivenSize, 1, 0.5, Device::kCpu),
-    Peer(32, "MLP at batch 64 no slower than PyTorch (pytorch / dfc ≥ 1)", "mlp_", true,
-         At::kGivenSize, 64, 1, Device::kCpu),
-    // Where dfc fuses more than PyTorch: the seed, the training steps, the CNNs with batch norm
-    // and activations (MobileNet, the ResNet).
-    Peer(32, "Seed subgraph faster than PyTorch at batch ≥ 16 (pytorch / dfc ≥ 1)", "subgraph_seed",
-         false, At::kFromSize, 16, 1, Device::kCpu),
-    Peer(32, "Training step faster than PyTorch at batch ≥ 16 (pytorch / dfc ≥ 1)", "train_", true,
-         At::kFromSize, 16, 1, Device::kCpu),
-    Peer(32, "MobileNet faster than PyTorch at batch ≥ 16 (pytorch / dfc ≥ 1)",
-         "cnn_mobilenet_v1_025_128", false, At::kFromSize, 16, 1, Device::kCpu),
-    Peer(32, "ResNet faster than PyTorch at batch ≥ 16 (pytorch / dfc ≥ 1)", "cnn_resnet_cifar10",
-         false, At::kFromSize, 16, 1, Device::kCpu),
-    // On a GPU, against PyTorch CUDA (cuBLAS, cuDNN): the thesis' comparison.
-    Peer(32, "GPU: seed subgraph faster than PyTorch CUDA at batch ≥ 4096 (pytorch / dfc ≥ 1)",
-         "subgraph_seed", false, At::kFromSize, 4096, 1, Device::kGpu),
-    Peer(32, "GPU: GEMM within 1.5× of cuBLAS at 1024³ and larger (pytorch / dfc ≥ 0.667)",
-         "gemm_1024", false, At::kFromSize, 1024, 1 / 1.5, Device::kGpu),
-    // Issue 55's, against both CPU peers at their best (bench/peer: OpenBLAS on the CPU's own
-    // kernels; ONNX Runtime's CPU execution provider on the twins' ONNX exports).
-    BothPeers(55,
-              "LeNet faster than PyTorch and ONNX Runtime at batch ≥ 16 (faster peer / dfc ≥ 1)",
-              "cnn_lenet", 16, 1),
-    BothPeers(
-        55, "MobileNet faster than PyTorch and ONNX Runtime at batch ≥ 16 (faster peer / dfc ≥ 1)",
-        "cnn_mobilenet_v1_025_128", 16, 1),
-    BothPeers(55,
-              "ResNet faster than PyTorch and ONNX Runtime at batch ≥ 16 (faster peer / dfc ≥ 1)",
-              "cnn_resnet_cifar10", 16, 1),
-    OwnFigure(55, "OpenPose (MobileNetV2-small, 368x432) under 500 ms a run at batch 1",
-              "cnn_openpose_mnv2_small", false, Measure::kTime, 1, /*at_most=*/true, 500),
-    OwnFigure(55, "ResNet's convolutions at ≥ 60% of the FMA peak at batch 64",
-              "cnn_resnet_cifar10", false, Measure::kPeakFraction, 64, /*at_most=*/false, 0.6),
-    Peer(55, "deep_mnist training step faster than PyTorch at batch 64 (pytorch / dfc ≥ 1)",
-         "train_deep_mnist", false, At::kGivenSize, 64, 1, Device::kCpu),
-    Peer(55, "1024³ GEMM at least 95% of OpenBLAS's rate through PyTorch (pytorch / dfc ≥ 0.95)",
-         "gemm_1024", false, At::kGivenSize, 1024, 0.95, Device::kCpu),
-    // Issue 57's: a batch-1 run costs its kernels, against both CPU peers where both run (the
-    // training steps are PyTorch's alone).
-    BothPeersAt(57, "Batch 1 within 2× of the faster peer's time (faster peer / dfc ≥ 0.5)",
-                "cnn_", true, 1, 0.5),
-    BothPeersAt(57, "Batch 1 within 2× of the faster peer's time (faster peer / dfc ≥ 0.5)",
-                "mlp_", true, 1, 0.5),
-    BothPeersAt(57, "Batch 1 within 2× of the faster peer's time (faster peer / dfc ≥ 0.5)",
-                "subgraph_", true, 1, 0.5),
-    BothPeersAt(57, "Batch 1 within 2× of the faster peer's time (faster peer / dfc ≥ 0.5)",
-                "gemm_", true, 1, 0.5),
-    BothPeersAt(57, "Batch 1 within 2× of the faster peer's time (faster peer / dfc ≥ 0.5)",
-                "rnn_", true, 1, 0.5),
-    Peer(57, "Training step at batch 1 within 2× of PyTorch's time (pytorch / dfc ≥ 0.5)",
-         "train_", true, At::kGivenSize, 1, 0.5, Device::kCpu),
-    BothPeersAt(57, "LeNet at batch 1 no slower than the faster peer (faster peer / dfc ≥ 1)",
-                "cnn_lenet", false, 1, 1),
-    BothPeersAt(57, "MobileNet at batch 1 no slower than the faster peer (faster peer / dfc ≥ 1)",
-                "cnn_mobilenet_v1_025_128", false, 1, 1),
-    OwnFigure(57,
-              "A frozen MLP's host overhead at batch 1 under 15 µs a run, as the profiler "
-              "measures it",
-              "mlp_", true, Measure::kHostOverhead, 1, /*at_most=*/true, 15),
-    // dfc built before issue 55's kernels and this build, timed in turn by bench/peer.
-    Before(55, "LeNet at batch 1 no slower than before issue 55 (before / after ≥ 1)", "cnn_lenet"),
-    Before(55, "MobileNet at batch 1 no slower than before issue 55 (before / after ≥ 1)",
-           "cnn_mobilenet_v1_025_128"),
-    Before(55, "ResNet at batch 1 no slower than before issue 55 (before / after ≥ 1)",
-           "cnn_resnet_cifar10"),
-};
 
 // ---- Number formatting ------------------------------------------------------------------------
 
@@ -790,7 +670,7 @@ TargetResult CheckOverPeers(const Target& t, const std::vector<Result>& rs, cons
 TargetResult CheckAt(const Target& t, const std::vector<Result>& rs, const std::string& family,
                      int64_t size, const std::string& target) {
   const std::string at = absl::StrCat(" at ", SizeKey(rs, family), ":", size);
-  const bool fastest = std::string(t.subject) == kFastestOther;
+  const bool fastest = t.subject == kFastestOther;
   const Needed subject = fastest ? NeedFastestOther(rs, target, family, t.baseline, size)
                                  : Need(rs, target, family, t.subject, size);
   if (subject.verdict) return *subject.verdict;
@@ -911,18 +791,20 @@ void Check(const Target& t, const std::vector<Result>& rs, std::vector<TargetRes
 }  // namespace
 
 std::vector<TargetResult> EvaluateTargets(const std::vector<Result>& section_results) {
-  std::set<int> issues;
-  for (const Target& t : kTargets) {
+  std::set<std::string> groups;
+  for (const Target& t : Targets()) {
     for (const std::string& family : Families(section_results)) {
-      if (InTarget(t, family)) issues.insert(t.issue);
+      if (InTarget(t, family)) groups.insert(t.group);
     }
   }
   std::vector<TargetResult> out;
-  for (const Target& t : kTargets) {
-    if (issues.contains(t.issue) && ForDevice(t, section_results)) Check(t, section_results, out);
+  for (const Target& t : Targets()) {
+    if (groups.contains(t.group) && ForDevice(t, section_results)) Check(t, section_results, out);
   }
   return out;
 }
+
+absl::Status ValidateTargets(absl::string_view text) { return ParseTargets(text).status(); }
 
 bool IsGpuSection(const std::string& section) { return absl::StrContains(section, "GPU"); }
 
@@ -1242,7 +1124,7 @@ std::string FamilySection(const std::vector<Result>& rs, const std::string& sect
 }
 
 bool HasTargetFamily(const std::vector<Result>& rs) {
-  for (const Target& t : kTargets) {
+  for (const Target& t : Targets()) {
     for (const std::string& family : Families(rs)) {
       if (InTarget(t, family)) return true;
     }

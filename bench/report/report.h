@@ -15,6 +15,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 
 namespace dfc::bench::report {
 
@@ -127,12 +128,19 @@ struct TargetResult {
 // the share of the run the device was busy.
 std::string RuleThatWouldMove(const HeldBack& h);
 
-// Checks the targets (kTargets in report.cc) against the results of one section. A benchmark
+// The performance targets: bench/targets.json's text, embedded at build time.
+extern const char kTargetsJson[];
+
+// OK if `text` is a table of targets in bench/targets.json's form, each complete and of known
+// measures, sizes and devices; else an error naming the first target that is not.
+absl::Status ValidateTargets(absl::string_view text);
+
+// Checks the targets (bench/targets.json) against the results of one section. A benchmark
 // that failed misses its target; one that is absent leaves it "not run".
 std::vector<TargetResult> EvaluateTargets(const std::vector<Result>& section_results);
 
 // Whether `section` holds a GPU's results: its name holds "GPU" (bench/run --section GPU ...).
-// Issue 32's targets differ there: the peer is PyTorch CUDA.
+// The GPU targets are judged there: the peer is PyTorch CUDA.
 bool IsGpuSection(const std::string& section);
 
 // bench/results/peer.json: for each family timed by dfc (kSubjectVariant) and a peer (a variant

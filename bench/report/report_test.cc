@@ -339,23 +339,24 @@ TEST(TargetsTest, BatchOneAgainstTheBuildBefore) {
 // Issue 57's: batch 1 against the faster peer where both run (PyTorch alone for a training
 // step), LeNet and MobileNet no slower than it, and an MLP's host overhead at most 15 µs.
 TEST(TargetsTest, Issue57BatchOneAgainstTheFasterPeerAndTheHostOverhead) {
-  const std::vector<TargetResult> rows = EvaluateTargets(Parse({
-      // LeNet: 0.05 against ONNX Runtime's 0.12 (met twice); MobileNet 1.0 against 0.8: within
-      // 2×, but slower.
-      Bench("cnn_lenet/dfc/batch:1", 0.05), Bench("cnn_lenet/pytorch/batch:1", 0.5),
-      Bench("cnn_lenet/onnxruntime/batch:1", 0.12),
-      Bench("cnn_mobilenet_v1_025_128/dfc/batch:1", 1.0),
-      Bench("cnn_mobilenet_v1_025_128/pytorch/batch:1", 7.0),
-      Bench("cnn_mobilenet_v1_025_128/onnxruntime/batch:1", 0.8),
-      // An MLP 3× its faster peer, whose host overhead is over 15 µs; another under.
-      Bench("mlp_dl4j/dfc/batch:1", 0.03, R"(, "host_overhead_us": 16.5)"),
-      Bench("mlp_dl4j/pytorch/batch:1", 0.01), Bench("mlp_dl4j/onnxruntime/batch:1", 0.02),
-      Bench("mlp_cppflow/dfc/batch:1", 0.005, R"(, "host_overhead_us": 6.5)"),
-      Bench("mlp_cppflow/pytorch/batch:1", 0.013), Bench("mlp_cppflow/onnxruntime/batch:1", 0.009),
-      // A training step has PyTorch only: judged against it.
-      Bench("train_mnist_softmax/dfc/batch:1", 0.05),
-      Bench("train_mnist_softmax/pytorch/batch:1", 0.1)}));
-  const std::string within = "Batch 1 within 2× of the faster peer's time (faster peer / dfc ≥ 0.5)";
+  const std::vector<TargetResult> rows = EvaluateTargets(Parse(
+      {// LeNet: 0.05 against ONNX Runtime's 0.12 (met twice); MobileNet 1.0 against 0.8: within
+       // 2×, but slower.
+       Bench("cnn_lenet/dfc/batch:1", 0.05), Bench("cnn_lenet/pytorch/batch:1", 0.5),
+       Bench("cnn_lenet/onnxruntime/batch:1", 0.12),
+       Bench("cnn_mobilenet_v1_025_128/dfc/batch:1", 1.0),
+       Bench("cnn_mobilenet_v1_025_128/pytorch/batch:1", 7.0),
+       Bench("cnn_mobilenet_v1_025_128/onnxruntime/batch:1", 0.8),
+       // An MLP 3× its faster peer, whose host overhead is over 15 µs; another under.
+       Bench("mlp_dl4j/dfc/batch:1", 0.03, R"(, "host_overhead_us": 16.5)"),
+       Bench("mlp_dl4j/pytorch/batch:1", 0.01), Bench("mlp_dl4j/onnxruntime/batch:1", 0.02),
+       Bench("mlp_cppflow/dfc/batch:1", 0.005, R"(, "host_overhead_us": 6.5)"),
+       Bench("mlp_cppflow/pytorch/batch:1", 0.013), Bench("mlp_cppflow/onnxruntime/batch:1", 0.009),
+       // A training step has PyTorch only: judged against it.
+       Bench("train_mnist_softmax/dfc/batch:1", 0.05),
+       Bench("train_mnist_softmax/pytorch/batch:1", 0.1)}));
+  const std::string within =
+      "Batch 1 within 2× of the faster peer's time (faster peer / dfc ≥ 0.5)";
   EXPECT_EQ(Row(rows, within + ": `cnn_lenet`").verdict, Verdict::kMet);
   EXPECT_EQ(Row(rows, within + ": `cnn_mobilenet_v1_025_128`").verdict, Verdict::kMet);
   const TargetResult& dl4j = Row(rows, within + ": `mlp_dl4j`");
@@ -368,7 +369,8 @@ TEST(TargetsTest, Issue57BatchOneAgainstTheFasterPeerAndTheHostOverhead) {
   const TargetResult& mobilenet = Row(rows, "MobileNet at batch 1 no slower than the faster peer");
   EXPECT_EQ(mobilenet.verdict, Verdict::kMissed);
   const std::string overhead = "A frozen MLP's host overhead at batch 1 under 15 µs";
-  const TargetResult& slow = Row(rows, overhead + " a run, as the profiler measures it: `mlp_dl4j`");
+  const TargetResult& slow =
+      Row(rows, overhead + " a run, as the profiler measures it: `mlp_dl4j`");
   EXPECT_EQ(slow.verdict, Verdict::kMissed);
   EXPECT_EQ(slow.measured, "dfc 16.5 µs a run at batch:1");
   EXPECT_EQ(Row(rows, overhead + " a run, as the profiler measures it: `mlp_cppflow`").verdict,
@@ -660,6 +662,39 @@ TEST(MarkdownTest, PeerTableWithBothPeers) {
   // ONNX Runtime did not run at 64: no ratio to it, nor to "the faster".
   EXPECT_THAT(md,
               HasSubstr("| cnn_lenet | 64 | 20 | 10 |  | 2 |  |  | 3 | 0.03 | 6 | 0.06 |  |  |\n"));
+}
+
+// bench/targets.json, as built in, is a complete table; a target that misses a field or names
+// an unknown measure is an error naming it.
+TEST(TargetsTest, TheTableIsCompleteAndErrorsNameTheTarget) {
+  EXPECT_TRUE(ValidateTargets(kTargetsJson).ok()) << ValidateTargets(kTargetsJson);
+  const auto table = [](const std::string& target) {
+    return absl::StrCat(R"({"groups": [{"group": "g", "targets": [)", target, "]}]}");
+  };
+  EXPECT_TRUE(ValidateTargets(table(R"({"name": "t", "family": "mlp_*", "measure": "speedup",
+                                        "at": "given", "size": 1, "bound": 0.5})"))
+                  .ok());
+  const std::vector<std::pair<std::string, std::string>> bad = {
+      {R"({"name": "t", "family": "f", "measure": "speed", "at": "largest", "bound": 1})",
+       "the measure is \"speed\""},
+      {R"({"name": "t", "family": "f", "measure": "time", "at": "given", "bound": 1})", "no size"},
+      {R"({"name": "t", "family": "f", "measure": "time", "at": "largest", "size": 4, "bound": 1})",
+       "a size, which"},
+      {R"({"name": "t", "family": "f", "measure": "time", "at": "largest"})", "no bound"},
+      {R"({"name": "t", "measure": "time", "at": "largest", "bound": 1})", "no family"},
+      {R"({"name": "t", "family": "f", "measure": "time", "at": "largest", "bound": 1,
+           "device": "tpu"})",
+       "the device is \"tpu\""},
+      {R"({"name": "t", "family": 7, "measure": "time", "at": "largest", "bound": 1})",
+       "group \"g\""},
+  };
+  for (const auto& [target, error] : bad) {
+    const absl::Status status = ValidateTargets(table(target));
+    EXPECT_FALSE(status.ok()) << target;
+    EXPECT_THAT(std::string(status.message()), HasSubstr(error)) << target;
+  }
+  EXPECT_FALSE(ValidateTargets("{").ok());
+  EXPECT_FALSE(ValidateTargets(R"({"groups": {}})").ok());
 }
 
 }  // namespace
