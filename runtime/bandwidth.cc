@@ -7,42 +7,11 @@
 
 #include "absl/strings/str_cat.h"
 #include "base/status.h"
+#include "codegen/fixed_kernels.h"
 #include "runtime/opencl/program_cache.h"
 
 namespace dfc {
 namespace {
-
-// `chunked` sums with 16-wide vector loads into four independent accumulators: a scalar
-// running sum would wait on each addition (its latency, not the memory, would be measured:
-// 12.8 GB/s where the vector loads stream 62 GB/s on the development machine's CPU device).
-constexpr char kStreamKernels[] = R"(
-__kernel void chunked(__global const float* restrict in, __global float* restrict out,
-                      const long n, const long chunk) {
-  const long g = get_global_id(0);
-  const long begin = g * chunk, end = min(n, begin + chunk);
-  float16 a = 0.0f, b = 0.0f, c = 0.0f, d = 0.0f;
-  long i = begin;
-  for (; i + 64 <= end; i += 64) {
-    a += vload16(0, in + i);
-    b += vload16(0, in + i + 16);
-    c += vload16(0, in + i + 32);
-    d += vload16(0, in + i + 48);
-  }
-  float s = 0.0f;
-  for (; i < end; ++i) s += in[i];
-  const float16 v = (a + b) + (c + d);
-  const float8 h8 = v.lo + v.hi;
-  const float4 h4 = h8.lo + h8.hi;
-  out[g] = s + h4.x + h4.y + h4.z + h4.w;
-}
-__kernel void interleaved(__global const float* restrict in, __global float* restrict out,
-                          const long n, const long stride) {
-  const long g = get_global_id(0);
-  float s = 0.0f;
-  for (long i = g; i < n; i += stride) s += in[i];
-  out[g] = s;
-}
-)";
 
 absl::Status Check(cl_int err, const char* what) {
   if (err == CL_SUCCESS) return absl::OkStatus();
@@ -58,7 +27,8 @@ absl::StatusOr<double> MeasureReadBandwidth(const std::shared_ptr<cl::ClContext>
   // The bandwidth of the device with all its threads, not of a small run's inline device.
   DFC_RETURN_IF_ERROR(context.UseInline(false));
   cl::ProgramCache cache(shared);
-  DFC_ASSIGN_OR_RETURN(std::shared_ptr<cl::ClProgram> program, cache.Build(kStreamKernels));
+  DFC_ASSIGN_OR_RETURN(std::shared_ptr<cl::ClProgram> program,
+                       cache.Build(codegen::StreamKernelsSource()));
   const cl_long n = cl_long{64} << 20;  // 256 MiB: more than any cache
   const size_t items = 16 * 1024;
   DFC_ASSIGN_OR_RETURN(cl::ClBuffer in, context.Allocate(n * sizeof(float)));

@@ -10,7 +10,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "base/status.h"
-#include "codegen/kernel_gen.h"
+#include "codegen/fixed_kernels.h"
 #include "runtime/device_run.h"
 #include "runtime/opencl/cl_error.h"
 #include "runtime/profiler/profiler.h"
@@ -23,79 +23,6 @@ namespace {
 // The variable updates that run on the device: var + factor * delta in the variable's own
 // type, rounded as the reference executor rounds it (no contraction to fma).
 bool UpdatesOnDevice(DType dtype) { return dtype == DType::kFloat || dtype == DType::kDouble; }
-
-std::string UpdateSource(DType dtype) {
-  const std::string t = codegen::StorageType(dtype);
-  return absl::StrCat(
-      dtype == DType::kDouble ? "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n" : "",
-      "#pragma OPENCL FP_CONTRACT OFF\n",
-      "// A variable's update, out = var + factor * delta: AssignAdd (factor 1), AssignSub (-1),\n"
-      "// ApplyGradientDescent (-alpha).\n",
-      "__kernel void dfc_update(__global const ", t, "* restrict var, __global const ", t,
-      "* restrict delta,\n                         __global ", t, "* restrict out, const ", t,
-      " factor, const long n) {\n", "  const long i = get_global_id(0);\n",
-      "  if (i < n) out[i] = var[i] + factor * delta[i];\n", "}\n");
-}
-
-// The optimizers whose update runs on the device: one elementwise kernel over the variables,
-// in double as the reference's step computes it (runtime/reference/optimizer.cc), each value
-// rounded to the variables' dtype where the reference rounds it, without contraction to fma:
-// the same values. `body` is OpenCL C on doubles s0 (var), s1... (the slots, in input order),
-// g (the gradient) and c0, c1... (the other inputs, the hyperparameters, in input order), with
-// R(x) the rounding and NESTEROV the attribute use_nesterov.
-struct DeviceOptimizer {
-  const char* op;
-  int grad;  // the gradient's input
-  const char* body;
-};
-
-constexpr DeviceOptimizer kDeviceOptimizers[] = {
-    // ApplyMomentum(var, accum, lr, grad, momentum)
-    {"ApplyMomentum", 3,
-     "s1 = R(s1 * c1 + g);\n"
-     "s0 = R(NESTEROV ? s0 - (g * c0 + s1 * c1 * c0) : s0 - s1 * c0);\n"},
-    // ApplyAdam(var, m, v, beta1_power, beta2_power, lr, beta1, beta2, epsilon, grad)
-    {"ApplyAdam", 9,
-     "const double alpha = c2 * sqrt(1 - c1) / (1 - c0);\n"
-     "s1 = R(s1 + (g - s1) * (1 - c3));\n"
-     "s2 = R(s2 + (g * g - s2) * (1 - c4));\n"
-     "const double direction = NESTEROV ? g * (1 - c3) + c3 * s1 : s1;\n"
-     "s0 = R(s0 - direction * alpha / (sqrt(s2) + c5));\n"},
-};
-
-const DeviceOptimizer* FindDeviceOptimizer(const std::string& op) {
-  for (const DeviceOptimizer& o : kDeviceOptimizers) {
-    if (op == o.op) return &o;
-  }
-  return nullptr;
-}
-
-// The kernel dfc_apply(in0.., grad, out0.., c0.., n) of `o` for `variables` variables of
-// `dtype` and `scalars` hyperparameters.
-std::string OptimizerSource(const DeviceOptimizer& o, DType dtype, int variables, int scalars,
-                            bool nesterov) {
-  const std::string t = codegen::StorageType(dtype);
-  std::string params, load, store;
-  for (int k = 0; k < variables; ++k) {
-    absl::StrAppend(&params, "__global const ", t, "* restrict in", k, ", ");
-    absl::StrAppend(&load, "  double s", k, " = in", k, "[i];\n");
-    absl::StrAppend(&store, "  out", k, "[i] = (", t, ")s", k, ";\n");
-  }
-  absl::StrAppend(&params, "__global const ", t, "* restrict grad, ");
-  for (int k = 0; k < variables; ++k)
-    absl::StrAppend(&params, "__global ", t, "* restrict out", k, ", ");
-  for (int k = 0; k < scalars; ++k) absl::StrAppend(&params, "const double c", k, ", ");
-  std::string body;
-  for (absl::string_view line : absl::StrSplit(o.body, '\n', absl::SkipEmpty())) {
-    absl::StrAppend(&body, "  ", line, "\n");
-  }
-  return absl::StrCat(
-      "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n", "#pragma OPENCL FP_CONTRACT OFF\n", "// ",
-      o.op, ", as the reference's step.\n", "#define R(x) ((double)(", t, ")(x))\n",
-      "#define NESTEROV ", nesterov ? 1 : 0, "\n", "__kernel void dfc_apply(", params,
-      "const long n) {\n", "  const long i = get_global_id(0);\n", "  if (i >= n) return;\n", load,
-      "  const double g = grad[i];\n", body, store, "}\n");
-}
 
 // Launches `kernel` (named `name`, for graph node `node`) with one work-item an element of n,
 // and records its event for the profiler with the bytes it moves and the flops it does.
@@ -126,7 +53,7 @@ absl::Status LaunchOverElements(cl::ClContext& context, cl_kernel kernel, cl_lon
 }  // namespace
 
 absl::StatusOr<bool> DeviceExecutor::ActiveRun::RunOptimizerOnDevice(const Node& node) {
-  const DeviceOptimizer* o = FindDeviceOptimizer(node.op);
+  const codegen::DeviceOptimizer* o = codegen::FindDeviceOptimizer(node.op);
   const int variables = DefOf(node).num_ref_inputs;
   // The kernel computes in double, as the reference does: a device without it updates on the
   // host.
@@ -164,8 +91,8 @@ absl::StatusOr<bool> DeviceExecutor::ActiveRun::RunOptimizerOnDevice(const Node&
   }
   DFC_ASSIGN_OR_RETURN(held.emplace_back(), Buffer(*grad));
   in.push_back(held.back().get());
-  const std::string source =
-      OptimizerSource(*o, var.dtype, variables, static_cast<int>(scalars.size()), nesterov);
+  const std::string source = codegen::OptimizerSource(*o, var.dtype, variables,
+                                                      static_cast<int>(scalars.size()), nesterov);
   absl::StatusOr<std::vector<std::shared_ptr<DeviceTensor>>> updated =
       ex_.RunOptimizer(node.name, source, var, in, variables, scalars);
   if (!updated.ok()) {
@@ -269,7 +196,7 @@ absl::StatusOr<std::shared_ptr<DeviceTensor>> DeviceExecutor::Update(const std::
   auto found = updates_.find(key);
   if (found == updates_.end()) {
     DFC_ASSIGN_OR_RETURN(std::shared_ptr<cl::ClProgram> program,
-                         cache_->Build(UpdateSource(var.dtype)));
+                         cache_->Build(codegen::VariableUpdateSource(var.dtype)));
     DFC_ASSIGN_OR_RETURN(cl::ClKernel kernel,
                          cl::ProgramCache::CreateKernel(*program, "dfc_update"));
     found = updates_.emplace(key, std::make_pair(std::move(program), std::move(kernel))).first;
