@@ -16,7 +16,8 @@
 #include "base/status.h"
 #include "graph/feed.h"
 #include "graph/graph.h"
-#include "runtime/interpreted.h"
+#include "runtime/size_bindings.h"
+#include "runtime/translate_for_feeds.h"
 
 namespace dfc::bench {
 

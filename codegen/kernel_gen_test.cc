@@ -21,9 +21,9 @@
 #include "ir/printer.h"
 #include "ir/type.h"
 #include "runtime/device_executor.h"
-#include "runtime/interpreted.h"
 #include "runtime/opencl/device.h"
 #include "runtime/opencl/program_cache.h"
+#include "runtime/translate_for_feeds.h"
 #include "tests/test_util.h"
 
 namespace dfc::codegen {
@@ -135,12 +135,15 @@ TEST_F(KernelGenTest, EachStageTakesOnlyTheArgumentsItUses) {
     for (size_t k = 0; k < g.kernel.temporaries.size(); ++k) all.push_back(absl::StrCat("tmp", k));
     for (size_t k = 0; k < g.cluster->outputs.size(); ++k) all.push_back(absl::StrCat("out", k));
     for (const KernelStage& stage : g.kernel.stages) {
-      absl::StatusOr<std::vector<std::string>> params = KernelParameters(g.kernel.source, stage.name);
+      absl::StatusOr<std::vector<std::string>> params =
+          KernelParameters(g.kernel.source, stage.name);
       ASSERT_TRUE(params.ok()) << params.status();
       ASSERT_FALSE(params->empty()) << stage.name;
       // The stage's text: from its signature's end to the next kernel.
-      const size_t begin = g.kernel.source.find(") {", g.kernel.source.find("void " + stage.name + "("));
-      const std::string body = g.kernel.source.substr(begin, g.kernel.source.find("__kernel", begin) - begin);
+      const size_t begin =
+          g.kernel.source.find(") {", g.kernel.source.find("void " + stage.name + "("));
+      const std::string body =
+          g.kernel.source.substr(begin, g.kernel.source.find("__kernel", begin) - begin);
       for (const std::string& name : all) {
         const bool declared = std::find(params->begin(), params->end(), name) != params->end();
         const bool used = std::regex_search(body, std::regex("\\b" + name + "\\b"));

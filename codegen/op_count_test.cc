@@ -19,7 +19,8 @@
 #include "rewrite/lower_for_device.h"
 #include "rewrite/schedule.h"
 #include "runtime/compile.h"
-#include "runtime/interpreted.h"
+#include "runtime/size_bindings.h"
+#include "runtime/translate_for_feeds.h"
 #include "tests/test_util.h"
 #include "tests/zoo.h"
 

@@ -17,6 +17,7 @@
 #include "runtime/kernel_timer.h"
 #include "runtime/opencl/device.h"
 #include "runtime/reference/session.h"
+#include "runtime/translate_for_feeds.h"
 #include "tests/test_util.h"
 
 namespace dfc {

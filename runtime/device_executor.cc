@@ -25,10 +25,10 @@
 #include "ir/work.h"
 #include "runtime/compile.h"
 #include "runtime/device_run.h"
-#include "runtime/interpreted.h"
 #include "runtime/opencl/cl_error.h"
 #include "runtime/profiler/profiler.h"
 #include "runtime/reference/kernel.h"
+#include "runtime/size_bindings.h"
 #include "runtime/work_estimate.h"
 
 namespace dfc {

@@ -51,10 +51,10 @@
 #include "ir/from_tf/cluster.h"
 #include "rewrite/device_profile.h"
 #include "runtime/control_flow.h"
-#include "runtime/interpreted.h"
 #include "runtime/opencl/context.h"
 #include "runtime/opencl/program_cache.h"
 #include "runtime/reference/philox.h"
+#include "runtime/translate_for_feeds.h"
 
 namespace dfc {
 

@@ -31,6 +31,7 @@
 #include "runtime/plan.h"
 #include "runtime/profiler/profiler.h"
 #include "runtime/reference/session.h"
+#include "runtime/translate_for_feeds.h"
 #include "runtime/tune.h"
 #include "tests/device_executor_testing.h"
 #include "tests/test_hooks.h"

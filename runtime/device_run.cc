@@ -16,6 +16,8 @@
 #include "runtime/profiler/profiler.h"
 #include "runtime/reference/kernel.h"
 #include "runtime/reference/session.h"
+#include "runtime/size_bindings.h"
+#include "runtime/translate_for_feeds.h"
 #include "runtime/work_estimate.h"
 
 namespace dfc {

@@ -21,10 +21,10 @@
 #include "graph/tensor_list.h"
 #include "runtime/control_flow.h"
 #include "runtime/device_executor.h"
-#include "runtime/interpreted.h"
 #include "runtime/opencl/cl_error.h"
 #include "runtime/opencl/handles.h"
 #include "runtime/profiler/profiler.h"
+#include "runtime/size_bindings.h"
 
 namespace dfc {
 

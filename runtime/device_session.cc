@@ -9,7 +9,7 @@
 #include "base/status.h"
 #include "graph/loader.h"
 #include "graph/ops.h"
-#include "runtime/interpreted.h"
+#include "runtime/translate_for_feeds.h"
 
 namespace dfc {
 
@@ -108,10 +108,10 @@ absl::StatusOr<std::vector<Tensor>> DeviceSession::Run(const std::vector<Feed>& 
     }
     auto it = translated_.find(shapes_key);
     if (it == translated_.end()) {
-      DFC_ASSIGN_OR_RETURN(ir::TranslatedGraph translated,
-                           TranslateForFeedShapes(*graph_, fetch_ids, feeds, targets, dims,
-                                                  /*loop_body=*/false,
-                                                  executor_->options().folding));
+      DFC_ASSIGN_OR_RETURN(
+          ir::TranslatedGraph translated,
+          TranslateForFeedShapes(*graph_, fetch_ids, feeds, targets, dims,
+                                 /*loop_body=*/false, executor_->options().folding));
       it = translated_.emplace(shapes_key, std::move(translated)).first;
     }
     return &it->second;

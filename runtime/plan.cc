@@ -8,13 +8,13 @@
 #include "absl/strings/str_join.h"
 #include "base/status.h"
 #include "graph/loader.h"
-#include "graph/saved_model.h"
 #include "graph/ops.h"
+#include "graph/saved_model.h"
 #include "ir/printer.h"
 #include "nlohmann/json.hpp"
 #include "runtime/compile.h"
 #include "runtime/device_executor.h"
-#include "runtime/interpreted.h"
+#include "runtime/translate_for_feeds.h"
 #include "runtime/tuning_db.h"
 
 namespace dfc {
@@ -266,7 +266,8 @@ absl::Status WritePlan(const Plan& plan, const std::string& graph_path, const fs
   // is what loading it gives, its variables restored from its checkpoint.
   const bool saved_model = IsSavedModelDir(graph_path);
   const std::string graph_file =
-      saved_model ? "saved_model" : absl::StrCat("graph", fs::path(graph_path).extension().string());
+      saved_model ? "saved_model"
+                  : absl::StrCat("graph", fs::path(graph_path).extension().string());
   if (saved_model) {
     fs::remove_all(dir / graph_file, error);
     fs::copy(graph_path, dir / graph_file, fs::copy_options::recursive, error);

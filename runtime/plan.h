@@ -29,7 +29,7 @@
 #include "ir/from_tf/cluster.h"
 #include "rewrite/device_profile.h"
 #include "rewrite/explore.h"
-#include "runtime/interpreted.h"
+#include "runtime/translate_for_feeds.h"
 
 namespace dfc {
 

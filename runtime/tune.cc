@@ -17,9 +17,9 @@
 #include "rewrite/lower_for_device.h"
 #include "runtime/compare.h"
 #include "runtime/compile.h"
-#include "runtime/interpreted.h"
 #include "runtime/kernel_timer.h"
 #include "runtime/reference/session.h"
+#include "runtime/size_bindings.h"
 
 namespace dfc {
 namespace {

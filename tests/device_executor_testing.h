@@ -15,9 +15,9 @@
 #include "gtest/gtest.h"
 #include "runtime/compare.h"
 #include "runtime/device_executor.h"
-#include "runtime/interpreted.h"
 #include "runtime/opencl/device.h"
 #include "runtime/reference/session.h"
+#include "runtime/translate_for_feeds.h"
 #include "tests/test_hooks.h"
 #include "tests/test_util.h"
 

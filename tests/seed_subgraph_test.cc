@@ -10,8 +10,8 @@
 #include "gtest/gtest.h"
 #include "runtime/compare.h"
 #include "runtime/device_session.h"
-#include "runtime/interpreted.h"
 #include "runtime/reference/session.h"
+#include "runtime/translate_for_feeds.h"
 #include "tests/test_hooks.h"
 #include "tests/test_util.h"
 

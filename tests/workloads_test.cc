@@ -14,9 +14,9 @@
 #include "gtest/gtest.h"
 #include "runtime/compare.h"
 #include "runtime/device_executor.h"
-#include "runtime/interpreted.h"
 #include "runtime/kernel_timer.h"
 #include "runtime/plan.h"
+#include "runtime/size_bindings.h"
 #include "runtime/tune.h"
 #include "runtime/work_estimate.h"
 

@@ -23,6 +23,7 @@
 #include "runtime/interpreted.h"
 #include "runtime/plan.h"
 #include "runtime/reference/session.h"
+#include "runtime/translate_for_feeds.h"
 #include "runtime/tune.h"
 #include "tools/cli.h"
 

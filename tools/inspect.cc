@@ -21,7 +21,7 @@
 #include "rewrite/device_profile.h"
 #include "rewrite/lower_for_device.h"
 #include "rewrite/schedule.h"
-#include "runtime/interpreted.h"
+#include "runtime/translate_for_feeds.h"
 #include "tools/cli.h"
 
 namespace dfc::cli {

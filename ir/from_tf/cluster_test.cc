@@ -16,6 +16,8 @@
 #include "runtime/compare.h"
 #include "runtime/interpreted.h"
 #include "runtime/reference/session.h"
+#include "runtime/size_bindings.h"
+#include "runtime/translate_for_feeds.h"
 #include "tests/test_util.h"
 
 namespace dfc::ir {

@@ -4,24 +4,25 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
-#include <cmath>
 #include <memory>
 #include <sstream>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
-#include "rewrite/device_profile.h"
 #include "graph/dtype.h"
 #include "graph/loader.h"
 #include "graph/npy.h"
 #include "graph/saved_model.h"
+#include "rewrite/device_profile.h"
 #include "runtime/compare.h"
 #include "runtime/device_executor.h"
 #include "runtime/interpreted.h"
 #include "runtime/plan.h"
 #include "runtime/reference/session.h"
+#include "runtime/translate_for_feeds.h"
 #include "tests/fuzz/graph_gen.h"
 #include "tools/cli.h"
 
@@ -191,8 +192,8 @@ std::string SavedModelFiles(const uint8_t* data, size_t size) {
   static const Scratch scratch{[] {
     const std::filesystem::path zoo =
         std::filesystem::path(DFC_SHARED_DIR) / "zoo" / "savedmodel_lexci_cnn";
-    const std::filesystem::path d = std::filesystem::temp_directory_path() /
-                                    absl::StrCat("dfc-fuzz-saved-model-", ::getpid());
+    const std::filesystem::path d =
+        std::filesystem::temp_directory_path() / absl::StrCat("dfc-fuzz-saved-model-", ::getpid());
     std::filesystem::create_directories(d / "variables");
     for (const char* file : {"saved_model.pb", "variables/variables.index",
                              "variables/variables.data-00000-of-00001"}) {
@@ -221,11 +222,8 @@ std::string SavedModelFiles(const uint8_t* data, size_t size) {
 
 const std::vector<Target>& Targets() {
   static const std::vector<Target> targets = {
-      {"graphdef_binary", GraphDefBinary},
-      {"graphdef_text", GraphDefText},
-      {"npy", Npy},
-      {"graph_diff", GraphDiff},
-      {"saved_model", SavedModelFiles},
+      {"graphdef_binary", GraphDefBinary}, {"graphdef_text", GraphDefText},  {"npy", Npy},
+      {"graph_diff", GraphDiff},           {"saved_model", SavedModelFiles},
   };
   return targets;
 }
