@@ -131,21 +131,30 @@ bool Failed(benchmark::State& state, const absl::Status& status) {
   return true;
 }
 
-// Args: items a launch, whether on the inline device.
-void BM_OneByOne(benchmark::State& state) {
+// The launcher for `state`'s arguments (items a launch, whether on the inline device), or
+// nullptr with the benchmark ended where the device cannot give it.
+std::unique_ptr<Launcher> OpenFor(benchmark::State& state) {
   absl::StatusOr<std::unique_ptr<Launcher>> l = Launcher::Open(state.range(0));
-  if (Failed(state, l.status())) return;
+  if (Failed(state, l.status())) return nullptr;
   cl::ClContext& context = *(*l)->context;
   if (state.range(1) != 0 && !context.has_inline_device()) {
     state.SkipWithError("the device has no inline device");
-    return;
+    return nullptr;
   }
-  if (Failed(state, context.UseInline(state.range(1) != 0))) return;
-  const size_t items = (*l)->items;
+  if (Failed(state, context.UseInline(state.range(1) != 0))) return nullptr;
+  return *std::move(l);
+}
+
+// Args: items a launch, whether on the inline device.
+void BM_OneByOne(benchmark::State& state) {
+  const std::unique_ptr<Launcher> l = OpenFor(state);
+  if (l == nullptr) return;
+  cl::ClContext& context = *l->context;
+  const size_t items = l->items;
   for (auto _ : state) {
     for (int k = 0; k < kLaunches; ++k) {
-      if (Failed(state, (*l)->SetArguments(k)) ||
-          Failed(state, context.Launch((*l)->kernel.get(), items, nullptr, nullptr))) {
+      if (Failed(state, l->SetArguments(k)) ||
+          Failed(state, context.Launch(l->kernel.get(), items, nullptr, nullptr))) {
         return;
       }
     }
@@ -155,25 +164,20 @@ void BM_OneByOne(benchmark::State& state) {
 }
 
 void BM_Replayed(benchmark::State& state) {
-  absl::StatusOr<std::unique_ptr<Launcher>> l = Launcher::Open(state.range(0));
-  if (Failed(state, l.status())) return;
-  cl::ClContext& context = *(*l)->context;
-  if (state.range(1) != 0 && !context.has_inline_device()) {
-    state.SkipWithError("the device has no inline device");
-    return;
-  }
-  if (Failed(state, context.UseInline(state.range(1) != 0))) return;
+  const std::unique_ptr<Launcher> l = OpenFor(state);
+  if (l == nullptr) return;
+  cl::ClContext& context = *l->context;
   absl::StatusOr<CommandBufferApi> api = CommandBufferApi::Of(context.device());
   if (Failed(state, api.status())) return;
   cl_command_queue queue = context.queue();
   cl_int err = CL_SUCCESS;
   cl_command_buffer_khr recorded = api->create(1, &queue, nullptr, &err);
   if (Failed(state, cl::ClStatus(err, "clCreateCommandBufferKHR"))) return;
-  const size_t items = (*l)->items;
+  const size_t items = l->items;
   for (int k = 0; k < kLaunches && err == CL_SUCCESS; ++k) {
-    if (Failed(state, (*l)->SetArguments(k))) break;
-    err = api->ndrange(recorded, nullptr, nullptr, (*l)->kernel.get(), 1, nullptr, &items, nullptr,
-                       0, nullptr, nullptr, nullptr);
+    if (Failed(state, l->SetArguments(k))) break;
+    err = api->ndrange(recorded, nullptr, nullptr, l->kernel.get(), 1, nullptr, &items, nullptr, 0,
+                       nullptr, nullptr, nullptr);
   }
   if (err == CL_SUCCESS) err = api->finalize(recorded);
   if (!Failed(state, cl::ClStatus(err, "recording the command buffer"))) {
