@@ -9,6 +9,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "base/status.h"
 #include "bench/report/report.h"
 #include "bench/report/section.h"
 #include "nlohmann/json.hpp"
@@ -65,18 +66,20 @@ struct Target {
   Device device = Device::kAny;
 };
 
-// `value`'s entry among `names` (text, enum), or an error naming `what` and the choices.
+// `value`'s entry among `names` (text, enum), or an error naming target `target`, `what` and
+// the choices.
 template <typename E>
 absl::StatusOr<E> OneOf(const std::string& value,
                         const std::vector<std::pair<std::string, E>>& names,
-                        const std::string& what) {
+                        const std::string& what, const std::string& target) {
   std::vector<std::string> choices;
   for (const auto& [name, e] : names) {
     if (name == value) return e;
     choices.push_back(name);
   }
-  return absl::InvalidArgumentError(
-      absl::StrCat(what, " is \"", value, "\", expected one of ", absl::StrJoin(choices, ", ")));
+  return absl::InvalidArgumentError(absl::StrCat("target \"", target, "\": ", what, " is \"", value,
+                                                 "\", expected one of ",
+                                                 absl::StrJoin(choices, ", ")));
 }
 
 // One target of bench/targets.json (see its "about" for the defaults).
@@ -96,31 +99,26 @@ absl::StatusOr<Target> ParseTarget(const json& j, const std::string& group) {
   }
   t.subject = j.value("subject", std::string(kSubjectVariant));
   t.baseline = j.value("baseline", "");
-  absl::StatusOr<Measure> measure =
-      OneOf<Measure>(j.value("measure", ""),
-                     {{"floor_fraction", Measure::kFloorFraction},
-                      {"speedup", Measure::kSpeedup},
-                      {"bandwidth_ratio", Measure::kBandwidthRatio},
-                      {"speedup_over_peers", Measure::kSpeedupOverPeers},
-                      {"time", Measure::kTime},
-                      {"peak_fraction", Measure::kPeakFraction},
-                      {"host_overhead", Measure::kHostOverhead}},
-                     "the measure");
-  if (!measure.ok()) return error(std::string(measure.status().message()));
-  t.measure = *measure;
-  absl::StatusOr<At> at = OneOf<At>(j.value("at", ""),
-                                    {{"largest", At::kLargestSize},
-                                     {"every", At::kEverySize},
-                                     {"given", At::kGivenSize},
-                                     {"from", At::kFromSize}},
-                                    "\"at\"");
-  if (!at.ok()) return error(std::string(at.status().message()));
-  t.at = *at;
-  absl::StatusOr<Device> device = OneOf<Device>(
-      j.value("device", "any"),
-      {{"any", Device::kAny}, {"cpu", Device::kCpu}, {"gpu", Device::kGpu}}, "the device");
-  if (!device.ok()) return error(std::string(device.status().message()));
-  t.device = *device;
+  DFC_ASSIGN_OR_RETURN(t.measure,
+                       OneOf<Measure>(j.value("measure", ""),
+                                      {{"floor_fraction", Measure::kFloorFraction},
+                                       {"speedup", Measure::kSpeedup},
+                                       {"bandwidth_ratio", Measure::kBandwidthRatio},
+                                       {"speedup_over_peers", Measure::kSpeedupOverPeers},
+                                       {"time", Measure::kTime},
+                                       {"peak_fraction", Measure::kPeakFraction},
+                                       {"host_overhead", Measure::kHostOverhead}},
+                                      "the measure", t.name));
+  DFC_ASSIGN_OR_RETURN(t.at, OneOf<At>(j.value("at", ""),
+                                       {{"largest", At::kLargestSize},
+                                        {"every", At::kEverySize},
+                                        {"given", At::kGivenSize},
+                                        {"from", At::kFromSize}},
+                                       "\"at\"", t.name));
+  DFC_ASSIGN_OR_RETURN(
+      t.device, OneOf<Device>(j.value("device", "any"),
+                              {{"any", Device::kAny}, {"cpu", Device::kCpu}, {"gpu", Device::kGpu}},
+                              "the device", t.name));
   const bool sized = t.at == At::kGivenSize || t.at == At::kFromSize;
   if (sized != j.contains("size")) {
     return error(sized ? "no size, which \"at\" needs" : "a size, which \"at\" ignores");
