@@ -133,7 +133,9 @@ std::string ErfinvBody(DType d) {
   if (d == DType::kDouble) {
     absl::StrAppend(&text, "for (int k = 0; k < ", kErfinvNewtonSteps,
                     "; ++k) {\n"
-                    "  const double slope = 1.1283791670955126 * exp(-r * r);\n"
+                    "  const double slope = ",
+                    FloatLiteral(DType::kDouble, kErfSlopeAtZero),
+                    " * exp(-r * r);\n"
                     "  if (a <= 0.5) {\n    r -= (erf(r) - a) / slope;\n  } else {\n"
                     "    const double tail = erfc(r);\n"
                     "    r += (log(tail) - log1p(-a)) * tail / slope;\n  }\n}\n");
