@@ -453,12 +453,9 @@ std::string StorageType(DType dtype) {
   return dtype == DType::kHalf ? "half" : ir::OpenCLType(dtype);
 }
 
-absl::StatusOr<KernelSource> GenerateKernel(const ir::TranslatedCluster& cluster,
+absl::StatusOr<KernelSource> GenerateKernel(const ir::TranslatedCluster& lowered,
                                             const KernelOptions& options) {
-  ir::TranslatedCluster lowered = cluster;
-  DFC_ASSIGN_OR_RETURN(ir::ExprPtr body,
-                       rewrite::LowerForDevice(cluster.lambda->body, options.profile));
-  lowered.lambda = std::make_shared<ir::Lambda>(cluster.lambda->params, std::move(body));
+  DFC_RETURN_IF_ERROR(rewrite::VerifyLowered(lowered.lambda->body));
   gen::Generator generator(lowered);
   return generator.Generate(options);
 }

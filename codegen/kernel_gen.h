@@ -102,9 +102,10 @@ struct KernelOptions {
   int work_group_size = -1;
 };
 
-// Generates the kernel for `cluster`. An IR construct the generator does not handle yet (a
-// vector type, a Reduce whose accumulator is an array) is an error naming it.
-absl::StatusOr<KernelSource> GenerateKernel(const ir::TranslatedCluster& cluster,
+// Generates the kernel for `lowered`, a cluster whose body is lowered IR for options.profile
+// (rewrite::LowerForDevice; IR that rewrite::VerifyLowered refuses is refused with its error).
+// An IR construct the generator does not handle yet is an error naming it.
+absl::StatusOr<KernelSource> GenerateKernel(const ir::TranslatedCluster& lowered,
                                             const KernelOptions& options);
 
 // The parameter names of kernel `name` in `source`, as Generate writes a kernel (one a line):

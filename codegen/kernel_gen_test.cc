@@ -20,6 +20,7 @@
 #include "gtest/gtest.h"
 #include "ir/printer.h"
 #include "ir/type.h"
+#include "rewrite/lower_for_device.h"
 #include "runtime/device_executor.h"
 #include "runtime/opencl/device.h"
 #include "runtime/opencl/program_cache.h"
@@ -39,6 +40,17 @@ int Count(const std::string& text, const std::string& needle) {
     ++n;
   }
   return n;
+}
+
+// The kernel of `cluster` lowered for options.profile, without a contraction schedule: the
+// generator's own choices, which these tests pin.
+absl::StatusOr<KernelSource> LowerAndGenerate(const ir::TranslatedCluster& cluster,
+                                              const KernelOptions& options) {
+  absl::StatusOr<ir::ExprPtr> body = rewrite::LowerForDevice(cluster.lambda->body, options.profile);
+  if (!body.ok()) return body.status();
+  ir::TranslatedCluster lowered = cluster;
+  lowered.lambda = std::make_shared<ir::Lambda>(cluster.lambda->params, *std::move(body));
+  return GenerateKernel(lowered, options);
 }
 
 struct Generated {
@@ -78,7 +90,7 @@ class KernelGenTest : public ::testing::Test {
     for (size_t c = 0; c < translated_.clusters.size(); ++c) {
       std::vector<std::string> nodes = ClusterNodeNames(*graph_, translated_.partition.clusters[c]);
       absl::StatusOr<KernelSource> kernel =
-          GenerateKernel(translated_.clusters[c], {.name = "k", .nodes = nodes});
+          LowerAndGenerate(translated_.clusters[c], {.name = "k", .nodes = nodes});
       ASSERT_TRUE(kernel.ok()) << "cluster " << c << ": " << kernel.status();
       generated_.push_back({std::move(nodes), &translated_.clusters[c], *std::move(kernel)});
     }
@@ -189,7 +201,7 @@ TEST_F(KernelGenTest, GpuProfilesSplitTheWeightGradientsBatchSums) {
     for (const KernelStage& stage : generated_[c].kernel.stages) {
       EXPECT_FALSE(stage.work_group_per_row) << "cluster " << c << " under the cpu profile";
     }
-    absl::StatusOr<KernelSource> amd = GenerateKernel(
+    absl::StatusOr<KernelSource> amd = LowerAndGenerate(
         *generated_[c].cluster, {.name = "k", .profile = *rewrite::NamedProfile("amd")});
     ASSERT_TRUE(amd.ok()) << amd.status();
     for (const KernelStage& stage : amd->stages) {
@@ -225,7 +237,7 @@ TEST_F(KernelGenTest, EverySourceBuildsOnTheCpuDevice) {
   for (const Generated& g : generated_) sources.push_back(g.kernel);
   for (const Generated& g : generated_) {
     absl::StatusOr<KernelSource> amd =
-        GenerateKernel(*g.cluster, {.name = "k", .profile = *rewrite::NamedProfile("amd")});
+        LowerAndGenerate(*g.cluster, {.name = "k", .profile = *rewrite::NamedProfile("amd")});
     ASSERT_TRUE(amd.ok()) << amd.status();
     sources.push_back(*std::move(amd));
   }
@@ -269,10 +281,18 @@ TEST_F(KernelGenTest, OnlyAKernelThatReadsARuntimeIndexChecksIt) {
       ir::TranslateGraph(*graph, {{"gather", 0}}, {}, {}, oracle);
   ASSERT_TRUE(translated.ok()) << translated.status();
   ASSERT_EQ(translated->clusters.size(), 1u);
-  absl::StatusOr<KernelSource> kernel = GenerateKernel(translated->clusters[0], {});
+  absl::StatusOr<KernelSource> kernel = LowerAndGenerate(translated->clusters[0], {});
   ASSERT_TRUE(kernel.ok()) << kernel.status();
   EXPECT_TRUE(kernel->checks_indices);
   EXPECT_THAT(kernel->source, HasSubstr("*dfc_error = 1"));
+}
+
+// The generator prints lowered IR only: a translated body, its Maps not yet mapped onto
+// work-items, is refused with the verifier's error.
+TEST_F(KernelGenTest, TakesLoweredIrOnly) {
+  absl::StatusOr<KernelSource> kernel = GenerateKernel(*generated_[0].cluster, {.name = "k"});
+  EXPECT_EQ(kernel.status().code(), absl::StatusCode::kInternal);
+  EXPECT_THAT(kernel.status().message(), HasSubstr("the lowering left "));
 }
 
 // The frozen MLP (784 -> 256 -> Abs -> 10 -> Softmax) is one cluster. Each work-item reads its
@@ -287,7 +307,7 @@ TEST(KernelGenPrivateArrayTest, ARowReadManyTimesIsComputedOnceIntoAPrivateArray
       *graph, {TensorId{"output", 0}}, {}, {}, oracle, {.fold_only_static = true});
   ASSERT_TRUE(translated.ok()) << translated.status();
   ASSERT_EQ(translated->clusters.size(), 1u);
-  absl::StatusOr<KernelSource> kernel = GenerateKernel(translated->clusters[0], {.name = "k"});
+  absl::StatusOr<KernelSource> kernel = LowerAndGenerate(translated->clusters[0], {.name = "k"});
   ASSERT_TRUE(kernel.ok()) << kernel.status();
   const std::string& source = kernel->source;
   SCOPED_TRACE(source);
@@ -311,7 +331,7 @@ TEST(KernelGenFoldTest, AFoldOverJoinedRowsLoopsOverEachLevel) {
       ir::TranslateGraph(*graph, {TensorId{"df", 0}}, {}, {{"x", 0}, {"dy", 0}}, oracle);
   ASSERT_TRUE(translated.ok()) << translated.status();
   ASSERT_EQ(translated->clusters.size(), 1u) << absl::StrJoin(translated->host_device_nodes, "; ");
-  absl::StatusOr<KernelSource> kernel = GenerateKernel(translated->clusters[0], {.name = "k"});
+  absl::StatusOr<KernelSource> kernel = LowerAndGenerate(translated->clusters[0], {.name = "k"});
   ASSERT_TRUE(kernel.ok()) << kernel.status();
   const std::string& source = kernel->source;
   SCOPED_TRACE(source);

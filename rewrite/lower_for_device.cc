@@ -2,6 +2,7 @@
 #include "rewrite/lower_for_device.h"
 
 #include <algorithm>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -407,25 +408,72 @@ class Unmappable : public ir::ExprVisitor {
   std::optional<std::string> why_;
 };
 
+// The first Map or Reduce left as the high-level pattern, which says nothing of who computes it.
+class HighLevel : public ir::ExprVisitor {
+ public:
+  const ir::Pattern* found() const { return found_; }
+
+  void Visit(const ExprPtr& e) override {
+    if (found_ == nullptr) ir::ExprVisitor::Visit(e);
+  }
+
+  void VisitPattern(const ir::Pattern& pattern) override {
+    if (pattern.kind == Fun::Kind::kMap || pattern.kind == Fun::Kind::kReduce) {
+      found_ = &pattern;
+      return;
+    }
+    ir::ExprVisitor::VisitPattern(pattern);
+  }
+
+ private:
+  const ir::Pattern* found_ = nullptr;
+};
+
 }  // namespace
 
-absl::StatusOr<ir::ExprPtr> LowerForDevice(const ir::ExprPtr& body, const DeviceProfile& profile) {
-  DFC_ASSIGN_OR_RETURN(ExprPtr e, BottomUp(VectorsAcrossMaps()).Mutate(body));
-  DFC_ASSIGN_OR_RETURN(e, ApplyAtTopLevel(ToGlobalLet(), e));
-  KernelMapping mapping(profile);
-  DFC_ASSIGN_OR_RETURN(e, StoredKernels(mapping, profile).Mutate(e));
-  DFC_ASSIGN_OR_RETURN(e, ReplaceOutputs(e, [&](std::vector<ExprPtr> outputs) {
-                         return mapping.Map(std::move(outputs));
-                       }));
-  DFC_ASSIGN_OR_RETURN(e, Sequential(mapping.roots()).Mutate(e));
-  DFC_ASSIGN_OR_RETURN(e, WorkItemStorage().Mutate(e));
+std::vector<Stage> LoweringStages(const DeviceProfile& profile) {
+  // The kernels' rows that kernel-rows maps are the roots sequential keeps.
+  auto mapping = std::make_shared<KernelMapping>(profile);
+  const auto stored_kernels = [mapping, profile](const ExprPtr& e) {
+    return StoredKernels(*mapping, profile).Mutate(e);
+  };
+  const auto kernel_rows = [mapping](const ExprPtr& e) {
+    return ReplaceOutputs(
+        e, [&](std::vector<ExprPtr> outputs) { return mapping->Map(std::move(outputs)); });
+  };
+  return {
+      {.name = "vectors-across-maps",
+       .run = [](const ExprPtr& e) { return BottomUp(VectorsAcrossMaps()).Mutate(e); }},
+      {.name = "global-lets",
+       .run = [](const ExprPtr& e) { return ApplyAtTopLevel(ToGlobalLet(), e); }},
+      {.name = "stored-kernels", .run = stored_kernels},
+      {.name = "kernel-rows", .run = kernel_rows},
+      {.name = "sequential",
+       .run = [mapping](const ExprPtr& e) { return Sequential(mapping->roots()).Mutate(e); }},
+      {.name = "work-item-storage",
+       .run = [](const ExprPtr& e) { return WorkItemStorage().Mutate(e); },
+       .verify = VerifyLowered},
+  };
+}
+
+absl::Status VerifyLowered(const ExprPtr& body) {
   Unmappable unmappable;
-  unmappable.Visit(e);
+  unmappable.Visit(body);
   if (unmappable.why()) {
     return absl::UnimplementedError(
         absl::StrCat(*unmappable.why(), " cannot be mapped onto the device"));
   }
-  return e;
+  HighLevel high_level;
+  high_level.Visit(body);
+  if (high_level.found() != nullptr) {
+    return absl::InternalError(
+        absl::StrCat("the lowering left ", ir::FunName(*high_level.found()), " unmapped"));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<ExprPtr> LowerForDevice(const ExprPtr& body, const DeviceProfile& profile) {
+  return RunStages(LoweringStages(profile), body);
 }
 
 }  // namespace dfc::rewrite

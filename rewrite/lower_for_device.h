@@ -12,12 +12,26 @@
 #ifndef DFC_REWRITE_LOWER_FOR_DEVICE_H_
 #define DFC_REWRITE_LOWER_FOR_DEVICE_H_
 
+#include <vector>
+
 #include "absl/status/statusor.h"
 #include "ir/expr.h"
 #include "rewrite/device_profile.h"
+#include "rewrite/pipeline.h"
 
 namespace dfc::rewrite {
 
+// The lowering as stages, in order: vectors-across-maps, global-lets, stored-kernels,
+// kernel-rows, sequential, work-item-storage (verified by VerifyLowered). The stages share
+// what kernel-rows maps, so a list lowers one body: make a fresh one for each.
+std::vector<Stage> LoweringStages(const DeviceProfile& profile);
+
+// Whether `body` is lowered IR, which the code generator prints: nothing a work-item cannot
+// hold or compute (Unimplemented, "... cannot be mapped onto the device"), and no Map or Reduce
+// left unmapped (an internal error).
+absl::Status VerifyLowered(const ir::ExprPtr& body);
+
+// `body` through LoweringStages(profile).
 absl::StatusOr<ir::ExprPtr> LowerForDevice(const ir::ExprPtr& body, const DeviceProfile& profile);
 
 }  // namespace dfc::rewrite

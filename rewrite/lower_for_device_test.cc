@@ -234,7 +234,11 @@ TEST(LowerForDeviceTest, DeclinesWhatAWorkItemCannotHold) {
   EXPECT_THAT(lowered.status().message(),
               HasSubstr("UserFun irelu on vectors (its body branches with `if`)"));
   // The same on scalars lowers.
-  EXPECT_TRUE(LowerForDevice(Must(ir::Call(ir::Map(ir::Map(relu)), {y})), Profile("cpu")).ok());
+  const ir::ExprPtr scalar_rows =
+      Must(ir::MapOver(y, [&](ir::ExprPtr row) -> absl::StatusOr<ir::ExprPtr> {
+        return ir::Call(ir::Map(relu), {row});
+      }));
+  EXPECT_TRUE(LowerForDevice(scalar_rows, Profile("cpu")).ok());
   // A UserFun whose body declares a local of a scalar type, which a vector cannot be assigned
   // to; a cast is no declaration.
   const auto unary = [](const std::string& name, const std::string& body) {

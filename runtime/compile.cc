@@ -7,41 +7,75 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "base/status.h"
+#include "rewrite/lower_for_device.h"
 #include "rewrite/schedule.h"
 #include "runtime/tuning_db.h"
 
 namespace dfc {
+namespace {
 
-absl::StatusOr<ClusterKernel> CompileCluster(const ir::TranslatedCluster& cluster,
-                                             const rewrite::Variant& variant,
-                                             codegen::KernelOptions options) {
-  ir::TranslatedCluster rewritten = cluster;
-  if (variant.body != nullptr) {
-    rewritten.lambda = std::make_shared<ir::Lambda>(cluster.lambda->params, variant.body);
-  } else if (!variant.steps.empty()) {
-    absl::StatusOr<ir::ExprPtr> body = rewrite::Replay(cluster.lambda->body, variant.steps);
-    if (!body.ok()) {
-      return absl::Status(body.status().code(),
-                          absl::StrCat("its rewrite steps: ", body.status().message()));
+// The stages before the lowering: the variant's own, then the default schedule. `rules`
+// collects the header comment's account of them.
+std::vector<rewrite::Stage> VariantStages(const rewrite::Variant& variant,
+                                          const rewrite::DeviceProfile& profile,
+                                          std::string& rules) {
+  const auto replay = [&variant](const ir::ExprPtr& body) -> absl::StatusOr<ir::ExprPtr> {
+    if (variant.body != nullptr) return variant.body;
+    if (variant.steps.empty()) return body;
+    absl::StatusOr<ir::ExprPtr> replayed = rewrite::Replay(body, variant.steps);
+    if (!replayed.ok()) {
+      return absl::Status(replayed.status().code(),
+                          absl::StrCat("its rewrite steps: ", replayed.status().message()));
     }
-    rewritten.lambda = std::make_shared<ir::Lambda>(cluster.lambda->params, *std::move(body));
-  }
-  options.rules = variant.Name();
-  // The variant is what its steps made; the schedule below is a function of it.
-  const std::string hash = VariantHash(rewritten.lambda->body);
+    return replayed;
+  };
   // The default variant takes the rule-made schedule (its products', then its folds'); a
   // variant with steps is the explorer's, made from the translated body, and is left as its
   // steps made it.
-  if (variant.steps.empty()) {
-    DFC_ASSIGN_OR_RETURN(rewrite::ContractionSchedule schedule,
-                         rewrite::DefaultSchedule(rewritten.lambda->body, options.profile));
-    if (!schedule.steps.empty()) {
-      rewritten.lambda = std::make_shared<ir::Lambda>(cluster.lambda->params, schedule.body);
-      options.rules = absl::StrCat(options.rules, " (", absl::StrJoin(schedule.steps, ", "), ")");
-    }
+  const auto schedule = [&variant, &profile,
+                         &rules](const ir::ExprPtr& body) -> absl::StatusOr<ir::ExprPtr> {
+    if (!variant.steps.empty()) return body;
+    DFC_ASSIGN_OR_RETURN(rewrite::ContractionSchedule made,
+                         rewrite::DefaultSchedule(body, profile));
+    if (made.steps.empty()) return body;
+    rules = absl::StrCat(rules, " (", absl::StrJoin(made.steps, ", "), ")");
+    return made.body;
+  };
+  return {{.name = "rules", .run = replay}, {.name = "schedule", .run = schedule}};
+}
+
+}  // namespace
+
+std::vector<std::string> CompileStageNames() {
+  std::vector<std::string> names = {"rules", "schedule"};
+  for (const rewrite::Stage& stage : rewrite::LoweringStages(*rewrite::NamedProfile("cpu"))) {
+    names.push_back(stage.name);
   }
-  DFC_ASSIGN_OR_RETURN(codegen::KernelSource source, codegen::GenerateKernel(rewritten, options));
-  return ClusterKernel{.source = std::move(source), .variant = hash};
+  names.push_back("codegen");
+  return names;
+}
+
+absl::StatusOr<ClusterKernel> CompileCluster(const ir::TranslatedCluster& cluster,
+                                             const rewrite::Variant& variant,
+                                             codegen::KernelOptions options,
+                                             const rewrite::StageObserver& after) {
+  options.rules = variant.Name();
+  std::vector<rewrite::Stage> stages = VariantStages(variant, options.profile, options.rules);
+  for (rewrite::Stage& stage : rewrite::LoweringStages(options.profile)) {
+    stages.push_back(std::move(stage));
+  }
+  // The variant is what its steps made; the schedule and the lowering are functions of it.
+  std::string hash;
+  const rewrite::StageObserver observe = [&](absl::string_view stage, const ir::ExprPtr& body) {
+    if (stage == "rules") hash = VariantHash(body);
+    if (after) after(stage, body);
+  };
+  ir::TranslatedCluster lowered = cluster;
+  DFC_ASSIGN_OR_RETURN(ir::ExprPtr body, rewrite::RunStages(stages, cluster.lambda->body, observe));
+  lowered.lambda = std::make_shared<ir::Lambda>(cluster.lambda->params, std::move(body));
+  DFC_ASSIGN_OR_RETURN(codegen::KernelSource source, codegen::GenerateKernel(lowered, options));
+  return ClusterKernel{
+      .source = std::move(source), .variant = std::move(hash), .rules = std::move(options.rules)};
 }
 
 }  // namespace dfc

@@ -24,6 +24,7 @@
 #include "gtest/gtest.h"
 #include "ir/from_tf/cluster.h"
 #include "runtime/compare.h"
+#include "runtime/compile.h"
 #include "runtime/device_executor.h"
 #include "runtime/device_session.h"
 #include "runtime/kernel_timer.h"
@@ -457,9 +458,10 @@ TEST_F(DeviceExecutorTest, GpuProfilesSplitBatchReductionsAcrossWorkGroups) {
     ASSERT_TRUE(translated.ok()) << translated.status();
     int split = 0;
     for (const ir::TranslatedCluster& cluster : translated->clusters) {
-      absl::StatusOr<codegen::KernelSource> kernel =
-          codegen::GenerateKernel(cluster, {.profile = *profile});
-      ASSERT_TRUE(kernel.ok()) << kernel.status();
+      absl::StatusOr<ClusterKernel> compiled =
+          CompileCluster(cluster, rewrite::Variant(), {.profile = *profile});
+      ASSERT_TRUE(compiled.ok()) << compiled.status();
+      const codegen::KernelSource* kernel = &compiled->source;
       for (const codegen::KernelStage& stage : kernel->stages) {
         if (!stage.work_group_per_row) continue;
         ++split;

@@ -16,6 +16,7 @@
 #include "gmock/gmock.h"
 #include "graph/loader.h"
 #include "gtest/gtest.h"
+#include "runtime/compile.h"
 #include "runtime/device_session.h"
 #include "runtime/reference/session.h"
 #include "tests/test_hooks.h"
@@ -197,16 +198,12 @@ TEST_F(TuneTest, VariantsTheGeneratorRefusesDoNotFillTheCap) {
 TEST_F(TuneTest, AVectorisedVariantReadsWithVectorLoadsAndKeepsItsAccumulatorsUnrolled) {
   Plan plan = Compile("seed_subgraph.pbtxt");
   const ir::TranslatedCluster& cluster = plan.translated.clusters[0];
-  const auto& lambda = *cluster.lambda;
-  absl::StatusOr<ir::ExprPtr> body = rewrite::Replay(
-      lambda.body,
-      {{"storeTransposed", 0}, {"vectorizeReduce(16)", 0}, {"mapReduceInterchange", 0}});
-  ASSERT_TRUE(body.ok()) << body.status();
-  ir::TranslatedCluster rewritten = cluster;
-  rewritten.lambda = std::make_shared<ir::Lambda>(lambda.params, *body);
-  absl::StatusOr<codegen::KernelSource> kernel =
-      codegen::GenerateKernel(rewritten, {.profile = executor_->profile()});
-  ASSERT_TRUE(kernel.ok()) << kernel.status();
+  const rewrite::Variant variant{
+      .steps = {{"storeTransposed", 0}, {"vectorizeReduce(16)", 0}, {"mapReduceInterchange", 0}}};
+  absl::StatusOr<ClusterKernel> compiled =
+      CompileCluster(cluster, variant, {.profile = executor_->profile()});
+  ASSERT_TRUE(compiled.ok()) << compiled.status();
+  const codegen::KernelSource* kernel = &compiled->source;
   // The transposed weights by a stage of their own; the row and the weights' rows by vload16;
   // the 10 accumulators of 16 lanes in an unrolled private array; the lanes summed as a tree.
   EXPECT_EQ(kernel->stages.size(), 2u);

@@ -119,36 +119,37 @@ TEST(CliTest, InspectClustersShowsEachClusterAndItsIr) {
 
 // The frozen 784-256-10 MLP's first layer is blocked by the default schedule (256 columns, 8 a
 // vector on the cpu profile, blocks of 6 rows by 2 vectors in its 16 registers); its 10-column
-// last layer is not.
-// --lowered lists the rules and lowers what they made.
-TEST(CliTest, InspectLoweredShowsTheDefaultScheduleOfProducts) {
-  Result r =
-      Dfc("inspect " + Model("dl4j_mlp_00_frozen.pb") + " --clusters --lowered --device cpu");
+// last layer is not. --dump-after names the rules and shows what each stage asked for made.
+TEST(CliTest, InspectDumpAfterShowsTheDefaultScheduleOfProducts) {
+  Result r = Dfc("inspect " + Model("dl4j_mlp_00_frozen.pb") +
+                 " --clusters --dump-after rules,schedule --device cpu");
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  EXPECT_THAT(
-      r.output,
-      HasSubstr("  default schedule: vectorizeColumns(8), blockColumns(2), blockRows(6)\n"));
+  EXPECT_THAT(r.output, HasSubstr("  rewritten by: default (vectorizeColumns(8), blockColumns(2), "
+                                  "blockRows(6))\n"));
+  EXPECT_THAT(r.output, HasSubstr("  after rules for cpu: λ("));
+  EXPECT_THAT(r.output, HasSubstr("  after schedule for cpu: λ("));
   EXPECT_THAT(r.output, HasSubstr("AsVector(8)"));
-  Result gpu =
-      Dfc("inspect " + Model("dl4j_mlp_00_frozen.pb") + " --clusters --lowered --device amd");
+  EXPECT_THAT(r.output, Not(HasSubstr("after sequential")));
+  Result gpu = Dfc("inspect " + Model("dl4j_mlp_00_frozen.pb") +
+                   " --clusters --dump-after schedule --device amd");
   ASSERT_EQ(gpu.exit_code, 0) << gpu.output;
-  EXPECT_THAT(gpu.output, Not(HasSubstr("default schedule")));
+  EXPECT_THAT(gpu.output, HasSubstr("  rewritten by: default\n"));
 }
 
-TEST(CliTest, InspectLoweredShowsWhereEveryLoopOfEveryClusterRuns) {
+TEST(CliTest, InspectDumpAfterTheLoweringShowsWhereEveryLoopOfEveryClusterRuns) {
   for (const char* device : {"cpu", "amd"}) {
     SCOPED_TRACE(device);
     Result r = Dfc("inspect " + Model("dl4j_mnist_00_softmax_train.pbtxt") +
-                   " --clusters --lowered --device " + device);
+                   " --clusters --dump-after work-item-storage --device " + device);
     ASSERT_EQ(r.exit_code, 0) << r.output;
     // Every cluster, its rows mapped and no Map or Reduce left to the code generator.
     std::vector<std::string> lowered;
     for (absl::string_view line : absl::StrSplit(r.output, '\n')) {
-      if (absl::StrContains(line, "  lowered for ")) lowered.emplace_back(line);
+      if (absl::StrContains(line, "  after work-item-storage for ")) lowered.emplace_back(line);
     }
     EXPECT_EQ(lowered.size(), 6u) << r.output;
     for (const std::string& line : lowered) {
-      EXPECT_THAT(line, HasSubstr(absl::StrCat("lowered for ", device, ": λ(")));
+      EXPECT_THAT(line, HasSubstr(absl::StrCat("after work-item-storage for ", device, ": λ(")));
       EXPECT_THAT(line, HasSubstr("MapGlb(0)("));
       EXPECT_THAT(line, Not(ContainsRegex("(^|[^A-Za-z])(Map|Reduce)\\(")));
     }
@@ -159,13 +160,37 @@ TEST(CliTest, InspectLoweredShowsWhereEveryLoopOfEveryClusterRuns) {
       EXPECT_THAT(r.output, HasSubstr("ReduceLcl(0)("));
     }
   }
-  EXPECT_EQ(Dfc("inspect " + Model("ngraph_test_axpy.pbtxt") + " --lowered").exit_code, 2);
+}
+
+// The last stage prints each cluster's kernel, as `dfc compile` writes it.
+TEST(CliTest, InspectDumpAfterCodegenPrintsTheKernels) {
+  Result r = Dfc("inspect " + Model("dl4j_mnist_00_softmax_train.pbtxt") +
+                 " --clusters --dump-after codegen");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  int kernels = 0;
+  for (size_t at = r.output.find("  after codegen for cpu:\n"); at != std::string::npos;
+       at = r.output.find("  after codegen for cpu:\n", at + 1)) {
+    ++kernels;
+  }
+  EXPECT_EQ(kernels, 6) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("__kernel"));
+  EXPECT_THAT(r.output, Not(HasSubstr("λ(")));
+}
+
+TEST(CliTest, InspectDumpAfterRefusesWhatItCannotDo) {
+  EXPECT_EQ(Dfc("inspect " + Model("ngraph_test_axpy.pbtxt") + " --dump-after codegen").exit_code,
+            2);
   EXPECT_EQ(
       Dfc("inspect " + Model("ngraph_test_axpy.pbtxt") + " --clusters --device amd").exit_code, 2);
-  Result unknown =
-      Dfc("inspect " + Model("ngraph_test_axpy.pbtxt") + " --clusters --lowered --device tpu");
+  Result unknown = Dfc("inspect " + Model("ngraph_test_axpy.pbtxt") +
+                       " --clusters --dump-after codegen --device tpu");
   EXPECT_EQ(unknown.exit_code, 2);
   EXPECT_THAT(unknown.output, HasSubstr("tpu"));
+  Result stage =
+      Dfc("inspect " + Model("ngraph_test_axpy.pbtxt") + " --clusters --dump-after lowered");
+  EXPECT_EQ(stage.exit_code, 2);
+  EXPECT_THAT(stage.output, HasSubstr("no stage \"lowered\"; the stages are rules, schedule, "));
+  EXPECT_THAT(stage.output, HasSubstr("work-item-storage, codegen"));
 }
 
 TEST(CliTest, InspectJsonSurvivesNamesThatAreNotUtf8) {

@@ -1,14 +1,15 @@
-// `dfc inspect GRAPH [--json] [--clusters [--ir] [--lowered [--device D]]]`: node and op counts,
-// placeholders, the nodes nothing consumes, and the ops outside OPS.md with the nodes that use
-// them; with --clusters, the device clusters the graph compiles to (nodes, inputs, outputs and
-// their types), with --ir each cluster's IR, and with --lowered its lowered IR for a device
-// profile (where each loop runs: MapGlb, MapWrg, ReduceLcl, MapSeq, ReduceSeq, To*).
+// `dfc inspect GRAPH [--json] [--clusters [--ir] [--dump-after STAGE [--device D]]]`: node and
+// op counts, placeholders, the nodes nothing consumes, and the ops outside OPS.md with the nodes
+// that use them; with --clusters, the device clusters the graph compiles to (nodes, inputs,
+// outputs and their types), with --ir each cluster's IR, and with --dump-after its IR after a
+// stage of the compile pipeline (runtime/compile.h) for a device profile, or its kernel.
 #include <iostream>
 #include <map>
 #include <optional>
 #include <set>
 
 #include "absl/algorithm/container.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -19,8 +20,7 @@
 #include "ir/printer.h"
 #include "nlohmann/json.hpp"
 #include "rewrite/device_profile.h"
-#include "rewrite/lower_for_device.h"
-#include "rewrite/schedule.h"
+#include "runtime/compile.h"
 #include "runtime/translate_for_feeds.h"
 #include "tools/cli.h"
 
@@ -28,17 +28,19 @@ namespace dfc::cli {
 namespace {
 
 constexpr char kInspectUsage[] =
-    "usage: dfc inspect GRAPH|SAVED_MODEL_DIR [--json] [--clusters [--ir] [--lowered "
-    "[--device D]]] [--fetch T1,T2...]\n"
+    "usage: dfc inspect GRAPH|SAVED_MODEL_DIR [--json] [--clusters [--ir] [--dump-after "
+    "STAGE[,STAGE...] [--device D]]] [--fetch T1,T2...]\n"
     "  SAVED_MODEL_DIR  a SavedModel: its signatures and restored variables are listed first,\n"
     "              and --clusters compiles for the serving signature's outputs\n"
     "  --clusters  fold constants, partition and translate: print each device cluster\n"
     "  --ir        with --clusters, also print each cluster's IR in Lift's notation\n"
-    "  --lowered   with --clusters, print each cluster's IR lowered for a device: where each\n"
-    "              loop runs (MapGlb, MapWrg, ReduceLcl, MapSeq, ReduceSeq) and what is\n"
-    "              stored (ToGlobal, ToPrivate), the form the code generator prints, after\n"
-    "              the default schedule of its products (the rules it applied listed)\n"
-    "  --device    the profile --lowered lowers for: amd|nvidia|intel|arm|cpu (default cpu)\n"
+    "  --dump-after  with --clusters, print each cluster's IR after these stages of the\n"
+    "              compile pipeline, in order: rules, schedule (the default schedule of its\n"
+    "              products, the rules it applied listed), vectors-across-maps, global-lets,\n"
+    "              stored-kernels, kernel-rows, sequential, work-item-storage (the lowered IR:\n"
+    "              where each loop runs, MapGlb, MapWrg, ReduceLcl, MapSeq, ReduceSeq, and what\n"
+    "              is stored, ToGlobal, ToPrivate), codegen (the OpenCL C kernel)\n"
+    "  --device    the profile --dump-after compiles for: amd|nvidia|intel|arm|cpu (default cpu)\n"
     "  --fetch     the tensors to compile for (default: every node nothing consumes whose\n"
     "              inputs are all supported ops)\n"
     "  --shapes    shapes for placeholders declared without one, e.g.\n"
@@ -195,9 +197,15 @@ std::string Describe(const Graph& graph, const FoldResult& fold, const TensorId&
   return absl::StrCat(id.ToString(), "  ", fold.Info(graph, id).ToString());
 }
 
+// The compile stages --dump-after prints, and the profile they compile for (none: no dump).
+struct Dump {
+  absl::flat_hash_set<std::string> stages;
+  const rewrite::DeviceProfile* profile = nullptr;
+};
+
 int PrintClusters(const Graph& graph, const std::vector<TensorId>& fetches,
                   const std::vector<std::string>& targets, const ir::TranslateOptions& options,
-                  bool with_ir, const rewrite::DeviceProfile* lowered_for) {
+                  bool with_ir, const Dump& dump) {
   ReferenceFoldOracle oracle;
   absl::StatusOr<ir::TranslatedGraph> translated =
       ir::TranslateGraph(graph, fetches, targets, {}, oracle, options);
@@ -233,18 +241,19 @@ int PrintClusters(const Graph& graph, const std::vector<TensorId>& fetches,
                 << ir::TypeToString(tc.output_types[k]) << "\n";
     }
     if (with_ir) std::cout << "  ir: " << ir::ToString(tc.lambda) << "\n";
-    if (lowered_for != nullptr) {
-      // The default variant, as CompileCluster makes it: the default schedule, then lowered.
-      absl::StatusOr<rewrite::ContractionSchedule> schedule =
-          rewrite::DefaultSchedule(tc.lambda->body, *lowered_for);
-      if (!schedule.ok()) return ReportError(schedule.status());
-      if (!schedule->steps.empty()) {
-        std::cout << "  default schedule: " << absl::StrJoin(schedule->steps, ", ") << "\n";
+    if (dump.profile != nullptr) {
+      const auto after = [&](absl::string_view stage, const ir::ExprPtr& body) {
+        if (!dump.stages.contains(stage)) return;
+        std::cout << "  after " << stage << " for " << dump.profile->name << ": "
+                  << ir::ToString(std::make_shared<ir::Lambda>(tc.lambda->params, body)) << "\n";
+      };
+      absl::StatusOr<ClusterKernel> kernel =
+          CompileCluster(tc, rewrite::Variant(), {.profile = *dump.profile}, after);
+      if (!kernel.ok()) return ReportError(kernel.status());
+      std::cout << "  rewritten by: " << kernel->rules << "\n";
+      if (dump.stages.contains("codegen")) {
+        std::cout << "  after codegen for " << dump.profile->name << ":\n" << kernel->source.source;
       }
-      absl::StatusOr<ir::ExprPtr> body = rewrite::LowerForDevice(schedule->body, *lowered_for);
-      if (!body.ok()) return ReportError(body.status());
-      std::cout << "  lowered for " << lowered_for->name << ": "
-                << ir::ToString(std::make_shared<ir::Lambda>(tc.lambda->params, *body)) << "\n";
     }
   }
   return kExitOk;
@@ -256,7 +265,7 @@ int Inspect(const std::vector<std::string>& argv) {
   absl::StatusOr<Args> args = ParseArgs(argv, {{"json"},
                                                {"clusters"},
                                                {"ir"},
-                                               {"lowered"},
+                                               {"dump-after", true},
                                                {"device", true},
                                                {"fetch", true},
                                                {"shapes", true}});
@@ -281,11 +290,11 @@ int Inspect(const std::vector<std::string>& argv) {
   if (!graph.ok()) return ReportError(graph.status());
   if (args->Has("ir") && !args->Has("clusters"))
     return ReportUsage("--ir needs --clusters", kInspectUsage);
-  if (args->Has("lowered") && !args->Has("clusters")) {
-    return ReportUsage("--lowered needs --clusters", kInspectUsage);
+  if (args->Has("dump-after") && !args->Has("clusters")) {
+    return ReportUsage("--dump-after needs --clusters", kInspectUsage);
   }
-  if (args->Has("device") && !args->Has("lowered")) {
-    return ReportUsage("--device needs --lowered", kInspectUsage);
+  if (args->Has("device") && !args->Has("dump-after")) {
+    return ReportUsage("--device needs --dump-after", kInspectUsage);
   }
   if (args->Has("clusters")) {
     std::vector<TensorId> fetches;
@@ -308,14 +317,24 @@ int Inspect(const std::vector<std::string>& argv) {
       options.placeholder_shapes = *std::move(shapes);
     }
     std::optional<rewrite::DeviceProfile> profile;
-    if (args->Has("lowered")) {
+    Dump dump;
+    if (args->Has("dump-after")) {
+      const std::vector<std::string> known = CompileStageNames();
+      for (absl::string_view stage : absl::StrSplit(args->Get("dump-after"), ',')) {
+        if (!absl::c_linear_search(known, stage)) {
+          return ReportUsage(absl::StrCat("--dump-after: no stage \"", stage, "\"; the stages are ",
+                                          absl::StrJoin(known, ", ")),
+                             kInspectUsage);
+        }
+        dump.stages.emplace(stage);
+      }
       absl::StatusOr<rewrite::DeviceProfile> named =
           rewrite::NamedProfile(args->Has("device") ? args->Get("device") : "cpu");
       if (!named.ok()) return ReportUsage(std::string(named.status().message()), kInspectUsage);
       profile = *std::move(named);
+      dump.profile = &*profile;
     }
-    return PrintClusters(*graph, fetches, targets, options, args->Has("ir"),
-                         profile ? &*profile : nullptr);
+    return PrintClusters(*graph, fetches, targets, options, args->Has("ir"), dump);
   }
   const Summary summary = Summarize(*graph);
   if (args->Has("json")) {
