@@ -6,12 +6,21 @@
 #include <utility>
 
 #include "absl/strings/match.h"
+#include "graph/control_flow.h"
 #include "graph/dtype.h"
 #include "graph/ops.h"
+#include "graph/symbolic_fold.h"
 
 namespace dfc {
 namespace {
 
+using folding::ConstInts;
+using folding::FromPartialShape;
+using folding::IsSymbolicScalar;
+using folding::IsSymbolicVector;
+using folding::RangeLength;
+using folding::ShapeOnly;
+using folding::TypeAttr;
 using Infos = std::vector<TensorInfo>;
 using Inputs = std::span<const TensorInfo>;
 
@@ -159,6 +168,24 @@ bool DataDependentShapes(const Node& node, Inputs in, Infos& out, const FreshSiz
   return false;
 }
 
+// The dtype of output `k` when nothing else is known: its OpDef's OutputDTypeRule.
+DType OutputDType(const Node& node, Inputs in, size_t k) {
+  const OpDef* def = FindOpDef(node.op);
+  const OutputDTypeRule rule = def != nullptr ? def->output_dtype : OutputDTypeRule{};
+  if (rule.each_input) return k < in.size() ? in[k].dtype : DType::kInvalid;
+  if (rule.input >= 0 && static_cast<size_t>(rule.input) < in.size() &&
+      in[rule.input].dtype != DType::kInvalid) {
+    return in[rule.input].dtype;
+  }
+  if (!rule.attr.empty() && node.HasAttr(rule.attr)) {
+    return TypeAttr(node, rule.attr, DType::kInvalid);
+  }
+  if (rule.fixed != DType::kInvalid) return rule.fixed;
+  if (node.HasAttr("dtype")) return TypeAttr(node, "dtype", DType::kInvalid);
+  if (node.HasAttr("T")) return TypeAttr(node, "T", DType::kInvalid);
+  return in.empty() ? DType::kInvalid : in[0].dtype;
+}
+
 }  // namespace
 
 std::optional<SymbolicShape> BroadcastShapes(const SymbolicShape& x, const SymbolicShape& y) {
@@ -232,6 +259,121 @@ std::optional<Infos> HostOpShapes(const Node& node, Inputs in, Infos out, const 
         break;
       }
     }
+  }
+  return out;
+}
+
+Infos UnknownOutputs(const Node& node, Inputs in, int num_outputs) {
+  Infos out(std::max(num_outputs, 0));
+  for (size_t k = 0; k < out.size(); ++k) out[k].dtype = OutputDType(node, in, k);
+  return out;
+}
+
+std::optional<Infos> HostShapes(const Node& node, Inputs in, int num_outputs,
+                                const FreshSize& fresh) {
+  const absl::string_view op = node.op;
+  Infos out = UnknownOutputs(node, in, num_outputs);
+  if (op == "Shape" || op == "ShapeN") {
+    for (size_t i = 0; i < out.size() && i < in.size(); ++i) {
+      if (in[i].shape) out[i].shape = SymbolicShape{static_cast<int64_t>(in[i].shape->size())};
+    }
+    return out;
+  }
+  if (op == "Size" || op == "Rank") {
+    out[0].shape = SymbolicShape{};
+    return out;
+  }
+  if (op == "Identity" || op == "StopGradient" || op == "Snapshot" || op == "PreventGradient" ||
+      op == "IdentityN") {
+    for (size_t i = 0; i < out.size() && i < in.size(); ++i) out[i] = ShapeOnly(in[i]);
+    return out;
+  }
+  if (op == "BroadcastArgs") {
+    if (in.size() == 2 && in[0].shape && in[1].shape && in[0].shape->size() == 1 &&
+        in[1].shape->size() == 1) {
+      const std::optional<int64_t> a = (*in[0].shape)[0].AsConstant();
+      const std::optional<int64_t> b = (*in[1].shape)[0].AsConstant();
+      if (a && b) out[0].shape = SymbolicShape{std::max(*a, *b)};
+    }
+    return out;
+  }
+  if (op == "BroadcastGradientArgs") return out;
+  if (op == "DynamicStitch") {
+    const size_t n = in.size() / 2;
+    if (n == 0 || !in[n].shape || !in[0].shape) return out;
+    // The largest index + 1: known from constant indices, else only when it runs.
+    int64_t max_index = -1;
+    bool constant = true;
+    for (size_t i = 0; i < n && constant; ++i) {
+      const std::optional<std::vector<int64_t>> indices = ConstInts(in[i]);
+      constant = indices.has_value();
+      for (int64_t index : indices.value_or(std::vector<int64_t>())) {
+        max_index = std::max(max_index, index);
+      }
+    }
+    const size_t k = in[0].shape->size();
+    if (k > in[n].shape->size()) return out;
+    SymbolicShape shape{constant ? ArithExpr(max_index + 1) : fresh(0, 0)};
+    shape.insert(shape.end(), in[n].shape->begin() + k, in[n].shape->end());
+    out[0].shape = std::move(shape);
+    return out;
+  }
+  if (op == "Fill") {
+    if (in.size() == 2 && IsSymbolicVector(in[0])) {
+      out[0].shape = *in[0].symbolic_value;
+      return out;
+    }
+    return std::nullopt;
+  }
+  if (std::optional<Infos> ruled = HostOpShapes(node, in, out, fresh)) return ruled;
+  if (op == "Range") {
+    if (in.size() == 3 && IsSymbolicScalar(in[0]) && IsSymbolicScalar(in[1]) &&
+        IsSymbolicScalar(in[2])) {
+      if (std::optional<ArithExpr> n = RangeLength(
+              (*in[0].symbolic_value)[0], (*in[1].symbolic_value)[0], (*in[2].symbolic_value)[0])) {
+        out[0].shape = SymbolicShape{*n};
+        return out;
+      }
+    }
+    return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+void BranchShapes(const Node& node, Inputs in, Infos& out) {
+  if (IsSwitch(node) && !in.empty()) {
+    for (TensorInfo& t : out) t = ShapeOnly(in[0]);
+  } else if (IsMerge(node) && !in.empty() && out.size() == 2) {
+    const bool agree = std::all_of(in.begin(), in.end(), [&](const TensorInfo& t) {
+      return t.dtype == in[0].dtype && t.shape && in[0].shape && *t.shape == *in[0].shape;
+    });
+    if (agree) out[0] = ShapeOnly(in[0]);
+    out[1] = TensorInfo{.dtype = DType::kInt32, .shape = SymbolicShape{}};
+  }
+}
+
+Infos StatefulShapes(const Node& node, const OpDef& def, Inputs in, int num_outputs) {
+  Infos out = UnknownOutputs(node, in, num_outputs);
+  if (out.empty()) return out;
+  if (def.variable) {
+    out[0].dtype = TypeAttr(node, "dtype", DType::kInvalid);
+    if (absl::StatusOr<PartialShape> shape = node.GetShape("shape"); shape.ok()) {
+      out[0].shape = FromPartialShape(*shape);
+    }
+  } else if (def.num_ref_inputs > 0) {
+    // Assign with validate_shape=false may change the variable's shape: the value's then.
+    const bool assign = node.op == "Assign";
+    const TensorInfo* source = in.empty() ? nullptr : &in[0];
+    absl::StatusOr<bool> validate = node.GetBool("validate_shape", true);
+    if (assign && in.size() == 2 && (!in[0].shape || !validate.ok() || !*validate)) {
+      source = &in[1];
+    }
+    if (source != nullptr) out[0] = ShapeOnly(*source);
+    if (out[0].dtype == DType::kInvalid) out[0].dtype = OutputDType(node, in, 0);
+  } else if (!def.any_dtype) {  // not control flow or a TensorArray
+    // Random ops: dtype attribute (RandomUniformInt's Tout), shape input.
+    out[0].dtype = TypeAttr(node, node.HasAttr("Tout") ? "Tout" : "dtype", DType::kInvalid);
+    if (!in.empty() && IsSymbolicVector(in[0])) out[0].shape = *in[0].symbolic_value;
   }
   return out;
 }

@@ -11,6 +11,7 @@
 
 #include "graph/fold.h"
 #include "graph/node.h"
+#include "graph/ops.h"
 
 namespace dfc {
 
@@ -26,6 +27,25 @@ std::optional<std::vector<TensorInfo>> HostOpShapes(const Node& node,
                                                     std::span<const TensorInfo> in,
                                                     std::vector<TensorInfo> out,
                                                     const FreshSize& fresh);
+
+// The outputs of `node` with the dtypes its attributes say (or its first input's) and unknown
+// shapes; IdentityN's each its input's.
+std::vector<TensorInfo> UnknownOutputs(const Node& node, std::span<const TensorInfo> in,
+                                       int num_outputs);
+
+// Shapes the folder works out itself, for nodes it does not fold: host plumbing, the identity
+// family, the layout ops whose shape is a symbolic value (Fill, Range), then HostOpShapes.
+// Nullopt: ask the oracle (device ops) or leave unknown (host ops).
+std::optional<std::vector<TensorInfo>> HostShapes(const Node& node, std::span<const TensorInfo> in,
+                                                  int num_outputs, const FreshSize& fresh);
+
+// A TF1 cond's Switch passes its value's shape to both outputs; its Merge gives the shape both
+// branches agree on, and the index of the one taken.
+void BranchShapes(const Node& node, std::span<const TensorInfo> in, std::vector<TensorInfo>& out);
+
+// Stateful nodes (`def` is the node's): never folded; their shapes where they are easy.
+std::vector<TensorInfo> StatefulShapes(const Node& node, const OpDef& def,
+                                       std::span<const TensorInfo> in, int num_outputs);
 
 // TensorFlow's broadcast of two symbolic shapes, where the simplifier can tell: a dimension
 // that is the constant 1 gives way to the other; two that differ otherwise give nullopt.

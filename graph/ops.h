@@ -1,5 +1,6 @@
 // The op table: every op dfc supports (../shared/OPS.md), where it runs, the kinds of the
-// attributes it reads (so a wrong-kind attribute is caught at load time) and its output count.
+// attributes it reads (so a wrong-kind attribute is caught at load time), its output count and
+// its outputs' dtype.
 #ifndef DFC_GRAPH_OPS_H_
 #define DFC_GRAPH_OPS_H_
 
@@ -26,6 +27,18 @@ enum class HostShapeRule {
   kUnknown,     // known only when it runs (Where, Unique) or not worked out (Svd)
   kLikeInput0,  // every output has input 0's shape (DeepCopy, Roll, Cholesky)
   kBroadcast,   // the output has its inputs' broadcast shape (Igamma, Xlogy, Betainc)
+};
+
+// The outputs' dtype, as TensorFlow's op registry declares it: input `input`'s when it is set
+// and known (Fill's value), else the type attribute `attr` when the node has it (Cast's DstT,
+// Shape's out_type), else `fixed` (a comparison's bool, or the attribute's default); none of
+// them: the node's "dtype" or "T" attribute, else its first input's. `each_input`: output k
+// has input k's dtype (IdentityN).
+struct OutputDTypeRule {
+  int input = -1;
+  absl::string_view attr = {};
+  DType fixed = DType::kInvalid;
+  bool each_input = false;
 };
 
 struct AttrSpec {
@@ -55,6 +68,7 @@ struct OpDef {
   // While and If (their functions, run as graphs of their own).
   bool control = false;
   HostShapeRule host_shape = HostShapeRule::kUnknown;
+  OutputDTypeRule output_dtype = {};
 };
 
 // The definition of `op`, or nullptr if dfc does not support it.

@@ -21,7 +21,8 @@ void AddBitsFamilies(std::vector<OpDef>& t) {
          {.family = kBits,
           .placement = Placement::kHost,
           .attrs = {{"T", K::kType}, {"type", K::kType}},
-          .any_dtype = true});
+          .any_dtype = true,
+          .output_dtype = {.attr = "type"}});
   AddAll(t, "DeepCopy",
          {.family = kBits,
           .placement = Placement::kHost,
@@ -218,7 +219,8 @@ void AddMathFamilies(std::vector<OpDef>& t) {
          {.family = kMath,
           .placement = Placement::kDevice,
           .attrs = {kT, {"tolerance", K::kFloat}},
-          .host_shape = HostShapeRule::kBroadcast});
+          .host_shape = HostShapeRule::kBroadcast,
+          .output_dtype = {.fixed = DType::kBool}});
   AddAll(t, "EuclideanNorm",
          {.family = kMath,
           .placement = Placement::kHost,
@@ -241,7 +243,8 @@ void AddMathFamilies(std::vector<OpDef>& t) {
          {.family = kQuant,
           .placement = Placement::kDevice,
           .attrs = {kT, {"boundaries", K::kList}},
-          .host_shape = HostShapeRule::kLikeInput0});
+          .host_shape = HostShapeRule::kLikeInput0,
+          .output_dtype = {.fixed = DType::kInt32}});
 
   constexpr absl::string_view kSelection =
       "sorting and data-dependent selections (top-k, unique, where, set difference)";
