@@ -39,7 +39,8 @@ json ProfileJson(const rewrite::DeviceProfile& p) {
           {"preferred_vector_width", p.preferred_vector_width},
           {"max_work_group_size", p.max_work_group_size},
           {"is_gpu", p.is_gpu},
-          {"prefetch_bytes", p.prefetch_bytes}};
+          {"prefetch_bytes", p.prefetch_bytes},
+          {"vector_registers", p.vector_registers}};
 }
 
 json ClusterJson(const Plan& plan, int c) {
@@ -139,6 +140,9 @@ class PlanReader {
     DFC_ASSIGN_OR_RETURN(p.is_gpu, Number<bool>(*d, "is_gpu"));
     if (d->contains("prefetch_bytes")) {  // plans written before it was a field have none
       DFC_ASSIGN_OR_RETURN(p.prefetch_bytes, Number<int>(*d, "prefetch_bytes"));
+    }
+    if (d->contains("vector_registers")) {  // nor this: theirs is the default
+      DFC_ASSIGN_OR_RETURN(p.vector_registers, Number<int>(*d, "vector_registers"));
     }
     return p;
   }

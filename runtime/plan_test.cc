@@ -55,6 +55,32 @@ Tensor OneHot(int n, uint64_t seed) {
   return t;
 }
 
+// Every field of the profile a plan was compiled for comes back when it is opened: ReadPlan
+// compiles the graph again for it, and the stages and temporaries it makes must be those of the
+// kernels on disk (32 vector registers block a product otherwise than the default 16).
+TEST(PlanTest, TheProfileAPlanWasCompiledForComesBack) {
+  rewrite::DeviceProfile profile = *rewrite::NamedProfile("cpu");
+  profile.vector_registers = 32;
+  profile.prefetch_bytes = 256;
+  const fs::path dir = FreshDir("profile");
+  WriteModelPlan("dl4j_mlp_00_frozen.pb", {.fetches = {TensorId{"output", 0}}, .profile = profile},
+                 dir);
+  absl::StatusOr<Plan> plan = ReadPlan(dir);
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  const rewrite::DeviceProfile& read = plan->spec.profile;
+  EXPECT_EQ(read.name, profile.name);
+  EXPECT_EQ(read.description, profile.description);
+  EXPECT_EQ(read.simd_width, profile.simd_width);
+  EXPECT_EQ(read.compute_units, profile.compute_units);
+  EXPECT_EQ(read.local_memory_bytes, profile.local_memory_bytes);
+  EXPECT_EQ(read.local_memory_is_real, profile.local_memory_is_real);
+  EXPECT_EQ(read.preferred_vector_width, profile.preferred_vector_width);
+  EXPECT_EQ(read.max_work_group_size, profile.max_work_group_size);
+  EXPECT_EQ(read.is_gpu, profile.is_gpu);
+  EXPECT_EQ(read.prefetch_bytes, 256);
+  EXPECT_EQ(read.vector_registers, 32);
+}
+
 TEST(PlanTest, SplitInitialisersTakesInitAndLeavesTheTrainingStep) {
   std::shared_ptr<const Graph> graph = Model("dl4j_mnist_00_softmax_train.pbtxt");
   std::vector<std::string> targets = {"GradientDescent", "init"};
