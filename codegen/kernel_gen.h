@@ -28,10 +28,11 @@
 // there. Recomputing it wherever it is read would repeat the work in every reader and, along
 // a chain of such values (the steps of an unrolled RNN), make the code grow exponentially.
 //
-// Every kernel of a cluster takes the same arguments, in order: one `__global const T*` per
-// cluster parameter, one `__global T*` per temporary, one `__global T*` per output,
-// `__global int* dfc_error` (set to 1 when a runtime index is out of range, as for a GatherV2
-// index TensorFlow would refuse), then one `long` per size variable.
+// A kernel of a cluster takes, of these and in this order, the arguments its code names
+// (KernelParameters): one `__global const T*` per cluster parameter, one `__global T*` per
+// temporary, one `__global T*` per output, `__global int* dfc_error` (set to 1 when a runtime
+// index is out of range, as for a GatherV2 index TensorFlow would refuse), then one `long` per
+// size variable.
 #ifndef DFC_CODEGEN_KERNEL_GEN_H_
 #define DFC_CODEGEN_KERNEL_GEN_H_
 

@@ -8,7 +8,7 @@
 // - every other Map is a MapSeq and every other Reduce a ReduceSeq, computed by the work-item
 //   that reads them;
 // - an array a work-item binds, computes and reads more than once is ToPrivate if it fits.
-// What is left to the generator is named in docs/DESIGN.md, "The stages as they are now".
+// What is left to the generator is named in docs/DESIGN.md, "The lowering".
 #ifndef DFC_REWRITE_LOWER_FOR_DEVICE_H_
 #define DFC_REWRITE_LOWER_FOR_DEVICE_H_
 

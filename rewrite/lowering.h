@@ -1,6 +1,7 @@
 // The lowering family (Lift's second stage): rules that decide where a value is stored and
-// which work-items compute it, leaving what is computed as it is. codegen's LowerForDevice
-// applies them by default; the code generator prints what they decided.
+// which work-items compute it, leaving what is computed as it is. The stages of
+// LowerForDevice (lower_for_device.h) apply them by default; the code generator prints what
+// they decided.
 #ifndef DFC_REWRITE_LOWERING_H_
 #define DFC_REWRITE_LOWERING_H_
 

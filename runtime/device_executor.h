@@ -6,8 +6,9 @@
 // the device only when a cluster reads a host value (a feed, a constant, a host op's result),
 // each at most once per run. Constants are uploaded once and kept for later runs; variables
 // live on the device in a State, and the ops that write them (Assign, AssignAdd, AssignSub,
-// ApplyGradientDescent) run there too; the optimizers (ApplyAdam...) run on the host for now
-// and their results become the variables' values wherever those are read next. Every buffer is
+// ApplyGradientDescent) run there too, as do ApplyAdam and ApplyMomentum (one kernel over the
+// variable and its slots); the other optimizers run on the host, and their results become the
+// variables' values wherever those are read next. Every buffer is
 // written once, by the command that makes it, so a value read earlier in a run (W/read) never
 // changes under its readers: an update makes a new buffer and the variable takes it.
 //
