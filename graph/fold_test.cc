@@ -599,6 +599,47 @@ TEST(FoldTest, HostOpsOfTheTailGiveTheirRulesShapes) {
   EXPECT_FALSE(f.IsFolded("lgamma"));
 }
 
+// A host op whose output sizes depend on its values gives each such dimension a size variable
+// of its own, bound when it runs; which outputs it has (NonMaxSuppression's scores and count)
+// follows its version's outputs.
+TEST(FoldTest, HostOpsWhoseSizesTheRunTellsGetSizeVariables) {
+  TestOracle oracle;
+  const Folded f = Fold(
+      {Placeholder("x", {-1, 4}), Placeholder("y", {1, 4}), Placeholder("boxes", {-1, 4}),
+       Placeholder("scores", {-1}), Placeholder("ids", {-1}, DType::kInt32),
+       Const("max", testing::TN<int32_t>({3}, {})), Const("iou", testing::TN<float>({0.5f}, {})),
+       Op("v4", "NonMaxSuppressionV4", {"boxes", "scores", "max", "iou", "iou"}),
+       Op("v5", "NonMaxSuppressionV5", {"boxes", "scores", "max", "iou", "iou", "iou"}),
+       Op("v3", "NonMaxSuppressionV3", {"boxes", "scores", "max", "iou", "iou"}),
+       Op("unique", "UniqueWithCounts", {"ids"}, {{"out_idx", DType::kInt64}}),
+       Op("where", "Where", {"x"}), Op("part", "MatrixDiagPart", {"y"}),
+       Op("top", "TopK", {"x"}, {{"k", int64_t{3}}})},
+      oracle);
+  const auto is_variable = [](const ArithExpr& e) { return !e.AsConstant().has_value(); };
+  for (const char* v : {"v3", "v4", "v5"}) {
+    SCOPED_TRACE(v);
+    ASSERT_EQ(f.Info(v).shape->size(), 1u);
+    EXPECT_TRUE(is_variable((*f.Info(v).shape)[0]));
+    EXPECT_EQ(f.Info(v).dtype, DType::kInt32);
+  }
+  EXPECT_EQ(*f.Info("v5", 1).shape, *f.Info("v5", 0).shape);  // the selected scores
+  EXPECT_EQ(f.Info("v5", 1).dtype, DType::kFloat);
+  EXPECT_TRUE(f.Info("v5", 2).shape->empty());  // the valid count
+  EXPECT_TRUE(f.Info("v4", 1).shape->empty());
+  EXPECT_EQ(f.Info("v4", 1).dtype, DType::kInt32);
+  ASSERT_EQ(f.Info("unique", 0).shape->size(), 1u);
+  EXPECT_TRUE(is_variable((*f.Info("unique", 0).shape)[0]));
+  EXPECT_EQ(*f.Info("unique", 2).shape, *f.Info("unique", 0).shape);
+  EXPECT_EQ(*f.Info("unique", 1).shape, *f.Info("ids").shape);  // idx is like x
+  EXPECT_EQ(f.Info("unique", 1).dtype, DType::kInt64);
+  ASSERT_EQ(f.Info("where").shape->size(), 2u);
+  EXPECT_TRUE(is_variable((*f.Info("where").shape)[0]));
+  EXPECT_EQ((*f.Info("where").shape)[1], ArithExpr(2));
+  EXPECT_EQ(f.Info("where").dtype, DType::kInt64);
+  EXPECT_THAT(*f.Info("part").shape, ElementsAre(ArithExpr(1)));  // min(1, 4)
+  EXPECT_THAT(*f.Info("top", 0).shape, ElementsAre(kN, ArithExpr(3)));
+}
+
 TEST(FoldTest, StatefulNodesAreNeverFolded) {
   const Folded f = Fold({
       Op("v", "VariableV2", {},

@@ -5,7 +5,6 @@
 #include <cstdint>
 #include <utility>
 
-#include "absl/strings/match.h"
 #include "graph/control_flow.h"
 #include "graph/dtype.h"
 #include "graph/ops.h"
@@ -54,7 +53,7 @@ void BitcastShape(Inputs in, Infos& out) {
 // TopK (k an attribute) and TopKV2 (k an input): values and indices of [..., k].
 void TopKShape(const Node& node, Inputs in, Infos& out) {
   int64_t k = node.GetInt("k", -1).value_or(-1);
-  if (node.op == "TopKV2") {  // k as the folder knows it: a constant, or -1
+  if (!node.HasAttr("k")) {  // TopKV2's k as the folder knows it: a constant, or -1
     const bool known = in.size() == 2 && in[1].symbolic_value && in[1].symbolic_value->size() == 1;
     k = known ? (*in[1].symbolic_value)[0].AsConstant().value_or(-1) : -1;
   }
@@ -106,66 +105,149 @@ void SvdShape(const Node& node, Inputs in, Infos& out) {
 }
 
 // The ops whose outputs' sizes depend on their values: each such dimension is a variable bound
-// when the op runs. Unique(x) and UniqueWithCounts: y [u], idx like x, count [u]; ListDiff:
-// out and idx [d]; Where: [w, rank]; DynamicPartition: output i [n_i, data's dimensions after
-// partitions' rank]; the sorted Segment* ops: [the last id + 1, data's dimensions after the
-// first]; NonMaxSuppression: selected indices (and V5's scores) [m], the valid count a scalar.
-bool DataDependentShapes(const Node& node, Inputs in, Infos& out, const FreshSize& fresh) {
-  const absl::string_view op = node.op;
-  const DType out_idx = node.GetType("out_idx").value_or(DType::kInt32);
-  if (op == "Unique" || op == "UniqueWithCounts") {
-    const ArithExpr u = fresh(0, 0);
-    out[0].shape = SymbolicShape{u};
-    for (size_t k = 1; k < out.size(); ++k) out[k].dtype = out_idx;
-    out[1].shape = in[0].shape;
-    if (out.size() == 3) out[2].shape = SymbolicShape{u};
-    return true;
+// when the op runs.
+
+// Unique(x) and UniqueWithCounts: y [u], idx like x, count [u].
+void UniqueShapes(const Node& node, Inputs in, Infos& out, const FreshSize& fresh) {
+  const ArithExpr u = fresh(0, 0);
+  out[0].shape = SymbolicShape{u};
+  for (size_t k = 1; k < out.size(); ++k)
+    out[k].dtype = node.GetType("out_idx").value_or(DType::kInt32);
+  if (out.size() >= 2) out[1].shape = in[0].shape;
+  if (out.size() == 3) out[2].shape = SymbolicShape{u};
+}
+
+// ListDiff: out and idx [d].
+void ListDiffShapes(const Node& node, Infos& out, const FreshSize& fresh) {
+  if (out.size() != 2) return;
+  const ArithExpr d = fresh(0, 0);
+  for (TensorInfo& t : out) t.shape = SymbolicShape{d};
+  out[1].dtype = node.GetType("out_idx").value_or(DType::kInt32);
+}
+
+// Where: int64 [w, rank].
+void WhereShape(Inputs in, Infos& out, const FreshSize& fresh) {
+  out[0].dtype = DType::kInt64;
+  if (in[0].shape) {
+    out[0].shape = SymbolicShape{fresh(0, 0), ArithExpr(static_cast<int64_t>(in[0].shape->size()))};
   }
-  if (op == "ListDiff" && out.size() == 2) {
-    const ArithExpr d = fresh(0, 0);
-    for (TensorInfo& t : out) t.shape = SymbolicShape{d};
-    out[1].dtype = out_idx;
-    return true;
+}
+
+// DynamicPartition: output i [n_i, data's dimensions after partitions' rank].
+void DynamicPartitionShapes(Inputs in, Infos& out, const FreshSize& fresh) {
+  if (in.size() != 2 || !in[0].shape || !in[1].shape || in[1].shape->size() > in[0].shape->size()) {
+    return;
   }
-  if (op == "Where") {
-    out[0].dtype = DType::kInt64;
-    if (in[0].shape) {
-      out[0].shape =
-          SymbolicShape{fresh(0, 0), ArithExpr(static_cast<int64_t>(in[0].shape->size()))};
+  for (size_t k = 0; k < out.size(); ++k) {
+    SymbolicShape shape{fresh(static_cast<int>(k), 0)};
+    shape.insert(shape.end(), in[0].shape->begin() + in[1].shape->size(), in[0].shape->end());
+    out[k].shape = std::move(shape);
+  }
+}
+
+// The sorted Segment* ops: [the last id + 1, data's dimensions after the first].
+void SortedSegmentShape(Inputs in, Infos& out, const FreshSize& fresh) {
+  if (in.size() != 2 || !in[0].shape || in[0].shape->empty()) return;
+  SymbolicShape shape{fresh(0, 0)};
+  shape.insert(shape.end(), in[0].shape->begin() + 1, in[0].shape->end());
+  out[0].shape = std::move(shape);
+}
+
+// NonMaxSuppression: the selected indices [m]; V5's scores [m] beside them; V4's and V5's
+// valid count, a scalar, last.
+void NonMaxSuppressionShapes(Inputs in, Infos& out, const FreshSize& fresh) {
+  const ArithExpr m = fresh(0, 0);
+  out[0] = {.dtype = DType::kInt32, .shape = SymbolicShape{m}};
+  if (out.size() == 3 && in.size() >= 2) out[1] = {.dtype = in[1].dtype, .shape = SymbolicShape{m}};
+  if (out.size() >= 2) out.back() = {.dtype = DType::kInt32, .shape = SymbolicShape{}};
+}
+
+// The plumbing the folder shapes without folding it.
+
+// Shape and ShapeN: output i is the shape vector of input i, [its rank].
+void ShapeVectors(Inputs in, Infos& out) {
+  for (size_t i = 0; i < out.size() && i < in.size(); ++i) {
+    if (in[i].shape) out[i].shape = SymbolicShape{static_cast<int64_t>(in[i].shape->size())};
+  }
+}
+
+// BroadcastArgs of two constant-length shape vectors: [the longer length].
+void BroadcastArgsShape(Inputs in, Infos& out) {
+  if (in.size() != 2 || !in[0].shape || !in[1].shape || in[0].shape->size() != 1 ||
+      in[1].shape->size() != 1) {
+    return;
+  }
+  const std::optional<int64_t> a = (*in[0].shape)[0].AsConstant();
+  const std::optional<int64_t> b = (*in[1].shape)[0].AsConstant();
+  if (a && b) out[0].shape = SymbolicShape{std::max(*a, *b)};
+}
+
+// DynamicStitch(indices..., data...): [the largest index + 1, data's dimensions after the
+// indices'], the first known from constant indices, else only when it runs.
+void DynamicStitchShape(Inputs in, Infos& out, const FreshSize& fresh) {
+  const size_t n = in.size() / 2;
+  if (n == 0 || !in[n].shape || !in[0].shape) return;
+  int64_t max_index = -1;
+  bool constant = true;
+  for (size_t i = 0; i < n && constant; ++i) {
+    const std::optional<std::vector<int64_t>> indices = ConstInts(in[i]);
+    constant = indices.has_value();
+    for (int64_t index : indices.value_or(std::vector<int64_t>())) {
+      max_index = std::max(max_index, index);
     }
-    return true;
   }
-  if (op == "DynamicPartition") {
-    if (in.size() == 2 && in[0].shape && in[1].shape &&
-        in[1].shape->size() <= in[0].shape->size()) {
-      for (size_t k = 0; k < out.size(); ++k) {
-        SymbolicShape shape{fresh(static_cast<int>(k), 0)};
-        shape.insert(shape.end(), in[0].shape->begin() + in[1].shape->size(), in[0].shape->end());
-        out[k].shape = std::move(shape);
-      }
-    }
-    return true;
+  const size_t k = in[0].shape->size();
+  if (k > in[n].shape->size()) return;
+  SymbolicShape shape{constant ? ArithExpr(max_index + 1) : fresh(0, 0)};
+  shape.insert(shape.end(), in[n].shape->begin() + k, in[n].shape->end());
+  out[0].shape = std::move(shape);
+}
+
+// Fill(dims, value): the shape dims holds, when the folder knows it up to size variables.
+bool FillShape(Inputs in, Infos& out) {
+  if (in.size() != 2 || !IsSymbolicVector(in[0])) return false;
+  out[0].shape = *in[0].symbolic_value;
+  return true;
+}
+
+// Range(start, limit, delta): [its length], where it is provably non-negative.
+bool RangeShape(Inputs in, Infos& out) {
+  if (in.size() != 3 || !IsSymbolicScalar(in[0]) || !IsSymbolicScalar(in[1]) ||
+      !IsSymbolicScalar(in[2])) {
+    return false;
   }
-  if (op == "SegmentSum" || op == "SegmentMean" || op == "SegmentProd" || op == "SegmentMax" ||
-      op == "SegmentMin") {
-    if (in.size() == 2 && in[0].shape && !in[0].shape->empty()) {
-      SymbolicShape shape{fresh(0, 0)};
-      shape.insert(shape.end(), in[0].shape->begin() + 1, in[0].shape->end());
-      out[0].shape = std::move(shape);
-    }
-    return true;
-  }
-  if (absl::StartsWith(op, "NonMaxSuppression")) {
-    const ArithExpr m = fresh(0, 0);
-    out[0] = {.dtype = DType::kInt32, .shape = SymbolicShape{m}};
-    const bool scores = op == "NonMaxSuppressionV5";
-    if (scores && out.size() >= 2) out[1] = {.dtype = in[1].dtype, .shape = SymbolicShape{m}};
-    if ((op == "NonMaxSuppressionV4" || scores) && out.size() >= 2) {
-      out.back() = {.dtype = DType::kInt32, .shape = SymbolicShape{}};
-    }
-    return true;
-  }
-  return false;
+  const std::optional<ArithExpr> n = RangeLength(
+      (*in[0].symbolic_value)[0], (*in[1].symbolic_value)[0], (*in[2].symbolic_value)[0]);
+  if (!n) return false;
+  out[0].shape = SymbolicShape{*n};
+  return true;
+}
+
+// MatrixDiag: [..., n] -> [..., n, n].
+void MatrixDiagShape(Inputs in, Infos& out) {
+  if (!in[0].shape || in[0].shape->empty()) return;
+  SymbolicShape shape = *in[0].shape;
+  shape.push_back(shape.back());
+  out[0].shape = std::move(shape);
+}
+
+// MatrixDiagPart: [..., m, n] -> [..., min(m, n)], which the run tells where the simplifier
+// cannot.
+void MatrixDiagPartShape(Inputs in, Infos& out, const FreshSize& fresh) {
+  if (!in[0].shape || in[0].shape->size() < 2) return;
+  const SymbolicShape& x = *in[0].shape;
+  SymbolicShape shape = Leading(x, 2);
+  const std::optional<ArithExpr> p = Min(x[x.size() - 2], x.back());
+  shape.push_back(p ? *p : fresh(0, static_cast<int>(shape.size())));
+  out[0].shape = std::move(shape);
+}
+
+// BlockLSTM over x [time, batch, input] from cs_prev [batch, cell]: [time, batch, cell].
+void BlockLstmShapes(Inputs in, Infos& out) {
+  if (in.size() < 3 || !in[1].shape || in[1].shape->empty() || !in[2].shape) return;
+  SymbolicShape shape{in[1].shape->front()};
+  shape.insert(shape.end(), in[2].shape->begin(), in[2].shape->end());
+  for (TensorInfo& t : out) t.shape = shape;
 }
 
 // The dtype of output `k` when nothing else is known: its OpDef's OutputDTypeRule.
@@ -201,68 +283,6 @@ std::optional<SymbolicShape> BroadcastShapes(const SymbolicShape& x, const Symbo
   return out;
 }
 
-std::optional<Infos> HostOpShapes(const Node& node, Inputs in, Infos out, const FreshSize& fresh) {
-  const OpDef* def = FindOpDef(node.op);
-  if (def == nullptr || in.empty() || out.empty()) return std::nullopt;
-  const absl::string_view op = node.op;
-  if (DataDependentShapes(node, in, out, fresh)) return out;
-  if (op == "Bitcast") {
-    BitcastShape(in, out);
-  } else if (op == "MatrixDiag") {
-    if (in[0].shape && !in[0].shape->empty()) {  // [..., n] -> [..., n, n]
-      SymbolicShape shape = *in[0].shape;
-      shape.push_back(shape.back());
-      out[0].shape = std::move(shape);
-    }
-  } else if (op == "MatrixDiagPart") {
-    // [..., m, n] -> [..., min(m, n)], which the run tells where the simplifier cannot.
-    if (in[0].shape && in[0].shape->size() >= 2) {
-      const SymbolicShape& x = *in[0].shape;
-      SymbolicShape shape = Leading(x, 2);
-      const std::optional<ArithExpr> p = Min(x[x.size() - 2], x.back());
-      shape.push_back(p ? *p : fresh(0, static_cast<int>(shape.size())));
-      out[0].shape = std::move(shape);
-    }
-  } else if (op == "LSTMBlockCell" || op == "GRUBlockCell") {
-    // Each gate and state has the previous state's shape, [batch, cell].
-    if (in.size() >= 2) {
-      for (TensorInfo& t : out) t.shape = in[1].shape;
-    }
-  } else if (op == "BlockLSTM") {
-    // Over x [time, batch, input] from cs_prev [batch, cell]: [time, batch, cell].
-    if (in.size() >= 3 && in[1].shape && !in[1].shape->empty() && in[2].shape) {
-      SymbolicShape shape{in[1].shape->front()};
-      shape.insert(shape.end(), in[2].shape->begin(), in[2].shape->end());
-      for (TensorInfo& t : out) t.shape = shape;
-    }
-  } else if (op == "TopK" || op == "TopKV2") {
-    TopKShape(node, in, out);
-  } else if (op == "GatherNd") {
-    GatherNdShape(in, out);
-  } else if (op == "ParallelConcat") {
-    ParallelConcatShape(in, out);
-  } else if (op == "Svd") {
-    SvdShape(node, in, out);
-  } else {
-    switch (def->host_shape) {
-      case HostShapeRule::kUnknown:
-        return std::nullopt;
-      case HostShapeRule::kLikeInput0:
-        for (TensorInfo& t : out) t.shape = in[0].shape;
-        break;
-      case HostShapeRule::kBroadcast: {
-        std::optional<SymbolicShape> shape = in[0].shape;
-        for (size_t k = 1; k < in.size() && shape; ++k) {
-          shape = in[k].shape ? BroadcastShapes(*shape, *in[k].shape) : std::nullopt;
-        }
-        out[0].shape = std::move(shape);
-        break;
-      }
-    }
-  }
-  return out;
-}
-
 Infos UnknownOutputs(const Node& node, Inputs in, int num_outputs) {
   Infos out(std::max(num_outputs, 0));
   for (size_t k = 0; k < out.size(); ++k) out[k].dtype = OutputDType(node, in, k);
@@ -271,73 +291,94 @@ Infos UnknownOutputs(const Node& node, Inputs in, int num_outputs) {
 
 std::optional<Infos> HostShapes(const Node& node, Inputs in, int num_outputs,
                                 const FreshSize& fresh) {
-  const absl::string_view op = node.op;
+  const OpDef* def = FindOpDef(node.op);
   Infos out = UnknownOutputs(node, in, num_outputs);
-  if (op == "Shape" || op == "ShapeN") {
-    for (size_t i = 0; i < out.size() && i < in.size(); ++i) {
-      if (in[i].shape) out[i].shape = SymbolicShape{static_cast<int64_t>(in[i].shape->size())};
-    }
-    return out;
-  }
-  if (op == "Size" || op == "Rank") {
-    out[0].shape = SymbolicShape{};
-    return out;
-  }
-  if (op == "Identity" || op == "StopGradient" || op == "Snapshot" || op == "PreventGradient" ||
-      op == "IdentityN") {
-    for (size_t i = 0; i < out.size() && i < in.size(); ++i) out[i] = ShapeOnly(in[i]);
-    return out;
-  }
-  if (op == "BroadcastArgs") {
-    if (in.size() == 2 && in[0].shape && in[1].shape && in[0].shape->size() == 1 &&
-        in[1].shape->size() == 1) {
-      const std::optional<int64_t> a = (*in[0].shape)[0].AsConstant();
-      const std::optional<int64_t> b = (*in[1].shape)[0].AsConstant();
-      if (a && b) out[0].shape = SymbolicShape{std::max(*a, *b)};
-    }
-    return out;
-  }
-  if (op == "BroadcastGradientArgs") return out;
-  if (op == "DynamicStitch") {
-    const size_t n = in.size() / 2;
-    if (n == 0 || !in[n].shape || !in[0].shape) return out;
-    // The largest index + 1: known from constant indices, else only when it runs.
-    int64_t max_index = -1;
-    bool constant = true;
-    for (size_t i = 0; i < n && constant; ++i) {
-      const std::optional<std::vector<int64_t>> indices = ConstInts(in[i]);
-      constant = indices.has_value();
-      for (int64_t index : indices.value_or(std::vector<int64_t>())) {
-        max_index = std::max(max_index, index);
+  if (def == nullptr || in.empty() || out.empty()) return std::nullopt;
+  using R = HostShapeRule;
+  switch (def->host_shape) {
+    case R::kUnknown:
+      return std::nullopt;
+    case R::kLikeInput0:
+      for (TensorInfo& t : out) t.shape = in[0].shape;
+      break;
+    case R::kBroadcast: {
+      std::optional<SymbolicShape> shape = in[0].shape;
+      for (size_t k = 1; k < in.size() && shape; ++k) {
+        shape = in[k].shape ? BroadcastShapes(*shape, *in[k].shape) : std::nullopt;
       }
+      out[0].shape = std::move(shape);
+      break;
     }
-    const size_t k = in[0].shape->size();
-    if (k > in[n].shape->size()) return out;
-    SymbolicShape shape{constant ? ArithExpr(max_index + 1) : fresh(0, 0)};
-    shape.insert(shape.end(), in[n].shape->begin() + k, in[n].shape->end());
-    out[0].shape = std::move(shape);
-    return out;
-  }
-  if (op == "Fill") {
-    if (in.size() == 2 && IsSymbolicVector(in[0])) {
-      out[0].shape = *in[0].symbolic_value;
-      return out;
-    }
-    return std::nullopt;
-  }
-  if (std::optional<Infos> ruled = HostOpShapes(node, in, out, fresh)) return ruled;
-  if (op == "Range") {
-    if (in.size() == 3 && IsSymbolicScalar(in[0]) && IsSymbolicScalar(in[1]) &&
-        IsSymbolicScalar(in[2])) {
-      if (std::optional<ArithExpr> n = RangeLength(
-              (*in[0].symbolic_value)[0], (*in[1].symbolic_value)[0], (*in[2].symbolic_value)[0])) {
-        out[0].shape = SymbolicShape{*n};
-        return out;
+    case R::kEachInput:
+      for (size_t i = 0; i < out.size() && i < in.size(); ++i) out[i] = ShapeOnly(in[i]);
+      break;
+    case R::kShapeVectors:
+      ShapeVectors(in, out);
+      break;
+    case R::kScalar:
+      out[0].shape = SymbolicShape{};
+      break;
+    case R::kBroadcastArgs:
+      BroadcastArgsShape(in, out);
+      break;
+    case R::kDynamicStitch:
+      DynamicStitchShape(in, out, fresh);
+      break;
+    case R::kFill:
+      if (!FillShape(in, out)) return std::nullopt;
+      break;
+    case R::kRange:
+      if (!RangeShape(in, out)) return std::nullopt;
+      break;
+    case R::kBitcast:
+      BitcastShape(in, out);
+      break;
+    case R::kMatrixDiag:
+      MatrixDiagShape(in, out);
+      break;
+    case R::kMatrixDiagPart:
+      MatrixDiagPartShape(in, out, fresh);
+      break;
+    case R::kRnnCell:  // each gate and state has the previous state's shape, [batch, cell]
+      if (in.size() >= 2) {
+        for (TensorInfo& t : out) t.shape = in[1].shape;
       }
-    }
-    return std::nullopt;
+      break;
+    case R::kBlockLstm:
+      BlockLstmShapes(in, out);
+      break;
+    case R::kTopK:
+      TopKShape(node, in, out);
+      break;
+    case R::kGatherNd:
+      GatherNdShape(in, out);
+      break;
+    case R::kParallelConcat:
+      ParallelConcatShape(in, out);
+      break;
+    case R::kSvd:
+      SvdShape(node, in, out);
+      break;
+    case R::kUnique:
+      UniqueShapes(node, in, out, fresh);
+      break;
+    case R::kListDiff:
+      ListDiffShapes(node, out, fresh);
+      break;
+    case R::kWhere:
+      WhereShape(in, out, fresh);
+      break;
+    case R::kDynamicPartition:
+      DynamicPartitionShapes(in, out, fresh);
+      break;
+    case R::kSortedSegment:
+      SortedSegmentShape(in, out, fresh);
+      break;
+    case R::kNonMaxSuppression:
+      NonMaxSuppressionShapes(in, out, fresh);
+      break;
   }
-  return std::nullopt;
+  return out;
 }
 
 void BranchShapes(const Node& node, Inputs in, Infos& out) {

@@ -1,6 +1,6 @@
-// Output shapes of host ops before they run, from their OpDef's HostShapeRule or a rule of the
-// op's own (the tail table's Bitcast, TopK, Svd...), for the folder (graph/fold.cc): so the
-// device ops after a host op compile and fuse instead of waiting on the host for a shape.
+// Output shapes of the nodes the folder (graph/fold.cc) does not fold, from their OpDef's
+// HostShapeRule: so the device ops after a host op compile and fuse instead of waiting on the
+// host for a shape.
 #ifndef DFC_GRAPH_HOST_SHAPES_H_
 #define DFC_GRAPH_HOST_SHAPES_H_
 
@@ -19,23 +19,16 @@ namespace dfc {
 // size only running it tells (Unique's number of distinct values); the run binds it then.
 using FreshSize = std::function<ArithExpr(int output, int dim)>;
 
-// `out` holds the outputs with their guessed dtypes and unknown shapes. Returns them with what
-// the op's rule gives (its OpDef's HostShapeRule, or the op's own rule in host_shapes.cc), or
-// nullopt when the op has no rule. A shape that cannot be worked out stays unknown: never an
-// error.
-std::optional<std::vector<TensorInfo>> HostOpShapes(const Node& node,
-                                                    std::span<const TensorInfo> in,
-                                                    std::vector<TensorInfo> out,
-                                                    const FreshSize& fresh);
-
 // The outputs of `node` with the dtypes its attributes say (or its first input's) and unknown
 // shapes; IdentityN's each its input's.
 std::vector<TensorInfo> UnknownOutputs(const Node& node, std::span<const TensorInfo> in,
                                        int num_outputs);
 
-// Shapes the folder works out itself, for nodes it does not fold: host plumbing, the identity
-// family, the layout ops whose shape is a symbolic value (Fill, Range), then HostOpShapes.
-// Nullopt: ask the oracle (device ops) or leave unknown (host ops).
+// The output shapes of a node the folder does not fold, by its OpDef's HostShapeRule: host
+// plumbing, the identity family, the layout ops whose shape is a symbolic value (Fill, Range),
+// host ops whose shape follows their inputs and attributes. A shape that cannot be worked out
+// stays unknown: never an error. Nullopt where the rule says nothing: ask the oracle (device
+// ops) or leave unknown (host ops).
 std::optional<std::vector<TensorInfo>> HostShapes(const Node& node, std::span<const TensorInfo> in,
                                                   int num_outputs, const FreshSize& fresh);
 

@@ -139,13 +139,21 @@ std::vector<OpDef> BuildTable() {
           .placement = Placement::kDevice,
           .attrs = {kT},
           .output_dtype = {.fixed = DType::kBool}});
-  AddAll(t, "LogicalNot Identity StopGradient Snapshot ZerosLike OnesLike",
+  AddAll(t, "LogicalNot", {.family = kUnary, .placement = Placement::kDevice, .attrs = {kT}});
+  AddAll(t, "Identity StopGradient Snapshot",
+         {.family = kUnary,
+          .placement = Placement::kDevice,
+          .attrs = {kT},
+          .host_shape = HostShapeRule::kEachInput});
+  AddAll(t, "ZerosLike OnesLike",
          {.family = kUnary, .placement = Placement::kDevice, .attrs = {kT}});
   AddAll(t, "LeakyRelu",
          {.family = kUnary, .placement = Placement::kDevice, .attrs = {kT, {"alpha", K::kFloat}}});
-  AddAll(
-      t, "PreventGradient",
-      {.family = kUnary, .placement = Placement::kDevice, .attrs = {kT, {"message", K::kString}}});
+  AddAll(t, "PreventGradient",
+         {.family = kUnary,
+          .placement = Placement::kDevice,
+          .attrs = {kT, {"message", K::kString}},
+          .host_shape = HostShapeRule::kEachInput});
   AddAll(t, "Cast",
          {.family = kUnary,
           .placement = Placement::kDevice,
@@ -306,17 +314,20 @@ std::vector<OpDef> BuildTable() {
          {.family = kLayout,
           .placement = Placement::kLayout,
           .attrs = {kT, {"index_type", K::kType}},
+          .host_shape = HostShapeRule::kFill,
           .output_dtype = {.input = 1}});
   AddAll(t, "Range",
          {.family = kLayout,
           .placement = Placement::kLayout,
           .attrs = {{"Tidx", K::kType}},
+          .host_shape = HostShapeRule::kRange,
           .output_dtype = {.attr = "Tidx"}});
   AddAll(t, "IdentityN",
          {.family = kLayout,
           .placement = Placement::kLayout,
           .attrs = {{"T", K::kList}},
           .num_outputs_attr = "T",
+          .host_shape = HostShapeRule::kEachInput,
           .output_dtype = {.each_input = true}});
 
   constexpr absl::string_view kPlumbing = "graph plumbing, shapes, variables";
@@ -332,31 +343,38 @@ std::vector<OpDef> BuildTable() {
          {.family = kPlumbing,
           .placement = Placement::kHost,
           .attrs = {{"dtype", K::kType}, {"shape", K::kShape}}});
-  const OutputDTypeRule kOutType{.attr = "out_type", .fixed = DType::kInt32};
-  AddAll(t, "Shape Size",
-         {.family = kPlumbing,
-          .placement = Placement::kHost,
-          .attrs = {kT, {"out_type", K::kType}},
-          .reads_only_shapes = true,
-          .output_dtype = kOutType});
-  AddAll(t, "ShapeN",
-         {.family = kPlumbing,
-          .placement = Placement::kHost,
-          .attrs = {kT, {"N", K::kInt}, {"out_type", K::kType}},
-          .num_outputs_attr = "N",
-          .reads_only_shapes = true,
-          .output_dtype = kOutType});
+  OpDef shape{.family = kPlumbing,
+              .placement = Placement::kHost,
+              .attrs = {kT, {"out_type", K::kType}},
+              .reads_only_shapes = true,
+              .host_shape = HostShapeRule::kShapeVectors,
+              .output_dtype = {.attr = "out_type", .fixed = DType::kInt32}};
+  AddAll(t, "Shape", shape);
+  shape.host_shape = HostShapeRule::kScalar;
+  AddAll(t, "Size", shape);
+  shape.attrs = {kT, {"N", K::kInt}, {"out_type", K::kType}};
+  shape.num_outputs_attr = "N";
+  shape.host_shape = HostShapeRule::kShapeVectors;
+  AddAll(t, "ShapeN", shape);
   AddAll(t, "Rank",
          {.family = kPlumbing,
           .placement = Placement::kHost,
           .attrs = {kT},
           .reads_only_shapes = true,
+          .host_shape = HostShapeRule::kScalar,
           .output_dtype = {.fixed = DType::kInt32}});
-  AddAll(t, "BroadcastArgs", {.family = kPlumbing, .placement = Placement::kHost, .attrs = {kT}});
+  AddAll(t, "BroadcastArgs",
+         {.family = kPlumbing,
+          .placement = Placement::kHost,
+          .attrs = {kT},
+          .host_shape = HostShapeRule::kBroadcastArgs});
   AddAll(t, "BroadcastGradientArgs",
          {.family = kPlumbing, .placement = Placement::kHost, .attrs = {kT}, .num_outputs = 2});
   AddAll(t, "DynamicStitch",
-         {.family = kPlumbing, .placement = Placement::kHost, .attrs = {kT, {"N", K::kInt}}});
+         {.family = kPlumbing,
+          .placement = Placement::kHost,
+          .attrs = {kT, {"N", K::kInt}},
+          .host_shape = HostShapeRule::kDynamicStitch});
   AddAll(t, "NoOp", {.family = kPlumbing, .placement = Placement::kHost, .num_outputs = 0});
   AddAll(t, "Variable VariableV2",
          {.family = kPlumbing,

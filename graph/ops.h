@@ -21,12 +21,36 @@ enum class Placement {
   kHost,    // plumbing, shapes, variables, random
 };
 
-// What the folder knows of a host op's output shapes before it runs (graph/fold.cc), so that
-// the device ops after it compile and fuse. Device ops need none: their translation says.
+// What the folder knows of an op's output shapes before it runs, where it does not fold it
+// (graph/host_shapes.h), so that the device ops after a host op compile and fuse. Device ops
+// need none beyond the identity family's: their translation says.
 enum class HostShapeRule {
-  kUnknown,     // known only when it runs (Where, Unique) or not worked out (Svd)
-  kLikeInput0,  // every output has input 0's shape (DeepCopy, Roll, Cholesky)
-  kBroadcast,   // the output has its inputs' broadcast shape (Igamma, Xlogy, Betainc)
+  kUnknown,            // not worked out (Qr), or ask the translation (device ops)
+  kLikeInput0,         // every output has input 0's shape (DeepCopy, Roll, Cholesky)
+  kBroadcast,          // the output has its inputs' broadcast shape (Igamma, Xlogy, Betainc)
+  kEachInput,          // output k is input k's dtype and shape (Identity, IdentityN)
+  kShapeVectors,       // output k is input k's shape, [its rank] (Shape, ShapeN)
+  kScalar,             // a scalar (Size, Rank)
+  kBroadcastArgs,      // [the longer of two constant-length shape vectors]
+  kDynamicStitch,      // [the largest index + 1, data's dimensions after the indices']
+  kFill,               // the shape its dims input holds, where the folder knows it
+  kRange,              // [its length], where provably non-negative
+  kBitcast,            // a wider type gains a last dimension of the ratio, a narrower loses it
+  kMatrixDiag,         // [..., n] -> [..., n, n]
+  kMatrixDiagPart,     // [..., m, n] -> [..., min(m, n)]
+  kRnnCell,            // every output has the previous state's shape (LSTMBlockCell)
+  kBlockLstm,          // [time, batch, cell]
+  kTopK,               // values and indices [..., k], k an attribute or a constant input
+  kGatherNd,           // indices' leading dimensions, then params' after the first q
+  kParallelConcat,     // N values of [1, ...]: [N, ...]
+  kSvd,                // s, and u and v when compute_uv
+  // Sizes known when it runs, each a size variable bound then:
+  kUnique,             // y [u], idx like x (count [u])
+  kListDiff,           // out and idx [d]
+  kWhere,              // int64 [w, rank]
+  kDynamicPartition,   // output i [n_i, ...]
+  kSortedSegment,      // [the last id + 1, ...]
+  kNonMaxSuppression,  // selected indices (and scores) [m], the valid count a scalar
 };
 
 // The outputs' dtype, as TensorFlow's op registry declares it: input `input`'s when it is set

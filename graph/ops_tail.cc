@@ -22,6 +22,7 @@ void AddBitsFamilies(std::vector<OpDef>& t) {
           .placement = Placement::kHost,
           .attrs = {{"T", K::kType}, {"type", K::kType}},
           .any_dtype = true,
+          .host_shape = HostShapeRule::kBitcast,
           .output_dtype = {.attr = "type"}});
   AddAll(t, "DeepCopy",
          {.family = kBits,
@@ -78,7 +79,8 @@ void AddIndexFamilies(std::vector<OpDef>& t) {
   AddAll(t, "GatherNd",
          {.family = kScatter,
           .placement = Placement::kDevice,
-          .attrs = {{"Tparams", K::kType}, kTindices}});
+          .attrs = {{"Tparams", K::kType}, kTindices},
+          .host_shape = HostShapeRule::kGatherNd});
   AddAll(t, "SparseToDense",
          {.family = kScatter,
           .placement = Placement::kHost,
@@ -88,7 +90,10 @@ void AddIndexFamilies(std::vector<OpDef>& t) {
   // The sorted forms' output size is the last id plus one, known when they run: the host
   // computes them. The unsorted forms, whose size is an input, run on the device.
   AddAll(t, "SegmentSum SegmentMax SegmentMin SegmentMean SegmentProd",
-         {.family = kSegment, .placement = Placement::kHost, .attrs = {kT, kTindices}});
+         {.family = kSegment,
+          .placement = Placement::kHost,
+          .attrs = {kT, kTindices},
+          .host_shape = HostShapeRule::kSortedSegment});
   AddAll(t, "UnsortedSegmentSum UnsortedSegmentMax UnsortedSegmentMin UnsortedSegmentProd",
          {.family = kSegment,
           .placement = Placement::kDevice,
@@ -98,11 +103,13 @@ void AddIndexFamilies(std::vector<OpDef>& t) {
          {.family = kSegment,
           .placement = Placement::kHost,
           .attrs = {kT, {"num_partitions", K::kInt}},
-          .num_outputs_attr = "num_partitions"});
+          .num_outputs_attr = "num_partitions",
+          .host_shape = HostShapeRule::kDynamicPartition});
   AddAll(t, "ParallelConcat",
          {.family = kSegment,
           .placement = Placement::kHost,
-          .attrs = {kT, {"N", K::kInt}, {"shape", K::kShape}}});
+          .attrs = {kT, {"N", K::kInt}, {"shape", K::kShape}},
+          .host_shape = HostShapeRule::kParallelConcat});
 }
 
 // Matrix diagonals and bands, Einsum, Cross, and dense linear algebra.
@@ -112,8 +119,17 @@ void AddMatrixFamilies(std::vector<OpDef>& t) {
   // where graphs use them on constants (eye, set_diag) that fold. A device translation would be
   // a gather.
   constexpr absl::string_view kDiagonals = "matrix diagonals and bands";
-  AddAll(t, "MatrixDiag MatrixDiagV2 MatrixDiagPart MatrixDiagPartV2 Diag DiagPart",
-         {.family = kDiagonals, .placement = Placement::kHost, .attrs = {kT}});
+  OpDef diagonal{.family = kDiagonals,
+                 .placement = Placement::kHost,
+                 .attrs = {kT},
+                 .host_shape = HostShapeRule::kMatrixDiag};
+  AddAll(t, "MatrixDiag", diagonal);
+  diagonal.host_shape = HostShapeRule::kUnknown;
+  AddAll(t, "MatrixDiagV2", diagonal);
+  diagonal.host_shape = HostShapeRule::kMatrixDiagPart;
+  AddAll(t, "MatrixDiagPart", diagonal);
+  diagonal.host_shape = HostShapeRule::kUnknown;
+  AddAll(t, "MatrixDiagPartV2 Diag DiagPart", diagonal);
   AddAll(t, "MatrixSetDiag MatrixSetDiagV2",
          {.family = kDiagonals,
           .placement = Placement::kHost,
@@ -176,7 +192,8 @@ void AddMatrixFamilies(std::vector<OpDef>& t) {
          {.family = kLinalg,
           .placement = Placement::kHost,
           .attrs = {kT, {"compute_uv", K::kBool}, {"full_matrices", K::kBool}},
-          .num_outputs = 3});
+          .num_outputs = 3,
+          .host_shape = HostShapeRule::kSvd});
   AddAll(t, "SelfAdjointEigV2",
          {.family = kLinalg,
           .placement = Placement::kHost,
@@ -252,26 +269,33 @@ void AddMathFamilies(std::vector<OpDef>& t) {
          {.family = kSelection,
           .placement = Placement::kHost,
           .attrs = {kT, {"k", K::kInt}, {"sorted", K::kBool}, {"index_type", K::kType}},
-          .num_outputs = 2});
+          .num_outputs = 2,
+          .host_shape = HostShapeRule::kTopK});
   AddAll(t, "TopKV2",
          {.family = kSelection,
           .placement = Placement::kHost,
           .attrs = {kT, {"sorted", K::kBool}, {"Tk", K::kType}, {"index_type", K::kType}},
-          .num_outputs = 2});
+          .num_outputs = 2,
+          .host_shape = HostShapeRule::kTopK});
   AddAll(
       t, "NthElement",
       {.family = kSelection, .placement = Placement::kHost, .attrs = {kT, {"reverse", K::kBool}}});
-  AddAll(t, "Unique ListDiff",
+  OpDef selection{.family = kSelection,
+                  .placement = Placement::kHost,
+                  .attrs = {kT, kOutIdx},
+                  .num_outputs = 2,
+                  .host_shape = HostShapeRule::kUnique};
+  AddAll(t, "Unique", selection);
+  selection.host_shape = HostShapeRule::kListDiff;
+  AddAll(t, "ListDiff", selection);
+  selection.num_outputs = 3;
+  selection.host_shape = HostShapeRule::kUnique;
+  AddAll(t, "UniqueWithCounts", selection);
+  AddAll(t, "Where",
          {.family = kSelection,
           .placement = Placement::kHost,
-          .attrs = {kT, kOutIdx},
-          .num_outputs = 2});
-  AddAll(t, "UniqueWithCounts",
-         {.family = kSelection,
-          .placement = Placement::kHost,
-          .attrs = {kT, kOutIdx},
-          .num_outputs = 3});
-  AddAll(t, "Where", {.family = kSelection, .placement = Placement::kHost, .attrs = {kT}});
+          .attrs = {kT},
+          .host_shape = HostShapeRule::kWhere});
 
   constexpr absl::string_view kMoves = "rolls, sequence reversal, histograms and ranges";
   AddAll(t, "Roll",
@@ -296,27 +320,36 @@ void AddImageRandomRnnFamilies(std::vector<OpDef>& t) {
   constexpr absl::string_view kRnn = "fused RNN cells (TensorFlow's LSTM and GRU block ops)";
   const std::vector<AttrSpec> lstm_attrs = {
       kT, {"forget_bias", K::kFloat}, {"cell_clip", K::kFloat}, {"use_peephole", K::kBool}};
-  AddAll(t, "LSTMBlockCell BlockLSTM",
-         {.family = kRnn, .placement = Placement::kHost, .attrs = lstm_attrs, .num_outputs = 7});
-  AddAll(t, "GRUBlockCell",
-         {.family = kRnn, .placement = Placement::kHost, .attrs = {kT}, .num_outputs = 4});
+  OpDef rnn{.family = kRnn,
+            .placement = Placement::kHost,
+            .attrs = lstm_attrs,
+            .num_outputs = 7,
+            .host_shape = HostShapeRule::kRnnCell};
+  AddAll(t, "LSTMBlockCell", rnn);
+  rnn.host_shape = HostShapeRule::kBlockLstm;
+  AddAll(t, "BlockLSTM", rnn);
+  rnn.attrs = {kT};
+  rnn.num_outputs = 4;
+  rnn.host_shape = HostShapeRule::kRnnCell;
+  AddAll(t, "GRUBlockCell", rnn);
 
   // Data-dependent selections and per-pixel geometry: on the host.
   constexpr absl::string_view kImage = "image ops (non-max suppression, crops, colour, boxes)";
   const AttrSpec kThreshold{"T_threshold", K::kType};
   const AttrSpec kPad{"pad_to_max_output_size", K::kBool};
-  AddAll(
-      t, "NonMaxSuppression",
-      {.family = kImage, .placement = Placement::kHost, .attrs = {{"iou_threshold", K::kFloat}}});
-  AddAll(t, "NonMaxSuppressionV2 NonMaxSuppressionV3",
-         {.family = kImage, .placement = Placement::kHost, .attrs = {kT, kThreshold}});
-  AddAll(t, "NonMaxSuppressionV4",
-         {.family = kImage,
-          .placement = Placement::kHost,
-          .attrs = {kT, kThreshold, kPad},
-          .num_outputs = 2});
-  AddAll(t, "NonMaxSuppressionV5",
-         {.family = kImage, .placement = Placement::kHost, .attrs = {kT, kPad}, .num_outputs = 3});
+  OpDef suppression{.family = kImage,
+                    .placement = Placement::kHost,
+                    .attrs = {{"iou_threshold", K::kFloat}},
+                    .host_shape = HostShapeRule::kNonMaxSuppression};
+  AddAll(t, "NonMaxSuppression", suppression);
+  suppression.attrs = {kT, kThreshold};
+  AddAll(t, "NonMaxSuppressionV2 NonMaxSuppressionV3", suppression);
+  suppression.attrs = {kT, kThreshold, kPad};
+  suppression.num_outputs = 2;
+  AddAll(t, "NonMaxSuppressionV4", suppression);
+  suppression.attrs = {kT, kPad};
+  suppression.num_outputs = 3;
+  AddAll(t, "NonMaxSuppressionV5", suppression);
   AddAll(t, "CropAndResize",
          {.family = kImage,
           .placement = Placement::kHost,
