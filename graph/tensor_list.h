@@ -1,7 +1,7 @@
 // The value a TensorArray's flow or a TensorList carries (dtype variant): its elements, each
 // written once (a TensorArray) or set any number of times (a TensorList). Ops never change one:
 // a write makes a new value, so that a value read earlier stays as it was and a loop carries
-// the array as it carries any variable (runtime/reference/tensor_array.cc runs the ops).
+// the array as it carries any variable (runtime/reference/tensor_array.cc and tensor_list.cc run the ops).
 #ifndef DFC_GRAPH_TENSOR_LIST_H_
 #define DFC_GRAPH_TENSOR_LIST_H_
 

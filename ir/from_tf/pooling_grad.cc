@@ -48,7 +48,7 @@ namespace {
 constexpr int kSpatialRank = 2;  // TensorFlow's pool gradients are 2-D
 
 // float16 is computed in float.
-DType ComputeDType(DType d) { return d == DType::kHalf ? DType::kFloat : d; }
+DType PoolGradComputeDType(DType d) { return d == DType::kHalf ? DType::kFloat : d; }
 
 Scalar Zero(DType d) { return IsFloating(d) ? Scalar::Float(d, 0) : Scalar::Int(d, 0); }
 
@@ -156,7 +156,7 @@ FunPtr FirstMaxIndexFun(DType v, DType d, DType index) {
 // padding only).
 absl::StatusOr<ExprPtr> FirstMaxima(const ExprPtr& values, const ExprPtr& positions, int k) {
   const DType d = BaseDType(values->type);
-  const DType v = ComputeDType(d);
+  const DType v = PoolGradComputeDType(d);
   const DType index = BaseDType(positions->type);
   const FunPtr value_fn = FirstMaxValueFun(v, d, index);
   const FunPtr index_fn = FirstMaxIndexFun(v, d, index);
@@ -279,7 +279,7 @@ absl::StatusOr<std::vector<ExprPtr>> TranslateMaxPoolGrad(const TranslateContext
   DFC_ASSIGN_OR_RETURN(ExprPtr maxima, WindowMaxima(in, positions));
   DFC_ASSIGN_OR_RETURN(ExprPtr argmax, Field(maxima, k + 2, 1));
   DFC_ASSIGN_OR_RETURN(grad, ChannelsLast(grad, attrs));
-  const DType acc = ComputeDType(d);
+  const DType acc = PoolGradComputeDType(d);
   const FunPtr pick = PickFun(index, d);
   DFC_ASSIGN_OR_RETURN(
       ExprPtr dx, Let(
@@ -384,7 +384,7 @@ absl::StatusOr<std::vector<ExprPtr>> TranslateAvgPoolGrad(const TranslateContext
                                   ShapeToString(expected), " (from orig_input_shape ",
                                   ShapeToString(shape), "), got ", ShapeToString(grad_shape)));
   }
-  const DType acc = ComputeDType(d);
+  const DType acc = PoolGradComputeDType(d);
   // Each window's share of its gradient, grad[o] / count[o], computed where it is read.
   DFC_ASSIGN_OR_RETURN(ExprPtr counts, InBoundsCounts(in, acc));  // [O..]
   DFC_ASSIGN_OR_RETURN(grad, ChannelsLast(grad, attrs));
@@ -432,7 +432,7 @@ absl::StatusOr<std::vector<ExprPtr>> TranslateMaxPoolWithArgmax(const TranslateC
   DFC_ASSIGN_OR_RETURN(ExprPtr positions, FlatPositions(ShapeOfExpr(in.x), include_batch, targmax));
   // Each output is its own fold of the windows (two expressions, one per output).
   DFC_ASSIGN_OR_RETURN(ExprPtr maxima, WindowMaxima(in, positions));
-  const DType v = ComputeDType(d);
+  const DType v = PoolGradComputeDType(d);
   DFC_ASSIGN_OR_RETURN(ExprPtr output, Field(maxima, k + 2, 0, v == d ? nullptr : CastFun(v, d)));
   DFC_ASSIGN_OR_RETURN(maxima, WindowMaxima(in, positions));
   DFC_ASSIGN_OR_RETURN(ExprPtr argmax, Field(maxima, k + 2, 1));

@@ -1,6 +1,7 @@
-// Reference kernels for TensorFlow's image ops: non-max suppression (NonMaxSuppression V1-V5),
-// CropAndResize, the colour conversions and adjustments (RGBToHSV, HSVToRGB, AdjustHue,
-// AdjustSaturation, AdjustContrastv2), DrawBoundingBoxesV2 and Dilation2D.
+// Reference kernels for TensorFlow's image ops on boxes: non-max suppression (NonMaxSuppression
+// V1-V5), CropAndResize and DrawBoundingBoxesV2. The colour conversions and adjustments live in
+// image_color.cc, Dilation2D in image_dilation.cc; RegisterImageKernels registers all three
+// files.
 //
 // Each follows TensorFlow's CPU kernel (core/kernels/image/*.cc), including where it computes
 // in float32 whatever the dtype and how it rounds box corners to pixels. float16 images are
@@ -11,19 +12,53 @@
 #include <limits>
 #include <queue>
 #include <string>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
 #include "base/status.h"
 #include "graph/dtype_class.h"
 #include "graph/half.h"
 #include "runtime/reference/elementwise_util.h"
+#include "runtime/reference/image_internal.h"
 #include "runtime/reference/kernel.h"
 #include "runtime/reference/kernel_util.h"
 #include "runtime/reference/reduction_util.h"
 
 namespace dfc::reference {
+
+void RegisterColorKernels(KernelRegistry& registry);     // image_color.cc
+void RegisterDilationKernels(KernelRegistry& registry);  // image_dilation.cc
+
+namespace image {
+
+absl::Status CheckScalar(const KernelContext& ctx, int i, absl::string_view what) {
+  if (ctx.input(i).rank() == 0) return absl::OkStatus();
+  return ctx.Error(absl::StrCat(what, " must be a scalar, got ", ctx.input(i).DebugType()));
+}
+
+absl::Status CheckColorImage(const KernelContext& ctx, int min_rank, int channels) {
+  DFC_RETURN_IF_ERROR(CheckClass(ctx, 0, kFloats));
+  const Tensor& image = ctx.input(0);
+  if (image.rank() < min_rank) {
+    return ctx.Error(
+        absl::StrCat("images must have rank >= ", min_rank, ", got ", image.DebugType()));
+  }
+  if (channels > 0 && image.dim(image.rank() - 1) != channels) {
+    return ctx.Error(absl::StrCat("images must have ", channels,
+                                  " channels in the last dimension, got ", image.DebugType()));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace image
+
 namespace {
+
+using image::CheckColorImage;
+using image::CheckScalar;
 
 // Element i of a float16, float32 or float64 tensor, as float.
 float FloatAt(const Tensor& t, int64_t i) { return static_cast<float>(t.ElementAsDouble(i)); }
@@ -33,12 +68,6 @@ Tensor FloatTensor(DType dtype, const std::vector<double>& values, Shape shape) 
   Tensor out = Tensor::Zeros(dtype, std::move(shape));
   for (size_t i = 0; i < values.size(); ++i) SetFromDouble(out, static_cast<int64_t>(i), values[i]);
   return out;
-}
-
-// Fails unless input `i` is a scalar; `what` names it.
-absl::Status CheckScalar(const KernelContext& ctx, int i, absl::string_view what) {
-  if (ctx.input(i).rank() == 0) return absl::OkStatus();
-  return ctx.Error(absl::StrCat(what, " must be a scalar, got ", ctx.input(i).DebugType()));
 }
 
 // --- NonMaxSuppression -------------------------------------------------------------------------
@@ -340,241 +369,6 @@ absl::Status CropAndResize(KernelContext& ctx) {
   return absl::OkStatus();
 }
 
-// --- Colour ------------------------------------------------------------------------------------
-
-// Fails unless input 0 is a float image whose last dimension holds `channels` channels.
-absl::Status CheckColorImage(const KernelContext& ctx, int min_rank, int channels) {
-  DFC_RETURN_IF_ERROR(CheckClass(ctx, 0, kFloats));
-  const Tensor& image = ctx.input(0);
-  if (image.rank() < min_rank) {
-    return ctx.Error(
-        absl::StrCat("images must have rank >= ", min_rank, ", got ", image.DebugType()));
-  }
-  if (channels > 0 && image.dim(image.rank() - 1) != channels) {
-    return ctx.Error(absl::StrCat("images must have ", channels,
-                                  " channels in the last dimension, got ", image.DebugType()));
-  }
-  return absl::OkStatus();
-}
-
-// RGBToHSV and HSVToRGB with TensorFlow's formulas (colorspace_op.h), in the input's precision
-// (float16 in float).
-template <typename C>
-void RgbToHsv(C r, C g, C b, C* out) {
-  const C v = std::max(r, std::max(g, b));
-  const C range = v - std::min(r, std::min(g, b));
-  const C s = v > C(0) ? range / v : C(0);
-  const C norm = (C(1) / range) * (C(1) / C(6));
-  C h = r == v ? norm * (g - b)
-               : (g == v ? norm * (b - r) + C(2) / C(6) : norm * (r - g) + C(4) / C(6));
-  if (!(range > C(0))) h = C(0);
-  if (h < C(0)) h = h + C(1);
-  out[0] = h;
-  out[1] = s;
-  out[2] = v;
-}
-
-template <typename C>
-void HsvToRgb(C h, C s, C v, C* out) {
-  const C dh = h * C(6);
-  const C dr = std::min(std::max(std::abs(dh - C(3)) - C(1), C(0)), C(1));
-  const C dg = std::min(std::max(-std::abs(dh - C(2)) + C(2), C(0)), C(1));
-  const C db = std::min(std::max(-std::abs(dh - C(4)) + C(2), C(0)), C(1));
-  const C one_s = -s + C(1);
-  out[0] = (one_s + s * dr) * v;
-  out[1] = (one_s + s * dg) * v;
-  out[2] = (one_s + s * db) * v;
-}
-
-template <bool kToHsv>
-absl::Status ConvertColor(KernelContext& ctx) {
-  DFC_RETURN_IF_ERROR(CheckNumInputs(ctx, 1));
-  DFC_RETURN_IF_ERROR(CheckColorImage(ctx, 1, 3));
-  const Tensor& in = ctx.input(0);
-  Tensor out = Tensor::Zeros(in.dtype(), in.shape());
-  DispatchDType(in.dtype(), [&]<typename T>() {
-    if constexpr (kIsFloat<T>) {
-      using C = ComputeType<T>;
-      const T* x = in.data<T>();
-      T* y = out.mutable_data<T>();
-      for (int64_t p = 0; p < in.num_elements() / 3; ++p) {
-        C result[3];
-        const C a = Up(x[3 * p]), b = Up(x[3 * p + 1]), c = Up(x[3 * p + 2]);
-        if constexpr (kToHsv) {
-          RgbToHsv<C>(a, b, c, result);
-        } else {
-          HsvToRgb<C>(a, b, c, result);
-        }
-        for (int k = 0; k < 3; ++k) y[3 * p + k] = Down<T>(result[k]);
-      }
-    }
-  });
-  ctx.set_output(0, std::move(out));
-  return absl::OkStatus();
-}
-
-// AdjustSaturation's float RGB <-> HSV conversions (its own, not RGBToHSV's), hue in [0, 1).
-void SaturationRgbToHsv(float r, float g, float b, float* h, float* s, float* v) {
-  const float vv = std::max(r, std::max(g, b));
-  const float range = vv - std::min(r, std::min(g, b));
-  *s = vv > 0 ? range / vv : 0;
-  const float norm = 1.0f / (6.0f * range);
-  float hh;
-  // TensorFlow adds the sector offsets as doubles, then stores the sum as float.
-  if (r == vv) {
-    hh = norm * (g - b);
-  } else if (g == vv) {
-    hh = static_cast<float>(norm * (b - r) + 2.0 / 6.0);
-  } else {
-    hh = static_cast<float>(norm * (r - g) + 4.0 / 6.0);
-  }
-  if (range <= 0.0f) hh = 0;
-  if (hh < 0.0f) hh = hh + 1;
-  *v = vv;
-  *h = hh;
-}
-
-void SaturationHsvToRgb(float h, float s, float v, float* rgb) {
-  const float c = s * v;
-  const float m = v - c;
-  const float dh = h * 6;
-  const int sector = static_cast<int>(dh);
-  float fmodu = dh;
-  while (fmodu <= 0) fmodu += 2.0f;
-  while (fmodu >= 2.0f) fmodu -= 2.0f;
-  const float x = c * (1 - std::abs(fmodu - 1));
-  // (r, g, b) before adding m, by sector of the hue circle.
-  const float table[6][3] = {{c, x, 0}, {x, c, 0}, {0, c, x}, {0, x, c}, {x, 0, c}, {c, 0, x}};
-  for (int k = 0; k < 3; ++k) rgb[k] = (sector >= 0 && sector < 6 ? table[sector][k] : 0) + m;
-}
-
-// AdjustHue's conversions: a hue in [0, 6) (the sector plus the position within it) and the
-// smallest and largest channels, which a hue rotation keeps.
-void RgbToHueRange(float r, float g, float b, float* h, float* v_min, float* v_max) {
-  float v_mid;
-  int sector;
-  if (r < g) {
-    if (b < r) {
-      *v_max = g, v_mid = r, *v_min = b, sector = 1;
-    } else if (b > g) {
-      *v_max = b, v_mid = g, *v_min = r, sector = 3;
-    } else {
-      *v_max = g, v_mid = b, *v_min = r, sector = 2;
-    }
-  } else if (b < g) {
-    *v_max = r, v_mid = g, *v_min = b, sector = 0;
-  } else if (b > r) {
-    *v_max = b, v_mid = r, *v_min = g, sector = 4;
-  } else {
-    *v_max = r, v_mid = b, *v_min = g, sector = 5;
-  }
-  if (*v_max == *v_min) {
-    *h = 0;
-    return;
-  }
-  const float ratio = (v_mid - *v_min) / (*v_max - *v_min);
-  // The middle channel rises through even sectors and falls through odd ones.
-  *h = static_cast<float>(sector) + (sector % 2 == 0 ? ratio : 1 - ratio);
-}
-
-void HueRangeToRgb(float h, float v_min, float v_max, float* rgb) {
-  const int sector = static_cast<int>(h);
-  float ratio = h - static_cast<float>(sector);
-  if (sector % 2 != 0) ratio = 1 - ratio;
-  const float v_mid = v_min + ratio * (v_max - v_min);
-  const float table[6][3] = {{v_max, v_mid, v_min}, {v_mid, v_max, v_min}, {v_min, v_max, v_mid},
-                             {v_min, v_mid, v_max}, {v_mid, v_min, v_max}, {v_max, v_min, v_mid}};
-  const int row = sector >= 0 && sector < 5 ? sector : 5;
-  for (int k = 0; k < 3; ++k) rgb[k] = table[row][k];
-}
-
-// Fails unless input 1 (named `what`) is a float32 scalar. TensorFlow's CPU kernels of the
-// adjustments are float32 only, and so is input 0 (CheckAdjustInputs).
-absl::Status CheckAdjustInputs(const KernelContext& ctx, int channels, absl::string_view what) {
-  DFC_RETURN_IF_ERROR(CheckNumInputs(ctx, 2));
-  DFC_RETURN_IF_ERROR(CheckDType(ctx, 0, {DType::kFloat}));
-  DFC_RETURN_IF_ERROR(CheckColorImage(ctx, 3, channels));
-  DFC_RETURN_IF_ERROR(CheckScalar(ctx, 1, what));
-  return CheckDType(ctx, 1, {DType::kFloat});
-}
-
-// AdjustHue(images, delta): each pixel's hue turned by delta (a fraction of the circle).
-absl::Status AdjustHue(KernelContext& ctx) {
-  DFC_RETURN_IF_ERROR(CheckAdjustInputs(ctx, 3, "delta"));
-  const Tensor& in = ctx.input(0);
-  const float delta = ctx.input(1).data<float>()[0];
-  Tensor out = Tensor::Zeros(DType::kFloat, in.shape());
-  const float* p = in.data<float>();
-  float* q = out.mutable_data<float>();
-  for (int64_t i = 0; i < in.num_elements() / 3; ++i, p += 3, q += 3) {
-    float h, v_min, v_max;
-    RgbToHueRange(p[0], p[1], p[2], &h, &v_min, &v_max);
-    h += delta * 6;
-    while (h < 0) h += 6;
-    while (h >= 6) h -= 6;
-    HueRangeToRgb(h, v_min, v_max, q);
-  }
-  ctx.set_output(0, std::move(out));
-  return absl::OkStatus();
-}
-
-// AdjustSaturation(images, scale): each pixel's saturation scaled, clamped to [0, 1].
-absl::Status AdjustSaturation(KernelContext& ctx) {
-  DFC_RETURN_IF_ERROR(CheckAdjustInputs(ctx, 3, "scale"));
-  const Tensor& in = ctx.input(0);
-  const float scale = ctx.input(1).data<float>()[0];
-  Tensor out = Tensor::Zeros(DType::kFloat, in.shape());
-  const float* p = in.data<float>();
-  float* q = out.mutable_data<float>();
-  for (int64_t i = 0; i < in.num_elements() / 3; ++i, p += 3, q += 3) {
-    float h, s, v;
-    SaturationRgbToHsv(p[0], p[1], p[2], &h, &s, &v);
-    s = std::min(1.0f, std::max(0.0f, s * scale));
-    SaturationHsvToRgb(h, s, v, q);
-  }
-  ctx.set_output(0, std::move(out));
-  return absl::OkStatus();
-}
-
-// AdjustContrastv2(images [..., height, width, channels], contrast_factor): each channel of
-// each image moves away from its mean over height x width by contrast_factor. The sum folds
-// the image in halves (TensorFlow's order: the upper half added onto the lower, repeatedly),
-// the mean is that sum times 1 / (height * width), and out = mean + factor * (in - mean).
-absl::Status AdjustContrast(KernelContext& ctx) {
-  DFC_RETURN_IF_ERROR(CheckAdjustInputs(ctx, 0, "contrast_factor"));
-  const Tensor& in = ctx.input(0);
-  const float factor = ctx.input(1).data<float>()[0];
-  const int r = in.rank();
-  const int64_t pixels = in.dim(r - 3) * in.dim(r - 2), channels = in.dim(r - 1);
-  Tensor out = Tensor::Zeros(DType::kFloat, in.shape());
-  if (in.num_elements() == 0) {
-    ctx.set_output(0, std::move(out));
-    return absl::OkStatus();
-  }
-  const int64_t plane = pixels * channels;
-  const float* x = in.data<float>();
-  float* y = out.mutable_data<float>();
-  std::vector<float> sums;
-  for (int64_t n = 0; n < in.num_elements() / plane; ++n) {
-    const float* xn = x + n * plane;
-    sums.assign(xn, xn + plane);
-    for (int64_t remaining = pixels; remaining > 1;) {
-      const int64_t right = remaining / 2, left = remaining - right;
-      for (int64_t k = 0; k < right * channels; ++k) sums[k] += sums[left * channels + k];
-      remaining = left;
-    }
-    const float scaling = 1.0f / static_cast<float>(pixels);
-    for (int64_t p = 0; p < pixels; ++p) {
-      for (int64_t c = 0; c < channels; ++c) {
-        const float mean = sums[c] * scaling;
-        y[n * plane + p * channels + c] = mean + factor * (xn[p * channels + c] - mean);
-      }
-    }
-  }
-  ctx.set_output(0, std::move(out));
-  return absl::OkStatus();
-}
-
 // --- DrawBoundingBoxesV2 -----------------------------------------------------------------------
 
 // DrawBoundingBoxesV2(images [batch, height, width, depth], boxes [batch, num_boxes, 4],
@@ -675,113 +469,6 @@ absl::Status DrawBoundingBoxes(KernelContext& ctx) {
   return absl::OkStatus();
 }
 
-// --- Dilation2D --------------------------------------------------------------------------------
-
-// Reads a 4-entry list attribute whose batch and depth entries must be 1.
-absl::StatusOr<std::vector<int64_t>> ReadSpatialList(const KernelContext& ctx,
-                                                     absl::string_view name) {
-  DFC_ASSIGN_OR_RETURN(AttrList list, ctx.node().GetList(name));
-  if (list.i.size() != 4 || list.i[0] != 1 || list.i[3] != 1 || list.i[1] < 1 || list.i[2] < 1) {
-    return ctx.Error(absl::StrCat(name,
-                                  " must be 4 positive entries [1, rows, cols, 1] (only the "
-                                  "spatial dimensions may differ from 1)"));
-  }
-  return list.i;
-}
-
-// Dilation2D(input [batch, rows, cols, depth], filter [filter_rows, filter_cols, depth]):
-// greyscale morphological dilation, out(b, y, x, d) = max over the window of
-// input(b, y * stride + dy * rate - pad_top, x * stride + dx * rate - pad_left, d) +
-// filter(dy, dx, d), positions outside the input skipped; SAME or VALID padding over the
-// dilated filter, as a convolution's.
-absl::Status Dilation2D(KernelContext& ctx) {
-  DFC_RETURN_IF_ERROR(CheckNumInputs(ctx, 2));
-  DFC_RETURN_IF_ERROR(CheckClass(ctx, 0, kNumbers));
-  const Tensor& input = ctx.input(0);
-  const Tensor& filter = ctx.input(1);
-  if (filter.dtype() != input.dtype()) {
-    return ctx.Error(absl::StrCat("filter must have the input's dtype (", input.DebugType(),
-                                  "), got ", filter.DebugType()));
-  }
-  if (input.rank() != 4) {
-    return ctx.Error(
-        absl::StrCat("input must be [batch, rows, cols, depth], got ", input.DebugType()));
-  }
-  if (filter.rank() != 3 || filter.dim(2) != input.dim(3)) {
-    return ctx.Error(absl::StrCat("filter must be [filter_rows, filter_cols, ", input.dim(3),
-                                  "], got ", filter.DebugType()));
-  }
-  DFC_ASSIGN_OR_RETURN(std::vector<int64_t> strides, ReadSpatialList(ctx, "strides"));
-  DFC_ASSIGN_OR_RETURN(std::vector<int64_t> rates, ReadSpatialList(ctx, "rates"));
-  DFC_ASSIGN_OR_RETURN(std::string padding, ctx.node().GetString("padding"));
-  if (padding != "SAME" && padding != "VALID") {
-    return ctx.Error(absl::StrCat("padding must be SAME or VALID, got ", padding));
-  }
-  const int64_t batch = input.dim(0), depth = input.dim(3);
-  int64_t out_size[2], pad[2];
-  for (int k = 0; k < 2; ++k) {
-    const int64_t in = input.dim(1 + k), f = filter.dim(k), stride = strides[1 + k];
-    // The dilated filter: f + (f - 1) * (rate - 1) rows or columns.
-    int64_t effective = 0;
-    if (f == 0 || __builtin_mul_overflow(f - 1, rates[1 + k] - 1, &effective) ||
-        __builtin_add_overflow(effective, f, &effective)) {
-      return ctx.Error(
-          absl::StrCat("the filter must be non-empty and its dilated size must fit "
-                       "int64, got filter ",
-                       filter.DebugType(), " and rates [", rates[1], ", ", rates[2], "]"));
-    }
-    // TensorFlow's GetWindowedOutputSize, arranged so that nothing overflows.
-    if (padding == "VALID") {
-      if (in < effective) {
-        return ctx.Error(absl::StrCat("the dilated filter (", effective,
-                                      ") is larger than the input (", in, ") with VALID padding"));
-      }
-      out_size[k] = (in - effective) / stride + 1;
-      pad[k] = 0;
-    } else {
-      out_size[k] = in == 0 ? 0 : (in - 1) / stride + 1;
-      const __int128 needed =
-          static_cast<__int128>(out_size[k] - 1) * stride + effective - static_cast<__int128>(in);
-      pad[k] = needed > 0 ? static_cast<int64_t>(needed / 2) : 0;
-    }
-  }
-  DFC_ASSIGN_OR_RETURN(
-      Tensor out, AllocateOutput(ctx, input.dtype(), {batch, out_size[0], out_size[1], depth}));
-  const int64_t rows = input.dim(1), cols = input.dim(2);
-  const int64_t f_rows = filter.dim(0), f_cols = filter.dim(1);
-  DispatchDType(input.dtype(), [&]<typename T>() {
-    if constexpr (!kIsBool<T>) {
-      using C = ComputeType<T>;
-      const T* x = input.data<T>();
-      const T* w = filter.data<T>();
-      T* y = out.mutable_data<T>();
-      for (int64_t b = 0; b < batch; ++b) {
-        for (int64_t oy = 0; oy < out_size[0]; ++oy) {
-          for (int64_t ox = 0; ox < out_size[1]; ++ox) {
-            for (int64_t d = 0; d < depth; ++d) {
-              C best = std::numeric_limits<C>::lowest();
-              for (int64_t fy = 0; fy < f_rows; ++fy) {
-                const int64_t iy = oy * strides[1] + fy * rates[1] - pad[0];
-                if (iy < 0 || iy >= rows) continue;
-                for (int64_t fx = 0; fx < f_cols; ++fx) {
-                  const int64_t ix = ox * strides[2] + fx * rates[2] - pad[1];
-                  if (ix < 0 || ix >= cols) continue;
-                  const C v = static_cast<C>(Up(x[((b * rows + iy) * cols + ix) * depth + d]) +
-                                             Up(w[(fy * f_cols + fx) * depth + d]));
-                  best = std::max(best, v);
-                }
-              }
-              y[((b * out_size[0] + oy) * out_size[1] + ox) * depth + d] = Down<T>(best);
-            }
-          }
-        }
-      }
-    }
-  });
-  ctx.set_output(0, std::move(out));
-  return absl::OkStatus();
-}
-
 }  // namespace
 
 void RegisterImageKernels(KernelRegistry& registry) {
@@ -795,13 +482,9 @@ void RegisterImageKernels(KernelRegistry& registry) {
   registry.Register("NonMaxSuppressionV5",
                     [](KernelContext& c) { return NonMaxSuppression(c, 5); });
   registry.Register("CropAndResize", CropAndResize);
-  registry.Register("RGBToHSV", ConvertColor<true>);
-  registry.Register("HSVToRGB", ConvertColor<false>);
-  registry.Register("AdjustHue", AdjustHue);
-  registry.Register("AdjustSaturation", AdjustSaturation);
-  registry.Register("AdjustContrastv2", AdjustContrast);
   registry.Register("DrawBoundingBoxesV2", DrawBoundingBoxes);
-  registry.Register("Dilation2D", Dilation2D);
+  RegisterColorKernels(registry);
+  RegisterDilationKernels(registry);
 }
 
 }  // namespace dfc::reference

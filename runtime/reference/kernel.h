@@ -110,7 +110,7 @@ void RegisterRandomTailKernels(KernelRegistry& registry);      // random_tail.cc
 void RegisterBitwiseKernels(KernelRegistry& registry);         // bitwise.cc
 void RegisterSpecialMathKernels(KernelRegistry& registry);     // special_math.cc
 void RegisterSelectionKernels(KernelRegistry& registry);       // selection.cc
-void RegisterMatrixKernels(KernelRegistry& registry);          // matrix.cc: diagonals, Einsum
+void RegisterMatrixKernels(KernelRegistry& registry);          // matrix.cc: diagonals; matrix_products.cc: Cross, Einsum
 void RegisterLinalgKernels(KernelRegistry& registry);          // linalg.cc
 void RegisterScatterKernels(KernelRegistry& registry);         // scatter.cc: and GatherNd
 void RegisterSegmentKernels(KernelRegistry& registry);         // segment.cc: and partitions

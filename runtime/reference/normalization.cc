@@ -47,7 +47,9 @@ struct ChannelLayout {
 // inputs to 4-D), channels last for NHWC and NDHWC, after the batch for NCHW and NCDHW.
 absl::StatusOr<ChannelLayout> ReadChannelLayout(const KernelContext& ctx, const Tensor& x,
                                                 absl::string_view what) {
-  DFC_ASSIGN_OR_RETURN(std::string format, ctx.node().GetString("data_format", "NHWC"));
+  DFC_ASSIGN_OR_RETURN(const std::string data_format, ctx.node().GetString("data_format", "NHWC"));
+  // Compared through a view, as in reduction.cc's BiasAddGrad.
+  const absl::string_view format = data_format;
   const bool last = format == "NHWC" || format == "NDHWC";
   const bool first = format == "NCHW" || format == "NCDHW";
   if (!last && !first) {

@@ -29,7 +29,7 @@ constexpr DType kRealNumberTypes[] = {DType::kHalf,   DType::kFloat,  DType::kDo
                                       DType::kInt16,  DType::kInt32,  DType::kInt64,  DType::kUInt8,
                                       DType::kUInt16, DType::kUInt32, DType::kUInt64};
 constexpr DType kFloatTypes[] = {DType::kHalf, DType::kFloat, DType::kDouble};  // AvgPool...
-constexpr DType kHalfOrFloat[] = {DType::kHalf, DType::kFloat};                 // MaxPool3D
+constexpr DType kMaxPool3DDTypes[] = {DType::kHalf, DType::kFloat};  // MaxPool3D
 
 // Where one pooling's windows lie: the input's and output's shapes (same layout, the spatial
 // extents replaced by window counts) and, per spatial dimension, the window, stride and the
@@ -393,7 +393,7 @@ void RegisterPoolingKernels(KernelRegistry& registry) {
   pool("MaxPool", {.allows_explicit = true, .dtypes = kRealNumberTypes});
   pool("MaxPoolV2", {.window_inputs = 1, .dtypes = kRealNumberTypes});
   pool("AvgPool", {.average = true, .dtypes = kFloatTypes});
-  pool("MaxPool3D", {.spatial_rank = 3, .dtypes = kHalfOrFloat});
+  pool("MaxPool3D", {.spatial_rank = 3, .dtypes = kMaxPool3DDTypes});
   pool("AvgPool3D", {.average = true, .spatial_rank = 3, .dtypes = kFloatTypes});
   registry.Register("MaxPoolGrad", [](KernelContext& ctx) { return MaxPoolGradKernel(ctx, -1); });
   registry.Register("MaxPoolGradV2", [](KernelContext& ctx) { return MaxPoolGradKernel(ctx, 3); });

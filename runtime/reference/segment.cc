@@ -20,7 +20,7 @@
 namespace dfc::reference {
 namespace {
 
-enum class Reduce { kSum, kMean, kProd, kMax, kMin };
+enum class SegmentReduce { kSum, kMean, kProd, kMax, kMin };
 
 // Whether `prefix` is where `shape` starts.
 bool StartsWith(const Shape& shape, const Shape& prefix) {
@@ -48,13 +48,13 @@ T Lowest() {
 
 // The accumulator a reduction starts from (Eigen's reducers' initialize()).
 template <typename T>
-T Initial(Reduce r) {
+T Initial(SegmentReduce r) {
   switch (r) {
-    case Reduce::kProd:
+    case SegmentReduce::kProd:
       return static_cast<T>(1);
-    case Reduce::kMax:
+    case SegmentReduce::kMax:
       return Lowest<T>();
-    case Reduce::kMin:
+    case SegmentReduce::kMin:
       return Highest<T>();
     default:
       return static_cast<T>(0);
@@ -65,17 +65,17 @@ T Initial(Reduce r) {
 // min keep x unless acc strictly beats it (std::max(x, acc), as Eigen's reducers and TensorFlow's
 // unsorted functors call it), so a NaN x is taken and a NaN acc is replaced.
 template <typename T>
-T Step(Reduce r, T acc, T x) {
+T Step(SegmentReduce r, T acc, T x) {
   if constexpr (std::is_integral_v<T>) {
     switch (r) {
-      case Reduce::kSum:
-      case Reduce::kMean:
+      case SegmentReduce::kSum:
+      case SegmentReduce::kMean:
         return static_cast<T>(static_cast<uint64_t>(acc) + static_cast<uint64_t>(x));
-      case Reduce::kProd:
+      case SegmentReduce::kProd:
         return static_cast<T>(static_cast<uint64_t>(acc) * static_cast<uint64_t>(x));
-      case Reduce::kMax:
+      case SegmentReduce::kMax:
         return x < acc ? acc : x;
-      case Reduce::kMin:
+      case SegmentReduce::kMin:
         return acc < x ? acc : x;
     }
     return acc;
@@ -84,14 +84,14 @@ T Step(Reduce r, T acc, T x) {
     const C a = static_cast<C>(acc);
     const C b = static_cast<C>(x);
     switch (r) {
-      case Reduce::kSum:
-      case Reduce::kMean:
+      case SegmentReduce::kSum:
+      case SegmentReduce::kMean:
         return static_cast<T>(a + b);
-      case Reduce::kProd:
+      case SegmentReduce::kProd:
         return static_cast<T>(a * b);
-      case Reduce::kMax:
+      case SegmentReduce::kMax:
         return b < a ? acc : x;
-      case Reduce::kMin:
+      case SegmentReduce::kMin:
         return a < b ? acc : x;
     }
     return acc;
@@ -124,7 +124,7 @@ absl::Status CheckReducible(const KernelContext& ctx, int i) {
 // SegmentSum and its kin (data, segment_ids): out[s] = the reduction of the rows i of data with
 // segment_ids[i] == s. The ids are sorted and non-negative; there are ids[-1] + 1 segments and
 // those no id names are 0 (1 for the product).
-template <Reduce kReduce>
+template <SegmentReduce kReduce>
 absl::Status SortedSegment(KernelContext& ctx) {
   DFC_RETURN_IF_ERROR(CheckNumInputs(ctx, 2));
   DFC_RETURN_IF_ERROR(CheckReducible(ctx, 0));
@@ -162,7 +162,7 @@ absl::Status SortedSegment(KernelContext& ctx) {
       const T* in = data.data<T>();
       T* o = out.template mutable_data<T>();
       // Segments no id names, and those between named ones, hold the default value.
-      const T empty = static_cast<T>(kReduce == Reduce::kProd ? 1 : 0);
+      const T empty = static_cast<T>(kReduce == SegmentReduce::kProd ? 1 : 0);
       std::fill_n(o, out.num_elements(), empty);
       int64_t start = 0;
       while (start < n) {
@@ -177,7 +177,7 @@ absl::Status SortedSegment(KernelContext& ctx) {
           for (int64_t e = 0; e < row; ++e) {
             T acc = Initial<T>(kReduce);
             for (int64_t i = start; i < end; ++i) acc = Step(kReduce, acc, in[i * row + e]);
-            dst[e] = kReduce == Reduce::kMean ? Mean(acc, end - start) : acc;
+            dst[e] = kReduce == SegmentReduce::kMean ? Mean(acc, end - start) : acc;
           }
         }
         start = end;
@@ -192,7 +192,7 @@ absl::Status SortedSegment(KernelContext& ctx) {
 // the slices data[i...] with segment_ids[i...] == s, where segment_ids' shape is a prefix of
 // data's. Negative ids are dropped; an empty segment holds the reduction's start (0, 1, the
 // dtype's lowest for max and highest for min).
-template <Reduce kReduce>
+template <SegmentReduce kReduce>
 absl::Status UnsortedSegment(KernelContext& ctx) {
   DFC_RETURN_IF_ERROR(CheckNumInputs(ctx, 3));
   DFC_RETURN_IF_ERROR(CheckReducible(ctx, 0));
@@ -335,15 +335,15 @@ absl::Status ParallelConcat(KernelContext& ctx) {
 }  // namespace
 
 void RegisterSegmentKernels(KernelRegistry& registry) {
-  registry.Register("SegmentSum", SortedSegment<Reduce::kSum>);
-  registry.Register("SegmentMean", SortedSegment<Reduce::kMean>);
-  registry.Register("SegmentProd", SortedSegment<Reduce::kProd>);
-  registry.Register("SegmentMax", SortedSegment<Reduce::kMax>);
-  registry.Register("SegmentMin", SortedSegment<Reduce::kMin>);
-  registry.Register("UnsortedSegmentSum", UnsortedSegment<Reduce::kSum>);
-  registry.Register("UnsortedSegmentProd", UnsortedSegment<Reduce::kProd>);
-  registry.Register("UnsortedSegmentMax", UnsortedSegment<Reduce::kMax>);
-  registry.Register("UnsortedSegmentMin", UnsortedSegment<Reduce::kMin>);
+  registry.Register("SegmentSum", SortedSegment<SegmentReduce::kSum>);
+  registry.Register("SegmentMean", SortedSegment<SegmentReduce::kMean>);
+  registry.Register("SegmentProd", SortedSegment<SegmentReduce::kProd>);
+  registry.Register("SegmentMax", SortedSegment<SegmentReduce::kMax>);
+  registry.Register("SegmentMin", SortedSegment<SegmentReduce::kMin>);
+  registry.Register("UnsortedSegmentSum", UnsortedSegment<SegmentReduce::kSum>);
+  registry.Register("UnsortedSegmentProd", UnsortedSegment<SegmentReduce::kProd>);
+  registry.Register("UnsortedSegmentMax", UnsortedSegment<SegmentReduce::kMax>);
+  registry.Register("UnsortedSegmentMin", UnsortedSegment<SegmentReduce::kMin>);
   registry.Register("DynamicPartition", DynamicPartition);
   registry.Register("ParallelConcat", ParallelConcat);
 }

@@ -1,71 +1,36 @@
 // Reference kernels for TensorArrays (TensorArrayV3 and the ops on it, and its gradient arrays),
-// TF2's TensorLists, and Assert and ControlTrigger. A TensorArray is a value: its flow tensor
+// and Assert and ControlTrigger; TF2's TensorLists, the same value, live in tensor_list.cc, and
+// RegisterTensorArrayKernels registers both files. A TensorArray is a value: its flow tensor
 // (kVariant) holds the elements, and every op that changes it returns a new flow with a new
 // TensorArrayValue, so that a value read earlier never changes, and a loop carries the array as
 // it carries any variable. A gradient array (TensorArrayGradV3) is state instead, as in
 // TensorFlow: several backward ops write into it with no flow between them (graph/tensor_list.h).
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/functional/function_ref.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/synchronization/mutex.h"
+#include "base/check.h"
 #include "base/status.h"
 #include "graph/attr.h"
 #include "graph/tensor_list.h"
 #include "runtime/reference/kernel.h"
 #include "runtime/reference/kernel_util.h"
+#include "runtime/reference/tensor_array_internal.h"
 
 namespace dfc::reference {
+
+void RegisterTensorListKernels(KernelRegistry& registry);  // tensor_list.cc
+
 namespace {
-
-// The array that input `i` (a flow) carries.
-absl::StatusOr<const TensorArrayValue*> ArrayAt(const KernelContext& ctx, int i) {
-  if (i >= ctx.num_inputs()) return ctx.Error("expected a TensorArray's flow input");
-  const TensorArrayValue* array = AsTensorArray(ctx.input(i));
-  if (array == nullptr) {
-    return ctx.Error(absl::StrCat("input ", i, " (\"", ctx.node().inputs[i].ToString(),
-                                  "\") is ", ctx.input(i).DebugType(),
-                                  ", expected the flow of a TensorArray"));
-  }
-  return array;
-}
-
-absl::StatusOr<std::vector<int64_t>> Dims(const PartialShape& shape) {
-  if (shape.unknown_rank) return absl::FailedPreconditionError("unknown rank");
-  for (int64_t d : shape.dims) {
-    if (d < 0) return absl::FailedPreconditionError("unknown dimension");
-  }
-  return shape.dims;
-}
-
-// An element as a read sees it: the one written, else zeros where the element shape
-// (`shape`, the array's own or one a read refines it to) is fully known (TensorFlow's rule),
-// else an error.
-absl::StatusOr<Tensor> Element(const KernelContext& ctx, const TensorArrayValue& array,
-                               int64_t index, const PartialShape& shape) {
-  if (index < 0 || index >= static_cast<int64_t>(array.elements.size())) {
-    return ctx.Error(absl::StrCat("index ", index, " is outside the TensorArray's ",
-                                  array.elements.size(), " elements"));
-  }
-  if (array.elements[index]) return *array.elements[index];
-  absl::StatusOr<std::vector<int64_t>> dims = Dims(shape);
-  if (!dims.ok()) {
-    return ctx.Error(absl::StrCat("element ", index,
-                                  " of the TensorArray was never written, and its element shape ",
-                                  shape.ToString(), " is not fully known"));
-  }
-  return AllocateOutput(ctx, array.dtype, *dims);
-}
-absl::StatusOr<Tensor> Element(const KernelContext& ctx, const TensorArrayValue& array,
-                               int64_t index) {
-  return Element(ctx, array, index, array.element_shape);
-}
 
 // `a + b`, elementwise, for the dtypes gradients come in.
 absl::StatusOr<Tensor> Sum(const KernelContext& ctx, const Tensor& a, const Tensor& b) {
@@ -90,8 +55,49 @@ absl::StatusOr<Tensor> Sum(const KernelContext& ctx, const Tensor& a, const Tens
   return out;
 }
 
-// Writes `value` as element `index` of `array` (a copy of the flow's, or a gradient array).
-// A forward array's element is written once; a gradient array's writes to one element add up.
+}  // namespace
+
+namespace tensor_array {
+
+absl::StatusOr<const TensorArrayValue*> ArrayAt(const KernelContext& ctx, int i) {
+  if (i >= ctx.num_inputs()) return ctx.Error("expected a TensorArray's flow input");
+  const TensorArrayValue* array = AsTensorArray(ctx.input(i));
+  if (array == nullptr) {
+    return ctx.Error(absl::StrCat("input ", i, " (\"", ctx.node().inputs[i].ToString(),
+                                  "\") is ", ctx.input(i).DebugType(),
+                                  ", expected the flow of a TensorArray"));
+  }
+  return array;
+}
+
+absl::StatusOr<std::vector<int64_t>> Dims(const PartialShape& shape) {
+  if (shape.unknown_rank) return absl::FailedPreconditionError("unknown rank");
+  for (int64_t d : shape.dims) {
+    if (d < 0) return absl::FailedPreconditionError("unknown dimension");
+  }
+  return shape.dims;
+}
+
+absl::StatusOr<Tensor> Element(const KernelContext& ctx, const TensorArrayValue& array,
+                               int64_t index, const PartialShape& shape) {
+  if (index < 0 || index >= static_cast<int64_t>(array.elements.size())) {
+    return ctx.Error(absl::StrCat("index ", index, " is outside the TensorArray's ",
+                                  array.elements.size(), " elements"));
+  }
+  if (array.elements[index]) return *array.elements[index];
+  absl::StatusOr<std::vector<int64_t>> dims = Dims(shape);
+  if (!dims.ok()) {
+    return ctx.Error(absl::StrCat("element ", index,
+                                  " of the TensorArray was never written, and its element shape ",
+                                  shape.ToString(), " is not fully known"));
+  }
+  return AllocateOutput(ctx, array.dtype, *dims);
+}
+absl::StatusOr<Tensor> Element(const KernelContext& ctx, const TensorArrayValue& array,
+                               int64_t index) {
+  return Element(ctx, array, index, array.element_shape);
+}
+
 absl::Status Put(const KernelContext& ctx, TensorArrayValue& array, int64_t index, Tensor value,
                  bool aggregate) {
   if (value.dtype() != array.dtype) {
@@ -122,6 +128,76 @@ absl::Status Put(const KernelContext& ctx, TensorArrayValue& array, int64_t inde
   return absl::OkStatus();
 }
 
+Tensor Flow(std::shared_ptr<TensorArrayValue> array) { return Tensor::OfVariant(std::move(array)); }
+
+Tensor Rows(const Tensor& t, int64_t begin, int64_t end) {
+  Shape shape = t.shape();
+  shape[0] = end - begin;
+  if (t.raw_data() == nullptr && t.byte_size() > 0) {
+    absl::StatusOr<Tensor> rows = Tensor::ShapeOnly(t.dtype(), shape);
+    DFC_CHECK_OK(rows.status());  // no larger than `t`
+    return *std::move(rows);
+  }
+  Tensor out = Tensor::Zeros(t.dtype(), shape);
+  const size_t row = t.dim(0) == 0 ? 0 : t.byte_size() / static_cast<size_t>(t.dim(0));
+  if (out.byte_size() > 0) {
+    std::memcpy(out.mutable_raw_data(), static_cast<const char*>(t.raw_data()) + begin * row,
+                out.byte_size());
+  }
+  return out;
+}
+
+absl::StatusOr<Tensor> Row(const Tensor& t, int64_t k) {
+  return Rows(t, k, k + 1).Reshaped(Shape(t.shape().begin() + 1, t.shape().end()));
+}
+
+void CopyParts(const std::vector<Tensor>& parts, Tensor& out) {
+  char* dst = static_cast<char*>(out.mutable_raw_data());
+  for (const Tensor& part : parts) {
+    if (part.byte_size() > 0) std::memcpy(dst, part.raw_data(), part.byte_size());
+    dst += part.byte_size();
+  }
+}
+
+absl::StatusOr<Tensor> Stack(const KernelContext& ctx, const std::vector<Tensor>& elements,
+                             DType dtype, const PartialShape& element_shape) {
+  Shape shape;
+  if (elements.empty()) {
+    absl::StatusOr<std::vector<int64_t>> dims = Dims(element_shape);
+    if (!dims.ok()) {
+      return ctx.Error("gathers no element of a TensorArray whose element shape is not known");
+    }
+    shape = *dims;
+  } else {
+    shape = elements[0].shape();
+  }
+  Shape stacked = shape;
+  stacked.insert(stacked.begin(), static_cast<int64_t>(elements.size()));
+  for (const Tensor& e : elements) {
+    if (e.shape() != shape) {
+      return ctx.Error(absl::StrCat("stacks elements of shapes ", ShapeToString(shape), " and ",
+                                    ShapeToString(e.shape())));
+    }
+  }
+  DFC_ASSIGN_OR_RETURN(Tensor out, AllocateOutput(ctx, dtype, stacked));
+  CopyParts(elements, out);
+  return out;
+}
+
+}  // namespace tensor_array
+
+namespace {
+
+using tensor_array::ArrayAt;
+using tensor_array::CopyParts;
+using tensor_array::Dims;
+using tensor_array::Element;
+using tensor_array::Flow;
+using tensor_array::Put;
+using tensor_array::Row;
+using tensor_array::Rows;
+using tensor_array::Stack;
+
 // The resource that input `i`, a TensorArray's handle, names: null for a handle from elsewhere.
 TensorArrayResource* HandleAt(const KernelContext& ctx, int i) {
   return dynamic_cast<TensorArrayResource*>(ctx.input(i).resource());
@@ -135,8 +211,6 @@ TensorArrayResource* GradientAt(const KernelContext& ctx) {
 
 // A gradient array's flow: a token, as TensorFlow's float flow is.
 Tensor Token() { return Tensor::Scalar<float>(0); }
-
-Tensor Flow(std::shared_ptr<TensorArrayValue> array) { return Tensor::OfVariant(std::move(array)); }
 
 // The array an op reads: the gradient array its handle names (copied into `snapshot`, as later
 // ops write it in place), else the one its flow input `flow` carries.
@@ -171,39 +245,6 @@ absl::Status Update(KernelContext& ctx, int flow,
   }
   ctx.set_output(0, Flow(std::move(out)));
   return absl::OkStatus();
-}
-
-// Rows [begin, end) of `t` along its first dimension, as a new tensor: dtype and shape only
-// where `t` is (Tensor::ShapeOnly, a value a device run keeps in a device buffer).
-Tensor Rows(const Tensor& t, int64_t begin, int64_t end) {
-  Shape shape = t.shape();
-  shape[0] = end - begin;
-  if (t.raw_data() == nullptr && t.byte_size() > 0) {
-    absl::StatusOr<Tensor> rows = Tensor::ShapeOnly(t.dtype(), shape);
-    DFC_CHECK_OK(rows.status());  // no larger than `t`
-    return *std::move(rows);
-  }
-  Tensor out = Tensor::Zeros(t.dtype(), shape);
-  const size_t row = t.dim(0) == 0 ? 0 : t.byte_size() / static_cast<size_t>(t.dim(0));
-  if (out.byte_size() > 0) {
-    std::memcpy(out.mutable_raw_data(), static_cast<const char*>(t.raw_data()) + begin * row,
-                out.byte_size());
-  }
-  return out;
-}
-
-// Row k of `t` along its first dimension, without that dimension: an element of it.
-absl::StatusOr<Tensor> Row(const Tensor& t, int64_t k) {
-  return Rows(t, k, k + 1).Reshaped(Shape(t.shape().begin() + 1, t.shape().end()));
-}
-
-// Copies `parts` one after another into `out`, whose size is theirs together.
-void CopyParts(const std::vector<Tensor>& parts, Tensor& out) {
-  char* dst = static_cast<char*>(out.mutable_raw_data());
-  for (const Tensor& part : parts) {
-    if (part.byte_size() > 0) std::memcpy(dst, part.raw_data(), part.byte_size());
-    dst += part.byte_size();
-  }
 }
 
 absl::Status TensorArrayV3(KernelContext& ctx) {
@@ -244,32 +285,6 @@ absl::Status TensorArrayReadV3(KernelContext& ctx) {  // handle, index, flow_in
   DFC_ASSIGN_OR_RETURN(Tensor value, Element(ctx, *in, index));
   ctx.set_output(0, std::move(value));
   return absl::OkStatus();
-}
-
-// Elements stacked along a new first dimension; all must have one shape.
-absl::StatusOr<Tensor> Stack(const KernelContext& ctx, const std::vector<Tensor>& elements,
-                             DType dtype, const PartialShape& element_shape) {
-  Shape shape;
-  if (elements.empty()) {
-    absl::StatusOr<std::vector<int64_t>> dims = Dims(element_shape);
-    if (!dims.ok()) {
-      return ctx.Error("gathers no element of a TensorArray whose element shape is not known");
-    }
-    shape = *dims;
-  } else {
-    shape = elements[0].shape();
-  }
-  Shape stacked = shape;
-  stacked.insert(stacked.begin(), static_cast<int64_t>(elements.size()));
-  for (const Tensor& e : elements) {
-    if (e.shape() != shape) {
-      return ctx.Error(absl::StrCat("stacks elements of shapes ", ShapeToString(shape), " and ",
-                                    ShapeToString(e.shape())));
-    }
-  }
-  DFC_ASSIGN_OR_RETURN(Tensor out, AllocateOutput(ctx, dtype, stacked));
-  CopyParts(elements, out);
-  return out;
 }
 
 absl::Status TensorArrayGatherV3(KernelContext& ctx) {  // handle, indices, flow_in
@@ -417,179 +432,6 @@ absl::Status TensorArrayGradV3(KernelContext& ctx) {  // handle, flow_in
   return absl::OkStatus();
 }
 
-// TensorLists (TF2): the same value as a TensorArray, whose element shape is an input (an int
-// tensor: -1 for an unknown rank, -1 for an unknown dimension) and whose elements may be set
-// again.
-absl::StatusOr<PartialShape> ShapeInput(const KernelContext& ctx, int i) {
-  const Tensor& t = ctx.input(i);
-  if (t.dtype() != DType::kInt32 && t.dtype() != DType::kInt64) {
-    return ctx.Error(absl::StrCat("element_shape is ", t.DebugType(), ", expected int32 or int64"));
-  }
-  if (t.rank() == 0) {
-    if (t.ElementAsInt64(0) != -1) return ctx.Error("a scalar element_shape must be -1");
-    return PartialShape{.unknown_rank = true, .dims = {}};
-  }
-  if (t.rank() != 1) return ctx.Error(absl::StrCat("element_shape is ", t.DebugType()));
-  PartialShape shape;
-  for (int64_t k = 0; k < t.num_elements(); ++k) {
-    const int64_t d = t.ElementAsInt64(k);
-    if (d < -1) return ctx.Error(absl::StrCat("element_shape has dimension ", d));
-    shape.dims.push_back(d);
-  }
-  return shape;
-}
-
-// Two partial shapes' intersection: what both allow.
-PartialShape Refine(const PartialShape& a, const PartialShape& b) {
-  if (a.unknown_rank) return b;
-  if (b.unknown_rank || a.dims.size() != b.dims.size()) return a;
-  PartialShape out = a;
-  for (size_t d = 0; d < a.dims.size(); ++d) {
-    if (out.dims[d] < 0) out.dims[d] = b.dims[d];
-  }
-  return out;
-}
-
-absl::StatusOr<std::shared_ptr<TensorArrayValue>> NewList(const KernelContext& ctx,
-                                                          const PartialShape& shape, int64_t n) {
-  if (n < 0 || n > (int64_t{1} << 24)) return ctx.Error(absl::StrCat("a list of ", n, " elements"));
-  auto list = std::make_shared<TensorArrayValue>();
-  DFC_ASSIGN_OR_RETURN(list->dtype, ctx.node().GetType("element_dtype"));
-  list->element_shape = shape;
-  list->dynamic_size = true;
-  list->elements.resize(n);
-  return list;
-}
-
-absl::Status EmptyTensorList(KernelContext& ctx) {  // element_shape, max_num_elements
-  DFC_RETURN_IF_ERROR(CheckNumInputs(ctx, 2));
-  DFC_ASSIGN_OR_RETURN(PartialShape shape, ShapeInput(ctx, 0));
-  DFC_ASSIGN_OR_RETURN(std::shared_ptr<TensorArrayValue> list, NewList(ctx, shape, 0));
-  ctx.set_output(0, Flow(std::move(list)));
-  return absl::OkStatus();
-}
-
-absl::Status TensorListReserve(KernelContext& ctx) {  // element_shape, num_elements
-  DFC_RETURN_IF_ERROR(CheckNumInputs(ctx, 2));
-  DFC_ASSIGN_OR_RETURN(PartialShape shape, ShapeInput(ctx, 0));
-  DFC_ASSIGN_OR_RETURN(int64_t n, ReadIndexScalar(ctx, 1, "num_elements"));
-  DFC_ASSIGN_OR_RETURN(std::shared_ptr<TensorArrayValue> list, NewList(ctx, shape, n));
-  ctx.set_output(0, Flow(std::move(list)));
-  return absl::OkStatus();
-}
-
-absl::Status TensorListFromTensor(KernelContext& ctx) {  // tensor, element_shape
-  DFC_RETURN_IF_ERROR(CheckNumInputs(ctx, 2));
-  const Tensor& value = ctx.input(0);
-  if (value.rank() == 0) return ctx.Error("makes a list of a scalar (it needs a first dimension)");
-  DFC_ASSIGN_OR_RETURN(PartialShape shape, ShapeInput(ctx, 1));
-  const Shape rows(value.shape().begin() + 1, value.shape().end());
-  if (!shape.IsCompatibleWith(rows)) {
-    return ctx.Error(absl::StrCat("rows of ", value.DebugType(), " are not of element shape ",
-                                  shape.ToString()));
-  }
-  DFC_ASSIGN_OR_RETURN(std::shared_ptr<TensorArrayValue> list, NewList(ctx, shape, value.dim(0)));
-  if (value.dtype() != list->dtype) {
-    return ctx.Error(absl::StrCat("makes a list of ", DTypeName(list->dtype), " from ",
-                                  value.DebugType()));
-  }
-  for (int64_t k = 0; k < value.dim(0); ++k) {
-    DFC_ASSIGN_OR_RETURN(Tensor row, Row(value, k));
-    list->elements[k] = std::move(row);
-  }
-  ctx.set_output(0, Flow(std::move(list)));
-  return absl::OkStatus();
-}
-
-absl::Status TensorListStack(KernelContext& ctx) {  // input_handle, element_shape
-  DFC_RETURN_IF_ERROR(CheckNumInputs(ctx, 2));
-  DFC_ASSIGN_OR_RETURN(const TensorArrayValue* list, ArrayAt(ctx, 0));
-  DFC_ASSIGN_OR_RETURN(PartialShape given, ShapeInput(ctx, 1));
-  const PartialShape shape = Refine(list->element_shape, given);
-  std::vector<Tensor> elements;
-  for (size_t k = 0; k < list->elements.size(); ++k) {
-    DFC_ASSIGN_OR_RETURN(Tensor e, Element(ctx, *list, static_cast<int64_t>(k), shape));
-    elements.push_back(std::move(e));
-  }
-  DFC_ASSIGN_OR_RETURN(Tensor out, Stack(ctx, elements, list->dtype, shape));
-  ctx.set_output(0, std::move(out));
-  return absl::OkStatus();
-}
-
-absl::Status TensorListGetItem(KernelContext& ctx) {  // input_handle, index, element_shape
-  DFC_RETURN_IF_ERROR(CheckNumInputs(ctx, 3));
-  DFC_ASSIGN_OR_RETURN(const TensorArrayValue* list, ArrayAt(ctx, 0));
-  DFC_ASSIGN_OR_RETURN(int64_t index, ReadIndexScalar(ctx, 1, "index"));
-  DFC_ASSIGN_OR_RETURN(PartialShape given, ShapeInput(ctx, 2));
-  DFC_ASSIGN_OR_RETURN(Tensor value,
-                       Element(ctx, *list, index, Refine(list->element_shape, given)));
-  ctx.set_output(0, std::move(value));
-  return absl::OkStatus();
-}
-
-absl::Status TensorListSetItem(KernelContext& ctx) {  // input_handle, index, item
-  DFC_RETURN_IF_ERROR(CheckNumInputs(ctx, 3));
-  DFC_ASSIGN_OR_RETURN(const TensorArrayValue* in, ArrayAt(ctx, 0));
-  DFC_ASSIGN_OR_RETURN(int64_t index, ReadIndexScalar(ctx, 1, "index"));
-  DFC_ASSIGN_OR_RETURN(bool resize, ctx.node().GetBool("resize_if_index_out_of_bounds", false));
-  if (!resize && (index < 0 || index >= static_cast<int64_t>(in->elements.size()))) {
-    return ctx.Error(absl::StrCat("sets element ", index, " of a list of ", in->elements.size()));
-  }
-  auto out = in->Clone();
-  if (index >= 0 && index < static_cast<int64_t>(out->elements.size())) {
-    out->elements[index].reset();  // a list's element may be set again
-  }
-  DFC_RETURN_IF_ERROR(Put(ctx, *out, index, ctx.input(2), /*aggregate=*/false));
-  ctx.set_output(0, Flow(std::move(out)));
-  return absl::OkStatus();
-}
-
-absl::Status TensorListPushBack(KernelContext& ctx) {  // input_handle, tensor
-  DFC_RETURN_IF_ERROR(CheckNumInputs(ctx, 2));
-  DFC_ASSIGN_OR_RETURN(const TensorArrayValue* in, ArrayAt(ctx, 0));
-  auto out = in->Clone();
-  DFC_RETURN_IF_ERROR(Put(ctx, *out, static_cast<int64_t>(out->elements.size()), ctx.input(1),
-                          /*aggregate=*/false));
-  ctx.set_output(0, Flow(std::move(out)));
-  return absl::OkStatus();
-}
-
-absl::Status TensorListPopBack(KernelContext& ctx) {  // input_handle, element_shape
-  DFC_RETURN_IF_ERROR(CheckNumInputs(ctx, 2));
-  DFC_ASSIGN_OR_RETURN(const TensorArrayValue* in, ArrayAt(ctx, 0));
-  if (in->elements.empty()) return ctx.Error("pops from an empty list");
-  DFC_ASSIGN_OR_RETURN(PartialShape given, ShapeInput(ctx, 1));
-  DFC_ASSIGN_OR_RETURN(Tensor last, Element(ctx, *in, static_cast<int64_t>(in->elements.size()) - 1,
-                                            Refine(in->element_shape, given)));
-  auto out = in->Clone();
-  out->elements.pop_back();
-  ctx.set_output(0, Flow(std::move(out)));
-  ctx.set_output(1, std::move(last));
-  return absl::OkStatus();
-}
-
-absl::Status TensorListLength(KernelContext& ctx) {
-  DFC_RETURN_IF_ERROR(CheckNumInputs(ctx, 1));
-  DFC_ASSIGN_OR_RETURN(const TensorArrayValue* in, ArrayAt(ctx, 0));
-  ctx.set_output(0, Tensor::Scalar<int32_t>(static_cast<int32_t>(in->elements.size())));
-  return absl::OkStatus();
-}
-
-absl::Status TensorListElementShape(KernelContext& ctx) {
-  DFC_RETURN_IF_ERROR(CheckNumInputs(ctx, 1));
-  DFC_ASSIGN_OR_RETURN(const TensorArrayValue* in, ArrayAt(ctx, 0));
-  DFC_ASSIGN_OR_RETURN(DType type, ctx.node().GetType("shape_type", DType::kInt32));
-  std::vector<int64_t> dims =
-      in->element_shape.unknown_rank ? std::vector<int64_t>{-1} : in->element_shape.dims;
-  const Shape shape = in->element_shape.unknown_rank ? Shape{} : Shape{static_cast<int64_t>(dims.size())};
-  if (type == DType::kInt64) {
-    ctx.set_output(0, Tensor::FromVector<int64_t>(dims, shape));
-  } else {
-    ctx.set_output(0, Tensor::FromVector<int32_t>(std::vector<int32_t>(dims.begin(), dims.end()), shape));
-  }
-  return absl::OkStatus();
-}
-
 absl::Status Nothing(KernelContext&) { return absl::OkStatus(); }
 
 // A failed assertion is the run's error, with its message and data as TensorFlow prints them.
@@ -627,16 +469,7 @@ void RegisterTensorArrayKernels(KernelRegistry& registry) {
   registry.Register("TensorArraySizeV3", TensorArraySizeV3);
   registry.Register("TensorArrayCloseV3", Nothing);
   registry.Register("TensorArrayGradV3", TensorArrayGradV3);
-  registry.Register("EmptyTensorList", EmptyTensorList);
-  registry.Register("TensorListReserve", TensorListReserve);
-  registry.Register("TensorListFromTensor", TensorListFromTensor);
-  registry.Register("TensorListStack", TensorListStack);
-  registry.Register("TensorListGetItem", TensorListGetItem);
-  registry.Register("TensorListSetItem", TensorListSetItem);
-  registry.Register("TensorListPushBack", TensorListPushBack);
-  registry.Register("TensorListPopBack", TensorListPopBack);
-  registry.Register("TensorListLength", TensorListLength);
-  registry.Register("TensorListElementShape", TensorListElementShape);
+  RegisterTensorListKernels(registry);
   registry.Register("Assert", Assert);
   registry.Register("ControlTrigger", Nothing);
 }
