@@ -30,7 +30,6 @@ using folding::Infos;
 using folding::Inputs;
 using folding::IsIndexType;
 using folding::IsSymbolicScalar;
-using folding::NeedsShapesOnly;
 using folding::ShapeOnly;
 using folding::SymbolicInfo;
 using folding::SymbolicRules;
@@ -529,7 +528,8 @@ class Folder {
     const auto& rules = SymbolicRules();
     auto rule = rules.find(node.op);
     if (rule == rules.end()) return false;
-    if (!NeedsShapesOnly(node.op)) {
+    // Shape and its kin read only their inputs' shapes; the others fold known values only.
+    if (const OpDef* def = FindOpDef(node.op); def == nullptr || !def->reads_only_shapes) {
       for (const TensorInfo& t : in) {
         if (!t.is_symbolic_constant()) return false;
       }

@@ -48,7 +48,7 @@ std::optional<Infos> FoldShape(const Node& node, Inputs in) {
     if (!info) return std::nullopt;
     out.push_back(*std::move(info));
   }
-  if (out.empty() || (node.op == "Shape" && out.size() != 1)) return std::nullopt;
+  if (out.empty()) return std::nullopt;
   return out;
 }
 
@@ -88,12 +88,12 @@ std::optional<Infos> FoldPack(const Node& node, Inputs in) {
   return One(SymbolicInfo(in[0].dtype, std::move(elems), false));
 }
 
-std::optional<Infos> FoldConcat(const Node& node, Inputs in) {
+// ConcatV2 takes its axis last, Concat first.
+std::optional<Infos> FoldConcat(bool axis_last, Inputs in) {
   if (in.size() < 2) return std::nullopt;
-  const bool v2 = node.op == "ConcatV2";
-  const std::optional<int64_t> axis = ConstScalar(v2 ? in.back() : in.front());
+  const std::optional<int64_t> axis = ConstScalar(axis_last ? in.back() : in.front());
   if (!axis || (*axis != 0 && *axis != -1)) return std::nullopt;
-  const Inputs values = v2 ? in.subspan(0, in.size() - 1) : in.subspan(1);
+  const Inputs values = axis_last ? in.subspan(0, in.size() - 1) : in.subspan(1);
   SymVec elems;
   for (const TensorInfo& t : values) {
     if (!IsSymbolicVector(t) || t.dtype != values[0].dtype) return std::nullopt;
@@ -167,8 +167,8 @@ std::optional<Infos> FoldStridedSlice(const Node& node, Inputs in) {
   return One(SymbolicInfo(in[0].dtype, std::move(out), slice->final_shape.empty()));
 }
 
-std::optional<Infos> FoldGather(const Node& node, Inputs in) {
-  const bool v2 = node.op == "GatherV2";
+// GatherV2 (`v2`) takes an axis and batch_dims, Gather neither.
+std::optional<Infos> FoldGather(bool v2, const Node& node, Inputs in) {
   if (in.size() != (v2 ? 3u : 2u) || !IsSymbolicVector(in[0])) return std::nullopt;
   if (v2) {
     const std::optional<int64_t> axis = ConstScalar(in[2]);
@@ -186,7 +186,32 @@ std::optional<Infos> FoldGather(const Node& node, Inputs in) {
   return One(SymbolicInfo(in[0].dtype, std::move(out), in[1].value->rank() == 0));
 }
 
-std::optional<Infos> FoldReduce(const Node& node, Inputs in) {
+// The shape arithmetic's operations on two values: nullopt where the result is not a size
+// expression (a max or min neither side provably bounds, a division by zero, which the kernel
+// reports).
+enum class SizeOp { kAdd, kSub, kMul, kFloorDiv, kFloorMod, kMax, kMin };
+
+std::optional<ArithExpr> Apply(SizeOp op, const ArithExpr& x, const ArithExpr& y) {
+  switch (op) {
+    case SizeOp::kAdd:
+      return x + y;
+    case SizeOp::kSub:
+      return x - y;
+    case SizeOp::kMul:
+      return x * y;
+    case SizeOp::kFloorDiv:
+    case SizeOp::kFloorMod:
+      if (y.AsConstant() == 0) return std::nullopt;
+      return op == SizeOp::kFloorDiv ? x / y : x % y;
+    case SizeOp::kMax:
+    case SizeOp::kMin:
+      return ProvableExtreme(op == SizeOp::kMax, x, y);
+  }
+  return std::nullopt;
+}
+
+// Sum, Prod, Max and Min, folding with `op`.
+std::optional<Infos> FoldReduce(SizeOp op, const Node& node, Inputs in) {
   if (in.size() != 2 || !IsSymbolic(in[0])) return std::nullopt;
   const std::optional<std::vector<int64_t>> axes = ConstInts(in[1]);
   absl::StatusOr<bool> keep = node.GetBool("keep_dims", false);
@@ -201,26 +226,17 @@ std::optional<Infos> FoldReduce(const Node& node, Inputs in) {
   const SymVec& v = *in[0].symbolic_value;
   std::optional<ArithExpr> acc;
   for (const ArithExpr& e : v) {
-    if (!acc) {
-      acc = e;
-    } else if (node.op == "Sum") {
-      acc = *acc + e;
-    } else if (node.op == "Prod") {
-      acc = *acc * e;
-    } else {
-      acc = ProvableExtreme(node.op == "Max", *acc, e);
-      if (!acc) return std::nullopt;
-    }
+    acc = acc ? Apply(op, *acc, e) : e;
+    if (!acc) return std::nullopt;
   }
-  if (!acc) {
-    if (node.op == "Sum") acc = ArithExpr(0);
-    if (node.op == "Prod") acc = ArithExpr(1);
-  }
+  if (!acc && op == SizeOp::kAdd) acc = ArithExpr(0);
+  if (!acc && op == SizeOp::kMul) acc = ArithExpr(1);
   if (!acc) return std::nullopt;  // Max/Min of nothing: the dtype's extreme, left to the kernel
   return One(SymbolicInfo(in[0].dtype, {*acc}, !*keep));
 }
 
-std::optional<Infos> FoldBinary(const Node& node, Inputs in) {
+// Elementwise arithmetic with `op`, broadcasting a scalar.
+std::optional<Infos> FoldBinary(SizeOp op, Inputs in) {
   if (in.size() != 2 || !IsSymbolic(in[0]) || !IsSymbolic(in[1]) || in[0].dtype != in[1].dtype) {
     return std::nullopt;
   }
@@ -229,25 +245,11 @@ std::optional<Infos> FoldBinary(const Node& node, Inputs in) {
   const size_t n = std::max(a.size(), b.size());
   if (a.size() != n && a.size() != 1) return std::nullopt;
   if (b.size() != n && b.size() != 1) return std::nullopt;
-  const absl::string_view op = node.op;
   SymVec out;
   for (size_t i = 0; i < n; ++i) {
-    const ArithExpr& x = a[a.size() == 1 ? 0 : i];
-    const ArithExpr& y = b[b.size() == 1 ? 0 : i];
-    if (op == "Add" || op == "AddV2") {
-      out.push_back(x + y);
-    } else if (op == "Sub") {
-      out.push_back(x - y);
-    } else if (op == "Mul") {
-      out.push_back(x * y);
-    } else if (op == "FloorDiv" || op == "FloorMod") {
-      if (y.AsConstant() == 0) return std::nullopt;  // the kernel reports the division by zero
-      out.push_back(op == "FloorDiv" ? x / y : x % y);
-    } else {
-      std::optional<ArithExpr> r = ProvableExtreme(op == "Maximum", x, y);
-      if (!r) return std::nullopt;
-      out.push_back(*r);
-    }
+    std::optional<ArithExpr> r = Apply(op, a[a.size() == 1 ? 0 : i], b[b.size() == 1 ? 0 : i]);
+    if (!r) return std::nullopt;
+    out.push_back(*r);
   }
   const bool scalar = in[0].shape->empty() && in[1].shape->empty();
   return One(SymbolicInfo(in[0].dtype, std::move(out), scalar));
@@ -434,7 +436,10 @@ std::optional<ArithExpr> RangeLength(const ArithExpr& start, const ArithExpr& li
 const absl::flat_hash_map<std::string, Rule>& SymbolicRules() {
   static const auto* rules = [] {
     auto* r = new absl::flat_hash_map<std::string, Rule>;
-    for (const char* op : {"Shape", "ShapeN"}) (*r)[op] = FoldShape;
+    (*r)["Shape"] = [](const Node& node, Inputs in) {
+      return in.size() == 1 ? FoldShape(node, in) : std::nullopt;
+    };
+    (*r)["ShapeN"] = FoldShape;
     (*r)["Size"] = FoldSize;
     (*r)["Rank"] = FoldRank;
     for (const char* op :
@@ -443,17 +448,31 @@ const absl::flat_hash_map<std::string, Rule>& SymbolicRules() {
     }
     (*r)["Cast"] = FoldCast;
     (*r)["Pack"] = FoldPack;
-    for (const char* op : {"ConcatV2", "Concat"}) (*r)[op] = FoldConcat;
+    (*r)["ConcatV2"] = [](const Node&, Inputs in) { return FoldConcat(true, in); };
+    (*r)["Concat"] = [](const Node&, Inputs in) { return FoldConcat(false, in); };
     (*r)["Reshape"] = FoldReshape;
     (*r)["ExpandDims"] = FoldExpandDims;
     (*r)["Squeeze"] = FoldSqueeze;
     (*r)["Slice"] = FoldSlice;
     (*r)["StridedSlice"] = FoldStridedSlice;
-    for (const char* op : {"GatherV2", "Gather"}) (*r)[op] = FoldGather;
-    for (const char* op : {"Prod", "Sum", "Max", "Min"}) (*r)[op] = FoldReduce;
-    for (const char* op :
-         {"Add", "AddV2", "Sub", "Mul", "FloorDiv", "FloorMod", "Maximum", "Minimum"}) {
-      (*r)[op] = FoldBinary;
+    for (bool v2 : {false, true}) {
+      (*r)[v2 ? "GatherV2" : "Gather"] = [v2](const Node& node, Inputs in) {
+        return FoldGather(v2, node, in);
+      };
+    }
+    const std::pair<const char*, SizeOp> reductions[] = {{"Sum", SizeOp::kAdd},
+                                                         {"Prod", SizeOp::kMul},
+                                                         {"Max", SizeOp::kMax},
+                                                         {"Min", SizeOp::kMin}};
+    for (const auto& [op, size_op] : reductions) {
+      (*r)[op] = [size_op](const Node& node, Inputs in) { return FoldReduce(size_op, node, in); };
+    }
+    const std::pair<const char*, SizeOp> arithmetic[] = {
+        {"Add", SizeOp::kAdd},     {"AddV2", SizeOp::kAdd},         {"Sub", SizeOp::kSub},
+        {"Mul", SizeOp::kMul},     {"FloorDiv", SizeOp::kFloorDiv}, {"FloorMod", SizeOp::kFloorMod},
+        {"Maximum", SizeOp::kMax}, {"Minimum", SizeOp::kMin}};
+    for (const auto& [op, size_op] : arithmetic) {
+      (*r)[op] = [size_op](const Node&, Inputs in) { return FoldBinary(size_op, in); };
     }
     (*r)["Fill"] = FoldFill;
     (*r)["Range"] = FoldRange;
@@ -463,10 +482,6 @@ const absl::flat_hash_map<std::string, Rule>& SymbolicRules() {
     return r;
   }();
   return *rules;
-}
-
-bool NeedsShapesOnly(absl::string_view op) {
-  return op == "Shape" || op == "ShapeN" || op == "Size" || op == "Rank";
 }
 
 }  // namespace dfc::folding

@@ -58,9 +58,6 @@ using Rule = std::function<std::optional<Infos>(const Node&, Inputs)>;
 // The symbolic rule of each op that has one, by op name.
 const absl::flat_hash_map<std::string, Rule>& SymbolicRules();
 
-// Ops that need only their inputs' shapes, not their values.
-bool NeedsShapesOnly(absl::string_view op);
-
 }  // namespace dfc::folding
 
 #endif  // DFC_GRAPH_SYMBOLIC_FOLD_H_
