@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cmath>
 #include <limits>
+#include <memory>
 #include <optional>
 #include <span>
 
@@ -194,80 +195,62 @@ std::chrono::nanoseconds ClusterShare(std::chrono::nanoseconds left, size_t clus
   return left / static_cast<int64_t>(clusters_left);
 }
 
-absl::StatusOr<std::vector<ClusterTuning>> TunePlan(Plan& plan, DeviceExecutor& executor,
-                                                    const std::vector<Feed>& feeds,
-                                                    const TuneOptions& options) {
-  if (options.runs < 1) return absl::InvalidArgumentError("tuning needs at least one timed run");
-  // Kernels are timed by the profiler's device events, recorded from here on so that the
-  // executor's queue records times from its first run (the initialisers') to its last.
-  KernelTimer timer;
-  const Graph& graph = *plan.graph;
-  DFC_ASSIGN_OR_RETURN(SizeBindings sizes, BindSizes(plan.translated, feeds));
-  int64_t longest_reduction = 0;
-  for (const ir::TranslatedCluster& cluster : plan.translated.clusters) {
-    longest_reduction = std::max(longest_reduction, LongestReduction(cluster.lambda->body, sizes));
-  }
-  DeviceExecutor::State state;
-  reference::Session oracle(plan.graph);
-  DFC_ASSIGN_OR_RETURN(VariableStart initial, VariableStart::Make(plan, executor, state, oracle));
-  // The oracle's answer, once: the fetches, then the variables as the run leaves them.
-  std::vector<std::string> fetch_names;
-  for (const TensorId& id : plan.spec.fetches) fetch_names.push_back(id.ToString());
-  DFC_ASSIGN_OR_RETURN(std::vector<Tensor> expected,
-                       oracle.Run(feeds, fetch_names, plan.spec.targets));
-  std::vector<Tensor> expected_variables;
-  if (!initial.names().empty()) {
-    DFC_ASSIGN_OR_RETURN(expected_variables, oracle.Run({}, initial.names()));
-  }
-  // The largest error of `got` against `want` (the values of `names`), or why it is wrong.
-  auto check = [&](const std::vector<Tensor>& got, const std::vector<Tensor>& want,
-                   const std::vector<std::string>& names, absl::string_view what,
-                   double& max_error) -> absl::Status {
-    for (size_t i = 0; i < got.size(); ++i) {
-      const Comparison cmp =
-          CompareTensors(got[i], want[i], VariantTolerance(want[i], longest_reduction));
-      max_error = std::max(max_error, cmp.max_error);
-      if (!cmp.equal) {
-        return absl::InternalError(absl::StrCat("wrong ", what, names[i], ": ", cmp.reason));
-      }
-    }
-    return absl::OkStatus();
-  };
+namespace {
 
-  plan.spec.steps.resize(plan.translated.clusters.size());
-  plan.spec.work_group_sizes.resize(plan.translated.clusters.size(), -1);
-  for (size_t c = 0; c < plan.translated.clusters.size(); ++c) {
-    executor.UseKernel(plan.translated.clusters[c], plan.kernels[c]);
+// Runs a plan on the device and times one cluster's kernels, checking each variant's answer,
+// and a training step's variables after the run, against the oracle's: what every stage of
+// the tuner asks of a variant.
+class VariantTimer {
+ public:
+  static absl::StatusOr<std::unique_ptr<VariantTimer>> Make(Plan& plan, DeviceExecutor& executor,
+                                                            const std::vector<Feed>& feeds,
+                                                            const TuneOptions& options) {
+    std::unique_ptr<VariantTimer> t(new VariantTimer(plan, executor, feeds, options));
+    DFC_ASSIGN_OR_RETURN(SizeBindings sizes, BindSizes(plan.translated, feeds));
+    for (const ir::TranslatedCluster& cluster : plan.translated.clusters) {
+      t->longest_reduction_ =
+          std::max(t->longest_reduction_, LongestReduction(cluster.lambda->body, sizes));
+    }
+    DFC_ASSIGN_OR_RETURN(t->initial_, VariableStart::Make(plan, executor, t->state_, t->oracle_));
+    // The oracle's answer, once: the fetches, then the variables as the run leaves them.
+    for (const TensorId& id : plan.spec.fetches) t->fetch_names_.push_back(id.ToString());
+    DFC_ASSIGN_OR_RETURN(t->expected_, t->oracle_.Run(feeds, t->fetch_names_, plan.spec.targets));
+    if (!t->initial_->names().empty()) {
+      DFC_ASSIGN_OR_RETURN(t->expected_variables_, t->oracle_.Run({}, t->initial_->names()));
+    }
+    return t;
   }
+
   // Runs the plan with its current kernels: the median time of cluster c, and the answer's
   // largest error against the oracle (an error status if it is outside the tolerance).
   // `times` keeps every timed run of the variant, so that timing it again (a race) adds to
   // its median rather than replacing it. A variant whose run (the warm-up too) takes longer
   // than `cutoff_ms` has lost: its runs stop there, that run its time.
-  auto measure = [&](int c, VariantResult& result, std::vector<double>& times,
-                     double cutoff_ms = std::numeric_limits<double>::infinity()) -> absl::Status {
-    const int64_t fallbacks = executor.fallbacks();
-    for (int run = 0; run < options.warmup + options.runs; ++run) {
-      initial.Restore(state);
-      DFC_RETURN_IF_ERROR(timer.Drop());  // what ran since the last timed run: its checks
-      DFC_ASSIGN_OR_RETURN(std::vector<Tensor> out,
-                           executor.Run(graph, plan.translated, feeds, plan.spec.fetches, &state));
-      if (executor.fallbacks() != fallbacks) {
+  absl::Status Measure(int c, VariantResult& result, std::vector<double>& times,
+                       double cutoff_ms = std::numeric_limits<double>::infinity()) {
+    const int64_t fallbacks = executor_.fallbacks();
+    for (int run = 0; run < options_.warmup + options_.runs; ++run) {
+      initial_->Restore(state_);
+      DFC_RETURN_IF_ERROR(timer_.Drop());  // what ran since the last timed run: its checks
+      DFC_ASSIGN_OR_RETURN(
+          std::vector<Tensor> out,
+          executor_.Run(*plan_.graph, plan_.translated, feeds_, plan_.spec.fetches, &state_));
+      if (executor_.fallbacks() != fallbacks) {
         return absl::InternalError("its kernel did not build or run (the cluster fell back)");
       }
-      DFC_ASSIGN_OR_RETURN(const std::vector<profiler::DeviceEvent> kernels, timer.Take());
+      DFC_ASSIGN_OR_RETURN(const std::vector<profiler::DeviceEvent> kernels, timer_.Take());
       const double ms = static_cast<double>(KernelNanoseconds(kernels, c)) * 1e-6;
       if (run == 0) {
-        DFC_RETURN_IF_ERROR(check(out, expected, fetch_names, "answer for ", result.max_error));
-        DFC_ASSIGN_OR_RETURN(std::vector<Tensor> variables, initial.Read(executor, state));
-        DFC_RETURN_IF_ERROR(check(variables, expected_variables, initial.names(),
+        DFC_RETURN_IF_ERROR(Check(out, expected_, fetch_names_, "answer for ", result.max_error));
+        DFC_ASSIGN_OR_RETURN(std::vector<Tensor> variables, initial_->Read(executor_, state_));
+        DFC_RETURN_IF_ERROR(Check(variables, expected_variables_, initial_->names(),
                                   "value after the run of variable ", result.max_error));
       }
       if (ms > cutoff_ms) {
         times.push_back(ms);
         break;
       }
-      if (run >= options.warmup) times.push_back(ms);
+      if (run >= options_.warmup) times.push_back(ms);
     }
     std::vector<double> sorted = times;
     std::ranges::sort(sorted);
@@ -276,188 +259,305 @@ absl::StatusOr<std::vector<ClusterTuning>> TunePlan(Plan& plan, DeviceExecutor& 
       return absl::InternalError("the profiler recorded no time for the cluster's kernels");
     }
     return absl::OkStatus();
-  };
+  }
 
+ private:
+  VariantTimer(Plan& plan, DeviceExecutor& executor, const std::vector<Feed>& feeds,
+               const TuneOptions& options)
+      : plan_(plan), executor_(executor), feeds_(feeds), options_(options), oracle_(plan.graph) {}
+
+  // The largest error of `got` against `want` (the values of `names`), or why it is wrong.
+  absl::Status Check(const std::vector<Tensor>& got, const std::vector<Tensor>& want,
+                     const std::vector<std::string>& names, absl::string_view what,
+                     double& max_error) const {
+    for (size_t i = 0; i < got.size(); ++i) {
+      const Comparison cmp =
+          CompareTensors(got[i], want[i], VariantTolerance(want[i], longest_reduction_));
+      max_error = std::max(max_error, cmp.max_error);
+      if (!cmp.equal) {
+        return absl::InternalError(absl::StrCat("wrong ", what, names[i], ": ", cmp.reason));
+      }
+    }
+    return absl::OkStatus();
+  }
+
+  Plan& plan_;
+  DeviceExecutor& executor_;
+  const std::vector<Feed>& feeds_;
+  const TuneOptions& options_;
+  // Kernels are timed by the profiler's device events, recorded from construction on so that
+  // the executor's queue records times from its first run (the initialisers') to its last.
+  KernelTimer timer_;
+  DeviceExecutor::State state_;
+  reference::Session oracle_;
+  std::optional<VariableStart> initial_;
+  int64_t longest_reduction_ = 0;
+  std::vector<std::string> fetch_names_;
+  std::vector<Tensor> expected_;
+  std::vector<Tensor> expected_variables_;
+};
+
+// One cluster's tuning: its stages one method each, run in order by Tune.
+class ClusterTuner {
+ public:
+  ClusterTuner(Plan& plan, DeviceExecutor& executor, VariantTimer& timer,
+               const TuneOptions& options, size_t c, Clock::time_point start,
+               Clock::time_point deadline)
+      : plan_(plan),
+        executor_(executor),
+        timer_(timer),
+        options_(options),
+        c_(c),
+        cluster_(plan.translated.clusters[c]),
+        start_(start),
+        deadline_(deadline),
+        tuning_{.cluster = static_cast<int>(c),
+                .nodes = ClusterNodeNames(*plan.graph, plan.translated.partition.clusters[c])},
+        work_group_sizes_(WorkGroupSizes(executor.profile())) {
+    // The explorer neither counts nor rewrites further a variant the device lowering declines.
+    explore_ = options.explore;
+    explore_.usable = [&executor](const ir::ExprPtr& body) {
+      return rewrite::LowerForDevice(body, executor.profile()).status();
+    };
+    explore_.work_groups = executor.profile().WorkGroupReductionSize() > 0;
+  }
+
+  absl::StatusOr<ClusterTuning> Tune() {
+    DFC_RETURN_IF_ERROR(TryAlgorithmicVariants());
+    DFC_RETURN_IF_ERROR(Refine());
+    DFC_RETURN_IF_ERROR(TryOtherWidths());
+    TryWorkGroupSizes();
+    if (options_.progress != nullptr && options_.progress_bar) *options_.progress << "\n";
+    TakeTheBest();
+    return std::move(tuning_);
+  }
+
+ private:
+  // Stages one and two: the algorithmic variants, each mapped as the profile says.
+  absl::Status TryAlgorithmicVariants() {
+    DFC_ASSIGN_OR_RETURN(std::vector<rewrite::Variant> variants,
+                         rewrite::Enumerate(cluster_.lambda->body, explore_));
+    total_ = variants.size() + work_group_sizes_.size();
+    for (const rewrite::Variant& variant : variants) {
+      TryVariant(variant.body, {.name = variant.Name(), .steps = variant.steps}, variant.usable);
+    }
+    PickBest();
+    Race();
+    return absl::OkStatus();
+  }
+
+  // The best variant, one step further, while that is faster: a step whose worth shows only
+  // after others (vectorising a second reduction once the first is fast) lies past the
+  // breadth-first cap. Variants tried before are not tried again.
+  absl::Status Refine() {
+    for (int round = 0; round < options_.refine_rounds && Best().status.ok(); ++round) {
+      const int from = tuning_.best;
+      DFC_ASSIGN_OR_RETURN(
+          std::vector<rewrite::Variant> next,
+          rewrite::Extend({tuning_.variants[from].steps, bodies_[from]}, explore_));
+      TryUntried(std::move(next));
+      Race();
+      if (tuning_.best == from) break;
+    }
+    return absl::OkStatus();
+  }
+
+  // Stage three, parameters: the vector widths of the best variant's steps, one at a time.
+  absl::Status TryOtherWidths() {
+    if (!Best().status.ok()) return absl::OkStatus();
+    DFC_ASSIGN_OR_RETURN(
+        std::vector<rewrite::Variant> widths,
+        rewrite::OtherWidths(cluster_.lambda->body, {Best().steps, nullptr}, explore_));
+    TryUntried(std::move(widths));
+    Race();
+    return absl::OkStatus();
+  }
+
+  // And the best variant's MapGlb kernels with the work-group sizes the profile suggests.
+  void TryWorkGroupSizes() {
+    const int algorithmic_best = tuning_.best;
+    if (!tuning_.variants[algorithmic_best].status.ok()) return;
+    for (int size : work_group_sizes_) {
+      const VariantResult& base = tuning_.variants[algorithmic_best];
+      TryVariant(bodies_[algorithmic_best],
+                 {.name = absl::StrCat(base.name, " ; workGroupSize(", size, ")"),
+                  .steps = base.steps,
+                  .work_group_size = size});
+    }
+    Race();
+  }
+
+  // The plan takes the fastest variant, if it is not the default, and the executor its kernel.
+  void TakeTheBest() {
+    if (Best().status.ok() && tuning_.best > 0) {
+      plan_.kernels[c_] = kernels_[tuning_.best];
+      // (A plan built without CompilePlan, as conformance builds its own, keeps no hashes.)
+      if (c_ < plan_.variants.size()) plan_.variants[c_] = Best().variant;
+      plan_.spec.steps[c_] = Best().steps;
+      plan_.spec.work_group_sizes[c_] = Best().work_group_size;
+    }
+    executor_.UseKernel(cluster_, plan_.kernels[c_]);
+  }
+
+  const VariantResult& Best() const { return tuning_.variants[tuning_.best]; }
+
+  // The kernels of the cluster with `body`, named by `steps`, its MapGlb kernels in
+  // work-groups of `work_group_size` (-1: the profile's).
+  absl::StatusOr<codegen::KernelSource> Generate(const ir::ExprPtr& body,
+                                                 const std::vector<rewrite::Step>& steps,
+                                                 int work_group_size) const {
+    DFC_ASSIGN_OR_RETURN(ClusterKernel kernel,
+                         CompileCluster(cluster_, {.steps = steps, .body = body},
+                                        {.name = absl::StrCat("dfc_cluster_", c_),
+                                         .nodes = tuning_.nodes,
+                                         .profile = executor_.profile(),
+                                         .work_group_size = work_group_size}));
+    return std::move(kernel.source);
+  }
+
+  // Generates, runs and times `body` as the variant `result` describes (its steps name it;
+  // its work_group_size, -1 for the profile's, sizes the MapGlb kernels). `usable`: why the
+  // generator refused it when the explorer asked (nothing is generated then).
+  void TryVariant(const ir::ExprPtr& body, VariantResult result,
+                  const absl::Status& usable = absl::OkStatus()) {
+    result.variant = VariantHash(body);
+    codegen::KernelSource source;
+    std::vector<double> times;
+    if (!usable.ok()) {
+      result.status = usable;
+    } else if (!tuning_.variants.empty() && Clock::now() > deadline_) {
+      result.status = absl::DeadlineExceededError("not tried: the tuning budget was spent");
+    } else {
+      absl::StatusOr<codegen::KernelSource> kernel =
+          Generate(body, result.steps, result.work_group_size);
+      if (kernel.ok()) {
+        source = *kernel;
+        executor_.UseKernel(cluster_, *std::move(kernel));
+        // A variant this much slower than the fastest so far is not timed further: on a
+        // large shape a slow variant's runs took most of the budget (the 1024 square's
+        // default runs 2.6 s, the good variants 0.1).
+        constexpr double kLosingFactor = 3;
+        double best_ms = std::numeric_limits<double>::infinity();
+        for (const VariantResult& r : tuning_.variants) {
+          if (r.status.ok()) best_ms = std::min(best_ms, r.median_ms);
+        }
+        result.status =
+            timer_.Measure(static_cast<int>(c_), result, times, kLosingFactor * best_ms);
+      } else {
+        result.status = kernel.status();
+      }
+    }
+    ReportProgress(result);
+    tuning_.variants.push_back(std::move(result));
+    kernels_.push_back(std::move(source));
+    bodies_.push_back(body);
+    timings_.push_back(std::move(times));
+  }
+
+  // The variants not structurally equal to one tried before, each tried.
+  void TryUntried(std::vector<rewrite::Variant> candidates) {
+    std::erase_if(candidates, [&](const rewrite::Variant& v) {
+      return std::ranges::any_of(bodies_,
+                                 [&](const ir::ExprPtr& b) { return ir::ExprEquals(b, v.body); });
+    });
+    total_ += candidates.size();
+    for (const rewrite::Variant& variant : candidates) {
+      TryVariant(variant.body, {.name = variant.Name(), .steps = variant.steps}, variant.usable);
+    }
+  }
+
+  // The machine's speed drifts between variants timed minutes apart (on a shared host, by
+  // more than the gain of one rule), so the fastest kRaced are timed again, in turn, for
+  // kRaceRounds rounds, and compared by the median of all their runs.
+  void Race() {
+    constexpr size_t kRaced = 4;
+    constexpr int kRaceRounds = 2;
+    std::vector<size_t> order;
+    for (size_t v = 0; v < tuning_.variants.size(); ++v) {
+      if (tuning_.variants[v].status.ok()) order.push_back(v);
+    }
+    std::ranges::sort(order, {}, [&](size_t v) { return tuning_.variants[v].median_ms; });
+    if (order.size() > kRaced) order.resize(kRaced);
+    for (int round = 0; round < kRaceRounds && Clock::now() <= deadline_; ++round) {
+      for (size_t v : order) {
+        executor_.UseKernel(cluster_, kernels_[v]);
+        VariantResult& result = tuning_.variants[v];
+        result.status = timer_.Measure(static_cast<int>(c_), result, timings_[v]);
+      }
+    }
+    PickBest();
+  }
+
+  void PickBest() {
+    for (size_t v = 0; v < tuning_.variants.size(); ++v) {
+      const VariantResult& r = tuning_.variants[v];
+      if (r.status.ok() && (!Best().status.ok() || r.median_ms < Best().median_ms)) {
+        tuning_.best = static_cast<int>(v);
+      }
+    }
+  }
+
+  // One line a variant, or the bar redrawn, as TuneOptions::progress asks.
+  void ReportProgress(const VariantResult& result) const {
+    if (options_.progress == nullptr) return;
+    const size_t tried = tuning_.variants.size() + 1;
+    if (options_.progress_bar) {
+      constexpr int kWidth = 30;
+      const int done = static_cast<int>(tried * kWidth / total_);
+      const double spent = std::chrono::duration<double>(Clock::now() - start_).count();
+      *options_.progress << absl::StrFormat("\rcluster %d/%d [%s%s] %d/%d variants, %.0f of %.0f s",
+                                            c_ + 1, plan_.translated.clusters.size(),
+                                            std::string(done, '#'), std::string(kWidth - done, '.'),
+                                            tried, total_, spent, options_.budget_seconds);
+      options_.progress->flush();
+    } else {
+      *options_.progress << absl::StrFormat(
+          "cluster %d variant %d/%d %-60s %s\n", c_, tried, total_, result.name,
+          result.status.ok() ? absl::StrFormat("%.3f ms", result.median_ms)
+                             : std::string(result.status.message()));
+    }
+  }
+
+  Plan& plan_;
+  DeviceExecutor& executor_;
+  VariantTimer& timer_;
+  const TuneOptions& options_;
+  const size_t c_;
+  const ir::TranslatedCluster& cluster_;
+  const Clock::time_point start_;     // of the plan's tuning
+  const Clock::time_point deadline_;  // of this cluster's
+  rewrite::ExploreOptions explore_;
+  ClusterTuning tuning_;
+  const std::vector<int> work_group_sizes_;
+  size_t total_ = 0;  // the variants to try, as far as known
+  // Of tuning_.variants, in order: kernels, bodies and every timed run.
+  std::vector<codegen::KernelSource> kernels_;
+  std::vector<ir::ExprPtr> bodies_;
+  std::vector<std::vector<double>> timings_;
+};
+
+}  // namespace
+
+absl::StatusOr<std::vector<ClusterTuning>> TunePlan(Plan& plan, DeviceExecutor& executor,
+                                                    const std::vector<Feed>& feeds,
+                                                    const TuneOptions& options) {
+  if (options.runs < 1) return absl::InvalidArgumentError("tuning needs at least one timed run");
+  DFC_ASSIGN_OR_RETURN(std::unique_ptr<VariantTimer> timer,
+                       VariantTimer::Make(plan, executor, feeds, options));
+  const size_t n = plan.translated.clusters.size();
+  plan.spec.steps.resize(n);
+  plan.spec.work_group_sizes.resize(n, -1);
+  for (size_t c = 0; c < n; ++c) executor.UseKernel(plan.translated.clusters[c], plan.kernels[c]);
   const Clock::time_point start = Clock::now();
   const Clock::time_point deadline =
       start + std::chrono::duration_cast<Clock::duration>(
                   std::chrono::duration<double>(options.budget_seconds));
   std::vector<ClusterTuning> tunings;
-  for (size_t c = 0; c < plan.translated.clusters.size(); ++c) {
-    const ir::TranslatedCluster& cluster = plan.translated.clusters[c];
+  for (size_t c = 0; c < n; ++c) {
     const Clock::time_point now = Clock::now();
-    const Clock::time_point cluster_deadline =
-        now + ClusterShare(deadline - now, plan.translated.clusters.size() - c);
-    ClusterTuning tuning{.cluster = static_cast<int>(c),
-                         .nodes = ClusterNodeNames(graph, plan.translated.partition.clusters[c])};
-    const auto& lambda = *cluster.lambda;
-    // The kernels of the cluster with `body`, named by `steps`, its MapGlb kernels in
-    // work-groups of `work_group_size` (-1: the profile's).
-    auto generate = [&](const ir::ExprPtr& body, const std::vector<rewrite::Step>& steps,
-                        int work_group_size) -> absl::StatusOr<codegen::KernelSource> {
-      DFC_ASSIGN_OR_RETURN(ClusterKernel kernel,
-                           CompileCluster(cluster, {.steps = steps, .body = body},
-                                          {.name = absl::StrCat("dfc_cluster_", c),
-                                           .nodes = tuning.nodes,
-                                           .profile = executor.profile(),
-                                           .work_group_size = work_group_size}));
-      return std::move(kernel.source);
-    };
-    // The explorer neither counts nor rewrites further a variant the device lowering declines.
-    rewrite::ExploreOptions explore = options.explore;
-    explore.usable = [&](const ir::ExprPtr& body) {
-      return rewrite::LowerForDevice(body, executor.profile()).status();
-    };
-    explore.work_groups = executor.profile().WorkGroupReductionSize() > 0;
-    DFC_ASSIGN_OR_RETURN(std::vector<rewrite::Variant> variants,
-                         rewrite::Enumerate(lambda.body, explore));
-    const std::vector<int> work_group_sizes = WorkGroupSizes(executor.profile());
-    size_t total = variants.size() + work_group_sizes.size();
-    std::vector<codegen::KernelSource> kernels;
-    std::vector<ir::ExprPtr> bodies;           // of tuning.variants
-    std::vector<std::vector<double>> timings;  // of tuning.variants: every timed run
-    // Generates, runs and times `body` as the variant `result` describes (its steps name it;
-    // its work_group_size, -1 for the profile's, sizes the MapGlb kernels). `usable`: why the
-    // generator refused it when the explorer asked (nothing is generated then).
-    auto try_variant = [&](const ir::ExprPtr& body, VariantResult result,
-                           const absl::Status& usable = absl::OkStatus()) {
-      result.variant = VariantHash(body);
-      codegen::KernelSource source;
-      std::vector<double> times;
-      if (!usable.ok()) {
-        result.status = usable;
-      } else if (!tuning.variants.empty() && Clock::now() > cluster_deadline) {
-        result.status = absl::DeadlineExceededError("not tried: the tuning budget was spent");
-      } else {
-        absl::StatusOr<codegen::KernelSource> kernel =
-            generate(body, result.steps, result.work_group_size);
-        if (kernel.ok()) {
-          source = *kernel;
-          executor.UseKernel(cluster, *std::move(kernel));
-          // A variant this much slower than the fastest so far is not timed further: on a
-          // large shape a slow variant's runs took most of the budget (the 1024 square's
-          // default runs 2.6 s, the good variants 0.1).
-          constexpr double kLosingFactor = 3;
-          double best_ms = std::numeric_limits<double>::infinity();
-          for (const VariantResult& r : tuning.variants) {
-            if (r.status.ok()) best_ms = std::min(best_ms, r.median_ms);
-          }
-          result.status = measure(static_cast<int>(c), result, times, kLosingFactor * best_ms);
-        } else {
-          result.status = kernel.status();
-        }
-      }
-      const size_t tried = tuning.variants.size() + 1;
-      if (options.progress != nullptr && options.progress_bar) {
-        constexpr int kWidth = 30;
-        const int done = static_cast<int>(tried * kWidth / total);
-        const double spent = std::chrono::duration<double>(Clock::now() - start).count();
-        *options.progress << absl::StrFormat(
-            "\rcluster %d/%d [%s%s] %d/%d variants, %.0f of %.0f s", c + 1,
-            plan.translated.clusters.size(), std::string(done, '#'),
-            std::string(kWidth - done, '.'), tried, total, spent, options.budget_seconds);
-        options.progress->flush();
-      } else if (options.progress != nullptr) {
-        *options.progress << absl::StrFormat(
-            "cluster %d variant %d/%d %-60s %s\n", c, tried, total, result.name,
-            result.status.ok() ? absl::StrFormat("%.3f ms", result.median_ms)
-                               : std::string(result.status.message()));
-      }
-      tuning.variants.push_back(std::move(result));
-      kernels.push_back(std::move(source));
-      bodies.push_back(body);
-      timings.push_back(std::move(times));
-    };
-    auto pick_best = [&] {
-      for (size_t v = 0; v < tuning.variants.size(); ++v) {
-        const VariantResult& r = tuning.variants[v];
-        const VariantResult& best = tuning.variants[tuning.best];
-        if (r.status.ok() && (!best.status.ok() || r.median_ms < best.median_ms)) {
-          tuning.best = static_cast<int>(v);
-        }
-      }
-    };
-    // Stages one and two: the algorithmic variants, each mapped as the profile says.
-    for (const rewrite::Variant& variant : variants) {
-      try_variant(variant.body, {.name = variant.Name(), .steps = variant.steps}, variant.usable);
-    }
-    pick_best();
-    // The variants not structurally equal to one tried before, each tried.
-    auto try_untried = [&](std::vector<rewrite::Variant> candidates) {
-      std::erase_if(candidates, [&](const rewrite::Variant& v) {
-        return std::ranges::any_of(bodies,
-                                   [&](const ir::ExprPtr& b) { return ir::ExprEquals(b, v.body); });
-      });
-      total += candidates.size();
-      for (const rewrite::Variant& variant : candidates) {
-        try_variant(variant.body, {.name = variant.Name(), .steps = variant.steps}, variant.usable);
-      }
-    };
-    // The machine's speed drifts between variants timed minutes apart (on a shared host, by
-    // more than the gain of one rule), so the fastest `kRaced` are timed again, in turn, for
-    // kRaceRounds rounds, and compared by the median of all their runs.
-    constexpr size_t kRaced = 4;
-    constexpr int kRaceRounds = 2;
-    auto race = [&] {
-      std::vector<size_t> order;
-      for (size_t v = 0; v < tuning.variants.size(); ++v) {
-        if (tuning.variants[v].status.ok()) order.push_back(v);
-      }
-      std::ranges::sort(order, {}, [&](size_t v) { return tuning.variants[v].median_ms; });
-      if (order.size() > kRaced) order.resize(kRaced);
-      for (int round = 0; round < kRaceRounds && Clock::now() <= cluster_deadline; ++round) {
-        for (size_t v : order) {
-          executor.UseKernel(cluster, kernels[v]);
-          VariantResult& result = tuning.variants[v];
-          result.status = measure(static_cast<int>(c), result, timings[v]);
-        }
-      }
-      pick_best();
-    };
-    race();
-    // The best variant, one step further, while that is faster: a step whose worth shows only
-    // after others (vectorising a second reduction once the first is fast) lies past the
-    // breadth-first cap. Variants tried before are not tried again.
-    for (int round = 0; round < options.refine_rounds && tuning.variants[tuning.best].status.ok();
-         ++round) {
-      const int from = tuning.best;
-      DFC_ASSIGN_OR_RETURN(std::vector<rewrite::Variant> next,
-                           rewrite::Extend({tuning.variants[from].steps, bodies[from]}, explore));
-      try_untried(next);
-      race();
-      if (tuning.best == from) break;
-    }
-    // Stage three, parameters: the vector widths of the best variant's steps, one at a time.
-    if (tuning.variants[tuning.best].status.ok()) {
-      DFC_ASSIGN_OR_RETURN(
-          std::vector<rewrite::Variant> widths,
-          rewrite::OtherWidths(lambda.body, {tuning.variants[tuning.best].steps, nullptr},
-                               explore));
-      try_untried(widths);
-      race();
-    }
-    // And the best variant's MapGlb kernels with the work-group sizes the profile suggests.
-    const int algorithmic_best = tuning.best;
-    if (tuning.variants[algorithmic_best].status.ok()) {
-      for (int size : work_group_sizes) {
-        const VariantResult& base = tuning.variants[algorithmic_best];
-        try_variant(bodies[algorithmic_best],
-                    {.name = absl::StrCat(base.name, " ; workGroupSize(", size, ")"),
-                     .steps = base.steps,
-                     .work_group_size = size});
-      }
-      race();
-    }
-    if (options.progress != nullptr && options.progress_bar) *options.progress << "\n";
-    const VariantResult& best = tuning.variants[tuning.best];
-    if (best.status.ok() && tuning.best > 0) {
-      plan.kernels[c] = kernels[tuning.best];
-      // (A plan built without CompilePlan, as conformance builds its own, keeps no hashes.)
-      if (c < plan.variants.size()) plan.variants[c] = best.variant;
-      plan.spec.steps[c] = best.steps;
-      plan.spec.work_group_sizes[c] = best.work_group_size;
-    }
-    executor.UseKernel(cluster, plan.kernels[c]);
+    ClusterTuner tuner(plan, executor, *timer, options, c, start,
+                       now + ClusterShare(deadline - now, n - c));
+    DFC_ASSIGN_OR_RETURN(ClusterTuning tuning, tuner.Tune());
     tunings.push_back(std::move(tuning));
   }
   return tunings;
