@@ -1,8 +1,9 @@
 // One run of a DeviceExecutor (device_executor.h): the values computed so far, on the device,
 // the host or both, the variables written and random streams drawn (made the state's only when
 // the whole run succeeds), and the error flags of the kernels not yet read. Its members live in
-// device_run.cc (execution units, host ops, clusters, fetches), variable_writes.cc (Assign and
-// the updates of variables) and launch.cc (a cluster's kernels launched; CLBlast's GEMM).
+// device_run.cc (execution units, host ops, clusters, fetches), device_run_calls.cc (control
+// flow and function calls), variable_writes.cc (Assign and the updates of variables) and
+// launch.cc (a cluster's kernels launched; CLBlast's GEMM).
 #ifndef DFC_RUNTIME_DEVICE_RUN_H_
 #define DFC_RUNTIME_DEVICE_RUN_H_
 
