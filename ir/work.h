@@ -50,7 +50,8 @@ double StoreOps(const TypePtr& type);
 ArithExpr StrictOps(const ExprPtr& e);
 
 // What the generated code of a value costs: the operations spent when it is made, when a
-// scalar of it is forced, and per element obtained from an array (see work.cc).
+// scalar of it is forced, and per element obtained from an array (see
+// work_internal.h).
 struct LazyCost;
 using LazyCostPtr = std::shared_ptr<const LazyCost>;
 
