@@ -16,6 +16,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "graph/array_shapes.h"
 #include "graph/control_flow.h"
 #include "graph/host_shapes.h"
 #include "graph/ops.h"
@@ -80,26 +81,15 @@ std::optional<int64_t> EstimateElements(const Node& node, Inputs in) {
   return std::nullopt;
 }
 
-// What is known of a TensorArray or TensorList (the variant its flow carries) when the graph is
-// compiled.
-struct ArrayInfo {
-  // The shape of every element: declared by the op that made the array (and then checked on
-  // every write at run time), or else that of every element written so far.
-  std::optional<SymbolicShape> element_shape;
-  bool declared = false;
-  // No element has been written yet: the first write says what the elements' shape is.
-  bool fresh = false;
-  // How many elements it has (a TensorArray that cannot grow, a list's length).
-  std::optional<ArithExpr> size;
-
-  bool operator==(const ArrayInfo&) const = default;
-};
-
 class Folder {
  public:
   // `depth`: how many loop bodies enclose `graph` (LoopShapes folds them).
   Folder(const Graph& graph, const FoldOracle& oracle, const FoldOptions& options, int depth = 0)
-      : graph_(graph), oracle_(oracle), options_(options), depth_(depth) {
+      : graph_(graph),
+        oracle_(oracle),
+        options_(options),
+        depth_(depth),
+        arrays_(graph, options.array_element_shapes) {
     needed_static_.assign(graph.num_nodes(), false);
     result_.info.resize(graph.num_nodes());
     result_.folded.assign(graph.num_nodes(), false);
@@ -151,7 +141,7 @@ class Folder {
       out = StatefulShapes(node, *def, in, num_outputs);
       if (IsWhile(node)) LoopShapes(node, in, out);
       BranchShapes(node, in, out);
-      ArrayShapes(i, in, out);
+      ApplyArrays(i, in, out);
       return absl::OkStatus();
     }
     if (num_outputs <= 0) {  // NoOp: an ordering point, pure if what it waits for is
@@ -177,7 +167,7 @@ class Folder {
       }
     }
     out = InferShapes(node, *def, in, num_outputs);
-    ArrayShapes(i, in, out);
+    ApplyArrays(i, in, out);
     return absl::OkStatus();
   }
 
@@ -226,8 +216,8 @@ class Folder {
     std::vector<std::optional<ArrayInfo>> arrays(in.size());
     for (size_t k = 0; k < in.size(); ++k) {
       if (in[k].shape) folder.arg_shapes_[body.args[k]] = *in[k].shape;
-      arrays[k] = ArrayAt(node, static_cast<int>(k));
-      if (arrays[k]) folder.arg_arrays_[body.args[k]] = *arrays[k];
+      arrays[k] = arrays_.At(node, static_cast<int>(k));
+      if (arrays[k]) folder.arrays_.arguments()[body.args[k]] = *arrays[k];
     }
     if (!folder.Run(body.graph->topological_order()).ok()) return;
     bool invariant = true;
@@ -245,169 +235,22 @@ class Folder {
     }
     for (size_t k = 0; k < in.size(); ++k) {
       if (!arrays[k]) continue;
-      const auto passed = folder.arrays_.find(body.results[k]);
-      if (passed == folder.arrays_.end()) continue;
+      const auto passed = folder.arrays_.carried().find(body.results[k]);
+      if (passed == folder.arrays_.carried().end()) continue;
       const ArrayInfo& written = passed->second;
       const bool first_writes =
           arrays[k]->fresh && invariant && !written.fresh && written.size == arrays[k]->size;
       if (written == *arrays[k] || first_writes) {
-        arrays_[TensorId{node.name, static_cast<int>(k)}] = written;
+        arrays_.carried()[TensorId{node.name, static_cast<int>(k)}] = written;
       }
     }
   }
 
-  // What is known of the array input `input` of `node` carries: from an earlier node, or, for
-  // a placeholder, from the loop that runs this body or the caller that feeds it.
-  std::optional<ArrayInfo> ArrayAt(const Node& node, int input) const {
-    if (input >= static_cast<int>(node.inputs.size())) return std::nullopt;
-    const TensorId& id = node.inputs[input];
-    if (const auto it = arrays_.find(id); it != arrays_.end()) return it->second;
-    const Node* producer = graph_.FindNode(id.node);
-    if (producer == nullptr || producer->op != "Placeholder") return std::nullopt;
-    if (const auto it = arg_arrays_.find(id.node); it != arg_arrays_.end()) return it->second;
-    const auto given = options_.array_element_shapes.find(id.node);
-    if (given == options_.array_element_shapes.end()) return std::nullopt;
-    return ArrayInfo{.element_shape = ToSymbolic(given->second)};
-  }
-
-  // The element shape an array op declares in attribute `attr` or input `input` (a constant
-  // shape vector), when fully known: every write is checked against it at run time.
-  std::optional<SymbolicShape> DeclaredElementShape(const Node& node, const Infos& in,
-                                                    absl::string_view attr, int input) const {
-    if (!attr.empty()) {
-      if (!node.HasAttr(attr)) return std::nullopt;
-      absl::StatusOr<PartialShape> shape = node.GetShape(attr);
-      return shape.ok() ? FromPartialShape(*shape) : std::nullopt;
-    }
-    if (input >= static_cast<int>(in.size()) || !in[input].shape || in[input].shape->size() != 1) {
-      return std::nullopt;  // a scalar -1 is an unknown rank
-    }
-    const std::optional<std::vector<int64_t>> dims = ConstInts(in[input]);
-    if (!dims) return std::nullopt;
-    return FromPartialShape(PartialShape{.dims = *dims});
-  }
-
-  // What is known of `before` after `item` (its info) is written to it: an element shape that
-  // no check enforces holds only while every write matches it.
-  static ArrayInfo AfterWrite(ArrayInfo before, const TensorInfo& item) {
-    if (!before.declared) {
-      if (before.fresh) {
-        before.element_shape = item.shape;
-      } else if (!item.shape || !before.element_shape || *item.shape != *before.element_shape) {
-        before.element_shape.reset();
-      }
-    }
-    before.fresh = false;
-    return before;
-  }
-
-  // What TensorArray and TensorList ops make known: the arrays their outputs carry
-  // (ArrayInfo), the shapes of what they read, and the sizes they report, folded (so that a
-  // Range up to an array's size after its loop is a constant).
-  void ArrayShapes(int i, const Infos& in, Infos& out) {
-    const Node& node = graph_.node(i);
-    const absl::string_view op = node.op;
-    auto set_array = [&](int output, std::optional<ArrayInfo> info) {
-      if (info) arrays_[TensorId{node.name, output}] = *std::move(info);
-    };
-    auto set_element = [&](int output, const std::optional<ArrayInfo>& array, DType dtype,
-                           const SymbolicShape* leading) {
-      if (!array || !array->element_shape || output >= static_cast<int>(out.size())) return;
-      SymbolicShape shape;
-      if (leading != nullptr) shape = *leading;
-      shape.insert(shape.end(), array->element_shape->begin(), array->element_shape->end());
-      out[output].dtype = dtype;
-      out[output].shape = std::move(shape);
-    };
-    auto fold_size = [&](const std::optional<ArrayInfo>& array) {
-      if (!array || !array->size || out.size() != 1) return;
-      std::optional<TensorInfo> size = SymbolicInfo(DType::kInt32, {*array->size}, true);
-      if (!size) return;
-      out[0] = *std::move(size);
+  // The arrays node i makes known (ArrayShapes::Apply); a size it folds is pure.
+  void ApplyArrays(int i, const Infos& in, Infos& out) {
+    if (arrays_.Apply(graph_.node(i), in, out)) {
       result_.folded[i] = true;
       pure_[i] = true;
-    };
-    if (PassesHostOnlyValue(node)) {
-      for (int k = 0; k < static_cast<int>(out.size()); ++k) set_array(k, ArrayAt(node, k));
-      return;
-    }
-    if (op == "TensorArrayV3") {
-      ArrayInfo array{.element_shape = DeclaredElementShape(node, in, "element_shape", 0),
-                      .fresh = true};
-      array.declared = array.element_shape.has_value();
-      absl::StatusOr<bool> dynamic = node.GetBool("dynamic_size", false);
-      if (dynamic.ok() && !*dynamic && !in.empty() && IsSymbolicScalar(in[0])) {
-        array.size = (*in[0].symbolic_value)[0];
-      }
-      set_array(1, array);
-    } else if (op == "TensorArrayWriteV3" && in.size() == 4) {
-      if (std::optional<ArrayInfo> array = ArrayAt(node, 3))
-        set_array(0, AfterWrite(*array, in[2]));
-    } else if (op == "TensorArrayScatterV3" && in.size() == 4) {
-      if (std::optional<ArrayInfo> array = ArrayAt(node, 3)) {
-        TensorInfo row = ShapeOnly(in[2]);
-        if (row.shape && !row.shape->empty()) {
-          row.shape->erase(row.shape->begin());
-        } else {
-          row.shape.reset();
-        }
-        set_array(0, AfterWrite(*array, row));
-      }
-    } else if (op == "TensorArraySplitV3") {  // elements of several shapes; the size stays
-      if (std::optional<ArrayInfo> array = ArrayAt(node, 3)) {
-        array->element_shape.reset();
-        set_array(0, array);
-      }
-    } else if (op == "TensorArrayReadV3") {
-      set_element(0, ArrayAt(node, 2), TypeAttr(node, "dtype", DType::kInvalid), nullptr);
-    } else if (op == "TensorArrayGatherV3" && in.size() == 3 && in[1].shape &&
-               in[1].shape->size() == 1) {
-      set_element(0, ArrayAt(node, 2), TypeAttr(node, "dtype", DType::kInvalid), &*in[1].shape);
-    } else if (op == "TensorArraySizeV3") {
-      fold_size(ArrayAt(node, 1));
-    } else if (op == "EmptyTensorList" || op == "TensorListReserve") {
-      ArrayInfo list{.element_shape = DeclaredElementShape(node, in, "", 0), .fresh = true};
-      list.declared = list.element_shape.has_value();
-      if (op == "EmptyTensorList") {
-        list.size = ArithExpr(0);
-      } else if (in.size() == 2 && IsSymbolicScalar(in[1])) {
-        list.size = (*in[1].symbolic_value)[0];
-      }
-      set_array(0, list);
-    } else if (op == "TensorListFromTensor" && !in.empty() && in[0].shape &&
-               !in[0].shape->empty()) {
-      ArrayInfo list{.element_shape = DeclaredElementShape(node, in, "", 1),
-                     .size = in[0].shape->front()};
-      list.declared = list.element_shape.has_value();
-      if (!list.declared)
-        list.element_shape = SymbolicShape(in[0].shape->begin() + 1, in[0].shape->end());
-      set_array(0, list);
-    } else if (op == "TensorListSetItem" && in.size() == 3) {
-      if (std::optional<ArrayInfo> list = ArrayAt(node, 0)) {
-        absl::StatusOr<bool> resize = node.GetBool("resize_if_index_out_of_bounds", false);
-        if (!resize.ok() || *resize) list->size.reset();
-        set_array(0, AfterWrite(*list, in[2]));
-      }
-    } else if (op == "TensorListPushBack" && in.size() == 2) {
-      if (std::optional<ArrayInfo> list = ArrayAt(node, 0)) {
-        if (list->size) list->size = *list->size + ArithExpr(1);
-        set_array(0, AfterWrite(*list, in[1]));
-      }
-    } else if (op == "TensorListPopBack") {
-      std::optional<ArrayInfo> list = ArrayAt(node, 0);
-      set_element(1, list, TypeAttr(node, "element_dtype", DType::kInvalid), nullptr);
-      if (list && list->size) list->size = *list->size - ArithExpr(1);
-      set_array(0, list);
-    } else if (op == "TensorListGetItem") {
-      set_element(0, ArrayAt(node, 0), TypeAttr(node, "element_dtype", DType::kInvalid), nullptr);
-    } else if (op == "TensorListStack") {
-      const std::optional<ArrayInfo> list = ArrayAt(node, 0);
-      if (list && list->size) {
-        const SymbolicShape leading{*list->size};
-        set_element(0, list, TypeAttr(node, "element_dtype", DType::kInvalid), &leading);
-      }
-    } else if (op == "TensorListLength") {
-      fold_size(ArrayAt(node, 0));
     }
   }
 
@@ -578,12 +421,11 @@ class Folder {
   FoldResult result_;
   int next_batch_ = 0;
   std::vector<bool> needed_static_;
-  // What is known of each TensorArray or TensorList, by the tensor that carries it (its flow).
-  absl::flat_hash_map<TensorId, ArrayInfo> arrays_;
-  // A loop body's arguments as they enter the loop, by placeholder (LoopShapes): their shapes,
-  // in the enclosing graph's size variables, and what is known of the arrays they carry.
+  // What is known of each TensorArray or TensorList.
+  ArrayShapes arrays_;
+  // A loop body's arguments' shapes as they enter the loop, by placeholder (LoopShapes), in the
+  // enclosing graph's size variables.
   absl::flat_hash_map<std::string, SymbolicShape> arg_shapes_;
-  absl::flat_hash_map<std::string, ArrayInfo> arg_arrays_;
   std::vector<bool> visited_;
   // The node has no effects and waits on nothing that has: a control edge from it orders
   // nothing that matters, so its consumers may still be folded.
