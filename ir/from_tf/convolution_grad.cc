@@ -54,7 +54,7 @@ namespace dfc::ir {
 namespace {
 
 // f $ x at depth `depth` of t: Map^depth(f) $ t.
-absl::StatusOr<ExprPtr> ApplyAt(const ExprPtr& t, int depth, const FunPtr& f) {
+absl::StatusOr<ExprPtr> ConvGradApplyAt(const ExprPtr& t, int depth, const FunPtr& f) {
   return MapAtDepth(t, depth, [&](ExprPtr x) { return Call(f, {x}); });
 }
 
@@ -98,18 +98,21 @@ absl::StatusOr<ExprPtr> InputWindows(const ExprPtr& y, const std::vector<WindowD
     const int64_t before = std::max<int64_t>(0, -first);
     const int64_t after = std::max<int64_t>(0, first + reach - length);
     if (before != 0 || after != 0) {
-      DFC_ASSIGN_OR_RETURN(x, ApplyAt(x, depth, Pad(before, after, PadMode::kConstant, fill)));
+      DFC_ASSIGN_OR_RETURN(x,
+                           ConvGradApplyAt(x, depth, Pad(before, after, PadMode::kConstant, fill)));
     }
     const int64_t start = first + before;
     if (start != 0 || length + before + after != reach) {
-      DFC_ASSIGN_OR_RETURN(x, ApplyAt(x, depth, Reindex(reach, IndexVar() + ArithExpr(start))));
+      DFC_ASSIGN_OR_RETURN(
+          x, ConvGradApplyAt(x, depth, Reindex(reach, IndexVar() + ArithExpr(start))));
     }
-    DFC_ASSIGN_OR_RETURN(x, ApplyAt(x, depth, Slide(span + 1, 1)));
+    DFC_ASSIGN_OR_RETURN(x, ConvGradApplyAt(x, depth, Slide(span + 1, 1)));
     if (dim.window > 1) {
       // Tap t at p + pad_before - t·dilation: the window read backwards, every dilation-th.
-      DFC_ASSIGN_OR_RETURN(x, ApplyAt(x, depth + 1,
-                                      Reindex(dim.window, (ArithExpr(dim.window - 1) - IndexVar()) *
-                                                              ArithExpr(dim.dilation))));
+      DFC_ASSIGN_OR_RETURN(
+          x, ConvGradApplyAt(x, depth + 1,
+                             Reindex(dim.window, (ArithExpr(dim.window - 1) - IndexVar()) *
+                                                     ArithExpr(dim.dilation))));
     }
   }
   // Positions first, then taps: N, P1..Pk, K1..Kk, then the element's dimensions (C).
@@ -343,7 +346,7 @@ absl::StatusOr<std::vector<ExprPtr>> TranslateInputGrad(const TranslateContext& 
 
   // dy's windows, [N][P..][K..][G][M/G].
   DFC_ASSIGN_OR_RETURN(dy, ChannelsLast(dy, attrs));
-  DFC_ASSIGN_OR_RETURN(dy, ApplyAt(dy, k + 1, Split(c.per_group)));
+  DFC_ASSIGN_OR_RETURN(dy, ConvGradApplyAt(dy, k + 1, Split(c.per_group)));
   DFC_ASSIGN_OR_RETURN(ExprPtr windows, InputWindows(dy, dims, sizes, Zero(d)));
   if (c.groups == 1 && !op.depthwise && c.input <= kRegisterAccumulators) {
     // Few input channels: each window's taps folded once into an accumulator per input
@@ -361,8 +364,8 @@ absl::StatusOr<std::vector<ExprPtr>> TranslateInputGrad(const TranslateContext& 
   }
   // The filter as [G][D][K..·M/G]: each input channel's weights, in a window's order.
   // A depthwise [K..][C][M] is [K..][1][C][M]; a grouped [K..][D][M] is [K..][D][G][M/G].
-  DFC_ASSIGN_OR_RETURN(filter, op.depthwise ? ApplyAt(filter, k, Split(c.input))
-                                            : ApplyAt(filter, k + 1, Split(c.per_group)));
+  DFC_ASSIGN_OR_RETURN(filter, op.depthwise ? ConvGradApplyAt(filter, k, Split(c.input))
+                                            : ConvGradApplyAt(filter, k + 1, Split(c.per_group)));
   std::vector<int> filter_perm = {k + 1, k};
   for (int i = 0; i < k; ++i) filter_perm.push_back(i);
   filter_perm.push_back(k + 2);
@@ -458,8 +461,8 @@ absl::StatusOr<std::vector<ExprPtr>> TranslateFilterGrad(const TranslateContext&
                          }));  // [K..][C][M]
     return std::vector<ExprPtr>{df};
   }
-  DFC_ASSIGN_OR_RETURN(windows, ApplyAt(windows, k, Split(c.depth)));  // [K..][G][D][N·O..]
-  DFC_ASSIGN_OR_RETURN(windows, SwapAdjacent(windows, k));             // [K..][D][G][N·O..]
+  DFC_ASSIGN_OR_RETURN(windows, ConvGradApplyAt(windows, k, Split(c.depth)));  // [K..][G][D][N·O..]
+  DFC_ASSIGN_OR_RETURN(windows, SwapAdjacent(windows, k));  // [K..][D][G][N·O..]
   // dy as [G][M/G][N·O..].
   DFC_ASSIGN_OR_RETURN(dy, ChannelsLast(dy, attrs));
   std::vector<int> dy_perm = {k + 1};
@@ -481,7 +484,7 @@ absl::StatusOr<std::vector<ExprPtr>> TranslateFilterGrad(const TranslateContext&
                              "g");
                        }));  // [K..][D][G][M/G]
   // Ungrouped and grouped: [K..][D][M]; depthwise (D = 1): [K..][C][M].
-  DFC_ASSIGN_OR_RETURN(df, ApplyAt(df, op.depthwise ? k : k + 1, Join()));
+  DFC_ASSIGN_OR_RETURN(df, ConvGradApplyAt(df, op.depthwise ? k : k + 1, Join()));
   return std::vector<ExprPtr>{df};
 }
 

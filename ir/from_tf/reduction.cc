@@ -1,7 +1,8 @@
-// Translations of the reductions and scans (OPS.md row 4): Sum Mean Max Min Prod All Any, ArgMax
-// ArgMin, Cumsum Cumprod, L2Loss and BiasAddGrad. Following the thesis, the reduced dimensions
-// are moved innermost with adjacent Transposes (TransposeTensor), joined into one, and folded
-// by a Reduce; keep_dims puts the size-1 dimensions back as Repeat(1) views.
+// Translations of the reductions (OPS.md row 4): Sum Mean Max Min Prod All Any, L2Loss and
+// BiasAddGrad. Following the thesis, the reduced dimensions are moved innermost with adjacent
+// Transposes (TransposeTensor), joined into one, and folded by a Reduce; keep_dims puts the
+// size-1 dimensions back as Repeat(1) views. The arg-reductions and scans (ArgMax ArgMin, Cumsum
+// Cumprod) live in scan.cc; RegisterReductionTranslations registers both files.
 //
 // The reference kernels (runtime/reference/reduction.cc, scan.cc) fold from the first element
 // to the last; so do these Reduces, in the compute type (float for float16 and float32, double
@@ -28,14 +29,13 @@
 #include "graph/dtype.h"
 #include "graph/dtype_class.h"
 #include "ir/expr.h"
+#include "ir/from_tf/reduction_internal.h"
 #include "ir/from_tf/scalar_funs.h"
 #include "ir/from_tf/translate.h"
 #include "ir/from_tf/translate_util.h"
 
 namespace dfc::ir {
-namespace {
-
-// --- dtypes ------------------------------------------------------------------------------------
+namespace reduction {
 
 absl::Status CheckDType(const TranslateContext& ctx, DType d, bool ok, absl::string_view expected) {
   if (ok) return absl::OkStatus();
@@ -43,7 +43,6 @@ absl::Status CheckDType(const TranslateContext& ctx, DType d, bool ok, absl::str
                                 " (expected ", expected, ")"));
 }
 
-// The highest (or lowest) value of an integer or bool dtype.
 Scalar IntLimit(DType d, bool highest) {
   return DispatchDType(d, [&]<typename T>() {
     if constexpr (std::is_integral_v<T>) {
@@ -56,12 +55,7 @@ Scalar IntLimit(DType d, bool highest) {
   });
 }
 
-// Sums and products of float16 accumulate in float; every other dtype in itself.
 DType AccumulatorDType(DType d) { return d == DType::kHalf ? DType::kFloat : d; }
-
-// --- scalar arithmetic: OpenCL C text and its host twin ---------------------------------------
-
-enum class Arith { kAdd, kMul, kAddSquare };
 
 const char* ArithName(Arith op) {
   switch (op) {
@@ -75,8 +69,6 @@ const char* ArithName(Arith op) {
   return "";
 }
 
-// `acc op x` for an accumulator of dtype `acc` (x is converted to it). Integers wrap: the
-// arithmetic is done in an unsigned type at least as wide as int, so nothing overflows.
 std::string ArithText(Arith op, DType acc) {
   if (IsFloating(acc)) {
     switch (op) {
@@ -91,7 +83,6 @@ std::string ArithText(Arith op, DType acc) {
   return WrappingArithText(acc, "acc", op == Arith::kMul ? "*" : "+", "x");
 }
 
-// The host twin of ArithText: `x` (any dtype) is converted to `acc_dtype` first.
 Scalar ArithHost(Arith op, DType acc_dtype, const Scalar& acc, const Scalar& x) {
   if (acc_dtype == DType::kDouble) {
     const double a = acc.f;
@@ -112,6 +103,81 @@ Scalar ArithHost(Arith op, DType acc_dtype, const Scalar& acc, const Scalar& x) 
   return Scalar::Int(acc_dtype, static_cast<int64_t>(op == Arith::kMul ? a * v : a + v));
 }
 
+bool Beats(const Scalar& x, const Scalar& best, bool is_max) {
+  if (IsFloating(x.dtype)) return is_max ? x.f > best.f : x.f < best.f;
+  return is_max ? x.i > best.i : x.i < best.i;
+}
+
+absl::StatusOr<ExprPtr> ReduceDims(const ExprPtr& x, const std::vector<bool>& reduced,
+                                   bool keep_dims, const LineFn& reduce_line) {
+  const SymbolicShape shape = ShapeOfExpr(x);
+  std::vector<int> perm;
+  ArithExpr n = 1;
+  for (int d = 0; d < static_cast<int>(shape.size()); ++d) {
+    if (!reduced[d]) perm.push_back(d);
+  }
+  const int kept = static_cast<int>(perm.size());
+  for (int d = 0; d < static_cast<int>(shape.size()); ++d) {
+    if (reduced[d]) {
+      perm.push_back(d);
+      n = n * shape[d];
+    }
+  }
+  DFC_ASSIGN_OR_RETURN(ExprPtr moved, TransposeTensor(x, perm));
+  DFC_ASSIGN_OR_RETURN(ExprPtr out,
+                       MapAtDepth(moved, kept, [&](ExprPtr block) -> absl::StatusOr<ExprPtr> {
+                         DFC_ASSIGN_OR_RETURN(ExprPtr line, Flatten(block));
+                         return reduce_line(line, n);
+                       }));
+  if (keep_dims) {
+    for (int d = 0; d < static_cast<int>(shape.size()); ++d) {
+      if (!reduced[d]) continue;
+      DFC_ASSIGN_OR_RETURN(out, MapAtDepth(out, d, [](ExprPtr e) { return Call(Repeat(1), {e}); }));
+    }
+  }
+  return out;
+}
+
+absl::StatusOr<std::vector<int64_t>> IndexVector(const TranslateContext& ctx, int i,
+                                                 absl::string_view what) {
+  if (const Tensor* t = ctx.StaticTensor(i)) {
+    if (t->dtype() != DType::kInt32 && t->dtype() != DType::kInt64) {
+      return ctx.Error(absl::StrCat(what, " must be int32 or int64, got ", t->DebugType()));
+    }
+    if (t->rank() > 1) {
+      return ctx.Error(absl::StrCat(what, " must be a scalar or a vector, got ", t->DebugType()));
+    }
+  }
+  return ctx.StaticInts(i);
+}
+
+absl::StatusOr<int> NormalizeAxis(const TranslateContext& ctx, int64_t axis, int rank) {
+  if (axis < -rank || axis >= rank) {
+    return ctx.Error(absl::StrCat("axis ", axis, " is out of range for rank ", rank, " (expected [",
+                                  -rank, ", ", rank, "))"));
+  }
+  return static_cast<int>(axis < 0 ? axis + rank : axis);
+}
+
+}  // namespace reduction
+
+namespace {
+
+using reduction::AccumulatorDType;
+using reduction::Arith;
+using reduction::ArithHost;
+using reduction::ArithName;
+using reduction::ArithText;
+using reduction::Beats;
+using reduction::CheckDType;
+using reduction::IndexVector;
+using reduction::IntLimit;
+using reduction::LineFn;
+using reduction::NormalizeAxis;
+using reduction::ReduceDims;
+
+// --- scalar arithmetic: OpenCL C text and its host twin ---------------------------------------
+
 // λ(acc, x) => acc op x, the step of a Sum, Prod or L2Loss.
 // A sum or product whose accumulator is its elements' dtype is a combiner; a sum of squares,
 // or of float16 in float, is not.
@@ -124,12 +190,6 @@ FunPtr ArithFun(Arith op, DType acc, DType x) {
   };
   if (acc == x && op != Arith::kAddSquare) return MakeCombiner(name, body, acc, host);
   return MakeUserFun(name, {"acc", "x"}, body, {acc, x}, acc, host);
-}
-
-// Whether x is strictly above (`is_max`) or below `best`: NaN never is.
-bool Beats(const Scalar& x, const Scalar& best, bool is_max) {
-  if (IsFloating(x.dtype)) return is_max ? x.f > best.f : x.f < best.f;
-  return is_max ? x.i > best.i : x.i < best.i;
 }
 
 // The step of Max / Min: NaN wins and stays (Eigen's PropagateNaN reducers), otherwise the
@@ -183,42 +243,6 @@ FunPtr IntMeanFun(DType out) {
 }
 
 // --- the reduction skeleton ----------------------------------------------------------------------
-
-// Reduces a line ([T]_n, the reduced elements in C order) to one scalar.
-using LineFn = std::function<absl::StatusOr<ExprPtr>(ExprPtr line, const ArithExpr& n)>;
-
-// The thesis' reduction: the dimensions marked in `reduced` are moved innermost (keeping their
-// order), joined into one line, and `reduce_line` is mapped over the kept dimensions. With
-// keep_dims, a size-1 dimension is put back where each reduced one was.
-absl::StatusOr<ExprPtr> ReduceDims(const ExprPtr& x, const std::vector<bool>& reduced,
-                                   bool keep_dims, const LineFn& reduce_line) {
-  const SymbolicShape shape = ShapeOfExpr(x);
-  std::vector<int> perm;
-  ArithExpr n = 1;
-  for (int d = 0; d < static_cast<int>(shape.size()); ++d) {
-    if (!reduced[d]) perm.push_back(d);
-  }
-  const int kept = static_cast<int>(perm.size());
-  for (int d = 0; d < static_cast<int>(shape.size()); ++d) {
-    if (reduced[d]) {
-      perm.push_back(d);
-      n = n * shape[d];
-    }
-  }
-  DFC_ASSIGN_OR_RETURN(ExprPtr moved, TransposeTensor(x, perm));
-  DFC_ASSIGN_OR_RETURN(ExprPtr out,
-                       MapAtDepth(moved, kept, [&](ExprPtr block) -> absl::StatusOr<ExprPtr> {
-                         DFC_ASSIGN_OR_RETURN(ExprPtr line, Flatten(block));
-                         return reduce_line(line, n);
-                       }));
-  if (keep_dims) {
-    for (int d = 0; d < static_cast<int>(shape.size()); ++d) {
-      if (!reduced[d]) continue;
-      DFC_ASSIGN_OR_RETURN(out, MapAtDepth(out, d, [](ExprPtr e) { return Call(Repeat(1), {e}); }));
-    }
-  }
-  return out;
-}
 
 // A fold from `init` by `step`, then `finish` (if any) applied to the result, n the number of
 // elements folded (a Mean's count).
@@ -310,36 +334,6 @@ absl::StatusOr<ExprPtr> ReduceDimsFolding(const ExprPtr& x, const std::vector<bo
 }
 
 // --- the reduction axes --------------------------------------------------------------------------
-
-// Input `i` as the reference's ReadIndexVector reads it: int32 or int64, rank 0 or 1.
-absl::StatusOr<std::vector<int64_t>> IndexVector(const TranslateContext& ctx, int i,
-                                                 absl::string_view what) {
-  if (const Tensor* t = ctx.StaticTensor(i)) {
-    if (t->dtype() != DType::kInt32 && t->dtype() != DType::kInt64) {
-      return ctx.Error(absl::StrCat(what, " must be int32 or int64, got ", t->DebugType()));
-    }
-    if (t->rank() > 1) {
-      return ctx.Error(absl::StrCat(what, " must be a scalar or a vector, got ", t->DebugType()));
-    }
-  }
-  return ctx.StaticInts(i);
-}
-
-absl::StatusOr<int64_t> IndexScalar(const TranslateContext& ctx, int i, absl::string_view what) {
-  DFC_ASSIGN_OR_RETURN(std::vector<int64_t> v, IndexVector(ctx, i, what));
-  if (v.size() != 1) {
-    return ctx.Error(absl::StrCat(what, " must have one element, got ", v.size()));
-  }
-  return v[0];
-}
-
-absl::StatusOr<int> NormalizeAxis(const TranslateContext& ctx, int64_t axis, int rank) {
-  if (axis < -rank || axis >= rank) {
-    return ctx.Error(absl::StrCat("axis ", axis, " is out of range for rank ", rank, " (expected [",
-                                  -rank, ", ", rank, "))"));
-  }
-  return static_cast<int>(axis < 0 ? axis + rank : axis);
-}
 
 // The reference's ReducedAxes: each axis in range, none named twice.
 absl::StatusOr<std::vector<bool>> ReducedAxes(const TranslateContext& ctx,
@@ -467,174 +461,6 @@ absl::StatusOr<std::vector<ExprPtr>> TranslateBiasAddGrad(const TranslateContext
   return std::vector<ExprPtr>{out};
 }
 
-// --- ArgMax ArgMin -----------------------------------------------------------------------------
-
-// The value an arg-reduction starts from: the storage type's lowest (highest) value, +-65504
-// for float16, kept in the compute type.
-ExprPtr ArgStart(bool is_max, DType d) {
-  switch (d) {
-    case DType::kHalf:
-      return Lit(DType::kFloat, is_max ? -65504.0 : 65504.0);
-    case DType::kFloat:
-      return Lit(d,
-                 is_max ? std::numeric_limits<float>::lowest() : std::numeric_limits<float>::max());
-    case DType::kDouble:
-      return Lit(
-          d, is_max ? std::numeric_limits<double>::lowest() : std::numeric_limits<double>::max());
-    default:
-      return MakeLiteral(IntLimit(d, !is_max));
-  }
-}
-
-// The arg-reduction step on the (best, index) accumulator: x at j replaces best only when
-// strictly better, so ties keep the first index and NaN never wins (Eigen's ArgMaxPairReducer).
-FunPtr ArgBestFun(bool is_max, DType v, DType d) {
-  return MakeUserFun(
-      absl::StrCat(is_max ? "argmax_value_" : "argmin_value_", DTypeName(v), "_", DTypeName(d)),
-      {"best", "x"}, absl::StrCat("return x ", is_max ? ">" : "<", " best ? x : best;"), {v, d}, v,
-      [is_max, v](std::span<const Scalar> a) -> absl::StatusOr<Scalar> {
-        if (!Beats(a[1], a[0], is_max)) return a[0];
-        return IsFloating(v) ? Scalar::Float(v, a[1].f) : Scalar::Int(v, a[1].i);
-      });
-}
-
-FunPtr ArgIndexFun(bool is_max, DType v, DType d, DType index) {
-  return MakeUserFun(
-      absl::StrCat(is_max ? "argmax_index_" : "argmin_index_", DTypeName(v), "_", DTypeName(d), "_",
-                   DTypeName(index)),
-      {"best", "k", "x", "j"}, absl::StrCat("return x ", is_max ? ">" : "<", " best ? j : k;"),
-      {v, index, d, index}, index, [is_max](std::span<const Scalar> a) -> absl::StatusOr<Scalar> {
-        return Beats(a[2], a[0], is_max) ? a[3] : a[1];
-      });
-}
-
-template <bool is_max>
-absl::StatusOr<std::vector<ExprPtr>> TranslateArg(const TranslateContext& ctx) {
-  DFC_RETURN_IF_ERROR(ctx.CheckNumInputs(2));
-  DFC_ASSIGN_OR_RETURN(ExprPtr x, ctx.Input(0));
-  const DType d = BaseDType(x->type);
-  DFC_RETURN_IF_ERROR(
-      CheckDType(ctx, d, IsNumeric(d) || d == DType::kBool, "a number type or bool"));
-  DFC_ASSIGN_OR_RETURN(DType index, ctx.node().GetType("output_type", DType::kInt64));
-  if (index != DType::kInt32 && index != DType::kInt64) {
-    return ctx.Error(absl::StrCat("output_type must be int32 or int64, got ", DTypeName(index)));
-  }
-  DFC_ASSIGN_OR_RETURN(int64_t dimension, IndexScalar(ctx, 1, "dimension"));
-  const int rank = Rank(x);
-  DFC_ASSIGN_OR_RETURN(int axis, NormalizeAxis(ctx, dimension, rank));
-  const ArithExpr n = ShapeOfExpr(x)[axis];
-  if (n == ArithExpr(0)) {
-    return ctx.Error(absl::StrCat("cannot take the arg", is_max ? "max" : "min",
-                                  " of an empty axis: dimension ", axis, " has size 0"));
-  }
-  const DType v = d == DType::kHalf ? DType::kFloat : d;
-  FunPtr best_fn = ArgBestFun(is_max, v, d);
-  FunPtr index_fn = ArgIndexFun(is_max, v, d, index);
-  DFC_ASSIGN_OR_RETURN(ExprPtr init,
-                       Call(Tuple(2), {ArgStart(is_max, d), MakeLiteral(Scalar::Int(index, 0))}));
-  std::vector<bool> reduced(rank, false);
-  reduced[axis] = true;
-  auto line_fn = [&](ExprPtr line, const ArithExpr& len) -> absl::StatusOr<ExprPtr> {
-    DFC_ASSIGN_OR_RETURN(ExprPtr iota, Call(Iota(len, index), {}));
-    DFC_ASSIGN_OR_RETURN(ExprPtr pairs, Call(Zip(2), {line, iota}));
-    DFC_ASSIGN_OR_RETURN(
-        ExprPtr acc, ReduceOver(init, pairs, [&](ExprPtr a, ExprPtr p) -> absl::StatusOr<ExprPtr> {
-          DFC_ASSIGN_OR_RETURN(ExprPtr best, Call(Get(0), {a}));
-          DFC_ASSIGN_OR_RETURN(ExprPtr k, Call(Get(1), {a}));
-          DFC_ASSIGN_OR_RETURN(ExprPtr xv, Call(Get(0), {p}));
-          DFC_ASSIGN_OR_RETURN(ExprPtr j, Call(Get(1), {p}));
-          DFC_ASSIGN_OR_RETURN(ExprPtr new_best, Apply(best_fn, {best, xv}));
-          DFC_ASSIGN_OR_RETURN(ExprPtr new_k, Apply(index_fn, {best, k, xv, j}));
-          return Call(Tuple(2), {new_best, new_k});
-        }));
-    return Call(Get(1), {acc});
-  };
-  DFC_ASSIGN_OR_RETURN(ExprPtr out, ReduceDims(x, reduced, false, line_fn));
-  return std::vector<ExprPtr>{out};
-}
-
-// --- Cumsum Cumprod ------------------------------------------------------------------------------
-
-// The scan step: element x at j joins the output at i when j <= i (j < i if exclusive).
-FunPtr ScanStepFun(Arith op, bool exclusive, DType acc, DType d) {
-  const char* cmp = exclusive ? "<" : "<=";
-  return MakeUserFun(absl::StrCat("scan_", ArithName(op), exclusive ? "_exclusive_" : "_",
-                                  DTypeName(acc), "_", DTypeName(d)),
-                     {"acc", "x", "j", "i"},
-                     absl::StrCat("return j ", cmp, " i ? ", ArithText(op, acc), " : acc;"),
-                     {acc, d, DType::kInt64, DType::kInt64}, acc,
-                     [op, exclusive, acc](std::span<const Scalar> a) -> absl::StatusOr<Scalar> {
-                       const bool joins = exclusive ? a[2].i < a[3].i : a[2].i <= a[3].i;
-                       if (!joins) return a[0];
-                       return ArithHost(op, acc, a[0], a[1]);
-                     });
-}
-
-// Reverses a line: a view.
-absl::StatusOr<ExprPtr> Reversed(const ExprPtr& line, const ArithExpr& n) {
-  return Call(Reindex(n, n - 1 - IndexVar()), {line});
-}
-
-template <bool is_prod>
-absl::StatusOr<std::vector<ExprPtr>> TranslateScan(const TranslateContext& ctx) {
-  DFC_RETURN_IF_ERROR(ctx.CheckNumInputs(2));
-  DFC_ASSIGN_OR_RETURN(ExprPtr x, ctx.Input(0));
-  const DType d = BaseDType(x->type);
-  DFC_RETURN_IF_ERROR(CheckDType(ctx, d, IsNumeric(d), "a number type"));
-  DFC_ASSIGN_OR_RETURN(bool exclusive, ctx.node().GetBool("exclusive", false));
-  DFC_ASSIGN_OR_RETURN(bool reverse, ctx.node().GetBool("reverse", false));
-  DFC_ASSIGN_OR_RETURN(int64_t axis_value, IndexScalar(ctx, 1, "axis"));
-  const int rank = Rank(x);
-  DFC_ASSIGN_OR_RETURN(int axis, NormalizeAxis(ctx, axis_value, rank));
-  const ArithExpr n = ShapeOfExpr(x)[axis];
-  const DType acc = AccumulatorDType(d);
-  const Arith op = is_prod ? Arith::kMul : Arith::kAdd;
-  FunPtr step = ScanStepFun(op, exclusive, acc, d);
-  ExprPtr init = Lit(acc, is_prod ? 1 : 0);
-
-  // Output i folds x[0..i] in order (from the far end when reversed, as the reference does):
-  // a Reduce over Zip(x, Iota) per output, O(n^2) but a plain Map of Reduces.
-  auto scan_line = [&](ExprPtr line) -> absl::StatusOr<ExprPtr> {
-    if (reverse) {
-      DFC_ASSIGN_OR_RETURN(line, Reversed(line, n));
-    }
-    DFC_ASSIGN_OR_RETURN(ExprPtr positions, Call(Iota(n, DType::kInt64), {}));
-    DFC_ASSIGN_OR_RETURN(ExprPtr pairs, Call(Zip(2), {line, positions}));
-    DFC_ASSIGN_OR_RETURN(
-        ExprPtr out,
-        MapOver(
-            positions,
-            [&](ExprPtr i) -> absl::StatusOr<ExprPtr> {
-              DFC_ASSIGN_OR_RETURN(
-                  ExprPtr a,
-                  ReduceOver(init, pairs, [&](ExprPtr a, ExprPtr p) -> absl::StatusOr<ExprPtr> {
-                    DFC_ASSIGN_OR_RETURN(ExprPtr xv, Call(Get(0), {p}));
-                    DFC_ASSIGN_OR_RETURN(ExprPtr j, Call(Get(1), {p}));
-                    return Apply(step, {a, xv, j, i});
-                  }));
-              if (acc == d) return a;
-              return Apply(CastFun(acc, d), {a});
-            },
-            "i"));
-    if (reverse) {
-      DFC_ASSIGN_OR_RETURN(out, Reversed(out, n));
-    }
-    return out;
-  };
-
-  // The scanned axis goes innermost and comes back after.
-  std::vector<int> perm, inverse(rank);
-  for (int k = 0; k < rank; ++k) {
-    if (k != axis) perm.push_back(k);
-  }
-  perm.push_back(axis);
-  for (int k = 0; k < rank; ++k) inverse[perm[k]] = k;
-  DFC_ASSIGN_OR_RETURN(ExprPtr moved, TransposeTensor(x, perm));
-  DFC_ASSIGN_OR_RETURN(ExprPtr scanned, MapAtDepth(moved, rank - 1, scan_line));
-  DFC_ASSIGN_OR_RETURN(ExprPtr out, TransposeTensor(scanned, inverse));
-  return std::vector<ExprPtr>{out};
-}
-
 }  // namespace
 
 FunPtr SumStep(DType acc, DType x) { return ArithFun(Arith::kAdd, acc, x); }
@@ -647,12 +473,9 @@ void RegisterReductionTranslations(TranslationTable& table) {
   table.push_back({"Min", {TranslateReduce<ReduceKind::kMin>, {1}}});
   table.push_back({"All", {TranslateReduce<ReduceKind::kAll>, {1}}});
   table.push_back({"Any", {TranslateReduce<ReduceKind::kAny>, {1}}});
-  table.push_back({"ArgMax", {TranslateArg<true>, {1}}});
-  table.push_back({"ArgMin", {TranslateArg<false>, {1}}});
-  table.push_back({"Cumsum", {TranslateScan<false>, {1}}});
-  table.push_back({"Cumprod", {TranslateScan<true>, {1}}});
   table.push_back({"L2Loss", {TranslateL2Loss, {}}});
   table.push_back({"BiasAddGrad", {TranslateBiasAddGrad, {}}});
+  reduction::RegisterScanTranslations(table);
 }
 
 }  // namespace dfc::ir
