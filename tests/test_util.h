@@ -63,6 +63,33 @@ Tensor UniformFloats(Shape shape, uint64_t seed, float low, float high);
 // Asserts that `result` failed with a message containing `needle`.
 void ExpectError(const absl::StatusOr<std::vector<Tensor>>& result, const std::string& needle);
 
+// `t` (rank 4 or 5) with its last dimension moved to position 1 (NHWC -> NCHW), or back.
+template <typename T>
+Tensor MoveChannels(const Tensor& t, bool to_first) {
+  const int rank = t.rank();
+  std::vector<int> perm(rank);  // output dimension d is input dimension perm[d]
+  perm[0] = 0;
+  for (int d = 1; d < rank; ++d) {
+    perm[d] = to_first ? (d == 1 ? rank - 1 : d - 1) : (d == rank - 1 ? 1 : d + 1);
+  }
+  Shape shape(rank);
+  for (int d = 0; d < rank; ++d) shape[d] = t.dim(perm[d]);
+  Tensor out = Tensor::Zeros(t.dtype(), shape);
+  std::vector<int64_t> in_strides(rank, 1);
+  for (int d = rank - 2; d >= 0; --d) in_strides[d] = in_strides[d + 1] * t.dim(d + 1);
+  std::vector<int64_t> index(rank, 0);
+  for (int64_t k = 0; k < out.num_elements(); ++k) {
+    int64_t from = 0;
+    for (int d = 0; d < rank; ++d) from += index[d] * in_strides[perm[d]];
+    out.mutable_data<T>()[k] = t.data<T>()[from];
+    for (int d = rank - 1; d >= 0; --d) {
+      if (++index[d] < shape[d]) break;
+      index[d] = 0;
+    }
+  }
+  return out;
+}
+
 }  // namespace dfc::testing
 
 #endif  // DFC_TESTS_TEST_UTIL_H_

@@ -114,4 +114,16 @@ namespace {
   return ::testing::AssertionSuccess();
 }
 
+absl::Status TranslateStatus(const Node& node, const std::vector<Tensor>& inputs) {
+  std::vector<TensorInfo> infos(inputs.size());
+  std::vector<ir::TranslateInput> translate_inputs(inputs.size());
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    infos[i] = ConstantInfo(inputs[i]);
+    translate_inputs[i] = {
+        ir::MakeParam("in", ir::TensorType(inputs[i].dtype(), ToSymbolic(inputs[i].shape()))),
+        &infos[i]};
+  }
+  return ir::TranslateNode(node, translate_inputs).status();
+}
+
 }  // namespace dfc::testing

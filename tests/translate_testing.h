@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "graph/arith.h"
 #include "graph/node.h"
 #include "graph/tensor.h"
@@ -38,6 +39,10 @@ struct CheckOptions {
 ::testing::AssertionResult TranslationMatchesReference(const Node& node,
                                                        const std::vector<Tensor>& inputs,
                                                        const CheckOptions& options = {});
+
+// The translation's verdict on `node` with `inputs`, each a Param of its tensor's type whose
+// value is known too: its status alone, for the tests of what a translation refuses.
+absl::Status TranslateStatus(const Node& node, const std::vector<Tensor>& inputs);
 
 }  // namespace dfc::testing
 

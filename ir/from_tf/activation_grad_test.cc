@@ -25,6 +25,7 @@ namespace dfc::ir {
 namespace {
 
 using ::dfc::testing::MakeNode;
+using ::dfc::testing::TranslateStatus;
 using ::dfc::testing::TranslationMatchesReference;
 using ::testing::HasSubstr;
 
@@ -119,17 +120,6 @@ TEST(LeakyReluGradTest, AlphaIsRoundedToT) {
     EXPECT_TRUE(TranslationMatchesReference(
         MakeNode("LeakyReluGrad", {{"T", d}, {"alpha", 0.123456789f}}, 2), {g, f}));
   }
-}
-
-absl::Status TranslateStatus(const Node& node, const std::vector<Tensor>& inputs) {
-  std::vector<TensorInfo> infos(inputs.size());
-  std::vector<TranslateInput> translate_inputs(inputs.size());
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    infos[i] = ConstantInfo(inputs[i]);
-    translate_inputs[i] = {
-        MakeParam("in", TensorType(inputs[i].dtype(), ToSymbolic(inputs[i].shape()))), &infos[i]};
-  }
-  return TranslateNode(node, translate_inputs).status();
 }
 
 // No broadcasting: the reference refuses inputs of different shapes or dtypes, and so does the

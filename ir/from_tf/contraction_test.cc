@@ -31,6 +31,7 @@ namespace {
 
 using ::dfc::testing::MakeNode;
 using ::dfc::testing::TN;
+using ::dfc::testing::TranslateStatus;
 using ::dfc::testing::TranslationMatchesReference;
 using ::testing::HasSubstr;
 
@@ -166,17 +167,6 @@ TEST(MatMulValuesTest, LongInnerDimension) {
 }
 
 // ---- refusals -------------------------------------------------------------------------------
-
-absl::Status TranslateStatus(const Node& node, const std::vector<Tensor>& inputs) {
-  std::vector<TensorInfo> infos(inputs.size());
-  std::vector<TranslateInput> translate_inputs(inputs.size());
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    infos[i] = ConstantInfo(inputs[i]);
-    translate_inputs[i] = {
-        MakeParam("in", TensorType(inputs[i].dtype(), ToSymbolic(inputs[i].shape()))), &infos[i]};
-  }
-  return TranslateNode(node, translate_inputs).status();
-}
 
 TEST(MatMulErrorTest, RefusesWhatTheReferenceRefuses) {
   const Tensor m23 = RandomTensor(DType::kFloat, {2, 3}, 1);

@@ -26,6 +26,7 @@ using ::dfc::testing::InDataFormat;
 using ::dfc::testing::Ints;
 using ::dfc::testing::MakeNode;
 using ::dfc::testing::PerDimension;
+using ::dfc::testing::TranslateStatus;
 using ::dfc::testing::TranslationMatchesReference;
 using ::testing::HasSubstr;
 
@@ -168,17 +169,6 @@ TEST_P(ConvTest, MatchesReferenceWithASymbolicBatch) {
 
 INSTANTIATE_TEST_SUITE_P(All, ConvTest, ::testing::ValuesIn(ConvCases()),
                          [](const auto& info) { return info.param.name; });
-
-absl::Status TranslateStatus(const Node& node, const std::vector<Tensor>& inputs) {
-  std::vector<TensorInfo> infos(inputs.size());
-  std::vector<TranslateInput> translate_inputs(inputs.size());
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    infos[i] = ConstantInfo(inputs[i]);
-    translate_inputs[i] = {
-        MakeParam("in", TensorType(inputs[i].dtype(), ToSymbolic(inputs[i].shape()))), &infos[i]};
-  }
-  return TranslateNode(node, translate_inputs).status();
-}
 
 TEST(ConvErrorTest, NamesTheNodeAndTheShapes) {
   const ConvCase base{"Conv2D", DType::kFloat, false,   {1, 4, 4, 3}, {2, 2, 3, 2},

@@ -23,6 +23,7 @@ namespace {
 
 using ::dfc::testing::MakeNode;
 using ::dfc::testing::RunOp1;
+using ::dfc::testing::TranslateStatus;
 using ::dfc::testing::TranslationMatchesReference;
 using ::testing::HasSubstr;
 
@@ -170,17 +171,6 @@ TEST(FusedBatchNormTest, RunningStatisticsAreReadOnlyWhenUsed) {
     EXPECT_TRUE(
         TranslationMatchesReference(MakeNode("FusedBatchNormV3", BatchNormAttrs(c), 5), in));
   }
-}
-
-absl::Status TranslateStatus(const Node& node, const std::vector<Tensor>& inputs) {
-  std::vector<TensorInfo> infos(inputs.size());
-  std::vector<TranslateInput> translate_inputs(inputs.size());
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    infos[i] = ConstantInfo(inputs[i]);
-    translate_inputs[i] = {
-        MakeParam("in", TensorType(inputs[i].dtype(), ToSymbolic(inputs[i].shape()))), &infos[i]};
-  }
-  return TranslateNode(node, translate_inputs).status();
 }
 
 // The refusals, shared with the reference, name the node and what was expected.

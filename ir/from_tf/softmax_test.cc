@@ -35,6 +35,7 @@ namespace {
 using ::dfc::testing::MakeNode;
 using ::dfc::testing::T1;
 using ::dfc::testing::TN;
+using ::dfc::testing::TranslateStatus;
 using ::dfc::testing::TranslationMatchesReference;
 using ::testing::HasSubstr;
 
@@ -221,17 +222,6 @@ INSTANTIATE_TEST_SUITE_P(All, SparseTest, ::testing::ValuesIn(SparseCases()),
                          [](const auto& info) { return info.param.name; });
 
 // ---- refusals -------------------------------------------------------------------------------
-
-absl::Status TranslateStatus(const Node& node, const std::vector<Tensor>& inputs) {
-  std::vector<TensorInfo> infos(inputs.size());
-  std::vector<TranslateInput> translate_inputs(inputs.size());
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    infos[i] = ConstantInfo(inputs[i]);
-    translate_inputs[i] = {
-        MakeParam("in", TensorType(inputs[i].dtype(), ToSymbolic(inputs[i].shape()))), &infos[i]};
-  }
-  return TranslateNode(node, translate_inputs).status();
-}
 
 TEST(SoftmaxErrorTest, RefusesWhatTheReferenceRefuses) {
   const Tensor f23 = RandomTensor(DType::kFloat, {2, 3}, 1);

@@ -17,6 +17,7 @@ namespace {
 
 using ::dfc::testing::ExpectError;
 using ::dfc::testing::HalfTensor;
+using ::dfc::testing::MoveChannels;
 using ::dfc::testing::RunOp;
 using ::dfc::testing::RunOp1;
 using ::dfc::testing::T1;
@@ -37,32 +38,6 @@ std::vector<Tensor> RunAll(const std::string& op, std::vector<Tensor> inputs, At
 }
 
 Tensor Empty() { return Tensor::Zeros(DType::kFloat, {0}); }
-
-// NHWC <-> NCHW (rank 4 or 5) for float tensors.
-Tensor MoveChannels(const Tensor& t, bool to_first) {
-  const int rank = t.rank();
-  std::vector<int> perm(rank);  // output dimension d is input dimension perm[d]
-  perm[0] = 0;
-  for (int d = 1; d < rank; ++d) {
-    perm[d] = to_first ? (d == 1 ? rank - 1 : d - 1) : (d == rank - 1 ? 1 : d + 1);
-  }
-  Shape shape(rank);
-  for (int d = 0; d < rank; ++d) shape[d] = t.dim(perm[d]);
-  Tensor out = Tensor::Zeros(t.dtype(), shape);
-  std::vector<int64_t> in_strides(rank, 1);
-  for (int d = rank - 2; d >= 0; --d) in_strides[d] = in_strides[d + 1] * t.dim(d + 1);
-  std::vector<int64_t> index(rank, 0);
-  for (int64_t k = 0; k < out.num_elements(); ++k) {
-    int64_t from = 0;
-    for (int d = 0; d < rank; ++d) from += index[d] * in_strides[perm[d]];
-    out.mutable_data<float>()[k] = t.data<float>()[from];
-    for (int d = rank - 1; d >= 0; --d) {
-      if (++index[d] < shape[d]) break;
-      index[d] = 0;
-    }
-  }
-  return out;
-}
 
 // ---------------------------------------------------------------- FusedBatchNorm
 
@@ -175,11 +150,11 @@ TEST_P(BatchNormLayoutTest, ChannelsFirstIsChannelsLastTransposed) {
   const std::vector<Tensor> last = RunAll("FusedBatchNormV3", {x, scale, offset, mean, variance},
                                           BnAttrs(training, 0.001f, rank == 4 ? "NHWC" : "NDHWC"));
   const std::vector<Tensor> first =
-      RunAll("FusedBatchNormV3", {MoveChannels(x, true), scale, offset, mean, variance},
+      RunAll("FusedBatchNormV3", {MoveChannels<float>(x, true), scale, offset, mean, variance},
              BnAttrs(training, 0.001f, rank == 4 ? "NCHW" : "NCDHW"));
   ASSERT_EQ(first.size(), 6u);
   ASSERT_EQ(last.size(), 6u);
-  EXPECT_THAT(ValuesAsDouble(MoveChannels(first[0], false)),
+  EXPECT_THAT(ValuesAsDouble(MoveChannels<float>(first[0], false)),
               Pointwise(DoubleNear(1e-6), ValuesAsDouble(last[0])));
   for (int i = 1; i < 5; ++i) {
     EXPECT_THAT(ValuesAsDouble(first[i]), Pointwise(DoubleNear(1e-6), ValuesAsDouble(last[i])));
@@ -191,11 +166,11 @@ TEST_P(BatchNormLayoutTest, ChannelsFirstIsChannelsLastTransposed) {
              BnAttrs(training, 0.001f, rank == 4 ? "NHWC" : "NDHWC"));
   const std::vector<Tensor> grad_first =
       RunAll("FusedBatchNormGradV2",
-             {MoveChannels(dy, true), MoveChannels(x, true), scale, mean, variance},
+             {MoveChannels<float>(dy, true), MoveChannels<float>(x, true), scale, mean, variance},
              BnAttrs(training, 0.001f, rank == 4 ? "NCHW" : "NCDHW"));
   ASSERT_EQ(grad_first.size(), 5u);
   ASSERT_EQ(grad_last.size(), 5u);
-  EXPECT_THAT(ValuesAsDouble(MoveChannels(grad_first[0], false)),
+  EXPECT_THAT(ValuesAsDouble(MoveChannels<float>(grad_first[0], false)),
               Pointwise(DoubleNear(1e-6), ValuesAsDouble(grad_last[0])));
   for (int i = 1; i < 3; ++i) {
     EXPECT_THAT(ValuesAsDouble(grad_first[i]),
