@@ -465,14 +465,16 @@ const absl::flat_hash_map<std::string, Rule>& SymbolicRules() {
                                                          {"Max", SizeOp::kMax},
                                                          {"Min", SizeOp::kMin}};
     for (const auto& [op, size_op] : reductions) {
-      (*r)[op] = [size_op](const Node& node, Inputs in) { return FoldReduce(size_op, node, in); };
+      (*r)[op] = [kind = size_op](const Node& node, Inputs in) {
+        return FoldReduce(kind, node, in);
+      };
     }
     const std::pair<const char*, SizeOp> arithmetic[] = {
         {"Add", SizeOp::kAdd},     {"AddV2", SizeOp::kAdd},         {"Sub", SizeOp::kSub},
         {"Mul", SizeOp::kMul},     {"FloorDiv", SizeOp::kFloorDiv}, {"FloorMod", SizeOp::kFloorMod},
         {"Maximum", SizeOp::kMax}, {"Minimum", SizeOp::kMin}};
     for (const auto& [op, size_op] : arithmetic) {
-      (*r)[op] = [size_op](const Node&, Inputs in) { return FoldBinary(size_op, in); };
+      (*r)[op] = [kind = size_op](const Node&, Inputs in) { return FoldBinary(kind, in); };
     }
     (*r)["Fill"] = FoldFill;
     (*r)["Range"] = FoldRange;
