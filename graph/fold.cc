@@ -162,7 +162,7 @@ class Folder {
         absl::StatusOr<bool> folded = TryEvaluate(i, *def, in, num_outputs);
         if (!folded.ok()) return folded.status();
         if (*folded) return absl::OkStatus();
-      } else if (TryFoldSymbolic(i, in, num_outputs)) {
+      } else if (TryFoldSymbolic(i, *def, in, num_outputs)) {
         return absl::OkStatus();
       }
     }
@@ -366,13 +366,13 @@ class Folder {
     return true;
   }
 
-  bool TryFoldSymbolic(int i, const Infos& in, int num_outputs) {
+  bool TryFoldSymbolic(int i, const OpDef& def, const Infos& in, int num_outputs) {
     const Node& node = graph_.node(i);
     const auto& rules = SymbolicRules();
     auto rule = rules.find(node.op);
     if (rule == rules.end()) return false;
     // Shape and its kin read only their inputs' shapes; the others fold known values only.
-    if (const OpDef* def = FindOpDef(node.op); def == nullptr || !def->reads_only_shapes) {
+    if (!def.reads_only_shapes) {
       for (const TensorInfo& t : in) {
         if (!t.is_symbolic_constant()) return false;
       }

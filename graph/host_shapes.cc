@@ -250,10 +250,8 @@ void BlockLstmShapes(Inputs in, Infos& out) {
   for (TensorInfo& t : out) t.shape = shape;
 }
 
-// The dtype of output `k` when nothing else is known: its OpDef's OutputDTypeRule.
-DType OutputDType(const Node& node, Inputs in, size_t k) {
-  const OpDef* def = FindOpDef(node.op);
-  const OutputDTypeRule rule = def != nullptr ? def->output_dtype : OutputDTypeRule{};
+// The dtype of output `k` of `node` when nothing else is known, by its OpDef's `rule`.
+DType OutputDType(const Node& node, const OutputDTypeRule& rule, Inputs in, size_t k) {
   if (rule.each_input) return k < in.size() ? in[k].dtype : DType::kInvalid;
   if (rule.input >= 0 && static_cast<size_t>(rule.input) < in.size() &&
       in[rule.input].dtype != DType::kInvalid) {
@@ -284,8 +282,10 @@ std::optional<SymbolicShape> BroadcastShapes(const SymbolicShape& x, const Symbo
 }
 
 Infos UnknownOutputs(const Node& node, Inputs in, int num_outputs) {
+  const OpDef* def = FindOpDef(node.op);
+  const OutputDTypeRule rule = def != nullptr ? def->output_dtype : OutputDTypeRule{};
   Infos out(std::max(num_outputs, 0));
-  for (size_t k = 0; k < out.size(); ++k) out[k].dtype = OutputDType(node, in, k);
+  for (size_t k = 0; k < out.size(); ++k) out[k].dtype = OutputDType(node, rule, in, k);
   return out;
 }
 
@@ -410,7 +410,7 @@ Infos StatefulShapes(const Node& node, const OpDef& def, Inputs in, int num_outp
       source = &in[1];
     }
     if (source != nullptr) out[0] = ShapeOnly(*source);
-    if (out[0].dtype == DType::kInvalid) out[0].dtype = OutputDType(node, in, 0);
+    if (out[0].dtype == DType::kInvalid) out[0].dtype = OutputDType(node, def.output_dtype, in, 0);
   } else if (!def.any_dtype) {  // not control flow or a TensorArray
     // Random ops: dtype attribute (RandomUniformInt's Tout), shape input.
     out[0].dtype = TypeAttr(node, node.HasAttr("Tout") ? "Tout" : "dtype", DType::kInvalid);

@@ -14,20 +14,28 @@
 namespace dfc {
 namespace {
 
-// The stages before the lowering: the variant's own, then the default schedule. `rules`
-// collects the header comment's account of them.
+// The body the variant's own stage makes: its body, or its steps replayed.
+absl::StatusOr<ir::ExprPtr> VariantBody(const rewrite::Variant& variant, const ir::ExprPtr& body) {
+  if (variant.body != nullptr) return variant.body;
+  if (variant.steps.empty()) return body;
+  absl::StatusOr<ir::ExprPtr> replayed = rewrite::Replay(body, variant.steps);
+  if (!replayed.ok()) {
+    return absl::Status(replayed.status().code(),
+                        absl::StrCat("its rewrite steps: ", replayed.status().message()));
+  }
+  return replayed;
+}
+
+// The stages before the lowering: the variant's own, which takes `hash` (the variant is what
+// its steps made; the schedule and the lowering are functions of it), then the default
+// schedule. `rules` collects the header comment's account of them.
 std::vector<rewrite::Stage> VariantStages(const rewrite::Variant& variant,
-                                          const rewrite::DeviceProfile& profile,
+                                          const rewrite::DeviceProfile& profile, std::string& hash,
                                           std::string& rules) {
-  const auto replay = [&variant](const ir::ExprPtr& body) -> absl::StatusOr<ir::ExprPtr> {
-    if (variant.body != nullptr) return variant.body;
-    if (variant.steps.empty()) return body;
-    absl::StatusOr<ir::ExprPtr> replayed = rewrite::Replay(body, variant.steps);
-    if (!replayed.ok()) {
-      return absl::Status(replayed.status().code(),
-                          absl::StrCat("its rewrite steps: ", replayed.status().message()));
-    }
-    return replayed;
+  const auto replay = [&variant, &hash](const ir::ExprPtr& body) -> absl::StatusOr<ir::ExprPtr> {
+    DFC_ASSIGN_OR_RETURN(ir::ExprPtr made, VariantBody(variant, body));
+    hash = VariantHash(made);
+    return made;
   };
   // The default variant takes the rule-made schedule (its products', then its folds'); a
   // variant with steps is the explorer's, made from the translated body, and is left as its
@@ -60,18 +68,13 @@ absl::StatusOr<ClusterKernel> CompileCluster(const ir::TranslatedCluster& cluste
                                              codegen::KernelOptions options,
                                              const rewrite::StageObserver& after) {
   options.rules = variant.Name();
-  std::vector<rewrite::Stage> stages = VariantStages(variant, options.profile, options.rules);
+  std::string hash;
+  std::vector<rewrite::Stage> stages = VariantStages(variant, options.profile, hash, options.rules);
   for (rewrite::Stage& stage : rewrite::LoweringStages(options.profile)) {
     stages.push_back(std::move(stage));
   }
-  // The variant is what its steps made; the schedule and the lowering are functions of it.
-  std::string hash;
-  const rewrite::StageObserver observe = [&](absl::string_view stage, const ir::ExprPtr& body) {
-    if (stage == "rules") hash = VariantHash(body);
-    if (after) after(stage, body);
-  };
   ir::TranslatedCluster lowered = cluster;
-  DFC_ASSIGN_OR_RETURN(ir::ExprPtr body, rewrite::RunStages(stages, cluster.lambda->body, observe));
+  DFC_ASSIGN_OR_RETURN(ir::ExprPtr body, rewrite::RunStages(stages, cluster.lambda->body, after));
   lowered.lambda = std::make_shared<ir::Lambda>(cluster.lambda->params, std::move(body));
   DFC_ASSIGN_OR_RETURN(codegen::KernelSource source, codegen::GenerateKernel(lowered, options));
   return ClusterKernel{
